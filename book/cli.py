@@ -1,0 +1,49 @@
+"""The ``fuseki`` command: one subcommand per job, each a thin layer over a library call.
+
+Each feature module contributes its subcommands through an ``add_commands(subparsers)``
+function; this module only wires them together and turns library errors into one-line
+messages with a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add subcommands (each has add_commands(subparsers)).
+COMMAND_MODULES = [
+]
+
+
+class CommandError(Exception):
+    """An error the user can fix: printed as one line, exit code 1."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fuseki", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_commands(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``fuseki`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args) or 0
+    except (CommandError, OSError, ValueError) as exc:
+        print(f"fuseki {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"fuseki {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
