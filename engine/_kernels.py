@@ -1,0 +1,413 @@
+"""numba kernels: the hot loops of the rules core (play with captures, legality,
+eye test, area count, fast replay and random playouts).
+
+Everything here works on one flat ``int64`` state array so that a whole board
+is copied (for undo and superko) with a single ``ndarray.copy``.  With
+``L = (size + 2) ** 2`` cells in the padded array (see ``coords``):
+
+=================  =============================================================
+``s[0:L]``         colour of each cell (EMPTY, BLACK, WHITE, BORDER)
+``s[L:2L]``        chain id of each stone: the point of the chain's "head" stone
+``s[2L:3L]``       next stone of the same chain (a circular linked list)
+``s[3L:4L]``       per head: pseudo-liberties (empty neighbours counted once
+                   per adjacent stone)
+``s[4L:5L]``       per head: sum of those liberty points
+``s[5L:6L]``       per head: sum of their squares
+``s[6L:7L]``       per head: number of stones
+``s[7L:]``         META: ko point (or -1), prisoners taken by Black, by White,
+                   then one Zobrist hash per key layer (``keys.shape[0]``)
+=================  =============================================================
+
+Liberties are pseudo-liberties maintained incrementally (no flood fill per
+move).  A chain is in atari exactly when all its pseudo-liberties are the same
+point, i.e. when ``n * sum(p*p) == sum(p) ** 2`` (equality case of
+Cauchy-Schwarz); that gives exact suicide and capture tests in O(1).
+
+``keys[t, c, p]`` is the Zobrist key of a stone of colour ``c`` at ``p`` for
+hash layer ``t``.  The board uses one layer; the importer's replay uses eight,
+one per symmetry (``keys[t, c, p] = key[c, sym[t, p]]``), so the hash of every
+rotated position comes for free.
+
+These functions trust their arguments: the Python layer (``board.py``) checks
+points and colours before calling them.  Set ``NUMBA_DISABLE_JIT=1`` to run
+them as plain Python when debugging.
+"""
+
+import numpy as np
+from numba import njit
+
+EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+PASS = -1
+END = -2  # next move of the last position of a game (importer output)
+
+OK, OCCUPIED, SUICIDE, KO = 0, 1, 2, 3
+
+N_FIELDS = 7
+META_KO, META_PRISONERS, META_HASH = 0, 1, 3  # prisoners at +1 (black), +2 (white)
+META_LEN = META_HASH + 8
+
+
+def state_length(size):
+    """Length of the state array of a board of this size."""
+    return N_FIELDS * (size + 2) ** 2 + META_LEN
+
+
+@njit(cache=True)
+def new_state(size):
+    """An empty board: border cells set, no stones, no ko, hashes zero."""
+    w = size + 2
+    n = w * w
+    s = np.zeros(N_FIELDS * n + META_LEN, dtype=np.int64)
+    for p in range(n):
+        y, x = divmod(p, w)
+        if x == 0 or y == 0 or x == w - 1 or y == w - 1:
+            s[p] = BORDER
+    s[N_FIELDS * n + META_KO] = -1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _in_atari(s, n, head):
+    libs = s[3 * n + head]
+    total = s[4 * n + head]
+    return libs > 0 and libs * s[5 * n + head] == total * total
+
+
+@njit(cache=True, inline="always")
+def _add_liberty(s, n, head, p):
+    s[3 * n + head] += 1
+    s[4 * n + head] += p
+    s[5 * n + head] += p * p
+
+
+@njit(cache=True, inline="always")
+def _remove_liberty(s, n, head, p):
+    s[3 * n + head] -= 1
+    s[4 * n + head] -= p
+    s[5 * n + head] -= p * p
+
+
+@njit(cache=True)
+def legality(s, size, p, c, allow_suicide):
+    """OK, OCCUPIED, KO or SUICIDE for colour ``c`` playing on point ``p``."""
+    w = size + 2
+    n = w * w
+    if s[p] != EMPTY:
+        return OCCUPIED
+    if s[N_FIELDS * n + META_KO] == p:
+        return KO
+    if allow_suicide:
+        return OK
+    for q in (p - 1, p + 1, p - w, p + w):
+        col = s[q]
+        if col == EMPTY:
+            return OK
+        if col == BORDER:
+            continue
+        atari = _in_atari(s, n, s[n + q])
+        if col == c and not atari:
+            return OK  # the friendly chain keeps another liberty
+        if col != c and atari:
+            return OK  # the move captures
+    return SUICIDE
+
+
+@njit(cache=True)
+def _merge(s, n, a, b):
+    """Join chains with heads a and b; returns the surviving head."""
+    if s[6 * n + a] < s[6 * n + b]:
+        a, b = b, a
+    q = b
+    while True:
+        s[n + q] = a
+        q = s[2 * n + q]
+        if q == b:
+            break
+    na, nb = s[2 * n + a], s[2 * n + b]
+    s[2 * n + a], s[2 * n + b] = nb, na
+    for f in (3, 4, 5, 6):
+        s[f * n + a] += s[f * n + b]
+    return a
+
+
+@njit(cache=True)
+def _set_stone(s, keys, n, p, col, old):
+    """Change the colour of p and update every hash layer."""
+    s[p] = col
+    base = N_FIELDS * n + META_HASH
+    for t in range(keys.shape[0]):
+        s[base + t] ^= keys[t, old, p] ^ keys[t, col, p]
+
+
+@njit(cache=True)
+def _remove_chain(s, keys, size, head):
+    """Take a chain off the board, giving its points back as liberties."""
+    w = size + 2
+    n = w * w
+    col = s[head]
+    count = 0
+    q = head
+    while True:
+        _set_stone(s, keys, n, q, EMPTY, col)
+        s[n + q] = 0
+        count += 1
+        q = s[2 * n + q]
+        if q == head:
+            break
+    q = head
+    while True:
+        nxt = s[2 * n + q]
+        for r in (q - 1, q + 1, q - w, q + w):
+            if s[r] == BLACK or s[r] == WHITE:
+                _add_liberty(s, n, s[n + r], q)
+        s[2 * n + q] = 0
+        q = nxt
+        if q == head:
+            break
+    return count
+
+
+@njit(cache=True)
+def play(s, keys, size, p, c, allow_suicide):
+    """Play colour ``c`` at ``p`` (PASS allowed).
+
+    Returns the number of stones captured (>= 0), or minus the reason
+    (-OCCUPIED, -KO, -SUICIDE) leaving ``s`` unchanged.
+    """
+    w = size + 2
+    n = w * w
+    meta = N_FIELDS * n
+    if p == PASS:
+        s[meta + META_KO] = -1
+        return 0
+    reason = legality(s, size, p, c, allow_suicide)
+    if reason != OK:
+        return -reason
+    _set_stone(s, keys, n, p, c, EMPTY)
+    s[n + p] = p
+    s[2 * n + p] = p
+    s[3 * n + p] = 0
+    s[4 * n + p] = 0
+    s[5 * n + p] = 0
+    s[6 * n + p] = 1
+    for q in (p - 1, p + 1, p - w, p + w):
+        col = s[q]
+        if col == EMPTY:
+            _add_liberty(s, n, p, q)
+        elif col != BORDER:
+            _remove_liberty(s, n, s[n + q], p)
+    head = p
+    for q in (p - 1, p + 1, p - w, p + w):
+        if s[q] == c and s[n + q] != head:
+            head = _merge(s, n, head, s[n + q])
+    captured = 0
+    ko = -1
+    o = 3 - c
+    for q in (p - 1, p + 1, p - w, p + w):
+        if s[q] == o and s[3 * n + s[n + q]] == 0:
+            captured += _remove_chain(s, keys, size, s[n + q])
+            ko = q
+    if s[3 * n + head] == 0:  # suicide, only reached when allowed
+        s[meta + META_PRISONERS + o - 1] += _remove_chain(s, keys, size, head)
+    s[meta + META_PRISONERS + c - 1] += captured
+    if captured == 1 and s[6 * n + head] == 1 and s[3 * n + head] == 1:
+        s[meta + META_KO] = ko
+    else:
+        s[meta + META_KO] = -1
+    return captured
+
+
+@njit(cache=True)
+def rebuild(s, keys, size):
+    """Recompute chains, liberties and hashes from the colours alone (after setup)."""
+    w = size + 2
+    n = w * w
+    for f in range(1, N_FIELDS):
+        s[f * n:(f + 1) * n] = 0
+    meta = N_FIELDS * n
+    for t in range(keys.shape[0]):
+        s[meta + META_HASH + t] = 0
+    for p in range(n):
+        col = s[p]
+        if col == BLACK or col == WHITE:
+            for t in range(keys.shape[0]):
+                s[meta + META_HASH + t] ^= keys[t, col, p]
+            s[n + p] = p
+            s[2 * n + p] = p
+            s[6 * n + p] = 1
+    for p in range(n):
+        col = s[p]
+        if col != BLACK and col != WHITE:
+            continue
+        for q in (p - 1, p + 1, p - w, p + w):
+            if s[q] == EMPTY:
+                _add_liberty(s, n, s[n + p], q)
+            elif s[q] == col and s[n + q] != s[n + p]:
+                _merge(s, n, s[n + p], s[n + q])
+
+
+@njit(cache=True)
+def is_eye(s, size, p, c):
+    """True if p is an empty point whose neighbours are all c and that is not a false eye."""
+    w = size + 2
+    if s[p] != EMPTY:
+        return False
+    for q in (p - 1, p + 1, p - w, p + w):
+        if s[q] != c and s[q] != BORDER:
+            return False
+    enemy = 0
+    edge = 0
+    for q in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
+        if s[q] == BORDER:
+            edge = 1
+        elif s[q] == 3 - c:
+            enemy += 1
+    return enemy + edge < 2
+
+
+@njit(cache=True)
+def first_playable(s, size, order, c, allow_suicide):
+    """The first point of ``order`` that is legal for c and not c's own eye, or PASS."""
+    for i in range(order.shape[0]):
+        p = order[i]
+        if legality(s, size, p, c, allow_suicide) == OK and not is_eye(s, size, p, c):
+            return p
+    return PASS
+
+
+@njit(cache=True)
+def area(s, size):
+    """(black, white) Tromp-Taylor area: stones plus empty regions reaching one colour only."""
+    w = size + 2
+    n = w * w
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    black = 0
+    white = 0
+    for p in range(n):
+        col = s[p]
+        if col == BLACK:
+            black += 1
+        elif col == WHITE:
+            white += 1
+        elif col == EMPTY and not seen[p]:
+            seen[p] = True
+            stack[0] = p
+            top = 1
+            region = 0
+            reach = 0  # bit 1 black, bit 2 white
+            while top > 0:
+                top -= 1
+                q = stack[top]
+                region += 1
+                for r in (q - 1, q + 1, q - w, q + w):
+                    if s[r] == EMPTY:
+                        if not seen[r]:
+                            seen[r] = True
+                            stack[top] = r
+                            top += 1
+                    elif s[r] == BLACK or s[r] == WHITE:
+                        reach |= s[r]
+            if reach == BLACK:
+                black += region
+            elif reach == WHITE:
+                white += region
+    return black, white
+
+
+@njit(cache=True)
+def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, move_colors,
+           out_key, out_sym, out_next):
+    """Replay one game and describe every position it reached, in canonical orientation.
+
+    For position i (before move i; i = len(moves) is the final position):
+    ``out_key[i]`` is the smallest of its 8 symmetric keys (compared as unsigned
+    64-bit), ``out_sym[i]`` the symmetry that gives it, and ``out_next[i]`` the
+    move played from it mapped by that symmetry (PASS, or END for the last
+    position).  ``keys`` has 8 layers (one per symmetry) and ``side_keys[c]``
+    is XORed in for the side to move (it carries the board-size key too).
+
+    Returns the number of positions written: ``len(moves) + 1``, or ``k + 1``
+    when move k is illegal (the position before it then gets END).
+    """
+    s = new_state(size)
+    n = (size + 2) ** 2
+    meta = N_FIELDS * n
+    for i in range(setup_points.shape[0]):
+        p = setup_points[i]
+        s[p] = setup_colors[i]
+    rebuild(s, keys, size)
+    count = move_points.shape[0]
+    last = BLACK if count == 0 else 3 - move_colors[count - 1]
+    for i in range(count + 1):
+        to_move = move_colors[i] if i < count else last
+        best = 0
+        best_key = np.uint64(0)
+        for t in range(8):
+            k = np.uint64(s[meta + META_HASH + t] ^ side_keys[to_move])
+            if t == 0 or k < best_key:
+                best_key = k
+                best = t
+        out_key[i] = np.int64(best_key)
+        out_sym[i] = best
+        if i == count:
+            out_next[i] = END
+            return count + 1
+        p = move_points[i]
+        if play(s, keys, size, p, move_colors[i], False) < 0:
+            out_next[i] = END
+            return i + 1
+        out_next[i] = PASS if p == PASS else sym[best, p]
+    return count + 1
+
+
+@njit(cache=True)
+def replay_moves(size, keys, move_points, move_colors):
+    """Play a list of moves on an empty board; returns how many were legal in a row."""
+    s = new_state(size)
+    for i in range(move_points.shape[0]):
+        if play(s, keys, size, move_points[i], move_colors[i], False) < 0:
+            return i
+    return move_points.shape[0]
+
+
+@njit(cache=True)
+def seed_rng(seed):
+    """Seed numba's own random generator (used by ``playout``)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def playout(s, keys, size, c, max_moves):
+    """Random play from state s (modified in place), c to move, until two passes.
+
+    Moves are uniformly random among legal points that do not fill the mover's
+    own eye.  Returns the number of moves played (passes included).
+    """
+    w = size + 2
+    n = w * w
+    cand = np.empty(size * size, dtype=np.int64)
+    passes = 0
+    moves = 0
+    while passes < 2 and moves < max_moves:
+        m = 0
+        for y in range(1, size + 1):
+            for x in range(1, size + 1):
+                p = y * w + x
+                if s[p] == EMPTY:
+                    cand[m] = p
+                    m += 1
+        chosen = PASS
+        while m > 0:
+            j = np.random.randint(m)
+            p = cand[j]
+            if legality(s, size, p, c, False) == OK and not is_eye(s, size, p, c):
+                chosen = p
+                break
+            m -= 1
+            cand[j] = cand[m]
+        play(s, keys, size, chosen, c, False)
+        passes = passes + 1 if chosen == PASS else 0
+        moves += 1
+        c = 3 - c
+    return moves
