@@ -1,0 +1,171 @@
+"""Engine settings: defaults, then a TOML file, then command-line flags.
+
+The file (``configs/fuseki.toml`` in the repository unless ``--config PATH``
+names another) has four tables; every key is optional::
+
+    [game]   board_size = 19        (2..25)     komi = 7.5
+    [rules]  suicide = false        superko = false
+    [engine] seed = 42              (an integer >= 0; absent: a fresh seed each run)
+    [book]   path = "fuseki.db"     policy = "best" | "weighted" | "winrate"
+             min_games = 1          (>= 1)      temperature = 1.0   (> 0)
+
+A relative ``book.path`` in a file is relative to that file's folder.
+Unknown tables or keys and values of the wrong type or range raise
+``ConfigError`` with a one-line message naming the key; this module never
+prints and never exits.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent / "configs" / "fuseki.toml"
+POLICIES = ("best", "weighted", "winrate")
+MIN_SIZE, MAX_SIZE = 2, 25
+
+
+class ConfigError(ValueError):
+    """A settings file or flag that cannot be used; the message is one line naming the key."""
+
+
+@dataclass(frozen=True)
+class BookSettings:
+    path: str = "fuseki.db"
+    policy: str = "best"
+    min_games: int = 1
+    temperature: float = 1.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    board_size: int = 19
+    komi: float = 7.5
+    suicide: bool = False
+    superko: bool = False
+    seed: int | None = None
+    book: BookSettings = field(default_factory=BookSettings)
+
+
+# --- validators: value -> checked value, or raise ValueError("must be ...") --------
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_SIZE <= value <= MAX_SIZE:
+        raise ValueError(f"must be an integer from {MIN_SIZE} to {MAX_SIZE}")
+    return value
+
+
+def _komi(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError("must be a number")
+    return float(value)
+
+
+def _seed(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError("must be an integer >= 0")
+    return value
+
+
+def _path(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("must be a string")
+    return value
+
+
+def _policy(value: Any) -> str:
+    if value not in POLICIES:
+        raise ValueError("must be one of " + ", ".join(POLICIES))
+    return value
+
+
+def _min_games(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("must be an integer >= 1")
+    return value
+
+
+def _temperature(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
+            or not math.isfinite(value):
+        raise ValueError("must be a number > 0")
+    return float(value)
+
+
+# "table.key" -> (Settings field or "book.<field>", validator)
+KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "game.board_size": ("board_size", _size),
+    "game.komi": ("komi", _komi),
+    "rules.suicide": ("suicide", _boolean),
+    "rules.superko": ("superko", _boolean),
+    "engine.seed": ("seed", _seed),
+    "book.path": ("book.path", _path),
+    "book.policy": ("book.policy", _policy),
+    "book.min_games": ("book.min_games", _min_games),
+    "book.temperature": ("book.temperature", _temperature),
+}
+
+
+def apply(settings: Settings, values: dict[str, Any], origin: str) -> Settings:
+    """``settings`` with ``values`` ({"table.key": value}) checked and applied.
+
+    Raises ConfigError("<origin>: <key> <problem>") for an unknown key or a bad value.
+    """
+    for key, value in values.items():
+        if key not in KEYS:
+            raise ConfigError(f"{origin}: unknown key '{key}'")
+        name, check = KEYS[key]
+        try:
+            value = check(value)
+        except ValueError as exc:
+            raise ConfigError(f"{origin}: '{key}' {exc}, not {value!r}") from None
+        if name.startswith("book."):
+            settings = replace(settings, book=replace(settings.book, **{name[5:]: value}))
+        else:
+            settings = replace(settings, **{name: value})
+    return settings
+
+
+def read_file(path: Path) -> dict[str, Any]:
+    """{"table.key": value} from a TOML file; raises ConfigError naming the file."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    flat: dict[str, Any] = {}
+    for table, keys in data.items():
+        if not isinstance(keys, dict):
+            raise ConfigError(f"{path}: '{table}' must be a table such as [{table}]")
+        for key, value in keys.items():
+            flat[f"{table}.{key}"] = value
+    if isinstance(flat.get("book.path"), str) and flat["book.path"]:
+        flat["book.path"] = str(Path(path).parent / flat["book.path"])
+    return flat
+
+
+def load(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> Settings:
+    """Defaults, then the file (``path``, else ``DEFAULT_PATH`` when it exists), then ``overrides``.
+
+    ``overrides`` uses the same "table.key" names (the command-line flags);
+    None values are skipped.  Raises ConfigError.
+    """
+    settings = Settings()
+    if path is not None or DEFAULT_PATH.exists():
+        file = Path(path) if path is not None else DEFAULT_PATH
+        settings = apply(settings, read_file(file), str(file))
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    return apply(settings, given, "command line")

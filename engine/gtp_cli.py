@@ -1,0 +1,92 @@
+"""``fuseki-gtp``: command-line flags, settings, and the stdin/stdout GTP loop.
+
+Only GTP responses go to stdout; diagnostics go to stderr.  Input is read
+as bytes (so invalid UTF-8 and lone CRs cannot break the loop) and a line
+longer than ``LINE_LIMIT`` is answered with ``?`` without being run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import BinaryIO, Iterator
+
+from engine import config
+
+LINE_LIMIT = 16 << 20  # bytes; longer lines are refused, not run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fuseki-gtp", description="The fuseki Go engine, speaking GTP v2 on stdin/stdout.",
+        epilog="Flags override the config file (default: configs/fuseki.toml in the repository).")
+    p.add_argument("--config", metavar="PATH", help="read settings from this TOML file")
+    p.add_argument("--size", type=int, metavar="N", help="initial board size (2..25)")
+    p.add_argument("--komi", type=float, metavar="K", help="initial komi")
+    p.add_argument("--seed", type=int, metavar="N", help="random seed: the same seed replays the same moves")
+    p.add_argument("--suicide", action=argparse.BooleanOptionalAction, default=None,
+                   help="allow multi-stone suicide")
+    p.add_argument("--superko", action=argparse.BooleanOptionalAction, default=None,
+                   help="forbid any repetition of an earlier position (positional superko)")
+    p.add_argument("--book", metavar="PATH", help="opening book database")
+    p.add_argument("--policy", choices=config.POLICIES, help="how to pick among book moves")
+    p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
+    p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
+    return p
+
+
+def settings_from(args: argparse.Namespace) -> config.Settings:
+    """Raises config.ConfigError."""
+    return config.load(args.config, {
+        "game.board_size": args.size, "game.komi": args.komi, "engine.seed": args.seed,
+        "rules.suicide": args.suicide, "rules.superko": args.superko,
+        "book.path": args.book, "book.policy": args.policy,
+        "book.min_games": args.min_games, "book.temperature": args.temperature,
+    })
+
+
+def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[bytes, bool]]:
+    """(line, complete) for each LF-terminated line; ``complete`` is False for a line
+    over ``limit`` bytes, of which only the first ``limit`` are kept (the rest is read and dropped)."""
+    while True:
+        line = stream.readline(limit)
+        if not line:
+            return
+        if len(line) < limit or line.endswith(b"\n"):
+            yield line, True
+            continue
+        rest = line
+        while rest and not rest.endswith(b"\n"):
+            rest = stream.readline(limit)
+        yield line, False
+
+
+def serve(engine, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """Answer lines until ``quit`` or the end of input."""
+    for line, complete in read_lines(stdin):
+        if complete:
+            response = engine.handle_bytes(line)
+        else:
+            response = engine.reject_line(line[:1000].decode("utf-8", "replace"), "line too long")
+        if response is not None:
+            stdout.write(response.encode("utf-8", errors="replace"))
+            stdout.flush()
+        if engine.finished:
+            return
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``fuseki-gtp`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        settings = settings_from(args)
+    except config.ConfigError as exc:
+        print(f"fuseki-gtp: {exc}", file=sys.stderr)
+        return 2
+    from engine.commands import new_engine
+
+    try:
+        serve(new_engine(settings), sys.stdin.buffer, sys.stdout.buffer)
+    except (KeyboardInterrupt, BrokenPipeError):
+        pass
+    return 0
