@@ -26,13 +26,17 @@ def count(args: list[str], n: int, most: int | None = None) -> list[str]:
 
 
 def integer(text: str) -> int:
+    """An ASCII integer; huge ones are clamped to +-10**18 (``int`` refuses over 4300 digits)."""
     if not _INT.fullmatch(text):
         raise GtpError(SYNTAX)
+    digits = text.lstrip("+-").lstrip("0")
+    if len(digits) > 18:
+        return -10**18 if text.startswith("-") else 10**18
     return int(text)
 
 
 def number(text: str) -> float:
-    if not _FLOAT.fullmatch(text):
+    if len(text) > 400 or not _FLOAT.fullmatch(text):
         raise GtpError(SYNTAX)
     value = float(text)
     if value in (float("inf"), float("-inf")):

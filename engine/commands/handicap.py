@@ -53,10 +53,10 @@ def _stone_count(args: list[str]) -> int:
 @command("fixed_handicap")
 def fixed_handicap(game, args):
     n = _stone_count(args)
-    if not 2 <= n <= max_fixed(game.size):
-        raise GtpError("invalid number of stones")
     if not game.is_empty():
         raise GtpError("board not empty")
+    if not 2 <= n <= max_fixed(game.size):
+        raise GtpError("invalid number of stones")
     return _place(game, fixed_points(n, game.size))
 
 
@@ -64,10 +64,10 @@ def fixed_handicap(game, args):
 def place_free_handicap(game, args):
     """The fixed points as far as they go, then random free points (seeded like genmove)."""
     n = _stone_count(args)
-    if not 2 <= n < game.size * game.size:
-        raise GtpError("invalid number of stones")
     if not game.is_empty():
         raise GtpError("board not empty")
+    if not 2 <= n < game.size * game.size:
+        raise GtpError("invalid number of stones")
     from engine import coords
 
     points = fixed_points(min(n, max_fixed(game.size)), game.size) if max_fixed(game.size) else []

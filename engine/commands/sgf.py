@@ -69,13 +69,13 @@ def _replay(game, data: bytes, stop: int | None):
     record: list[tuple] = []
     moves = 0
     for node in tree.get_main_sequence():
+        colour, move = node.get_move()
+        if colour is not None and stop is not None and moves + 1 >= stop:
+            break  # nothing of the node holding move ``stop``, setup included
         if node.has_setup_stones():
             _setup(board, record, node, size, handicap=node is root and _handicap(root) >= 2)
-        colour, move = node.get_move()
         if colour is None:
             continue
-        if stop is not None and moves + 1 >= stop:
-            break
         point = _point(move, size)
         board.play(_COLOURS[colour], point)
         record.append(("move", _COLOURS[colour], point))
