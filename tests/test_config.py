@@ -1,0 +1,115 @@
+"""Settings: defaults, the TOML file, command-line flags, and one-line errors naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import config, gtp_cli
+from engine.config import BookSettings, ConfigError, Settings
+
+SHIPPED = Path(__file__).resolve().parent.parent / "configs" / "fuseki.toml"
+
+
+def toml(tmp_path, text):
+    path = tmp_path / "fuseki.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_shipped_file_loads_and_matches_the_defaults():
+    settings = config.load(SHIPPED)
+    assert settings.board_size == 19 and settings.komi == 7.5
+    assert not settings.suicide and not settings.superko and settings.seed is None
+    assert settings.book.policy == "best" and settings.book.min_games == 1
+    assert Path(settings.book.path) == SHIPPED.parent / "fuseki.db"
+
+
+def test_every_key_is_read(tmp_path):
+    path = toml(tmp_path, """
+[game]
+board_size = 9
+komi = 6
+[rules]
+suicide = true
+superko = true
+[engine]
+seed = 7
+[book]
+path = "books/pro.db"
+policy = "weighted"
+min_games = 3
+temperature = 0.5
+""")
+    assert config.load(path) == Settings(
+        board_size=9, komi=6.0, suicide=True, superko=True, seed=7,
+        book=BookSettings(str(tmp_path / "books/pro.db"), "weighted", 3, 0.5))
+
+
+def test_flags_override_the_file(tmp_path):
+    path = toml(tmp_path, "[game]\nboard_size = 9\nkomi = 6.5\n")
+    settings = config.load(path, {"game.board_size": 13, "game.komi": None, "book.policy": "winrate"})
+    assert (settings.board_size, settings.komi, settings.book.policy) == (13, 6.5, "winrate")
+
+
+@pytest.mark.parametrize("text, key", [
+    ("[game]\nboard_size = 26\n", "game.board_size"),
+    ("[game]\nboard_size = 1\n", "game.board_size"),
+    ("[game]\nboard_size = \"19\"\n", "game.board_size"),
+    ("[game]\nboard_size = true\n", "game.board_size"),
+    ("[game]\nkomi = \"7.5\"\n", "game.komi"),
+    ("[game]\nkomi = nan\n", "game.komi"),
+    ("[rules]\nsuicide = \"yes\"\n", "rules.suicide"),
+    ("[rules]\nsuperko = 1\n", "rules.superko"),
+    ("[engine]\nseed = -1\n", "engine.seed"),
+    ("[engine]\nseed = 1.5\n", "engine.seed"),
+    ("[book]\npolicy = \"random\"\n", "book.policy"),
+    ("[book]\nmin_games = 0\n", "book.min_games"),
+    ("[book]\ntemperature = 0\n", "book.temperature"),
+    ("[book]\npath = 3\n", "book.path"),
+    ("[game]\nboardsize = 9\n", "game.boardsize"),
+    ("[gmae]\nkomi = 1\n", "gmae.komi"),
+    ("komi = 7.5\n", "komi"),
+])
+def test_bad_values_name_the_key_in_one_line(tmp_path, text, key):
+    path = toml(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        config.load(path)
+    message = str(caught.value)
+    assert f"'{key}'" in message and str(path) in message and "\n" not in message
+
+
+def test_bad_flag_values_name_the_key():
+    with pytest.raises(ConfigError, match="command line: 'game.board_size'"):
+        config.load(SHIPPED, {"game.board_size": 30})
+
+
+def test_missing_and_broken_files(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        config.load(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        config.load(toml(tmp_path, "[game\n"))
+
+
+def test_cli_flags_reach_the_settings(tmp_path):
+    path = toml(tmp_path, "[game]\nkomi = 5.5\n")
+    args = gtp_cli.build_parser().parse_args(
+        ["--config", str(path), "--size", "13", "--seed", "4", "--superko", "--no-suicide",
+         "--policy", "weighted", "--min-games", "2", "--temperature", "0.7", "--book", "b.db"])
+    settings = gtp_cli.settings_from(args)
+    assert (settings.board_size, settings.komi, settings.seed, settings.superko) == (13, 5.5, 4, True)
+    assert settings.book == BookSettings("b.db", "weighted", 2, 0.7)
+
+
+def test_cli_bad_config_is_one_line_and_exit_code_2(tmp_path, capsys):
+    path = toml(tmp_path, "[rules]\nsuperko = \"maybe\"\n")
+    assert gtp_cli.main(["--config", str(path)]) == 2
+    out, errors = capsys.readouterr()
+    assert out == "" and errors.count("\n") == 1
+    assert errors.startswith("fuseki-gtp: ") and "'rules.superko'" in errors
+
+
+def test_cli_bad_flag_is_refused(capsys):
+    assert gtp_cli.main(["--size", "40"]) == 2
+    assert "'game.board_size'" in capsys.readouterr().err
