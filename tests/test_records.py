@@ -1,0 +1,277 @@
+"""book.records: SGF bytes -> GameRecord, on small texts written here.
+
+Every sample is read twice, by the fast path and by sgfmill (``fast=False``), and the two
+must agree; the expected values are written out from the SGF text, not from either reader.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from sgfmill import sgf_grammar
+
+from book import records
+from book.records import GameRecord, SgfError, read_games, to_sgf
+from engine.colors import BLACK, EMPTY, WHITE
+from engine.coords import PASS, sgf_to_point
+
+
+def both(data: bytes, source: str = "t.sgf", **kw) -> list[GameRecord]:
+    """The games read by both paths, after checking that the paths agree."""
+    fast = read_games(data, source, fast=True, **kw)
+    slow = read_games(data, source, fast=False, **kw)
+    assert fast == slow
+    return fast
+
+
+def pts(text: str, size: int = 19) -> list[int]:
+    return [sgf_to_point(text[i : i + 2], size) for i in range(0, len(text), 2)]
+
+
+SIMPLE = (
+    b"(;GM[1]FF[4]CA[UTF-8]SZ[19]KM[6.5]RU[Korean]DT[2016-07-10]PW[war2014]WR[9d]"
+    b"PB[nohen]BR[8d]RE[W+Resign]PC[Tygem]EV[Cup]\n;B[pd];W[dp];B[pq]\n;W[dc])\n"
+)
+
+
+def test_simple_game_header_and_moves():
+    (game,) = both(SIMPLE, "a/b.sgf")
+    assert (game.size, game.komi, game.handicap) == (19, 6.5, 0)
+    assert (game.black, game.black_rank, game.white, game.white_rank) == ("nohen", "8d", "war2014", "9d")
+    assert (game.date, game.year, game.event, game.rules) == ("2016-07-10", 2016, "Cup", "Korean")
+    assert (game.result, game.winner, game.source) == ("W+Resign", WHITE, "a/b.sgf")
+    assert game.setup == []
+    b, w = BLACK, WHITE
+    assert game.moves == list(zip([b, w, b, w], pts("pddppqdc")))
+    assert game.sgf == SIMPLE.strip()
+    assert game.notes == []
+
+
+def test_fast_path_reads_simple_games_without_sgfmill(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("sgfmill was used")
+
+    monkeypatch.setattr(sgf_grammar, "_parse_sgf_game", refuse)
+    assert read_games(SIMPLE, "s")[0].moves[0] == (BLACK, sgf_to_point("pd", 19))
+    with pytest.raises(AssertionError, match="sgfmill was used"):
+        read_games(b"(;SZ[19](;B[pd])(;B[dd]))", "v")  # variations: the fast path hands over
+
+
+def test_collection_gives_every_game_with_its_own_bytes():
+    first = b"(;SZ[9]PB[one];B[ee];W[cc])"
+    second = b"(;SZ[13]PB[two];B[dd])"
+    data = b"junk before\n" + first + b"\n  between " + second + b"\ntrailer"
+    games = both(data, "coll.sgf")
+    assert [g.black for g in games] == ["one", "two"]
+    assert [g.size for g in games] == [9, 13]
+    assert [g.sgf for g in games] == [first, second]
+    assert games[1].moves == [(BLACK, sgf_to_point("dd", 13))]
+    assert all(g.source == "coll.sgf" for g in games)
+
+
+def test_variations_follow_the_first_line():
+    data = b"(;SZ[19];B[pd](;W[dd];B[pp])(;W[dp]))"
+    (game,) = both(data)
+    assert game.moves == list(zip([BLACK, WHITE, BLACK], pts("pdddpp")))
+
+
+def test_escapes_and_whitespace_in_values():
+    data = b"(;PB[a\\]b]PW[back\\\\slash]EV[two\nlines]C[x\\]];B[pd])"
+    (game,) = both(data)
+    assert (game.black, game.white, game.event) == ("a]b", "back\\slash", "two lines")
+
+
+def test_plain_readers_quirks_agree():
+    # lower-case letters in identifiers, spaces around values, repeated properties
+    data = b"(;SiZe[9] PB [x] PB[y]KoMi[5.5] ; B [ee] ;W[]\n)"
+    (game,) = both(data)
+    assert (game.size, game.black, game.komi) == (9, "x", 5.5)
+    assert game.moves == [(BLACK, sgf_to_point("ee", 9)), (WHITE, PASS)]
+
+
+@pytest.mark.parametrize("size", [9, 13, 19])
+def test_passes_are_empty_or_tt_up_to_19(size):
+    data = b"(;SZ[%d];B[];W[tt];B[aa])" % size
+    (game,) = both(data)
+    assert game.moves == [(BLACK, PASS), (WHITE, PASS), (BLACK, sgf_to_point("aa", size))]
+
+
+def test_tt_is_a_point_on_larger_boards():
+    (game,) = both(b"(;SZ[21];B[tt];W[])")
+    assert game.moves == [(BLACK, sgf_to_point("tt", 21)), (WHITE, PASS)]
+
+
+def test_small_boards_use_their_own_coordinates():
+    (game,) = both(b"(;SZ[9];B[ii];W[ai])")
+    assert game.moves == [(BLACK, (8 + 1) * 11 + 8 + 1), (WHITE, (8 + 1) * 11 + 1)]
+    (game,) = both(b"(;SZ[13];B[mm])")
+    assert game.moves == [(BLACK, 13 * 15 + 13)]
+
+
+def test_handicap_setup_in_the_root():
+    data = b"(;SZ[19]HA[3]AB[pd][dp][dd]AB[pp];W[qf])"
+    (game,) = both(data)
+    assert game.handicap == 3
+    assert game.setup == [(BLACK, p) for p in sorted(pts("pddpddpp"))]
+    assert game.moves == [(WHITE, sgf_to_point("qf", 19))]
+
+
+def test_setup_of_every_kind_and_rectangles():
+    data = b"(;SZ[9]AB[aa:bb]AW[ee][ff]AE[cc];B[gg])"
+    (game,) = both(data)
+    assert game.setup == (
+        [(BLACK, p) for p in sorted(pts("aabaabbb", 9))]
+        + [(WHITE, p) for p in sorted(pts("eeff", 9))]
+        + [(EMPTY, sgf_to_point("cc", 9))]
+    )
+
+
+def test_fox_handicap_in_the_second_node_is_moved_to_the_root():
+    data = b"(;SZ[19]HA[2]KM[0]\n;AB[pd][dp]\n;W[qq];B[cc])"
+    (game,) = both(data)
+    assert game.setup == [(BLACK, p) for p in sorted(pts("pddp"))]
+    assert game.moves == [(WHITE, sgf_to_point("qq", 19)), (BLACK, sgf_to_point("cc", 19))]
+    assert game.notes == [records._MOVED_SETUP_NOTE]
+
+
+@pytest.mark.parametrize(
+    "result, winner",
+    [("B+R", BLACK), ("W+0.5", WHITE), ("b+resign", BLACK), (" W+T", WHITE), ("0", None),
+     ("Draw", None), ("Void", None), ("?", None), ("", None)],
+)
+def test_winner_from_result(result, winner):
+    (game,) = both(b"(;RE[" + result.encode() + b"];B[pd])")
+    assert (game.result, game.winner) == (result.strip(), winner)
+
+
+@pytest.mark.parametrize(
+    "date, year",
+    [("2016-07-10", 2016), ("1999-01-01,2000-02-02", 1999), ("July 2015", 2015), ("", None),
+     ("16-07-10", None), ("20160710", None)],
+)
+def test_year_is_the_first_four_digit_number(date, year):
+    (game,) = both(b"(;DT[" + date.encode() + b"])")
+    assert game.year == year
+
+
+def test_header_numbers_that_are_not_numbers_are_noted():
+    (game,) = both(b"(;KM[six]HA[7.5];B[pd])")
+    assert (game.komi, game.handicap) == (None, 0)
+    assert len(game.notes) == 2 and "KM[six]" in game.notes[0] and "HA[7.5]" in game.notes[1]
+    (game,) = both(b"(;B[pd])")
+    assert (game.komi, game.handicap) == (None, 0)
+
+
+# --- encodings -----------------------------------------------------------------------------
+
+def test_declared_gb2312_is_honoured():
+    names = "柯洁".encode("gb2312"), "古力".encode("gb2312")
+    data = b"(;CA[GB2312]PB[%s]PW[%s];B[pd])" % names
+    (game,) = both(data)
+    assert (game.black, game.white, game.encoding) == ("柯洁", "古力", "gb18030")
+    assert game.notes == []
+
+
+def test_gbk_characters_beyond_gb2312_are_read():
+    name = "镕".encode("gbk")  # in GBK, not in GB2312
+    (game,) = both(b"(;CA[gb2312]PB[%s])" % name)
+    assert game.black == "镕"
+
+
+def test_undeclared_text_tries_utf8_then_gb18030_then_latin1():
+    assert both(b"(;PB[" + "李世石".encode() + b"])")[0].black == "李世石"
+    game = both(b"(;PB[" + "李世石".encode("gbk") + b"])")[0]
+    assert (game.black, game.encoding) == ("李世石", "gb18030")
+    game = both(b"(;PB[Jos\xe9 \xc1.])")[0]
+    assert (game.black, game.encoding) == ("José Á.", "latin-1")
+
+
+def test_wrong_declaration_falls_back_and_says_so():
+    (game,) = both(b"(;CA[UTF-8]PB[" + "柯洁".encode("gbk") + b"])")
+    assert (game.black, game.encoding) == ("柯洁", "gb18030")
+    assert game.notes == ["header text is not utf-8 as CA says; read as gb18030"]
+
+
+def test_a_name_cut_inside_a_character_keeps_its_bytes():
+    cut = "你若有困".encode()[:-1]  # a server truncated the name bytewise
+    (game,) = both(b"(;CA[UTF-8]PB[" + cut + b"]PW[ok])")
+    assert game.black == "你若有\\xe5\\x9b"
+    assert game.encoding == "utf-8"
+    assert game.notes == ["PB ends in a cut utf-8 character, kept as \\x escapes"]
+
+
+def test_encoding_override():
+    data = b"(;CA[UTF-8]PB[" + "柯洁".encode("big5") + b"])"
+    assert both(data, encoding="big5")[0].black == "柯洁"
+    with pytest.raises(SgfError, match="t.sgf"):
+        read_games(b"(;PB[\xff\xff\xff])", "t.sgf", encoding="utf-8")
+    with pytest.raises(SgfError, match="unknown encoding"):
+        read_games(SIMPLE, "t.sgf", encoding="klingon")
+
+
+def test_unknown_declared_charset_is_guessed():
+    (game,) = both(b"(;CA[klingon]PB[" + "é".encode() + b"])")
+    assert (game.black, game.encoding) == ("é", "utf-8")
+    assert "CA[klingon]" in game.notes[0]
+
+
+# --- broken files --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (b"", "no SGF data"),
+        (b"hello world", "no SGF data"),
+        (b"(;SZ[19];B[pd];W[dd]", "unexpected end"),
+        (b"(;SZ[26];B[pd])", "board size 26"),
+        (b"(;SZ[0])", "board size 0"),
+        (b"(;SZ[19:17])", "bad board size"),
+        (b"(;SZ[9];B[pd])", "off|not on|board"),
+        (b"(;SZ[19];B[zz])", ""),
+        (b"(;SZ[19];B[pdd])", ""),
+        (b"(;SZ[9]AB[jj])", ""),
+        (b"(;SZ[19];B[pd];W[dd];AB[qq];B[cc])", "setup properties after the root"),
+        (b"(;SZ[19]AB[pd]B[dd])", "mixed setup and moves"),
+        (b"(;SZ[9];B[aa])(;SZ[99])", "game 2"),
+    ],
+)
+def test_broken_files_raise_sgf_error_naming_the_source(data, reason):
+    for fast in (True, False):
+        with pytest.raises(SgfError, match="broken.sgf") as caught:
+            read_games(data, "dir/broken.sgf", fast=fast)
+        assert reason == "" or any(r in str(caught.value) for r in reason.split("|")), caught.value
+
+
+def test_sgf_error_is_a_value_error():
+    assert issubclass(SgfError, ValueError)
+
+
+# --- writing -------------------------------------------------------------------------------
+
+ROUND_TRIP = [
+    SIMPLE,
+    b"(;SZ[9]KM[7]HA[2]AB[cc][gg]PB[a\\]b\\\\c]RE[Void];W[];B[tt];W[ee])",
+    b"(;SZ[13]AB[aa:bb]AW[ee]AE[cc]DT[1999]RU[AGA];B[mm])",
+    b"(;CA[GB2312]PB[" + "柯洁".encode("gb2312") + b"]KM[-3.25];B[pd])",
+    b"(;SZ[25];B[yy];W[tt])",
+]
+
+
+@pytest.mark.parametrize("data", ROUND_TRIP)
+def test_to_sgf_round_trips_every_field(data):
+    (game,) = both(data)
+    written = to_sgf(game)
+    (again,) = both(written)
+    ignore = {"sgf", "encoding", "notes"}
+    fields = [f.name for f in dataclasses.fields(GameRecord) if f.name not in ignore]
+    assert {f: getattr(again, f) for f in fields} == {f: getattr(game, f) for f in fields}
+    assert again.sgf == written.strip()
+    assert b"CA[UTF-8]" in written
+
+
+def test_to_sgf_refuses_points_off_the_board():
+    (game,) = both(b"(;SZ[9];B[ee])")
+    game.moves.append((WHITE, 10_000))
+    with pytest.raises(ValueError):
+        to_sgf(game)
