@@ -158,14 +158,12 @@ class Engine:
         handler = self.registry.get(name)
         if handler is None:
             return format_response(False, ident, "unknown command")
-        illegal = _board_illegal_move()
         try:
             text = handler(self.game, args)
         except GtpError as exc:
             return format_response(False, ident, exc.message)
         except Exception as exc:  # noqa: BLE001 - no input may crash the engine
-            if illegal is None:
-                illegal = _board_illegal_move()
+            illegal = _board_illegal_move()
             if illegal is not None and isinstance(exc, illegal):
                 return format_response(False, ident, "illegal move")
             self.log(f"fuseki: internal error in {name}: "

@@ -61,9 +61,9 @@ def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[byte
         yield line, False
 
 
-def serve(engine, stdin: BinaryIO, stdout: BinaryIO) -> None:
-    """Answer lines until ``quit`` or the end of input."""
-    for line, complete in read_lines(stdin):
+def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT) -> None:
+    """Answer lines until ``quit`` or the end of input; lines over ``limit`` bytes are refused."""
+    for line, complete in read_lines(stdin, limit):
         if complete:
             response = engine.handle_bytes(line)
         else:
@@ -85,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from engine.commands import new_engine
 
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print() anywhere must not corrupt the protocol
     try:
-        serve(new_engine(settings), sys.stdin.buffer, sys.stdout.buffer)
+        serve(new_engine(settings), sys.stdin.buffer, stdout)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
     return 0
