@@ -274,7 +274,7 @@ class Positions:
     def to_bytes(self) -> bytes:
         """The records in file form (92 or 100 bytes each)."""
         sizes = np.where(self.has_extra, HEAD + EXTRA, HEAD)
-        starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        starts = (np.cumsum(sizes) - sizes).astype(np.int64)
         out = np.zeros(int(sizes.sum()), dtype=np.uint8)
         head = np.zeros((len(self), HEAD), dtype=np.uint8)
         head[:, :8] = self.hash.astype(">u8").view(np.uint8).reshape(-1, 8)
@@ -475,6 +475,104 @@ def _describe(data: bytes, start: int, at_eof: bool) -> tuple[int, str]:
     if avail < size:
         return len(data), f"truncated record: {avail} of {size} bytes before the end of the file"
     return start + HEAD, "source file id is 0, expected >= 1"
+
+
+# --- positions of a game, and merging -------------------------------------------
+
+def game_positions(size: int, setup, moves, source: int, table: Table9 | None = None,
+                   normalise: bool = True) -> tuple[Positions, str | None]:
+    """One record per position before each move of a game's main line.
+
+    ``setup`` and ``moves`` are ``(colour, point)`` pairs as in ``book.records.GameRecord``.
+    The record before move k (counted from 1) has the colour of move k to play and extra
+    info ``(source, 0, k)``; variation 0 is the main line.  The hash is the
+    rotation-normalised one unless ``normalise`` is False.  Replays with
+    ``engine.board.Board`` (suicide allowed, simple ko): the game stops at an illegal
+    move, whose position is still written, and the reason is returned as the note.
+    Raises ValueError unless ``size`` is 9.
+    """
+    from engine.board import Board, IllegalMove  # numba: loaded only by the jobs that replay
+    from engine import colors
+
+    if size != SIZE:
+        raise ValueError(f"board size {size}, not {SIZE}")
+    board = Board(SIZE, allow_suicide=True)
+    for colour in (colors.EMPTY, colors.BLACK, colors.WHITE):
+        board.set_stones(colour, [p for c, p in setup if c == colour])
+    index = {p: i for i, p in enumerate(coords.board_points(SIZE))}
+    rows, note = [], None
+    for number, (colour, point) in enumerate(moves, start=1):
+        row = np.full(POINTS, EMPTY, np.uint8)
+        row[[index[p] for p in board.stones(colors.BLACK)]] = BLACK
+        row[[index[p] for p in board.stones(colors.WHITE)]] = WHITE
+        rows.append((row, "B" if colour == colors.BLACK else "W", number))
+        try:
+            board.play(colour, point)
+        except IllegalMove as exc:
+            note = f"move {number} ({coords.point_to_vertex(point, SIZE)}) is illegal ({exc.reason}): stopped there"
+            break
+    out = Positions.empty(len(rows))
+    if rows:
+        out.board = np.stack([r[0] for r in rows])
+        out.to_move = np.array([ord(r[1]) for r in rows], np.uint8)
+        out.move = np.array([r[2] for r in rows], np.uint16)
+        out.has_extra[:] = True
+        out.source[:] = source
+        table = table or default_table()
+        out.hash = table.normalised_hashes(out.board)[0] if normalise else table.hashes(out.board)
+    return out, note
+
+
+def merge_files(out_path: str | os.PathLike, in_paths: list) -> tuple[int, int, list[RecordError]]:
+    """Join position files into ``out_path``, keeping the first record of each PositionID.
+
+    Returns ``(written, duplicates dropped, errors)``: a malformed input adds its
+    RecordError (with ``path`` set) to ``errors`` and contributes its good records.
+    Two passes over the inputs, so memory is about 9 bytes per record plus one
+    block; the output is written to a temporary file and renamed, so ``out_path``
+    may be one of the inputs.
+    """
+    keys, counts, errors = [], [], []
+    for path in in_paths:  # pass 1: the ids
+        count = 0
+        try:
+            for block in iter_positions(path):
+                keys.append((block.hash, block.to_move))
+                count += len(block)
+        except RecordError as exc:
+            exc.path = path
+            errors.append(exc)
+        counts.append(count)
+    hashes = np.concatenate([k[0] for k in keys]) if keys else np.zeros(0, np.uint64)
+    movers = np.concatenate([k[1] for k in keys]) if keys else np.zeros(0, np.uint8)
+    order = np.lexsort((movers, hashes))  # stable: equal ids stay in input order
+    first = np.ones(len(order), bool)
+    first[1:] = (hashes[order][1:] != hashes[order][:-1]) | (movers[order][1:] != movers[order][:-1])
+    keep = np.zeros(len(order), bool)
+    keep[order[first]] = True
+    tmp = Path(out_path).with_name(f".{Path(out_path).name}.{os.getpid()}.tmp")
+    done = 0
+    try:
+        with open(tmp, "wb") as out:  # pass 2: the kept records, in input order
+            for path, count in zip(in_paths, counts):
+                for block in _good_blocks(path, count):
+                    out.write(block.select(keep[done:done + len(block)]).to_bytes())
+                    done += len(block)
+        os.replace(tmp, out_path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return int(keep.sum()), len(keep) - int(keep.sum()), errors
+
+
+def _good_blocks(path, count: int) -> Iterator[Positions]:
+    """The first ``count`` records of a file (which pass 1 found good)."""
+    try:
+        for block in iter_positions(path):
+            count -= len(block)
+            yield block
+    except RecordError:
+        if count:
+            raise
 
 
 # --- scored position files ------------------------------------------------------
