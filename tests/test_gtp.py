@@ -8,15 +8,17 @@ through ``showboard`` and ``list_stones``) exactly as it was.
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from engine.commands import REGISTRY, new_engine
 from engine.config import Settings
-from engine.gtp import Engine, GtpError, Registry
+from engine.gtp import Engine, GtpError, Registry, _stderr_log
 from engine.gtp_cli import read_lines, serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +110,28 @@ def test_blank_and_comment_lines_get_no_answer(eng, raw):
 ])
 def test_invalid_utf8_and_unicode_never_crash(eng, raw, answer):
     assert eng.handle_bytes(raw) == answer
+
+
+ANSWER = re.compile(r"[=?][0-9]*( [^\n]*)?(\n[^\n]*[^\n ][^\n]*)*\n\n")
+
+WORDS = st.sampled_from(["play", "genmove", "boardsize", "komi", "b", "w", "D4", "pass", "9",
+                         "-1", "#", "\t", " ", "\r", "\x00", "undo", "7", "\xff", "fixed_handicap"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.binary(max_size=120),
+                 st.lists(WORDS, max_size=6).map(lambda ws: " ".join(ws).encode("latin-1"))))
+def test_any_line_gets_no_answer_or_one_well_formed_answer(raw):
+    engine = new_engine(Settings(seed=1, board_size=9), log=lambda text: None)
+    answer = engine.handle_bytes(raw.split(b"\n")[0])
+    assert answer is None or ANSWER.fullmatch(answer), answer
+    if answer is not None and answer.startswith("?"):
+        assert "internal error" not in answer
+
+
+def test_diagnostics_never_look_like_answers(capsys):
+    _stderr_log("= x\n? y\ninfo z\nfine")
+    assert [line[:1] for line in capsys.readouterr().err.splitlines()] == [" ", " ", " ", "f"]
 
 
 def test_one_megabyte_lines_get_one_error(eng):
