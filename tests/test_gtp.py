@@ -196,6 +196,80 @@ def test_registry_refuses_a_name_twice():
         registry.command("x")(lambda game, args: "")
 
 
+# --- a golden session: '> ' lines are sent, the rest is the engine's exact answer ----------
+
+SESSION = """\
+> 1 boardsize 7
+=1
+
+> # GoGui sends '# interrupt' comments; they get no answer
+
+> 2 play black d4
+=2
+
+> 3 play W c5
+=3
+
+> 4 play b D4
+?4 illegal move
+
+> 5 play b H1
+?5 invalid vertex
+
+> 6 play red A1
+?6 invalid color
+
+> play b
+? syntax error
+
+> 7 undo
+=7
+
+> 8 fixed_handicap 2
+?8 board not empty
+
+> 9 list_stones white
+=9
+
+> 10\tshowboard
+=10
+   A B C D E F G
+ 7 . . . . . . . 7
+ 6 . . . . . . . 6
+ 5 . . + . + . . 5
+ 4 . . . X . . . 4
+ 3 . . + . + . . 3
+ 2 . . . . . . . 2     WHITE (O) has captured 0 stones
+ 1 . . . . . . . 1     BLACK (X) has captured 0 stones
+   A B C D E F G
+
+> 11 komi 0.5
+=11
+
+> 12 final_score
+=12 B+48.5
+
+> 13 frobnicate
+?13 unknown command
+
+> 14 quit
+=14
+
+"""
+
+
+def test_golden_session():
+    engine = new_engine(Settings(seed=1), log=lambda text: None)
+    transcript = []
+    for line in SESSION.split("\n"):
+        if line.startswith("> "):
+            transcript.append(line)
+            answer = engine.handle_line(line[2:])
+            transcript.extend(answer.split("\n")[:-1] if answer else [""])
+    assert "\n".join(transcript) + "\n" == SESSION
+    assert engine.finished
+
+
 # --- administrative commands --------------------------------------------------------
 
 def test_admin_commands(eng):
