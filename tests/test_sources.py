@@ -1,0 +1,202 @@
+"""book.sources: files, folders and archives built here in tmp_path."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+
+import pytest
+
+from book.sources import Limits, Skipped, SourceFile, iter_sources
+
+GAME_A = b"(;SZ[9];B[ee])"
+GAME_B = b"(;SZ[9];B[cc];W[gg])"
+GAME_C = b"(;SZ[13];B[dd])"
+
+
+def collect(paths, **kw):
+    return list(iter_sources([str(p) for p in paths], **kw))
+
+
+def names(items):
+    return [(type(i).__name__, i.name) for i in items]
+
+
+def add_tar_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def make_tar(path, members: dict[str, bytes], mode: str = "w:gz"):
+    with tarfile.open(path, mode) as tar:
+        for name, data in members.items():
+            add_tar_member(tar, name, data)
+    return path
+
+
+def make_zip(path, members: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+MEMBERS = {"games/a.sgf": GAME_A, "games/readme.txt": b"not a game", "games/b.SGF": GAME_B,
+           "kifu.index": b"123\tC2017", "deep/er/c.sgf": GAME_C}
+EXPECTED_MEMBERS = [("games/a.sgf", GAME_A), ("games/b.SGF", GAME_B), ("deep/er/c.sgf", GAME_C)]
+
+
+def test_single_files_in_any_case_of_the_extension(tmp_path):
+    (tmp_path / "x.sgf").write_bytes(GAME_A)
+    (tmp_path / "Y.SGF").write_bytes(GAME_B)
+    items = collect([tmp_path / "Y.SGF", tmp_path / "x.sgf"])
+    assert items == [SourceFile(str(tmp_path / "Y.SGF"), GAME_B), SourceFile(str(tmp_path / "x.sgf"), GAME_A)]
+
+
+def test_named_paths_that_cannot_be_read_are_skipped_with_a_reason(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    items = collect([tmp_path / "missing.sgf", tmp_path / "notes.txt"])
+    assert [type(i) for i in items] == [Skipped, Skipped]
+    assert "no such file" in items[0].reason
+    assert "not an SGF file" in items[1].reason
+
+
+@pytest.mark.parametrize("suffix, mode", [(".tgz", "w:gz"), (".tar.gz", "w:gz"), (".tar", "w"),
+                                          (".TAR.GZ", "w:gz"), (".tar.bz2", "w:bz2")])
+def test_tar_archives_are_read_without_extracting(tmp_path, suffix, mode):
+    path = make_tar(tmp_path / f"games{suffix}", MEMBERS, mode)
+    items = collect([path])
+    assert items == [SourceFile(f"{path}:{name}", data) for name, data in EXPECTED_MEMBERS]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # nothing extracted
+
+
+def test_zip_archives_are_read_and_folders_in_them_ignored(tmp_path):
+    path = make_zip(tmp_path / "games.ZIP", {**MEMBERS, "empty/": b""})
+    assert collect([path]) == [SourceFile(f"{path}:{name}", data) for name, data in EXPECTED_MEMBERS]
+
+
+def test_folders_are_walked_recursively_in_sorted_order(tmp_path):
+    root = tmp_path / "root"
+    (root / "b" / "deeper").mkdir(parents=True)
+    (root / "a").mkdir()
+    (root / "z.sgf").write_bytes(GAME_A)
+    (root / "b" / "deeper" / "2.sgf").write_bytes(GAME_B)
+    (root / "b" / "1.Sgf").write_bytes(GAME_C)
+    (root / "b" / "skip.txt").write_bytes(b"x")
+    (root / "a" / "kifu.index").write_bytes(b"x")
+    make_zip(root / "a" / "inner.zip", {"m.sgf": GAME_A})
+    items = collect([root])
+    assert names(items) == [
+        ("SourceFile", f"{root}/a/inner.zip:m.sgf"),
+        ("SourceFile", f"{root}/b/1.Sgf"),
+        ("SourceFile", f"{root}/b/deeper/2.sgf"),
+        ("SourceFile", f"{root}/z.sgf"),
+    ]
+    assert [i.data for i in items] == [GAME_A, GAME_C, GAME_B, GAME_A]
+
+
+def test_paths_keep_the_order_given(tmp_path):
+    (tmp_path / "1.sgf").write_bytes(GAME_A)
+    (tmp_path / "2.sgf").write_bytes(GAME_B)
+    items = collect([tmp_path / "2.sgf", tmp_path / "1.sgf", tmp_path / "2.sgf"])
+    assert [i.data for i in items] == [GAME_B, GAME_A, GAME_B]
+
+
+# --- damage --------------------------------------------------------------------------------
+
+def test_garbage_archives_are_skipped(tmp_path):
+    for name in ("bad.tgz", "bad.tar", "bad.zip", "empty.zip", "empty.tar.gz"):
+        (tmp_path / name).write_bytes(b"" if name.startswith("empty") else b"this is no archive" * 50)
+    items = collect(sorted(tmp_path.iterdir()))
+    assert [type(i) for i in items] == [Skipped] * 5
+    assert all("corrupt or unreadable archive" in i.reason for i in items)
+
+
+def test_truncated_tgz_yields_what_came_before_then_a_skipped(tmp_path):
+    big = {f"g{n:03}.sgf": (b"(;C[%d]" % n) + bytes(range(256)) * 40 + b")" for n in range(30)}
+    path = make_tar(tmp_path / "cut.tgz", big)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    items = collect([path])
+    assert 0 < len(items) < 30
+    assert all(isinstance(i, SourceFile) for i in items[:-1])
+    assert isinstance(items[-1], Skipped) and items[-1].name == str(path)
+    assert "corrupt or unreadable archive" in items[-1].reason
+
+
+def test_tar_with_a_damaged_header_says_so(tmp_path):
+    path = make_tar(tmp_path / "hdr.tar", {"a.sgf": GAME_A, "b.sgf": GAME_B, "c.sgf": GAME_C}, "w")
+    data = bytearray(path.read_bytes())
+    data[1024:1124] = b"\xff" * 100  # the second member's header (512 header + 512 data)
+    path.write_bytes(bytes(data))
+    items = collect([path])
+    assert items[0] == SourceFile(f"{path}:a.sgf", GAME_A)
+    assert isinstance(items[-1], Skipped) and "bad member header" in items[-1].reason
+
+
+def test_zip_with_a_corrupt_member_skips_only_that_member(tmp_path):
+    payload = b"(;C[" + bytes(range(97, 123)) * 200 + b"])"
+    path = make_zip(tmp_path / "crc.zip", {"a.sgf": GAME_A, "b.sgf": payload, "c.sgf": GAME_C})
+    data = bytearray(path.read_bytes())
+    start = data.index(b"b.sgf") + len(b"b.sgf") + 10  # inside b.sgf's compressed data
+    data[start : start + 20] = bytes(20)
+    path.write_bytes(bytes(data))
+    items = collect([path])
+    assert names(items) == [("SourceFile", f"{path}:a.sgf"), ("Skipped", f"{path}:b.sgf"),
+                            ("SourceFile", f"{path}:c.sgf")]
+    assert "corrupt member" in items[1].reason
+
+
+# --- limits --------------------------------------------------------------------------------
+
+def test_members_over_the_size_limit_are_refused(tmp_path):
+    limits = Limits(max_file_bytes=len(GAME_B) - 1)
+    members = {"a.sgf": GAME_A, "b.sgf": GAME_B, "c.sgf": GAME_C}
+    for path in (make_tar(tmp_path / "t.tgz", members), make_zip(tmp_path / "z.zip", members)):
+        items = collect([path], limits=limits)
+        assert names(items) == [("SourceFile", f"{path}:a.sgf"), ("Skipped", f"{path}:b.sgf"),
+                                ("SourceFile", f"{path}:c.sgf")]
+        assert f"{len(GAME_B)} bytes uncompressed, over the limit of {len(GAME_B) - 1}" == items[1].reason
+    (tmp_path / "big.sgf").write_bytes(GAME_B)
+    (item,) = collect([tmp_path / "big.sgf"], limits=limits)
+    assert isinstance(item, Skipped) and "over the limit" in item.reason
+
+
+def test_a_compression_bomb_is_refused_without_inflating_it(tmp_path):
+    path = tmp_path / "bomb.tgz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("bomb.sgf")
+        info.size = 64 * 1024 * 1024
+        tar.addfile(info, io.BufferedReader(_Zeros(info.size)))
+        add_tar_member(tar, "ok.sgf", GAME_A)
+    assert path.stat().st_size < 1024 * 1024
+    items = collect([path])
+    assert names(items) == [("Skipped", f"{path}:bomb.sgf"), ("SourceFile", f"{path}:ok.sgf")]
+
+
+class _Zeros(io.RawIOBase):
+    def __init__(self, size):
+        self.left = size
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = min(len(buffer), self.left)
+        buffer[:n] = bytes(n)
+        self.left -= n
+        return n
+
+
+def test_archives_with_too_many_members_are_refused(tmp_path):
+    members = {f"{n}.sgf": GAME_A for n in range(5)}
+    limits = Limits(max_members=3)
+    zipped = make_zip(tmp_path / "many.zip", members)
+    (item,) = collect([zipped], limits=limits)
+    assert item == Skipped(str(zipped), "5 members, over the limit of 3")
+    tarred = make_tar(tmp_path / "many.tgz", members)
+    items = collect([tarred], limits=limits)
+    assert [type(i) for i in items] == [SourceFile] * 3 + [Skipped]
+    assert items[-1].reason == "more than 3 members; the rest is not read"
