@@ -785,3 +785,14 @@ def test_gtp_main_bad_config_is_one_line(tmp_path):
                           input=b"name\n", capture_output=True, cwd=ROOT, timeout=60)
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().count("\n") == 1 and "game.board_size" in done.stderr.decode()
+
+
+def test_printsgf_keeps_setup_order(eng, tmp_path):
+    path = write(tmp_path, "(;SZ[5]AB[aa][bb];AE[aa];AW[aa];B[cc])")
+    ok(eng, f"loadsgf {path}")
+    before = snapshot(eng)
+    assert diagram_stones(eng) == ({"B4", "C3"}, {"A5"})
+    sgf = ok(eng, "printsgf")
+    again = write(tmp_path, sgf, "again.sgf")
+    session(eng, "clear_board", f"loadsgf {again}")
+    assert snapshot(eng) == before

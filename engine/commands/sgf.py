@@ -141,13 +141,14 @@ def _record_sgf(game) -> str:
             node = tree.extend_main_sequence()
             node.set_move("b" if entry[1] == BLACK else "w", _move(entry[2], size))
             continue
-        if node.has_property("B") or node.has_property("W"):
-            _flush(node, stones)
-            node = tree.extend_main_sequence()
         colour, points = (BLACK, entry[1]) if entry[0] == "handicap" else entry[1:]
+        moves = {_move(p, size) for p in points}
+        if node.has_property("B") or node.has_property("W") or any(moves & s for s in stones.values()):
+            _flush(node, stones)  # a point changed twice needs a node of its own
+            node = tree.extend_main_sequence()
         if entry[0] == "handicap":
             root.set("HA", len(points))
-        stones[colour].update(_move(p, size) for p in points)
+        stones[colour].update(moves)
     _flush(node, stones)
     return tree.serialise().decode("utf-8").strip()
 
