@@ -307,19 +307,19 @@ def test_bad_board_text_is_refused():
 def test_merge_keeps_the_first_of_each_position_id(tmp_path):
     a, b, out = tmp_path / "a.dat", tmp_path / "b.dat", tmp_path / "out.dat"
     a.write_bytes(record_bytes("00000000000000aa", b"B", ASYM, (1, 0, 5))
+                  + record_bytes("00000000000000aa", b"W", EMPTY_BOARD, None)         # other player: kept
                   + record_bytes("00000000000000bb", b"B", EMPTY_BOARD, None)
                   + record_bytes("00000000000000aa", b"B", EMPTY_BOARD, (1, 0, 6)))   # repeat inside a
-    b.write_bytes(record_bytes("00000000000000aa", b"W", EMPTY_BOARD, None)          # other player: kept
-                  + record_bytes("00000000000000bb", b"B", ASYM, (2, 0, 1))           # repeat of a's
+    b.write_bytes(record_bytes("00000000000000bb", b"B", ASYM, (2, 0, 1))            # repeat of a's
                   + record_bytes("00000000000000cc", b"B", EMPTY_BOARD, (2, 0, 2)))
     assert pos9.merge_files(out, [a, b]) == (4, 2, [])
     assert out.read_bytes() == (record_bytes("00000000000000aa", b"B", ASYM, (1, 0, 5))
-                                + record_bytes("00000000000000bb", b"B", EMPTY_BOARD, None)
                                 + record_bytes("00000000000000aa", b"W", EMPTY_BOARD, None)
+                                + record_bytes("00000000000000bb", b"B", EMPTY_BOARD, None)
                                 + record_bytes("00000000000000cc", b"B", EMPTY_BOARD, (2, 0, 2)))
     # the output may be one of the inputs
-    assert pos9.merge_files(a, [a, a])[:2] == (2, 4)
-    assert len(pos9.read_positions(a)) == 2
+    assert pos9.merge_files(a, [a, a])[:2] == (3, 5)
+    assert len(pos9.read_positions(a)) == 3
 
 
 def test_merge_keeps_good_records_of_a_bad_input(tmp_path, capsys):
