@@ -796,3 +796,14 @@ def test_printsgf_keeps_setup_order(eng, tmp_path):
     again = write(tmp_path, sgf, "again.sgf")
     session(eng, "clear_board", f"loadsgf {again}")
     assert snapshot(eng) == before
+
+
+def test_setup_commands_load_neither_numpy_nor_numba_nor_sgfmill():
+    """The first answers must not wait for numba (start-up budget 0.3 s): the board comes lazily."""
+    code = ("import sys; from engine.commands import new_engine; e = new_engine()\n"
+            "for line in ('name', 'list_commands', 'known_command play', 'boardsize 9', 'komi 6.5',\n"
+            "             'clear_board', 'time_settings 1 1 1', 'kgs-rules chinese'):\n"
+            "    assert e.handle_line(line).startswith('=')\n"
+            "print([m for m in ('numpy', 'numba', 'sgfmill', 'engine.board') if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=60)
+    assert done.stdout.decode().strip() == "[]", done.stderr
