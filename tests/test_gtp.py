@@ -807,3 +807,9 @@ def test_setup_commands_load_neither_numpy_nor_numba_nor_sgfmill():
             "print([m for m in ('numpy', 'numba', 'sgfmill', 'engine.board') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=60)
     assert done.stdout.decode().strip() == "[]", done.stderr
+
+
+@pytest.mark.parametrize("size, stars", [(9, 5), (13, 5), (19, 9), (8, 4), (6, 0)])
+def test_showboard_star_points(eng, size, stars):
+    ok(eng, f"boardsize {size}")
+    assert ok(eng, "showboard").count("+") == stars

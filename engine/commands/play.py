@@ -109,8 +109,9 @@ def diagram(game) -> str:
 
 
 def star_points(size: int) -> list[int]:
-    """The hoshi: the fixed-handicap points of the largest fixed handicap (none below 7x7)."""
+    """The hoshi: corners and centre below 15x15 (as drawn on 9x9 and 13x13), all nine above,
+    only the corners on even sizes and 7x7, none below 7x7 (the fixed-handicap points)."""
     from .handicap import fixed_points, max_fixed
 
-    n = max_fixed(size)
+    n = min(max_fixed(size), 9 if size >= 15 else 5)
     return fixed_points(n, size) if n else []
