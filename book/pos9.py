@@ -268,7 +268,9 @@ class Positions:
 
     def record(self, i: int) -> tuple:
         """Record ``i`` as ``(hash, 'B'|'W', board str, (source, variation, move) or None)``."""
-        extra = (int(self.source[i]), int(self.variation[i]), int(self.move[i])) if self.has_extra[i] else None
+        extra = None
+        if self.has_extra[i]:
+            extra = (int(self.source[i]), int(self.variation[i]), int(self.move[i]))
         return int(self.hash[i]), chr(self.to_move[i]), self.board[i].tobytes().decode("ascii"), extra
 
     def to_bytes(self) -> bytes:
@@ -509,7 +511,8 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
         try:
             board.play(colour, point)
         except IllegalMove as exc:
-            note = f"move {number} ({coords.point_to_vertex(point, SIZE)}) is illegal ({exc.reason}): stopped there"
+            vertex = coords.point_to_vertex(point, SIZE)
+            note = f"move {number} ({vertex}) is illegal ({exc.reason}): stopped there"
             break
     out = Positions.empty(len(rows))
     if rows:
@@ -577,12 +580,14 @@ def _good_blocks(path, count: int) -> Iterator[Positions]:
 
 # --- scored position files ------------------------------------------------------
 
-SCORE_DTYPE = np.dtype([("hash", ">u8"), ("tie", "u1"), ("to_move", "u1"), ("score", "u1"), ("confidence", "u1")])
+SCORE_DTYPE = np.dtype([("hash", ">u8"), ("tie", "u1"), ("to_move", "u1"),
+                        ("score", "u1"), ("confidence", "u1")])
 
 
 @dataclass
 class Scores:
-    """Scored records: ``hash`` uint64, ``to_move`` uint8 (ASCII), ``score`` uint8 3..8, ``confidence`` uint8 0..100."""
+    """Scored records: ``hash`` uint64, ``to_move`` uint8 (ASCII), ``score`` uint8 3..8,
+    ``confidence`` uint8 0..100."""
 
     hash: np.ndarray
     to_move: np.ndarray
@@ -609,7 +614,8 @@ class Scores:
         for _, to_move, _, conf in records:
             if to_move not in ("B", "W") or not 0 <= conf <= 100:
                 raise ValueError(f"bad scored record: player {to_move!r}, confidence {conf}")
-        return cls(np.array([r[0] for r in records], np.uint64), np.array([ord(r[1]) for r in records], np.uint8),
+        return cls(np.array([r[0] for r in records], np.uint64),
+                   np.array([ord(r[1]) for r in records], np.uint8),
                    np.array([min(max(r[2], SCORE_MIN), SCORE_MAX) for r in records], np.uint8),
                    np.array([r[3] for r in records], np.uint8))
 
@@ -636,9 +642,11 @@ def iter_scores(path: str | os.PathLike, block_records: int = 1 << 18) -> Iterat
             checks = [(8, rec["tie"] == 0, "tie-breaker is {}, expected 0"),
                       (9, (rec["to_move"] == ord("B")) | (rec["to_move"] == ord("W")),
                        "player to move is {}, expected 'B' or 'W'"),
-                      (10, (rec["score"] >= SCORE_MIN) & (rec["score"] <= SCORE_MAX), "score is {}, expected 3..8"),
+                      (10, (rec["score"] >= SCORE_MIN) & (rec["score"] <= SCORE_MAX),
+                       "score is {}, expected 3..8"),
                       (11, rec["confidence"] <= 100, "confidence is {}, expected 0..100")]
-            bad = min([(int(np.argmin(ok)), pos, why) for pos, ok, why in checks if not ok.all()], default=None)
+            bad = min([(int(np.argmin(ok)), pos, why) for pos, ok, why in checks if not ok.all()],
+                      default=None)  # the first bad record; in it, the first bad byte
             good = rec[:bad[0]] if bad else rec
             if len(good):
                 yield Scores(good["hash"].astype(np.uint64), good["to_move"].copy(), good["score"].copy(),
@@ -672,4 +680,5 @@ def read_scores(path: str | os.PathLike) -> Scores:
 def _concat_scores(parts: list[Scores]) -> Scores:
     if not parts:
         return Scores(np.zeros(0, np.uint64), *(np.zeros(0, np.uint8) for _ in range(3)))
-    return Scores(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("hash", "to_move", "score", "confidence")))
+    fields = ("hash", "to_move", "score", "confidence")
+    return Scores(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))

@@ -50,7 +50,8 @@ def add_commands(subparsers) -> None:
                                    "Example: fuseki pos9 export games.dat game1.sgf game2.sgf")
     p.add_argument("out")
     p.add_argument("sgf", nargs="+")
-    p.add_argument("--plain", action="store_true", help="write the plain hash, not the rotation-normalised one")
+    p.add_argument("--plain", action="store_true",
+                   help="write the plain hash, not the rotation-normalised one")
     p.add_argument("--table", help="zobrist_board_81.dat to hash with (default: the project's)")
     p.set_defaults(run=run_export)
 
@@ -167,6 +168,7 @@ def run_scores(args) -> int:
 def run_table(args) -> int:
     table = pos9.generate_table(args.seed) if args.seed is not None else pos9.default_table()
     pos9.write_table(args.out, table)
-    print(f"{args.out}: 81 rows, " + (f"seed {args.seed:#x}" if args.seed is not None else "the project's table"))
+    origin = f"seed {args.seed:#x}" if args.seed is not None else "the project's table"
+    print(f"{args.out}: 81 rows, {origin}")
     return 0
 

@@ -79,7 +79,9 @@ def random_records(n: int, seed: int, extras: str = "mixed") -> list[tuple]:
     for i in range(n):
         board = "".join(rng.choice(list("#O."), size=81, p=[0.2, 0.2, 0.6]))
         has = {"mixed": rng.random() < 0.5, "all": True, "none": False}[extras]
-        extra = (int(rng.integers(1, 2**32)), int(rng.integers(0, 2**16)), int(rng.integers(0, 2**16))) if has else None
+        extra = None
+        if has:
+            extra = (int(rng.integers(1, 2**32)), int(rng.integers(0, 2**16)), int(rng.integers(0, 2**16)))
         out.append((int(rng.integers(0, 2**63)) * 2 + 1, "BW"[i % 2], board, extra))
     return out
 
@@ -118,7 +120,8 @@ def write_three(tmp_path, middle: bytes) -> tuple:
     (92, 0, "source file id is 0"),
 ])
 def test_bad_byte_names_record_and_offset(tmp_path, index, value, reason):
-    middle = bytearray(record_bytes("0000000000000002", b"W", EMPTY_BOARD, (0, 0, 0) if index == 92 else (5, 0, 9)))
+    extra = (0, 0, 0) if index == 92 else (5, 0, 9)
+    middle = bytearray(record_bytes("0000000000000002", b"W", EMPTY_BOARD, extra))
     if index != 92:
         middle[index] = value
     path, start = write_three(tmp_path, bytes(middle))
@@ -158,7 +161,8 @@ def test_truncated_last_record(tmp_path, cut):
 def test_scored_file_errors(tmp_path):
     good = bytes.fromhex("0000000000000001") + b"\x00B" + bytes([5, 50])
     path = tmp_path / "s.dat"
-    for bad, offset, words in [(bytes([9, 50]), 22, "score is 9"), (bytes([5, 101]), 23, "confidence is 101")]:
+    cases = [(bytes([9, 50]), 22, "score is 9"), (bytes([5, 101]), 23, "confidence is 101")]
+    for bad, offset, words in cases:
         path.write_bytes(good + bytes.fromhex("0000000000000002") + b"\x00W" + bad + good)
         with pytest.raises(pos9.RecordError) as info:
             pos9.read_scores(path)
@@ -325,7 +329,8 @@ def test_merge_keeps_the_first_of_each_position_id(tmp_path):
 def test_merge_keeps_good_records_of_a_bad_input(tmp_path, capsys):
     good, bad, out = tmp_path / "good.dat", tmp_path / "bad.dat", tmp_path / "out.dat"
     good.write_bytes(record_bytes("0000000000000001", b"B", EMPTY_BOARD, None))
-    bad.write_bytes(record_bytes("0000000000000002", b"B", EMPTY_BOARD, None) + record_bytes("0000000000000003", b"B", ASYM, None)[:20])
+    bad.write_bytes(record_bytes("0000000000000002", b"B", EMPTY_BOARD, None)
+                    + record_bytes("0000000000000003", b"B", ASYM, None)[:20])
     assert main(["pos9", "merge", str(out), str(bad), str(good)]) == 1
     assert [int(h) for h in pos9.read_positions(out).hash] == [2, 1]
     captured = capsys.readouterr()
@@ -353,7 +358,8 @@ def test_cli_view(tmp_path, capsys):
 
 def test_cli_view_prints_good_records_then_the_error(tmp_path, capsys):
     path = tmp_path / "p.dat"
-    path.write_bytes(record_bytes("0000000000000000", b"B", EMPTY_BOARD, None) + record_bytes("00" * 8, b"W", ASYM, None)[:40])
+    path.write_bytes(record_bytes("0000000000000000", b"B", EMPTY_BOARD, None)
+                     + record_bytes("00" * 8, b"W", ASYM, None)[:40])
     assert main(["pos9", "view", str(path)]) == 1
     captured = capsys.readouterr()
     assert "record 1 at byte 0" in captured.out
