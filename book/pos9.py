@@ -388,7 +388,7 @@ def _iter_blocks(f: BinaryIO, block_bytes: int) -> Iterator[Positions]:
             yield good
         end = int(starts[-1]) + _size_at(data, int(starts[-1])) if len(starts) else 0
         if bad is not None or stop is not None or (at_eof and end < len(data)):
-            offset, reason = _describe(data, end, at_eof)
+            offset, reason = _describe(data, end)
             raise RecordError(record + len(starts), base + offset, reason)
         if at_eof:
             return
@@ -454,7 +454,7 @@ def _first_invalid(block: Positions, tie: np.ndarray) -> int | None:
     return int(bad[0]) if len(bad) else None
 
 
-def _describe(data: bytes, start: int, at_eof: bool) -> tuple[int, str]:
+def _describe(data: bytes, start: int) -> tuple[int, str]:
     """``(offset in data, reason)`` for the first bad byte of the record at ``start``."""
     avail = len(data) - start
 
