@@ -98,6 +98,12 @@ def _move_table(size: int) -> dict[bytes, tuple[int, int]]:
 
 
 @lru_cache(maxsize=None)
+def _node_table(size: int) -> dict[bytes, tuple[int, int]]:
+    """``b";B[pd"``, ``b"\\n;B[pd"``, ``b"\\r\\n;B[pd"`` -> ``(BLACK, point)``: pieces of a compact line."""
+    return {sep + key: move for key, move in _move_table(size).items() for sep in (b";", b"\n;", b"\r\n;")}
+
+
+@lru_cache(maxsize=None)
 def _point_table(size: int) -> dict[bytes, int]:
     """SGF point bytes -> padded index for every on-board point, plus the passes."""
     letters = b"abcdefghijklmnopqrstuvwxyz"
@@ -144,18 +150,40 @@ def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
         root["AB"] = _VALUES.findall(setup_node.group(1))
         notes.append(_MOVED_SETUP_NOTE)
         position = setup_node.end()
+    try:
+        setup = _fast_setup(root.get("AB"), table, size)
+    except KeyError:
+        raise _NotSimple("a setup point off the board or not plain") from None
+    moves, end = _fast_moves(data, position, size)
+    if _START.search(data, end) is not None:
+        raise _NotSimple("more than one game")
+    return _record(root, setup, moves, size, source, data[start.start() : end], notes, encoding)
+
+
+def _fast_moves(data: bytes, position: int, size: int) -> tuple[list[tuple[int, int]], int]:
+    """The moves from ``position`` to the game's closing ")", and the index after it.
+
+    The compact form (``;B[pd]`` nodes, maybe one per line) is split on "]" and every
+    piece looked up whole, so a piece that is not exactly a node fails the lookup; other
+    spacing goes through _MOVE_LINE.  Raises _NotSimple for anything else.
+    """
+    close = data.rfind(b")")
+    if close >= position:
+        pieces = data[position:close].strip().split(b"]")
+        if pieces.pop() == b"":
+            compact = _node_table(size)
+            try:
+                return [compact[piece] for piece in pieces], close + 1
+            except KeyError:
+                pass
     line = _MOVE_LINE.match(data, position)
     if line is None:
         raise _NotSimple("not a linear line of plain move nodes")
-    if _START.search(data, line.end()) is not None:
-        raise _NotSimple("more than one game")
+    moves_table = _move_table(size)
     try:
-        setup = _fast_setup(root.get("AB"), table, size)
-        moves_table = _move_table(size)
-        moves = [moves_table[m] for m in _MOVE.findall(data, position, line.end())]
+        return [moves_table[m] for m in _MOVE.findall(data, position, line.end())], line.end()
     except KeyError:  # off-board point: let sgfmill word the error
         raise _NotSimple("a point off the board or not plain") from None
-    return _record(root, setup, moves, size, source, data[start.start() : line.end()], notes, encoding)
 
 
 def _fast_setup(values: list[bytes] | None, table: dict[bytes, int], size: int):

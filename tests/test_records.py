@@ -82,6 +82,20 @@ def test_escapes_and_whitespace_in_values():
     assert (game.black, game.white, game.event) == ("a]b", "back\\slash", "two lines")
 
 
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r", b" \t"])
+def test_line_breaks_and_spaces_between_nodes(newline):
+    data = b"(;SZ[19]" + newline + b";B[pd]" + newline + b";W[]" + newline + b";B[dd]" + newline + b")"
+    (game,) = both(data)
+    assert game.moves == [(BLACK, sgf_to_point("pd", 19)), (WHITE, PASS), (BLACK, sgf_to_point("dd", 19))]
+    assert game.sgf == data
+
+
+@pytest.mark.parametrize("data", [b"(;SZ[19];B[pd])junk)", b"(;SZ[19];B[pd];junk[])", b"\xef\xbb\xbf(;B[pd])"])
+def test_what_sgfmill_tolerates_is_read_the_same(data):
+    (game,) = both(data)
+    assert game.moves == [(BLACK, sgf_to_point("pd", 19))]
+
+
 def test_plain_readers_quirks_agree():
     # lower-case letters in identifiers, spaces around values, repeated properties
     data = b"(;SiZe[9] PB [x] PB[y]KoMi[5.5] ; B [ee] ;W[]\n)"
@@ -224,6 +238,8 @@ def test_unknown_declared_charset_is_guessed():
         (b"", "no SGF data"),
         (b"hello world", "no SGF data"),
         (b"(;SZ[19];B[pd];W[dd]", "unexpected end"),
+        (b"(;C[:)];B[pd]", "unexpected end"),
+        (b"(;SZ[19] junk)", ""),
         (b"(;SZ[26];B[pd])", "board size 26"),
         (b"(;SZ[0])", "board size 0"),
         (b"(;SZ[19:17])", "bad board size"),
