@@ -100,6 +100,8 @@ def vertex_to_point(vertex: str, size: int) -> int:
     Raises CoordinateError with the reason when the text is not a vertex of
     this board.
     """
+    if not vertex.isascii():  # str.upper/isdigit accept letters and digits of other scripts
+        raise CoordinateError(f"'{vertex}' is not a vertex")
     text = vertex.strip().upper()
     if text == "PASS":
         return PASS
