@@ -14,6 +14,7 @@ import sys
 # Modules that add subcommands (each has add_commands(subparsers)).
 COMMAND_MODULES = [
     "book.pos9_cli",
+    "book.web_cli",
 ]
 
 

@@ -1,0 +1,387 @@
+// fuseki book explorer: the page's only script (no build step, no libraries).
+//
+// The server is stateless: this script keeps the search moves (SGF letters), the
+// filters, the games page and the replayed game, and asks the JSON API for
+// everything the rules or the book decide (legality, captures, next moves).
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+const SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+const state = {
+  size: 19,
+  moves: [],        // search moves, SGF points ("" is a pass)
+  redo: [],         // moves taken back, for "forward"
+  filters: {},      // year_from, year_to, player
+  gamesPage: 1,
+  gamesPages: 0,
+  game: null,       // {id, info, moves, symmetry, at}
+  gameMove: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+
+// --- the API -------------------------------------------------------------------------
+
+function query(extra) {
+  const params = new URLSearchParams();
+  params.set("size", state.size);
+  if (state.moves.length) params.set("moves", state.moves.map((m) => m || "pass").join(","));
+  for (const [key, value] of Object.entries(state.filters)) if (value) params.set(key, value);
+  for (const [key, value] of Object.entries(extra || {})) params.set(key, value);
+  return params.toString();
+}
+
+async function api(path) {
+  const response = await fetch(path);
+  const body = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
+  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
+}
+
+function showMessage(text) {
+  const box = $("message");
+  box.textContent = text;
+  box.hidden = !text;
+  clearTimeout(showMessage.timer);
+  if (text) showMessage.timer = setTimeout(() => { box.hidden = true; }, 6000);
+}
+
+// --- the board as SVG ------------------------------------------------------------------
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function starPoints(size) {
+  if (size < 7) return [];
+  const edge = size >= 13 ? 3 : 2;
+  const far = size - 1 - edge;
+  const mid = (size - 1) / 2;
+  const points = [[edge, edge], [edge, far], [far, edge], [far, far]];
+  if (size % 2 === 1 && (size >= 15 || size <= 13)) points.push([mid, mid]);
+  if (size % 2 === 1 && size >= 15) points.push([edge, mid], [far, mid], [mid, edge], [mid, far]);
+  return points;
+}
+
+function xyOf(sgf) {
+  return [SGF_LETTERS.indexOf(sgf[0]), SGF_LETTERS.indexOf(sgf[1])];
+}
+
+// Draws the board into `svg`: position {stones: {B: [...], W: [...]}, last}, marks
+// {sgf: letter}, and calls onClick(sgf) when an intersection is clicked.
+function drawBoard(svg, size, position, marks, onClick) {
+  const unit = 10;
+  const margin = 1.3 * unit;
+  const span = (size - 1) * unit;
+  svg.replaceChildren();
+  svg.setAttribute("viewBox", `${-margin} ${-margin} ${span + 2 * margin} ${span + 2 * margin}`);
+  svg.dataset.size = size;
+  const defs = el("defs", {}, svg);
+  const black = el("radialGradient", {id: `${svg.id}-black`, cx: "35%", cy: "35%", r: "65%"}, defs);
+  el("stop", {offset: "0%", "stop-color": "#666"}, black);
+  el("stop", {offset: "100%", "stop-color": "#111"}, black);
+  const white = el("radialGradient", {id: `${svg.id}-white`, cx: "35%", cy: "35%", r: "70%"}, defs);
+  el("stop", {offset: "0%", "stop-color": "#fff"}, white);
+  el("stop", {offset: "100%", "stop-color": "#d8d8d0"}, white);
+
+  el("rect", {x: -margin, y: -margin, width: span + 2 * margin, height: span + 2 * margin,
+              rx: 2, class: "wood"}, svg);
+  const lines = el("g", {class: "lines"}, svg);
+  for (let i = 0; i < size; i++) {
+    el("line", {x1: 0, y1: i * unit, x2: span, y2: i * unit}, lines);
+    el("line", {x1: i * unit, y1: 0, x2: i * unit, y2: span}, lines);
+  }
+  el("rect", {x: 0, y: 0, width: span, height: span, class: "edge"}, lines);
+  for (const [x, y] of starPoints(size)) el("circle", {cx: x * unit, cy: y * unit, r: 1.1, class: "star"}, svg);
+
+  const labels = el("g", {class: "coords"}, svg);
+  for (let i = 0; i < size; i++) {
+    const column = GTP_COLUMNS[i];
+    const row = String(size - i);
+    for (const y of [-margin / 2 - 0.6, span + margin / 2 + 0.6]) {
+      el("text", {x: i * unit, y: y}, labels).textContent = column;
+    }
+    for (const x of [-margin / 2 - 0.6, span + margin / 2 + 0.6]) {
+      el("text", {x: x, y: i * unit}, labels).textContent = row;
+    }
+  }
+
+  const occupied = new Set();
+  const stones = el("g", {class: "stones"}, svg);
+  for (const colour of ["B", "W"]) {
+    for (const sgf of (position && position.stones[colour]) || []) {
+      const [x, y] = xyOf(sgf);
+      occupied.add(sgf);
+      el("circle", {cx: x * unit + 0.35, cy: y * unit + 0.5, r: unit * 0.47, class: "shadow"}, stones);
+      el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.47, fill: `url(#${svg.id}-${colour === "B" ? "black" : "white"})`,
+                    class: colour === "B" ? "stone black" : "stone white", "data-sgf": sgf}, stones);
+    }
+  }
+  const last = position && position.last;
+  if (last && last.sgf && occupied.has(last.sgf)) {
+    const [x, y] = xyOf(last.sgf);
+    el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.22,
+                  class: last.color === "B" ? "last on-black" : "last on-white"}, svg);
+  }
+  const letters = el("g", {class: "marks"}, svg);
+  for (const [sgf, letter] of Object.entries(marks || {})) {
+    if (occupied.has(sgf)) continue;
+    const [x, y] = xyOf(sgf);
+    el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.4, class: "mark-bg"}, letters);
+    el("text", {x: x * unit, y: y * unit, "data-sgf": sgf}, letters).textContent = letter;
+  }
+  if (!onClick) return;
+  const targets = el("g", {class: "targets"}, svg);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const sgf = SGF_LETTERS[x] + SGF_LETTERS[y];
+      const target = el("rect", {x: (x - 0.5) * unit, y: (y - 0.5) * unit, width: unit, height: unit,
+                                 "data-sgf": sgf, "data-vertex": GTP_COLUMNS[x] + (size - y)}, targets);
+      target.addEventListener("click", () => onClick(sgf));
+    }
+  }
+}
+
+// --- the search column -------------------------------------------------------------------------
+
+async function refreshSearch() {
+  let position;
+  try {
+    position = await api(`/api/position?${query()}`);
+  } catch (error) {
+    showMessage(error.message);
+    return false;
+  }
+  state.position = position;
+  const marks = {};
+  for (const row of position.next) {
+    if (!row.letter) continue;
+    for (const sgf of row.points.length ? row.points : [row.sgf]) if (sgf && !(sgf in marks)) marks[sgf] = row.letter;
+  }
+  drawBoard($("search-board"), position.size, position, marks, playSearch);
+  const toMove = position.to_move === "B" ? "Black" : "White";
+  const last = position.last ? `, last ${position.last.color === "B" ? "Black" : "White"} ${position.last.vertex}` : "";
+  $("search-status").textContent =
+    `move ${position.move_number}${last} · ${toMove} to play · captures B ${position.captures.B} W ${position.captures.W}`;
+  $("back").disabled = state.moves.length === 0;
+  $("forward").disabled = state.redo.length === 0;
+  renderNextMoves(position);
+  state.gamesPage = 1;
+  await refreshGames();
+  location.hash = state.moves.length ? `moves=${state.moves.map((m) => m || "pass").join(",")}` : "";
+  return true;
+}
+
+function renderNextMoves(position) {
+  const body = $("next-table").querySelector("tbody");
+  body.replaceChildren();
+  const mover = position.to_move === "B" ? "Black" : "White";
+  $("next-summary").textContent = position.total
+    ? `${position.total} game${position.total === 1 ? "" : "s"} reached this position` +
+      (position.ended ? `, ${position.ended} ended here` : "") + ` · win rates for ${mover}`
+    : "No game in the book reached this position.";
+  for (const row of position.next) {
+    const tr = document.createElement("tr");
+    tr.dataset.sgf = row.sgf;
+    tr.dataset.vertex = row.vertex;
+    const percent = Math.round(row.winrate * 1000) / 10;
+    tr.innerHTML = `<td class="letter"></td><td class="move"></td><td class="num"></td>` +
+      `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
+    tr.children[0].textContent = row.letter || "";
+    tr.children[1].textContent = row.vertex;
+    tr.children[2].textContent = row.games;
+    tr.querySelector(".bar span").style.width = `${percent}%`;
+    tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
+    tr.addEventListener("click", () => playSearch(row.sgf));
+    body.appendChild(tr);
+  }
+}
+
+async function playSearch(sgf) {
+  const redo = state.redo;
+  state.moves.push(sgf);
+  state.redo = redo.length && redo[redo.length - 1] === sgf ? redo.slice(0, -1) : [];
+  if (!(await refreshSearch())) {
+    state.moves.pop();
+    state.redo = redo;
+  }
+}
+
+function back() {
+  if (!state.moves.length) return;
+  state.redo.push(state.moves.pop());
+  refreshSearch();
+}
+
+function forward() {
+  if (state.redo.length) playSearch(state.redo[state.redo.length - 1]);
+}
+
+function reset() {
+  state.moves = [];
+  state.redo = [];
+  refreshSearch();
+}
+
+function applyFilters(event) {
+  event.preventDefault();
+  state.filters = {year_from: $("year-from").value.trim(), year_to: $("year-to").value.trim(),
+                   player: $("player").value.trim()};
+  refreshSearch();
+}
+
+function clearFilters() {
+  $("filters").reset();
+  state.filters = {};
+  refreshSearch();
+}
+
+// --- the games column --------------------------------------------------------------------------
+
+function person(name, rank) {
+  return rank ? `${name || "?"} ${rank}` : name || "?";
+}
+
+async function refreshGames() {
+  let page;
+  try {
+    page = await api(`/api/games?${query({page: state.gamesPage})}`);
+  } catch (error) {
+    showMessage(error.message);
+    return;
+  }
+  state.gamesPages = page.pages;
+  const body = $("games-table").querySelector("tbody");
+  body.replaceChildren();
+  for (const row of page.rows) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = row.id;
+    for (const [text, cls] of [[person(row.black, row.black_rank), row.winner === "B" ? "winner" : ""],
+                               [person(row.white, row.white_rank), row.winner === "W" ? "winner" : ""],
+                               [row.date || (row.year ? String(row.year) : ""), ""],
+                               [row.result, ""], [String(row.move_number + 1), "num"]]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      if (cls) td.className = cls;
+      tr.appendChild(td);
+    }
+    tr.title = row.event || "";
+    tr.addEventListener("click", () => openGame(row.id, row.move_number));
+    if (state.game && state.game.id === row.id) tr.classList.add("selected");
+    body.appendChild(tr);
+  }
+  $("games-summary").textContent = page.total
+    ? `${page.total} game${page.total === 1 ? "" : "s"} · the move column is where the position occurred`
+    : "No games.";
+  $("games-page").textContent = page.pages ? `page ${page.page} of ${page.pages}` : "";
+  $("games-prev").disabled = state.gamesPage <= 1;
+  $("games-next").disabled = state.gamesPage >= page.pages;
+  const download = $("games-download");
+  download.href = `/api/games.sgf?${query()}`;
+  download.classList.toggle("disabled", !page.total);
+}
+
+function gamesPage(step) {
+  const page = state.gamesPage + step;
+  if (page < 1 || page > state.gamesPages) return;
+  state.gamesPage = page;
+  refreshGames();
+}
+
+// --- the replay column -------------------------------------------------------------------------
+
+async function openGame(id, at) {
+  let game;
+  try {
+    game = await api(`/api/game/${id}?${query({at: at})}`);
+  } catch (error) {
+    showMessage(error.message);
+    return;
+  }
+  state.game = game;
+  for (const tr of $("games-table").querySelectorAll("tbody tr")) {
+    tr.classList.toggle("selected", Number(tr.dataset.id) === id);
+  }
+  const info = game.info;
+  const box = $("game-info");
+  box.replaceChildren();
+  const players = document.createElement("div");
+  players.className = "players";
+  players.innerHTML = `<span class="stone-icon black"></span><span class="pb"></span>` +
+    `<span class="vs">vs</span><span class="stone-icon white"></span><span class="pw"></span>`;
+  players.querySelector(".pb").textContent = person(info.black, info.black_rank);
+  players.querySelector(".pw").textContent = person(info.white, info.white_rank);
+  const details = document.createElement("div");
+  details.className = "details";
+  details.textContent = [info.date, info.event, info.result && `result ${info.result}`,
+                         info.komi !== null && `komi ${info.komi}`, info.handicap && `handicap ${info.handicap}`,
+                         `${info.move_count} moves`].filter(Boolean).join(" · ");
+  box.append(players, details);
+  const download = $("game-download");
+  download.href = `/api/game/${id}.sgf`;
+  download.hidden = false;
+  await showGameMove(at);
+}
+
+async function showGameMove(number) {
+  const game = state.game;
+  if (!game) return;
+  number = Math.max(0, Math.min(number, game.moves.length));
+  let position;
+  try {
+    position = await api(`/api/game/${game.id}/position?move=${number}&sym=${game.symmetry}`);
+  } catch (error) {
+    showMessage(error.message);
+    return;
+  }
+  state.gameMove = number;
+  drawBoard($("replay-board"), position.size, position, {}, () => showGameMove(state.gameMove + 1));
+  const mark = number === game.at ? " · search position" : "";
+  const last = position.last ? ` · ${position.last.color} ${position.last.vertex}` : "";
+  $("move-number").textContent = `move ${number} / ${game.moves.length}${last}${mark}`;
+}
+
+// --- start ----------------------------------------------------------------------------------------
+
+async function start() {
+  $("back").addEventListener("click", back);
+  $("forward").addEventListener("click", forward);
+  $("reset").addEventListener("click", reset);
+  $("pass").addEventListener("click", () => playSearch(""));
+  $("filters").addEventListener("submit", applyFilters);
+  $("clear-filters").addEventListener("click", clearFilters);
+  $("games-prev").addEventListener("click", () => gamesPage(-1));
+  $("games-next").addEventListener("click", () => gamesPage(1));
+  $("first").addEventListener("click", () => showGameMove(0));
+  $("prev").addEventListener("click", () => showGameMove(state.gameMove - 1));
+  $("next").addEventListener("click", () => showGameMove(state.gameMove + 1));
+  $("last").addEventListener("click", () => showGameMove(Infinity));
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "INPUT") return;
+    if (event.key === "ArrowLeft") showGameMove(state.gameMove - 1);
+    if (event.key === "ArrowRight") showGameMove(state.gameMove + 1);
+  });
+  drawBoard($("replay-board"), state.size, null, {}, null);
+  try {
+    const info = await api("/api/info");
+    state.size = info.default_size;
+    const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
+    $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}`;
+  } catch (error) {
+    showMessage(error.message);
+  }
+  drawBoard($("replay-board"), state.size, null, {}, null);
+  const saved = new URLSearchParams(location.hash.slice(1)).get("moves");
+  if (saved) state.moves = saved.split(",").map((m) => (m === "pass" ? "" : m));
+  if (!(await refreshSearch()) && saved) {
+    state.moves = [];
+    refreshSearch();
+  }
+}
+
+start();

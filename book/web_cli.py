@@ -1,0 +1,51 @@
+"""fuseki serve: explore the book in a web browser (read-only, on this machine only by default).
+
+Example: fuseki serve --book games.sqlite --port 8000, then open http://127.0.0.1:8000/
+"""
+
+from __future__ import annotations
+
+import os
+
+DEFAULT_BOOK = "fuseki.db"  # as configs/fuseki.toml's book.path; FUSEKI_BOOK overrides
+
+
+def default_book() -> str:
+    """The book used when --book is not given: $FUSEKI_BOOK, else ``fuseki.db`` here."""
+    return os.environ.get("FUSEKI_BOOK") or DEFAULT_BOOK
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser("serve", help="explore the book in a web browser (read-only)",
+                              description=__doc__.strip())
+    p.add_argument("--book", default=None, metavar="URL",
+                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK or fuseki.db)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=5000, help="port (default 5000; 0 picks a free one)")
+    p.set_defaults(run=run_serve)
+
+
+def run_serve(args) -> int:
+    from werkzeug.serving import make_server
+
+    from book.store import Book
+
+    from .web import create_app
+
+    url = args.book or default_book()
+    book = Book.open(url, readonly=True)
+    try:
+        stats = book.stats()
+        server = make_server(args.host, args.port, create_app(book), threaded=True)
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"fuseki serve: book {url} ({stats.games} games) at http://{host}:{server.port}/", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    finally:
+        book.close()
+    return 0
