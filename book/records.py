@@ -84,6 +84,12 @@ _VALUES = re.compile(rb"\[([^\\\]]*(?:\\.[^\\\]]*)*)\]", re.DOTALL)
 _SETUP_NODE = re.compile(rb"\s*;\s*AB((?:\s*\[[a-z]{2}\])+)")
 _MOVE_LINE = re.compile(rb"(?:\s*;\s*[BW]\s*\[[a-z]{0,2}\])*\s*\)")
 _MOVE = re.compile(rb";\s*([BW]\s*\[[a-z]{0,2})\]")  # "B[pd": a key of _move_table()
+# A property that does not bear on the main line's moves (BL, WL, C, ...), with the
+# spaces before it, starting right after a node's ";" or a value's "]".  Removing these
+# leaves a compact move line; a match starting anywhere else leaves a ";" or "]" inside
+# a kept value, which then fails the lookup, so the reading cannot change.
+_EXTRA_PROP = re.compile(
+    rb"(?<=[;\]])\s*(?![BW]\s*\[|A[BWE]\s*\[)[A-Z]{1,64}(?:\s*" + _VALUE + rb")+", re.DOTALL)
 _COLOUR = {"b": BLACK, "w": WHITE}
 
 
@@ -163,19 +169,19 @@ def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
 def _fast_moves(data: bytes, position: int, size: int) -> tuple[list[tuple[int, int]], int]:
     """The moves from ``position`` to the game's closing ")", and the index after it.
 
-    The compact form (``;B[pd]`` nodes, maybe one per line) is split on "]" and every
-    piece looked up whole, so a piece that is not exactly a node fails the lookup; other
-    spacing goes through _MOVE_LINE.  Raises _NotSimple for anything else.
+    The compact form (``;B[pd]`` nodes, maybe one per line, maybe with properties other
+    than B/W/AB/AW/AE, which are dropped) is split on "]" and every piece looked up whole,
+    so a piece that is not exactly a node fails the lookup; other spacing goes through
+    _MOVE_LINE.  Raises _NotSimple for anything else.
     """
     close = data.rfind(b")")
     if close >= position:
-        pieces = data[position:close].strip().split(b"]")
-        if pieces.pop() == b"":
-            compact = _node_table(size)
-            try:
-                return [compact[piece] for piece in pieces], close + 1
-            except KeyError:
-                pass
+        region = data[position:close]
+        moves = _compact_moves(region, size)
+        if moves is None:  # maybe move nodes with times or comments (BL, WL, C)
+            moves = _compact_moves(_EXTRA_PROP.sub(b"", region), size)
+        if moves is not None:
+            return moves, close + 1
     line = _MOVE_LINE.match(data, position)
     if line is None:
         raise _NotSimple("not a linear line of plain move nodes")
@@ -184,6 +190,18 @@ def _fast_moves(data: bytes, position: int, size: int) -> tuple[list[tuple[int, 
         return [moves_table[m] for m in _MOVE.findall(data, position, line.end())], line.end()
     except KeyError:  # off-board point: let sgfmill word the error
         raise _NotSimple("a point off the board or not plain") from None
+
+
+def _compact_moves(region: bytes, size: int) -> list[tuple[int, int]] | None:
+    """Moves of a region made only of ``;B[pd]`` nodes (a line break allowed), else None."""
+    pieces = region.strip().split(b"]")
+    if pieces.pop() != b"":
+        return None
+    compact = _node_table(size)
+    try:
+        return [compact[piece] for piece in pieces]
+    except KeyError:
+        return None
 
 
 def _fast_setup(values: list[bytes] | None, table: dict[bytes, int], size: int):
@@ -330,8 +348,13 @@ def _handicap(root, notes) -> int:
 
 
 def _winner(result: str) -> int | None:
-    """BLACK for ``B+...``, WHITE for ``W+...``; None for draws, voids, ``?`` and the rest."""
-    head = result.strip()[:2].upper()
+    """BLACK for ``B+...``, WHITE for ``W+...``; None for draws, voids, ``?`` and the rest.
+
+    A bare ``B`` or ``W`` also names the winner: Wbaduk writes ``RE[B]`` (44 games of
+    the AI archive, whose file names say ``[B]``/``[W]``).
+    """
+    text = result.strip().upper()
+    head = text[:2] if len(text) > 1 else text + "+"
     return BLACK if head == "B+" else WHITE if head == "W+" else None
 
 

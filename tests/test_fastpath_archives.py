@@ -20,7 +20,7 @@ from book.sources import SourceFile, iter_sources
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 # archive -> (SGF files in it, least share the fast path must read itself)
-ARCHIVES = {"tygem-2016-07.tgz": (11_365, 0.99), "ai-games.tgz": (7_259, 0.95)}
+ARCHIVES = {"tygem-2016-07.tgz": (11_365, 0.99), "ai-games.tgz": (7_259, 0.99)}
 
 
 def outcome(data: bytes, name: str, fast: bool):

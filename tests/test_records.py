@@ -58,6 +58,51 @@ def test_fast_path_reads_simple_games_without_sgfmill(monkeypatch):
         read_games(b"(;SZ[19](;B[pd])(;B[dd]))", "v")  # variations: the fast path hands over
 
 
+def test_fast_path_reads_move_nodes_with_times_and_comments(monkeypatch):
+    monkeypatch.setattr(sgf_grammar, "_parse_sgf_game", None)  # the fast path must do it alone
+    data = (b"(;SZ[19]\n;B[pd]BL[1700.5]WL[1778];W[dp] BL[1]\n C[nice :) ;B[aa\\] (;W[bb\\])]"
+            b"\n;BL[3]B[dd]OB[2];W[])")
+    (game,) = read_games(data, "t.sgf")
+    b, w = BLACK, WHITE
+    assert game.moves == [(b, sgf_to_point("pd", 19)), (w, sgf_to_point("dp", 19)),
+                          (b, sgf_to_point("dd", 19)), (w, PASS)]
+    monkeypatch.undo()
+    assert both(data) == [game]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"(;SZ[19];B[pd]C[x]W[dd];W[qq])",  # B and W in one node: sgfmill takes B
+        b"(;SZ[19];W[dd]B[pd];W[qq])",
+        b"(;SZ[19];B[pd];C[only a comment];W[qq])",  # a node without a move
+        b"(;SZ[19];B[pd]B[dd];W[qq])",  # a repeated property
+        b"(;SZ[19];B[pd]Black[dd];W[qq])",
+        b"(;SZ[19];B[pd]MN[3]ABC[x];W[qq])",
+        b"(;SZ[19];B[pd]\n\n;W[qq])",
+    ],
+)
+def test_odd_move_nodes_read_as_sgfmill_reads_them(data):
+    (game,) = both(data)
+    assert game.moves == [(BLACK, sgf_to_point("pd", 19)), (WHITE, sgf_to_point("qq", 19))]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"(;SZ[19];B[QQ[]pd];W[qq])",  # a property-like text inside a move value
+        b"(;SZ[19];B[;QQ[x]pd])",
+        b"(;SZ[19];B[pd]]QQ[x];W[qq])",
+        b"(;SZ[19];B[pd]BL[1];AW[qq];W[dd])",  # setup after the root
+        b"(;SZ[19];B[pd]C[unclosed;W[dd)",
+    ],
+)
+def test_garbage_around_extra_properties_is_refused_by_both_paths(data):
+    for fast in (True, False):
+        with pytest.raises(SgfError):
+            read_games(data, "g.sgf", fast=fast)
+
+
 def test_collection_gives_every_game_with_its_own_bytes():
     first = b"(;SZ[9]PB[one];B[ee];W[cc])"
     second = b"(;SZ[13]PB[two];B[dd])"
@@ -151,8 +196,9 @@ def test_fox_handicap_in_the_second_node_is_moved_to_the_root():
 
 @pytest.mark.parametrize(
     "result, winner",
-    [("B+R", BLACK), ("W+0.5", WHITE), ("b+resign", BLACK), (" W+T", WHITE), ("0", None),
-     ("Draw", None), ("Void", None), ("?", None), ("", None)],
+    [("B+R", BLACK), ("W+0.5", WHITE), ("b+resign", BLACK), (" W+T", WHITE), ("B", BLACK),
+     ("w", WHITE), ("0", None), ("Draw", None), ("D+J", None), ("Void", None), ("?", None),
+     ("", None), ("Black", None), ("BW", None)],
 )
 def test_winner_from_result(result, winner):
     (game,) = both(b"(;RE[" + result.encode() + b"];B[pd])")
