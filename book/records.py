@@ -134,17 +134,7 @@ def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
     if start is None:
         raise _NotSimple("no game start")
     root_match = _ROOT.match(data, start.start())
-    root: dict[str, list[bytes]] = {}
-    for ident, values in _PROP.findall(data, root_match.start(1), root_match.end(1)):
-        if values[0] == 0x5B and values.count(b"]") == 1:  # "[one value]", the usual case
-            values = [values[1:-1]]
-        else:
-            values = _VALUES.findall(values)
-        ident = ident.decode("ascii")
-        if ident in root:  # sgfmill merges a repeated property's values
-            root[ident] = root[ident] + values
-        else:
-            root[ident] = values
+    root = _fast_root(data, root_match.start(1), root_match.end(1))
     if "B" in root or "W" in root or "AW" in root or "AE" in root:
         raise _NotSimple("a move, AW or AE in the root")
     size = _size(root, source)
@@ -164,6 +154,22 @@ def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
     if _START.search(data, end) is not None:
         raise _NotSimple("more than one game")
     return _record(root, setup, moves, size, source, data[start.start() : end], notes, encoding)
+
+
+def _fast_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
+    """The raw property map of the root node's text ``data[begin:end]``, as sgfmill builds it."""
+    root: dict[str, list[bytes]] = {}
+    for ident, values in _PROP.findall(data, begin, end):
+        if values[0] == 0x5B and values.count(b"]") == 1:  # "[one value]", the usual case
+            values = [values[1:-1]]
+        else:
+            values = _VALUES.findall(values)
+        ident = ident.decode("ascii")
+        if ident in root:  # sgfmill merges a repeated property's values
+            root[ident] = root[ident] + values
+        else:
+            root[ident] = values
+    return root
 
 
 def _fast_moves(data: bytes, position: int, size: int) -> tuple[list[tuple[int, int]], int]:
@@ -290,7 +296,7 @@ def _where(source: str, index: int, reason: str) -> str:
 _TEXT_FIELDS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "RU")
 _SPECIAL = re.compile(rb"[\\\n\r\t\f\v]")
 _YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
-_FALLBACKS = ("utf-8", "gb18030", "latin-1")
+_FALLBACKS = ("utf-8", "gb18030", "iso8859-1")  # names as codecs.lookup() gives them
 _SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "euc_cn": "gb18030", "ascii": "utf-8"}
 
 

@@ -244,7 +244,12 @@ def test_undeclared_text_tries_utf8_then_gb18030_then_latin1():
     game = both(b"(;PB[" + "李世石".encode("gbk") + b"])")[0]
     assert (game.black, game.encoding) == ("李世石", "gb18030")
     game = both(b"(;PB[Jos\xe9 \xc1.])")[0]
-    assert (game.black, game.encoding) == ("José Á.", "latin-1")
+    assert (game.black, game.encoding) == ("José Á.", "iso8859-1")
+
+
+def test_declared_latin1_is_honoured():
+    (game,) = both(b"(;CA[ISO-8859-1]PB[Jos\xe9])")
+    assert (game.black, game.encoding, game.notes) == ("José", "iso8859-1", [])
 
 
 def test_wrong_declaration_falls_back_and_says_so():
