@@ -264,7 +264,7 @@ async function refreshGames() {
     for (const [text, cls] of [[person(row.black, row.black_rank), row.winner === "B" ? "winner" : ""],
                                [person(row.white, row.white_rank), row.winner === "W" ? "winner" : ""],
                                [row.date || (row.year ? String(row.year) : ""), ""],
-                               [row.result, ""], [String(row.move_number + 1), "num"]]) {
+                               [row.result, ""], [String(row.move_number), "num"]]) {
       const td = document.createElement("td");
       td.textContent = text;
       if (cls) td.className = cls;
@@ -276,7 +276,7 @@ async function refreshGames() {
     body.appendChild(tr);
   }
   $("games-summary").textContent = page.total
-    ? `${page.total} game${page.total === 1 ? "" : "s"} · the move column is where the position occurred`
+    ? `${page.total} game${page.total === 1 ? "" : "s"} · move: moves played before the position`
     : "No games.";
   $("games-page").textContent = page.pages ? `page ${page.page} of ${page.pages}` : "";
   $("games-prev").disabled = state.gamesPage <= 1;
