@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
 from book import records
@@ -342,3 +344,32 @@ def test_to_sgf_refuses_points_off_the_board():
     game.moves.append((WHITE, 10_000))
     with pytest.raises(ValueError):
         to_sgf(game)
+
+
+# --- the two paths agree on token soup -----------------------------------------------------
+
+_ROOT_PIECES = [b"SZ[9]", b"SZ[19]", b"SZ[21]", b"KM[6.5]", b"HA[2]", b"CA[UTF-8]", b"CA[GB2312]",
+                b"PB[a\\]b]", b"PW[\xe6\x9f\xaf]", b"PW[\xbf\xc2]", b"AB[cc][dd]", b"AW[ee]", b"B[aa]",
+                b"Sz[9]", b" ", b"\n", b"C[x;y]"]
+_NODE_PIECES = [b";B[pd]", b";W[dd]", b";B[cc]", b";W[]", b";B[tt]", b"\n;W[ee]", b"\r\n;B[ff]", b";",
+                b"BL[12.5]", b"C[a;b]", b"C[x\\]y]", b"C[(;B[aa])]", b"AB[gg]", b"AE[cc]", b"B[zz]",
+                b"W[qq]", b"B[pd][dd]", b"Black[qq]", b"QQ[pd]", b"QQ[", b" ", b"\n", b"(", b")", b"]",
+                b"[", b"(;B[hh])", b";AB[ab][ba]"]
+
+
+def _soup_outcome(data: bytes, fast: bool):
+    try:
+        return read_games(data, "soup.sgf", fast=fast)
+    except SgfError as exc:
+        return str(exc)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    root=st.lists(st.sampled_from(_ROOT_PIECES), max_size=6),
+    nodes=st.lists(st.sampled_from(_NODE_PIECES), max_size=14),
+    tail=st.sampled_from([b")", b")\n", b") junk", b")(;B[aa])", b"", b"))"]),
+)
+def test_fast_path_and_sgfmill_agree_on_token_soup(root, nodes, tail):
+    data = b"(;" + b"".join(root) + b"".join(nodes) + tail
+    assert _soup_outcome(data, True) == _soup_outcome(data, False)
