@@ -1,0 +1,169 @@
+"""Shared test fixtures: the book's two backends, the real-data archives, required programs.
+
+- ``book_url``: a fresh, empty book location, once for SQLite (a file in ``tmp_path``, given
+  as a plain path, as a user types it) and once for PostgreSQL (a fresh database on the
+  loopback server, given as a ``postgresql://`` URL, dropped after the test).  A test that
+  takes ``book_url`` runs against both; ``pg_url_factory`` hands out more PostgreSQL
+  databases for tests that need several (e.g. to compare two imports).
+- ``shared_data``: the folder of real archives (``/work/shared/data`` next to the
+  repository); tests using it skip when it is absent.
+- ``require_executable(name)``: the program's path, else skip.
+
+Missing services (PostgreSQL unreachable, a program not installed) skip the tests that
+need them, except under ``FUSEKI_REQUIRE_SERVICES=1`` (set by ``.ci/run``), where they fail:
+CI must not pass by skipping.
+
+The server is ``$FUSEKI_TEST_POSTGRES`` (default
+``postgresql://fuseki:fuseki@127.0.0.1:5432/fuseki_test``, what ``.ci/postgres`` creates);
+its user needs CREATEDB.  Test databases are named ``fuseki_t_<pid>_<n>`` so that runs of
+the suite side by side never share one, and a run's leftovers (a killed pytest) are dropped
+by the next run once their pid is gone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+POSTGRES_URL = os.environ.get("FUSEKI_TEST_POSTGRES",
+                              "postgresql://fuseki:fuseki@127.0.0.1:5432/fuseki_test")
+DB_PREFIX = "fuseki_t_"
+
+
+def services_required() -> bool:
+    """True under CI (``FUSEKI_REQUIRE_SERVICES=1``): a missing service fails the test."""
+    return os.environ.get("FUSEKI_REQUIRE_SERVICES", "") not in ("", "0")
+
+
+def missing_service(reason: str):
+    """Skip the current test for ``reason``, or fail it under ``FUSEKI_REQUIRE_SERVICES=1``."""
+    if services_required():
+        pytest.fail(f"{reason} (FUSEKI_REQUIRE_SERVICES=1: required in CI)", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_executable(name: str) -> str:
+    """The full path of program ``name`` (PATH, then /usr/games for Debian's gnugo), else skip/fail."""
+    path = shutil.which(name) or shutil.which(name, path="/usr/games:/usr/local/games")
+    if path is None:
+        missing_service(f"{name} is not installed (bash .ci/setup installs it)")
+    return path
+
+
+# --- PostgreSQL ------------------------------------------------------------------------------
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+class _Postgres:
+    """Creates and drops the test databases through one admin connection (psycopg2, autocommit)."""
+
+    def __init__(self, url: str):
+        import psycopg2
+
+        self.url = url
+        self.conn = psycopg2.connect(url, connect_timeout=3)
+        self.conn.autocommit = True
+        self.counter = itertools.count()
+        self._drop_leftovers()
+
+    def _drop_leftovers(self) -> None:
+        with self.conn.cursor() as cur:
+            cur.execute("select datname from pg_database where datname like %s", (DB_PREFIX + "%",))
+            names = [row[0] for row in cur.fetchall()]
+        for name in names:
+            pid = name[len(DB_PREFIX):].split("_")[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                self.drop(name)
+
+    def create(self) -> str:
+        name = f"{DB_PREFIX}{os.getpid()}_{next(self.counter)}"
+        with self.conn.cursor() as cur:
+            cur.execute(f'drop database if exists "{name}" with (force)')
+            cur.execute(f'create database "{name}"')
+        return _with_database(self.url, name)
+
+    def drop(self, name: str) -> None:
+        # FORCE (PostgreSQL 13+): a test that left a connection open must not block the drop.
+        with self.conn.cursor() as cur:
+            cur.execute(f'drop database if exists "{name}" with (force)')
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@pytest.fixture(scope="session")
+def _postgres():
+    """The admin connection, or the reason there is none (psycopg2 missing, server down)."""
+    try:
+        server = _Postgres(POSTGRES_URL)
+    except Exception as exc:  # noqa: BLE001 - ImportError or any driver error means "no server"
+        yield f"PostgreSQL not reachable at {POSTGRES_URL}: {type(exc).__name__}: {str(exc).strip()}"
+        return
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def pg_url_factory(_postgres):
+    """``make() -> url``: fresh, empty PostgreSQL databases, all dropped after the test."""
+    if isinstance(_postgres, str):
+        missing_service(_postgres)
+    made: list[str] = []
+
+    def make() -> str:
+        url = _postgres.create()
+        made.append(url)
+        return url
+
+    yield make
+    for url in made:
+        _postgres.drop(urlsplit(url).path.lstrip("/"))
+
+
+@pytest.fixture
+def pg_url(pg_url_factory) -> str:
+    """One fresh PostgreSQL database (``postgresql://`` URL)."""
+    return pg_url_factory()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def book_url(request, tmp_path) -> str:
+    """A fresh, empty book: a SQLite file path, or a fresh PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "book.sqlite")
+    return request.getfixturevalue("pg_url")
+
+
+def is_sqlite(url: str) -> bool:
+    """True for a SQLite book (a plain path or a ``sqlite:`` URL)."""
+    return "://" not in url or url.startswith("sqlite")
+
+
+# --- real data -------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The folder of real archives (tygem-2016-07.tgz, ai-games.tgz); skips when absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"no shared data folder at {SHARED_DATA}")
+    return SHARED_DATA
