@@ -236,6 +236,8 @@ class GtpClient:
                 self.send("quit", timeout=timeout)
             except GtpClientError:
                 pass
+        if self.broken is not None:  # hung or babbling: no point waiting for it
+            self.kill()
         self.broken = self.broken or "closed"
         try:
             self.proc.wait(timeout=timeout)
