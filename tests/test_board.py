@@ -676,6 +676,27 @@ def test_copy_keeps_superko_history():
     assert board.copy().legal_reason(BLACK, pt(board, "C4")) == "superko"
 
 
+def test_colour_flipped_positions_mirror_legality_and_area():
+    rng = np.random.default_rng(8)
+    for _ in range(10):
+        board = Board(7)
+        for _ in range(int(rng.integers(10, 80))):
+            board.play(board.to_move, board.random_move(board.to_move, rng))
+        diagram = board.ascii()
+        plain = Board.from_ascii(diagram)
+        flipped = Board.from_ascii(diagram.translate(str.maketrans("XO", "OX")))
+        black, white = plain.area()
+        assert flipped.area() == (white, black)
+        for p in coords.board_points(7):
+            for color in (BLACK, WHITE):
+                assert plain.legal_reason(color, p) == flipped.legal_reason(opponent(color), p)
+                assert plain.is_eye(color, p) == flipped.is_eye(opponent(color), p)
+                if plain.is_legal(color, p):
+                    a, b = plain.copy(), flipped.copy()
+                    assert a.play(color, p) == b.play(opponent(color), p)
+                    assert a.ascii() == b.ascii().translate(str.maketrans("XO", "OX"))
+
+
 # --- randomized cross-check against sgfmill ------------------------------------------------------
 
 def sgfmill_rc(point, size):
