@@ -220,3 +220,10 @@ def test_issue_example_on_19x19(n, expected):
 def test_unknown_symmetry_raises():
     with pytest.raises(ValueError):
         transform_xy(8, 0, 0, 19)
+
+
+@pytest.mark.parametrize("text", ["A\u00b2", "A\u0661", "\uff211", "Q1\u0666", "pa\u017fs", "\u0131\u0031"])
+def test_vertices_are_ascii_only(text):
+    # str.isdigit and str.upper accept other scripts: 'A²', Arabic-Indic digits, 'paſs'.upper() == 'PASS'
+    with pytest.raises(CoordinateError):
+        vertex_to_point(text, 19)
