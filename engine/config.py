@@ -6,6 +6,7 @@ names another) has four tables; every key is optional::
     [game]   board_size = 19        (2..25)     komi = 7.5
     [rules]  suicide = false        superko = false
     [engine] seed = 42              (an integer >= 0; absent: a fresh seed each run)
+             fallback_engine = "gnugo --mode gtp"   (answers genmove when the book has no move)
     [book]   path = "fuseki.db"     policy = "best" | "weighted" | "winrate"
              min_games = 1          (>= 1)      temperature = 1.0   (> 0)
 
@@ -47,6 +48,7 @@ class Settings:
     suicide: bool = False
     superko: bool = False
     seed: int | None = None
+    fallback_engine: str | None = None
     book: BookSettings = field(default_factory=BookSettings)
 
 
@@ -108,6 +110,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "rules.suicide": ("suicide", _boolean),
     "rules.superko": ("superko", _boolean),
     "engine.seed": ("seed", _seed),
+    "engine.fallback_engine": ("fallback_engine", _path),
     "book.path": ("book.path", _path),
     "book.policy": ("book.policy", _policy),
     "book.min_games": ("book.min_games", _min_games),

@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=config.POLICIES, help="how to pick among book moves")
     p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
     p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
+    p.add_argument("--fallback-engine", metavar="CMD",
+                   help='GTP engine answering genmove when the book has no move, e.g. "gnugo --mode gtp"')
     return p
 
 
@@ -42,6 +44,7 @@ def settings_from(args: argparse.Namespace) -> config.Settings:
         "rules.suicide": args.suicide, "rules.superko": args.superko,
         "book.path": args.book, "book.policy": args.policy,
         "book.min_games": args.min_games, "book.temperature": args.temperature,
+        "engine.fallback_engine": args.fallback_engine,
     })
 
 

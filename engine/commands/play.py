@@ -8,6 +8,7 @@ from engine.gtp import GtpError
 
 from . import command
 from .args import color, count, integer, number, vertex, vertex_text
+from .state import RESIGN
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
@@ -49,6 +50,8 @@ def genmove(game, args):
     (col,) = count(args, 1)
     c = color(col)
     point = game.choose(c)
+    if point == RESIGN:
+        return "resign"
     game.play(c, point)
     return vertex_text(point, game.size)
 
@@ -56,7 +59,8 @@ def genmove(game, args):
 @command("reg_genmove")
 def reg_genmove(game, args):
     (col,) = count(args, 1)
-    return vertex_text(game.choose(color(col)), game.size)
+    point = game.choose(color(col))
+    return "resign" if point == RESIGN else vertex_text(point, game.size)
 
 
 @command("undo")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from engine.config import Settings
 
 PASS = -1  # engine.coords.PASS, repeated here so this module loads without numpy
+RESIGN = -2  # engine.external.RESIGN: Game.choose's answer when the external engine resigns
 
 
 @dataclass
@@ -44,6 +45,11 @@ class Game:
         self.command_names: list[str] = []
         self._chooser = chooser
         self._fallback = None
+        self.external = None  # engine.external.ExternalChooser for --fallback-engine
+        if getattr(self.settings, "fallback_engine", None):
+            from engine.external import ExternalChooser
+
+            self.external = ExternalChooser(self.settings.fallback_engine, game=self)
         self._board = None
         self.record: list[tuple] = []
 
@@ -129,12 +135,16 @@ class Game:
     def choose(self, color: int) -> int:
         """A legal move for ``color``, or PASS.
 
-        Asks the chooser, then (when it returns None or an illegal move) the
-        random chooser; PASS when neither has a legal move.
+        Asks the chooser, then the external engine (``--fallback-engine``; its
+        ``RESIGN`` is passed on), then (when they return None or an illegal
+        move) the random chooser; PASS when none has a legal move.
         """
         board = self.board
-        for chooser in dict.fromkeys((self.chooser, self.fallback)):
+        first = [c for c in (self._chooser, self.external) if c is not None and c is not self._fallback]
+        for chooser in first + [self.fallback]:
             point = chooser.choose(board, color)
+            if point == RESIGN and chooser is self.external:
+                return RESIGN
             if point is not None and (point == PASS or board.is_legal(color, point)):
                 return int(point)
         return PASS

@@ -1,0 +1,188 @@
+"""The external-engine chooser (``--fallback-engine``): kept in step, and never trusted.
+
+Fake engines (tests/test_gtp_client.py's FAKE_ENGINE) drive the error paths;
+GNU Go (slow, skipped when missing) checks that the engine really holds
+fuseki's position through handicap, undo and loadsgf.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.colors import BLACK, WHITE
+from engine.commands import new_engine
+from engine.config import Settings
+from engine.gtp_client import GtpClient
+from test_gtp_client import fake_command
+
+ROOT = Path(__file__).resolve().parent.parent
+GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games", "/usr/local/games"]))
+needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed")
+
+
+class Script:
+    """A chooser playing given points in turn, then None (like a book running out)."""
+
+    def __init__(self, *points):
+        self.points = list(points)
+
+    def choose(self, board, color):
+        return self.points.pop(0) if self.points else None
+
+
+def run(engine, *lines):
+    """The response texts (without '= ') of ``lines``; a '?' response fails the test."""
+    out = []
+    for line in lines:
+        response = engine.handle_line(line)
+        assert response.startswith("="), (line, response)
+        out.append(response[1:].strip())
+    return out
+
+
+@pytest.fixture
+def engines():
+    made = []
+
+    def make(command, chooser=None, size=5, timeout=None):
+        engine = new_engine(Settings(board_size=size, seed=1, fallback_engine=command), chooser)
+        if timeout is not None:
+            engine.game.external.timeout = timeout
+        made.append(engine)
+        return engine
+
+    yield make
+    for e in made:
+        e.game.external.close()
+
+
+def legal_answer(engine, colour="b"):
+    """genmove's answer, checked to be a legal move that was played."""
+    before = len(engine.game.record)
+    (answer,) = run(engine, f"genmove {colour}")
+    assert answer != "resign" and len(engine.game.record) == before + 1
+    return answer
+
+
+def test_answers_genmove_and_hears_book_moves(engines, tmp_path):
+    from engine import coords
+
+    engine = engines(fake_command(tmp_path), chooser=Script(coords.vertex_to_point("A1", 5)))
+    assert run(engine, "genmove b") == ["A1"]        # the "book"
+    assert run(engine, "genmove w") == ["B1"]        # the engine, told A1 is taken
+    assert run(engine, "play b C1", "genmove w") == ["", "D1"]
+    assert [e[2] for e in engine.game.record] == [coords.vertex_to_point(v, 5)
+                                                   for v in ("A1", "B1", "C1", "D1")]
+
+
+@pytest.mark.parametrize("what", ["resign", "pass"])
+def test_resign_and_pass_pass_through(engines, tmp_path, what):
+    engine = engines(fake_command(tmp_path, "fake", what, "1"))
+    assert run(engine, "genmove b") == [what]
+    assert len(engine.game.record) == (0 if what == "resign" else 1)
+    assert engine.game.board.to_move == (BLACK if what == "resign" else WHITE)
+
+
+@pytest.mark.parametrize("what, says", [("garbage", "not GTP"), ("crash", "exited"),
+                                        ("hang", "within"), ("illegal", "illegal move"),
+                                        ("error", "failed")])
+def test_broken_engine_means_fuseki_plays_on(engines, tmp_path, capsys, what, says):
+    engine = engines(fake_command(tmp_path, "fake", what, "2"), timeout=1.0)
+    assert legal_answer(engine, "b") == "A1"
+    legal_answer(engine, "w")  # the engine misbehaves: a random legal move instead
+    err = capsys.readouterr().err
+    assert "fallback engine" in err and says in err and "rest of this game" in err
+    external = engine.game.external
+    assert external.disabled
+    for colour in "bwb":  # not asked again in this game
+        legal_answer(engine, colour)
+    assert "fallback engine" not in capsys.readouterr().err
+    run(engine, "clear_board")  # a new game gives it another chance (restarted if it died)
+    assert legal_answer(engine, "b") == "A1"
+    assert not external.disabled
+
+
+def test_killed_engine_mid_game(engines, tmp_path, capsys):
+    engine = engines(fake_command(tmp_path))
+    run(engine, "genmove b", "genmove w")
+    engine.game.external.client.kill()
+    legal_answer(engine, "b")
+    assert "fallback engine" in capsys.readouterr().err
+
+
+def test_missing_engine(engines, tmp_path, capsys):
+    engine = engines(str(tmp_path / "no-such-engine --mode gtp"))
+    legal_answer(engine, "b")
+    assert "cannot start" in capsys.readouterr().err
+
+
+def test_undo_and_reg_genmove_keep_it_in_step(engines, tmp_path):
+    engine = engines(fake_command(tmp_path))
+    assert run(engine, "genmove b", "genmove w", "undo", "undo") == ["A1", "B1", "", ""]
+    # the fake knows undo (as a no-op), so no restart was needed: it still has A1 and B1 seen
+    assert run(engine, "genmove b") == ["C1"]
+    assert run(engine, "reg_genmove w") == ["D1"]
+    assert len(engine.game.record) == 1
+
+
+def test_setup_removal_costs_one_question(engines, tmp_path, capsys):
+    sgf = tmp_path / "ae.sgf"
+    sgf.write_text("(;SZ[5]AB[aa][bb];AE[aa];B[cc])")
+    engine = engines(fake_command(tmp_path))
+    run(engine, f"loadsgf {sgf}")
+    legal_answer(engine, "w")
+    assert "cannot follow" in capsys.readouterr().err
+    assert not engine.game.external.disabled
+
+
+# --- GNU Go ---------------------------------------------------------------------------------
+
+def gnugo_stones(engine):
+    client = engine.game.external.client
+    return [sorted(client.send(f"list_stones {c}").upper().split()) for c in ("black", "white")]
+
+
+def our_stones(engine):
+    return [sorted(run(engine, f"list_stones {c}")[0].upper().split()) for c in ("black", "white")]
+
+
+@pytest.mark.slow
+@needs_gnugo
+def test_gnugo_in_step_through_handicap_undo_and_loadsgf(engines, tmp_path):
+    engine = engines(f"{GNUGO} --mode gtp --level 0", size=9)
+    run(engine, "komi 0.5", "fixed_handicap 2", "genmove w", "play b E5", "genmove w")
+    assert gnugo_stones(engine) == our_stones(engine)
+    run(engine, "undo", "undo", "play w D2", "genmove b")
+    assert gnugo_stones(engine) == our_stones(engine)
+    assert float(engine.game.external.client.send("get_komi")) == 0.5
+    sgf = tmp_path / "g.sgf"
+    sgf.write_text("(;SZ[9]KM[6.5]AB[cc][gg]AW[cg];W[ee];B[ec];W[ce])")
+    run(engine, f"loadsgf {sgf}", "genmove b")
+    assert gnugo_stones(engine) == our_stones(engine)
+    run(engine, "time_settings 300 30 5", "time_left b 250 0", "boardsize 7", "genmove b")
+    assert gnugo_stones(engine) == our_stones(engine)
+    for _ in range(60):
+        if run(engine, "genmove w", "genmove b")[-1] == "resign":
+            break
+    assert gnugo_stones(engine) == our_stones(engine)
+    client = engine.game.external.client
+    assert run(engine, "final_score") == [client.send("final_score")]
+    assert run(engine, "final_status_list dead") == [client.send("final_status_list dead")]
+
+
+@pytest.mark.slow
+@needs_gnugo
+def test_fuseki_gtp_with_gnugo_behind(tmp_path):
+    command = [sys.executable, str(ROOT / "gtp_main.py"), "--seed", "3", "--size", "9",
+               "--fallback-engine", f"{GNUGO} --mode gtp --level 0"]
+    with GtpClient(command, cwd=str(ROOT), timeout=60) as c:
+        moves = [c.send("genmove b"), c.send("genmove w")]
+        assert all(m and m != "resign" for m in moves)
+        # gnugo opens on the star points or the centre, never on the first line like random moves
+        assert moves[0][0] in "CDEFG" and moves[0][1:] in "34567"
+        assert c.send("final_score")
