@@ -89,8 +89,11 @@ function drawBoard(svg, size, position, marks, onClick) {
   el("stop", {offset: "0%", "stop-color": "#fff"}, white);
   el("stop", {offset: "100%", "stop-color": "#d8d8d0"}, white);
 
+  const wood = el("linearGradient", {id: `${svg.id}-wood`, x1: "0", y1: "0", x2: "1", y2: "1"}, defs);
+  el("stop", {offset: "0%", "stop-color": "#e6c172"}, wood);
+  el("stop", {offset: "100%", "stop-color": "#d6a94e"}, wood);
   el("rect", {x: -margin, y: -margin, width: span + 2 * margin, height: span + 2 * margin,
-              rx: 2, class: "wood"}, svg);
+              rx: 2, class: "wood", fill: `url(#${svg.id}-wood)`}, svg);
   const lines = el("g", {class: "lines"}, svg);
   for (let i = 0; i < size; i++) {
     el("line", {x1: 0, y1: i * unit, x2: span, y2: i * unit}, lines);
@@ -158,6 +161,7 @@ async function refreshSearch() {
     return false;
   }
   state.position = position;
+  showMessage("");
   const marks = {};
   for (const row of position.next) {
     if (!row.letter) continue;
@@ -270,7 +274,8 @@ async function refreshGames() {
       if (cls) td.className = cls;
       tr.appendChild(td);
     }
-    tr.title = row.event || "";
+    tr.title = [person(row.black, row.black_rank), "vs", person(row.white, row.white_rank), row.date,
+                row.event, row.result].filter(Boolean).join(" ");
     tr.addEventListener("click", () => openGame(row.id, row.move_number));
     if (state.game && state.game.id === row.id) tr.classList.add("selected");
     body.appendChild(tr);

@@ -1,0 +1,332 @@
+"""The explorer's JSON API (book/web/app.py) through Flask's test client, on a small real book.
+
+The book is five short games written here and imported with the importer into a
+temporary SQLite file:
+
+- ``seigen``, ``takemiya``, ``cho`` start at the 4-4 point ``pd``; ``takemiya`` and
+  ``cho`` reach the same position after four moves in another order (a transposition,
+  and a position symmetric under the top-bottom flip);
+- ``mirror`` is ``seigen``'s first five moves flipped left-right (starts at ``dd``);
+- ``capture`` starts at the 3-4 point ``qd`` and Black captures at move 7.
+
+Other test modules import ``GAMES`` and ``build_book`` from here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from book.records import read_games
+from engine import coords
+
+GAMES = {
+    "seigen": b"(;GM[1]FF[4]SZ[19]PB[Go Seigen]BR[5d]PW[Honinbo Shusai]WR[9d]DT[1933-10-16]EV[Oteai]"
+              b"RE[W+2]KM[0];B[pd];W[dp];B[pq];W[dd];B[fq];W[hq];B[cn])",
+    "takemiya": b"(;GM[1]FF[4]SZ[19]PB[Takemiya Masaki]BR[9d]PW[Kato Masao]WR[9d]DT[1985-05-01]"
+                b"RE[B+R]KM[5.5];B[pd];W[dp];B[pp];W[dd];B[jj];W[qf])",
+    "cho": b"(;GM[1]FF[4]SZ[19]PB[Cho Chikun]BR[9d]PW[Kobayashi Koichi]WR[9d]DT[1990-03-02]"
+           b"RE[W+R]KM[5.5];B[pd];W[dd];B[pp];W[dp];B[fc];W[cf])",
+    "mirror": b"(;GM[1]FF[4]SZ[19]PB[Mirror Black]PW[Mirror White]DT[2001-07-07]RE[B+3.5]KM[6.5]"
+              b";B[dd];W[pp];B[dq];W[pd];B[nq])",
+    "capture": b"(;GM[1]FF[4]SZ[19]PB[Capture Black]PW[Capture White]DT[2010-01-01]RE[B+R]KM[6.5]"
+               b";B[qd];W[qc];B[rc];W[dd];B[qb];W[dp];B[pc];W[pp])",
+}
+CAPTURE_LINE = "qd,qc,rc,dd,qb,dp,pc"  # Black's pc takes the white stone on qc
+
+
+def build_book(path, games=GAMES):
+    """A SQLite book at ``path`` holding ``games`` (name -> SGF bytes), imported by the importer."""
+    from book import importer
+    from book.store import Book
+
+    folder = path.parent / (path.stem + "-sgf")
+    folder.mkdir()
+    for name, data in games.items():
+        (folder / f"{name}.sgf").write_bytes(data)
+    book = Book.open(str(path))
+    try:
+        importer.import_paths(book, [str(folder)])
+    finally:
+        book.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def book_path(tmp_path_factory):
+    return build_book(tmp_path_factory.mktemp("book") / "book.sqlite")
+
+
+@pytest.fixture(scope="module")
+def app(book_path):
+    from book.web import create_app
+
+    app = create_app(book_url=str(book_path))
+    app.config["TESTING"] = False  # errors must be answered as a user would see them
+    yield app
+    app.extensions["fuseki_book"].close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def ok(client, url):
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.get_json())
+    return response.get_json()
+
+
+def error(client, url, status):
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code, response.data[:200])
+    assert response.is_json
+    message = response.get_json()["error"]
+    assert message and "\n" not in message
+    return message
+
+
+def game_ids(client, moves=""):
+    return {row["black"].split()[0].lower(): row["id"]
+            for row in ok(client, f"/api/games?moves={moves}&page_size=100")["rows"]}
+
+
+# --- /api/info and the page -----------------------------------------------------------------
+
+
+def test_info_counts_the_book(client):
+    info = ok(client, "/api/info")
+    assert info["games"] == 5
+    assert info["sizes"] == {"19": 5}
+    assert info["default_size"] == 19
+    assert info["years"] == [1933, 2010]
+
+
+def test_page_and_static_files_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and b"<svg" in page.data and b"/static/app.js" in page.data
+    for name in ("app.js", "style.css", "index.html"):
+        assert client.get(f"/static/{name}").status_code == 200
+    assert b"http" not in client.get("/").data.replace(b"http://www.w3.org", b"")  # no CDN
+    assert client.get("/static/../app.py").status_code == 404
+    assert client.get("/static/%2e%2e/app.py").status_code == 404
+
+
+# --- /api/position ----------------------------------------------------------------------------
+
+
+def test_empty_board_next_moves_merge_symmetric_openings(client):
+    answer = ok(client, "/api/position")
+    assert answer["total"] == 5 and answer["move_number"] == 0 and answer["to_move"] == "B"
+    assert answer["stones"] == {"B": [], "W": []} and answer["last"] is None
+    first, second = answer["next"]
+    assert (first["letter"], first["games"], first["winrate"]) == ("a", 4, 0.5)
+    assert sorted(first["points"]) == ["dd", "dp", "pd", "pp"]
+    assert first["sgf"] in first["points"]
+    assert (second["letter"], second["games"], second["winrate"]) == ("b", 1, 1.0)
+    assert len(second["points"]) == 8
+
+
+def test_position_after_moves_in_sgf_and_gtp_form(client):
+    sgf = ok(client, "/api/position?moves=pd,dp,pq,dd")
+    gtp = ok(client, "/api/position?moves=Q16,D4,q3,D16")
+    assert sgf == gtp
+    assert sgf["stones"] == {"B": ["pd", "pq"], "W": ["dd", "dp"]}
+    assert sgf["last"] == {"color": "W", "sgf": "dd", "vertex": "D16"}
+    assert sgf["to_move"] == "B" and sgf["total"] == 1
+    assert [(m["vertex"], m["games"]) for m in sgf["next"]] == [("F3", 1)]
+
+
+def test_rotated_search_finds_the_mirrored_game(client):
+    # seigen after 4 moves, seen from the mirror game's orientation: both games match.
+    answer = ok(client, "/api/position?moves=dd,pp,dq,pd")
+    assert answer["total"] == 2
+    assert [(m["sgf"], m["games"]) for m in answer["next"]] == [("nq", 2)]
+
+
+def test_transposition_and_symmetric_next_moves(client):
+    answer = ok(client, "/api/position?moves=pd,dp,pp,dd")
+    assert answer["total"] == 2
+    moves = {m["sgf"]: m for m in answer["next"]}
+    assert set(moves) in ({"jj", "fc"}, {"jj", "fq"})
+    fc = moves.get("fc") or moves["fq"]
+    assert sorted(fc["points"]) == ["fc", "fq"]
+
+
+def test_captures_are_applied(client):
+    answer = ok(client, f"/api/position?moves={CAPTURE_LINE}")
+    assert answer["captures"] == {"B": 1, "W": 0}
+    assert "qc" not in answer["stones"]["W"]
+    assert answer["stones"]["B"] == ["pc", "qb", "qd", "rc"]
+
+
+def test_filters_by_year_and_player(client):
+    assert ok(client, "/api/position?year_from=1980&year_to=1995")["total"] == 2
+    assert ok(client, "/api/position?year_from=2000")["total"] == 2
+    assert ok(client, "/api/position?player=kato")["total"] == 1
+    assert ok(client, "/api/position?player=CHO&year_to=1989")["total"] == 0
+
+
+def test_passes_are_moves(client):
+    answer = ok(client, "/api/position?moves=pd,pass,pass")
+    assert answer["last"] == {"color": "B", "sgf": "", "vertex": "pass"}
+    assert answer["to_move"] == "W" and answer["total"] == 0
+
+
+@pytest.mark.parametrize("query, words", [
+    ("moves=zz", ["move 1", "zz"]),
+    ("moves=pd,Z99", ["move 2", "Z99"]),
+    ("moves=I5", ["move 1", "I5"]),
+    ("moves=pd,dp,pd", ["move 3", "occupied"]),
+    ("moves=" + CAPTURE_LINE + ",qc", ["move 8", "suicide"]),
+    ("moves=pd;drop", ["move 1"]),
+    ("size=1", ["size"]),
+    ("size=26", ["size"]),
+    ("size=abc", ["size"]),
+    ("year_from=x", ["year_from"]),
+    ("year_from=2000&year_to=1990", ["2000", "1990"]),
+    ("year_to=99999999999999999999", ["year_to"]),
+    ("player=" + "x" * 101, ["player"]),
+    ("moves=" + ",".join(["pass"] * 801), ["800"]),
+])
+def test_position_errors_are_400_with_a_message(client, query, words):
+    message = error(client, f"/api/position?{query}", 400)
+    for word in words:
+        assert word in message
+
+
+def test_suicide_is_refused_with_the_reason(client):
+    # White surrounds aa on the edge: Black's aa would have no liberty.
+    message = error(client, "/api/position?moves=pd,ba,pp,ab,aa", 400)
+    assert "suicide" in message
+
+
+def test_sql_in_the_filters_is_only_text(client):
+    for player in ("'; DROP TABLE games; --", "%", "_", "\\", "' OR '1'='1", "\x00"):
+        response = client.get("/api/position", query_string={"player": player})
+        assert response.status_code == 200 and response.get_json()["total"] == 0, player
+    assert ok(client, "/api/info")["games"] == 5
+
+
+# --- /api/games and the SGF download -----------------------------------------------------------
+
+
+def test_games_page_lists_the_games_and_where_the_position_occurred(client):
+    page = ok(client, "/api/games?moves=pd,dp,pp,dd")
+    assert (page["total"], page["page"], page["pages"]) == (2, 1, 1)
+    rows = {row["black"]: row for row in page["rows"]}
+    assert set(rows) == {"Takemiya Masaki", "Cho Chikun"}
+    takemiya = rows["Takemiya Masaki"]
+    assert (takemiya["white"], takemiya["black_rank"], takemiya["date"], takemiya["result"],
+            takemiya["winner"], takemiya["move_number"], takemiya["move_count"]) == (
+        "Kato Masao", "9d", "1985-05-01", "B+R", "B", 4, 6)
+
+
+def test_games_are_paged(client):
+    sizes = [len(ok(client, f"/api/games?page={n}&page_size=2")["rows"]) for n in (1, 2, 3)]
+    assert sizes == [2, 2, 1]
+    assert ok(client, "/api/games?page_size=2")["pages"] == 3
+
+
+@pytest.mark.parametrize("query, status", [
+    ("page=4&page_size=2", 404), ("page=0", 400), ("page=-1", 400), ("page=x", 400),
+    ("page_size=0", 400), ("page_size=101", 400), ("moves=pd,pd", 400), ("moves=pd&page=2", 404),
+])
+def test_games_errors(client, query, status):
+    error(client, f"/api/games?{query}", status)
+
+
+def test_games_download_is_an_sgf_collection(client):
+    response = client.get("/api/games.sgf?moves=pd,dp,pp,dd")
+    assert response.status_code == 200
+    assert "attachment" in response.headers["Content-Disposition"]
+    names = {record.black for record in read_games(response.data, "download.sgf")}
+    assert names == {"Takemiya Masaki", "Cho Chikun"}
+    assert error(client, "/api/games.sgf?moves=tt,zz", 400)
+
+
+def test_empty_result_is_a_page_not_an_error(client):
+    page = ok(client, "/api/games?moves=aa")
+    assert page["total"] == 0 and page["rows"] == []
+
+
+# --- /api/game ----------------------------------------------------------------------------------
+
+
+def test_game_record(client):
+    ids = game_ids(client)
+    game = ok(client, f"/api/game/{ids['go']}")
+    assert game["info"]["black"] == "Go Seigen" and game["info"]["white_rank"] == "9d"
+    assert game["info"]["move_count"] == 7 and game["symmetry"] == 0
+    assert [m["sgf"] for m in game["moves"]] == ["pd", "dp", "pq", "dd", "fq", "hq", "cn"]
+    assert game["moves"][0] == {"color": "B", "sgf": "pd", "vertex": "Q16"}
+
+
+def test_game_is_shown_in_the_search_orientation(client):
+    search = "pd,dp,pq,dd"
+    rows = ok(client, f"/api/games?moves={search}")["rows"]
+    mirror = next(row for row in rows if row["black"] == "Mirror Black")
+    game = ok(client, f"/api/game/{mirror['id']}?moves={search}&at={mirror['move_number']}")
+    assert game["symmetry"] != 0
+    assert [m["sgf"] for m in game["moves"][:5]] == ["pd", "dp", "pq", "dd", "fq"]
+    position = ok(client, f"/api/game/{mirror['id']}/position?move=4&sym={game['symmetry']}")
+    assert position["stones"] == ok(client, f"/api/position?moves={search}")["stones"]
+
+
+def test_game_positions_step_through_the_record(client):
+    ids = game_ids(client)
+    start = ok(client, f"/api/game/{ids['capture']}/position")
+    assert start["move_number"] == 0 and start["stones"] == {"B": [], "W": []}
+    seventh = ok(client, f"/api/game/{ids['capture']}/position?move=7")
+    assert seventh["captures"]["B"] == 1 and "qc" not in seventh["stones"]["W"]
+    assert seventh["last"] == {"color": "B", "sgf": "pc", "vertex": "Q17"}
+    end = ok(client, f"/api/game/{ids['capture']}/position?move=8")
+    assert end["move_number"] == 8 and end["to_move"] == "B"
+
+
+def test_game_sgf_download(client):
+    ids = game_ids(client)
+    response = client.get(f"/api/game/{ids['cho']}.sgf")
+    assert response.status_code == 200 and "attachment" in response.headers["Content-Disposition"]
+    (record,) = read_games(response.data, "cho.sgf")
+    assert record.black == "Cho Chikun" and len(record.moves) == 6
+
+
+@pytest.mark.parametrize("path, status", [
+    ("/api/game/999999", 404), ("/api/game/0", 404), ("/api/game/99999999999999999999999", 404),
+    ("/api/game/999999.sgf", 404), ("/api/game/999999/position", 404), ("/api/game/abc", 404),
+    ("/api/game/-1", 404), ("/api/nothing", 404), ("/nothing", 404),
+])
+def test_unknown_games_and_paths_are_404(client, path, status):
+    error(client, path, status)
+
+
+def test_game_argument_errors(client):
+    gid = game_ids(client)["go"]
+    for query in ("move=8", "move=-1", "move=x", "sym=8", "sym=x"):
+        error(client, f"/api/game/{gid}/position?{query}", 400)
+    error(client, f"/api/game/{gid}?at=99", 400)
+    error(client, f"/api/game/{gid}?moves=zz&at=1", 400)
+
+
+def test_only_get_is_allowed(client):
+    response = client.post("/api/position")
+    assert response.status_code == 405 and response.is_json
+
+
+def test_no_query_makes_it_answer_500(client):
+    weird = ["", "%00", "pd,,dp", ",,,", "PD", "pD", "tt", "pass,pass,pass", "q", "Q", "Q0", "Q-1", "Ⅸ1",
+             "١٦", "pd\x00", " pd , dp ", "a" * 5000, "%ff%fe"]
+    for value in weird:
+        for name in ("moves", "player", "year_from", "page", "size", "page_size"):
+            for path in ("/api/position", "/api/games", "/api/games.sgf"):
+                status = client.get(path, query_string={name: value}).status_code
+                assert status in (200, 400, 404), (path, name, value, status)
+
+
+def test_point_names_round_trip():
+    from book.web.app import parse_point
+
+    for point in coords.board_points(19):
+        assert parse_point(coords.point_to_sgf(point, 19), 19) == point
+        assert parse_point(coords.point_to_vertex(point, 19), 19) == point

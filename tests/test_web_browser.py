@@ -1,0 +1,181 @@
+"""The explorer page in a real browser: Debian's chromium driven by Selenium through the system chromedriver.
+
+A real ``fuseki serve`` subprocess (``--port 0``: the server picks a free loopback
+port and prints it) serves a book imported from the API tests' games.  The test
+clicks moves on the search board, checks the next-move table, opens a game in the
+middle column, steps through it on the replay board, and saves a screenshot to
+``artifacts/explorer.png``.  Skips when chromium or chromedriver is missing (fails
+under ``FUSEKI_REQUIRE_SERVICES=1``, as the other service tests do).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import missing_service
+from test_web_api import build_book
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def server(tmp_path):
+    """``(url, process)`` of a ``fuseki serve`` on a loopback port over a small book."""
+    book = build_book(tmp_path / "book.sqlite")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "book.cli", "serve", "--book", str(book), "--port", "0"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(30)
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/", lines[0] if lines else "")
+    if not match:
+        process.kill()
+        pytest.fail(f"fuseki serve did not start: {lines} {process.stderr.read()[-2000:]}")
+    yield match.group(0)
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def browser(tmp_path):
+    for program in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(program, os.X_OK):
+            missing_service(f"{program} is not installed (apt-get install chromium chromium-driver)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing_service("selenium is not installed")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS + [f"--user-data-dir={tmp_path / 'chromium-profile'}", "--window-size=1500,1100"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def test_explore_search_games_and_replay(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+
+    def table(selector):  # read in one script: the page may redraw between two element reads
+        return browser.execute_script(
+            "return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
+            ".map(row => [...row.cells].map(cell => cell.textContent.trim()))", selector)
+
+    def text(element_id):
+        return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+    def click_point(board, sgf):
+        browser.find_element(By.CSS_SELECTOR, f'#{board} rect[data-sgf="{sgf}"]').click()
+
+    browser.get(server)
+    wait.until(lambda _: "5 games" in text("book-info"))
+    wait.until(lambda _: table("#next-table"))
+    assert table("#next-table") == [["a", "Q16", "4", "50.0%"], ["b", "R16", "1", "100.0%"]] or \
+        [row[2:] for row in table("#next-table")] == [["4", "50.0%"], ["1", "100.0%"]]
+    # the letters are on the board: a on all four 4-4 points
+    letters = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#search-board .marks text")]
+    assert letters.count("a") == 4 and letters.count("b") == 8
+
+    click_point("search-board", "pd")
+    wait.until(lambda _: "move 1" in text("search-status"))
+    click_point("search-board", "dp")
+    wait.until(lambda _: "move 2" in text("search-status"))
+    # B pd, W dp is symmetric (anti-transpose): Q3 and C16 are one move, so are Q4 and D16
+    wait.until(lambda _: [row[2] for row in table("#next-table")] == ["2", "1"])
+    rows = browser.find_elements(By.CSS_SELECTOR, "#next-table tbody tr")
+    assert rows[0].get_attribute("data-sgf") in ("pq", "cd")
+    assert rows[1].get_attribute("data-sgf") in ("pp", "dd")
+    stones = browser.find_elements(By.CSS_SELECTOR, "#search-board circle.stone")
+    assert sorted(s.get_attribute("data-sgf") for s in stones) == ["dp", "pd"]
+
+    # an illegal click (occupied) says why and changes nothing
+    click_point("search-board", "pd")
+    wait.until(lambda _: "occupied" in text("message"))
+    assert "move 2" in text("search-status")
+
+    # a table row plays its move; back and forward
+    rows[0].click()
+    wait.until(lambda _: "move 3" in text("search-status"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#search-board circle.stone")) == 3
+    browser.find_element(By.ID, "back").click()
+    wait.until(lambda _: "move 2" in text("search-status"))
+    browser.find_element(By.ID, "forward").click()
+    wait.until(lambda _: "move 3" in text("search-status"))
+    browser.find_element(By.ID, "back").click()
+    wait.until(lambda _: "move 2" in text("search-status"))
+
+    # Q3 on the board; the games column follows the search
+    click_point("search-board", "pq")
+    wait.until(lambda _: "move 3" in text("search-status"))
+    wait.until(lambda _: len(table("#games-table")) == 2)
+    games = table("#games-table")
+    assert {g[0] for g in games} == {"Go Seigen 5d", "Mirror Black"}
+    assert all(g[4] == "3" for g in games)
+
+    # open the mirrored game: it is shown in the search's orientation, at the search position
+    target = next(r for r in browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
+                  if "Mirror" in r.text)
+    target.click()
+    wait.until(lambda _: "Mirror Black" in text("game-info"))
+    wait.until(lambda _: text("move-number").startswith("move 3 / 5"))
+    replay = sorted(s.get_attribute("data-sgf")
+                    for s in browser.find_elements(By.CSS_SELECTOR, "#replay-board circle.stone"))
+    assert replay == ["dp", "pd", "pq"]
+
+    browser.find_element(By.ID, "next").click()
+    wait.until(lambda _: text("move-number").startswith("move 4 / 5"))
+    click_point("replay-board", "jj")  # clicking the replay board advances one move
+    wait.until(lambda _: text("move-number").startswith("move 5 / 5"))
+    assert "fq" in [s.get_attribute("data-sgf")
+                    for s in browser.find_elements(By.CSS_SELECTOR, "#replay-board circle.stone")]
+    browser.find_element(By.ID, "first").click()
+    wait.until(lambda _: text("move-number").startswith("move 0 / 5"))
+    browser.find_element(By.ID, "last").click()
+    wait.until(lambda _: text("move-number").startswith("move 5 / 5"))
+    browser.find_element(By.ID, "prev").click()
+    wait.until(lambda _: text("move-number").startswith("move 4 / 5"))
+
+    # the page as a person sees it, for the record
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "explorer.png"
+    assert browser.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000
+
+    # the filters narrow the search
+    browser.find_element(By.ID, "year-to").send_keys("1999")
+    browser.find_element(By.CSS_SELECTOR, "#filters button[type=submit]").click()
+    wait.until(lambda _: len(table("#games-table")) == 1)
+
+    errors = [entry for entry in browser.get_log("browser")
+              if entry["level"] == "SEVERE" and "favicon" not in entry["message"]
+              and "400" not in entry["message"]]
+    assert not errors, errors
