@@ -122,6 +122,9 @@ def _filters_arg():
     player = request.args.get("player", "").strip() or None
     if player is not None and len(player) > MAX_PLAYER:
         raise ApiError(f"the player filter is longer than {MAX_PLAYER} characters")
+    if player is not None and not player.isprintable():
+        # SQLite ends a LIKE pattern at a NUL, so "\x00" would match every game
+        raise ApiError("the player filter has control characters")
     return Filters(year_from=year_from, year_to=year_to, player=player)
 
 
