@@ -7,10 +7,13 @@ tests at the end cross-check every move against ``sgfmill.boards.Board``.
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sgfmill import boards as sgf_boards
 
+from engine import _kernels as K
 from engine import coords
-from engine.board import Board, IllegalMove, NothingToUndo
+from engine.board import Board, IllegalMove, NothingToUndo, kernel_keys
 from engine.colors import BLACK, EMPTY, WHITE, opponent
 from engine.coords import PASS
 
@@ -695,6 +698,96 @@ def test_colour_flipped_positions_mirror_legality_and_area():
                     a, b = plain.copy(), flipped.copy()
                     assert a.play(color, p) == b.play(opponent(color), p)
                     assert a.ascii() == b.ascii().translate(str.maketrans("XO", "OX"))
+
+
+def assert_consistent_with_a_rebuilt_board(board):
+    """The incremental chains, liberties and hash agree with a board set up from the colours alone."""
+    rebuilt = Board.from_ascii(board.ascii(), allow_suicide=board.allow_suicide)
+    assert rebuilt.hash == board.hash
+    for p in coords.board_points(board.size):
+        if p == board.ko_point:
+            continue
+        for color in (BLACK, WHITE):
+            assert board.legal_reason(color, p) == rebuilt.legal_reason(color, p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.integers(3, 9), picks=st.lists(st.integers(0, 10 ** 6), min_size=1, max_size=200),
+       suicide=st.booleans())
+def test_incremental_state_matches_a_rebuilt_board(size, picks, suicide):
+    board = Board(size, allow_suicide=suicide)
+    points = coords.board_points(size)
+    for i, pick in enumerate(picks):
+        point = points[pick % len(points)]
+        if board.is_legal(board.to_move, point):
+            board.play(board.to_move, point)
+        if i % 25 == 0:
+            assert_consistent_with_a_rebuilt_board(board)
+    assert_consistent_with_a_rebuilt_board(board)
+
+
+def tromp_taylor(board):
+    """Area by the book: flood each empty region in Python and see which colours it reaches."""
+    size, area = board.size, {BLACK: 0, WHITE: 0}
+    seen = set()
+    for start in coords.board_points(size):
+        color = board.color_at(start)
+        if color != EMPTY:
+            area[color] += 1
+            continue
+        if start in seen:
+            continue
+        region, reached, todo = 0, set(), [start]
+        seen.add(start)
+        while todo:
+            q = todo.pop()
+            region += 1
+            x, y = coords.point_to_xy(q, size)
+            for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
+                if 0 <= nx < size and 0 <= ny < size:
+                    r = coords.xy_to_point(nx, ny, size)
+                    if board.color_at(r) == EMPTY:
+                        if r not in seen:
+                            seen.add(r)
+                            todo.append(r)
+                    else:
+                        reached.add(board.color_at(r))
+        if len(reached) == 1:
+            area[reached.pop()] += region
+    return area[BLACK], area[WHITE]
+
+
+def test_area_agrees_with_a_flood_fill_on_random_positions():
+    rng = np.random.default_rng(21)
+    for size in (2, 5, 9, 13):
+        for _ in range(15):
+            board = Board(size)
+            for _ in range(int(rng.integers(0, 3 * size * size))):
+                board.play(board.to_move, board.random_move(board.to_move, rng))
+            assert board.area() == tromp_taylor(board)
+
+
+@pytest.mark.parametrize("size", [5, 9, 19])
+def test_playout_kernel_ends_a_legal_game_reproducibly(size):
+    keys = kernel_keys(size)
+
+    def run(seed):
+        K.seed_rng(seed)
+        s = K.new_state(size)
+        moves = K.playout(s, keys, size, BLACK, 3 * size * size)
+        return s, moves
+
+    s, moves = run(5)
+    assert 0 < moves < 3 * size * size, "two passes end the game before the limit"
+    t, again = run(5)
+    assert moves == again and (s == t).all()
+    board = Board(size)
+    board._state = s  # look at the final position through the Board API
+    assert_consistent_with_a_rebuilt_board(board)
+    for p in coords.board_points(size):
+        if board.color_at(p) == EMPTY:
+            for color in (BLACK, WHITE):
+                assert board.is_eye(color, p) or not board.is_legal(color, p)
 
 
 # --- randomized cross-check against sgfmill ------------------------------------------------------
