@@ -15,6 +15,8 @@ import sys
 COMMAND_MODULES = [
     "book.pos9_cli",
     "book.web_cli",
+    "book.shell",
+    "book.match",
 ]
 
 
