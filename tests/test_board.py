@@ -700,10 +700,18 @@ def test_colour_flipped_positions_mirror_legality_and_area():
                     assert a.ascii() == b.ascii().translate(str.maketrans("XO", "OX"))
 
 
+def chain_fields(board):
+    """Per stone, its chain's (pseudo-liberties, sum, sum of squares, stones): the kernel's layout."""
+    s, n = board._state, (board.size + 2) ** 2
+    return {p: tuple(int(s[f * n + s[n + p]]) for f in (3, 4, 5, 6))
+            for p in board.stones(BLACK) + board.stones(WHITE)}
+
+
 def assert_consistent_with_a_rebuilt_board(board):
     """The incremental chains, liberties and hash agree with a board set up from the colours alone."""
     rebuilt = Board.from_ascii(board.ascii(), allow_suicide=board.allow_suicide)
     assert rebuilt.hash == board.hash
+    assert chain_fields(board) == chain_fields(rebuilt)
     for p in coords.board_points(board.size):
         if p == board.ko_point:
             continue
