@@ -18,7 +18,12 @@ This module knows the protocol and nothing of Go.  A line goes through:
 traceback sent to the log (stderr), never to the controller.
 
 Handlers are plain functions ``handler(game, args) -> str`` registered by
-name; they never print.  Deliberately no Go import here, so that the engine
+name; they never print.  A handler that sets ``game.streaming = True`` (the
+analysis commands, ``lz-analyze`` and friends) leaves its ``=`` response open:
+it is written without its closing empty line, and the next input line, of
+whatever kind, first closes it (Leela Zero's and KataGo's convention: the
+stream stops at the controller's next command); ``close_stream()`` gives the
+closing text at the end of input.  Deliberately no Go import here, so that the engine
 answers its first command before numba is loaded.
 """
 
@@ -124,6 +129,7 @@ class Engine:
         self.game = game
         self.registry = registry
         self.log = log or _stderr_log
+        self.stream_open = False  # an analysis response waits for the next line to end it
         game.command_names = registry.names()
 
     @property
@@ -132,14 +138,22 @@ class Engine:
         return bool(getattr(self.game, "quit", False))
 
     def handle_line(self, line: str) -> str | None:
-        """The full response to one input line, or None for a blank or comment line."""
+        """The full response to one input line, or None for a blank or comment line.
+
+        Any line first ends an open analysis response (see the module docstring)."""
+        closing = self.close_stream()
         line = preprocess(line)
         if not line:
-            return None
+            return closing or None
         ident, name, args = split_command(line)
         if name is None:
-            return format_response(False, ident, "unknown command")
-        return self.dispatch(ident, name, args)
+            return closing + format_response(False, ident, "unknown command")
+        return closing + self.dispatch(ident, name, args)
+
+    def close_stream(self) -> str:
+        """The empty line ending an open analysis response, or "" when none is open."""
+        closing, self.stream_open = ("\n" if self.stream_open else ""), False
+        return closing
 
     def handle_bytes(self, raw: bytes) -> str | None:
         """``handle_line`` for raw input: invalid UTF-8 becomes U+FFFD, never an exception."""
@@ -169,7 +183,11 @@ class Engine:
             self.log(f"fuseki: internal error in {name}: "
                      + "".join(traceback.format_exception(exc)).rstrip())
             return format_response(False, ident, "internal error")
-        return format_response(True, ident, text or "")
+        response = format_response(True, ident, text or "")
+        if getattr(self.game, "streaming", False):
+            self.game.streaming, self.stream_open = False, True
+            response = response[:-1]  # left open: the next line ends it
+        return response
 
 
 def _stderr_log(text: str) -> None:

@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=config.POLICIES, help="how to pick among book moves")
     p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
     p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
+    p.add_argument("--verbose", action="store_true",
+                   help="log on stderr where each genmove came from (book or fallback)")
     p.add_argument("--fallback-engine", metavar="CMD",
                    help='GTP engine answering genmove when the book has no move, e.g. "gnugo --mode gtp"')
     return p
@@ -76,6 +78,10 @@ def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT) ->
             stdout.flush()
         if engine.finished:
             return
+    closing = engine.close_stream()  # an analysis response still open at the end of input
+    if closing:
+        stdout.write(closing.encode())
+        stdout.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,12 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     except config.ConfigError as exc:
         print(f"fuseki-gtp: {exc}", file=sys.stderr)
         return 2
+    from engine.book_chooser import from_settings
     from engine.commands import new_engine
 
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() anywhere must not corrupt the protocol
     try:
-        serve(new_engine(settings), sys.stdin.buffer, stdout)
+        serve(new_engine(settings, from_settings(settings, args.verbose)), sys.stdin.buffer, stdout)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
     return 0

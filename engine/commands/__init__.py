@@ -16,7 +16,7 @@ REGISTRY = Registry()
 command = REGISTRY.command
 
 # Imported for their registrations; must come after REGISTRY exists.
-from . import core, play, handicap, scoring, timing, sgf, kgs  # noqa: E402,F401
+from . import core, play, handicap, scoring, timing, sgf, kgs, analysis  # noqa: E402,F401
 from .state import Game  # noqa: E402
 
 
