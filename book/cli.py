@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "book.web_cli",
     "book.shell",
     "book.match",
+    "book.fuego",
 ]
 
 
