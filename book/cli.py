@@ -13,6 +13,7 @@ import sys
 
 # Modules that add subcommands (each has add_commands(subparsers)).
 COMMAND_MODULES = [
+    "book.book_cli",
     "book.pos9_cli",
     "book.web_cli",
     "book.shell",

@@ -1,0 +1,372 @@
+"""Import game records into the book: files, folders and archives -> rows, in batches.
+
+The pipeline (``import_paths``)::
+
+    main process:   iter_sources -> chunks of files ----------------> write batches
+                                          |                               ^
+    worker process:                       +-> read_games -> replay -> prepared rows
+
+- Parsing (``book.records.read_games``, fast path first) and replay (the numba kernel
+  ``engine._kernels.replay``, which gives every position's canonical key, its symmetry
+  and the next move in canonical orientation) run in one worker process, so the two
+  cores work at once: the main process only reads the sources and writes.  With
+  ``workers=0`` everything runs in the calling process (small imports, tests).
+- Rows are written in batches of about ``batch_games`` games, each batch ONE
+  transaction holding its games and all their positions: an interrupted import leaves
+  whole batches only, and a re-run skips what is there (the games' ``fingerprint``,
+  blake2b-8 of size, setup and moves, is unique), so it completes without duplicates.
+- Within a batch, position rows are sorted by key before they are inserted (B-tree
+  locality).  SQLite gets its rows through the DBAPI ``executemany`` and PostgreSQL
+  through ``COPY``; any other database through SQLAlchemy's portable ``insert()``.
+
+Anomalies: a game with an illegal move keeps its positions up to that move (the one
+before it gets END as its next move), is stored, and its ``anomaly`` says which move
+and why.  Positions after move 4095 are not stored (``schema.MAX_MOVE_NUMBER``), also
+an anomaly.  Files that cannot be read at all are *skipped*, with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import multiprocessing
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Iterable, Iterator
+
+import numpy as np
+from sqlalchemy import select
+
+from engine import _kernels as K
+from engine import coords
+from engine.board import Board, side_keys, symmetric_kernel_keys
+from engine.colors import BLACK, EMPTY, WHITE
+
+from . import schema
+from .records import GameRecord, SgfError, read_games
+from .sources import Skipped, SourceFile, iter_sources
+
+BATCH_GAMES = 2000
+CHUNK_FILES = 200
+WINDOW = 3  # chunks handed to the worker ahead of the writer (bounds memory)
+_GAME_FIELDS = ("black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
+                "rules", "source")
+
+
+@dataclass
+class ImportReport:
+    """What an import did; ``str()`` is the one-line summary."""
+
+    added: int = 0
+    duplicates: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    anomalies: int = 0
+    positions: int = 0
+    elapsed: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return (self.added + self.duplicates) / self.elapsed if self.elapsed > 0 else 0.0
+
+    def __str__(self) -> str:
+        text = f"{self.added:,} games added, {self.duplicates:,} duplicates, "
+        text += f"{len(self.skipped):,} files skipped"
+        if self.skipped:
+            named = "; ".join(f"{name}: {reason}" for name, reason in self.skipped[:3])
+            more = f"; {len(self.skipped) - 3:,} more" if len(self.skipped) > 3 else ""
+            text += f" ({named}{more})"
+        text += f", {self.anomalies:,} anomalies, {self.elapsed:.1f} s, {self.rate:,.0f} games/s"
+        return text
+
+
+@dataclass
+class Prepared:
+    """Rows of a chunk of files, ready to write but for the game ids.
+
+    ``games[i]`` is a dict of the games table's columns (no ``id``); game i owns
+    ``counts[i]`` consecutive entries of ``keys`` (canonical keys, signed) and ``lows``
+    (the low 24 bits of positions.code).
+    """
+
+    games: list[dict] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    keys: list[np.ndarray] = field(default_factory=list)
+    lows: list[np.ndarray] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    def extend(self, other: "Prepared") -> None:
+        self.games += other.games
+        self.counts += other.counts
+        self.keys += other.keys
+        self.lows += other.lows
+        self.skipped += other.skipped
+
+
+# --- parse and replay (the worker's side) --------------------------------------------------
+
+def _arrays(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(points, colours) of a list of (colour, point) pairs, as int64 arrays."""
+    if not pairs:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
+    flat = np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs))
+    return flat[1::2].copy(), flat[0::2].copy()
+
+
+def _fingerprint(size: int, setup_points, setup_colors, move_points, move_colors) -> int:
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(np.array([size, len(setup_points), len(move_points)], dtype=np.int64).tobytes())
+    for part in (setup_points, setup_colors, move_points, move_colors):
+        digest.update(part.tobytes())
+    return int.from_bytes(digest.digest(), "little", signed=True)
+
+
+def fingerprint(record: GameRecord) -> int:
+    """blake2b-8 of size, setup and moves, as a signed 64-bit integer (the games' unique key)."""
+    return _fingerprint(record.size, *_arrays(record.setup), *_arrays(record.moves))
+
+
+def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | None, int]:
+    """(canonical keys, low codes, anomaly or None, fingerprint) of the positions a game reached."""
+    size = record.size
+    setup_points, setup_colors = _arrays(record.setup)
+    move_points, move_colors = _arrays(record.moves)
+    fp = _fingerprint(size, setup_points, setup_colors, move_points, move_colors)
+    anomaly = None
+    if len(move_points) > schema.MAX_MOVE_NUMBER:
+        move_points = move_points[:schema.MAX_MOVE_NUMBER]
+        move_colors = move_colors[:schema.MAX_MOVE_NUMBER]
+        anomaly = f"positions after move {schema.MAX_MOVE_NUMBER} are not stored"
+    n = len(move_points) + 1
+    out_key = np.empty(n, dtype=np.int64)
+    out_sym = np.empty(n, dtype=np.int64)
+    out_next = np.empty(n, dtype=np.int64)
+    count = K.replay(size, symmetric_kernel_keys(size), coords.symmetry_table(size), side_keys(size),
+                     setup_points, setup_colors, move_points, move_colors, out_key, out_sym, out_next)
+    if count < n:
+        anomaly = _illegal_move(record, count - 1)
+    lows = _LOW_BASE[:count] | ((out_next[:count] + 2) << schema.NEXT_SHIFT) | (record.winner or 0)
+    return out_key[:count], lows, anomaly, fp
+
+
+_LOW_BASE = np.arange(schema.MAX_MOVE_NUMBER + 1, dtype=np.int64) << schema.MOVE_SHIFT
+
+
+def _illegal_move(record: GameRecord, index: int) -> str:
+    """Why move ``index`` (0-based) of the record is illegal, replaying it with Board."""
+    board = Board(record.size)
+    for colour in (BLACK, WHITE, EMPTY):
+        points = [p for c, p in record.setup if c == colour]
+        if points:
+            board.set_stones(colour, points)
+    for colour, point in record.moves[:index]:
+        board.play(colour, point)
+    colour, point = record.moves[index]
+    reason = board.legal_reason(colour, point) or "illegal"
+    name = "B" if colour == BLACK else "W"
+    return f"move {index + 1} ({name} {coords.point_to_vertex(point, record.size)}) is illegal: {reason}"
+
+
+def game_row(record: GameRecord, anomaly: str | None, fp: int) -> dict:
+    """The games table's columns (no id) for a record."""
+    row = {name: getattr(record, name) for name in _GAME_FIELDS}
+    row.update(winner=record.winner or 0, komi=record.komi, handicap=record.handicap,
+               size=record.size, move_count=len(record.moves), fingerprint=fp,
+               anomaly=anomaly, sgf=schema.compress_sgf(record.sgf))
+    return row
+
+
+def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
+    """Parse and replay a chunk of files (runs in the worker)."""
+    out = Prepared()
+    for source in files:
+        try:
+            records = read_games(source.data, source.name, fast=fast)
+        except SgfError as exc:
+            out.skipped.append((source.name, str(exc).removeprefix(source.name + ": ")))
+            continue
+        for record in records:
+            keys, lows, anomaly, fp = replay_record(record)
+            out.games.append(game_row(record, anomaly, fp))
+            out.counts.append(len(keys))
+            out.keys.append(keys)
+            out.lows.append(lows)
+    return out
+
+
+def warm_up() -> None:
+    """Load the replay kernel (compiled or from numba's cache) before forking the worker."""
+    record = GameRecord(size=9, setup=[], moves=[(BLACK, coords.xy_to_point(2, 2, 9))], komi=None,
+                        handicap=0, black="", white="", black_rank="", white_rank="", date="",
+                        year=None, event="", result="", winner=None, rules="", source="", sgf=b"")
+    replay_record(record)
+
+
+# --- writing (the main process's side) -------------------------------------------------------
+
+def write_batch(book, batch: Prepared, report: ImportReport) -> None:
+    """Write one batch's new games and their positions in one transaction."""
+    if not batch.games:
+        return
+    counts = np.array(batch.counts, dtype=np.int64)
+    fingerprints = [g["fingerprint"] for g in batch.games]
+    with book.engine.begin() as conn:
+        known = set(conn.execute(select(schema.games.c.fingerprint)
+                                 .where(schema.games.c.fingerprint.in_(fingerprints))).scalars())
+        keep = np.zeros(len(fingerprints), dtype=bool)
+        for i, fp in enumerate(fingerprints):
+            if fp not in known:
+                known.add(fp)
+                keep[i] = True
+        report.duplicates += int((~keep).sum())
+        if not keep.any():
+            return
+        first_id = book.max_game_id(conn) + 1
+        ids = np.full(len(fingerprints), -1, dtype=np.int64)
+        ids[keep] = np.arange(first_id, first_id + int(keep.sum()))
+        rows = [dict(game, id=int(ids[i])) for i, game in enumerate(batch.games) if keep[i]]
+        conn.execute(schema.games.insert(), rows)
+        row_keep = np.repeat(keep, counts)
+        keys = np.concatenate(batch.keys)[row_keep]
+        codes = (np.repeat(ids, counts)[row_keep] << schema.GAME_SHIFT) | np.concatenate(batch.lows)[row_keep]
+        order = np.argsort(keys, kind="stable")
+        _insert_positions(conn, keys[order], codes[order])
+    report.added += len(rows)
+    report.anomalies += sum(1 for row in rows if row["anomaly"])
+    report.positions += len(keys)
+
+
+_ROWS_PER_STATEMENT = 250  # 500 parameters: under every SQLite's limit (999 before 3.32)
+_MULTI_INSERT = "INSERT INTO positions (key, code) VALUES " + ",".join(["(?, ?)"] * _ROWS_PER_STATEMENT)
+
+
+def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        # Multi-row VALUES: binding 2 x 250 parameters a statement is ~3x faster than
+        # executemany of one row a statement (sqlite3's per-statement overhead dominates).
+        whole = len(keys) // _ROWS_PER_STATEMENT * _ROWS_PER_STATEMENT
+        pairs = np.empty((len(keys), 2), dtype=np.int64)
+        pairs[:, 0] = keys
+        pairs[:, 1] = codes
+        if whole:
+            conn.exec_driver_sql(_MULTI_INSERT, list(map(tuple, pairs[:whole].reshape(-1, 2 * _ROWS_PER_STATEMENT).tolist())))
+        if whole < len(keys):
+            conn.exec_driver_sql("INSERT INTO positions (key, code) VALUES (?, ?)",
+                                 list(map(tuple, pairs[whole:].tolist())))
+    elif dialect == "postgresql":
+        text = "".join(f"{k}\t{c}\n" for k, c in zip(keys.tolist(), codes.tolist()))
+        with conn.connection.dbapi_connection.cursor() as cur:
+            cur.copy_expert("COPY positions (key, code) FROM STDIN", io.StringIO(text))
+    else:
+        conn.execute(schema.positions.insert(),
+                     [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
+
+
+# --- the pipeline ----------------------------------------------------------------------------
+
+def _chunks(items: Iterable[SourceFile | Skipped], size: int, report: ImportReport) -> Iterator[list[SourceFile]]:
+    chunk: list[SourceFile] = []
+    for item in items:
+        if isinstance(item, Skipped):
+            report.skipped.append((item.name, item.reason))
+            continue
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _prepared(chunks: Iterator[list[SourceFile]], workers: int, fast: bool) -> Iterator[Prepared]:
+    """Prepared chunks in order: in this process, or in one worker a few chunks ahead."""
+    if workers <= 0:
+        for chunk in chunks:
+            yield prepare(chunk, fast)
+        return
+    warm_up()
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with context.Pool(workers) as pool:
+        pending: deque = deque()
+        for chunk in chunks:
+            pending.append(pool.apply_async(prepare, (chunk, fast)))
+            if len(pending) >= WINDOW * workers:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+class Progress:
+    """A status line on stderr: redrawn in place on a terminal, else a line every few seconds."""
+
+    def __init__(self, stream=None, every: float = 5.0):
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.every = 0.2 if self.tty else every
+        self.start = time.perf_counter()
+        self.last = self.start
+        self.shown = False
+
+    def update(self, report: ImportReport, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self.last < self.every:
+            return
+        self.last = now
+        elapsed = now - self.start
+        games = report.added + report.duplicates
+        rate = games / elapsed if elapsed > 0 else 0.0
+        width = 20
+        filled = int(now * 4) % (width + 1) if self.tty else width
+        bar = "#" * filled + "." * (width - filled)
+        line = (f"[{bar}] {games:,} games ({report.added:,} new), {rate:,.0f} games/s, "
+                f"{elapsed:.0f} s")
+        if self.tty:
+            self.stream.write("\r" + line + "\x1b[K")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.tty and self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def import_paths(book, paths: list[str], workers: int = 1, batch_games: int = BATCH_GAMES,
+                 chunk_files: int = CHUNK_FILES, progress: Progress | None = None,
+                 fast: bool = True) -> ImportReport:
+    """Import every game under ``paths`` (files, folders, archives) into ``book``.
+
+    ``workers``: processes that parse and replay (0: this process).  ``progress``: a
+    Progress to update (None: no progress output).  Returns the ImportReport.  Raises
+    BookError for a read-only book.  Unreadable files are skipped, not raised.
+    """
+    from .store import BookError
+
+    if book.readonly:
+        raise BookError("the book is open read-only")
+    report = ImportReport()
+    start = time.perf_counter()
+    batch = Prepared()
+    try:
+        for prepared in _prepared(_chunks(iter_sources(list(paths)), chunk_files, report), workers, fast):
+            report.skipped += prepared.skipped
+            batch.extend(prepared)
+            if len(batch.games) >= batch_games:
+                write_batch(book, batch, report)
+                batch = Prepared()
+                if progress:
+                    progress.update(report)
+        write_batch(book, batch, report)
+    finally:
+        report.elapsed = time.perf_counter() - start
+        book.forget_caches()
+        if progress:
+            progress.done()
+    return report
