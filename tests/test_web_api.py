@@ -15,6 +15,8 @@ Other test modules import ``GAMES`` and ``build_book`` from here.
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from book.records import read_games
 from engine import coords
@@ -334,3 +336,29 @@ def test_point_names_round_trip():
     for point in coords.board_points(19):
         assert parse_point(coords.point_to_sgf(point, 19), 19) == point
         assert parse_point(coords.point_to_vertex(point, 19), 19) == point
+
+
+# --- property: nothing a client sends gets a 500 ------------------------------------------------
+
+_TOKENS = st.one_of(st.sampled_from(["pd", "dp", "pp", "dd", "Q16", "D4", "pass", "tt", "", "zz", "T19",
+                                     "A1", "aa", "ss", "I9", "Z0", "q", "0"]),
+                    st.text(max_size=6))
+_PARAMS = st.dictionaries(
+    st.sampled_from(["moves", "size", "year_from", "year_to", "player", "page", "page_size", "at", "move",
+                     "sym"]),
+    st.one_of(st.lists(_TOKENS, max_size=12).map(",".join), st.integers(-10**20, 10**20).map(str),
+              st.text(max_size=20)),
+    max_size=5)
+_PATHS = st.one_of(st.sampled_from(["/api/position", "/api/games", "/api/games.sgf", "/api/info"]),
+                   st.integers(-3, 10**20).map(lambda n: f"/api/game/{n}"),
+                   st.integers(0, 7).map(lambda n: f"/api/game/{n}/position"),
+                   st.integers(0, 7).map(lambda n: f"/api/game/{n}.sgf"))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=_PATHS, params=_PARAMS)
+def test_property_any_request_gets_json_and_no_500(client, path, params):
+    response = client.get(path, query_string=params)
+    assert response.status_code < 500, (path, params, response.data[:300])
+    if response.status_code >= 400:
+        assert response.is_json and response.get_json()["error"]
