@@ -95,7 +95,13 @@ def legality(s, size, p, c, allow_suicide):
     if s[p] != EMPTY:
         return OCCUPIED
     if s[N_FIELDS * n + META_KO] == p:
-        return KO
+        # Only the captured side's retake is ko: GTP lets the capturer play
+        # twice, and then filling the point is an ordinary move.
+        for q in (p - 1, p + 1, p - w, p + w):
+            if s[q] != BORDER:
+                if s[q] != c:
+                    return KO
+                break
     if allow_suicide:
         return OK
     for q in (p - 1, p + 1, p - w, p + w):

@@ -196,7 +196,7 @@ class Board:
             raise NothingToUndo("nothing to undo")
         state, to_move, moves = self._history.pop()
         added = self.hash
-        self._state = state
+        self._state = state.copy()  # copies of this board share the history arrays
         self.to_move = to_move
         del self.moves[len(self.moves) - len(moves):]
         if added not in {h for h in self._history_hashes()}:
