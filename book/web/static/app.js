@@ -177,7 +177,10 @@ async function refreshSearch() {
   renderNextMoves(position);
   state.gamesPage = 1;
   await refreshGames();
-  location.hash = state.moves.length ? `moves=${state.moves.map((m) => m || "pass").join(",")}` : "";
+  const hash = new URLSearchParams();
+  if ($("size-label").hidden === false) hash.set("size", state.size);
+  if (state.moves.length) hash.set("moves", state.moves.map((m) => m || "pass").join(","));
+  history.replaceState(null, "", hash.toString() ? `#${hash}` : location.pathname);
   return true;
 }
 
@@ -358,6 +361,10 @@ async function start() {
   $("forward").addEventListener("click", forward);
   $("reset").addEventListener("click", reset);
   $("pass").addEventListener("click", () => playSearch(""));
+  $("size").addEventListener("change", () => {
+    state.size = Number($("size").value);
+    reset();
+  });
   $("filters").addEventListener("submit", applyFilters);
   $("clear-filters").addEventListener("click", clearFilters);
   $("games-prev").addEventListener("click", () => gamesPage(-1));
@@ -375,6 +382,15 @@ async function start() {
   try {
     const info = await api("/api/info");
     state.size = info.default_size;
+    const sizes = Object.keys(info.sizes);
+    if (sizes.length > 1) {
+      for (const size of sizes) {
+        const option = new Option(`${size}×${size} (${info.sizes[size]} games)`, size);
+        option.selected = Number(size) === state.size;
+        $("size").appendChild(option);
+      }
+      $("size-label").hidden = false;
+    }
     const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
     $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}`;
   } catch (error) {
@@ -383,6 +399,11 @@ async function start() {
   drawBoard($("replay-board"), state.size, null, {}, null);
   const saved = new URLSearchParams(location.hash.slice(1)).get("moves");
   if (saved) state.moves = saved.split(",").map((m) => (m === "pass" ? "" : m));
+  const savedSize = Number(new URLSearchParams(location.hash.slice(1)).get("size"));
+  if (savedSize && $("size").querySelector(`option[value="${savedSize}"]`)) {
+    state.size = savedSize;
+    $("size").value = String(savedSize);
+  }
   if (!(await refreshSearch()) && saved) {
     state.moves = [];
     refreshSearch();
