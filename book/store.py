@@ -145,6 +145,10 @@ def to_url(location: str, readonly: bool = False):
             return make_url(f"sqlite:///file:{path}?mode=ro&uri=true")
         return make_url(f"sqlite:///{path}")
     url = make_url(location)
+    if url.drivername == "postgresql":
+        # SQLAlchemy 2.1 picks psycopg 3 for a bare postgresql://; the importer's COPY and the
+        # 'postgresql' extra are psycopg2.
+        url = url.set(drivername="postgresql+psycopg2")
     if readonly and url.get_backend_name() == "sqlite" and url.database:
         return url.set(database=f"file:{Path(url.database).resolve()}",
                        query={**url.query, "mode": "ro", "uri": "true"})
