@@ -1,4 +1,4 @@
-"""Core bugs found while testing; each test fails on 1b5b248 (kept out of the repo until fixed)."""
+"""Regression tests for two core bugs the GNU Go oracle found (copy sharing undo arrays; the capturer filling its own ko point)."""
 import pytest
 from engine import coords
 from engine.board import Board
