@@ -2,8 +2,9 @@
 
 The shell keeps one search position (a ``Board`` replayed from the empty board,
 Black first, colours alternating) and the filters, and asks ``book.store.Book``
-for the next moves and games; the text board and the next-move table come from
-``book.textboard``, shared with ``fuseki search``.  Commands (``help COMMAND``
+for the next moves and games; the text board, the next-move table and the games
+list come from ``book.textboard``, shared with ``fuseki search`` (next-move
+letters here are ``a``-``l``).  Commands (``help COMMAND``
 for each)::
 
     board  play MOVES...  undo [N]  search  marks on|off  rotations
@@ -26,6 +27,8 @@ from pathlib import Path
 from engine import coords
 from engine.board import Board, IllegalMove
 from engine.colors import BLACK, WHITE
+
+from . import textboard
 
 LETTERS = "abcdefghijkl"
 PAGE_SIZE = 20
@@ -156,11 +159,12 @@ class BookShell(cmd.Cmd):
         self._no_arguments("search", arg)
         found = self.book.next_moves(self.board, filters=self.filters)
         self.last_search = (tuple(self.board.moves), found)
-        self.say(self._board_text(found if self.marks else None))
-        self.say(f"key {self.board.position_key():016x}   canonical "
-                 f"{min(self.board.symmetric_keys()):016x}   {COLOUR_NAME[self.board.to_move]} to play"
-                 + self._filter_note())
-        self.say(_move_table(found, self.board, letters=LETTERS))
+        text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note())
+        if not self.marks:
+            lines = text.splitlines()
+            lines[:self.board.size + 2] = textboard.board_lines(self.board, None)
+            text = "\n".join(lines)
+        self.say(text)
 
     def do_marks(self, arg: str) -> None:
         """marks on|off: show the next-move letters on the board or not."""
@@ -182,7 +186,7 @@ class BookShell(cmd.Cmd):
             counts.add((found.total, tuple(sorted((m.games, m.black_wins, m.white_wins) for m in found.moves))))
             canon.add(min(board.symmetric_keys()))
             title = f"T{n} {board.position_key():016x}"
-            panels.append([title] + _board_lines(board, found if self.marks else None, letters=LETTERS))
+            panels.append([title] + textboard.board_lines(board, found if self.marks else None, letters=LETTERS))
         self.say(_side_by_side(panels))
         same = len(counts) == 1 and len(canon) == 1
         self.say("all 8 orientations: same canonical key and same next moves" if same
@@ -214,8 +218,9 @@ class BookShell(cmd.Cmd):
         if not found.total:
             self.say("no games reached this position" + self._filter_note())
             return
-        self.say(_games_table(found.rows))
-        self.say(f"page {found.page} of {found.pages}, {_plural(found.total, 'game')}" + self._filter_note())
+        self.say(textboard.games_table(found.rows))
+        games = f"{found.total} game" + ("" if found.total == 1 else "s")
+        self.say(f"page {found.page} of {found.pages}, {games}" + self._filter_note())
 
     # --- files --------------------------------------------------------------------------
 
@@ -372,7 +377,7 @@ class BookShell(cmd.Cmd):
         return words + [coords.point_to_sgf(m.point, self.board.size) or "pass" for m in found.moves]
 
     def _board_text(self, found) -> str:
-        return "\n".join(_board_lines(self.board, found, letters=LETTERS))
+        return "\n".join(textboard.board_lines(self.board, found, letters=LETTERS))
 
     def _status(self) -> str:
         board = self.board
@@ -382,87 +387,6 @@ class BookShell(cmd.Cmd):
             last = f", last {COLOUR_NAME[colour]} {coords.point_to_vertex(point, board.size)}"
         return (f"move {len(board.moves)}{last}; {COLOUR_NAME[board.to_move]} to play; "
                 f"captures Black {board.captures[BLACK]} White {board.captures[WHITE]}")
-
-
-# --- text rendering (to be replaced by book.textboard, shared with ``fuseki search``, when it lands) ---
-
-STONE_CHARS = {BLACK: "X", WHITE: "O"}
-
-
-def _star_points(size: int) -> set[tuple[int, int]]:
-    if size < 7:
-        return set()
-    edge = 3 if size >= 13 else 2
-    far, mid = size - 1 - edge, size // 2
-    points = {(edge, edge), (edge, far), (far, edge), (far, far)}
-    if size % 2:
-        points.add((mid, mid))
-        if size >= 15:
-            points |= {(edge, mid), (far, mid), (mid, edge), (mid, far)}
-    return points
-
-
-def _board_lines(board: Board, found=None, letters: str = LETTERS) -> list[str]:
-    """The board as text: X black, O white, + star points, the last move in parentheses,
-    and (when ``found`` is given) the next moves' letters on every point equivalent to them."""
-    size = board.size
-    marks = {}
-    if found is not None:
-        for letter, stat in zip(letters, found.moves):
-            for point in stat.points or (stat.point,):
-                if point != coords.PASS:
-                    marks.setdefault(point, letter)
-    last = board.moves[-1][1] if board.moves else coords.PASS
-    stars = _star_points(size)
-    header = "   " + " ".join(coords.GTP_COLUMNS[:size])
-    lines = [header]
-    for y in range(size):
-        cells, seps = [], [" "] * (size + 1)
-        for x in range(size):
-            point = coords.xy_to_point(x, y, size)
-            colour = board.color_at(point)
-            if colour in STONE_CHARS:
-                cells.append(STONE_CHARS[colour])
-            elif point in marks:
-                cells.append(marks[point])
-            else:
-                cells.append("+" if (x, y) in stars else ".")
-            if point == last:
-                seps[x], seps[x + 1] = "(", ")"
-        row = "".join(seps[x] + cells[x] for x in range(size)) + seps[size]
-        lines.append(f"{size - y:>2}{row}{size - y:<2}".rstrip())
-    lines.append(header)
-    return lines
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
-def _move_table(found, board: Board, letters: str = LETTERS) -> str:
-    """The next-move table (letter, move, games, wins of each colour, win rate of the player to move) and the total."""
-    size = board.size
-    total = f"total {_plural(found.total, 'game')}, {found.ended} ended here"
-    if not found.moves:
-        return "no next moves; " + total
-    lines = [f"    move   games  B wins  W wins  {COLOUR_NAME[board.to_move]} wins"]
-    for index, stat in enumerate(found.moves):
-        letter = letters[index] if index < len(letters) else " "
-        lines.append(f"{letter:>2}  {coords.point_to_vertex(stat.point, size):<5} {stat.games:>6} "
-                     f"{stat.black_wins:>7} {stat.white_wins:>7}  {100 * stat.winrate:>9.1f}%")
-    lines.append(total)
-    return "\n".join(lines)
-
-
-def _games_table(rows) -> str:
-    header = f"{'id':>6}  {'Black':<22} {'White':<22} {'date':<10} {'result':<8} {'move':>4}"
-    lines = [header]
-    for row in rows:
-        black = f"{row.black} {row.black_rank}".strip()[:22]
-        white = f"{row.white} {row.white_rank}".strip()[:22]
-        lines.append(f"{row.id:>6}  {black:<22} {white:<22} {(row.date or '')[:10]:<10} "
-                     f"{(row.result or '')[:8]:<8} {row.move_number:>4}")
-    return "\n".join(lines)
 
 
 def _side_by_side(panels: list[list[str]]) -> str:
