@@ -1,0 +1,377 @@
+"""Book queries against an independent count.
+
+Games are generated (random legal play after a few shared openings, each game in a
+random orientation), written as SGF files, imported, and the answers of ``Book``
+are compared with what replaying the games with ``Board`` says: which games reach a
+position in any orientation, what they played next, who won.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from book import importer, schema
+from book.store import Book, BookError, Filters
+from engine import coords
+from engine.board import Board
+from engine.colors import BLACK, EMPTY, WHITE, opponent
+
+OPENINGS = [["pd", "dp"], ["pd", "dd"], ["jj"], ["pd", "pp", "dd"], ["pd", "dp", "pp", "dd"], []]
+PLAYERS = ["Lee Sedol", "Park Junghwan", "Ke Jie", "Iyama Yuta", "Shin Jinseo", "Gu Li"]
+
+
+# --- generated games ---------------------------------------------------------------------
+
+def sgf_text(size, moves, black="Black", white="White", date="2014-05-01", result="B+R",
+             setup=(), handicap=0) -> bytes:
+    """An SGF file for a game: (colour, point) moves, setup as (colour, point)."""
+    head = f"(;GM[1]FF[4]CA[UTF-8]SZ[{size}]KM[6.5]PB[{black}]PW[{white}]DT[{date}]RE[{result}]"
+    if handicap:
+        head += f"HA[{handicap}]"
+    for colour, ident in ((BLACK, "AB"), (WHITE, "AW")):
+        points = [p for c, p in setup if c == colour]
+        if points:
+            head += ident + "".join(f"[{coords.point_to_sgf(p, size)}]" for p in points)
+    body = "".join(f";{'B' if c == BLACK else 'W'}[{coords.point_to_sgf(p, size)}]" for c, p in moves)
+    return (head + body + ")\n").encode()
+
+
+def random_game(rng, size=19, opening=(), length=30):
+    """(colour, point) moves: the opening in a random orientation, then random legal play."""
+    board = Board(size)
+    t = int(rng.integers(8))
+    colour = BLACK
+    for text in opening:
+        board.play(colour, coords.transform_point(t, coords.sgf_to_point(text, size), size))
+        colour = opponent(colour)
+    for _ in range(length):
+        point = board.random_move(colour, rng)
+        board.play(colour, point)
+        colour = opponent(colour)
+    return list(board.moves)
+
+
+def write_games(folder, count=40, seed=1, size=19, length=30):
+    """Write ``count`` generated games as SGF files; returns [(moves, winner, year, black, white)]."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for i in range(count):
+        opening = OPENINGS[i % len(OPENINGS)] if size == 19 else ["cc", "gg"][: i % 3]
+        moves = random_game(rng, size, opening, length=int(rng.integers(0, length)))
+        winner = [BLACK, WHITE, None][i % 3]
+        result = {BLACK: "B+R", WHITE: "W+3.5", None: "Void"}[winner]
+        year = 2010 + i % 7
+        black, white = PLAYERS[i % len(PLAYERS)], PLAYERS[(i * 5 + 1) % len(PLAYERS)]
+        path = folder / f"g{size}_{i:03d}.sgf"
+        path.write_bytes(sgf_text(size, moves, black, white, f"{year}-03-0{1 + i % 9}", result))
+        games.append((moves, winner, year, black, white))
+    return games
+
+
+# --- the independent count ---------------------------------------------------------------
+
+def signature(board: Board, to_move: int):
+    return (frozenset(board.stones(BLACK)), frozenset(board.stones(WHITE)), to_move)
+
+
+def transformed(board: Board, t: int) -> Board:
+    """T_t(board): every stone moved by symmetry t, same player to move."""
+    other = Board(board.size)
+    for colour in (BLACK, WHITE):
+        points = [coords.transform_point(t, p, board.size) for p in board.stones(colour)]
+        if points:
+            other.set_stones(colour, points)
+    other.to_move = board.to_move
+    return other
+
+
+def expected(board: Board, games, to_move=None, keep=lambda game: True):
+    """(total, ended, {frozenset(points): (games, black wins, white wins)}) by replaying with Board."""
+    size = board.size
+    side = board.to_move if to_move is None else to_move
+    images = {signature(transformed(board, t), side): t for t in range(8)}
+    stabilizer = [t for t in range(8) if signature(transformed(board, t), side) == signature(board, side)]
+    total = ended = 0
+    moves: dict = {}
+    for game in games:
+        moves_list, winner = game[0], game[1]
+        if not keep(game):
+            continue
+        replay = Board(size)
+        for i in range(len(moves_list) + 1):
+            colour = moves_list[i][0] if i < len(moves_list) else (
+                opponent(moves_list[-1][0]) if moves_list else BLACK)
+            t = images.get(signature(replay, colour))
+            if t is not None:
+                total += 1
+                if i == len(moves_list):
+                    ended += 1
+                else:
+                    point = moves_list[i][1]
+                    back = point if point == coords.PASS else coords.transform_point(coords.INVERSE[t], point, size)
+                    orbit = frozenset({back} if back == coords.PASS else
+                                      {coords.transform_point(s, back, size) for s in stabilizer})
+                    g, b, w = moves.get(orbit, (0, 0, 0))
+                    moves[orbit] = (g + 1, b + (winner == BLACK), w + (winner == WHITE))
+                break
+            if i < len(moves_list):
+                replay.play(*moves_list[i])
+    return total, ended, moves
+
+
+def as_dict(found):
+    return {frozenset(m.points): (m.games, m.black_wins, m.white_wins) for m in found.moves}
+
+
+def board_after(moves, size=19, upto=None):
+    board = Board(size)
+    for colour, point in moves[:upto]:
+        board.play(colour, point)
+    if upto is not None and upto < len(moves):
+        board.to_move = moves[upto][0]
+    return board
+
+
+# --- fixtures ----------------------------------------------------------------------------
+
+@pytest.fixture
+def imported(tmp_path, book_url):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = write_games(folder)
+    book = Book.open(book_url)
+    report = importer.import_paths(book, [str(folder)], workers=0, batch_games=7)
+    assert report.added == len({tuple(g[0]) for g in games}), report
+    yield book, games, folder
+    book.close()
+
+
+def sample_positions(games, rng, count=12):
+    positions = [Board(19)]
+    for _ in range(count):
+        moves = games[int(rng.integers(len(games)))][0]
+        positions.append(board_after(moves, upto=int(rng.integers(0, min(len(moves), 6) + 1))))
+    return positions
+
+
+# --- properties --------------------------------------------------------------------------
+
+def test_next_moves_commute_with_the_eight_symmetries(imported):
+    book, games, _ = imported
+    for board in sample_positions(games, np.random.default_rng(5)):
+        base = book.next_moves(board)
+        assert base.total > 0
+        for t in range(8):
+            image = book.next_moves(transformed(board, t))
+            mapped = {frozenset(coords.transform_point(t, p, 19) for p in points): counts
+                      for points, counts in as_dict(base).items()}
+            assert as_dict(image) == mapped, f"symmetry {t}"
+            assert (image.total, image.ended) == (base.total, base.ended)
+
+
+def test_totals_and_next_moves_match_an_independent_replay(imported):
+    book, games, _ = imported
+    for board in sample_positions(games, np.random.default_rng(9), count=20):
+        total, ended, moves = expected(board, games)
+        found = book.next_moves(board)
+        assert (found.total, found.ended) == (total, ended)
+        assert as_dict(found) == moves
+        assert sum(m.games for m in found.moves) == found.total - found.ended
+
+
+def test_empty_board_counts_every_game_once(imported):
+    book, games, _ = imported
+    found = book.next_moves(Board(19))
+    distinct = {tuple(g[0]) for g in games}
+    assert found.total == len(distinct)
+    assert found.ended == sum(1 for moves in distinct if not moves)
+    assert sum(m.games for m in found.moves) == found.total - found.ended
+    # the 4-4 points are one move on the empty board, listed once with its 4 points
+    star = [m for m in found.moves if coords.sgf_to_point("pd", 19) in m.points]
+    assert len(star) == 1 and len(star[0].points) == 4
+
+
+def test_a_symmetric_opening_merges_equivalent_moves(imported):
+    book, games, _ = imported
+    tengen = board_after([(BLACK, coords.sgf_to_point("jj", 19))])
+    found = book.next_moves(tengen)
+    starting = [g for g in games if g[0][:1] == [(BLACK, coords.sgf_to_point("jj", 19))]]
+    assert found.total == len({tuple(g[0]) for g in starting}) > 0
+    for move in found.moves:  # tengen is symmetric under all 8: orbits of 4 or 8 points
+        assert move.point == min(move.points)
+        assert len(move.points) in (4, 8) or move.points == (coords.PASS,)
+    points = [p for m in found.moves for p in m.points]
+    assert len(points) == len(set(points))
+
+
+def test_winrate_is_for_the_player_to_move(imported):
+    book, games, _ = imported
+    black_to_move = book.next_moves(Board(19))
+    for move in black_to_move.moves:
+        assert move.winrate == pytest.approx(move.black_wins / move.games)
+    after = board_after([(BLACK, coords.sgf_to_point("pd", 19))])
+    for move in book.next_moves(after).moves:
+        assert move.winrate == pytest.approx(move.white_wins / move.games)
+
+
+def test_moves_are_sorted_most_played_first(imported):
+    book, _, _ = imported
+    moves = book.next_moves(Board(19)).moves
+    assert [(-m.games, m.point) for m in moves] == sorted((-m.games, m.point) for m in moves)
+
+
+# --- filters and games -------------------------------------------------------------------
+
+def test_year_and_player_filters_keep_only_matching_games(imported):
+    book, games, _ = imported
+    board = Board(19)
+    filters = Filters(year_from=2012, year_to=2014)
+    total, ended, moves = expected(board, games, keep=lambda g: 2012 <= g[2] <= 2014)
+    found = book.next_moves(board, filters=filters)
+    assert (found.total, found.ended, as_dict(found)) == (total, ended, moves)
+    total, _, moves = expected(board, games, keep=lambda g: "ke jie" in (g[3] + "|" + g[4]).lower())
+    found = book.next_moves(board, filters=Filters(player="KE J"))
+    assert (found.total, as_dict(found)) == (total, moves)
+    assert book.next_moves(board, filters=Filters(player="nobody%")).total == 0
+    found = book.next_moves(board, filters=Filters(min_games=3))
+    assert all(m.games >= 3 for m in found.moves)
+    assert found.total == book.next_moves(board).total
+
+
+def test_games_pages_list_every_game_once_newest_first(imported):
+    book, games, _ = imported
+    board = Board(19)
+    first = book.games(board, page=1, page_size=7)
+    assert first.total == book.next_moves(board).total
+    assert first.pages == -(-first.total // 7)
+    rows = [row for page in range(1, first.pages + 1) for row in book.games(board, page=page, page_size=7).rows]
+    assert len(rows) == first.total == len({row.id for row in rows})
+    dates = [row.date for row in rows]
+    assert dates == sorted(dates, reverse=True)
+    assert all(row.move_number == 0 for row in rows)
+    after = board_after(games[0][0], upto=2)
+    for row in book.games(after, page_size=50).rows:
+        record = book.game(row.id)
+        assert transformed_reaches(record.moves, after, row.move_number)
+    assert book.games(board, page=first.pages + 1, page_size=7).rows == []
+
+
+def transformed_reaches(moves, board, number):
+    replay = board_after(moves, upto=number)
+    images = {signature(transformed(board, t), board.to_move) for t in range(8)}
+    return signature(replay, replay.to_move) in images
+
+
+def test_game_and_game_sgf_round_trip(imported):
+    book, games, folder = imported
+    row = book.games(Board(19), page_size=1).rows[0]
+    record = book.game(row.id)
+    assert len(record.moves) == row.move_count
+    assert book.game_sgf(row.id).startswith(b"(;")
+    with pytest.raises(KeyError):
+        book.game(10 ** 6)
+
+
+def test_stats(imported):
+    book, games, _ = imported
+    stats = book.stats()
+    distinct = {tuple(g[0]): g for g in games}
+    assert stats.games == len(distinct)
+    assert stats.positions == sum(len(moves) + 1 for moves in distinct)
+    assert stats.sizes == {19: len(distinct)}
+    assert stats.years == (min(g[2] for g in distinct.values()), max(g[2] for g in distinct.values()))
+
+
+# --- sizes, setup, anomalies -------------------------------------------------------------
+
+def test_9x9_games_are_separate_from_19x19(tmp_path, book_url):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    nine = write_games(folder, count=10, seed=3, size=9, length=20)
+    nineteen = write_games(folder, count=5, seed=4, size=19, length=10)
+    with Book.open(book_url) as book:
+        importer.import_paths(book, [str(folder)], workers=0)
+        assert book.next_moves(Board(9)).total == len({tuple(g[0]) for g in nine})
+        assert book.next_moves(Board(19)).total == len({tuple(g[0]) for g in nineteen})
+        assert book.stats().sizes == {9: len({tuple(g[0]) for g in nine}),
+                                      19: len({tuple(g[0]) for g in nineteen})}
+
+
+def test_handicap_setup_and_passes(tmp_path, book_url):
+    size = 19
+    stones = [coords.sgf_to_point(p, size) for p in ("pd", "dp")]
+    moves = [(WHITE, coords.sgf_to_point("dd", size)), (BLACK, coords.PASS), (WHITE, coords.sgf_to_point("pp", size))]
+    (tmp_path / "h.sgf").write_bytes(sgf_text(size, moves, setup=[(BLACK, p) for p in stones], handicap=2))
+    with Book.open(book_url) as book:
+        report = importer.import_paths(book, [str(tmp_path / "h.sgf")], workers=0)
+        assert report.added == 1 and report.anomalies == 0
+        board = Board(size)
+        board.place_handicap(stones)
+        found = book.next_moves(board)
+        assert found.total == 1 and found.moves[0].points[0] == coords.sgf_to_point("dd", size)
+        assert book.next_moves(board, to_move=BLACK).total == 0  # the side to move is in the key
+        board.play(WHITE, coords.sgf_to_point("dd", size))
+        assert [m.point for m in book.next_moves(board).moves] == [coords.PASS]
+        board.play(BLACK, coords.PASS)
+        assert book.next_moves(board).total == 1
+
+
+def test_illegal_move_keeps_the_positions_before_it(tmp_path, book_url):
+    size = 19
+    pd, dd = coords.sgf_to_point("pd", size), coords.sgf_to_point("dd", size)
+    moves = [(BLACK, pd), (WHITE, dd), (BLACK, dd), (WHITE, coords.sgf_to_point("dp", size))]
+    (tmp_path / "bad.sgf").write_bytes(sgf_text(size, moves))
+    with Book.open(book_url) as book:
+        report = importer.import_paths(book, [str(tmp_path / "bad.sgf")], workers=0)
+        assert (report.added, report.anomalies) == (1, 1)
+        assert book.stats().positions == 3
+        board = board_after(moves, upto=2)
+        found = book.next_moves(board)
+        assert (found.total, found.ended, found.moves) == (1, 1, [])
+        row = book.games(board).rows[0]
+        assert row.move_count == 4
+        with book.engine.connect() as conn:
+            anomaly = conn.execute(schema.games.select()).one().anomaly
+        assert "move 3" in anomaly and "occupied" in anomaly
+
+
+def test_reimport_adds_nothing(imported):
+    book, games, folder = imported
+    before = book.stats()
+    report = importer.import_paths(book, [str(folder)], workers=0)
+    assert report.added == 0 and report.duplicates == len(games)
+    assert book.stats() == before or (book.stats().games, book.stats().positions) == (before.games, before.positions)
+
+
+# --- opening -----------------------------------------------------------------------------
+
+def test_a_book_with_another_hash_scheme_is_refused(tmp_path):
+    path = tmp_path / "b.sqlite"
+    Book.open(str(path)).close()
+    book = Book.open(str(path))
+    with book.engine.begin() as conn:
+        conn.execute(schema.meta.update().where(schema.meta.c.name == "hash_scheme").values(value="other"))
+    book.close()
+    for readonly in (False, True):
+        with pytest.raises(schema.SchemeMismatch, match="hash_scheme"):
+            Book.open(str(path), readonly=readonly)
+
+
+def test_read_only_books(tmp_path):
+    with pytest.raises(BookError, match="no book"):
+        Book.open(str(tmp_path / "missing.sqlite"), readonly=True)
+    Book.open(str(tmp_path / "b.sqlite")).close()
+    with Book.open(str(tmp_path / "b.sqlite"), readonly=True) as book:
+        assert book.stats().games == 0
+        with pytest.raises(BookError):
+            importer.import_paths(book, [str(tmp_path)], workers=0)
+
+
+def test_unknown_position_has_no_moves(imported):
+    book, _, _ = imported
+    board = Board.from_ascii("\n".join(["X" + "." * 18] + ["." * 19] * 18))
+    found = book.next_moves(board, to_move=WHITE)
+    assert (found.total, found.ended, found.moves) == (0, 0, [])
+    assert book.games(board).total == 0
+    assert EMPTY == 0
