@@ -24,6 +24,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from engine import coords
 from engine.board import Board, IllegalMove
 from engine.colors import BLACK, WHITE
@@ -103,8 +105,8 @@ class BookShell(cmd.Cmd):
             return super().onecmd(line)
         except ShellError as exc:
             self.say(f"error: {exc}")
-        except (OSError, ValueError, KeyError) as exc:  # the book, the importer, the file system
-            self.say(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        except (OSError, ValueError, KeyError, SQLAlchemyError) as exc:  # the book, the importer, files
+            self.say(f"error: {_first_line(exc)}")
         return False
 
     def emptyline(self) -> bool:
@@ -389,6 +391,12 @@ class BookShell(cmd.Cmd):
                 f"captures Black {board.captures[BLACK]} White {board.captures[WHITE]}")
 
 
+def _first_line(exc: Exception) -> str:
+    """An exception as one line (a driver's message can run over several)."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _side_by_side(panels: list[list[str]]) -> str:
     """Text panels next to each other, as many a row as the terminal is wide."""
     width = max(len(line) for panel in panels for line in panel) + 3
@@ -429,11 +437,10 @@ def add_commands(subparsers) -> None:
 
 
 def run_shell(args) -> int:
-    from .store import Book
-    from .web_cli import default_book
+    from .web_cli import default_book, open_book
 
     url = args.book or default_book()
-    book = Book.open(url)
+    book = open_book(url, readonly=False)
     try:
         shell = BookShell(book, url, size=args.size)
         shell.say(shell.greeting())

@@ -15,6 +15,19 @@ def default_book() -> str:
     return os.environ.get("FUSEKI_BOOK") or DEFAULT_BOOK
 
 
+def open_book(url: str, readonly: bool):
+    """``Book.open``, with a database the driver cannot open raised as a one-line BookError."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .store import Book, BookError
+
+    try:
+        return Book.open(url, readonly=readonly)
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise BookError(f"cannot open the book {url}: {reason}") from None
+
+
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser("serve", help="explore the book in a web browser (read-only)",
                               description=__doc__.strip())
@@ -29,12 +42,10 @@ def add_commands(subparsers) -> None:
 def run_serve(args) -> int:
     from werkzeug.serving import make_server
 
-    from book.store import Book
-
     from .web import create_app
 
     url = args.book or default_book()
-    book = Book.open(url, readonly=True)
+    book = open_book(url, readonly=True)
     try:
         stats = book.stats()
         server = make_server(args.host, args.port, create_app(book), threaded=True)

@@ -272,3 +272,11 @@ def test_fuseki_shell_reads_commands_from_stdin(book_path):
     assert lines[0] == f"book {book_path}: 5 games, 37 positions"
     assert "total 5 games" in result.stdout
     assert "error: bad vertex 'zz'" in result.stdout
+
+
+def test_a_book_that_cannot_be_opened_is_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "book.cli", "shell", "--book",
+                             str(tmp_path / "no" / "such" / "folder" / "b.sqlite")],
+                            input="", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr.startswith("fuseki shell: cannot open the book") and result.stderr.count("\n") == 1

@@ -362,3 +362,15 @@ def test_property_any_request_gets_json_and_no_500(client, path, params):
     assert response.status_code < 500, (path, params, response.data[:300])
     if response.status_code >= 400:
         assert response.is_json and response.get_json()["error"]
+
+
+def test_fuseki_serve_without_a_book_is_one_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    result = subprocess.run([sys.executable, "-m", "book.cli", "serve", "--book", str(tmp_path / "none.sqlite")],
+                            capture_output=True, text=True, timeout=120,
+                            cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == f"fuseki serve: no book at {tmp_path / 'none.sqlite'}\n"

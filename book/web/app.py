@@ -212,6 +212,8 @@ def replay_record(record, upto: int) -> Board:
         except IllegalMove:
             board.set_stones(colour, [point])
             board.to_move = opponent(colour)
+    if upto < len(record.moves):
+        board.to_move = record.moves[upto][0]  # a record may let one colour play twice
     return board
 
 
