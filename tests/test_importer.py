@@ -1,0 +1,161 @@
+"""The import pipeline: batches, the worker process, duplicates, skipped files, interruption."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from sqlalchemy import func, select
+
+from book import importer, schema
+from book.store import Book
+from engine import coords
+from engine.board import Board
+from engine.colors import BLACK, WHITE
+from test_store import sgf_text, write_games
+
+
+def rows(book):
+    with book.engine.connect() as conn:
+        games = sorted(conn.execute(select(schema.games.c.fingerprint, schema.games.c.id)).all())
+        positions = conn.execute(select(schema.positions.c.key, schema.positions.c.code)).all()
+    ids = {gid: fp for fp, gid in games}
+    # game ids may differ between two imports; compare positions through the fingerprints
+    return ([fp for fp, _ in games],
+            sorted((key, ids[code >> schema.GAME_SHIFT], code & 0xFFFFFF) for key, code in positions))
+
+
+def count(book, table):
+    with book.engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar()
+
+
+def test_worker_process_and_in_process_give_the_same_book(tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=30, seed=2)
+    books = []
+    for workers, name in ((0, "a.sqlite"), (1, "b.sqlite")):
+        book = Book.open(str(tmp_path / name))
+        report = importer.import_paths(book, [str(folder)], workers=workers, batch_games=4, chunk_files=3)
+        assert report.added + report.duplicates == 30
+        books.append(book)
+    assert rows(books[0]) == rows(books[1])
+    for book in books:
+        book.close()
+
+
+def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_path, book_url, monkeypatch):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = write_games(folder, count=25, seed=6)
+    distinct = len({tuple(g[0]) for g in games})
+    real = importer.write_batch
+    calls = []
+
+    def interrupted(book, batch, report):
+        calls.append(len(batch.games))
+        if len(calls) == 3:
+            # die in the middle of the third batch's transaction: its games are written
+            with book.engine.begin() as conn:
+                conn.execute(schema.games.insert(), [dict(batch.games[0], id=10 ** 6)])
+                raise KeyboardInterrupt
+        real(book, batch, report)
+
+    monkeypatch.setattr(importer, "write_batch", interrupted)
+    with Book.open(book_url) as book:
+        with pytest.raises(KeyboardInterrupt):
+            importer.import_paths(book, [str(folder)], workers=0, batch_games=5, chunk_files=2)
+        kept = count(book, schema.games)
+        assert 0 < kept <= sum(calls[:2]) < distinct
+        with book.engine.connect() as conn:
+            assert conn.execute(select(func.max(schema.games.c.id))).scalar() < 10 ** 6
+        with book.engine.connect() as conn:
+            lengths = conn.execute(select(schema.games.c.move_count)).scalars().all()
+        assert count(book, schema.positions) == sum(n + 1 for n in lengths)
+        monkeypatch.setattr(importer, "write_batch", real)
+        report = importer.import_paths(book, [str(folder)], workers=0, batch_games=5, chunk_files=2)
+        assert report.added == distinct - kept
+        assert count(book, schema.games) == distinct
+        assert book.next_moves(Board(19)).total == distinct
+
+
+def test_duplicates_inside_one_batch_and_across_imports(tmp_path):
+    moves = [(BLACK, coords.sgf_to_point("pd", 19)), (WHITE, coords.sgf_to_point("dd", 19))]
+    for name in ("a.sgf", "b.sgf"):
+        (tmp_path / name).write_bytes(sgf_text(19, moves, black=name))
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(tmp_path / "a.sgf"), str(tmp_path / "b.sgf")], workers=0)
+        assert (report.added, report.duplicates) == (1, 1)
+        report = importer.import_paths(book, [str(tmp_path / "b.sgf")], workers=0)
+        assert (report.added, report.duplicates) == (0, 1)
+        assert book.next_moves(Board(19)).total == 1
+
+
+def test_unreadable_files_are_skipped_with_reasons(tmp_path):
+    (tmp_path / "broken.sgf").write_bytes(b"(;GM[1]SZ[19];B[pd];W[")
+    (tmp_path / "empty.sgf").write_bytes(b"not a game at all")
+    (tmp_path / "notes.txt").write_text("ignored in folders")
+    (tmp_path / "ok.sgf").write_bytes(sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))]))
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(tmp_path), str(tmp_path / "missing.sgf")], workers=0)
+    assert report.added == 1
+    names = sorted(name.rsplit("/", 1)[-1] for name, _ in report.skipped)
+    assert names == ["broken.sgf", "empty.sgf", "missing.sgf"]
+    assert all(reason for _, reason in report.skipped)
+    text = str(report)
+    assert "1 games added" in text and "3 files skipped" in text and "broken.sgf" in text
+
+
+def test_a_collection_file_gives_every_game(tmp_path):
+    one = sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19))])
+    two = sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))])
+    (tmp_path / "c.sgf").write_bytes(one + two)
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(tmp_path / "c.sgf")], workers=0)
+        assert report.added == 2
+        assert len(book.next_moves(Board(19)).moves) == 2
+
+
+def test_positions_after_move_4095_are_not_stored(tmp_path):
+    moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4100)]
+    (tmp_path / "long.sgf").write_bytes(sgf_text(9, moves))
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(tmp_path / "long.sgf")], workers=0)
+        assert (report.added, report.anomalies) == (1, 1)
+        assert book.stats().positions == schema.MAX_MOVE_NUMBER + 1  # before moves 1..4096
+        found = book.next_moves(Board(9))
+        assert found.total == 1 and found.moves[0].point == coords.PASS
+
+
+def test_codes_round_trip_their_fields():
+    record = importer.read_games(sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19)),
+                                               (WHITE, coords.PASS)], result="W+R"), "x")[0]
+    keys, lows, anomaly, _ = importer.replay_record(record)
+    assert anomaly is None and len(keys) == 3
+    assert ((lows >> schema.MOVE_SHIFT) & schema.MOVE_MASK).tolist() == [0, 1, 2]
+    nexts = (((lows >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2).tolist()
+    assert nexts[1:] == [coords.PASS, -2]
+    assert set((lows & schema.WINNER_MASK).tolist()) == {WHITE}
+    board = Board(19)
+    assert np.uint64(keys[0]) == min(board.symmetric_keys())
+
+
+def test_progress_lines(monkeypatch):
+    stream = io.StringIO()
+    progress = importer.Progress(stream, every=0)
+    report = importer.ImportReport(added=10, duplicates=2)
+    progress.update(report)
+    progress.done()
+    assert "12 games (10 new)" in stream.getvalue() and "\r" not in stream.getvalue()
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Terminal()
+    progress = importer.Progress(tty)
+    progress.update(report, force=True)
+    progress.done()
+    assert tty.getvalue().startswith("\r[") and "games/s" in tty.getvalue()
