@@ -64,7 +64,7 @@ def book_entries(game, to_move: int | None = None) -> list[tuple[object, list[in
         return []
     board = game.board
     to_move = board.to_move if to_move is None else to_move
-    found = chooser.book.next_moves(board, to_move=to_move)
+    found = chooser.next_moves(board, to_move)
     entries = []
     for move in eligible(found.moves, chooser.min_games):
         points = [p for p in (tuple(move.points) or (move.point,))
@@ -84,7 +84,7 @@ def main_line(game, board, to_move: int, first: int, length: int = PV_LENGTH) ->
     work.play(to_move, first)
     mover = 3 - to_move
     while len(line) < length and chooser is not None and chooser.book is not None:
-        found = chooser.book.next_moves(work, to_move=mover)
+        found = chooser.next_moves(work, mover)
         nxt = next((m.point for m in eligible(found.moves, chooser.min_games)
                     if work.legal_reason(mover, m.point) is None), None)
         if nxt is None:
