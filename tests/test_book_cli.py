@@ -1,0 +1,100 @@
+"""fuseki import / search / stats through book.cli.main."""
+
+from __future__ import annotations
+
+import pytest
+
+from book.book_cli import parse_years
+from book.cli import main
+from engine import coords
+from engine.colors import BLACK, WHITE
+from test_store import sgf_text
+
+PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
+
+
+@pytest.fixture
+def book(tmp_path, capsys):
+    games = [
+        ([(BLACK, PD), (WHITE, DP), (BLACK, PP)], "Lee Sedol", "Gu Li", "2012-01-02", "B+R"),
+        ([(BLACK, PD), (WHITE, DP), (BLACK, DD)], "Ke Jie", "Lee Sedol", "2015-01-02", "W+R"),
+        ([(BLACK, DP), (WHITE, PD), (BLACK, PP)], "Ke Jie", "Gu Li", "2016-01-02", "B+2.5"),
+        ([(BLACK, PD), (WHITE, DD), (BLACK, QC)], "Shin Jinseo", "Ke Jie", "2016-05-02", "B+R"),
+    ]
+    for i, (moves, black, white, date, result) in enumerate(games):
+        (tmp_path / f"{i}.sgf").write_bytes(sgf_text(19, moves, black, white, date, result))
+    path = str(tmp_path / "book.sqlite")
+    assert main(["import", str(tmp_path), "--book", path, "--workers", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "4 games added, 0 duplicates, 0 files skipped, 0 anomalies" in err
+    return path
+
+
+def search(capsys, *args) -> str:
+    assert main(["search", *args]) == 0
+    return capsys.readouterr().out
+
+
+def test_search_prints_the_board_letters_hash_and_table(book, capsys):
+    out = search(capsys, "--moves", "pd dp", "--book", book)
+    lines = out.splitlines()
+    assert lines[0].split() == list("ABCDEFGHJKLMNOPQRST")
+    assert lines[20].split() == list("ABCDEFGHJKLMNOPQRST")
+    assert lines[1].startswith("19 ") and lines[1].endswith(" 19")
+    assert lines[19].startswith(" 1 ") and lines[19].rstrip().endswith(" 1")
+    row16 = lines[4].split()  # the row of Q16 (Black) and D16 (the mirror of Q4, a letter)
+    assert row16[0] == "16" and row16[16] == "X"
+    assert lines[16].split()[4] == "O"  # D4
+    assert lines[21].startswith("hash ") and "Black to play" in lines[21]
+    # 3 games reached "pd dp" (one as "dp pd", rotated 180 degrees); the position is
+    # symmetric about the anti-diagonal, so Q4 and D16 are one move: a at both, 2 of 3 won
+    assert "total 3 games" in out
+    table = [line for line in lines if line[1:4] == " - "]
+    assert [line.split()[2:] for line in table] == [["D16", "3", "66.7%"]]
+    assert lines[4].split()[4] == "a" and lines[16].split()[16] == "a"
+
+
+def test_search_accepts_gtp_vertices_and_an_sgf_position(book, capsys, tmp_path):
+    sgf_out = search(capsys, "--moves", "pd dp", "--book", book)
+    assert search(capsys, "--moves", "Q16 D4", "--book", book) == sgf_out
+    (tmp_path / "one.sgf").write_bytes(sgf_text(19, [(BLACK, PD), (WHITE, DP), (BLACK, PP)]))
+    assert search(capsys, "--sgf", str(tmp_path / "one.sgf"), "--move", "2", "--book", book) == sgf_out
+
+
+def test_search_filters(book, capsys):
+    assert "total 2 games" in search(capsys, "--moves", "pd dp", "--year", "2013-", "--book", book)
+    assert "total 1 games" in search(capsys, "--moves", "pd dp", "--year", "2012", "--book", book)
+    assert "total 2 games" in search(capsys, "--moves", "pd dp", "--player", "gu li", "--book", book)
+    out = search(capsys, "--moves", "", "--min-games", "4", "--book", book)
+    assert "total 4 games" in out and "a - " in out
+    assert "no games reached" in search(capsys, "--moves", "pass pd", "--book", book)
+
+
+def test_search_errors_are_one_line_and_exit_1(book, capsys):
+    for args in (["--moves", "pd pd"], ["--moves", "zz"], ["--year", "2016-2010"], ["--moves", "I5"]):
+        assert main(["search", *args, "--book", book]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("fuseki search: ") and err.count("\n") == 1
+
+
+def test_stats_and_reimport(book, capsys, tmp_path):
+    assert main(["stats", "--book", book]) == 0
+    out = capsys.readouterr().out
+    assert "games      4" in out and "19x19: 4" in out and "2012-2016" in out and "bytes a game" in out
+    assert main(["import", str(tmp_path), "--book", book, "--workers", "0"]) == 0
+    assert "0 games added, 4 duplicates" in capsys.readouterr().err
+
+
+def test_search_on_a_missing_book_fails_cleanly(tmp_path, capsys):
+    assert main(["search", "--book", str(tmp_path / "none.sqlite")]) == 1
+    assert "no book" in capsys.readouterr().err
+
+
+def test_parse_years():
+    assert parse_years("2010-2016") == (2010, 2016)
+    assert parse_years("2010-") == (2010, None)
+    assert parse_years("-2016") == (None, 2016)
+    assert parse_years("2014") == (2014, 2014)
+    for bad in ("x", "-", "2016-2010"):
+        with pytest.raises(ValueError):
+            parse_years(bad)
