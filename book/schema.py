@@ -47,6 +47,7 @@ from sqlalchemy import (BigInteger, Column, Float, Index, Integer, LargeBinary, 
 from engine import zobrist
 
 SCHEMA_VERSION = "1"
+WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
 HASH_NAME = "zobrist-splitmix64-v1"
 
 # Bit layout of positions.code (see the module docstring).
@@ -141,6 +142,10 @@ def versions() -> dict[str, str]:
 
 def create(conn) -> None:
     """Create the tables (if missing) and stamp a new book's versions."""
+    if conn.dialect.name == "postgresql":
+        # Several importers may open a new book at once: CREATE TABLE IF NOT EXISTS races
+        # on the catalog, so they take turns (the lock ends with the transaction).
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
     metadata.create_all(conn)
     present = dict(conn.execute(select(meta.c.name, meta.c.value)).all())
     missing = [{"name": k, "value": v} for k, v in versions().items() if k not in present]
