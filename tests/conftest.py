@@ -167,3 +167,53 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"no shared data folder at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def tygem_games(shared_data) -> list[tuple[str, bytes]]:
+    """The first 3,000 game files of the Tygem archive as (member name, bytes), read once."""
+    import tarfile
+
+    games: list[tuple[str, bytes]] = []
+    with tarfile.open(shared_data / "tygem-2016-07.tgz", "r|gz") as archive:
+        for member in archive:
+            if member.isfile() and member.name.lower().endswith(".sgf"):
+                games.append((member.name, archive.extractfile(member).read()))
+                if len(games) >= 3000:
+                    break
+    return games
+
+
+def write_archive(path: Path, members: list[tuple[str, bytes]]) -> Path:
+    """A .tgz at ``path`` holding ``members`` ((name, bytes), in order); returns ``path``."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz", compresslevel=1) as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+# An import in its own process, as ``fuseki import`` runs it but with a chosen batch size
+# (the CLI's 2,000-game batches would make a test archive one transaction).
+IMPORT_SCRIPT = """
+import sys
+from book.importer import import_paths
+from book.store import Book
+book_url, batch, workers, *paths = sys.argv[1:]
+book = Book.open(book_url)
+report = import_paths(book, paths, workers=int(workers), batch_games=int(batch), chunk_files=50)
+book.close()
+print(report.added, report.duplicates, len(report.skipped), flush=True)
+"""
+
+
+def import_command(book: str, paths: list, batch_games: int = 100, workers: int = 0) -> list[str]:
+    """argv of a subprocess importing ``paths`` into ``book`` (run it with cwd=ROOT)."""
+    import sys
+
+    return [sys.executable, "-c", IMPORT_SCRIPT, str(book), str(batch_games), str(workers),
+            *map(str, paths)]
