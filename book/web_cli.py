@@ -43,12 +43,14 @@ def run_serve(args) -> int:
     from werkzeug.serving import make_server
 
     from .web import create_app
+    from .web.app import LOOPBACK_NAMES
 
     url = args.book or default_book()
     book = open_book(url, readonly=True)
     try:
         stats = book.stats()
-        server = make_server(args.host, args.port, create_app(book), threaded=True)
+        trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
+        server = make_server(args.host, args.port, create_app(book, trusted_hosts=trusted), threaded=True)
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"fuseki serve: book {url} ({stats.games} games) at http://{host}:{server.port}/", flush=True)
         try:

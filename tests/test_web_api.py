@@ -38,19 +38,23 @@ CAPTURE_LINE = "qd,qc,rc,dd,qb,dp,pc"  # Black's pc takes the white stone on qc
 
 def build_book(path, games=GAMES):
     """A SQLite book at ``path`` holding ``games`` (name -> SGF bytes), imported by the importer."""
+    import_games(str(path), path.parent / (path.stem + "-sgf"), games)
+    return path
+
+
+def import_games(location: str, folder, games=GAMES) -> None:
+    """Write ``games`` as files into the new ``folder`` and import them into the book at ``location``."""
     from book import importer
     from book.store import Book
 
-    folder = path.parent / (path.stem + "-sgf")
     folder.mkdir()
     for name, data in games.items():
         (folder / f"{name}.sgf").write_bytes(data)
-    book = Book.open(str(path))
+    book = Book.open(location)
     try:
         importer.import_paths(book, [str(folder)], workers=0)
     finally:
         book.close()
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +95,29 @@ def error(client, url, status):
 def game_ids(client, moves=""):
     return {row["black"].split()[0].lower(): row["id"]
             for row in ok(client, f"/api/games?moves={moves}&page_size=100")["rows"]}
+
+
+def test_the_api_on_both_backends(book_url, tmp_path):
+    """The same answers from a SQLite file and a PostgreSQL database (``book_url`` runs both)."""
+    from book.web import create_app
+
+    import_games(book_url, tmp_path / "sgf")
+    app = create_app(book_url=book_url)
+    try:
+        client = app.test_client()
+        assert ok(client, "/api/info")["games"] == 5
+        answer = ok(client, "/api/position?moves=pd,dp,pp,dd")
+        assert answer["total"] == 2 and len(answer["next"]) == 2
+        page = ok(client, "/api/games?moves=pd,dp,pp,dd&player=takemiya")
+        assert [row["black"] for row in page["rows"]] == ["Takemiya Masaki"]
+        game = ok(client, f"/api/game/{page['rows'][0]['id']}")
+        assert len(game["moves"]) == 6
+        error(client, "/api/game/99999999999999999999", 404)
+        error(client, "/api/game/999999", 404)
+        error(client, "/api/game/9999999999", 404)  # beyond a 32-bit integer column
+        error(client, "/api/game/9999999999.sgf", 404)
+    finally:
+        app.extensions["fuseki_book"].close()
 
 
 # --- /api/info and the page -----------------------------------------------------------------
@@ -374,3 +401,22 @@ def test_fuseki_serve_without_a_book_is_one_line(tmp_path):
                             cwd=Path(__file__).resolve().parents[1])
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr == f"fuseki serve: no book at {tmp_path / 'none.sqlite'}\n"
+
+
+def test_security_headers_and_trusted_hosts(book_path):
+    from book.web import create_app
+    from book.web.app import LOOPBACK_NAMES
+
+    app = create_app(book_url=str(book_path), trusted_hosts=LOOPBACK_NAMES)
+    try:
+        client = app.test_client()
+        for host in ("localhost", "127.0.0.1:5000", "[::1]:8000"):
+            assert client.get("/api/info", headers={"Host": host}).status_code == 200
+        for host in ("evil.example", "127.0.0.1.nip.io:5000"):  # DNS rebinding to loopback
+            response = client.get("/api/info", headers={"Host": host})
+            assert response.status_code == 400 and "not trusted" in response.get_json()["error"]
+        page = client.get("/")
+        assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+        assert page.headers["X-Content-Type-Options"] == "nosniff"
+    finally:
+        app.extensions["fuseki_book"].close()

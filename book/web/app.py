@@ -239,14 +239,30 @@ class _Shared:
     default_size: int | None = None
 
 
-def create_app(book=None, book_url: str | None = None) -> Flask:
-    """The Flask application over an open ``Book`` or one opened read-only from ``book_url``."""
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
+SECURITY_HEADERS = {
+    # the page loads only its own files; nothing may frame it
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
+                               "base-uri 'none'; frame-ancestors 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None) -> Flask:
+    """The Flask application over an open ``Book`` or one opened read-only from ``book_url``.
+
+    ``trusted_hosts``: the Host header values to answer (others get 400); ``fuseki serve``
+    on loopback passes ``LOOPBACK_NAMES``, so a page elsewhere cannot reach the book by
+    pointing a DNS name at 127.0.0.1 (DNS rebinding).
+    """
     if book is None:
         from book.store import Book
 
         book = Book.open(book_url, readonly=True)
     app = Flask(__name__, static_folder=None)
     app.json.sort_keys = False
+    app.config["TRUSTED_HOSTS"] = trusted_hosts
     shared = _Shared(book, threading.Lock())
     app.extensions["fuseki_book"] = book
 
@@ -273,6 +289,11 @@ def create_app(book=None, book_url: str | None = None) -> Flask:
                 return shared.book.game(game_id)
         except KeyError:
             raise ApiError(f"no game with id {game_id}", 404) from None
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
