@@ -15,13 +15,14 @@
   ``[color] [interval] [key value ...]``: the response opens with ``=`` and
   one line of ``info move M visits V winrate W prior P lcb L order N pv ...``
   entries follows (Sabaki splits a line on ``info``; Lizzie reads the same),
-  with visits = games, prior = share of the listed games, lcb = the Wilson
+  with visits = games, prior = share of the listed games (an orbit's share
+  split among its points, so priors sum to 1), lcb = the Wilson
   lower bound of the win rate, pv = the most played continuation.  The
   response stays open until the controller sends its next line, which first
   ends it with the empty line (``game.streaming``, see ``engine.gtp``), as
   Leela Zero and KataGo do.  The book does not change while we wait, so the
   line is written once, not every interval.  ``maxmoves N`` caps the entries;
-  other KataGo options are accepted and ignored.
+  KataGo's other options are accepted and ignored, unknown words refused.
 
 Win rates are the player to move's, as both engines report them by default.
 With no book (or none at the configured path) every command answers
@@ -43,7 +44,11 @@ from .args import SYNTAX, color, count, vertex_text
 PV_LENGTH = 10      # moves in a continuation (the first included)
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
 _INT = re.compile(r"[0-9]+")
-_MULTI_VALUE_KEYS = {"avoid": 3, "allow": 3}  # KataGo: avoid PLAYER VERTICES UNTILDEPTH
+# KataGo's kata-analyze options (values read: interval, maxmoves; the rest accepted, ignored);
+# avoid/allow take PLAYER VERTICES UNTILDEPTH.  An unknown key is a syntax error, as in KataGo.
+_KEY_WIDTHS = {"interval": 1, "minmoves": 1, "maxmoves": 1, "ownership": 1, "ownershipStdev": 1,
+               "pvVisits": 1, "pvEdgeVisits": 1, "movesOwnership": 1, "movesOwnershipStdev": 1,
+               "rootInfo": 1, "avoid": 3, "allow": 3}
 
 
 # --- the book behind the game ---------------------------------------------------------
@@ -177,8 +182,8 @@ def parse_analyze_args(args: list[str], to_move: int) -> tuple[int, int, int | N
         interval = int(rest.pop(0))
     while rest:
         key = rest.pop(0)
-        width = _MULTI_VALUE_KEYS.get(key, 1)
-        if len(rest) < width:
+        width = _KEY_WIDTHS.get(key)
+        if width is None or len(rest) < width:
             raise GtpError(SYNTAX)
         values, rest = rest[:width], rest[width:]
         if key in ("interval", "maxmoves", "minmoves"):
@@ -207,7 +212,7 @@ def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) ->
     total = sum(move.games for move, _ in entries) or 1
     board, out = game.board, []
     for move, points in entries:
-        share = move.games / total
+        share = move.games / total / len(points)  # an orbit's share split among its points
         lcb = wilson_lower(move.winrate * move.games, move.games)
         for p in points:
             if maxmoves is not None and len(out) >= maxmoves:

@@ -1,0 +1,282 @@
+"""The book's GTP extensions on a real SQLite book (tests/bookgames.py): Fuego's book_moves, GoGui's
+analyze commands and gfx overlays, Leela Zero / KataGo analysis lines as Sabaki and Lizzie parse
+them, and the analysis stream ending at the next command, in-process and over a real pipe."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.book_chooser import from_settings
+from engine.commands import new_engine
+from engine.config import BookSettings, Settings
+from engine.coords import point_to_vertex, transform_point, vertex_to_point
+from engine.gtp_cli import serve
+from tests.bookgames import build_book
+
+ROOT = Path(__file__).resolve().parent.parent
+GOGUI_TYPES = {"bwboard", "cboard", "dboard", "eplist", "gfx", "hstring", "hpstring", "none", "param",
+               "plist", "pspairs", "pstring", "sboard", "string", "var", "varb", "varc", "varp",
+               "varpo", "varw"}
+VERTEX = re.compile(r"[A-HJ-T](1[0-9]|[1-9])")
+
+
+@pytest.fixture(scope="module")
+def book_path(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("book")
+    return build_book(folder / "book.sqlite", folder / "sgf")
+
+
+def engine_on(path, **book):
+    settings = Settings(seed=2, book=BookSettings(path=str(path), **book))
+    return new_engine(settings, from_settings(settings, log=lambda text: None), log=lambda text: None)
+
+
+@pytest.fixture
+def eng(book_path):
+    return engine_on(book_path)
+
+
+@pytest.fixture
+def bookless(tmp_path):
+    return engine_on(tmp_path / "no-book.sqlite")
+
+
+def ok(eng, line):
+    response = eng.handle_line(line)
+    assert response.startswith("=") and response.endswith("\n\n"), (line, response)
+    return response[1:].strip()
+
+
+def parse_info(line):
+    """Sabaki's reading of one analysis line: entries split on 'info', key/value pairs, then pv."""
+    entries = []
+    for chunk in re.split(r"\s*info\s+", line)[1:]:
+        head, pv = chunk.split(" pv ")
+        words = head.split()
+        fields = dict(zip(words[::2], words[1::2]))
+        fields["pv"] = pv.split()
+        entries.append(fields)
+    return entries
+
+
+def analyze(eng, command):
+    """(info entries, response text) of an analysis command, closed by the next command."""
+    opened = eng.handle_line(command)
+    closed = eng.handle_line("name")
+    assert opened.startswith("=") and not opened.endswith("\n\n"), opened
+    assert closed == "\n= fuseki\n\n"  # the empty line ending the stream, then the next answer
+    text = opened + closed
+    lines = text.split("\n")
+    assert lines[0] == "=" or lines[0].startswith("=")
+    infos = [ln for ln in lines[1:] if ln.startswith("info")]
+    assert len(infos) <= 1  # one line holds every move: Sabaki redraws per line
+    return (parse_info(infos[0]) if infos else []), text
+
+
+# --- Fuego's book_moves ----------------------------------------------------------------------
+
+def test_book_moves_lists_the_side_to_move_book_moves_most_played_first(eng):
+    assert ok(eng, "play B R16") == ""
+    assert ok(eng, "book_moves") == "D4 D16 Q4"
+    ok(eng, "play W D4")
+    assert ok(eng, "book_moves") == "Q3 C16"
+    ok(eng, "play B C16")
+    assert ok(eng, "book_moves") == ""  # the game C16 ended there
+
+
+def test_book_moves_lists_every_point_of_an_orbit(eng):
+    words = ok(eng, "book_moves").split()
+    assert set(words[:8]) == {"C4", "D3", "C16", "D17", "Q3", "R4", "Q17", "R16"}
+    assert set(words[8:]) == {"D4", "D16", "Q4", "Q16"}
+
+
+def test_book_moves_in_a_mirrored_game(eng):
+    ok(eng, "play B C16")  # R16 mirrored left-right
+    assert ok(eng, "book_moves") == "Q4 Q16 D4"
+
+
+def test_book_moves_honours_min_games(book_path):
+    eng = engine_on(book_path, min_games=2)
+    ok(eng, "play B R16")
+    assert ok(eng, "book_moves") == "D4 D16"
+
+
+# --- GoGui ------------------------------------------------------------------------------------
+
+def test_gogui_analyze_commands_are_well_formed_and_known(eng):
+    lines = ok(eng, "gogui-analyze_commands").split("\n")
+    assert any(ln.startswith("gfx/Book Moves/") for ln in lines)
+    for line in lines:
+        kind, label, cmd = line.split("/", 2)
+        assert kind in GOGUI_TYPES and label
+        assert ok(eng, f"known_command {cmd.split()[0]}") == "true"
+        assert eng.handle_line(cmd).startswith("=")  # every one runs on the empty board
+
+
+def test_book_gfx_labels_letters_and_gives_counts(eng):
+    ok(eng, "play B R16")
+    gfx = dict(line.split(" ", 1) for line in ok(eng, "book-gfx").split("\n"))
+    assert set(gfx) == {"LABEL", "INFLUENCE", "TEXT"}
+    words = gfx["LABEL"].split()
+    assert dict(zip(words[::2], words[1::2])) == {"D4": "A", "D16": "B", "Q4": "C"}
+    words = gfx["INFLUENCE"].split()
+    shares = {p: float(s) for p, s in zip(words[::2], words[1::2])}
+    assert shares == pytest.approx({"D4": 4 / 7, "D16": 2 / 7, "Q4": 1 / 7}, abs=1e-3)
+    assert gfx["TEXT"] == "book: 7 games; A 4 25%, B 2 100%, C 1 100%"
+
+
+def test_book_gfx_orbit_points_share_a_letter(eng):
+    words = ok(eng, "book-gfx").split("\n")[0].split()[1:]
+    labels = dict(zip(words[::2], words[1::2]))
+    assert {labels[p] for p in ("C4", "D3", "Q17", "R16")} == {"A"}
+    assert {labels[p] for p in ("D4", "Q16")} == {"B"}
+
+
+def test_book_counts_and_main_line(eng):
+    ok(eng, "play B R16")
+    assert ok(eng, "book-counts") == "D4 4 D16 2 Q4 1"
+    assert ok(eng, "book-mainline") == "VAR w D4 b Q3 w C17"
+
+
+def test_gogui_commands_without_a_book(bookless):
+    assert ok(bookless, "book_moves") == ""
+    assert ok(bookless, "book-counts") == ""
+    assert ok(bookless, "book-gfx") == "TEXT out of book"
+    assert ok(bookless, "book-mainline") == "TEXT out of book"
+
+
+# --- Leela Zero and KataGo analysis ------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["lz-analyze 50", "lz-analyze W 50", "lz-analyze white 5",
+                                     "analyze W 50", "lz-analyze", "lz-analyze interval 50"])
+def test_lz_analyze_lines(eng, command):
+    ok(eng, "play B R16")
+    entries, _ = analyze(eng, command)
+    assert [e["move"] for e in entries] == ["D4", "D16", "Q4"]
+    d4 = entries[0]
+    assert d4["visits"] == "4" and d4["winrate"] == "2500" and d4["prior"] == str(round(4 / 7 * 10000))
+    assert d4["order"] == "0" and d4["pv"] == ["D4", "Q3", "C17"]
+    assert entries[1]["winrate"] == "10000" and entries[1]["pv"] == ["D16", "C17"]
+    for e in entries:  # Leela Zero's integers: Sabaki tells the formats apart by the '.'
+        for key in ("visits", "winrate", "prior", "lcb", "order"):
+            assert e[key].isdigit(), (key, e)
+        assert 0 <= int(e["lcb"]) <= int(e["winrate"])
+        assert all(VERTEX.fullmatch(m) for m in e["pv"])
+
+
+def test_kata_analyze_lines(eng):
+    ok(eng, "play B R16")
+    entries, _ = analyze(eng, "kata-analyze W interval 20 maxmoves 2 ownership true")
+    assert [e["move"] for e in entries] == ["D4", "D16"]
+    assert entries[0]["winrate"] == "0.250000" and entries[1]["winrate"] == "1.000000"
+    assert float(entries[0]["prior"]) == pytest.approx(4 / 7, abs=1e-6)
+    for e in entries:
+        assert "." in e["winrate"] and "." in e["prior"]
+        assert 0 <= float(e["lcb"]) <= float(e["winrate"]) <= 1
+
+
+def test_kata_analyze_marks_symmetric_moves(eng):
+    entries, _ = analyze(eng, "kata-analyze B 10")
+    assert len(entries) == 12 and [e["order"] for e in entries] == [str(n) for n in range(12)]
+    first = entries[0]["move"]
+    assert [e.get("isSymmetryOf") for e in entries[1:8]] == [first] * 7
+    assert len({e["visits"] for e in entries[:8]}) == 1 and entries[0]["visits"] == "7"
+    # priors: 7 of 10 games for the 3-4 points' orbit, 3 for the star points', split per point
+    assert float(entries[0]["prior"]) == pytest.approx(0.7 / 8, abs=1e-6)
+    assert float(entries[8]["prior"]) == pytest.approx(0.3 / 4, abs=1e-6)
+    assert sum(float(e["prior"]) for e in entries) == pytest.approx(1, abs=1e-5)
+    for e in entries:  # each pv starts at its own point and stays in its orientation
+        assert e["pv"][0] == e["move"]
+
+
+@pytest.mark.parametrize("t", [1, 5, 6])
+def test_analysis_in_a_rotated_game(eng, t):
+    def image(vertex):
+        return point_to_vertex(transform_point(t, vertex_to_point(vertex, 19), 19), 19)
+
+    ok(eng, f"play B {image('R16')}")
+    entries, _ = analyze(eng, "lz-analyze 10")
+    assert [e["move"] for e in entries] == [image(m) for m in ("D4", "D16", "Q4")]
+    assert entries[0]["pv"][:2] == [image(m) for m in ("D4", "Q3")]
+    # then C3, C17 and K10 (one game each): the tie goes by point order in this orientation
+    assert entries[0]["pv"][2] in {image(m) for m in ("C3", "C17", "K10")}
+
+
+def test_analysis_for_the_other_colour(eng):
+    ok(eng, "play B R16")
+    entries, _ = analyze(eng, "lz-analyze B 10")  # black to play again: not a book position
+    assert entries == []
+
+
+@pytest.mark.parametrize("command", ["lz-analyze", "kata-analyze B 50", "analyze 10"])
+def test_analysis_without_a_book_opens_and_closes_an_empty_response(bookless, command):
+    entries, text = analyze(bookless, command)
+    assert entries == [] and text == "=\n\n= fuseki\n\n"
+
+
+@pytest.mark.parametrize("command", ["lz-analyze B x", "lz-analyze 10 maxmoves", "kata-analyze B 5 maxmoves x",
+                                     "lz-analyze purple 10", "kata-analyze B 5 avoid b D4"])
+def test_analysis_syntax_errors_are_answered_and_closed(eng, command):
+    assert eng.handle_line(command) == "? syntax error\n\n"
+    assert eng.handle_line("name") == "= fuseki\n\n"  # nothing left open
+
+
+def test_stream_keeps_the_id_and_any_line_ends_it(eng):
+    assert eng.handle_line("7 lz-analyze 10").startswith("=7\ninfo move ")
+    assert eng.handle_line("# a comment") == "\n"  # ended, even by a line with no answer
+    assert eng.handle_line("8 name") == "=8 fuseki\n\n"
+
+
+def test_stream_then_quit_and_end_of_input(book_path):
+    import io
+
+    eng = engine_on(book_path)
+    out = io.BytesIO()
+    serve(eng, io.BytesIO(b"lz-analyze 10\nquit\n"), out)
+    text = out.getvalue().decode()
+    assert text.startswith("=\ninfo move ") and text.endswith("\n\n=\n\n")
+    eng = engine_on(book_path)
+    out = io.BytesIO()
+    serve(eng, io.BytesIO(b"kata-analyze 10\n"), out)  # input ends with the stream open
+    assert out.getvalue().decode().endswith("\n\n") and out.getvalue().count(b"\n\n") == 1
+
+
+def _reader(stream, lines: queue.Queue):
+    for raw in iter(stream.readline, b""):
+        lines.put(raw.decode())
+    lines.put(None)
+
+
+def test_stream_over_a_pipe_stops_at_the_next_command(book_path):
+    """The controller's view (Sabaki, Lizzie): '=' and info lines arrive before the next command is
+    sent, and the next command's answer comes after the empty line that ends the stream."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "gtp_main.py"), "--book", book_path, "--seed", "1"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+    try:
+        proc.stdin.write(b"play B R16\n1 lz-analyze W 10\n")
+        proc.stdin.flush()
+        assert lines.get(timeout=30) == "=\n" and lines.get(timeout=5) == "\n"
+        assert lines.get(timeout=30) == "=1\n"
+        info = lines.get(timeout=30)
+        assert [e["move"] for e in parse_info(info)] == ["D4", "D16", "Q4"]
+        with pytest.raises(queue.Empty):
+            lines.get(timeout=0.5)  # the stream stays open while the controller is silent
+        proc.stdin.write(b"2 genmove W\n")
+        proc.stdin.flush()
+        assert [lines.get(timeout=30) for _ in range(3)] == ["\n", "=2 D4\n", "\n"]
+        proc.stdin.write(b"quit\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
