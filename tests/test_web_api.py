@@ -278,6 +278,14 @@ def test_games_download_is_an_sgf_collection(client):
     assert error(client, "/api/games.sgf?moves=tt,zz", 400)
 
 
+def test_games_download_is_capped_at_the_newest(client, monkeypatch):
+    from book.web import app as web_app
+
+    monkeypatch.setattr(web_app, "MAX_DOWNLOAD", 2)
+    records = read_games(client.get("/api/games.sgf").data, "download.sgf")
+    assert [r.year for r in records] == [2010, 2001]
+
+
 def test_empty_result_is_a_page_not_an_error(client):
     page = ok(client, "/api/games?moves=aa")
     assert page["total"] == 0 and page["rows"] == []

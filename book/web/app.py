@@ -14,7 +14,7 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       stones, captures, to_move, last move, next moves, totals
     /api/games?moves=&...&page=&page_size=
                                       the games that reached the position, one page
-    /api/games.sgf?moves=&...         those games as one SGF collection (at most MAX_DOWNLOAD)
+    /api/games.sgf?moves=&...         those games as one SGF collection (the newest MAX_DOWNLOAD)
     /api/game/<id>?moves=&at=         a game's header and moves; with the search moves and the
                                       move number ``at`` where the position occurred, also the
                                       symmetry that shows the game in the search's orientation
@@ -345,16 +345,10 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     def games_sgf():
         board = search_board()
         filters = _filters_arg()
-        pieces: list[bytes] = []
-        page = 1
-        with shared.lock:
-            while len(pieces) < MAX_DOWNLOAD:
-                found = shared.book.games(board, filters=filters, page=page, page_size=MAX_PAGE_SIZE)
-                pieces += [shared.book.game_sgf(row.id) for row in found.rows]
-                if page >= found.pages or not found.rows:
-                    break
-                page += 1
-        body = b"\n".join(piece.rstrip() for piece in pieces[:MAX_DOWNLOAD]) + b"\n"
+        with shared.lock:  # the newest MAX_DOWNLOAD games, in one query
+            found = shared.book.games(board, filters=filters, page=1, page_size=MAX_DOWNLOAD)
+            pieces = [shared.book.game_sgf(row.id) for row in found.rows]
+        body = b"\n".join(piece.rstrip() for piece in pieces) + b"\n"
         return _sgf_response(body, "fuseki-games.sgf")
 
     @app.get("/api/game/<int:game_id>")
