@@ -31,6 +31,7 @@ from engine.board import Board, IllegalMove
 from engine.colors import BLACK, WHITE
 
 from . import textboard
+from .book_cli import parse_years  # as ``fuseki search --year``
 
 LETTERS = "abcdefghijkl"
 PAGE_SIZE = 20
@@ -54,23 +55,6 @@ def parse_point(token: str, size: int) -> int:
     except coords.CoordinateError:
         raise ShellError(f"bad vertex '{token}': use SGF letters (pd), GTP (Q16), pass, "
                          f"or a letter {LETTERS[0]}-{LETTERS[-1]} from the last search") from None
-
-
-def parse_years(text: str) -> tuple[int | None, int | None]:
-    """``1990-2000``, ``1990-``, ``-2000`` or ``1995`` into (from, to); raises ShellError."""
-    start, dash, end = text.partition("-")
-    try:
-        low = int(start) if start.strip() else None
-        high = int(end) if end.strip() else None
-    except ValueError:
-        raise ShellError(f"bad years '{text}': use FROM-TO, FROM-, -TO, a year, or off") from None
-    if not dash:
-        high = low
-    if low is None and high is None:
-        raise ShellError(f"bad years '{text}': use FROM-TO, FROM-, -TO, a year, or off")
-    if low is not None and high is not None and low > high:
-        raise ShellError(f"bad years '{text}': {low} is after {high}")
-    return low, high
 
 
 class BookShell(cmd.Cmd):
@@ -200,7 +184,7 @@ class BookShell(cmd.Cmd):
         """year [FROM-TO|off]: only games of those years (FROM-, -TO or one year also work)."""
         text = arg.strip()
         if text:
-            low, high = (None, None) if text.lower() == "off" else parse_years(text)
+            low, high = (None, None) if text.lower() == "off" else parse_years(text)  # ValueError: one line
             self.filters = self._filters(year_from=low, year_to=high)
         self.say(self._filter_note().strip(" ;") or "no filters")
 
@@ -286,8 +270,9 @@ class BookShell(cmd.Cmd):
         """exit: leave the shell (quit and end-of-file too)."""
         return True
 
-    do_quit = do_exit
-    do_quit.__doc__ = "quit: leave the shell (exit and end-of-file too)."  # type: ignore[attr-defined]
+    def do_quit(self, arg: str) -> bool:
+        """quit: leave the shell (exit and end-of-file too)."""
+        return True
 
     def do_EOF(self, arg: str) -> bool:
         self.say()

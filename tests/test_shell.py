@@ -126,7 +126,7 @@ def test_captures_are_applied(shell):
     ("undo 0", "positive whole number"),
     ("marks sometimes", "marks takes on or off"),
     ("year 1990-1980", "1990 is after 1980"),
-    ("year nineties", "bad years 'nineties'"),
+    ("year nineties", "bad year range 'nineties'"),
     ("games 0", "positive whole number"),
     ("games 9", "page 9 is out of range"),
     ("frobnicate now", "unknown command 'frobnicate'"),
@@ -212,6 +212,7 @@ def test_listcommands_and_help(shell):
     assert names == sorted(["board", "cd", "cwd", "exit", "games", "help", "import", "listcommands", "ls",
                             "marks", "play", "player", "quit", "rotations", "search", "undo", "year"])
     assert run(shell, "help undo").startswith("undo [N]:")
+    assert run(shell, "help exit").startswith("exit:") and run(shell, "help quit").startswith("quit:")
     everything = run(shell, "help")
     assert all(name in everything for name in names)
 
