@@ -39,7 +39,7 @@ from engine.book_chooser import BookChooser, eligible
 from engine.gtp import GtpError
 
 from . import command
-from .args import SYNTAX, color, count, vertex_text
+from .args import SYNTAX, color, count, integer, vertex_text
 
 PV_LENGTH = 10      # moves in a continuation (the first included)
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
@@ -179,7 +179,7 @@ def parse_analyze_args(args: list[str], to_move: int) -> tuple[int, int, int | N
         to_move = color(rest.pop(0))
     interval, maxmoves = 0, None
     if rest and _INT.fullmatch(rest[0]):
-        interval = int(rest.pop(0))
+        interval = integer(rest.pop(0))  # clamped: no 5000-digit int()
     while rest:
         key = rest.pop(0)
         width = _KEY_WIDTHS.get(key)
@@ -190,9 +190,9 @@ def parse_analyze_args(args: list[str], to_move: int) -> tuple[int, int, int | N
             if not _INT.fullmatch(values[0]):
                 raise GtpError(SYNTAX)
             if key == "interval":
-                interval = int(values[0])
+                interval = integer(values[0])
             elif key == "maxmoves":
-                maxmoves = int(values[0])
+                maxmoves = integer(values[0])
     return to_move, interval, maxmoves
 
 
