@@ -1,0 +1,263 @@
+"""Benchmark of the opening book (a script that prints figures, not a test).
+
+In one run, on the Tygem archive (11,365 19x19 games):
+
+(a) import: end to end (archive -> fresh book) with ``book.importer.import_paths``,
+    games/s; and a *baseline* pipeline on a sample (default 500 games, given in the
+    output): sgfmill parses, ``sgfmill.boards.Board`` replays, Python computes the 8
+    symmetric Zobrist keys per position, and rows go in one row per ``executemany``
+    statement -- what a straightforward implementation does;
+(b) database bytes per game (the file after the import, WAL checkpointed);
+(c) ``Book.next_moves`` latency, median and p99, over positions sampled from the
+    games in random orientations (the empty board and the common openings included),
+    with no filter, a year filter and a player filter; and ``Book.games`` first page.
+
+Targets: import >= 3,000 games/s, <= 5 KB/game, next_moves median <= 1 ms and
+p99 <= 5 ms (<= 50 ms with filters), games first page <= 20 ms.
+
+Usage::
+
+    python bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W]
+
+``--book``: a SQLAlchemy URL or path to import into (default: a fresh SQLite file in a
+temporary folder; a PostgreSQL URL must name an empty database).  ``--games N``:
+import only the first N games (a folder of N files is written first, untimed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "tygem-2016-07.tgz"
+sys.path.insert(0, str(ROOT))
+
+from sgfmill import boards as sgf_boards  # noqa: E402
+from sgfmill import sgf, sgf_moves  # noqa: E402
+
+from book import importer, schema  # noqa: E402
+from book.sources import SourceFile, iter_sources  # noqa: E402
+from book.store import Book, Filters  # noqa: E402
+from engine import coords, zobrist  # noqa: E402
+from engine.board import Board  # noqa: E402
+from engine.colors import BLACK, WHITE  # noqa: E402
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def ms(values) -> str:
+    return (f"median {1000 * statistics.median(values):7.3f} ms   p99 {1000 * percentile(values, 0.99):7.3f} ms"
+            f"   max {1000 * max(values):7.2f} ms")
+
+
+# --- (a) import ------------------------------------------------------------------------------
+
+def source_paths(args, workdir: Path) -> list[str]:
+    if not args.games:
+        return [str(DATA)]
+    folder = workdir / "games"
+    folder.mkdir()
+    for i, item in enumerate(s for s in iter_sources([str(DATA)]) if isinstance(s, SourceFile)):
+        if i >= args.games:
+            break
+        (folder / f"{i:06d}.sgf").write_bytes(item.data)
+    return [str(folder)]
+
+
+def run_import(url: str, paths: list[str], workers: int):
+    book = Book.open(url)
+    start = time.perf_counter()
+    report = importer.import_paths(book, paths, workers=workers)
+    elapsed = time.perf_counter() - start
+    return book, report, elapsed
+
+
+def baseline(sample: list[bytes], path: Path) -> float:
+    """games/s of the straightforward pipeline (sgfmill + Python keys + row-at-a-time inserts)."""
+    table = zobrist.table()
+    start = time.perf_counter()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("CREATE TABLE positions (key INTEGER, code INTEGER, PRIMARY KEY (key, code)) WITHOUT ROWID")
+    size = 19
+    syms = [[[coords.transform_xy(t, x, y, size) for x in range(size)] for y in range(size)] for t in range(8)]
+    side = {BLACK: table.size[size], WHITE: table.size[size] ^ table.white_to_move}
+    rows = []
+    for game_id, data in enumerate(sample, 1):
+        game = sgf.Sgf_game.from_bytes(data)
+        board, plays = sgf_moves.get_setup_and_moves(game)
+        hashes = [0] * 8
+        stones: dict[tuple[int, int], str] = {}
+        for number in range(len(plays) + 1):
+            colour = plays[number][0] if number < len(plays) else ("w" if plays and plays[-1][0] == "b" else "b")
+            keys = [h ^ side[BLACK if colour == "b" else WHITE] for h in hashes]
+            best = min(range(8), key=lambda t: keys[t])
+            if number == len(plays):
+                nxt = -2
+            else:
+                move = plays[number][1]
+                if move is None:
+                    nxt = -1
+                else:
+                    x, y = syms[best][size - 1 - move[0]][move[1]]
+                    nxt = coords.xy_to_point(x, y, size)
+            rows.append((zobrist.to_signed(keys[best]), (game_id << 24) | (number << 12) | ((nxt + 2) << 2)))
+            if number == len(plays) or plays[number][1] is None:
+                continue
+            try:
+                board.play(plays[number][1][0], plays[number][1][1], plays[number][0])
+            except ValueError:
+                break
+            now = {(r, c): col for col, (r, c) in board.list_occupied_points()}
+            for point in set(stones) | set(now):
+                before, after = stones.get(point), now.get(point)
+                if before != after:
+                    y, x = size - 1 - point[0], point[1]
+                    for t in range(8):
+                        tx, ty = syms[t][y][x]
+                        for col in (before, after):
+                            if col:
+                                hashes[t] ^= int(table.stone[0 if col == "b" else 1, ty, tx])
+            stones = now
+    with conn:
+        conn.executemany("INSERT OR IGNORE INTO positions VALUES (?, ?)", rows)
+    conn.close()
+    return len(sample) / (time.perf_counter() - start)
+
+
+# --- (c) queries ------------------------------------------------------------------------------
+
+def sample_boards(book: Book, count: int, rng: random.Random) -> list[Board]:
+    """Positions from stored games, each in a random orientation; 5% are the empty board and
+    a third come from the first 12 moves (the common openings)."""
+    top = book.max_game_id()
+    boards = [Board(19) for _ in range(count // 20)]
+    while len(boards) < count:
+        try:
+            record = book.game(rng.randint(1, top))
+        except KeyError:
+            continue
+        if record.size != 19 or record.setup:
+            continue
+        t = rng.randrange(8)
+        wanted = sorted({rng.randint(0, min(12, len(record.moves))) if rng.random() < 0.34
+                         else rng.randint(0, len(record.moves)) for _ in range(5)})
+        board = Board(19)
+        number = 0
+        for colour, point in record.moves:
+            if number in wanted:
+                boards.append(board.copy())
+            if number >= wanted[-1]:
+                break
+            try:
+                board.play(colour, coords.transform_point(t, point, 19))
+            except Exception:  # an anomaly: stop there
+                break
+            number += 1
+        else:
+            if number in wanted:
+                boards.append(board.copy())
+    return boards[:count]
+
+
+def time_calls(call, boards) -> list[float]:
+    times = []
+    for board in boards:
+        start = time.perf_counter()
+        call(board)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--book", help="SQLAlchemy URL or path to import into (default: a fresh temp SQLite file)")
+    parser.add_argument("--games", type=int, default=0, help="import only the first N games (default: all)")
+    parser.add_argument("--queries", type=int, default=10_000, help="positions to query (default 10,000)")
+    parser.add_argument("--baseline", type=int, default=500, help="games in the baseline sample (default 500)")
+    parser.add_argument("--workers", type=int, default=1, help="importer worker processes (default 1)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if not DATA.exists():
+        print(f"no archive at {DATA}", file=sys.stderr)
+        return 1
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        url = args.book or str(workdir / "book.sqlite")
+        paths = source_paths(args, workdir)
+        print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+
+        importer.warm_up()  # numba's compile/cache load is not the pipeline's cost
+        book, report, elapsed = run_import(url, paths, args.workers)
+        games = report.added + report.duplicates
+        print(f"(a) import: {report}")
+        print(f"    end to end {elapsed:.2f} s, {games / elapsed:,.0f} games/s "
+              f"({report.positions:,} position rows, {report.positions / elapsed:,.0f} rows/s)   target >= 3,000")
+
+        sample = [item.data for item, _ in zip(
+            (s for s in iter_sources(paths) if isinstance(s, SourceFile)), range(args.baseline))]
+        rate = baseline(sample, workdir / "baseline.sqlite")
+        print(f"    baseline (sgfmill parse + sgfmill Board replay + Python keys + row-at-a-time "
+              f"inserts), a sample of {len(sample)} games: {rate:,.0f} games/s -> fuseki is "
+              f"{games / elapsed / rate:,.0f}x faster")
+
+        stats = book.stats()
+        if book.path:
+            book.close()
+            with sqlite3.connect(book.path) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            size = os.path.getsize(book.path)
+            book = Book.open(url, readonly=True)
+        else:
+            size = stats.file_bytes or 0
+        print(f"(b) database: {size / 1e6:,.1f} MB for {stats.games:,} games = "
+              f"{size / max(stats.games, 1):,.0f} bytes/game   target <= 5,000")
+        if book.path:
+            with sqlite3.connect(book.path) as conn:
+                try:
+                    parts = conn.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").fetchall()
+                    print("    " + ", ".join(f"{name} {b / max(stats.games, 1):,.0f}" for name, b in parts
+                                            if b > 100_000) + " bytes/game")
+                except sqlite3.Error:
+                    pass
+
+        start = time.perf_counter()
+        boards = sample_boards(book, args.queries, rng)
+        print(f"(c) {len(boards):,} positions sampled in random orientations "
+              f"({sum(1 for b in boards if not b.moves):,} empty boards) in {time.perf_counter() - start:.1f} s")
+        players = [book.game(i).black for i in (1, 2, 3)]
+        player = players[0][:4] if players[0] else "a"
+        cases = [("next_moves, no filter", Filters()),
+                 ("next_moves, year 2016-2016", Filters(year_from=2016, year_to=2016)),
+                 (f"next_moves, player '{player}'", Filters(player=player))]
+        for name, filters in cases:
+            book.next_moves(boards[0], filters=filters)  # builds the filter's mask once
+            times = time_calls(lambda b: book.next_moves(b, filters=filters), boards)
+            print(f"    {name:<34} {ms(times)}")
+        empty = time_calls(lambda b: book.next_moves(b), [Board(19)] * 200)
+        print(f"    {'next_moves, empty board only':<34} {ms(empty)}")
+        page_boards = boards[: max(1, len(boards) // 10)]
+        times = time_calls(lambda b: book.games(b, page=1, page_size=20), page_boards)
+        print(f"    {'games, first page of 20':<34} {ms(times)}   ({len(page_boards):,} positions)")
+        empty = time_calls(lambda b: book.games(b, page=1, page_size=20), [Board(19)] * 100)
+        print(f"    {'games, first page, empty board':<34} {ms(empty)}")
+        print("    targets: median <= 1 ms, p99 <= 5 ms (<= 50 ms filtered); first page <= 20 ms")
+        book.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
