@@ -429,7 +429,10 @@ def run_shell(args) -> int:
     try:
         shell = BookShell(book, url, size=args.size)
         shell.say(shell.greeting())
-        history = _start_history()
+        interactive = sys.stdin.isatty()
+        if not interactive:  # commands from a file or pipe: answers only, no prompts
+            shell.prompt = ""
+        history = _start_history() if interactive else None
         try:
             shell.cmdloop()
         except KeyboardInterrupt:

@@ -273,6 +273,8 @@ def test_fuseki_shell_reads_commands_from_stdin(book_path):
     assert lines[0] == f"book {book_path}: 5 games, 37 positions"
     assert "total 5 games" in result.stdout
     assert "error: bad vertex 'zz'" in result.stdout
+    assert "fuseki>" not in result.stdout  # no prompts when the commands come from a pipe
+    assert not (book_path.parent / ".fuseki_history").exists()
 
 
 def test_a_book_that_cannot_be_opened_is_one_line(tmp_path):
