@@ -2,15 +2,16 @@
 
 The pipeline (``import_paths``)::
 
-    main process:   iter_sources -> chunks of files ----------------> write batches
-                                          |                               ^
-    worker process:                       +-> read_games -> replay -> prepared rows
+    worker process:  iter_sources -> read_games -> replay -> Prepared chunks
+                                                                  |  (a bounded queue)
+    main process:                                                 +-> batches -> database
 
-- Parsing (``book.records.read_games``, fast path first) and replay (the numba kernel
-  ``engine._kernels.replay``, which gives every position's canonical key, its symmetry
-  and the next move in canonical orientation) run in one worker process, so the two
-  cores work at once: the main process only reads the sources and writes.  With
-  ``workers=0`` everything runs in the calling process (small imports, tests).
+- Reading (``book.sources``), parsing (``book.records.read_games``, fast path first)
+  and replay (the numba kernel ``engine._kernels.replay``, which gives every
+  position's canonical key, its symmetry and the next move in canonical orientation)
+  run in one worker process, so the two cores work at once: the main process only
+  writes.  With ``workers=0`` everything runs in the calling process (small imports,
+  tests).
 - Rows are written in batches of about ``batch_games`` games, each batch ONE
   transaction holding its games and all their positions: an interrupted import leaves
   whole batches only, and a re-run skips what is there (the games' ``fingerprint``,
@@ -32,10 +33,9 @@ import io
 import multiprocessing
 import sys
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterable, Iterator
+from typing import Iterator
 
 import numpy as np
 from sqlalchemy import select
@@ -272,37 +272,67 @@ def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
 
 # --- the pipeline ----------------------------------------------------------------------------
 
-def _chunks(items: Iterable[SourceFile | Skipped], size: int, report: ImportReport) -> Iterator[list[SourceFile]]:
+def _produce(paths: list[str], chunk_files: int, fast: bool) -> Iterator[Prepared]:
+    """Prepared chunks of ``chunk_files`` files, in source order; skipped sources travel along."""
     chunk: list[SourceFile] = []
-    for item in items:
+    for item in iter_sources(paths):
         if isinstance(item, Skipped):
-            report.skipped.append((item.name, item.reason))
+            yield Prepared(skipped=[(item.name, item.reason)])
             continue
         chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
+        if len(chunk) >= chunk_files:
+            yield prepare(chunk, fast)
             chunk = []
     if chunk:
-        yield chunk
+        yield prepare(chunk, fast)
 
 
-def _prepared(chunks: Iterator[list[SourceFile]], workers: int, fast: bool) -> Iterator[Prepared]:
-    """Prepared chunks in order: in this process, or in one worker a few chunks ahead."""
+def _compact(prepared: Prepared) -> Prepared:
+    """One keys array and one lows array instead of one per game (cheaper to pickle)."""
+    if len(prepared.keys) > 1:
+        prepared.keys = [np.concatenate(prepared.keys)]
+        prepared.lows = [np.concatenate(prepared.lows)]
+    return prepared
+
+
+def _producer(paths: list[str], chunk_files: int, fast: bool, queue) -> None:
+    """The worker process: read, parse and replay, hand Prepared chunks to the writer."""
+    try:
+        for prepared in _produce(paths, chunk_files, fast):
+            queue.put(_compact(prepared))
+    except BaseException as exc:  # noqa: BLE001 - the writer re-raises it
+        queue.put(RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}"))
+    queue.put(None)
+
+
+def _prepared(paths: list[str], workers: int, chunk_files: int, fast: bool) -> Iterator[Prepared]:
+    """Prepared chunks in order: made in this process, or by a worker process a few chunks ahead.
+
+    The worker reads the sources itself, so the writing process only writes.  One worker
+    suffices on two cores; ``workers`` > 1 is treated as 1 (one archive is one stream).
+    """
     if workers <= 0:
-        for chunk in chunks:
-            yield prepare(chunk, fast)
+        yield from _produce(paths, chunk_files, fast)
         return
     warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with context.Pool(workers) as pool:
-        pending: deque = deque()
-        for chunk in chunks:
-            pending.append(pool.apply_async(prepare, (chunk, fast)))
-            if len(pending) >= WINDOW * workers:
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
+    queue = context.Queue(maxsize=WINDOW)
+    worker = context.Process(target=_producer, args=(paths, chunk_files, fast, queue), daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = queue.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        if worker.is_alive():
+            worker.terminate()
+        worker.join()
+        queue.close()
 
 
 class Progress:
@@ -359,7 +389,7 @@ def import_paths(book, paths: list[str], workers: int = 1, batch_games: int = BA
     start = time.perf_counter()
     batch = Prepared()
     try:
-        for prepared in _prepared(_chunks(iter_sources(list(paths)), chunk_files, report), workers, fast):
+        for prepared in _prepared(list(paths), workers, chunk_files, fast):
             report.skipped += prepared.skipped
             batch.extend(prepared)
             if len(batch.games) >= batch_games:
