@@ -163,6 +163,11 @@ def test_explore_search_games_and_replay(server, browser):
     wait.until(lambda _: text("move-number").startswith("move 5 / 5"))
     browser.find_element(By.ID, "prev").click()
     wait.until(lambda _: text("move-number").startswith("move 4 / 5"))
+    # quick clicks queue up instead of racing: three clicks are three moves
+    browser.find_element(By.ID, "first").click()
+    for _ in range(3):
+        browser.find_element(By.ID, "next").click()
+    wait.until(lambda _: text("move-number").startswith("move 3 / 5"))
 
     # the page as a person sees it, for the record
     ARTIFACTS.mkdir(exist_ok=True)

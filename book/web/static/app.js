@@ -22,6 +22,16 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
+// User actions run one after another: a click while an answer is on its way waits
+// for it, so quick clicks never see a stale position or lose a move.
+let pending = Promise.resolve();
+function serial(action) {
+  return (...args) => {
+    pending = pending.then(() => action(...args)).catch((error) => showMessage(error.message));
+    return pending;
+  };
+}
+
 // --- the API -------------------------------------------------------------------------
 
 function query(extra) {
@@ -167,7 +177,7 @@ async function refreshSearch() {
     if (!row.letter) continue;
     for (const sgf of row.points.length ? row.points : [row.sgf]) if (sgf && !(sgf in marks)) marks[sgf] = row.letter;
   }
-  drawBoard($("search-board"), position.size, position, marks, playSearch);
+  drawBoard($("search-board"), position.size, position, marks, serial(playSearch));
   const toMove = position.to_move === "B" ? "Black" : "White";
   const last = position.last ? `, last ${position.last.color === "B" ? "Black" : "White"} ${position.last.vertex}` : "";
   $("search-status").textContent =
@@ -204,7 +214,7 @@ function renderNextMoves(position) {
     tr.children[2].textContent = row.games;
     tr.querySelector(".bar span").style.width = `${percent}%`;
     tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
-    tr.addEventListener("click", () => playSearch(row.sgf));
+    tr.addEventListener("click", serial(() => playSearch(row.sgf)));
     body.appendChild(tr);
   }
 }
@@ -219,33 +229,32 @@ async function playSearch(sgf) {
   }
 }
 
-function back() {
+async function back() {
   if (!state.moves.length) return;
   state.redo.push(state.moves.pop());
-  refreshSearch();
+  await refreshSearch();
 }
 
-function forward() {
-  if (state.redo.length) playSearch(state.redo[state.redo.length - 1]);
+async function forward() {
+  if (state.redo.length) await playSearch(state.redo[state.redo.length - 1]);
 }
 
-function reset() {
+async function reset() {
   state.moves = [];
   state.redo = [];
-  refreshSearch();
+  await refreshSearch();
 }
 
-function applyFilters(event) {
-  event.preventDefault();
+async function applyFilters() {
   state.filters = {year_from: $("year-from").value.trim(), year_to: $("year-to").value.trim(),
                    player: $("player").value.trim()};
-  refreshSearch();
+  await refreshSearch();
 }
 
-function clearFilters() {
+async function clearFilters() {
   $("filters").reset();
   state.filters = {};
-  refreshSearch();
+  await refreshSearch();
 }
 
 // --- the games column --------------------------------------------------------------------------
@@ -279,7 +288,7 @@ async function refreshGames() {
     }
     tr.title = [person(row.black, row.black_rank), "vs", person(row.white, row.white_rank), row.date,
                 row.event, row.result].filter(Boolean).join(" ");
-    tr.addEventListener("click", () => openGame(row.id, row.move_number));
+    tr.addEventListener("click", serial(() => openGame(row.id, row.move_number)));
     if (state.game && state.game.id === row.id) tr.classList.add("selected");
     body.appendChild(tr);
   }
@@ -294,11 +303,11 @@ async function refreshGames() {
   download.classList.toggle("disabled", !page.total);
 }
 
-function gamesPage(step) {
+async function gamesPage(step) {
   const page = state.gamesPage + step;
   if (page < 1 || page > state.gamesPages) return;
   state.gamesPage = page;
-  refreshGames();
+  await refreshGames();
 }
 
 // --- the replay column -------------------------------------------------------------------------
@@ -348,7 +357,7 @@ async function showGameMove(number) {
     return;
   }
   state.gameMove = number;
-  drawBoard($("replay-board"), position.size, position, {}, () => showGameMove(state.gameMove + 1));
+  drawBoard($("replay-board"), position.size, position, {}, serial(() => showGameMove(state.gameMove + 1)));
   const mark = number === game.at ? " · search position" : "";
   const last = position.last ? ` · ${position.last.color} ${position.last.vertex}` : "";
   $("move-number").textContent = `move ${number} / ${game.moves.length}${last}${mark}`;
@@ -357,26 +366,31 @@ async function showGameMove(number) {
 // --- start ----------------------------------------------------------------------------------------
 
 async function start() {
-  $("back").addEventListener("click", back);
-  $("forward").addEventListener("click", forward);
-  $("reset").addEventListener("click", reset);
-  $("pass").addEventListener("click", () => playSearch(""));
-  $("size").addEventListener("change", () => {
+  $("back").addEventListener("click", serial(back));
+  $("forward").addEventListener("click", serial(forward));
+  $("reset").addEventListener("click", serial(reset));
+  $("pass").addEventListener("click", serial(() => playSearch("")));
+  $("size").addEventListener("change", serial(() => {
     state.size = Number($("size").value);
-    reset();
+    return reset();
+  }));
+  const filter = serial(applyFilters);
+  $("filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    filter();
   });
-  $("filters").addEventListener("submit", applyFilters);
-  $("clear-filters").addEventListener("click", clearFilters);
-  $("games-prev").addEventListener("click", () => gamesPage(-1));
-  $("games-next").addEventListener("click", () => gamesPage(1));
-  $("first").addEventListener("click", () => showGameMove(0));
-  $("prev").addEventListener("click", () => showGameMove(state.gameMove - 1));
-  $("next").addEventListener("click", () => showGameMove(state.gameMove + 1));
-  $("last").addEventListener("click", () => showGameMove(Infinity));
+  $("clear-filters").addEventListener("click", serial(clearFilters));
+  $("games-prev").addEventListener("click", serial(() => gamesPage(-1)));
+  $("games-next").addEventListener("click", serial(() => gamesPage(1)));
+  $("first").addEventListener("click", serial(() => showGameMove(0)));
+  $("prev").addEventListener("click", serial(() => showGameMove(state.gameMove - 1)));
+  $("next").addEventListener("click", serial(() => showGameMove(state.gameMove + 1)));
+  $("last").addEventListener("click", serial(() => showGameMove(Infinity)));
+  const step = serial((delta) => showGameMove(state.gameMove + delta));
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "INPUT") return;
-    if (event.key === "ArrowLeft") showGameMove(state.gameMove - 1);
-    if (event.key === "ArrowRight") showGameMove(state.gameMove + 1);
+    if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
+    if (event.key === "ArrowLeft") step(-1);
+    if (event.key === "ArrowRight") step(1);
   });
   drawBoard($("replay-board"), state.size, null, {}, null);
   try {
