@@ -9,8 +9,8 @@ Reading guide:
 - ``play_game`` plays one game with the rules core (``engine.board.Board``) as
   the arbiter: every move is checked before the opponent (and the referee) is
   told.  A game ends on two passes in a row, a resignation, the move cap, a
-  resignation adjudicated (referee and area score agree on a clear winner for
-  N moves), or a fault: an illegal move, a protocol error (a ``?`` answer,
+  resignation adjudicated (the referee's score shows the same clear winner N
+  times in a row), or a fault: an illegal move, a protocol error (a ``?`` answer,
   garbage), a crash or a time-out, which loses the game for the engine at
   fault and is named in the results.
 - A game that is not lost by resignation or fault is scored by the referee's
@@ -76,6 +76,7 @@ class MatchConfig:
     max_moves: int = 1000
     adjudicate_resign: int = 0      # moves of agreement needed; 0: never adjudicate
     adjudicate_margin: float = 20.0
+    adjudicate_every: int = 1       # moves between two checks
     parallel: int = 1
     timeout: float = 60.0           # seconds per answer
     stderr_comments: bool = False
@@ -357,17 +358,23 @@ class _GameRun:
         return score_text(self.board.score()), "area"
 
     def _adjudicate(self) -> str | None:
-        """'B+R'/'W+R' once the referee and the area count agree on a winner by at least
-        the margin for ``adjudicate_resign`` moves in a row; else None."""
+        """'B+R'/'W+R' once the referee's ``final_score`` has shown the same winner, by at
+        least the margin, at ``adjudicate_resign`` checks in a row (one check every
+        ``adjudicate_every`` moves); else None.
+
+        The area count is no judge here: stones left in the opponent's area make it
+        neutral, so a lost game of a weak engine counts near even.  GNU Go's final_score
+        reads the game out mid-game (seconds a call at its default level, under 1 s at
+        --level 0 on 9x9), hence the spacing.
+        """
         config = self.config
-        if not config.adjudicate_resign or self.referee is None:
+        if not config.adjudicate_resign or self.referee is None \
+                or len(self.game.moves) % config.adjudicate_every:
             return None
-        referee = parse_score(self._referee("final_score"))
-        area = self.board.score()
+        score = parse_score(self._referee("final_score"))
         leader = 0
-        if (referee is not None and abs(referee) >= config.adjudicate_margin
-                and abs(area) >= config.adjudicate_margin and (referee > 0) == (area > 0)):
-            leader = 1 if area > 0 else -1
+        if score is not None and abs(score) >= config.adjudicate_margin:
+            leader = 1 if score > 0 else -1
         self.agreement = self.agreement + 1 if leader and leader == self.leader else int(bool(leader))
         self.leader = leader
         if self.agreement >= config.adjudicate_resign:
@@ -692,9 +699,11 @@ def add_commands(subparsers) -> None:
     p.add_argument("--referee", metavar="CMD", help="GTP engine whose final_score decides finished games")
     p.add_argument("--max-moves", type=int, default=1000, metavar="N", help="stop and score a game here")
     p.add_argument("--adjudicate-resign", type=int, default=0, metavar="N",
-                   help="end a game when the referee and the area count agree on the winner for N moves")
+                   help="end a game as a resignation once N referee scores in a row agree on the winner")
     p.add_argument("--adjudicate-margin", type=float, default=20.0, metavar="POINTS",
-                   help="the lead both must see for --adjudicate-resign (default 20)")
+                   help="the lead each of those scores must show (default 20)")
+    p.add_argument("--adjudicate-every", type=int, default=1, metavar="K",
+                   help="ask the referee every K moves (its final_score can be slow mid-game)")
     p.add_argument("--parallel", type=int, default=1, metavar="K", help="games played at once")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time allowed for each answer; longer loses the game (default 60)")
@@ -705,8 +714,9 @@ def add_commands(subparsers) -> None:
 
 
 def config_from(args) -> MatchConfig:
-    if args.games < 1 or args.parallel < 1 or args.max_moves < 1 or args.timeout <= 0:
-        raise MatchError("--games, --parallel, --max-moves and --timeout must be positive")
+    if min(args.games, args.parallel, args.max_moves, args.adjudicate_every) < 1 or args.timeout <= 0:
+        raise MatchError("--games, --parallel, --max-moves, --adjudicate-every and --timeout "
+                         "must be positive")
     if not 2 <= args.size <= 25:
         raise MatchError("--size must be from 2 to 25")
     return MatchConfig(
@@ -714,6 +724,7 @@ def config_from(args) -> MatchConfig:
         alternate=args.alternate, openings=load_openings(args.openings, args.size) if args.openings else [],
         sgf_dir=args.sgf_dir, referee=args.referee, max_moves=args.max_moves,
         adjudicate_resign=args.adjudicate_resign, adjudicate_margin=args.adjudicate_margin,
+        adjudicate_every=args.adjudicate_every,
         parallel=args.parallel, timeout=args.timeout, stderr_comments=args.stderr_comments,
         superko=args.superko)
 
