@@ -205,6 +205,7 @@ from book.importer import import_paths
 from book.store import Book
 book_url, batch, workers, *paths = sys.argv[1:]
 book = Book.open(book_url)
+print("open", flush=True)
 report = import_paths(book, paths, workers=int(workers), batch_games=int(batch), chunk_files=50)
 book.close()
 print(report.added, report.duplicates, len(report.skipped), flush=True)
@@ -212,7 +213,10 @@ print(report.added, report.duplicates, len(report.skipped), flush=True)
 
 
 def import_command(book: str, paths: list, batch_games: int = 100, workers: int = 0) -> list[str]:
-    """argv of a subprocess importing ``paths`` into ``book`` (run it with cwd=ROOT)."""
+    """argv of a subprocess importing ``paths`` into ``book`` (run it with cwd=ROOT).
+
+    It prints ``open`` once the book is open, then ``added duplicates skipped`` at the end.
+    """
     import sys
 
     return [sys.executable, "-c", IMPORT_SCRIPT, str(book), str(batch_games), str(workers),

@@ -28,6 +28,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # 100,000 lines: about 10 s
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 20261122
 RANDOM_LINES = 100_000

@@ -20,6 +20,8 @@ import sys
 
 from sqlalchemy import func, select
 
+import pytest
+
 from book import schema
 from book.importer import import_paths
 from book.records import read_games
@@ -28,6 +30,7 @@ from conftest import ROOT, import_command, write_archive
 from engine.board import Board
 from engine.coords import transform_point
 
+pytestmark = pytest.mark.slow  # imports a real archive: seconds
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
