@@ -559,7 +559,10 @@ class Match:
             for future in [pool.submit(self._one, i) for i in todo]:
                 future.result()
         except BaseException:
-            self.stop.set()
+            self.stop.set()  # games in progress end at their next move and are not recorded
+            with self._lock:
+                for player in (p for seat in self._seats for p in seat if p and p.client):
+                    player.client.kill()  # so that no game waits on a slow genmove
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -187,7 +187,17 @@ class ExternalChooser:
         return [("move", c, p) for c, p in board.moves]
 
     def _sync(self, client: GtpClient, board) -> None:
-        """Tell the engine what changed since it was last told; raises OutOfStep, GtpClientError."""
+        """Tell the engine what changed since it was last told; raises OutOfStep, GtpClientError.
+
+        When the quick way fails (say ``undo`` refused), starts again from an empty board once.
+        """
+        try:
+            self._sync_once(client, board)
+        except OutOfStep:
+            self._forget()
+            self._sync_once(client, board)
+
+    def _sync_once(self, client: GtpClient, board) -> None:
         target = self._record(board)
         if self._size != board.size or not self._can_reach(client, target):
             self._restart_game(client, board.size)
@@ -210,7 +220,10 @@ class ExternalChooser:
                 break
             common += 1
         extra = self._sent[common:]
-        return not extra or (client.knows("undo") and all(e[0] == "move" for e in extra))
+        if not extra:
+            return True
+        # undo only where it is cheaper than replaying the game (not after loadsgf, say)
+        return len(extra) <= common and client.knows("undo") and all(e[0] == "move" for e in extra)
 
     def _restart_game(self, client: GtpClient, size: int) -> None:
         self._send(client, f"boardsize {size}")

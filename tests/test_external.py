@@ -123,11 +123,14 @@ def test_missing_engine(engines, tmp_path, capsys):
 
 def test_undo_and_reg_genmove_keep_it_in_step(engines, tmp_path):
     engine = engines(fake_command(tmp_path))
-    assert run(engine, "genmove b", "genmove w", "undo", "undo") == ["A1", "B1", "", ""]
-    # the fake knows undo (as a no-op), so no restart was needed: it still has A1 and B1 seen
-    assert run(engine, "genmove b") == ["C1"]
-    assert run(engine, "reg_genmove w") == ["D1"]
-    assert len(engine.game.record) == 1
+    assert run(engine, "genmove b", "genmove w", "genmove b", "genmove w", "undo", "undo") == \
+        ["A1", "B1", "C1", "D1", "", ""]
+    # the fake knows undo (as a no-op), so no restart was needed: it still has A1-D1 seen
+    assert run(engine, "genmove b") == ["E1"]
+    assert run(engine, "reg_genmove w") == ["A2"]
+    assert len(engine.game.record) == 3
+    # taking back the whole game is cheaper as a fresh start: the fake forgets what it saw
+    assert run(engine, "undo", "undo", "undo", "genmove b") == ["", "", "", "A1"]
 
 
 def test_setup_removal_costs_one_question(engines, tmp_path, capsys):
