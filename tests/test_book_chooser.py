@@ -205,3 +205,21 @@ def test_cached_answers_in_every_orientation_equal_the_store(book_path, moves):
             color = board.to_move
             assert cache.next_moves(board, color).moves == book.next_moves(board, to_move=color).moves
         assert len(cache._entries) == 1
+
+
+def test_a_book_engine_answers_setup_commands_without_loading_the_book_stack(book_path):
+    """Start-up budget (first answer <= 0.3 s): the chooser is built at start, the book opened later."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    code = ("import sys; from engine.book_chooser import from_settings; from engine.commands import new_engine\n"
+            "from engine.config import BookSettings, Settings\n"
+            f"s = Settings(book=BookSettings(path={book_path!r}))\n"
+            "e = new_engine(s, from_settings(s, verbose=True))\n"
+            "for line in ('name', 'list_commands', 'boardsize 19', 'komi 6.5', 'clear_board'):\n"
+            "    assert e.handle_line(line).startswith('=')\n"
+            "print([m for m in ('numpy', 'sqlalchemy', 'book.store', 'engine.board') if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=root, timeout=60)
+    assert done.stdout.decode().strip() == "[]", done.stderr
