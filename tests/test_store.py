@@ -375,3 +375,40 @@ def test_unknown_position_has_no_moves(imported):
     assert (found.total, found.ended, found.moves) == (0, 0, [])
     assert book.games(board).total == 0
     assert EMPTY == 0
+
+
+def test_row_fetch_fallback_and_compact_give_the_same_answers(imported, monkeypatch):
+    book, games, _ = imported
+    boards = sample_positions(games, np.random.default_rng(11), count=8)
+    before = [(f.total, f.ended, as_dict(f)) for f in map(book.next_moves, boards)]
+    from book import store
+
+    monkeypatch.setattr(store, "_JOINED_CODES", {})  # the portable one-row-a-code query
+    assert [(f.total, f.ended, as_dict(f)) for f in map(book.next_moves, boards)] == before
+    monkeypatch.undo()
+    book.compact()
+    assert [(f.total, f.ended, as_dict(f)) for f in map(book.next_moves, boards)] == before
+    assert book.stats().file_bytes > 0
+
+
+def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_url, monkeypatch):
+    from book import store
+
+    monkeypatch.setattr(store, "HOT_ROWS", 2)  # cache every answer of 2 rows or more
+    folder = tmp_path / "one"
+    folder.mkdir()
+    first = write_games(folder, count=6, seed=21)
+    reader = Book.open(book_url)
+    writer = Book.open(book_url)
+    importer.import_paths(writer, [str(folder)], workers=0)
+    assert reader.next_moves(Board(19)).total == len({tuple(g[0]) for g in first})
+    assert reader._hot  # the empty board's answer is cached now
+    folder = tmp_path / "two"
+    folder.mkdir()
+    second = write_games(folder, count=5, seed=22)
+    importer.import_paths(writer, [str(folder)], workers=0)  # the reader is not told
+    distinct = {tuple(g[0]) for g in first + second}
+    assert reader.next_moves(Board(19)).total == len(distinct)
+    assert reader.games(Board(19), page_size=100).total == len(distinct)
+    reader.close()
+    writer.close()
