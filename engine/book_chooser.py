@@ -157,8 +157,9 @@ class NextMovesCache:
 
     The engine opens its book read-only and asks the same positions again and
     again (the next game's opening, the analysis commands' continuations), and
-    the store's cost grows with the games through a position (about 35 ms for
-    the empty board of an 11,000-game book).  An answer is kept under the
+    the store's cost grows with the games through a position (15 ms the first
+    time for the empty board of an 11,000-game Tygem book, 0.5 ms typical; a
+    kept answer takes 0.07 ms).  An answer is kept under the
     position's canonical key with the 8 symmetric keys of the board it was
     asked for; the same position in another orientation ``T_t`` (``t`` such
     that the cached board's ``keys[t]`` is the new board's ``keys[0]``) gets
