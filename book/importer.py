@@ -213,11 +213,9 @@ def write_batch(book, batch: Prepared, report: ImportReport) -> None:
         return
     counts = np.array(batch.counts, dtype=np.int64)
     fingerprints = [g["fingerprint"] for g in batch.games]
-    with book.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            # Importers in other processes take turns, batch by batch: the fingerprints and
-            # max(id) read below must include every batch committed before this one.
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
+    # Importers in other processes take turns, batch by batch (Book.writing holds the
+    # write lock): the fingerprints and max(id) read below include every earlier batch.
+    with book.writing() as conn:
         known = set(conn.execute(select(schema.games.c.fingerprint)
                                  .where(schema.games.c.fingerprint.in_(fingerprints))).scalars())
         keep = np.zeros(len(fingerprints), dtype=bool)

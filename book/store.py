@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -176,10 +177,21 @@ def _sqlite_path(url) -> str | None:
 def _make_engine(url, readonly: bool) -> Engine:
     if url.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
+
+    # SQLAlchemy's documented recipe for SQLite transactions: the driver's own implicit
+    # BEGIN is turned off and SQLAlchemy's begin emits it, so that a writer can ask for
+    # BEGIN IMMEDIATE (Book.writing): two importers then queue for the write lock
+    # instead of one failing when its read snapshot cannot become a write.
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        options = conn.get_execution_options()
+        if options.get("isolation_level") != "AUTOCOMMIT":
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("fuseki_write") else "BEGIN")
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
         if not readonly:
             cur.execute("PRAGMA journal_mode=WAL")
@@ -310,6 +322,22 @@ class Book:
             file_bytes = self._file_bytes(conn)
         years = (int(low), int(high)) if low is not None else None
         return BookStats(int(games), int(rows), {int(k): int(v) for k, v in sizes.items()}, years, file_bytes)
+
+    @contextmanager
+    def writing(self):
+        """A connection in a write transaction that holds the book's write lock until commit.
+
+        SQLite: BEGIN IMMEDIATE; PostgreSQL: the writers' advisory lock
+        (``schema.WRITE_LOCK``, released with the transaction; readers go on).  Writers
+        run one after another, so a batch's fingerprint check and its new game ids cannot
+        race another importer's.
+        """
+        if self.readonly:
+            raise BookError("the book is open read-only")
+        with self.engine.connect().execution_options(fuseki_write=True) as conn, conn.begin():
+            if self.engine.dialect.name == "postgresql":
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
+            yield conn
 
     def max_game_id(self, conn=None) -> int:
         """The largest game id (0 for an empty book)."""

@@ -159,3 +159,31 @@ def test_progress_lines(monkeypatch):
     progress.update(report, force=True)
     progress.done()
     assert tty.getvalue().startswith("\r[") and "games/s" in tty.getvalue()
+
+
+def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for folder in folders:
+        folder.mkdir()
+    games = write_games(folders[0], count=40, seed=31)
+    for path in sorted(folders[0].iterdir())[20:]:  # the second folder overlaps the first by half
+        (folders[1] / path.name).write_bytes(path.read_bytes())
+    book = str(tmp_path / "book.sqlite")
+    Book.open(book).close()
+    script = ("import sys; from book.importer import import_paths; from book.store import Book; "
+              "b = Book.open(sys.argv[1]); r = import_paths(b, [sys.argv[2]], workers=0, batch_games=3, "
+              "chunk_files=2); print(r.added, r.duplicates)")
+    runs = [subprocess.Popen([sys.executable, "-c", script, book, str(folder)], cwd=root,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for folder in folders]
+    outs = [run.communicate(timeout=120) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [err[-1500:] for _, err in outs]
+    added = sum(int(out.split()[0]) for out, _ in outs)
+    distinct = {tuple(g[0]) for g in games}
+    with Book.open(book) as opened:
+        assert added == count(opened, schema.games) == len(distinct)
+        assert count(opened, schema.positions) == sum(len(m) + 1 for m in distinct)
