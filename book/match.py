@@ -533,6 +533,16 @@ class Match:
 
     def _resume(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock_folder()
+        try:
+            self._check_settings()
+        except BaseException:
+            self._lockfile.close()
+            raise
+        for entry in read_results(self.folder):
+            self.results[entry["game"]] = entry
+
+    def _check_settings(self) -> None:
         settings = self.folder / SETTINGS
         identity = self.config.identity()
         if settings.exists():
@@ -543,8 +553,17 @@ class Match:
                                  "use another --sgf-dir")
         else:
             _write_atomically(settings, json.dumps(identity, indent=1).encode() + b"\n")
-        for entry in read_results(self.folder):
-            self.results[entry["game"]] = entry
+
+    def _lock_folder(self) -> None:
+        """Two matches writing one results file would each overwrite the other's games."""
+        import fcntl
+
+        self._lockfile = open(self.folder / ".lock", "w")
+        try:
+            fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lockfile.close()
+            raise MatchError(f"another match is running in {self.folder}") from None
 
     def missing(self) -> list[int]:
         return [i for i in range(self.config.games) if i not in self.results]
@@ -570,6 +589,9 @@ class Match:
                 for player in seat:
                     if player is not None:
                         player.stop()
+            if getattr(self, "_lockfile", None) is not None:
+                self._lockfile.close()  # releases the lock
+                self._lockfile = None
         return [self.results[i] for i in sorted(self.results) if i < self.config.games]
 
     def _one(self, index: int) -> None:

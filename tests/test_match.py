@@ -103,6 +103,11 @@ def test_resume_plays_only_missing_games(tmp_path):
     other = MatchConfig(black=config.black, white=config.white, games=4, size=7, sgf_dir=config.sgf_dir)
     with pytest.raises(MatchError, match="another match"):
         Match(other)
+    running = Match(config, log=log.append)  # holds the folder until its run() ends
+    with pytest.raises(MatchError, match="another match is running"):
+        Match(config)
+    running.run()
+    Match(config).run()
 
 
 @pytest.mark.parametrize("what, kind, result", [
