@@ -161,9 +161,11 @@ def test_killed_engine(fake):
 def test_stderr_is_drained_and_kept(fake):
     c = fake()
     assert c.send("flood", timeout=20) == "done"  # 2 MB of stderr: a pipe would fill and block
+    deadline = time.monotonic() + 5
+    while c.stderr_mark() < 20001 and time.monotonic() < deadline:  # stderr lags behind stdout
+        time.sleep(0.01)
     mark = c.stderr_mark()
     c.send("genmove b")
-    deadline = time.monotonic() + 5
     while not c.take_stderr(mark) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert c.take_stderr(mark) == ["thinking about move 1"]
