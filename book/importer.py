@@ -230,7 +230,7 @@ def write_batch(book, batch: Prepared, report: ImportReport) -> None:
         ids = np.full(len(fingerprints), -1, dtype=np.int64)
         ids[keep] = np.arange(first_id, first_id + int(keep.sum()))
         rows = [dict(game, id=int(ids[i])) for i, game in enumerate(batch.games) if keep[i]]
-        conn.execute(schema.games.insert(), rows)
+        _insert_games(conn, rows)
         row_keep = np.repeat(keep, counts)
         keys = np.concatenate(batch.keys)[row_keep]
         codes = (np.repeat(ids, counts)[row_keep] << schema.GAME_SHIFT) | np.concatenate(batch.lows)[row_keep]
@@ -239,6 +239,18 @@ def write_batch(book, batch: Prepared, report: ImportReport) -> None:
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row["anomaly"])
     report.positions += len(keys)
+
+
+_GAME_COLUMNS = [column.name for column in schema.games.columns]
+_GAMES_INSERT = (f"INSERT INTO games ({', '.join(_GAME_COLUMNS)}) "
+                 f"VALUES ({', '.join('?' * len(_GAME_COLUMNS))})")
+
+
+def _insert_games(conn, rows: list[dict]) -> None:
+    if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy's per-row processing is 2/3 of the cost
+        conn.exec_driver_sql(_GAMES_INSERT, [tuple(row[name] for name in _GAME_COLUMNS) for row in rows])
+    else:
+        conn.execute(schema.games.insert(), rows)
 
 
 _ROWS_PER_STATEMENT = 250  # 500 parameters: under every SQLite's limit (999 before 3.32)

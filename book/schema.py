@@ -68,9 +68,12 @@ SGF_DICTIONARY = (
     + b"".join(f";B[{x}{y}];W[{x}{y}]".encode() for x in _LETTERS for y in _LETTERS))
 
 
+_PACKER = zlib.compressobj(1, zdict=SGF_DICTIONARY)
+
+
 def compress_sgf(data: bytes) -> bytes:
     """SGF bytes as stored in games.sgf (zlib, level 1, preset dictionary)."""
-    packer = zlib.compressobj(1, zdict=SGF_DICTIONARY)
+    packer = _PACKER.copy()  # a primed copy: the dictionary is not hashed again
     return packer.compress(data) + packer.flush()
 
 
