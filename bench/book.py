@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import sqlite3
 import statistics
 import sys
@@ -76,11 +77,17 @@ def source_paths(args, workdir: Path) -> list[str]:
 
 
 def run_import(url: str, paths: list[str], workers: int):
+    """(book, report, wall seconds, CPU seconds of this process, CPU seconds of the worker)."""
     book = Book.open(url)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = time.process_time()
     start = time.perf_counter()
     report = importer.import_paths(book, paths, workers=workers)
     elapsed = time.perf_counter() - start
-    return book, report, elapsed
+    cpu = time.process_time() - cpu
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    worker = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
+    return book, report, elapsed, cpu, worker
 
 
 def baseline(sample: list[bytes], path: Path) -> float:
@@ -201,11 +208,14 @@ def main() -> int:
         print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
 
         importer.warm_up()  # numba's compile/cache load is not the pipeline's cost
-        book, report, elapsed = run_import(url, paths, args.workers)
+        book, report, elapsed, cpu, worker = run_import(url, paths, args.workers)
         games = report.added + report.duplicates
         print(f"(a) import: {report}")
         print(f"    end to end {elapsed:.2f} s, {games / elapsed:,.0f} games/s "
               f"({report.positions:,} position rows, {report.positions / elapsed:,.0f} rows/s)   target >= 3,000")
+        busiest = max(cpu, worker)
+        print(f"    CPU: writer {cpu:.2f} s, worker {worker:.2f} s (load average {os.getloadavg()[0]:.1f} now): "
+              f"on two idle cores the busier one bounds it at ~{games / busiest:,.0f} games/s")
 
         sample = [item.data for item, _ in zip(
             (s for s in iter_sources(paths) if isinstance(s, SourceFile)), range(args.baseline))]

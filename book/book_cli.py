@@ -14,6 +14,7 @@ The book is ``--book`` (a path or SQLAlchemy URL), else ``$FUSEKI_BOOK``, else
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -27,8 +28,9 @@ def add_commands(subparsers) -> None:
                     "Example: fuseki import games/ tygem.tgz --book games.sqlite")
     p.add_argument("paths", nargs="+", metavar="PATH", help="SGF files, folders, .tgz/.tar/.zip archives")
     p.add_argument("--book", metavar="URL", help=book_help)
-    p.add_argument("--compact", action="store_true",
-                   help="rewrite the database packed afterwards (about 10%% smaller; copies the file once)")
+    p.add_argument("--compact", action=argparse.BooleanOptionalAction, default=None,
+                   help="rewrite the database packed afterwards, about 10%% smaller (default: when the "
+                        "import at least doubled the book; it copies the file once)")
     p.add_argument("--workers", type=int, default=1,
                    help="processes that parse and replay (default 1; 0: none, all in this process)")
     p.set_defaults(run=run_import)
@@ -69,7 +71,8 @@ def run_import(args) -> int:
         report = importer.import_paths(book, args.paths, workers=args.workers,
                                        progress=importer.Progress(sys.stderr))
         print(f"fuseki import: {report}", file=sys.stderr)
-        if args.compact:
+        if args.compact or (args.compact is None and report.positions
+                            and 2 * report.positions >= book.stats().positions):
             start = time.perf_counter()
             book.compact()
             print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)

@@ -27,6 +27,7 @@ def book(tmp_path, capsys):
     assert main(["import", str(tmp_path), "--book", path, "--workers", "0"]) == 0
     err = capsys.readouterr().err
     assert "4 games added, 0 duplicates, 0 files skipped, 0 anomalies" in err
+    assert "compacted" in err  # the import made the book: packed afterwards
     return path
 
 
@@ -82,7 +83,8 @@ def test_stats_and_reimport(book, capsys, tmp_path):
     out = capsys.readouterr().out
     assert "games      4" in out and "19x19: 4" in out and "2012-2016" in out and "bytes a game" in out
     assert main(["import", str(tmp_path), "--book", book, "--workers", "0"]) == 0
-    assert "0 games added, 4 duplicates" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "0 games added, 4 duplicates" in err and "compacted" not in err
 
 
 def test_search_on_a_missing_book_fails_cleanly(tmp_path, capsys):
