@@ -664,7 +664,8 @@ def results_table(results: list[dict], config: MatchConfig) -> str:
     commands = {"A": config.black, "B": config.white}
     n = len(results)
     lines = [f"{n} games, {config.size}x{config.size}, komi {config.komi:g}", ""]
-    header = f"{'engine':<40} {'wins':>5} {'draws':>5} {'losses':>6} {'as black':>9} {'as white':>9}   win rate (95% CI)"
+    header = (f"{'engine':<40} {'wins':>5} {'draws':>5} {'losses':>6} {'as black':>9} {'as white':>9}"
+              "   win rate (95% CI)")
     lines += [header, "-" * len(header)]
     rate = {}
     for label in LABELS:

@@ -21,7 +21,8 @@ from engine.gtp_client import GtpClient
 from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
-GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games", "/usr/local/games"]))
+GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games",
+                                                                           "/usr/local/games"]))
 needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed")
 
 

@@ -22,7 +22,8 @@ from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
 FUSEKI = f"{sys.executable} {ROOT / 'gtp_main.py'}"
-GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games", "/usr/local/games"]))
+GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games",
+                                                                           "/usr/local/games"]))
 
 
 def quiet_match(config: MatchConfig) -> tuple[list[dict], list[str]]:
@@ -141,8 +142,10 @@ def test_resignation_and_openings(tmp_path):
     folder = tmp_path / "openings"
     folder.mkdir()
     (folder / "o1.sgf").write_text("(;SZ[5];B[cc];W[bb])")
-    config = MatchConfig(black=fake_command(tmp_path, "good"), white=fake_command(tmp_path, "q", "resign", "1", "resign", "2"),
-                         games=2, size=5, max_moves=20, openings=load_openings(str(folder), 5), sgf_dir=str(tmp_path / "m"))
+    config = MatchConfig(black=fake_command(tmp_path, "good"),
+                         white=fake_command(tmp_path, "q", "resign", "1", "resign", "2"),
+                         games=2, size=5, max_moves=20, openings=load_openings(str(folder), 5),
+                         sgf_dir=str(tmp_path / "m"))
     results, _ = quiet_match(config)
     assert [r["black"] for r in results] == ["A", "B"]
     assert [r["opening"] for r in results] == ["o1.sgf", "o1.sgf"]
@@ -203,5 +206,6 @@ def test_fuseki_against_gnugo_with_referee(tmp_path):
         if r["reason"] == "two passes":
             assert r["scorer"] == "referee"
         board, tree = replay(tmp_path / r["sgf"], 9)
-        assert len(board.moves) == r["moves"] and "GNU Go" in tree.get_root().get("PW" if r["white"] == "B" else "PB")
+        assert len(board.moves) == r["moves"]
+        assert "GNU Go" in tree.get_root().get("PW" if r["white"] == "B" else "PB")
     check_table_adds_up(results, results_table(results, config))
