@@ -150,6 +150,10 @@ class ExternalChooser:
             self.disabled = None  # a new game: try again
         if self.client is not None and self.client.alive():
             return self.client
+        if self.client is not None and self.disabled is None:  # died since the last question
+            code = self.client.proc.poll()
+            self._fail(f"'{self.command}' is gone (exit code {code})", board)
+            return None
         self.close()
         if self.starts > self.max_restarts:
             return None

@@ -113,7 +113,11 @@ def test_killed_engine_mid_game(engines, tmp_path, capsys):
     run(engine, "genmove b", "genmove w")
     engine.game.external.client.kill()
     legal_answer(engine, "b")
-    assert "fallback engine" in capsys.readouterr().err
+    assert "is gone" in capsys.readouterr().err
+    assert engine.game.external.disabled  # the random chooser for the rest of the game
+    run(engine, "clear_board")
+    assert run(engine, "genmove b") == ["A1"]  # restarted for the next game
+    assert engine.game.external.starts == 2
 
 
 def test_missing_engine(engines, tmp_path, capsys):
