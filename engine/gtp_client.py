@@ -34,6 +34,7 @@ import time
 from collections import deque
 
 STDERR_KEEP = 2000  # lines of the engine's stderr kept in memory
+LINE_LIMIT = 1 << 20  # bytes of one output line read at a time
 EXTRA_PATH = ("/usr/games", "/usr/local/games")  # Debian puts gnugo there, outside PATH
 
 
@@ -110,15 +111,15 @@ class GtpClient:
 
     def _read_stdout(self) -> None:
         try:
-            for raw in iter(self.proc.stdout.readline, b""):
-                self._stdout.put(raw)
+            for raw in iter(lambda: self.proc.stdout.readline(LINE_LIMIT), b""):
+                self._stdout.put(raw)  # a longer line arrives in pieces: garbage, not a full memory
         except (OSError, ValueError):
             pass
         self._stdout.put(None)  # end of output
 
     def _read_stderr(self) -> None:
         try:
-            for raw in iter(self.proc.stderr.readline, b""):
+            for raw in iter(lambda: self.proc.stderr.readline(LINE_LIMIT), b""):
                 with self._stderr_lock:
                     self._stderr.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
                     self._stderr_count += 1
