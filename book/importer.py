@@ -267,7 +267,8 @@ def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
         pairs[:, 0] = keys
         pairs[:, 1] = codes
         if whole:
-            conn.exec_driver_sql(_MULTI_INSERT, list(map(tuple, pairs[:whole].reshape(-1, 2 * _ROWS_PER_STATEMENT).tolist())))
+            statements = pairs[:whole].reshape(-1, 2 * _ROWS_PER_STATEMENT).tolist()
+            conn.exec_driver_sql(_MULTI_INSERT, list(map(tuple, statements)))
         if whole < len(keys):
             conn.exec_driver_sql("INSERT INTO positions (key, code) VALUES (?, ?)",
                                  list(map(tuple, pairs[whole:].tolist())))
