@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import bindparam, create_engine, event, func, inspect, or_, select, text
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
 
 from engine import coords
 from engine.colors import BLACK, WHITE
@@ -239,6 +240,10 @@ class Book:
                     schema.check_versions(conn)
                 else:
                     schema.create(conn)
+        except DBAPIError as exc:
+            engine.dispose()
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+            raise BookError(f"cannot open the book {location}: {reason}") from None
         except Exception:
             engine.dispose()
             raise

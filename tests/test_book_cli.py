@@ -100,3 +100,10 @@ def test_parse_years():
     for bad in ("x", "-", "2016-2010"):
         with pytest.raises(ValueError):
             parse_years(bad)
+
+
+def test_a_book_that_cannot_be_opened_is_one_line(tmp_path, capsys):
+    target = str(tmp_path / "no" / "such" / "folder" / "b.sqlite")
+    assert main(["import", str(tmp_path), "--book", target, "--workers", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("fuseki import: cannot open the book") and err.count("\n") == 1
