@@ -34,10 +34,12 @@ import multiprocessing
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import chain
 from typing import Iterator
 
 import numpy as np
+from numba import njit
 from sqlalchemy import select
 
 from engine import _kernels as K
@@ -153,6 +155,72 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | Non
 
 
 _LOW_BASE = np.arange(schema.MAX_MOVE_NUMBER + 1, dtype=np.int64) << schema.MOVE_SHIFT
+_kernel_replay = K.replay
+
+
+@njit(cache=True)
+def _replay_games(size, keys, sym, side, setup_points, setup_colors, setup_offsets,
+                  move_points, move_colors, move_offsets, out_key, out_next, counts):
+    """K.replay for many games of one size in one call: game g's positions start at
+    ``move_offsets[g] + g`` in the outputs; ``counts[g]`` gets how many it reached."""
+    scratch = np.empty(out_key.shape[0], dtype=np.int64)
+    for g in range(counts.shape[0]):
+        a, b = move_offsets[g], move_offsets[g + 1]
+        s, t = setup_offsets[g], setup_offsets[g + 1]
+        start = a + g
+        stop = b + g + 1
+        counts[g] = _kernel_replay(size, keys, sym, side, setup_points[s:t], setup_colors[s:t],
+                                   move_points[a:b], move_colors[a:b], out_key[start:stop],
+                                   scratch[start:stop], out_next[start:stop])
+
+
+def _flat(pair_lists: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(points, colours, offsets) of many (colour, point) lists, concatenated."""
+    lengths = np.fromiter(map(len, pair_lists), dtype=np.int64, count=len(pair_lists))
+    offsets = np.zeros(len(pair_lists) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    flat = np.fromiter(chain.from_iterable(chain.from_iterable(pair_lists)), dtype=np.int64, count=2 * total)
+    return flat[1::2].copy(), flat[0::2].copy(), offsets
+
+
+def replay_records(records: list[GameRecord]):
+    """``replay_record`` for many games at once (one kernel call per board size).
+
+    Returns [(record, keys, lows, anomaly, fingerprint)], grouped by board size.
+    """
+    results = []
+    groups: dict[int, list[GameRecord]] = {}
+    for record in records:
+        if len(record.moves) > schema.MAX_MOVE_NUMBER:
+            results.append((record, *replay_record(record)))
+        else:
+            groups.setdefault(record.size, []).append(record)
+    for size, group in groups.items():
+        setup_points, setup_colors, setup_offsets = _flat([r.setup for r in group])
+        move_points, move_colors, move_offsets = _flat([r.moves for r in group])
+        rows = len(move_points) + len(group)
+        out_key = np.empty(rows, dtype=np.int64)
+        out_next = np.empty(rows, dtype=np.int64)
+        counts = np.empty(len(group), dtype=np.int64)
+        _replay_games(size, symmetric_kernel_keys(size), coords.symmetry_table(size), _side_keys(size),
+                      setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets,
+                      out_key, out_next, counts)
+        lows = ((out_next + 2) << schema.NEXT_SHIFT)
+        for g, record in enumerate(group):
+            a, b = move_offsets[g], move_offsets[g + 1]
+            s, t = setup_offsets[g], setup_offsets[g + 1]
+            start, count = int(a) + g, int(counts[g])
+            fp = _fingerprint(size, setup_points[s:t], setup_colors[s:t], move_points[a:b], move_colors[a:b])
+            anomaly = _illegal_move(record, count - 1) if count < b - a + 1 else None
+            game_lows = lows[start:start + count] | _LOW_BASE[:count] | (record.winner or 0)
+            results.append((record, out_key[start:start + count], game_lows, anomaly, fp))
+    return results
+
+
+@lru_cache(maxsize=None)
+def _side_keys(size: int) -> np.ndarray:
+    return side_keys(size)
 
 
 def _illegal_move(record: GameRecord, index: int) -> str:
@@ -182,18 +250,17 @@ def game_row(record: GameRecord, anomaly: str | None, fp: int) -> dict:
 def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
     """Parse and replay a chunk of files (runs in the worker)."""
     out = Prepared()
+    records: list[GameRecord] = []
     for source in files:
         try:
-            records = read_games(source.data, source.name, fast=fast)
+            records += read_games(source.data, source.name, fast=fast)
         except SgfError as exc:
             out.skipped.append((source.name, str(exc).removeprefix(source.name + ": ")))
-            continue
-        for record in records:
-            keys, lows, anomaly, fp = replay_record(record)
-            out.games.append(game_row(record, anomaly, fp))
-            out.counts.append(len(keys))
-            out.keys.append(keys)
-            out.lows.append(lows)
+    for record, keys, lows, anomaly, fp in replay_records(records):
+        out.games.append(game_row(record, anomaly, fp))
+        out.counts.append(len(keys))
+        out.keys.append(keys)
+        out.lows.append(lows)
     return out
 
 
@@ -203,6 +270,7 @@ def warm_up() -> None:
                         handicap=0, black="", white="", black_rank="", white_rank="", date="",
                         year=None, event="", result="", winner=None, rules="", source="", sgf=b"")
     replay_record(record)
+    replay_records([record])
 
 
 # --- writing (the main process's side) -------------------------------------------------------

@@ -187,3 +187,22 @@ def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
     with Book.open(book) as opened:
         assert added == count(opened, schema.games) == len(distinct)
         assert count(opened, schema.positions) == sum(len(m) + 1 for m in distinct)
+
+
+def test_replaying_many_games_at_once_equals_one_at_a_time(tmp_path):
+    write_games(tmp_path, count=12, seed=41, size=19)
+    write_games(tmp_path, count=6, seed=42, size=9, length=20)
+    pd, dd = coords.sgf_to_point("pd", 19), coords.sgf_to_point("dd", 19)
+    (tmp_path / "bad.sgf").write_bytes(sgf_text(19, [(BLACK, pd), (WHITE, pd), (BLACK, dd)]))
+    (tmp_path / "setup.sgf").write_bytes(sgf_text(19, [(WHITE, dd)], setup=[(BLACK, pd)], handicap=1))
+    (tmp_path / "long.sgf").write_bytes(sgf_text(9, [(BLACK if i % 2 == 0 else WHITE, coords.PASS)
+                                                     for i in range(4200)]))
+    records = [r for path in sorted(tmp_path.iterdir()) for r in importer.read_games(path.read_bytes(), path.name)]
+    one = {r.source: importer.replay_record(r) for r in records}
+    many = importer.replay_records(records)
+    assert len(many) == len(one)
+    for record, keys, lows, anomaly, fp in many:
+        expected = one[record.source]
+        assert keys.tolist() == expected[0].tolist() and lows.tolist() == expected[1].tolist()
+        assert (anomaly, fp) == expected[2:]
+    assert sum(1 for *_, anomaly, _ in many if anomaly) == 2
