@@ -233,7 +233,8 @@ class Book:
             raise BookError(f"no book at {path}")
         engine = _make_engine(url, readonly)
         try:
-            with engine.begin() as conn:
+            # a writer creates the tables holding the write lock (two importers may start at once)
+            with engine.connect().execution_options(fuseki_write=not readonly) as conn, conn.begin():
                 if readonly:
                     if not inspect(conn).has_table("meta"):
                         raise BookError(f"{location} is not a fuseki book (no meta table)")

@@ -173,8 +173,7 @@ def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
     games = write_games(folders[0], count=40, seed=31)
     for path in sorted(folders[0].iterdir())[20:]:  # the second folder overlaps the first by half
         (folders[1] / path.name).write_bytes(path.read_bytes())
-    book = str(tmp_path / "book.sqlite")
-    Book.open(book).close()
+    book = str(tmp_path / "book.sqlite")  # both processes create it: the first one does
     script = ("import sys; from book.importer import import_paths; from book.store import Book; "
               "b = Book.open(sys.argv[1]); r = import_paths(b, [sys.argv[2]], workers=0, batch_games=3, "
               "chunk_files=2); print(r.added, r.duplicates)")
