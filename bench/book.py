@@ -17,7 +17,7 @@ p99 <= 5 ms (<= 50 ms with filters), games first page <= 20 ms.
 
 Usage::
 
-    python bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W]
+    python bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W] [--repeats R]
 
 ``--book``: a SQLAlchemy URL or path to import into (default: a fresh SQLite file in a
 temporary folder; a PostgreSQL URL must name an empty database).  ``--games N``:
@@ -195,6 +195,7 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=10_000, help="positions to query (default 10,000)")
     parser.add_argument("--baseline", type=int, default=500, help="games in the baseline sample (default 500)")
     parser.add_argument("--workers", type=int, default=1, help="importer worker processes (default 1)")
+    parser.add_argument("--repeats", type=int, default=3, help="imports into fresh books (default 3)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if not DATA.exists():
@@ -208,14 +209,30 @@ def main() -> int:
         print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
 
         importer.warm_up()  # numba's compile/cache load is not the pipeline's cost
-        book, report, elapsed, cpu, worker = run_import(url, paths, args.workers)
+        book = None
+        runs = []
+        for repeat in range(args.repeats):
+            if repeat:  # a fresh book each time (SQLite: a new file; PostgreSQL: emptied)
+                book.close()
+                if args.book:
+                    with Book.open(url) as old, old.writing() as conn:
+                        conn.execute(schema.positions.delete())
+                        conn.execute(schema.games.delete())
+                else:
+                    url = str(workdir / f"book{repeat}.sqlite")
+            book, report, elapsed, cpu, worker = run_import(url, paths, args.workers)
+            runs.append((elapsed, cpu, worker, os.getloadavg()[0]))
         games = report.added + report.duplicates
+        elapsed = statistics.median(r[0] for r in runs)
         print(f"(a) import: {report}")
-        print(f"    end to end {elapsed:.2f} s, {games / elapsed:,.0f} games/s "
-              f"({report.positions:,} position rows, {report.positions / elapsed:,.0f} rows/s)   target >= 3,000")
-        busiest = max(cpu, worker)
-        print(f"    CPU: writer {cpu:.2f} s, worker {worker:.2f} s (load average {os.getloadavg()[0]:.1f} now): "
-              f"on two idle cores the busier one bounds it at ~{games / busiest:,.0f} games/s")
+        print(f"    end to end, median of {len(runs)}: {elapsed:.2f} s = {games / elapsed:,.0f} games/s "
+              f"(runs: {', '.join(f'{games / r[0]:,.0f}' for r in runs)}; {report.positions:,} position rows)"
+              f"   target >= 3,000")
+        cpu = statistics.median(r[1] for r in runs)
+        worker = statistics.median(r[2] for r in runs)
+        print(f"    CPU, medians: writer {cpu:.2f} s, worker {worker:.2f} s (load averages "
+              f"{', '.join(f'{r[3]:.1f}' for r in runs)}): on two idle cores the busier one bounds "
+              f"it at ~{games / max(cpu, worker):,.0f} games/s")
 
         sample = [item.data for item, _ in zip(
             (s for s in iter_sources(paths) if isinstance(s, SourceFile)), range(args.baseline))]
