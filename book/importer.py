@@ -284,8 +284,11 @@ def write_batch(book, batch: Prepared, report: ImportReport) -> None:
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
     with book.writing() as conn:
-        known = set(conn.execute(select(schema.games.c.fingerprint)
-                                 .where(schema.games.c.fingerprint.in_(fingerprints))).scalars())
+        known = set()
+        for start in range(0, len(fingerprints), 500):  # under SQLite's old 999-parameter limit
+            part = fingerprints[start:start + 500]
+            known.update(conn.execute(select(schema.games.c.fingerprint)
+                                      .where(schema.games.c.fingerprint.in_(part))).scalars())
         keep = np.zeros(len(fingerprints), dtype=bool)
         for i, fp in enumerate(fingerprints):
             if fp not in known:
