@@ -53,6 +53,7 @@ from .sources import Skipped, SourceFile, iter_sources
 
 BATCH_GAMES = 2000
 CHUNK_FILES = 200
+CHUNK_BYTES = 32 << 20  # a chunk also ends at this many bytes of files (200 x 10 MB members: 2 GB)
 WINDOW = 3  # chunks handed to the worker ahead of the writer (bounds memory)
 _GAME_FIELDS = ("black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
                 "rules", "source")
@@ -357,14 +358,16 @@ def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
 def _produce(paths: list[str], chunk_files: int, fast: bool) -> Iterator[Prepared]:
     """Prepared chunks of ``chunk_files`` files, in source order; skipped sources travel along."""
     chunk: list[SourceFile] = []
+    held = 0
     for item in iter_sources(paths):
         if isinstance(item, Skipped):
             yield Prepared(skipped=[(item.name, item.reason)])
             continue
         chunk.append(item)
-        if len(chunk) >= chunk_files:
+        held += len(item.data)
+        if len(chunk) >= chunk_files or held >= CHUNK_BYTES:
             yield prepare(chunk, fast)
-            chunk = []
+            chunk, held = [], 0
     if chunk:
         yield prepare(chunk, fast)
 
