@@ -176,6 +176,10 @@ def _sqlite_path(url) -> str | None:
 
 
 def _make_engine(url, readonly: bool) -> Engine:
+    if url.get_backend_name() == "postgresql" and readonly:
+        # The server refuses every write of a read-only book's sessions, as SQLite's mode=ro does.
+        return create_engine(url, pool_pre_ping=True,
+                             connect_args={"options": "-c default_transaction_read_only=on"})
     if url.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
