@@ -45,8 +45,8 @@ from .schema import positions as positions_table
 
 PASS = coords.PASS
 END = -2
-HOT_ROWS = 2000  # positions with this many rows (games) or more are cached ...
-HOT_POSITIONS = 64  # ... this many of them (the oldest goes first)
+HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
+HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
 
 
 class BookError(ValueError):
@@ -223,6 +223,7 @@ class Book:
         self._masks: dict[tuple, np.ndarray] = {}
         self._rank: np.ndarray | None = None
         self._hot: dict[int, tuple[int, np.ndarray]] = {}  # key -> (max game id, codes)
+        self._hot_codes = 0
 
     @classmethod
     def open(cls, location: str, readonly: bool = False) -> "Book":
@@ -431,9 +432,13 @@ class Book:
                 codes.sort()
             codes.setflags(write=False)
             with self._lock:
-                if len(self._hot) >= HOT_POSITIONS:
-                    self._hot.pop(next(iter(self._hot)), None)
+                stale = self._hot.pop(key, None)
+                if stale is not None:
+                    self._hot_codes -= len(stale[1])
                 self._hot[key] = (int(version or 0), codes)
+                self._hot_codes += len(codes)
+                while self._hot_codes > HOT_CODES and len(self._hot) > 1:
+                    self._hot_codes -= len(self._hot.pop(next(iter(self._hot)))[1])
         return codes
 
     def _merge(self, nexts, winners, size, keys, side, min_games) -> list[MoveStat]:
@@ -509,6 +514,7 @@ class Book:
             self._masks.clear()
             self._rank = None
             self._hot.clear()
+            self._hot_codes = 0
 
 
 @lru_cache(maxsize=None)

@@ -414,3 +414,18 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
     assert reader.games(Board(19), page_size=100).total == len(distinct)
     reader.close()
     writer.close()
+
+
+def test_the_cache_of_big_answers_stays_within_its_budget(imported, monkeypatch):
+    from book import store
+
+    book, games, _ = imported
+    boards = sample_positions(games, np.random.default_rng(13), count=10)
+    expected = [as_dict(book.next_moves(b)) for b in boards]
+    book.forget_caches()
+    monkeypatch.setattr(store, "HOT_ROWS", 1)
+    monkeypatch.setattr(store, "HOT_CODES", 12)
+    for _ in range(2):
+        assert [as_dict(book.next_moves(b)) for b in boards] == expected
+        assert book._hot_codes == sum(len(codes) for _, codes in book._hot.values())
+        assert book._hot_codes <= 12 or len(book._hot) == 1
