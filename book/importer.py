@@ -17,8 +17,14 @@ The pipeline (``import_paths``)::
   whole batches only, and a re-run skips what is there (the games' ``fingerprint``,
   blake2b-8 of size, setup and moves, is unique), so it completes without duplicates.
 - Within a batch, position rows are sorted by key before they are inserted (B-tree
-  locality).  SQLite gets its rows through the DBAPI ``executemany`` and PostgreSQL
-  through ``COPY``; any other database through SQLAlchemy's portable ``insert()``.
+  locality).  SQLite gets them through the driver's ``executemany`` of 250-row
+  ``INSERT ... VALUES`` statements (3x one row a statement), PostgreSQL through
+  ``COPY``, any other database through SQLAlchemy's portable ``insert()``.  Batches
+  take the book's write lock (``Book.writing``), so importers in several processes
+  take turns and never read the same ``max(id)`` or miss each other's fingerprints.
+- Measured on the Tygem archive (bench/book.py): the writer and the worker each need
+  2.2-2.9 CPU seconds for 11,365 games; the replay kernel runs once per chunk and
+  board size (``_replay_games``), not once per game.
 
 Anomalies: a game with an illegal move keeps its positions up to that move (the one
 before it gets END as its next move), is stored, and its ``anomaly`` says which move
