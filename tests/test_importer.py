@@ -81,11 +81,11 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
         assert book.next_moves(Board(19)).total == distinct
 
 
-def test_duplicates_inside_one_batch_and_across_imports(tmp_path):
+def test_duplicates_inside_one_batch_and_across_imports(tmp_path, book_url):
     moves = [(BLACK, coords.sgf_to_point("pd", 19)), (WHITE, coords.sgf_to_point("dd", 19))]
     for name in ("a.sgf", "b.sgf"):
         (tmp_path / name).write_bytes(sgf_text(19, moves, black=name))
-    with Book.open(str(tmp_path / "book.sqlite")) as book:
+    with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "a.sgf"), str(tmp_path / "b.sgf")], workers=0)
         assert (report.added, report.duplicates) == (1, 1)
         report = importer.import_paths(book, [str(tmp_path / "b.sgf")], workers=0)
@@ -93,12 +93,12 @@ def test_duplicates_inside_one_batch_and_across_imports(tmp_path):
         assert book.next_moves(Board(19)).total == 1
 
 
-def test_unreadable_files_are_skipped_with_reasons(tmp_path):
+def test_unreadable_files_are_skipped_with_reasons(tmp_path, book_url):
     (tmp_path / "broken.sgf").write_bytes(b"(;GM[1]SZ[19];B[pd];W[")
     (tmp_path / "empty.sgf").write_bytes(b"not a game at all")
     (tmp_path / "notes.txt").write_text("ignored in folders")
     (tmp_path / "ok.sgf").write_bytes(sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))]))
-    with Book.open(str(tmp_path / "book.sqlite")) as book:
+    with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path), str(tmp_path / "missing.sgf")], workers=0)
     assert report.added == 1
     names = sorted(name.rsplit("/", 1)[-1] for name, _ in report.skipped)
@@ -108,20 +108,20 @@ def test_unreadable_files_are_skipped_with_reasons(tmp_path):
     assert "1 games added" in text and "3 files skipped" in text and "broken.sgf" in text
 
 
-def test_a_collection_file_gives_every_game(tmp_path):
+def test_a_collection_file_gives_every_game(tmp_path, book_url):
     one = sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19))])
     two = sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))])
     (tmp_path / "c.sgf").write_bytes(one + two)
-    with Book.open(str(tmp_path / "book.sqlite")) as book:
+    with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "c.sgf")], workers=0)
         assert report.added == 2
         assert len(book.next_moves(Board(19)).moves) == 2
 
 
-def test_positions_after_move_4095_are_not_stored(tmp_path):
+def test_positions_after_move_4095_are_not_stored(tmp_path, book_url):
     moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4100)]
     (tmp_path / "long.sgf").write_bytes(sgf_text(9, moves))
-    with Book.open(str(tmp_path / "book.sqlite")) as book:
+    with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "long.sgf")], workers=0)
         assert (report.added, report.anomalies) == (1, 1)
         assert book.stats().positions == schema.MAX_MOVE_NUMBER + 1  # before moves 1..4096
