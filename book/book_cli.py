@@ -8,8 +8,8 @@ Examples::
     fuseki stats --book postgresql://user@host/fuseki
 
 The book is ``--book`` (a path or SQLAlchemy URL), else ``$FUSEKI_BOOK``, else
-``fuseki.db`` in the current folder -- the same default as ``fuseki serve`` and
-``fuseki shell``.
+``[book] path`` of configs/fuseki.toml, else ~/.local/share/fuseki/book.sqlite -- the
+same book as ``fuseki serve``, ``fuseki shell`` and the engine (``engine.config.book_location``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 
 
 def add_commands(subparsers) -> None:
-    book_help = "book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK or fuseki.db)"
+    book_help = "book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)"
 
     p = subparsers.add_parser(
         "import", help="add the games of SGF files, folders and archives to the book",

@@ -234,7 +234,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--max-moves", type=int, default=None, metavar="N",
                    help="no lines for positions after more than N moves (default: no limit)")
     p.add_argument("--book", default=None, metavar="URL",
-                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK or fuseki.db)")
+                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
     p.set_defaults(run=run_export)
 
 

@@ -416,7 +416,7 @@ def add_commands(subparsers) -> None:
                               description="A command line over the book: play moves, search, filter, "
                                           "list games, import. Example: fuseki shell --book games.sqlite")
     p.add_argument("--book", default=None, metavar="URL",
-                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK or fuseki.db)")
+                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
     p.add_argument("--size", type=int, default=19, help="board size of the search position (default 19)")
     p.set_defaults(run=run_shell)
 

@@ -5,14 +5,17 @@ Example: fuseki serve --book games.sqlite --port 8000, then open http://127.0.0.
 
 from __future__ import annotations
 
-import os
-
-DEFAULT_BOOK = "fuseki.db"  # as configs/fuseki.toml's book.path; FUSEKI_BOOK overrides
-
 
 def default_book() -> str:
-    """The book used when --book is not given: $FUSEKI_BOOK, else ``fuseki.db`` here."""
-    return os.environ.get("FUSEKI_BOOK") or DEFAULT_BOOK
+    """The book used when --book is not given: the engine's (``engine.config.book_location``).
+
+    $FUSEKI_BOOK, else ``[book] path`` of configs/fuseki.toml, else
+    ~/.local/share/fuseki/book.sqlite, so the CLI, the shell, the web page and
+    the engine all use one book unless told otherwise.
+    """
+    from engine import config
+
+    return config.book_location(config.load(), create=True)
 
 
 def open_book(url: str, readonly: bool):
@@ -32,7 +35,7 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser("serve", help="explore the book in a web browser (read-only)",
                               description=__doc__.strip())
     p.add_argument("--book", default=None, metavar="URL",
-                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK or fuseki.db)")
+                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=5000, help="port (default 5000; 0 picks a free one)")

@@ -261,10 +261,12 @@ def from_settings(settings, verbose: bool = False,
 
     Opens nothing: the book is opened at the first ``genmove`` or analysis command.
     """
+    from .config import book_location
+
     book = settings.book
     if not book.path:
         return None
-    return BookChooser(book.path, book.policy, book.min_games, book.temperature,
+    return BookChooser(book_location(settings), book.policy, book.min_games, book.temperature,
                        seed=settings.seed, verbose=verbose, log=log)
 
 

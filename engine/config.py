@@ -7,10 +7,14 @@ names another) has four tables; every key is optional::
     [rules]  suicide = false        superko = false
     [engine] seed = 42              (an integer >= 0; absent: a fresh seed each run)
              fallback_engine = "gnugo --mode gtp"   (answers genmove when the book has no move)
-    [book]   path = "fuseki.db"     policy = "best" | "weighted" | "winrate"
+    [book]   path = "~/books/pro.sqlite"   policy = "best" | "weighted" | "winrate"
              min_games = 1          (>= 1)      temperature = 1.0   (> 0)
 
-A relative ``book.path`` in a file is relative to that file's folder.
+The book is found in this order: ``--book``, ``$FUSEKI_BOOK``, ``[book] path``,
+then ``DEFAULT_BOOK`` (``~/.local/share/fuseki/book.sqlite``), so that the
+engine, wherever a GUI starts it, finds the book ``fuseki import`` filled.
+A relative ``book.path`` in a file is relative to that file's folder; ``~`` is
+expanded; a URL (``postgresql://...``) is taken as it is.
 Unknown tables or keys and values of the wrong type or range raise
 ``ConfigError`` with a one-line message naming the key; this module never
 prints and never exits.
@@ -19,12 +23,15 @@ prints and never exits.
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "configs" / "fuseki.toml"
+DEFAULT_BOOK = "~/.local/share/fuseki/book.sqlite"
+BOOK_ENV = "FUSEKI_BOOK"
 POLICIES = ("best", "weighted", "winrate")
 MIN_SIZE, MAX_SIZE = 2, 25
 
@@ -35,7 +42,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class BookSettings:
-    path: str = "fuseki.db"
+    path: str = DEFAULT_BOOK
     policy: str = "best"
     min_games: int = 1
     temperature: float = 1.0
@@ -156,8 +163,31 @@ def read_file(path: Path) -> dict[str, Any]:
         for key, value in keys.items():
             flat[f"{table}.{key}"] = value
     if isinstance(flat.get("book.path"), str) and flat["book.path"]:
-        flat["book.path"] = str(Path(path).parent / flat["book.path"])
+        flat["book.path"] = resolve_book(flat["book.path"], Path(path).parent)
     return flat
+
+
+def resolve_book(location: str, folder: Path) -> str:
+    """A book path relative to ``folder`` with ``~`` expanded; URLs unchanged."""
+    if "://" in location:
+        return location
+    return str(folder / Path(location).expanduser())
+
+
+def book_location(settings: "Settings", create: bool = False) -> str:
+    """The book to use: ``$FUSEKI_BOOK`` unless a file or flag named one, else the default.
+
+    The default location is expanded; with ``create`` its folder is made, so
+    that a first ``fuseki import`` needs no set-up.
+    """
+    location = settings.book.path
+    if location == DEFAULT_BOOK:
+        location = os.environ.get(BOOK_ENV) or location
+    if location == DEFAULT_BOOK:
+        location = str(Path(DEFAULT_BOOK).expanduser())
+        if create:
+            Path(location).parent.mkdir(parents=True, exist_ok=True)
+    return location
 
 
 def load(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> Settings:

@@ -23,7 +23,7 @@ def test_the_shipped_file_loads_and_matches_the_defaults():
     assert settings.board_size == 19 and settings.komi == 7.5
     assert not settings.suicide and not settings.superko and settings.seed is None
     assert settings.book.policy == "best" and settings.book.min_games == 1
-    assert Path(settings.book.path) == SHIPPED.parent / "fuseki.db"
+    assert settings.book.path == config.DEFAULT_BOOK
 
 
 def test_every_key_is_read(tmp_path):
@@ -113,3 +113,23 @@ def test_cli_bad_config_is_one_line_and_exit_code_2(tmp_path, capsys):
 def test_cli_bad_flag_is_refused(capsys):
     assert gtp_cli.main(["--size", "40"]) == 2
     assert "'game.board_size'" in capsys.readouterr().err
+
+
+def test_the_book_location_is_the_flag_then_env_then_file_then_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv(config.BOOK_ENV, raising=False)
+    default = config.book_location(config.load(SHIPPED), create=True)
+    assert default == str(tmp_path / ".local/share/fuseki/book.sqlite")
+    assert (tmp_path / ".local/share/fuseki").is_dir()
+    monkeypatch.setenv(config.BOOK_ENV, "/data/env.sqlite")
+    assert config.book_location(config.load(SHIPPED)) == "/data/env.sqlite"
+    named = toml(tmp_path, '[book]\npath = "books/pro.db"\n')
+    assert config.book_location(config.load(named)) == str(tmp_path / "books/pro.db")
+    flagged = config.load(named, {"book.path": "cli.sqlite"})
+    assert config.book_location(flagged) == "cli.sqlite"
+
+
+def test_a_book_url_in_the_file_is_not_made_a_path(tmp_path):
+    url = "postgresql://fuseki@127.0.0.1/book"
+    path = toml(tmp_path, f'[book]\npath = "{url}"\n')
+    assert config.load(path).book.path == url
