@@ -54,6 +54,7 @@ from engine.board import Board, side_keys, symmetric_kernel_keys
 from engine.colors import BLACK, EMPTY, WHITE
 
 from . import schema
+from .fuego import FuegoBookError, fuego_records, is_fuego_book
 from .records import GameRecord, SgfError, read_games
 from .sources import Skipped, SourceFile, iter_sources
 
@@ -254,14 +255,21 @@ def game_row(record: GameRecord, anomaly: str | None, fp: int) -> dict:
     return row
 
 
+def read_source(source: SourceFile, fast: bool = True) -> list[GameRecord]:
+    """The games of one file: SGF, or a Fuego opening book (one game per book line)."""
+    if not source.name.lower().endswith(".sgf") and is_fuego_book(source.data[:4096]):
+        return list(fuego_records(source.data.decode("ascii"), source.name))
+    return read_games(source.data, source.name, fast=fast)
+
+
 def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
     """Parse and replay a chunk of files (runs in the worker)."""
     out = Prepared()
     records: list[GameRecord] = []
     for source in files:
         try:
-            records += read_games(source.data, source.name, fast=fast)
-        except SgfError as exc:
+            records += read_source(source, fast)
+        except (SgfError, FuegoBookError, UnicodeDecodeError) as exc:
             out.skipped.append((source.name, str(exc).removeprefix(source.name + ": ")))
     for record, keys, lows, anomaly, fp in replay_records(records):
         out.games.append(game_row(record, anomaly, fp))

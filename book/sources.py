@@ -35,7 +35,8 @@ from typing import Iterator
 
 # Suffixes of files handed on as SourceFile.  Other formats (a Fuego opening book, say)
 # plug in by adding their suffix here and dispatching on the name in the importer.
-GAME_SUFFIXES = (".sgf",)
+GAME_SUFFIXES = (".sgf", ".fuego")
+FUEGO_NAMES = ("book.dat",)  # Fuego's and Pachi's opening book file (text; book.fuego reads it)
 TAR_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 ZIP_SUFFIXES = (".zip",)
 
@@ -72,14 +73,14 @@ def iter_sources(paths: list[str], limits: Limits = Limits()) -> Iterator[Source
         elif not os.path.exists(path):
             yield Skipped(path, "no such file or folder")
         elif _kind(path) is None:
-            yield Skipped(path, "not an SGF file or a .tgz/.tar.gz/.tar/.zip archive")
+            yield Skipped(path, "not an SGF file, a Fuego book.dat or a .tgz/.tar.gz/.tar/.zip archive")
         else:
             yield from _read_path(path, limits)
 
 
 def _kind(name: str) -> str | None:
     lower = name.lower()
-    if lower.endswith(GAME_SUFFIXES):
+    if lower.endswith(GAME_SUFFIXES) or lower.rsplit("/", 1)[-1] in FUEGO_NAMES:
         return "game"
     if lower.endswith(TAR_SUFFIXES):
         return "tar"

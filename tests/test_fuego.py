@@ -182,3 +182,14 @@ def test_export_import_export_round_trip(book_path, tmp_path, min_games):
     with Book.open(again, readonly=True) as book:  # a position's count: the file's leaf lines through it
         assert book.next_moves(Board(19)).total == len(records)
         assert len(list(book_lines(book, 19, min_games=1))) == len(first.splitlines())
+
+
+def test_fuseki_import_reads_a_fuego_book_file_directly(book_path, tmp_path, capsys):
+    first = export(book_path, min_games=1)
+    (tmp_path / "book.dat").write_text(first, encoding="ascii")
+    (tmp_path / "broken.fuego").write_text("19 Q16 | Z99\n", encoding="ascii")
+    again = str(tmp_path / "again.sqlite")
+    assert cli.main(["import", str(tmp_path / "book.dat"), str(tmp_path / "broken.fuego"),
+                     "--book", again]) == 0
+    assert "broken.fuego" in capsys.readouterr().err  # named and skipped, the rest imported
+    assert line_set(export(again)) == line_set(first)
