@@ -14,7 +14,7 @@ PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp
 
 
 @pytest.fixture
-def book(tmp_path, capsys):
+def book(tmp_path, capsys, book_url):
     games = [
         ([(BLACK, PD), (WHITE, DP), (BLACK, PP)], "Lee Sedol", "Gu Li", "2012-01-02", "B+R"),
         ([(BLACK, PD), (WHITE, DP), (BLACK, DD)], "Ke Jie", "Lee Sedol", "2015-01-02", "W+R"),
@@ -23,7 +23,7 @@ def book(tmp_path, capsys):
     ]
     for i, (moves, black, white, date, result) in enumerate(games):
         (tmp_path / f"{i}.sgf").write_bytes(sgf_text(19, moves, black, white, date, result))
-    path = str(tmp_path / "book.sqlite")
+    path = book_url
     assert main(["import", str(tmp_path), "--book", path, "--workers", "0"]) == 0
     err = capsys.readouterr().err
     assert "4 games added, 0 duplicates, 0 files skipped, 0 anomalies" in err
