@@ -100,59 +100,19 @@ def parse_years(text: str | None) -> tuple[int | None, int | None]:
 
 def parse_moves(text: str, size: int):
     """A Board after the moves (SGF letters or GTP vertices, Black first, alternating)."""
-    from engine import coords
-    from engine.board import Board, IllegalMove
-    from engine.colors import BLACK, opponent
+    from .positions import board_after_moves
 
-    board = Board(size)
-    colour = BLACK
-    for number, token in enumerate(text.replace(",", " ").split(), 1):
-        try:
-            if token.lower() == "pass":
-                point = coords.PASS
-            elif len(token) == 2 and token.isalpha() and token.islower():
-                point = coords.sgf_to_point(token, size)
-            else:
-                point = coords.vertex_to_point(token, size)
-            board.play(colour, point)
-        except coords.CoordinateError as exc:
-            raise ValueError(f"move {number} '{token}': {exc}") from None
-        except IllegalMove as exc:
-            raise ValueError(f"move {number} '{token}' is illegal: {exc.reason}") from None
-        colour = opponent(colour)
-    return board
+    return board_after_moves(text.replace(",", " ").split(), size)
 
 
 def board_from_sgf(path: str, move: int):
     """A Board at the position after ``move`` moves of the game in ``path`` (setup included)."""
-    from engine.board import Board, IllegalMove
-    from engine.colors import BLACK, EMPTY, WHITE, opponent
-
+    from .positions import board_after_record
     from .records import read_games
 
     with open(path, "rb") as handle:
         record = read_games(handle.read(), path)[0]
-    if not 0 <= move <= len(record.moves):
-        raise ValueError(f"--move {move}: the game has {len(record.moves)} moves")
-    board = Board(record.size)
-    for colour in (BLACK, WHITE, EMPTY):
-        points = [p for c, p in record.setup if c == colour]
-        if points:
-            board.set_stones(colour, points)
-    if record.moves:
-        board.to_move = record.moves[0][0]
-    elif record.setup and any(c == BLACK for c, _ in record.setup):
-        board.to_move = WHITE
-    for number, (colour, point) in enumerate(record.moves[:move], 1):
-        try:
-            board.play(colour, point)
-        except IllegalMove as exc:
-            raise ValueError(f"{path}: move {number} is illegal: {exc.reason}") from None
-    if move < len(record.moves):
-        board.to_move = record.moves[move][0]
-    elif record.moves:
-        board.to_move = opponent(record.moves[-1][0])
-    return board
+    return board_after_record(record, move, strict=True)
 
 
 def run_search(args) -> int:

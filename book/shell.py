@@ -45,13 +45,8 @@ class ShellError(Exception):
 
 def parse_point(token: str, size: int) -> int:
     """A point from an SGF point (``pd``), a GTP vertex (``Q16``) or ``pass``; raises ShellError."""
-    text = token.strip()
     try:
-        if text.lower() == "pass":
-            return coords.PASS
-        if len(text) == 2 and text.isalpha() and text.islower():
-            return coords.sgf_to_point(text, size)
-        return coords.vertex_to_point(text, size)
+        return coords.parse_point(token, size)
     except coords.CoordinateError:
         raise ShellError(f"bad vertex '{token}': use SGF letters (pd), GTP (Q16), pass, "
                          f"or a letter {LETTERS[0]}-{LETTERS[-1]} from the last search") from None

@@ -141,6 +141,20 @@ def point_to_sgf(point: int, size: int) -> str:
     return SGF_LETTERS[x] + SGF_LETTERS[y]
 
 
+def parse_point(token: str, size: int) -> int:
+    """A point from what a person types: an SGF point (``pd``), a GTP vertex (``Q16``) or ``pass``.
+
+    Two lower-case letters are SGF; anything else is read as a GTP vertex.
+    Raises CoordinateError with the reason.
+    """
+    text = token.strip()
+    if text.lower() == "pass":
+        return PASS
+    if len(text) == 2 and text.isascii() and text.isalpha() and text.islower():
+        return sgf_to_point(text, size)
+    return vertex_to_point(text, size)
+
+
 # --- the 8 symmetries ---------------------------------------------------------
 
 def transform_xy(n: int, x: int, y: int, size: int) -> tuple[int, int]:

@@ -368,7 +368,7 @@ def test_no_query_makes_it_answer_500(client):
 
 
 def test_point_names_round_trip():
-    from book.web.app import parse_point
+    from engine.coords import parse_point
 
     for point in coords.board_points(19):
         assert parse_point(coords.point_to_sgf(point, 19), 19) == point

@@ -35,8 +35,9 @@ from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from engine import coords
-from engine.board import Board, IllegalMove
-from engine.colors import BLACK, EMPTY, WHITE, opponent
+from engine.board import Board
+from engine.colors import BLACK, WHITE
+from ..positions import PositionError, board_after_moves, board_after_record
 
 MAX_MOVES = 800          # longest move sequence a client may send
 MAX_PLAYER = 100         # longest player filter
@@ -60,36 +61,12 @@ class ApiError(Exception):
 # --- request parsing -----------------------------------------------------------------
 
 
-def parse_point(token: str, size: int) -> int:
-    """A point from an SGF point (``pd``), a GTP vertex (``Q16``) or ``pass``.
-
-    Two letters are SGF; a letter followed by digits is GTP.  Raises CoordinateError
-    with the reason otherwise.
-    """
-    text = token.strip()
-    if text.lower() == "pass":
-        return coords.PASS
-    if len(text) == 2 and text.isalpha() and text.islower():
-        return coords.sgf_to_point(text, size)
-    return coords.vertex_to_point(text, size)
-
-
 def replay_moves(tokens: list[str], size: int) -> Board:
-    """The board after the tokens, Black first, colours alternating.
-
-    Raises ApiError naming the move number and token for a bad vertex or an illegal move.
-    """
-    board = Board(size)
-    for number, token in enumerate(tokens, 1):
-        try:
-            point = parse_point(token, size)
-        except coords.CoordinateError as exc:
-            raise ApiError(f"move {number}: bad vertex '{token[:10]}': {exc}") from None
-        try:
-            board.play(board.to_move, point)
-        except IllegalMove as exc:
-            raise ApiError(f"move {number} ({token}) is illegal: {exc.reason}") from None
-    return board
+    """The board after the tokens, Black first, colours alternating; raises ApiError naming the move."""
+    try:
+        return board_after_moves(tokens, size)
+    except PositionError as exc:
+        raise ApiError(str(exc)) from None
 
 
 def _int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
@@ -191,30 +168,8 @@ def record_info(record) -> dict:
 
 
 def replay_record(record, upto: int) -> Board:
-    """The record's board after its setup and ``upto`` moves, tolerant of illegal records.
-
-    A recorded move the rules refuse (a game from a server with other rules, or a
-    broken file) is put on the board as a stone, without captures, so the replay
-    goes on as the record does.
-    """
-    board = Board(record.size)
-    for colour in (BLACK, WHITE, EMPTY):
-        points = [p for c, p in record.setup if c == colour]
-        if points:
-            board.set_stones(colour, points)
-    if record.moves:
-        board.to_move = record.moves[0][0]
-    elif record.handicap:
-        board.to_move = WHITE
-    for colour, point in record.moves[:upto]:
-        try:
-            board.play(colour, point)
-        except IllegalMove:
-            board.set_stones(colour, [point])
-            board.to_move = opponent(colour)
-    if upto < len(record.moves):
-        board.to_move = record.moves[upto][0]  # a record may let one colour play twice
-    return board
+    """The record's board after ``upto`` moves, tolerant of moves the rules refuse."""
+    return board_after_record(record, upto, strict=False)
 
 
 def orientation(record, at: int, search: Board) -> int:
