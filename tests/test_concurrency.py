@@ -5,12 +5,14 @@ keep answering while an import writes to it (SQLite in WAL mode).
   application) refuses to import and refuses any write, on SQLite and on PostgreSQL.
 - While another process imports 1,500 games in batches of 50 into a SQLite book, a
   ``gtp_main.py --book`` process plays book lines and answers ``genmove`` without an error,
-  and a read-only ``Book`` in this process asks ``next_moves``/``games``/``stats`` in a loop
+  ``fuseki serve`` answers 10 web clients' next-move queries for 4 s without an error, and
+  a read-only ``Book`` in this process asks ``next_moves``/``games``/``stats`` in a loop
   without an error, and sees the book grow.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import subprocess
@@ -30,6 +32,9 @@ from engine.coords import point_to_vertex, vertex_to_point
 
 pytestmark = pytest.mark.slow  # imports a real archive while reading it: about 20 s
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+_spec = importlib.util.spec_from_file_location("web_load", ROOT / "bench" / "web_load.py")
+web_load = importlib.util.module_from_spec(_spec)  # bench/web_load.py: the web clients and server start
+_spec.loader.exec_module(web_load)
 
 
 def test_read_only_books_refuse_every_write(tmp_path, tygem_games, book_url):
@@ -114,10 +119,14 @@ def test_engine_and_book_readers_answer_while_an_import_writes(tmp_path, tygem_g
         import_paths(book, [str(write_archive(tmp_path / "base.tgz", base))], workers=0)
     more = write_archive(tmp_path / "more.tgz", extra)
 
+    server, url = web_load.start_server(path)
     writer = subprocess.Popen(import_command(path, [more], batch_games=50, workers=1), cwd=ROOT, env=ENV,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     gtp = GtpLoop(path, book_lines(base + extra, 60, seed=1))
     gtp.start()
+    web: dict = {}
+    browsing = threading.Thread(target=lambda: web.update(web_load.run_load(url, clients=10, duration=4)))
+    browsing.start()
     boards = []
     for moves in book_lines(base + extra, 80, seed=2):
         board = Board(19)
@@ -140,6 +149,9 @@ def test_engine_and_book_readers_answer_while_an_import_writes(tmp_path, tygem_g
     finally:
         reader.close()
         stderr = gtp.finish()
+        browsing.join(60)
+        server.terminate()
+        server.wait(10)
     out, err = writer.communicate(timeout=60)
     assert writer.returncode == 0, err.decode(errors="replace")[-3000:]
     assert out.split()[-3] == b"1500"
@@ -147,8 +159,9 @@ def test_engine_and_book_readers_answer_while_an_import_writes(tmp_path, tygem_g
     failed = [(command, answer) for command, answer in gtp.answers if not answer.startswith("=")]
     genmoves = sum(command.startswith("genmove") for command, _ in gtp.answers)
     print(f"\nduring the import: {queries} book queries in this process (book sizes seen: {len(seen)}), "
-          f"{len(gtp.answers)} GTP answers ({genmoves} genmove)")
+          f"{len(gtp.answers)} GTP answers ({genmoves} genmove), {web.get('requests')} web queries")
     assert not errors, errors[:5]
+    assert web["errors"] == 0 and web["requests"] >= 10, web
     assert not failed, failed[:5]
     assert "internal error" not in stderr and "cannot open book" not in stderr, stderr[-2000:]
     assert len(seen) >= 3 and min(seen) >= 500, sorted(seen)  # the readers saw the book grow
