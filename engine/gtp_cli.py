@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from typing import BinaryIO, Iterator
 
 from engine import config
@@ -66,8 +67,30 @@ def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[byte
         yield line, False
 
 
-def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT) -> None:
-    """Answer lines until ``quit`` or the end of input; lines over ``limit`` bytes are refused."""
+def warm_up() -> None:
+    """Load numba and the board's compiled kernels (about 0.5-1 s).
+
+    Run on a thread once the first answer is out: controllers send several set-up
+    commands before the first ``genmove``, and this loads the kernels meanwhile
+    (the reading thread waits on stdin, so it does not hold the interpreter).
+    """
+    try:
+        import numpy as np
+
+        from engine.board import Board
+        board = Board(9)
+        board.play(board.to_move, board.random_move(board.to_move, np.random.default_rng(0)))
+        board.area()
+    except Exception as exc:  # the engine still works; the first genmove just loads them itself
+        print(f"fuseki-gtp: warm-up failed: {exc!r}", file=sys.stderr)
+
+
+def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
+          warm: bool = False) -> None:
+    """Answer lines until ``quit`` or the end of input; lines over ``limit`` bytes are refused.
+
+    With ``warm``, the board's kernels load on a thread after the first answer.
+    """
     for line, complete in read_lines(stdin, limit):
         if complete:
             response = engine.handle_bytes(line)
@@ -76,6 +99,9 @@ def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT) ->
         if response is not None:
             stdout.write(response.encode("utf-8", errors="replace"))
             stdout.flush()
+            if warm:
+                warm = False
+                threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
         if engine.finished:
             return
     closing = engine.close_stream()  # an analysis response still open at the end of input
@@ -98,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() anywhere must not corrupt the protocol
     try:
-        serve(new_engine(settings, from_settings(settings, args.verbose)), sys.stdin.buffer, stdout)
+        serve(new_engine(settings, from_settings(settings, args.verbose)), sys.stdin.buffer, stdout,
+              warm=True)
     except (KeyboardInterrupt, BrokenPipeError):
         pass
     return 0
