@@ -10,7 +10,7 @@ time limit; then all of them, shuffled among good games, go through a whole impo
 Bombs, each imported in a subprocess whose peak RSS is measured (getrusage):
 a 1 MB .tgz holding a 1 GiB member of zeros (built by a streaming writer, never on
 disk), a .tgz of 120 members of 10 MB of zeros each (1.2 GB), and a zip listing
-1,000,001 members.
+1,000,001 members; each may take at most 150 MB more than importing one game.
 """
 
 from __future__ import annotations
@@ -282,7 +282,21 @@ def import_measured(tmp_path: Path, paths: list[Path], workers: int = 0, timeout
     return int(added), int(rss), float(seconds), skipped
 
 
-def test_a_gigabyte_member_is_refused_and_the_next_game_read(tmp_path, tygem_games):
+@pytest.fixture(scope="module")
+def rss_limit(tmp_path_factory, tygem_games) -> int:
+    """Peak RSS (MB) allowed for a bomb's import: a one-game import's, plus 150 MB.
+
+    The base varies with the machine and with numba's cache (compiling takes memory);
+    before the fixes the bombs below took 440 MB and 1,000 MB more than it.
+    """
+    folder = tmp_path_factory.mktemp("baseline")
+    name, game = tygem_games[0]
+    (folder / "one.sgf").write_bytes(game)
+    _, rss, _, _ = import_measured(folder, [folder / "one.sgf"], workers=1)
+    return rss + 150
+
+
+def test_a_gigabyte_member_is_refused_and_the_next_game_read(tmp_path, tygem_games, rss_limit):
     name, game = tygem_games[0]
     bomb = tmp_path / "bomb.tgz"
     size = write_tgz_of_zeros(bomb, [("zeros.sgf", 1 << 30), (name, game)])
@@ -291,20 +305,20 @@ def test_a_gigabyte_member_is_refused_and_the_next_game_read(tmp_path, tygem_gam
     print(f"\n1 GiB member in a {bomb.stat().st_size:,}-byte .tgz: refused in {seconds} s, peak RSS {rss} MB")
     assert added == 1
     assert skipped == [f"{bomb}:zeros.sgf | {1 << 30} bytes uncompressed, over the limit of {10 << 20}"]
-    assert rss < 400
+    assert rss < rss_limit
 
 
-def test_many_large_members_stay_in_bounded_memory(tmp_path):
+def test_many_large_members_stay_in_bounded_memory(tmp_path, rss_limit):
     bomb = tmp_path / "wide.tgz"
     write_tgz_of_zeros(bomb, [(f"zeros/{i}.sgf", 10 << 20) for i in range(120)])
     added, rss, seconds, skipped = import_measured(tmp_path, [bomb], workers=1, timeout=240)
     print(f"\n120 members of 10 MiB zeros in a {bomb.stat().st_size:,}-byte .tgz: {seconds} s, "
           f"peak RSS {rss} MB")
     assert added == 0 and len(skipped) == 5
-    assert rss < 600, f"peak RSS {rss} MB: the importer holds the members of a whole chunk at once"
+    assert rss < rss_limit, f"peak RSS {rss} MB: the importer holds the members of a whole chunk at once"
 
 
-def test_a_zip_listing_a_million_members_is_refused_at_once(tmp_path, tygem_games):
+def test_a_zip_listing_a_million_members_is_refused_at_once(tmp_path, tygem_games, rss_limit):
     bomb = tmp_path / "million.zip"
     write_zip_listing(bomb, 1_000_001)
     name, game = tygem_games[0]
@@ -314,4 +328,4 @@ def test_a_zip_listing_a_million_members_is_refused_at_once(tmp_path, tygem_game
           f"peak RSS {rss} MB")
     assert added == 1
     assert skipped == [f"{bomb} | 1000001 members, over the limit of 1000000"]
-    assert rss < 400 and seconds < 10
+    assert rss < rss_limit and seconds < 10
