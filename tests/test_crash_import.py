@@ -12,7 +12,7 @@ moment, at least ten times.  After every kill:
 and the import run again to the end holds exactly the games (fingerprints) and position
 rows of a clean import.  When a run finishes before its kill, or is killed after its last
 batch, the book is checked against the clean import and started afresh, so that the kills
-keep landing while it is written (half of them at least must find a partial book).
+keep landing while it is written (a third of them at least must find a partial book).
 """
 
 from __future__ import annotations
@@ -139,4 +139,4 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
     partial = [n for n in seen if 0 < n < GAMES]
     print(f"\ncrash test: {kills} kills (books of {seen} games after them), "
           f"{completed} runs finished first; clean import {full:.1f} s")
-    assert len(partial) >= KILLS // 2, f"too few kills landed while games were written: {seen}"
+    assert len(partial) >= KILLS // 3, f"too few kills landed while games were written: {seen}"
