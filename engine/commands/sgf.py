@@ -8,6 +8,8 @@ column); ours are padded indices (see ``engine.coords``).
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from engine.colors import BLACK, EMPTY, WHITE
@@ -17,6 +19,7 @@ from . import command
 from .args import count, integer
 
 _COLOURS = {"b": BLACK, "w": WHITE}
+MAX_FILE_BYTES = 10 << 20  # as book.sources.Limits: no game record is bigger
 
 
 @command("loadsgf")
@@ -34,11 +37,26 @@ def loadsgf(game, args):
     from engine.board import IllegalMove
 
     try:
-        board, record = _replay(game, Path(path).read_bytes(), stop)
+        board, record = _replay(game, _read(path), stop)
     except (OSError, ValueError, IllegalMove):
         raise GtpError("cannot load file") from None
     game.replace(board, record)
     return ""
+
+
+def _read(path: str) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES; OSError or ValueError otherwise.
+
+    Never reads a device or a FIFO (``loadsgf /dev/zero`` would fill the memory, a FIFO
+    would block the engine), nor more than the limit.
+    """
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{path} is not a regular file")
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path} is over {MAX_FILE_BYTES} bytes")
+    return data
 
 
 @command("printsgf")
