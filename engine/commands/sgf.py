@@ -67,8 +67,12 @@ def printsgf(game, args):
     if not args:
         return text
     try:
+        # Only regular files: opening a FIFO nobody reads blocks the engine, and a device
+        # such as /dev/stdout would write into the GTP stream.
+        if os.path.exists(args[0]) and not stat.S_ISREG(os.stat(args[0]).st_mode):
+            raise OSError(f"{args[0]} is not a regular file")
         Path(args[0]).write_text(text + "\n", encoding="utf-8")
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         raise GtpError("cannot save file") from None
     return ""
 
