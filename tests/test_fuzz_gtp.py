@@ -2,7 +2,7 @@
 
 The lines are random bytes (invalid UTF-8, NUL, CR, lone surrogates), every command with
 wrong arguments (huge and non-ASCII numbers, bad vertices and colours, paths that do not
-exist), some valid commands so that the board fills and changes, and lines of 1 MB.
+exist, ``/dev/zero``, a FIFO nobody writes), some valid commands so that the board fills and changes, and lines of 1 MB.
 Checked:
 
 - every line that needs a response (non-blank after GTP 3.1 preprocessing, decided here
@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED = 20261122
 RANDOM_LINES = 100_000
 MEGABYTE_LINES = 24
+WATCHDOG = 150  # seconds for the whole session (10-20 s in practice); then the engine is killed
 CHECK_EVERY = 12  # one command in CHECK_EVERY is sent between two showboards
 ANSWER = re.compile(rb"[=?]([0-9]*)( [^\n]*)?(\n[^\n]*[^\n ][^\n]*)*")
 CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
@@ -47,7 +48,8 @@ NUMBERS = ["0", "-1", "1", "2", "7", "9", "19", "25", "26", "99", "-0", "+5", "0
 VERTICES = ["A1", "T19", "t19", "Z25", "Z26", "A0", "A-1", "I5", "i9", "AA1", "Q16", "q16", "pass",
             "PASS", "resign", "A", "1", "K10", "Y25", "A100", "\uff21\uff11", "A\u0661", "D4\u0301"]
 PATHS = ["nonexistent.sgf", ".", "..", "/", "/nonexistent/dir/x.sgf", "bad.sgf", "empty.sgf",
-         "good.sgf", "huge_size.sgf", "out/of/tree.sgf"]
+         "good.sgf", "huge_size.sgf", "out/of/tree.sgf", "/dev/zero", "/dev/null", "fifo.sgf"]
+MEMORY_LIMIT = 4 << 30  # address space of the engine: a runaway read fails the test, not the machine
 OTHER = ["#", "\t", "\r", "\x00", "\xff", "\ufffd", "\u200b", "\u00a0", "quit", "=", "?", "=1", "play",
          "a b c", "\\", "\"", "'", "{}", "%s", "%n", "\ud800", "x" * 300]
 POOL = COLOURS + NUMBERS + VERTICES + PATHS + OTHER
@@ -199,12 +201,19 @@ class Reader(threading.Thread):
 def start_engine(tmp_path: Path) -> subprocess.Popen:
     for name, data in SGF_FILES.items():
         (tmp_path / name).write_bytes(data)
+    os.mkfifo(tmp_path / "fifo.sgf")  # nobody writes it: reading it would block forever
     config = tmp_path / "fuzz.toml"
     config.write_text("[engine]\nseed = 7\n[book]\npath = \"no-such-book.db\"\n")
     return subprocess.Popen([sys.executable, str(ROOT / "gtp_main.py"), "--config", str(config)],
                             cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=open(tmp_path / "stderr.txt", "wb"),
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=limit_memory)
+
+
+def limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 def describe(line: Line) -> str:
@@ -224,13 +233,22 @@ def test_one_process_survives_100000_random_lines(tmp_path):
 
         lines = Fuzzer(names).session()
         started = time.monotonic()
-        for start in range(0, len(lines), 500):
-            engine.stdin.write(b"".join(line.raw + b"\n" for line in lines[start:start + 500]))
-            engine.stdin.flush()
+        # A command that hangs stops the engine reading, and our writes would block for ever.
+        watchdog = threading.Timer(WATCHDOG, engine.kill)
+        watchdog.start()
+        try:
+            for start in range(0, len(lines), 500):
+                engine.stdin.write(b"".join(line.raw + b"\n" for line in lines[start:start + 500]))
+                engine.stdin.flush()
+        except BrokenPipeError:
+            answered = len(reader.wait_for(b"", 1))
+            pytest.fail(f"the engine stopped reading for {WATCHDOG} s (hung) after {answered} answers")
+        finally:
+            watchdog.cancel()
         engine.stdin.write(b"0 name\n")  # a sentinel: its answer comes after all the others
         engine.stdin.flush()
         expected = [line for line in lines if line.answered]
-        responses = reader.wait_for(b"=0 fuseki", 300)[2:]
+        responses = reader.wait_for(b"=0 fuseki", WATCHDOG)[2:]
         elapsed = time.monotonic() - started
         assert engine.poll() is None, f"the engine exited with {engine.returncode}"
         assert responses and responses.pop() == b"=0 fuseki", f"no answer to the sentinel: {responses[-3:]}"
@@ -249,8 +267,12 @@ def test_one_process_survives_100000_random_lines(tmp_path):
         assert reader.wait_for(b"=99 fuseki", 30)[-1] == b"=99 fuseki"
         assert engine.poll() is None
     finally:
-        engine.stdin.close()
-        engine.wait(30)
+        try:
+            engine.stdin.close()
+            engine.wait(30)
+        except (OSError, subprocess.TimeoutExpired):
+            engine.kill()  # a hung engine must not outlive the test
+            engine.wait()
     stderr = (tmp_path / "stderr.txt").read_text(errors="replace")
     assert "internal error" not in stderr and "Traceback" not in stderr, stderr[-3000:]
 
