@@ -44,12 +44,15 @@ def add_commands(subparsers) -> None:
     p.add_argument("inputs", nargs="+", metavar="in")
     p.set_defaults(run=run_merge)
 
-    p = sub.add_parser("export", help="write the 9x9 positions of SGF files as a position file",
+    p = sub.add_parser("export", help="write the 9x9 positions of the book or of SGF files as a position file",
                        description="One record per position before each main-line move; extra info is "
-                                   "(source id, 0, move number); prints which source id is which game. "
-                                   "Example: fuseki pos9 export games.dat game1.sgf game2.sgf")
+                                   "(source id, 0, move number); prints which source id is which game "
+                                   "(with --book the source id is the book's game id). "
+                                   "Example: fuseki pos9 export games.dat game1.sgf game2.sgf, or "
+                                   "fuseki pos9 export book9.dat --book book.sqlite")
     p.add_argument("out")
-    p.add_argument("sgf", nargs="+")
+    p.add_argument("sgf", nargs="*")
+    p.add_argument("--book", metavar="URL", help="export the 9x9 games of this book instead of SGF files")
     p.add_argument("--plain", action="store_true",
                    help="write the plain hash, not the rotation-normalised one")
     p.add_argument("--table", help="zobrist_board_81.dat to hash with (default: the project's)")
@@ -125,35 +128,55 @@ def run_merge(args) -> int:
 
 
 def run_export(args) -> int:
-    from .records import SgfError, read_games  # sgfmill: only this command needs it
-
+    if bool(args.book) == bool(args.sgf):
+        raise CommandError("give SGF files or --book URL (one of the two)")
     table = pos9.read_table(args.table) if args.table else pos9.default_table()
-    source, failed, total = 0, 0, 0
-    sizes = Counter()
+    total, games, failed, sizes = 0, 0, 0, Counter()
     with open(args.out, "wb") as out:
-        for path in args.sgf:
-            try:
-                games = read_games(Path(path).read_bytes(), path)
-            except (OSError, SgfError) as exc:
-                print(f"fuseki pos9 export: {exc}", file=sys.stderr)
+        for source, name, game in _export_games(args):
+            if game is None:
                 failed += 1
                 continue
-            for n, game in enumerate(games, start=1):
-                if game.size != pos9.SIZE:
-                    sizes[game.size] += 1
-                    continue
-                source += 1
-                block, note = pos9.game_positions(game.size, game.setup, game.moves, source, table,
-                                                  normalise=not args.plain)
-                out.write(block.to_bytes())
-                total += len(block)
-                name = path if len(games) == 1 else f"{path} game {n}"
-                print(f"{source}\t{name}\t{len(block)} positions" + (f"\t{note}" if note else ""))
+            if game.size != pos9.SIZE:
+                sizes[game.size] += 1
+                continue
+            block, note = pos9.game_positions(game.size, game.setup, game.moves, source, table,
+                                              normalise=not args.plain)
+            out.write(block.to_bytes())
+            total += len(block)
+            games += 1
+            print(f"{source}\t{name}\t{len(block)} positions" + (f"\t{note}" if note else ""))
     skipped = ", ".join(f"{count} {size}x{size}" for size, count in sorted(sizes.items()))
-    print(f"{args.out}: {total} positions from {source} games" + (f"; skipped {skipped}" if skipped else ""))
+    print(f"{args.out}: {total} positions from {games} games" + (f"; skipped {skipped}" if skipped else ""))
     if failed:
         raise CommandError(f"{failed} of {len(args.sgf)} files could not be read")
     return 0
+
+
+def _export_games(args):
+    """(source id, name, GameRecord or None if unreadable) for each game to export."""
+    if args.book:
+        from .store import Book  # the book's source id is its game id, so files and book agree
+
+        with Book.open(args.book, readonly=True) as book:
+            for game_id in book.game_ids(pos9.SIZE):
+                game = book.game(game_id)
+                yield game_id, game.source, game
+        return
+    from .records import SgfError, read_games  # sgfmill: only this command needs it
+
+    source = 0
+    for path in args.sgf:
+        try:
+            games = read_games(Path(path).read_bytes(), path)
+        except (OSError, SgfError) as exc:
+            print(f"fuseki pos9 export: {exc}", file=sys.stderr)
+            yield 0, path, None
+            continue
+        for n, game in enumerate(games, start=1):
+            if game.size == pos9.SIZE:
+                source += 1
+            yield source, (path if len(games) == 1 else f"{path} game {n}"), game
 
 
 def run_scores(args) -> int:

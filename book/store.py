@@ -317,6 +317,14 @@ class Book:
             source = conn.execute(select(games_table.c.source).where(games_table.c.id == game_id)).scalar()
         return read_games(data, source or f"game {game_id}")[0]
 
+    def game_ids(self, size: int | None = None) -> list[int]:
+        """Ids of the stored games (of one board size if given), in import order."""
+        query = select(games_table.c.id).order_by(games_table.c.id)
+        if size is not None:
+            query = query.where(games_table.c.size == int(size))
+        with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
+
     def game_sgf(self, game_id: int) -> bytes:
         """The stored game's own SGF bytes; KeyError if there is none."""
         with self.engine.connect() as conn:

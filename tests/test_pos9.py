@@ -423,3 +423,22 @@ def test_cli_export_reports_unreadable_files(tmp_path, capsys):
     (tmp_path / "bad.sgf").write_text("this is not sgf")
     assert main(["pos9", "export", str(tmp_path / "o.dat"), str(tmp_path / "bad.sgf")]) == 1
     assert "1 of 1 files could not be read" in capsys.readouterr().err
+
+
+def test_cli_export_from_the_book_equals_export_from_its_files(tmp_path, capsys):
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "a.sgf").write_text("(;GM[1]FF[4]SZ[9]KM[7];B[ee];W[cc];B[];W[gg])")
+    (tmp_path / "games" / "big.sgf").write_text("(;GM[1]FF[4]SZ[19];B[pd];W[dd])")
+    (tmp_path / "games" / "b.sgf").write_text("(;GM[1]FF[4]SZ[9]AB[aa][ii];W[ia])")
+    book = str(tmp_path / "book.sqlite")
+    assert main(["import", str(tmp_path / "games"), "--book", book]) == 0
+    from_files, from_book = tmp_path / "files.dat", tmp_path / "book.dat"
+    assert main(["pos9", "export", str(from_files), str(tmp_path / "games" / "a.sgf"),
+                 str(tmp_path / "games" / "b.sgf")]) == 0
+    assert main(["pos9", "export", str(from_book), "--book", book]) == 0
+    assert "5 positions from 2 games" in capsys.readouterr().out
+    files, books = pos9.read_positions(from_files), pos9.read_positions(from_book)
+    strip_source = lambda got: [(r[0], r[1], r[2], r[3][1:]) for r in map(got.record, range(len(got)))]
+    assert strip_source(books) == strip_source(files)  # same positions, hashes, movers and move numbers
+    assert {r[3][0] for r in map(books.record, range(len(books)))} <= {1, 2, 3}  # book game ids
+    assert main(["pos9", "export", str(from_book)]) == 1  # neither files nor --book
