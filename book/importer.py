@@ -369,8 +369,11 @@ def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
 
 # --- the pipeline ----------------------------------------------------------------------------
 
-def _produce(paths: list[str], chunk_files: int, fast: bool) -> Iterator[Prepared]:
-    """Prepared chunks of ``chunk_files`` files, in source order; skipped sources travel along."""
+def _chunks(paths: list[str], chunk_files: int) -> Iterator[list[SourceFile] | Prepared]:
+    """Source files in chunks of ``chunk_files`` (or CHUNK_BYTES), in source order.
+
+    A skipped source comes as a Prepared holding just that, so it keeps its place.
+    """
     chunk: list[SourceFile] = []
     held = 0
     for item in iter_sources(paths):
@@ -380,10 +383,51 @@ def _produce(paths: list[str], chunk_files: int, fast: bool) -> Iterator[Prepare
         chunk.append(item)
         held += len(item.data)
         if len(chunk) >= chunk_files or held >= CHUNK_BYTES:
-            yield prepare(chunk, fast)
+            yield chunk
             chunk, held = [], 0
     if chunk:
-        yield prepare(chunk, fast)
+        yield chunk
+
+
+def _prepare_all(chunks, fast: bool) -> Iterator[Prepared]:
+    for chunk in chunks:
+        yield chunk if isinstance(chunk, Prepared) else prepare(chunk, fast)
+
+
+def _produce(paths: list[str], chunk_files: int, fast: bool) -> Iterator[Prepared]:
+    """Prepared chunks of ``chunk_files`` files, in source order; skipped sources travel along."""
+    return _prepare_all(_chunks(paths, chunk_files), fast)
+
+
+def _drain(queue) -> Iterator:
+    """Items from a stage's queue until its end marker (None); a stage's exception is raised."""
+    while True:
+        item = queue.get()
+        if item is None:
+            return
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+
+
+def _stage(name: str, items, queue, transform=lambda item: item) -> None:
+    """Run in a child process: put ``transform(item)`` for each item, then the end marker."""
+    try:
+        for item in items() if callable(items) else items:
+            queue.put(transform(item))
+    except BaseException as exc:  # noqa: BLE001 - the writer re-raises it
+        queue.put(RuntimeError(f"import {name} failed: {type(exc).__name__}: {exc}"))
+    queue.put(None)
+
+
+def _reader(paths: list[str], chunk_files: int, queue) -> None:
+    """Stage 1 (a process): read files and archives into chunks of source files."""
+    _stage("reader", lambda: _chunks(paths, chunk_files), queue)
+
+
+def _parser(sources, fast: bool, queue) -> None:
+    """Stage 2 (a process): parse and replay the reader's chunks."""
+    _stage("worker", lambda: _prepare_all(_drain(sources), fast), queue, _compact)
 
 
 def _compact(prepared: Prepared) -> Prepared:
@@ -394,21 +438,12 @@ def _compact(prepared: Prepared) -> Prepared:
     return prepared
 
 
-def _producer(paths: list[str], chunk_files: int, fast: bool, queue) -> None:
-    """The worker process: read, parse and replay, hand Prepared chunks to the writer."""
-    try:
-        for prepared in _produce(paths, chunk_files, fast):
-            queue.put(_compact(prepared))
-    except BaseException as exc:  # noqa: BLE001 - the writer re-raises it
-        queue.put(RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}"))
-    queue.put(None)
-
-
 def _prepared(paths: list[str], workers: int, chunk_files: int, fast: bool) -> Iterator[Prepared]:
-    """Prepared chunks in order: made in this process, or by a worker process a few chunks ahead.
+    """Prepared chunks in order: made in this process, or by a pipeline of worker processes.
 
-    The worker reads the sources itself, so the writing process only writes.  One worker
-    suffices on two cores; ``workers`` > 1 is treated as 1 (one archive is one stream).
+    With workers, one process reads the sources (decompressing archives), a second parses
+    and replays them, and this one only writes: three stages that keep two cores busy.
+    ``workers`` > 1 is treated as 1 (one archive is one stream).
     """
     if workers <= 0:
         yield from _produce(paths, chunk_files, fast)
@@ -416,22 +451,20 @@ def _prepared(paths: list[str], workers: int, chunk_files: int, fast: bool) -> I
     warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    queue = context.Queue(maxsize=WINDOW)
-    worker = context.Process(target=_producer, args=(paths, chunk_files, fast, queue), daemon=True)
-    worker.start()
+    sources, prepared = context.Queue(maxsize=WINDOW), context.Queue(maxsize=WINDOW)
+    stages = [context.Process(target=_reader, args=(paths, chunk_files, sources), daemon=True),
+              context.Process(target=_parser, args=(sources, fast, prepared), daemon=True)]
+    for stage in stages:
+        stage.start()
     try:
-        while True:
-            item = queue.get()
-            if item is None:
-                break
-            if isinstance(item, BaseException):
-                raise item
-            yield item
+        yield from _drain(prepared)
     finally:
-        if worker.is_alive():
-            worker.terminate()
-        worker.join()
-        queue.close()
+        for stage in stages:
+            if stage.is_alive():
+                stage.terminate()
+            stage.join()
+        for queue in (sources, prepared):
+            queue.close()
 
 
 class Progress:
