@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tarfile
 import time
@@ -38,6 +37,7 @@ from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from engine import _kernels as K  # noqa: E402
 from engine import coords  # noqa: E402
+from engine.gtp_client import GtpClient, GtpFailure  # noqa: E402
 from engine.board import Board, kernel_keys  # noqa: E402
 from engine.colors import BLACK, WHITE  # noqa: E402
 
@@ -186,26 +186,21 @@ def bench_playouts(counts, repeats):
 # --- (c) GTP ------------------------------------------------------------------------
 
 class Gtp:
+    """``python gtp_main.py`` through the project's GTP client, timed from process start."""
+
     def __init__(self):
         self.t0 = time.perf_counter()
-        self.process = subprocess.Popen([sys.executable, "gtp_main.py"], cwd=ROOT, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.client = GtpClient([sys.executable, "gtp_main.py"], cwd=str(ROOT), timeout=60)
 
     def send(self, command):
-        self.process.stdin.write(command + "\n")
-        lines = []
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the engine exited during '{command}'")
-            if not line.strip() and lines:
-                return lines[0].startswith("="), " ".join(lines)[1:].strip()
-            if line.strip():
-                lines.append(line.strip())
+        """(success, answer); a ``?`` answer is counted, not raised."""
+        try:
+            return True, self.client.send(command)
+        except GtpFailure as failure:
+            return False, failure.message
 
     def close(self):
-        self.send("quit")
-        self.process.wait(timeout=10)
+        self.client.close()
 
 
 def bench_gtp(starts, genmoves):
