@@ -18,16 +18,16 @@ import argparse
 import sys
 import time
 
+from .cli import add_book_option, book_location
+
 
 def add_commands(subparsers) -> None:
-    book_help = "book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)"
-
     p = subparsers.add_parser(
         "import", help="add the games of SGF files, folders and archives to the book",
         description="Add games to the book (re-importing adds nothing). "
                     "Example: fuseki import games/ tygem.tgz --book games.sqlite")
     p.add_argument("paths", nargs="+", metavar="PATH", help="SGF files, folders, .tgz/.tar/.zip archives")
-    p.add_argument("--book", metavar="URL", help=book_help)
+    add_book_option(p)
     p.add_argument("--compact", action=argparse.BooleanOptionalAction, default=None,
                    help="rewrite the database packed afterwards, about 10%% smaller (default: when the "
                         "import at least doubled the book; it copies the file once)")
@@ -47,26 +47,20 @@ def add_commands(subparsers) -> None:
     p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
     p.add_argument("--player", metavar="NAME", help="only games NAME played (either colour, part of the name)")
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
-    p.add_argument("--book", metavar="URL", help=book_help)
+    add_book_option(p)
     p.set_defaults(run=run_search)
 
     p = subparsers.add_parser("stats", help="games, positions, sizes, years and file size of the book",
                               description="What the book holds. Example: fuseki stats --book games.sqlite")
-    p.add_argument("--book", metavar="URL", help=book_help)
+    add_book_option(p)
     p.set_defaults(run=run_stats)
-
-
-def _book_location(args) -> str:
-    from .web_cli import default_book
-
-    return args.book or default_book()
 
 
 def run_import(args) -> int:
     from . import importer
     from .store import Book
 
-    book = Book.open(_book_location(args))
+    book = Book.open(book_location(args))
     try:
         report = importer.import_paths(book, args.paths, workers=args.workers,
                                        progress=importer.Progress(sys.stderr))
@@ -126,7 +120,7 @@ def run_search(args) -> int:
         board = parse_moves(args.moves, args.size)
     filters = Filters(year_from=low, year_to=high, player=args.player or None,
                       min_games=max(1, args.min_games))
-    book = Book.open(_book_location(args), readonly=True)
+    book = Book.open(book_location(args), readonly=True)
     try:
         found = book.next_moves(board, filters=filters)
     finally:
@@ -143,7 +137,7 @@ def run_search(args) -> int:
 def run_stats(args) -> int:
     from .store import Book
 
-    location = _book_location(args)
+    location = book_location(args)
     book = Book.open(location, readonly=True)
     try:
         stats = book.stats()

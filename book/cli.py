@@ -26,6 +26,38 @@ class CommandError(Exception):
     """An error the user can fix: printed as one line, exit code 1."""
 
 
+BOOK_HELP = ("book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else "
+             "configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
+
+
+def add_book_option(parser, help: str = BOOK_HELP) -> None:
+    """The ``--book URL`` option every book command takes."""
+    parser.add_argument("--book", default=None, metavar="URL", help=help)
+
+
+def book_location(args) -> str:
+    """``--book``, else the engine's book (``engine.config.book_location``), so the CLI,
+    the shell, the web page and the engine use one book unless told otherwise."""
+    if args.book:
+        return args.book
+    from engine import config
+
+    return config.book_location(config.load(), create=True)
+
+
+def open_book(location: str, readonly: bool):
+    """``Book.open``, with a database the driver cannot open raised as a one-line BookError."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .store import Book, BookError
+
+    try:
+        return Book.open(location, readonly=readonly)
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise BookError(f"cannot open the book {location}: {reason}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fuseki", description=__doc__.splitlines()[0])
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

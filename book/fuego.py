@@ -233,21 +233,21 @@ def add_commands(subparsers) -> None:
                    help=f"leave out moves played in fewer games (default {DEFAULT_MIN_GAMES})")
     p.add_argument("--max-moves", type=int, default=None, metavar="N",
                    help="no lines for positions after more than N moves (default: no limit)")
-    p.add_argument("--book", default=None, metavar="URL",
-                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
+    from .cli import add_book_option
+
+    add_book_option(p)
     p.set_defaults(run=run_export)
 
 
 def run_export(args) -> int:
-    from .cli import CommandError
+    from .cli import CommandError, book_location
     from .store import Book
-    from .web_cli import default_book
 
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")
     if args.max_moves is not None and args.max_moves < 0:
         raise CommandError("--max-moves must be at least 0")
-    with Book.open(args.book or default_book(), readonly=True) as book:
+    with Book.open(book_location(args), readonly=True) as book:
         if args.fuego == "-":
             count = write_fuego_book(book, sys.stdout, args.min_games, args.max_moves)
         else:

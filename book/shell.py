@@ -407,19 +407,20 @@ def _complete_path(text: str, folders_only: bool) -> list[str]:
 
 
 def add_commands(subparsers) -> None:
+    from .cli import add_book_option
+
     p = subparsers.add_parser("shell", help="explore the book from a command line",
                               description="A command line over the book: play moves, search, filter, "
                                           "list games, import. Example: fuseki shell --book games.sqlite")
-    p.add_argument("--book", default=None, metavar="URL",
-                   help="book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
+    add_book_option(p)
     p.add_argument("--size", type=int, default=19, help="board size of the search position (default 19)")
     p.set_defaults(run=run_shell)
 
 
 def run_shell(args) -> int:
-    from .web_cli import default_book, open_book
+    from .cli import book_location, open_book
 
-    url = args.book or default_book()
+    url = book_location(args)
     book = open_book(url, readonly=False)
     try:
         shell = BookShell(book, url, size=args.size)

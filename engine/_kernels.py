@@ -391,7 +391,6 @@ def playout(s, keys, size, c, max_moves):
     own eye.  Returns the number of moves played (passes included).
     """
     w = size + 2
-    n = w * w
     cand = np.empty(size * size, dtype=np.int64)
     passes = 0
     moves = 0
