@@ -27,7 +27,6 @@ import bz2
 import gzip
 import lzma
 import os
-import tarfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -132,34 +131,32 @@ def _read_file(path: str, limits: Limits) -> SourceFile | Skipped:
 
 
 # --- tar -----------------------------------------------------------------------------------
+#
+# Read block by block here rather than with tarfile: for 11,365 small members tarfile
+# spent 1.4 s of CPU (a TarInfo, an ExFileObject and small reads per member) where the
+# decompression itself takes 0.09 s.  What is read is POSIX ustar, GNU (long names
+# "L", base-256 sizes) and pax ("x" path and size), as tarfile reads them.
 
-class _CheckedHeader(tarfile.TarInfo):
-    """A TarInfo that reports damaged headers, which tarfile takes for the end of the archive.
-
-    tarfile.TarFile.next() stops silently at an invalid or truncated header anywhere but
-    the first; this records the reason on the TarFile so the reader can say so.
-    """
-
-    @classmethod
-    def fromtarfile(cls, tar):
-        try:
-            return super().fromtarfile(tar)
-        except (tarfile.InvalidHeaderError, tarfile.TruncatedHeaderError) as exc:
-            tar.damage = f"bad member header ({exc})"
-            raise
-
-
-_TAR_ERRORS = (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError)
+_BLOCK = 512
+_PIECE = 1 << 20  # bytes asked of the decompressor at a time
+_END_BLOCK = bytes(_BLOCK)
+_NO_DATA_TYPES = frozenset(b"123456")  # links, devices, folders, FIFOs: tarfile ignores their size
+_REGULAR_TYPES = frozenset(b"07\0")
+_EXTENSION_LIMIT = 1 << 20  # a long name or a pax header larger than this is damage, not a name
+_TAR_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 _OPENERS = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 
 
-def _decompressed(path: str):
-    """The tar stream of ``path``, decompressed by the gzip/bz2/lzma readers.
+class _TarDamage(Exception):
+    """A header that is not a tar header, or an archive that ends inside a member."""
 
-    Not tarfile's own "r|*" decompression: it keeps each decompressed block as one bytes
-    object and copies what is left of it for every 10 KB read, which is quadratic on data
-    that compresses well (skipping a 4 GB member of zeros took minutes).
-    """
+
+def _bad_header(reason: str) -> _TarDamage:
+    return _TarDamage(f"bad member header ({reason})")
+
+
+def _decompressed(path: str):
+    """The tar stream of ``path``, decompressed by the gzip/bz2/lzma readers."""
     with open(path, "rb") as handle:
         magic = handle.read(6)
     for prefix, opener in _OPENERS:
@@ -168,29 +165,160 @@ def _decompressed(path: str):
     return open(path, "rb")
 
 
+class _Stream:
+    """A decompressed stream read in 1 MB pieces: ``take(n)`` bytes, ``skip(n)`` bytes."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.buffer = b""
+        self.at = 0
+
+    def take(self, n: int) -> bytes:
+        """The next ``n`` bytes, or fewer at the end of the stream."""
+        end = self.at + n
+        if end > len(self.buffer):
+            parts = [self.buffer[self.at:]]
+            have = len(parts[0])
+            while have < n:
+                piece = self.raw.read(max(_PIECE, n - have))
+                if not piece:
+                    break
+                parts.append(piece)
+                have += len(piece)
+            self.buffer, self.at, end = b"".join(parts), 0, n
+        data = self.buffer[self.at:end]
+        self.at += len(data)
+        return data
+
+    def skip(self, n: int) -> None:
+        """Pass over ``n`` bytes, holding at most a piece of them at once."""
+        while n > 0:
+            got = len(self.take(min(n, _PIECE)))
+            if not got:
+                raise _TarDamage("unexpected end of data")
+            n -= got
+
+    def exactly(self, n: int) -> bytes:
+        data = self.take(n)
+        if len(data) < n:
+            raise _TarDamage("unexpected end of data")
+        return data
+
+
+def _number(field: bytes) -> int:
+    """A header's numeric field: octal text, or GNU base-256 (first byte 0x80 or 0xff)."""
+    if field[:1] in (b"\x80", b"\xff"):
+        value = int.from_bytes(field[1:], "big")
+        return value - (1 << (8 * len(field) - 8)) if field[0] == 0xFF else value
+    text = field.split(b"\0", 1)[0].strip()
+    try:
+        return int(text or b"0", 8)
+    except ValueError:
+        raise _bad_header(f"invalid number field {text[:12]!r}") from None
+
+
+def _check(block: bytes) -> None:
+    """Raise _TarDamage unless the header's checksum is right (unsigned or signed sums, as tar writes)."""
+    expected = _number(block[148:156])
+    unsigned = sum(block) - sum(block[148:156]) + 8 * 32
+    if expected != unsigned:
+        signed = unsigned - 256 * sum(1 for b in block[:148] + block[156:] if b > 127)
+        if expected != signed:
+            raise _bad_header("bad checksum")
+
+
+def _pax_fields(data: bytes) -> dict[bytes, bytes]:
+    """The "length key=value\\n" records of a pax extended header."""
+    fields, at = {}, 0
+    while at < len(data) and data[at] != 0:
+        space = data.find(b" ", at)
+        try:
+            length = int(data[at:space])
+        except ValueError:
+            raise _bad_header("bad pax record") from None
+        record = data[space + 1:at + length]
+        if length <= 0 or not record.endswith(b"\n") or b"=" not in record:
+            raise _bad_header("bad pax record")
+        key, value = record[:-1].split(b"=", 1)
+        fields[key] = value
+        at += length
+    return fields
+
+
+def _members(stream: _Stream) -> Iterator[tuple[str, int, bool]]:
+    """(name, size, regular file?) of each member; its data is next in ``stream``.
+
+    The caller must take or skip exactly ``size`` bytes before asking for the next one.
+    Ends at the end-of-archive block or at the end of the stream between members.
+    """
+    long_name = None
+    pax: dict[bytes, bytes] = {}
+    first = True
+    while True:
+        block = stream.take(_BLOCK)
+        if not block:
+            if first:
+                raise _TarDamage("empty file")
+            return
+        if len(block) < _BLOCK:
+            raise _bad_header("truncated header")
+        if block == _END_BLOCK:
+            return
+        _check(block)
+        first = False
+        kind = block[156]
+        size = _number(block[124:136])
+        if kind in b"LKxg":  # extension headers: they describe the member that follows
+            if not 0 <= size <= _EXTENSION_LIMIT:
+                raise _bad_header(f"extension header of {size} bytes")
+            data = stream.exactly(size)
+            stream.skip(-size % _BLOCK)
+            if kind == ord("L"):
+                long_name = data.split(b"\0", 1)[0]
+            elif kind == ord("x"):
+                pax = _pax_fields(data)
+            continue
+        raw_name = block[:100].split(b"\0", 1)[0]
+        if block[257:263] == b"ustar\0" and block[345] != 0:  # POSIX ustar: a name prefix
+            raw_name = block[345:500].split(b"\0", 1)[0] + b"/" + raw_name
+        raw_name = pax.get(b"path", long_name or raw_name)
+        if b"size" in pax:
+            try:
+                size = int(pax[b"size"])
+            except ValueError:
+                raise _bad_header("bad pax size") from None
+        long_name, pax = None, {}
+        if size < 0:
+            raise _bad_header(f"negative member size {size}")
+        if kind in _NO_DATA_TYPES:
+            size = 0
+        regular = kind in _REGULAR_TYPES and not (kind == 0 and raw_name.endswith(b"/"))
+        yield raw_name.decode("utf-8", "surrogateescape"), size, regular
+        # the caller has now taken or skipped the data; the padding is ours
+        stream.skip(-size % _BLOCK)
+
+
 def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
-    """Stream a tar (any compression tarfile knows) member by member."""
+    """Stream a tar (plain, gzip, bzip2 or xz) member by member."""
     count = 0
     try:
-        with _decompressed(path) as stream, \
-                tarfile.open(fileobj=stream, mode="r|", tarinfo=_CheckedHeader, bufsize=1 << 20) as tar:
-            tar.damage = None
-            while (member := tar.next()) is not None:
-                tar.members.clear()  # tarfile keeps every header; we never look back
+        with _decompressed(path) as raw:
+            stream = _Stream(raw)
+            for member, size, regular in _members(stream):
                 count += 1
                 if count > limits.max_members:
                     yield Skipped(path, f"more than {limits.max_members} members; the rest is not read")
                     return
-                if not member.isfile() or _kind(member.name) != "game":
+                if not regular or _kind(member) != "game":
+                    stream.skip(size)
                     continue
-                name = f"{path}:{member.name}"
-                if member.size > limits.max_file_bytes:
-                    yield _too_big(name, member.size, limits)
+                name = f"{path}:{member}"
+                if size > limits.max_file_bytes:
+                    stream.skip(size)
+                    yield _too_big(name, size, limits)
                     continue
-                yield SourceFile(name, tar.extractfile(member).read())
-            if tar.damage:
-                yield Skipped(path, f"corrupt archive after {count} members: {tar.damage}")
-    except _TAR_ERRORS as exc:
+                yield SourceFile(name, stream.exactly(size))
+    except (_TarDamage, *_TAR_ERRORS) as exc:
         yield Skipped(path, f"corrupt or unreadable archive after {count} members: {_reason(exc)}")
 
 

@@ -200,3 +200,69 @@ def test_archives_with_too_many_members_are_refused(tmp_path):
     items = collect([tarred], limits=limits)
     assert [type(i) for i in items] == [SourceFile] * 3 + [Skipped]
     assert items[-1].reason == "more than 3 members; the rest is not read"
+
+
+# --- the tar reader against tarfile (the reference) -------------------------------------------
+
+def tarfile_games(path) -> list[SourceFile]:
+    """What tarfile reads as game members, named as iter_sources names them."""
+    with tarfile.open(path) as tar:
+        return [SourceFile(f"{path}:{m.name}", tar.extractfile(m).read())
+                for m in tar if m.isfile() and m.name.lower().endswith(".sgf")]
+
+
+@pytest.mark.parametrize("fmt", [tarfile.GNU_FORMAT, tarfile.PAX_FORMAT, tarfile.USTAR_FORMAT])
+@pytest.mark.parametrize("mode", ["w", "w:gz", "w:bz2", "w:xz"])
+def test_tar_reader_reads_what_tarfile_reads(tmp_path, fmt, mode):
+    path = tmp_path / ("t.tar" + {"w": "", "w:gz": ".gz", "w:bz2": ".bz2", "w:xz": ".xz"}[mode])
+    long_folder = "/".join(["folder-with-a-long-name"] * 5)  # 119 characters: ustar's name prefix
+    with tarfile.open(path, mode, format=fmt) as tar:
+        folder = tarfile.TarInfo("games")
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
+        add_tar_member(tar, "games/a.sgf", GAME_A)
+        add_tar_member(tar, f"{long_folder}/b.sgf", GAME_B)
+        if fmt != tarfile.USTAR_FORMAT:  # ustar cannot hold these names
+            add_tar_member(tar, "x" * 150 + ".sgf", GAME_C)
+            add_tar_member(tar, "棋譜/李昌鎬.sgf", GAME_A)
+        link = tarfile.TarInfo("games/link.sgf")
+        link.type, link.linkname = tarfile.SYMTYPE, "a.sgf"
+        tar.addfile(link)
+        hard = tarfile.TarInfo("games/hard.sgf")
+        hard.type, hard.linkname = tarfile.LNKTYPE, "games/a.sgf"
+        tar.addfile(hard)
+        add_tar_member(tar, "games/notes.txt", b"x" * 1000)
+        add_tar_member(tar, "games/empty.sgf", b"")
+        add_tar_member(tar, "games/odd.sgf", b"(;" + b"B[aa];" * 300 + b")")
+    ours = collect([path])
+    assert ours == tarfile_games(path)
+    assert len(ours) == (4 if fmt == tarfile.USTAR_FORMAT else 6)
+
+
+def test_tar_reader_reads_gnu_base_256_sizes(tmp_path):
+    path = make_tar(tmp_path / "t.tar", {"a.sgf": GAME_A, "b.sgf": GAME_B}, "w")
+    data = bytearray(path.read_bytes())
+    size = len(GAME_A)
+    data[124:136] = b"\x80" + size.to_bytes(11, "big")  # as GNU tar writes sizes of 8 GB and more
+    data[148:156] = b"        "
+    data[148:156] = b"%06o\0 " % sum(data[:512])
+    path.write_bytes(bytes(data))
+    assert collect([path]) == [SourceFile(f"{path}:a.sgf", GAME_A), SourceFile(f"{path}:b.sgf", GAME_B)]
+
+
+def test_tar_cut_inside_a_member_keeps_the_members_before(tmp_path):
+    path = make_tar(tmp_path / "t.tar", {"a.sgf": GAME_A, "b.sgf": GAME_B * 100}, "w")
+    path.write_bytes(path.read_bytes()[:512 + 512 + 512 + 100])  # inside b.sgf's data
+    items = collect([path])
+    assert items[0] == SourceFile(f"{path}:a.sgf", GAME_A)
+    assert items[1] == Skipped(str(path), "corrupt or unreadable archive after 2 members: unexpected end of data")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tygem-2016-07.tgz", "ai-games.tgz"])
+def test_tar_reader_equals_tarfile_on_the_real_archives(shared_data, name):
+    path = shared_data / name
+    ours = collect([path])
+    assert not [item for item in ours if isinstance(item, Skipped)]
+    assert ours == tarfile_games(path)
+    assert len(ours) > 5000
