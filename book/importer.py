@@ -61,7 +61,9 @@ from .sources import Skipped, SourceFile, iter_sources
 BATCH_GAMES = 2000
 CHUNK_FILES = 200
 CHUNK_BYTES = 32 << 20  # a chunk also ends at this many bytes of files (200 x 10 MB members: 2 GB)
-WINDOW = 3  # chunks handed to the worker ahead of the writer (bounds memory)
+BATCH_ROWS = 1 << 20  # a batch also ends at this many position rows (16 MB of arrays)
+WINDOW = 3  # chunks of files read ahead of the worker (bounds memory)
+BATCH_WINDOW = 2  # batches made ahead of the writer: the next one is ready when a write ends
 _GAME_FIELDS = ("black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
                 "rules", "source")
 
@@ -113,6 +115,35 @@ class Prepared:
         self.keys += other.keys
         self.lows += other.lows
         self.skipped += other.skipped
+
+
+@dataclass
+class Batch:
+    """One transaction's worth of games, built by the worker so the writer only writes.
+
+    ``keys``/``lows`` hold every position row of the batch, sorted by key; ``owners[i]``
+    is the index in ``games`` of row i's game.  Rows go into the table's B-tree in key
+    order (the writer assigns ids, nothing else); the order among rows of one key does
+    not matter, so the sort need not be stable (4x faster: 12 instead of 53 ms for
+    400,000 rows).
+    """
+
+    games: list[dict] = field(default_factory=list)
+    keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    lows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def make_batch(prepared: Prepared) -> Batch:
+    """The Batch of some prepared chunks: rows concatenated, sorted by key."""
+    if not prepared.games:
+        return Batch(skipped=prepared.skipped)
+    keys = np.concatenate(prepared.keys)
+    order = np.argsort(keys)
+    owners = np.repeat(np.arange(len(prepared.games), dtype=np.int64), prepared.counts)
+    return Batch(prepared.games, keys[order], np.concatenate(prepared.lows)[order], owners[order],
+                 prepared.skipped)
 
 
 # --- parse and replay (the worker's side) --------------------------------------------------
@@ -290,11 +321,10 @@ def warm_up() -> None:
 
 # --- writing (the main process's side) -------------------------------------------------------
 
-def write_batch(book, batch: Prepared, report: ImportReport) -> None:
+def write_batch(book, batch: Batch, report: ImportReport) -> None:
     """Write one batch's new games and their positions in one transaction."""
     if not batch.games:
         return
-    counts = np.array(batch.counts, dtype=np.int64)
     fingerprints = [g["fingerprint"] for g in batch.games]
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
@@ -309,19 +339,20 @@ def write_batch(book, batch: Prepared, report: ImportReport) -> None:
             if fp not in known:
                 known.add(fp)
                 keep[i] = True
-        report.duplicates += int((~keep).sum())
-        if not keep.any():
+        added = int(keep.sum())
+        report.duplicates += len(fingerprints) - added
+        if not added:
             return
         first_id = book.max_game_id(conn) + 1
-        ids = np.full(len(fingerprints), -1, dtype=np.int64)
-        ids[keep] = np.arange(first_id, first_id + int(keep.sum()))
+        ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
         rows = [dict(game, id=int(ids[i])) for i, game in enumerate(batch.games) if keep[i]]
         _insert_games(conn, rows)
-        row_keep = np.repeat(keep, counts)
-        keys = np.concatenate(batch.keys)[row_keep]
-        codes = (np.repeat(ids, counts)[row_keep] << schema.GAME_SHIFT) | np.concatenate(batch.lows)[row_keep]
-        order = np.argsort(keys, kind="stable")
-        _insert_positions(conn, keys[order], codes[order])
+        codes = (ids[batch.owners] << schema.GAME_SHIFT) | batch.lows
+        keys = batch.keys
+        if added < len(fingerprints):  # rows of new games only, still in key order
+            row_keep = keep[batch.owners]
+            keys, codes = keys[row_keep], codes[row_keep]
+        _insert_positions(conn, keys, codes)
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row["anomaly"])
     report.positions += len(keys)
@@ -394,9 +425,24 @@ def _prepare_all(chunks, fast: bool) -> Iterator[Prepared]:
         yield chunk if isinstance(chunk, Prepared) else prepare(chunk, fast)
 
 
-def _produce(paths: list[str], chunk_files: int, fast: bool) -> Iterator[Prepared]:
-    """Prepared chunks of ``chunk_files`` files, in source order; skipped sources travel along."""
-    return _prepare_all(_chunks(paths, chunk_files), fast)
+def _batches(prepared: Iterator[Prepared], batch_games: int) -> Iterator[Batch]:
+    """Prepared chunks grouped into Batches of about ``batch_games`` games (or BATCH_ROWS rows).
+
+    The first batches are smaller (an eighth of ``batch_games``, doubling each time), so
+    the writer starts after a few hundred games instead of waiting for a whole batch.
+    """
+    pending = Prepared()
+    rows = 0
+    target = max(1, batch_games // 8)
+    for chunk in prepared:
+        pending.extend(chunk)
+        rows += sum(chunk.counts)
+        if len(pending.games) >= target or rows >= BATCH_ROWS:
+            yield make_batch(pending)
+            pending, rows = Prepared(), 0
+            target = min(batch_games, 2 * target)
+    if pending.games or pending.skipped:
+        yield make_batch(pending)
 
 
 def _drain(queue) -> Iterator:
@@ -410,11 +456,11 @@ def _drain(queue) -> Iterator:
         yield item
 
 
-def _stage(name: str, items, queue, transform=lambda item: item) -> None:
-    """Run in a child process: put ``transform(item)`` for each item, then the end marker."""
+def _stage(name: str, items, queue) -> None:
+    """Run in a child process: put each item on ``queue``, then the end marker."""
     try:
-        for item in items() if callable(items) else items:
-            queue.put(transform(item))
+        for item in items():
+            queue.put(item)
     except BaseException as exc:  # noqa: BLE001 - the writer re-raises it
         queue.put(RuntimeError(f"import {name} failed: {type(exc).__name__}: {exc}"))
     queue.put(None)
@@ -425,45 +471,40 @@ def _reader(paths: list[str], chunk_files: int, queue) -> None:
     _stage("reader", lambda: _chunks(paths, chunk_files), queue)
 
 
-def _parser(sources, fast: bool, queue) -> None:
-    """Stage 2 (a process): parse and replay the reader's chunks."""
-    _stage("worker", lambda: _prepare_all(_drain(sources), fast), queue, _compact)
+def _parser(sources, fast: bool, batch_games: int, queue) -> None:
+    """Stage 2 (a process): parse and replay the reader's chunks into sorted batches."""
+    _stage("worker", lambda: _batches(_prepare_all(_drain(sources), fast), batch_games), queue)
 
 
-def _compact(prepared: Prepared) -> Prepared:
-    """One keys array and one lows array instead of one per game (cheaper to pickle)."""
-    if len(prepared.keys) > 1:
-        prepared.keys = [np.concatenate(prepared.keys)]
-        prepared.lows = [np.concatenate(prepared.lows)]
-    return prepared
-
-
-def _prepared(paths: list[str], workers: int, chunk_files: int, fast: bool) -> Iterator[Prepared]:
-    """Prepared chunks in order: made in this process, or by a pipeline of worker processes.
+def _ready_batches(paths: list[str], workers: int, batch_games: int, chunk_files: int,
+                   fast: bool) -> Iterator[Batch]:
+    """Batches in source order: made in this process, or by a pipeline of worker processes.
 
     With workers, one process reads the sources (decompressing archives), a second parses
-    and replays them, and this one only writes: three stages that keep two cores busy.
-    ``workers`` > 1 is treated as 1 (one archive is one stream).
+    and replays them and sorts each batch's rows, and this one only writes: three stages
+    that keep two cores busy.  The queue to the writer holds whole batches, so the worker
+    builds the next batch while the writer writes this one.  ``workers`` > 1 is treated
+    as 1 (one archive is one stream).
     """
     if workers <= 0:
-        yield from _produce(paths, chunk_files, fast)
+        yield from _batches(_prepare_all(_chunks(paths, chunk_files), fast), batch_games)
         return
     warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    sources, prepared = context.Queue(maxsize=WINDOW), context.Queue(maxsize=WINDOW)
+    sources, batches = context.Queue(maxsize=WINDOW), context.Queue(maxsize=BATCH_WINDOW)
     stages = [context.Process(target=_reader, args=(paths, chunk_files, sources), daemon=True),
-              context.Process(target=_parser, args=(sources, fast, prepared), daemon=True)]
+              context.Process(target=_parser, args=(sources, fast, batch_games, batches), daemon=True)]
     for stage in stages:
         stage.start()
     try:
-        yield from _drain(prepared)
+        yield from _drain(batches)
     finally:
         for stage in stages:
             if stage.is_alive():
                 stage.terminate()
             stage.join()
-        for queue in (sources, prepared):
+        for queue in (sources, batches):
             queue.close()
 
 
@@ -519,17 +560,12 @@ def import_paths(book, paths: list[str], workers: int = 1, batch_games: int = BA
         raise BookError("the book is open read-only")
     report = ImportReport()
     start = time.perf_counter()
-    batch = Prepared()
     try:
-        for prepared in _prepared(list(paths), workers, chunk_files, fast):
-            report.skipped += prepared.skipped
-            batch.extend(prepared)
-            if len(batch.games) >= batch_games:
-                write_batch(book, batch, report)
-                batch = Prepared()
-                if progress:
-                    progress.update(report)
-        write_batch(book, batch, report)
+        for batch in _ready_batches(list(paths), workers, batch_games, chunk_files, fast):
+            report.skipped += batch.skipped
+            write_batch(book, batch, report)
+            if progress:
+                progress.update(report)
     finally:
         report.elapsed = time.perf_counter() - start
         book.forget_caches()
