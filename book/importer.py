@@ -383,12 +383,16 @@ def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
         pairs = np.empty((len(keys), 2), dtype=np.int64)
         pairs[:, 0] = keys
         pairs[:, 1] = codes
-        if whole:
-            statements = pairs[:whole].reshape(-1, 2 * _ROWS_PER_STATEMENT).tolist()
-            conn.exec_driver_sql(_MULTI_INSERT, list(map(tuple, statements)))
-        if whole < len(keys):
-            conn.exec_driver_sql("INSERT INTO positions (key, code) VALUES (?, ?)",
-                                 list(map(tuple, pairs[whole:].tolist())))
+        # The driver's cursor (same connection and transaction) takes the lists tolist()
+        # gives as they are; SQLAlchemy's exec_driver_sql wants a tuple for each.
+        cursor = conn.connection.dbapi_connection.cursor()
+        try:
+            if whole:
+                cursor.executemany(_MULTI_INSERT, pairs[:whole].reshape(-1, 2 * _ROWS_PER_STATEMENT).tolist())
+            if whole < len(keys):
+                cursor.executemany("INSERT INTO positions (key, code) VALUES (?, ?)", pairs[whole:].tolist())
+        finally:
+            cursor.close()
     elif dialect == "postgresql":
         text = "".join(f"{k}\t{c}\n" for k, c in zip(keys.tolist(), codes.tolist()))
         with conn.connection.dbapi_connection.cursor() as cur:

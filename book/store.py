@@ -42,6 +42,7 @@ from engine.colors import BLACK, WHITE
 from . import schema
 from .schema import games as games_table
 from .schema import positions as positions_table
+from .wal import Checkpointer
 
 PASS = coords.PASS
 END = -2
@@ -203,6 +204,7 @@ def _make_engine(url, readonly: bool) -> Engine:
             # 4 KB ones (fewer splits and B-tree levels); only a new database takes it.
             cur.execute("PRAGMA page_size=16384")
             cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA cache_size=-262144")  # 256 MB
         cur.execute("PRAGMA mmap_size=1073741824")
@@ -224,6 +226,7 @@ class Book:
         self._rank: np.ndarray | None = None
         self._hot: dict[int, tuple[int, np.ndarray]] = {}  # key -> (max game id, codes)
         self._hot_codes = 0
+        self._checkpointer = Checkpointer(path) if path and not readonly else None
 
     @classmethod
     def open(cls, location: str, readonly: bool = False) -> "Book":
@@ -256,6 +259,8 @@ class Book:
         return cls(engine, readonly, path)
 
     def close(self) -> None:
+        if self._checkpointer:
+            self._checkpointer.close()
         self.engine.dispose()
 
     def __enter__(self) -> "Book":
@@ -360,6 +365,8 @@ class Book:
             if self.engine.dialect.name == "postgresql":
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
             yield conn
+        if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
+            self._checkpointer.kick()
 
     def max_game_id(self, conn=None) -> int:
         """The largest game id (0 for an empty book)."""
@@ -379,6 +386,8 @@ class Book:
         """
         if self.readonly:
             raise BookError("the book is open read-only")
+        if self._checkpointer:
+            self._checkpointer.wait()  # its checkpoint would make the TRUNCATE below give up
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             if self.engine.dialect.name == "postgresql":
                 conn.exec_driver_sql("VACUUM ANALYZE")

@@ -1,0 +1,80 @@
+"""Checkpoints of a SQLite book's write-ahead log, on a thread of their own.
+
+SQLite's automatic checkpoint runs inside the COMMIT of the transaction that takes the
+log over its threshold, so the writer itself copies every page it changed back into
+the database file.  For an import that is most of the cost of a commit: 0.4-0.5 s of
+the writer's ~2.9 s for the 11,365 Tygem games, while the other core sits idle at the
+start and the end of the import.  Python's sqlite3 releases the GIL while SQLite
+works, so a thread with its own connection can do that copy instead: a writable
+:class:`book.store.Book` turns the automatic checkpoint off and kicks a
+:class:`Checkpointer` after each write transaction.
+
+The checkpoints are PASSIVE: they never wait for readers or writers, and copy what
+they can.  If they fall behind, the log grows until they catch up; if the process dies,
+the log stays and SQLite replays it the next time the book is opened, as it would
+after any crash.  Closing the last connection checkpoints whatever is left.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+
+class Checkpointer:
+    """A thread that runs ``PRAGMA wal_checkpoint(PASSIVE)`` on a SQLite file when kicked."""
+
+    def __init__(self, path: str):
+        self._path = path
+        self._state = threading.Condition()
+        self._pending = False
+        self._running = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def kick(self) -> None:
+        """Ask for a checkpoint soon (several kicks before it runs make one checkpoint)."""
+        with self._state:
+            if self._closed:
+                return
+            self._pending = True
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="fuseki-wal-checkpoint", daemon=True)
+                self._thread.start()
+            self._state.notify_all()
+
+    def wait(self) -> None:
+        """Return when no checkpoint is asked for or running."""
+        with self._state:
+            while (self._pending or self._running) and self._thread is not None and self._thread.is_alive():
+                self._state.wait()
+
+    def close(self) -> None:
+        """Run what was asked for, then stop the thread."""
+        with self._state:
+            self._closed = True
+            self._state.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        conn = sqlite3.connect(self._path, timeout=60, isolation_level=None, check_same_thread=False)
+        try:
+            while True:
+                with self._state:
+                    while not self._pending and not self._closed:
+                        self._state.wait()
+                    if not self._pending:
+                        return
+                    self._pending, self._running = False, True
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    pass  # locked or gone: the next kick, or closing the book, checkpoints
+                finally:
+                    with self._state:
+                        self._running = False
+                        self._state.notify_all()
+        finally:
+            conn.close()
