@@ -194,7 +194,8 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=0, help="import only the first N games (default: all)")
     parser.add_argument("--queries", type=int, default=10_000, help="positions to query (default 10,000)")
     parser.add_argument("--baseline", type=int, default=500, help="games in the baseline sample (default 500)")
-    parser.add_argument("--workers", type=int, default=1, help="importer worker processes (default 1)")
+    parser.add_argument("--workers", type=int, default=importer.WORKERS,
+                        help=f"importer parser processes (default {importer.WORKERS})")
     parser.add_argument("--repeats", type=int, default=3, help="imports into fresh books (default 3)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -31,8 +31,9 @@ def add_commands(subparsers) -> None:
     p.add_argument("--compact", action=argparse.BooleanOptionalAction, default=None,
                    help="rewrite the database packed afterwards, about 10%% smaller (default: when the "
                         "import at least doubled the book; it copies the file once)")
-    p.add_argument("--workers", type=int, default=1,
-                   help="processes that parse and replay (default 1; 0: none, all in this process)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes that parse and replay (default 1, best on 2 cores; more can help "
+                        "on more cores; 0: none, all in this process)")
     p.set_defaults(run=run_import)
 
     p = subparsers.add_parser(
@@ -62,8 +63,8 @@ def run_import(args) -> int:
 
     book = Book.open(book_location(args))
     try:
-        report = importer.import_paths(book, args.paths, workers=args.workers,
-                                       progress=importer.Progress(sys.stderr))
+        workers = importer.WORKERS if args.workers is None else args.workers
+        report = importer.import_paths(book, args.paths, workers=workers, progress=importer.Progress(sys.stderr))
         print(f"fuseki import: {report}", file=sys.stderr)
         if args.compact or (args.compact is None and report.positions
                             and 2 * report.positions >= book.stats().positions):

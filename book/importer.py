@@ -2,29 +2,34 @@
 
 The pipeline (``import_paths``)::
 
-    worker process:  iter_sources -> read_games -> replay -> Prepared chunks
-                                                                  |  (a bounded queue)
-    main process:                                                 +-> batches -> database
+    reader process     iter_sources -> groups of files, dealt round-robin
+                                         |                     |
+    N parser processes          read_games -> replay -> sorted Batch   (one per group)
+                                         |                     |
+    this process                 taken in the same rotation -> write_batch -> database
 
-- Reading (``book.sources``), parsing (``book.records.read_games``, fast path first)
-  and replay (the numba kernel ``engine._kernels.replay``, which gives every
-  position's canonical key, its symmetry and the next move in canonical orientation)
-  run in one worker process, so the two cores work at once: the main process only
-  writes.  With ``workers=0`` everything runs in the calling process (small imports,
-  tests).
-- Rows are written in batches of about ``batch_games`` games, each batch ONE
-  transaction holding its games and all their positions: an interrupted import leaves
-  whole batches only, and a re-run skips what is there (the games' ``fingerprint``,
-  blake2b-8 of size, setup and moves, is unique), so it completes without duplicates.
-- Within a batch, position rows are sorted by key before they are inserted (B-tree
-  locality).  SQLite gets them through the driver's ``executemany`` of 250-row
-  ``INSERT ... VALUES`` statements (3x one row a statement), PostgreSQL through
-  ``COPY``, any other database through SQLAlchemy's portable ``insert()``.  Batches
-  take the book's write lock (``Book.writing``), so importers in several processes
-  take turns and never read the same ``max(id)`` or miss each other's fingerprints.
-- Measured on the Tygem archive (bench/book.py): the writer and the worker each need
-  2.2-2.9 CPU seconds for 11,365 games; the replay kernel runs once per chunk and
-  board size (``_replay_games``), not once per game.
+- The reader decompresses archives (``book.sources``) and cuts the files into groups,
+  one group per batch.  Each parser reads its groups' SGF (``book.records.read_games``,
+  fast path first), replays them (the numba kernel ``engine._kernels.replay``, which
+  gives every position's canonical key and the next move in canonical orientation,
+  once per group and board size) and sorts the rows by key.  The writer only writes,
+  taking the batches in the order the groups were dealt, so games are numbered in
+  source order whatever N is.  With ``workers=0`` everything runs in the calling
+  process (small imports, tests) and gives the same book.
+- Each batch is ONE transaction holding its games and all their positions: an
+  interrupted import leaves whole batches only, and a re-run skips what is there
+  (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
+  completes without duplicates.
+- Rows go into the B-tree in key order.  SQLite gets them through the driver's
+  ``executemany`` of 250-row ``INSERT ... VALUES`` statements (3x one row a
+  statement), PostgreSQL through ``COPY``, any other database through SQLAlchemy's
+  portable ``insert()``.  Batches take the book's write lock (``Book.writing``), so
+  importers in several processes take turns and never read the same ``max(id)`` or
+  miss each other's fingerprints.  A SQLite book copies its write-ahead log back into
+  the file on a thread of its own (``book.wal``), not in the writer's commits.
+- Measured on the Tygem archive (11,365 games, bench/book.py, 2 cores): reading 0.26 s
+  of CPU, parsing and replay about 2 s, writing about 2 s (1.35 s of it SQLite's
+  B-tree inserts); before this layout the writer waited for the parser half the time.
 
 Anomalies: a game with an illegal move keeps its positions up to that move (the one
 before it gets END as its next move), is stored, and its ``anomaly`` says which move
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import multiprocessing
 import sys
 import time
@@ -59,11 +65,8 @@ from .records import GameRecord, SgfError, read_games
 from .sources import Skipped, SourceFile, iter_sources
 
 BATCH_GAMES = 2000
-CHUNK_FILES = 200
-CHUNK_BYTES = 32 << 20  # a chunk also ends at this many bytes of files (200 x 10 MB members: 2 GB)
-BATCH_ROWS = 1 << 20  # a batch also ends at this many position rows (16 MB of arrays)
-WINDOW = 3  # chunks of files read ahead of the worker (bounds memory)
-BATCH_WINDOW = 2  # batches made ahead of the writer: the next one is ready when a write ends
+WORKERS = 1  # parser processes: on 2 cores one measured best (more help where there are more cores)
+GROUP_BYTES = 8 << 20  # a batch also ends at 8 MB of files: at most ~1.4 M moves, 22 MB of rows
 _GAME_FIELDS = ("black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
                 "rules", "source")
 
@@ -404,111 +407,98 @@ def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
 
 # --- the pipeline ----------------------------------------------------------------------------
 
-def _chunks(paths: list[str], chunk_files: int) -> Iterator[list[SourceFile] | Prepared]:
-    """Source files in chunks of ``chunk_files`` (or CHUNK_BYTES), in source order.
+def _groups(paths: list[str], batch_games: int) -> Iterator[list[SourceFile | Skipped]]:
+    """The sources in source order, in groups that each become one batch.
 
-    A skipped source comes as a Prepared holding just that, so it keeps its place.
+    A group ends at ``batch_games`` files (a file is usually one game) or GROUP_BYTES
+    of them; the first groups are smaller (an eighth of ``batch_games``, doubling), so
+    the writer starts after a few hundred games instead of a whole batch.  Skipped
+    sources travel in their group, so they are reported in order.
     """
-    chunk: list[SourceFile] = []
-    held = 0
-    for item in iter_sources(paths):
-        if isinstance(item, Skipped):
-            yield Prepared(skipped=[(item.name, item.reason)])
-            continue
-        chunk.append(item)
-        held += len(item.data)
-        if len(chunk) >= chunk_files or held >= CHUNK_BYTES:
-            yield chunk
-            chunk, held = [], 0
-    if chunk:
-        yield chunk
-
-
-def _prepare_all(chunks, fast: bool) -> Iterator[Prepared]:
-    for chunk in chunks:
-        yield chunk if isinstance(chunk, Prepared) else prepare(chunk, fast)
-
-
-def _batches(prepared: Iterator[Prepared], batch_games: int) -> Iterator[Batch]:
-    """Prepared chunks grouped into Batches of about ``batch_games`` games (or BATCH_ROWS rows).
-
-    The first batches are smaller (an eighth of ``batch_games``, doubling each time), so
-    the writer starts after a few hundred games instead of waiting for a whole batch.
-    """
-    pending = Prepared()
-    rows = 0
+    group: list[SourceFile | Skipped] = []
+    files = held = 0
     target = max(1, batch_games // 8)
-    for chunk in prepared:
-        pending.extend(chunk)
-        rows += sum(chunk.counts)
-        if len(pending.games) >= target or rows >= BATCH_ROWS:
-            yield make_batch(pending)
-            pending, rows = Prepared(), 0
-            target = min(batch_games, 2 * target)
-    if pending.games or pending.skipped:
-        yield make_batch(pending)
+    for item in iter_sources(paths):
+        group.append(item)
+        if isinstance(item, SourceFile):
+            files += 1
+            held += len(item.data)
+            if files >= target or held >= GROUP_BYTES:
+                yield group
+                group, files, held = [], 0, 0
+                target = min(batch_games, 2 * target)
+    if group:
+        yield group
 
 
-def _drain(queue) -> Iterator:
-    """Items from a stage's queue until its end marker (None); a stage's exception is raised."""
-    while True:
-        item = queue.get()
-        if item is None:
-            return
-        if isinstance(item, BaseException):
-            raise item
-        yield item
+def prepare_group(group: list[SourceFile | Skipped], fast: bool = True) -> Batch:
+    """Parse, replay and sort one group of sources into the Batch the writer writes."""
+    prepared = prepare([item for item in group if isinstance(item, SourceFile)], fast)
+    prepared.skipped[:0] = [(item.name, item.reason) for item in group if isinstance(item, Skipped)]
+    return make_batch(prepared)
 
 
-def _stage(name: str, items, queue) -> None:
-    """Run in a child process: put each item on ``queue``, then the end marker."""
+def _reader(paths: list[str], batch_games: int, inboxes) -> None:
+    """Stage 1 (a process): read the sources, dealing group k to parser k mod N."""
+    turn = 0
     try:
-        for item in items():
-            queue.put(item)
-    except BaseException as exc:  # noqa: BLE001 - the writer re-raises it
-        queue.put(RuntimeError(f"import {name} failed: {type(exc).__name__}: {exc}"))
-    queue.put(None)
+        for group in _groups(paths, batch_games):
+            inboxes[turn % len(inboxes)].put(group)
+            turn += 1
+    except BaseException as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
+        inboxes[turn % len(inboxes)].put(RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}"))
+        turn += 1
+    for i in range(len(inboxes)):
+        inboxes[(turn + i) % len(inboxes)].put(None)
 
 
-def _reader(paths: list[str], chunk_files: int, queue) -> None:
-    """Stage 1 (a process): read files and archives into chunks of source files."""
-    _stage("reader", lambda: _chunks(paths, chunk_files), queue)
+def _parser(inbox, fast: bool, outbox) -> None:
+    """Stage 2 (N processes): each turns its groups into batches, in the order received."""
+    try:
+        while (item := inbox.get()) is not None:
+            outbox.put(item if isinstance(item, BaseException) else prepare_group(item, fast))
+    except BaseException as exc:  # noqa: BLE001 - the writer raises it
+        outbox.put(RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}"))
+    outbox.put(None)
 
 
-def _parser(sources, fast: bool, batch_games: int, queue) -> None:
-    """Stage 2 (a process): parse and replay the reader's chunks into sorted batches."""
-    _stage("worker", lambda: _batches(_prepare_all(_drain(sources), fast), batch_games), queue)
+def _ready_batches(paths: list[str], workers: int, batch_games: int, fast: bool) -> Iterator[Batch]:
+    """Batches in source order: made in this process, or by a pipeline of processes.
 
-
-def _ready_batches(paths: list[str], workers: int, batch_games: int, chunk_files: int,
-                   fast: bool) -> Iterator[Batch]:
-    """Batches in source order: made in this process, or by a pipeline of worker processes.
-
-    With workers, one process reads the sources (decompressing archives), a second parses
-    and replays them and sorts each batch's rows, and this one only writes: three stages
-    that keep two cores busy.  The queue to the writer holds whole batches, so the worker
-    builds the next batch while the writer writes this one.  ``workers`` > 1 is treated
-    as 1 (one archive is one stream).
+    With ``workers`` = N > 0: one process reads the sources (decompressing archives)
+    and deals the groups round-robin to N processes that parse, replay and sort them;
+    this process takes their batches in the same rotation, so games come in source
+    order (the same ids and rows as ``workers=0``), and only writes.  Each queue holds
+    one item, so a parser makes its next batch while the writer writes.
     """
     if workers <= 0:
-        yield from _batches(_prepare_all(_chunks(paths, chunk_files), fast), batch_games)
+        for group in _groups(paths, batch_games):
+            yield prepare_group(group, fast)
         return
     warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    sources, batches = context.Queue(maxsize=WINDOW), context.Queue(maxsize=BATCH_WINDOW)
-    stages = [context.Process(target=_reader, args=(paths, chunk_files, sources), daemon=True),
-              context.Process(target=_parser, args=(sources, fast, batch_games, batches), daemon=True)]
+    inboxes = [context.Queue(maxsize=1) for _ in range(workers)]
+    outboxes = [context.Queue(maxsize=1) for _ in range(workers)]
+    stages = [context.Process(target=_reader, args=(paths, batch_games, inboxes), daemon=True)]
+    stages += [context.Process(target=_parser, args=(inbox, fast, outbox), daemon=True)
+               for inbox, outbox in zip(inboxes, outboxes)]
     for stage in stages:
         stage.start()
     try:
-        yield from _drain(batches)
+        for turn in itertools.count():
+            item = outboxes[turn % workers].get()
+            if item is None:  # the reader ended here: no group has this turn or any later one
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
     finally:
         for stage in stages:
             if stage.is_alive():
                 stage.terminate()
             stage.join()
-        for queue in (sources, batches):
+        for queue in inboxes + outboxes:
             queue.close()
 
 
@@ -549,9 +539,8 @@ class Progress:
             self.stream.flush()
 
 
-def import_paths(book, paths: list[str], workers: int = 1, batch_games: int = BATCH_GAMES,
-                 chunk_files: int = CHUNK_FILES, progress: Progress | None = None,
-                 fast: bool = True) -> ImportReport:
+def import_paths(book, paths: list[str], workers: int = WORKERS, batch_games: int = BATCH_GAMES,
+                 progress: Progress | None = None, fast: bool = True) -> ImportReport:
     """Import every game under ``paths`` (files, folders, archives) into ``book``.
 
     ``workers``: processes that parse and replay (0: this process).  ``progress``: a
@@ -565,7 +554,7 @@ def import_paths(book, paths: list[str], workers: int = 1, batch_games: int = BA
     report = ImportReport()
     start = time.perf_counter()
     try:
-        for batch in _ready_batches(list(paths), workers, batch_games, chunk_files, fast):
+        for batch in _ready_batches(list(paths), workers, batch_games, fast):
             report.skipped += batch.skipped
             write_batch(book, batch, report)
             if progress:

@@ -68,7 +68,7 @@ class BookShell(cmd.Cmd):
         self.marks = True
         self.last_search = None      # (moves of the searched position, NextMoves)
         self.use_rawinput = stdout is None
-        self.import_workers = 1      # processes that parse and replay during import (0: this one)
+        self.import_workers = None   # processes that parse and replay during import (None: the importer's default)
 
     # --- plumbing ---------------------------------------------------------------------
 
@@ -216,7 +216,8 @@ class BookShell(cmd.Cmd):
         from . import importer
 
         progress = importer.Progress() if self.use_rawinput else None
-        report = importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress)
+        workers = importer.WORKERS if self.import_workers is None else self.import_workers
+        report = importer.import_paths(self.book, paths, workers=workers, progress=progress)
         self.say(str(report))
         self.last_search = None
 

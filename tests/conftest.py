@@ -206,7 +206,7 @@ from book.store import Book
 book_url, batch, workers, *paths = sys.argv[1:]
 book = Book.open(book_url)
 print("open", flush=True)
-report = import_paths(book, paths, workers=int(workers), batch_games=int(batch), chunk_files=50)
+report = import_paths(book, paths, workers=int(workers), batch_games=int(batch))
 book.close()
 print(report.added, report.duplicates, len(report.skipped), flush=True)
 """

@@ -16,6 +16,11 @@ from engine.colors import BLACK, WHITE
 from test_store import sgf_text, write_games
 
 
+def ids(book):
+    with book.engine.connect() as conn:
+        return conn.execute(select(schema.games.c.id, schema.games.c.source).order_by(schema.games.c.id)).all()
+
+
 def rows(book):
     with book.engine.connect() as conn:
         games = sorted(conn.execute(select(schema.games.c.fingerprint, schema.games.c.id)).all())
@@ -31,17 +36,23 @@ def count(book, table):
         return conn.execute(select(func.count()).select_from(table)).scalar()
 
 
-def test_worker_process_and_in_process_give_the_same_book(tmp_path):
+def test_parser_processes_and_in_process_give_the_same_book(tmp_path):
     folder = tmp_path / "games"
     folder.mkdir()
     write_games(folder, count=30, seed=2)
-    books = []
-    for workers, name in ((0, "a.sqlite"), (1, "b.sqlite")):
-        book = Book.open(str(tmp_path / name))
-        report = importer.import_paths(book, [str(folder)], workers=workers, batch_games=4, chunk_files=3)
-        assert report.added + report.duplicates == 30
+    (folder / "broken.sgf").write_bytes(b"(;SZ[19];B[pd]")
+    books, reports = [], []
+    for workers in (0, 1, 2, 3):  # three parsers take groups of 1, 1, 1, 2, 4, 4, ... games in turn
+        book = Book.open(str(tmp_path / f"{workers}.sqlite"))
+        reports.append(importer.import_paths(book, [str(folder)], workers=workers, batch_games=4))
         books.append(book)
-    assert rows(books[0]) == rows(books[1])
+    assert reports[0].added + reports[0].duplicates == 30
+    for book, report in zip(books[1:], reports[1:]):
+        assert rows(book) == rows(books[0])  # same games, same positions
+        assert ids(book) == ids(books[0])  # and numbered in the same (source) order
+        assert (report.added, report.duplicates, report.skipped) == \
+            (reports[0].added, reports[0].duplicates, reports[0].skipped)
+    assert [name for name, _ in reports[0].skipped] == [str(folder / "broken.sgf")]
     for book in books:
         book.close()
 
@@ -66,7 +77,7 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
     monkeypatch.setattr(importer, "write_batch", interrupted)
     with Book.open(book_url) as book:
         with pytest.raises(KeyboardInterrupt):
-            importer.import_paths(book, [str(folder)], workers=0, batch_games=5, chunk_files=2)
+            importer.import_paths(book, [str(folder)], workers=0, batch_games=5)
         kept = count(book, schema.games)
         assert 0 < kept <= sum(calls[:2]) < distinct
         with book.engine.connect() as conn:
@@ -75,7 +86,7 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
             lengths = conn.execute(select(schema.games.c.move_count)).scalars().all()
         assert count(book, schema.positions) == sum(n + 1 for n in lengths)
         monkeypatch.setattr(importer, "write_batch", real)
-        report = importer.import_paths(book, [str(folder)], workers=0, batch_games=5, chunk_files=2)
+        report = importer.import_paths(book, [str(folder)], workers=0, batch_games=5)
         assert report.added == distinct - kept
         assert count(book, schema.games) == distinct
         assert book.next_moves(Board(19)).total == distinct
@@ -175,8 +186,8 @@ def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
         (folders[1] / path.name).write_bytes(path.read_bytes())
     book = str(tmp_path / "book.sqlite")  # both processes create it: the first one does
     script = ("import sys; from book.importer import import_paths; from book.store import Book; "
-              "b = Book.open(sys.argv[1]); r = import_paths(b, [sys.argv[2]], workers=0, batch_games=3, "
-              "chunk_files=2); print(r.added, r.duplicates)")
+              "b = Book.open(sys.argv[1]); r = import_paths(b, [sys.argv[2]], workers=0, batch_games=3); "
+              "print(r.added, r.duplicates)")
     runs = [subprocess.Popen([sys.executable, "-c", script, book, str(folder)], cwd=root,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for folder in folders]
     outs = [run.communicate(timeout=120) for run in runs]
