@@ -189,7 +189,8 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | Non
     out_sym = np.empty(n, dtype=np.int64)
     out_next = np.empty(n, dtype=np.int64)
     count = K.replay(size, symmetric_kernel_keys(size), coords.symmetry_table(size), side_keys(size),
-                     setup_points, setup_colors, move_points, move_colors, out_key, out_sym, out_next)
+                     setup_points, setup_colors, move_points, move_colors, _no_moves_to_move(record),
+                     out_key, out_sym, out_next)
     if count < n:
         anomaly = _illegal_move(record, count - 1)
     lows = _LOW_BASE[:count] | ((out_next[:count] + 2) << schema.NEXT_SHIFT) | (record.winner or 0)
@@ -202,7 +203,7 @@ _kernel_replay = K.replay
 
 @njit(cache=True)
 def _replay_games(size, keys, sym, side, setup_points, setup_colors, setup_offsets,
-                  move_points, move_colors, move_offsets, out_key, out_next, counts):
+                  move_points, move_colors, move_offsets, no_moves_to_move, out_key, out_next, counts):
     """K.replay for many games of one size in one call: game g's positions start at
     ``move_offsets[g] + g`` in the outputs; ``counts[g]`` gets how many it reached."""
     scratch = np.empty(out_key.shape[0], dtype=np.int64)
@@ -212,7 +213,7 @@ def _replay_games(size, keys, sym, side, setup_points, setup_colors, setup_offse
         start = a + g
         stop = b + g + 1
         counts[g] = _kernel_replay(size, keys, sym, side, setup_points[s:t], setup_colors[s:t],
-                                   move_points[a:b], move_colors[a:b], out_key[start:stop],
+                                   move_points[a:b], move_colors[a:b], no_moves_to_move[g], out_key[start:stop],
                                    scratch[start:stop], out_next[start:stop])
 
 
@@ -245,9 +246,10 @@ def replay_records(records: list[GameRecord]):
         out_key = np.empty(rows, dtype=np.int64)
         out_next = np.empty(rows, dtype=np.int64)
         counts = np.empty(len(group), dtype=np.int64)
+        firsts = np.array([_no_moves_to_move(r) for r in group], dtype=np.int64)
         _replay_games(size, symmetric_kernel_keys(size), coords.symmetry_table(size), _side_keys(size),
                       setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets,
-                      out_key, out_next, counts)
+                      firsts, out_key, out_next, counts)
         lows = ((out_next + 2) << schema.NEXT_SHIFT)
         for g, record in enumerate(group):
             a, b = move_offsets[g], move_offsets[g + 1]
@@ -258,6 +260,12 @@ def replay_records(records: list[GameRecord]):
             game_lows = lows[start:start + count] | _LOW_BASE[:count] | (record.winner or 0)
             results.append((record, out_key[start:start + count], game_lows, anomaly, fp))
     return results
+
+
+def _no_moves_to_move(record: GameRecord) -> int:
+    """Who is to play in a record without moves: White after handicap stones, else Black
+    (as ``book.positions.board_after_record`` has it, so a search finds the position)."""
+    return WHITE if record.handicap else BLACK
 
 
 @lru_cache(maxsize=None)

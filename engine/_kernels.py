@@ -323,7 +323,7 @@ def area(s, size):
 
 @njit(cache=True)
 def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, move_colors,
-           out_key, out_sym, out_next):
+           no_moves_to_move, out_key, out_sym, out_next):
     """Replay one game and describe every position it reached, in canonical orientation.
 
     For position i (before move i; i = len(moves) is the final position):
@@ -332,6 +332,8 @@ def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, 
     move played from it mapped by that symmetry (PASS, or END for the last
     position).  ``keys`` has 8 layers (one per symmetry) and ``side_keys[c]``
     is XORed in for the side to move (it carries the board-size key too).
+    The side to move is each move's colour; after the last move, its opponent;
+    in a game without moves, ``no_moves_to_move`` (White after handicap stones).
 
     Returns the number of positions written: ``len(moves) + 1``, or ``k + 1``
     when move k is illegal (the position before it then gets END).
@@ -344,7 +346,7 @@ def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, 
         s[p] = setup_colors[i]
     rebuild(s, keys, size)
     count = move_points.shape[0]
-    last = BLACK if count == 0 else 3 - move_colors[count - 1]
+    last = no_moves_to_move if count == 0 else 3 - move_colors[count - 1]
     for i in range(count + 1):
         to_move = move_colors[i] if i < count else last
         best = 0

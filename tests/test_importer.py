@@ -9,6 +9,8 @@ import pytest
 from sqlalchemy import func, select
 
 from book import importer, schema
+from book.positions import board_after_record
+from book.records import read_games
 from book.store import Book
 from engine import coords
 from engine.board import Board
@@ -216,3 +218,20 @@ def test_replaying_many_games_at_once_equals_one_at_a_time(tmp_path):
         assert keys.tolist() == expected[0].tolist() and lows.tolist() == expected[1].tolist()
         assert (anomaly, fp) == expected[2:]
     assert sum(1 for *_, anomaly, _ in many if anomaly) == 2
+
+
+def test_records_without_moves_are_found_with_the_side_that_plays_next(tmp_path):
+    """White plays after handicap stones; Black in a diagram: the stored key must say so."""
+    (tmp_path / "handicap.sgf").write_bytes(b"(;SZ[9]HA[2]AB[cc][gg])")
+    (tmp_path / "diagram.sgf").write_bytes(b"(;SZ[9]AB[cg][gc]AW[ee])")
+    (tmp_path / "played.sgf").write_bytes(b"(;SZ[9]HA[2]AB[cc][gg];W[ee])")  # one move: White's
+    for workers in (0, 1):
+        with Book.open(str(tmp_path / f"{workers}.sqlite")) as book:
+            importer.import_paths(book, [str(tmp_path)], workers=workers)
+            for name, to_move in (("handicap", WHITE), ("diagram", BLACK), ("played", WHITE)):
+                record = read_games((tmp_path / f"{name}.sgf").read_bytes(), name)[0]
+                board = board_after_record(record, 0)
+                assert board.to_move == to_move
+                found = book.next_moves(board)
+                assert found.total >= 1, name
+                assert book.next_moves(board, to_move=BLACK + WHITE - to_move).total == 0, name
