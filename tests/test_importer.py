@@ -235,3 +235,20 @@ def test_records_without_moves_are_found_with_the_side_that_plays_next(tmp_path)
                 found = book.next_moves(board)
                 assert found.total >= 1, name
                 assert book.next_moves(board, to_move=BLACK + WHITE - to_move).total == 0, name
+
+
+def test_stored_sgf_is_each_games_own_bytes_whoever_compressed_it(tmp_path):
+    """The reader compresses files that are one game; the parser the rest: same stored bytes."""
+    files = {"one.sgf": b"\n(;SZ[9];B[ee];W[cc])\r\n\n",  # one game: the reader's blob is used
+             "junk.sgf": b"saved by a client\n(;SZ[9];B[cg])",  # text before the game: the parser's
+             "two.sgf": b"(;SZ[9];B[gc])\n(;SZ[9];B[gg];W[ee])\n"}  # a collection: the parser's
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    expected = {record.sgf for name, data in files.items() for record in read_games(data, name)}
+    for workers in (0, 1):
+        with Book.open(str(tmp_path / f"{workers}.sqlite")) as book:
+            importer.import_paths(book, [str(tmp_path)], workers=workers)
+            with book.engine.connect() as conn:
+                blobs = conn.execute(select(schema.games.c.sgf)).scalars().all()
+            assert {schema.decompress_sgf(blob) for blob in blobs} == expected
+            assert sorted(blobs) == sorted(schema.compress_sgf(sgf) for sgf in expected)
