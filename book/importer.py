@@ -61,7 +61,7 @@ from engine.colors import BLACK, EMPTY, WHITE
 
 from . import schema
 from .fuego import FuegoBookError, fuego_records, is_fuego_book
-from .records import GameRecord, SgfError, read_games
+from .records import GameRecord, Moves, SgfError, read_games
 from .sources import Skipped, SourceFile, iter_sources
 
 BATCH_GAMES = 2000
@@ -227,6 +227,16 @@ def _flat(pair_lists: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarr
     return flat[1::2].copy(), flat[0::2].copy(), offsets
 
 
+def _flat_moves(records: list[GameRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_flat`` of the records' moves, taking the fast path's arrays (``records.Moves``) as they are."""
+    if not all(isinstance(r.moves, Moves) for r in records):
+        return _flat([r.moves for r in records])
+    offsets = np.zeros(len(records) + 1, dtype=np.int64)
+    np.cumsum([len(r.moves) for r in records], out=offsets[1:])
+    flat = np.concatenate([r.moves.array for r in records]) if records else np.empty((0, 2), dtype=np.int64)
+    return flat[:, 1].copy(), flat[:, 0].copy(), offsets
+
+
 def replay_records(records: list[GameRecord]):
     """``replay_record`` for many games at once (one kernel call per board size).
 
@@ -241,7 +251,7 @@ def replay_records(records: list[GameRecord]):
             groups.setdefault(record.size, []).append(record)
     for size, group in groups.items():
         setup_points, setup_colors, setup_offsets = _flat([r.setup for r in group])
-        move_points, move_colors, move_offsets = _flat([r.moves for r in group])
+        move_points, move_colors, move_offsets = _flat_moves(group)
         rows = len(move_points) + len(group)
         out_key = np.empty(rows, dtype=np.int64)
         out_next = np.empty(rows, dtype=np.int64)

@@ -7,6 +7,7 @@ must agree; the expected values are written out from the SGF text, not from eith
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -341,7 +342,7 @@ def test_to_sgf_round_trips_every_field(data):
 
 def test_to_sgf_refuses_points_off_the_board():
     (game,) = both(b"(;SZ[9];B[ee])")
-    game.moves.append((WHITE, 10_000))
+    game = dataclasses.replace(game, moves=[*game.moves, (WHITE, 10_000)])
     with pytest.raises(ValueError):
         to_sgf(game)
 
@@ -373,3 +374,56 @@ def _soup_outcome(data: bytes, fast: bool):
 def test_fast_path_and_sgfmill_agree_on_token_soup(root, nodes, tail):
     data = b"(;" + b"".join(root) + b"".join(nodes) + tail
     assert _soup_outcome(data, True) == _soup_outcome(data, False)
+
+
+# --- the compact move scanner, and Moves ---------------------------------------------------
+
+def split_reading(region: bytes, size: int):
+    """The reading the scanner replaced: strip, split at "]", look every piece up whole."""
+    nodes = {sep + key: move for key, move in records._move_table(size).items()
+             for sep in (b";", b"\n;", b"\r\n;")}
+    pieces = region.strip().split(b"]")
+    if pieces.pop() != b"":
+        return None
+    try:
+        return [nodes[piece] for piece in pieces]
+    except KeyError:
+        return None
+
+
+_NODE = st.builds(lambda sep, colour, x, y, kind: sep + colour + b"[" + (
+    b"" if kind == "pass" else b"tt" if kind == "tt" else bytes((97 + x, 97 + y))) + b"]",
+    st.sampled_from([b";", b"\n;", b"\r\n;"]), st.sampled_from([b"B", b"W"]),
+    st.integers(0, 25), st.integers(0, 25), st.sampled_from(["point", "point", "point", "pass", "tt"]))
+_NOISE = st.sampled_from([b";", b"]", b"[", b"\n", b"\r", b" ", b"\t", b"B", b"W", b"a", b"s", b"t",
+                          b"z", b"{", b"`", b"C[x]", b"BL[1.0]", b"\x00", b"\xff", b"(", b")"])
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_NODE, max_size=12), st.lists(st.tuples(st.integers(0, 200), _NOISE), max_size=3),
+       st.integers(0, 3), st.sampled_from([2, 9, 13, 19, 20, 25]), st.booleans())
+def test_compact_scanner_reads_what_the_split_reading_reads(nodes, noise, cut, size, padded):
+    region = bytearray(b"".join(nodes))
+    for at, junk in noise:  # corruptions: most regions must then be refused by both readings
+        at %= len(region) + 1
+        region[at:at] = junk
+    region = bytes(region[: len(region) - cut] if cut and len(region) > cut else region)
+    if padded:
+        region = b" \n" + region + b"\r\n "
+    data = b"(;SZ[%d]" % size + region + b")"
+    got = records._compact_moves(data, len(data) - 1 - len(region), len(data) - 1, size)
+    assert (None if got is None else list(got)) == split_reading(region, size)
+
+
+def test_moves_read_as_the_list_of_pairs_they_hold():
+    record = read_games(b"(;SZ[9];B[ee]\n;W[];B[tt];W[aa])", "x")[0]
+    pairs = [(BLACK, sgf_to_point("ee", 9)), (WHITE, PASS), (BLACK, PASS), (WHITE, sgf_to_point("aa", 9))]
+    moves = record.moves
+    assert isinstance(moves, records.Moves)
+    assert moves == pairs and pairs == moves and list(moves) == pairs and len(moves) == 4
+    assert moves[0] == pairs[0] and moves[-1] == pairs[-1] and moves[1:3] == pairs[1:3]
+    assert all(type(v) is int for pair in moves for v in pair)
+    assert moves != pairs[:3] and moves != pairs[::-1] and moves != "nonsense"
+    assert pickle.loads(pickle.dumps(record)) == record
+    slow, fast = (read_games(b"(;SZ[9];B[ee];W[cc])", "x", fast=flag)[0] for flag in (False, True))
+    assert type(slow.moves) is list and isinstance(fast.moves, records.Moves) and slow == fast
