@@ -193,8 +193,28 @@ def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
     return _record(root, setup, moves, size, source, data[start.start() : end], notes, encoding)
 
 
+_PLAIN_ROOT = re.compile(rb"(?:[A-Z]{1,64}\[[^\\\]]*\])*")  # one value each, no spaces, no escapes
+_PLAIN_PROP = re.compile(rb"([A-Z]{1,64})\[([^\\\]]*)\]")
+
+
 def _fast_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
     """The raw property map of the root node's text ``data[begin:end]``, as sgfmill builds it."""
+    if _PLAIN_ROOT.fullmatch(data, begin, end):  # the usual root: 1.5x faster than the general loop
+        return _plain_root(data, begin, end)
+    return _general_root(data, begin, end)
+
+
+def _plain_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
+    """_general_root of a root that _PLAIN_ROOT matches whole."""
+    root: dict[str, list[bytes]] = {}
+    for ident, value in _PLAIN_PROP.findall(data, begin, end):
+        key = ident.decode("ascii")
+        root[key] = root[key] + [value] if key in root else [value]  # sgfmill merges repeats
+    return root
+
+
+def _general_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
+    """The raw property map of any root text: spaces, escapes and several values allowed."""
     root: dict[str, list[bytes]] = {}
     for ident, values in _PROP.findall(data, begin, end):
         if values[0] == 0x5B and values.count(b"]") == 1:  # "[one value]", the usual case
@@ -209,7 +229,7 @@ def _fast_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
     return root
 
 
-def _fast_moves(data: bytes, position: int, size: int) -> tuple[list[tuple[int, int]], int]:
+def _fast_moves(data: bytes, position: int, size: int) -> tuple[Sequence[tuple[int, int]], int]:
     """The moves from ``position`` to the game's closing ")", and the index after it.
 
     The compact form (``;B[pd]`` nodes, maybe one per line, maybe with properties other

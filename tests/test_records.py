@@ -427,3 +427,20 @@ def test_moves_read_as_the_list_of_pairs_they_hold():
     assert pickle.loads(pickle.dumps(record)) == record
     slow, fast = (read_games(b"(;SZ[9];B[ee];W[cc])", "x", fast=flag)[0] for flag in (False, True))
     assert type(slow.moves) is list and isinstance(fast.moves, records.Moves) and slow == fast
+
+
+_ROOT_TEXT = st.lists(st.tuples(st.sampled_from(["GM", "SZ", "PB", "PW", "AB", "C", "PB", "KM"]),
+                                st.lists(st.binary(max_size=6).map(lambda b: b.replace(b"\\", b"").replace(b"]", b"")),
+                                         min_size=1, max_size=2),
+                                st.sampled_from([b"", b"", b" ", b"\n"])), max_size=8)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ROOT_TEXT)
+def test_plain_root_reader_equals_the_general_one(props):
+    text = b"".join(space + ident.encode() + b"".join(b"[" + v + b"]" for v in values)
+                    for ident, values, space in props)
+    general = records._general_root(text, 0, len(text))
+    assert records._fast_root(text, 0, len(text)) == general
+    if records._PLAIN_ROOT.fullmatch(text):
+        assert records._plain_root(text, 0, len(text)) == general
