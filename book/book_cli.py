@@ -59,12 +59,13 @@ def add_commands(subparsers) -> None:
 
 def run_import(args) -> int:
     from . import importer
+    from .progress import Progress
     from .store import Book
 
     book = Book.open(book_location(args))
     try:
         workers = importer.WORKERS if args.workers is None else args.workers
-        report = importer.import_paths(book, args.paths, workers=workers, progress=importer.Progress(sys.stderr))
+        report = importer.import_paths(book, args.paths, workers=workers, progress=Progress(sys.stderr))
         print(f"fuseki import: {report}", file=sys.stderr)
         if args.compact or (args.compact is None and report.positions
                             and 2 * report.positions >= book.stats().positions):

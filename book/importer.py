@@ -43,7 +43,6 @@ import hashlib
 import io
 import itertools
 import multiprocessing
-import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -61,6 +60,7 @@ from engine.colors import BLACK, EMPTY, WHITE
 
 from . import schema
 from .fuego import FuegoBookError, fuego_records, is_fuego_book
+from .progress import Progress
 from .records import GameRecord, Moves, SgfError, read_games
 from .sources import Skipped, SourceFile, iter_sources
 
@@ -539,43 +539,6 @@ def _ready_batches(paths: list[str], workers: int, batch_games: int, fast: bool)
             stage.join()
         for queue in inboxes + outboxes:
             queue.close()
-
-
-class Progress:
-    """A status line on stderr: redrawn in place on a terminal, else a line every few seconds."""
-
-    def __init__(self, stream=None, every: float = 5.0):
-        self.stream = stream if stream is not None else sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.every = 0.2 if self.tty else every
-        self.start = time.perf_counter()
-        self.last = self.start
-        self.shown = False
-
-    def update(self, report: ImportReport, force: bool = False) -> None:
-        now = time.perf_counter()
-        if not force and now - self.last < self.every:
-            return
-        self.last = now
-        elapsed = now - self.start
-        games = report.added + report.duplicates
-        rate = games / elapsed if elapsed > 0 else 0.0
-        width = 20
-        filled = int(now * 4) % (width + 1) if self.tty else width
-        bar = "#" * filled + "." * (width - filled)
-        line = (f"[{bar}] {games:,} games ({report.added:,} new), {rate:,.0f} games/s, "
-                f"{elapsed:.0f} s")
-        if self.tty:
-            self.stream.write("\r" + line + "\x1b[K")
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.tty and self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
 
 
 def import_paths(book, paths: list[str], workers: int = WORKERS, batch_games: int = BATCH_GAMES,

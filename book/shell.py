@@ -214,8 +214,9 @@ class BookShell(cmd.Cmd):
             if not os.path.exists(path):
                 raise ShellError(f"cannot import {path}: no such file or folder")
         from . import importer
+        from .progress import Progress
 
-        progress = importer.Progress() if self.use_rawinput else None
+        progress = Progress() if self.use_rawinput else None
         workers = importer.WORKERS if self.import_workers is None else self.import_workers
         report = importer.import_paths(self.book, paths, workers=workers, progress=progress)
         self.say(str(report))

@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 
 from book import importer, schema
 from book.positions import board_after_record
+from book.progress import Progress
 from book.records import read_games
 from book.store import Book
 from engine import coords
@@ -157,7 +158,7 @@ def test_codes_round_trip_their_fields():
 
 def test_progress_lines(monkeypatch):
     stream = io.StringIO()
-    progress = importer.Progress(stream, every=0)
+    progress = Progress(stream, every=0)
     report = importer.ImportReport(added=10, duplicates=2)
     progress.update(report)
     progress.done()
@@ -168,7 +169,7 @@ def test_progress_lines(monkeypatch):
             return True
 
     tty = Terminal()
-    progress = importer.Progress(tty)
+    progress = Progress(tty)
     progress.update(report, force=True)
     progress.done()
     assert tty.getvalue().startswith("\r[") and "games/s" in tty.getvalue()
