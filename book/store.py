@@ -361,6 +361,8 @@ class Book:
         """
         if self.readonly:
             raise BookError("the book is open read-only")
+        if self._checkpointer:
+            self._checkpointer.bound()  # a log grown too long restarts with this write
         with self.engine.connect().execution_options(fuseki_write=True) as conn, conn.begin():
             if self.engine.dialect.name == "postgresql":
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")

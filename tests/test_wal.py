@@ -1,0 +1,45 @@
+"""book.wal: a SQLite book's log is checkpointed on a thread, and stays bounded while it is written."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import numpy as np
+
+from book import schema, wal
+from book.store import Book
+
+
+def write_back_to_back(book: Book, writes: int, rows: int, seed: int) -> int:
+    """Writes of ``rows`` random position rows each, one right after another; the log's largest size."""
+    rng = np.random.default_rng(seed)
+    largest = 0
+    for _ in range(writes):
+        keys = rng.integers(-2**62, 2**62, rows)
+        with book.writing() as conn:
+            conn.execute(schema.positions.insert(), [{"key": int(k), "code": i} for i, k in enumerate(keys)])
+        largest = max(largest, os.path.getsize(book.path + "-wal"))
+    return largest
+
+
+def test_the_log_restarts_once_it_passes_its_bound(tmp_path, monkeypatch):
+    largest = {}
+    for limit in (40, 10**9):  # frames; 10**9: no bound
+        monkeypatch.setattr(wal, "MAX_LOG_FRAMES", limit)
+        with Book.open(str(tmp_path / f"{limit}.sqlite")) as book:
+            largest[limit] = write_back_to_back(book, writes=60, rows=3000, seed=1)
+    frames = {limit: (size - 32) // (16384 + 24) for limit, size in largest.items()}
+    # Unbounded, every write's pages stayed in the log (thousands of frames); bounded, the
+    # log restarted: the bound plus what later writes made while the last checkpoint ran.
+    assert frames[10**9] > 1000
+    assert frames[40] < 400 and frames[40] * 5 < frames[10**9], frames
+
+
+def test_closing_the_book_leaves_every_row_in_the_file(tmp_path):
+    path = str(tmp_path / "b.sqlite")
+    with Book.open(path) as book:
+        write_back_to_back(book, writes=5, rows=500, seed=2)
+    assert not os.path.exists(path + "-wal") or os.path.getsize(path + "-wal") == 0
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM positions").fetchone()[0] == 2500
