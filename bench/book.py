@@ -41,7 +41,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "tygem-2016-07.tgz"
 sys.path.insert(0, str(ROOT))
 
-from sgfmill import boards as sgf_boards  # noqa: E402
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from book import importer, schema  # noqa: E402

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import pos9
+from . import pos9, pos9_scores
 from .cli import CommandError
 
 COLUMNS = "ABCDEFGHJ"
@@ -181,9 +181,9 @@ def _export_games(args):
 
 def run_scores(args) -> int:
     print("hash              to_move  score  confidence")
-    for block in pos9.iter_scores(args.file):
+    for block in pos9_scores.iter_scores(args.file):
         for h, to_move, score, confidence in zip(block.hash, block.to_move, block.score, block.confidence):
-            shown = {pos9.SCORE_MIN: f"<={score}", pos9.SCORE_MAX: f">={score}"}.get(score, str(score))
+            shown = {pos9_scores.SCORE_MIN: f"<={score}", pos9_scores.SCORE_MAX: f">={score}"}.get(score, str(score))
             print(f"{int(h):016x}  {chr(to_move):7}  {shown:5}  {confidence:10}")
     return 0
 

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 import pytest
 
-from book import pos9
+from book import pos9, pos9_scores
 from book.cli import main
 from engine import coords, zobrist
 
@@ -63,11 +63,11 @@ def test_scored_record_bytes(tmp_path):
         + bytes.fromhex("0000000000000002") + b"\x00W" + bytes([8, 0])
     path = tmp_path / "fuego_chinese.dat"
     path.write_bytes(raw)
-    got = pos9.read_scores(path)
+    got = pos9_scores.read_scores(path)
     assert [int(h) for h in got.hash] == [0x8000000000000001, 2]
     assert bytes(got.to_move) == b"BW"
     assert list(got.score) == [3, 8] and list(got.confidence) == [100, 0]
-    again = pos9.Scores.from_records([(0x8000000000000001, "B", -5, 100), (2, "W", 30, 0)])
+    again = pos9_scores.Scores.from_records([(0x8000000000000001, "B", -5, 100), (2, "W", 30, 0)])
     assert again.to_bytes() == raw  # scores are clamped to 3..8
 
 
@@ -165,12 +165,12 @@ def test_scored_file_errors(tmp_path):
     for bad, offset, words in cases:
         path.write_bytes(good + bytes.fromhex("0000000000000002") + b"\x00W" + bad + good)
         with pytest.raises(pos9.RecordError) as info:
-            pos9.read_scores(path)
+            pos9_scores.read_scores(path)
         assert (info.value.record, info.value.offset) == (2, offset) and words in str(info.value)
         assert len(info.value.partial) == 1
     path.write_bytes(good * 3 + good[:7])
     with pytest.raises(pos9.RecordError) as info:
-        pos9.read_scores(path)
+        pos9_scores.read_scores(path)
     assert (info.value.record, info.value.offset) == (4, 43) and len(info.value.partial) == 3
 
 
