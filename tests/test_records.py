@@ -399,7 +399,7 @@ _NOISE = st.sampled_from([b";", b"]", b"[", b"\n", b"\r", b" ", b"\t", b"B", b"W
                           b"z", b"{", b"`", b"C[x]", b"BL[1.0]", b"\x00", b"\xff", b"(", b")"])
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_NODE, max_size=12), st.lists(st.tuples(st.integers(0, 200), _NOISE), max_size=3),
        st.integers(0, 3), st.sampled_from([2, 9, 13, 19, 20, 25]), st.booleans())
 def test_compact_scanner_reads_what_the_split_reading_reads(nodes, noise, cut, size, padded):
