@@ -60,6 +60,7 @@ from engine.colors import BLACK, EMPTY, WHITE
 
 from . import schema
 from .fuego import FuegoBookError, fuego_records, is_fuego_book
+from .positions import to_move_without_moves
 from .progress import Progress
 from .records import GameRecord, Moves, SgfError, read_games
 from .sources import Skipped, SourceFile, iter_sources
@@ -189,7 +190,7 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | Non
     out_sym = np.empty(n, dtype=np.int64)
     out_next = np.empty(n, dtype=np.int64)
     count = K.replay(size, symmetric_kernel_keys(size), coords.symmetry_table(size), side_keys(size),
-                     setup_points, setup_colors, move_points, move_colors, _no_moves_to_move(record),
+                     setup_points, setup_colors, move_points, move_colors, to_move_without_moves(record),
                      out_key, out_sym, out_next)
     if count < n:
         anomaly = _illegal_move(record, count - 1)
@@ -256,7 +257,7 @@ def replay_records(records: list[GameRecord]):
         out_key = np.empty(rows, dtype=np.int64)
         out_next = np.empty(rows, dtype=np.int64)
         counts = np.empty(len(group), dtype=np.int64)
-        firsts = np.array([_no_moves_to_move(r) for r in group], dtype=np.int64)
+        firsts = np.array([to_move_without_moves(r) for r in group], dtype=np.int64)
         _replay_games(size, symmetric_kernel_keys(size), coords.symmetry_table(size), _side_keys(size),
                       setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets,
                       firsts, out_key, out_next, counts)
@@ -270,12 +271,6 @@ def replay_records(records: list[GameRecord]):
             game_lows = lows[start:start + count] | _LOW_BASE[:count] | (record.winner or 0)
             results.append((record, out_key[start:start + count], game_lows, anomaly, fp))
     return results
-
-
-def _no_moves_to_move(record: GameRecord) -> int:
-    """Who is to play in a record without moves: White after handicap stones, else Black
-    (as ``book.positions.board_after_record`` has it, so a search finds the position)."""
-    return WHITE if record.handicap else BLACK
 
 
 @lru_cache(maxsize=None)

@@ -33,6 +33,11 @@ def board_after_moves(tokens: list[str], size: int) -> Board:
     return board
 
 
+def to_move_without_moves(record) -> int:
+    """Who plays first in a record that has no moves: White after handicap stones, else Black."""
+    return WHITE if record.handicap else BLACK
+
+
 def board_after_record(record, upto: int, strict: bool = True) -> Board:
     """The record's board after its setup stones and its first ``upto`` moves.
 
@@ -49,10 +54,7 @@ def board_after_record(record, upto: int, strict: bool = True) -> Board:
         points = [p for c, p in record.setup if c == colour]
         if points:
             board.set_stones(colour, points)
-    if record.moves:
-        board.to_move = record.moves[0][0]
-    elif record.handicap:
-        board.to_move = WHITE
+    board.to_move = record.moves[0][0] if record.moves else to_move_without_moves(record)
     for number, (colour, point) in enumerate(record.moves[:upto], 1):
         try:
             board.play(colour, point)
