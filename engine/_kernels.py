@@ -41,6 +41,7 @@ PASS = -1
 END = -2  # next move of the last position of a game (importer output)
 
 OK, OCCUPIED, SUICIDE, KO = 0, 1, 2, 3
+_SIGN_BIT = np.int64(-(2 ** 63))
 
 N_FIELDS = 7
 META_KO, META_PRISONERS, META_HASH = 0, 1, 3  # prisoners at +1 (black), +2 (white)
@@ -349,14 +350,17 @@ def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, 
     last = no_moves_to_move if count == 0 else 3 - move_colors[count - 1]
     for i in range(count + 1):
         to_move = move_colors[i] if i < count else last
+        # Keys compare as unsigned; flipping the sign bit lets int64 compare them so
+        # (numba's uint64 arithmetic made this loop a third of the whole replay).
+        side = side_keys[to_move]
         best = 0
-        best_key = np.uint64(0)
-        for t in range(8):
-            k = np.uint64(s[meta + META_HASH + t] ^ side_keys[to_move])
-            if t == 0 or k < best_key:
-                best_key = k
+        best_flipped = (s[meta + META_HASH] ^ side) ^ _SIGN_BIT
+        for t in range(1, 8):
+            flipped = (s[meta + META_HASH + t] ^ side) ^ _SIGN_BIT
+            if flipped < best_flipped:
+                best_flipped = flipped
                 best = t
-        out_key[i] = np.int64(best_key)
+        out_key[i] = best_flipped ^ _SIGN_BIT
         out_sym[i] = best
         if i == count:
             out_next[i] = END
