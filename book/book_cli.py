@@ -28,9 +28,10 @@ def add_commands(subparsers) -> None:
                     "Example: fuseki import games/ tygem.tgz --book games.sqlite")
     p.add_argument("paths", nargs="+", metavar="PATH", help="SGF files, folders, .tgz/.tar/.zip archives")
     add_book_option(p)
-    p.add_argument("--compact", action=argparse.BooleanOptionalAction, default=None,
-                   help="rewrite the database packed afterwards, about 10%% smaller (default: when the "
-                        "import at least doubled the book; it copies the file once)")
+    p.add_argument("--compact", action="store_true",
+                   help="afterwards, merge the positions into one table and rewrite the file packed "
+                        "(seldom needed: an import's own tables are packed as written; it helps a "
+                        "book grown by many imports; it copies the file once)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes that parse and replay (default 1, best on 2 cores; more can help "
                         "on more cores; 0: none, all in this process)")
@@ -67,8 +68,7 @@ def run_import(args) -> int:
         workers = importer.WORKERS if args.workers is None else args.workers
         report = importer.import_paths(book, args.paths, workers=workers, progress=Progress(sys.stderr))
         print(f"fuseki import: {report}", file=sys.stderr)
-        if args.compact or (args.compact is None and report.positions
-                            and 2 * report.positions >= book.stats().positions):
+        if args.compact:
             start = time.perf_counter()
             book.compact()
             print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)

@@ -20,13 +20,15 @@ The pipeline (``import_paths``)::
   interrupted import leaves whole batches only, and a re-run skips what is there
   (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
   completes without duplicates.
-- Rows go into the B-tree in key order.  SQLite gets them through the driver's
-  ``executemany`` of 250-row ``INSERT ... VALUES`` statements (3x one row a
-  statement), PostgreSQL through ``COPY``, any other database through SQLAlchemy's
-  portable ``insert()``.  Batches take the book's write lock (``Book.writing``), so
-  importers in several processes take turns and never read the same ``max(id)`` or
-  miss each other's fingerprints.  A SQLite book copies its write-ahead log back into
-  the file on a thread of its own (``book.wal``), not in the writer's commits.
+- A batch's rows become a new segment of the positions index (``book.segments``):
+  a table of their own, written in key order, so a batch costs the same whatever the
+  book's size.  SQLite gets them through the driver's ``executemany`` of 250-row
+  ``INSERT ... VALUES`` statements (3x one row a statement), PostgreSQL through
+  ``COPY``, any other database through SQLAlchemy's portable ``insert()``.  Batches
+  take the book's write lock (``Book.writing``), so importers in several processes
+  take turns and never read the same ``max(id)`` or miss each other's fingerprints.
+  A SQLite book copies its write-ahead log back into the file on a thread of its own
+  (``book.wal``), not in the writer's commits.
 - Measured on the Tygem archive (11,365 games, bench/book.py, 2 cores): reading 0.26 s
   of CPU, parsing and replay about 2 s, writing about 2 s (1.35 s of it SQLite's
   B-tree inserts); before this layout the writer waited for the parser half the time.
@@ -40,7 +42,6 @@ an anomaly.  Files that cannot be read at all are *skipped*, with the reason.
 from __future__ import annotations
 
 import hashlib
-import io
 import itertools
 import multiprocessing
 import time
@@ -58,7 +59,7 @@ from engine import coords
 from engine.board import Board, side_keys, symmetric_kernel_keys
 from engine.colors import BLACK, EMPTY, WHITE
 
-from . import schema
+from . import schema, segments
 from .fuego import FuegoBookError, fuego_records, is_fuego_book
 from .positions import to_move_without_moves
 from .progress import Progress
@@ -370,7 +371,8 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
         if added < len(fingerprints):  # rows of new games only, still in key order
             row_keep = keep[batch.owners]
             keys, codes = keys[row_keep], codes[row_keep]
-        _insert_positions(conn, keys, codes)
+        segments.write_segment(conn, keys, codes)
+        segments.merge_full_levels(conn)
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row["anomaly"])
     report.positions += len(keys)
@@ -386,38 +388,6 @@ def _insert_games(conn, rows: list[dict]) -> None:
         conn.exec_driver_sql(_GAMES_INSERT, [tuple(row[name] for name in _GAME_COLUMNS) for row in rows])
     else:
         conn.execute(schema.games.insert(), rows)
-
-
-_ROWS_PER_STATEMENT = 250  # 500 parameters: under every SQLite's limit (999 before 3.32)
-_MULTI_INSERT = "INSERT INTO positions (key, code) VALUES " + ",".join(["(?, ?)"] * _ROWS_PER_STATEMENT)
-
-
-def _insert_positions(conn, keys: np.ndarray, codes: np.ndarray) -> None:
-    dialect = conn.dialect.name
-    if dialect == "sqlite":
-        # Multi-row VALUES: binding 2 x 250 parameters a statement is ~3x faster than
-        # executemany of one row a statement (sqlite3's per-statement overhead dominates).
-        whole = len(keys) // _ROWS_PER_STATEMENT * _ROWS_PER_STATEMENT
-        pairs = np.empty((len(keys), 2), dtype=np.int64)
-        pairs[:, 0] = keys
-        pairs[:, 1] = codes
-        # The driver's cursor (same connection and transaction) takes the lists tolist()
-        # gives as they are; SQLAlchemy's exec_driver_sql wants a tuple for each.
-        cursor = conn.connection.dbapi_connection.cursor()
-        try:
-            if whole:
-                cursor.executemany(_MULTI_INSERT, pairs[:whole].reshape(-1, 2 * _ROWS_PER_STATEMENT).tolist())
-            if whole < len(keys):
-                cursor.executemany("INSERT INTO positions (key, code) VALUES (?, ?)", pairs[whole:].tolist())
-        finally:
-            cursor.close()
-    elif dialect == "postgresql":
-        text = "".join(f"{k}\t{c}\n" for k, c in zip(keys.tolist(), codes.tolist()))
-        with conn.connection.dbapi_connection.cursor() as cur:
-            cur.copy_expert("COPY positions (key, code) FROM STDIN", io.StringIO(text))
-    else:
-        conn.execute(schema.positions.insert(),
-                     [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
 
 
 # --- the pipeline ----------------------------------------------------------------------------

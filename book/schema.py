@@ -1,6 +1,6 @@
 """The book's tables (SQLAlchemy Core) and the version stamps that guard them.
 
-Three tables:
+The tables:
 
 ``meta(name, value)``
     ``hash_scheme`` (:data:`HASH_SCHEME`: the Zobrist generator's name and a checksum
@@ -17,9 +17,12 @@ Three tables:
     ``id`` is assigned by the importer (never a sequence), so position rows can be
     built before the games are written.
 
-``positions``
-    One row per position per game -- every position of every game, in canonical
-    orientation -- and nothing else:
+``segments`` and ``positions_<id>``
+    The positions index: one row per position per game -- every position of every
+    game, in canonical orientation -- kept in *segment* tables (``book.segments``):
+    each batch an importer writes becomes a new table ``positions_<id>``, registered
+    in ``segments(id, level, rows)``, and full levels are merged into one table of the
+    next level (a small LSM tree).  A segment table holds:
 
     - ``key``: the canonical position key (the smallest of the 8 symmetric keys,
       compared unsigned) stored as a signed 64-bit BIGINT (``zobrist.to_signed``);
@@ -31,11 +34,12 @@ Three tables:
 
     The primary key is ``(key, code)`` and on SQLite the table has no rowid, so the
     table *is* its index: a row costs 20 bytes (8-byte key, 6-byte code, record and
-    cell headers), 22 with the slack page splits leave (``Book.compact`` removes it).
-    That is what keeps a book under 5 KB a game: 4.1 KB of positions and 0.6 KB of
-    game row for an average Tygem game of 205 moves, 4.8 KB in all, compacted.  A
-    next-move query is one range scan on ``key``; the game ids, move numbers, next
-    moves and winners all come out of ``code`` without touching ``games``.
+    cell headers).  A segment is written once, in key order, into an empty table, so
+    SQLite packs its pages full; that keeps a book under 5 KB a game without a
+    rewrite: 4.1 KB of positions and 0.6 KB of game row for an average Tygem game of
+    205 moves.  A next-move query is one range scan on ``key`` per segment; the game
+    ids, move numbers, next moves and winners all come out of ``code`` without
+    touching ``games``.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from sqlalchemy import (BigInteger, Column, Float, Index, Integer, LargeBinary, 
 
 from engine import zobrist
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: positions in segment tables (book.segments)
 WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
 HASH_NAME = "zobrist-splitmix64-v1"
 
@@ -120,13 +124,27 @@ games = Table(
     # (LIKE '%name%'), which no B-tree index serves; it scans games once per filter value.
 )
 
-positions = Table(
-    "positions", metadata,
-    Column("key", BigInteger, nullable=False),
-    Column("code", BigInteger, nullable=False),
-    PrimaryKeyConstraint("key", "code", name="pk_positions"),
-    sqlite_with_rowid=False,
+segments = Table(
+    "segments", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("level", Integer, nullable=False),
+    Column("rows", BigInteger, nullable=False),
 )
+
+# Segment tables are made by the importer, not by create_all: their own MetaData.
+_segment_metadata = MetaData()
+
+
+@lru_cache(maxsize=None)
+def segment_table(segment_id: int) -> Table:
+    """The table ``positions_<segment_id>`` of one segment (see the module docstring)."""
+    return Table(
+        f"positions_{int(segment_id)}", _segment_metadata,
+        Column("key", BigInteger, nullable=False),
+        Column("code", BigInteger, nullable=False),
+        PrimaryKeyConstraint("key", "code", name=f"pk_positions_{int(segment_id)}"),
+        sqlite_with_rowid=False,
+    )
 
 
 class SchemeMismatch(ValueError):

@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 
+from book import segments
 from book.store import Book, BookError
 from conftest import ROOT, import_command, is_sqlite, write_archive
 
@@ -89,9 +90,11 @@ def check_book(location: str) -> tuple[frozenset, int]:
         return frozenset(), 0
     with book, book.engine.connect() as db:
         stats = book.stats()
-        per_game = {gid: (n, lo, hi) for gid, n, lo, hi in db.execute(text(
-            "SELECT code >> 24, count(*), min((code >> 12) & 4095), max((code >> 12) & 4095) "
-            "FROM positions GROUP BY code >> 24"))}
+        rows = segments.all_rows(db).subquery()
+        owner = rows.c.code.op(">>")(24)
+        move = rows.c.code.op(">>")(12).op("&")(4095)
+        per_game = {gid: (n, lo, hi) for gid, n, lo, hi in db.execute(
+            select(owner, func.count(), func.min(move), func.max(move)).group_by(owner))}
         games = db.execute(text("SELECT id, move_count, anomaly, fingerprint FROM games")).all()
     ids = {gid for gid, _, _, _ in games}
     orphans = set(per_game) - ids

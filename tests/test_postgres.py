@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 
 import pytest
 
-from book import schema
+from book import schema, segments
 from book.importer import import_paths
 from book.records import read_games
 from book.store import Book, Filters
@@ -38,7 +38,7 @@ def book_contents(url: str) -> tuple[int, int, set[int], int]:
     """(games, position rows, fingerprints, sum of move counts) of a book."""
     with Book.open(url, readonly=True) as book, book.engine.connect() as conn:
         games = conn.execute(select(func.count()).select_from(schema.games)).scalar()
-        rows = conn.execute(select(func.count()).select_from(schema.positions)).scalar()
+        rows = conn.execute(select(func.count()).select_from(segments.all_rows(conn).subquery())).scalar()
         prints = set(conn.execute(select(schema.games.c.fingerprint)).scalars())
         moves = conn.execute(select(func.sum(schema.games.c.move_count))).scalar() or 0
     return games, rows, prints, int(moves)

@@ -383,9 +383,10 @@ def test_row_fetch_fallback_and_compact_give_the_same_answers(imported, monkeypa
     book, games, _ = imported
     boards = sample_positions(games, np.random.default_rng(11), count=8)
     before = [(f.total, f.ended, as_dict(f)) for f in map(book.next_moves, boards)]
-    from book import store
+    from book import segments
 
-    monkeypatch.setattr(store, "_JOINED_CODES", {})  # the portable one-row-a-code query
+    monkeypatch.setattr(segments, "_JOINED", set())  # the portable one-row-a-code query ...
+    monkeypatch.setattr(segments, "_SNAPSHOT", {})  # ... and segment list
     assert [(f.total, f.ended, as_dict(f)) for f in map(book.next_moves, boards)] == before
     monkeypatch.undo()
     book.compact()
