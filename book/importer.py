@@ -69,6 +69,9 @@ from .sources import Skipped, SourceFile, iter_sources
 BATCH_GAMES = 2000
 WORKERS = 1  # parser processes: on 2 cores one measured best (more help where there are more cores)
 GROUP_BYTES = 8 << 20  # a batch also ends at 8 MB of files: at most ~1.4 M moves, 22 MB of rows
+GAME_COLUMNS = [column.name for column in schema.games.columns]  # "id" first
+_FINGERPRINT = GAME_COLUMNS.index("fingerprint") - 1  # in a game_row (no id)
+_ANOMALY = GAME_COLUMNS.index("anomaly") - 1
 _GAME_FIELDS = ("black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
                 "rules", "source")
 
@@ -103,12 +106,12 @@ class ImportReport:
 class Prepared:
     """Rows of a chunk of files, ready to write but for the game ids.
 
-    ``games[i]`` is a dict of the games table's columns (no ``id``); game i owns
+    ``games[i]`` is a ``game_row`` (the games table's columns but ``id``); game i owns
     ``counts[i]`` consecutive entries of ``keys`` (canonical keys, signed) and ``lows``
     (the low 24 bits of positions.code).
     """
 
-    games: list[dict] = field(default_factory=list)
+    games: list[tuple] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
     keys: list[np.ndarray] = field(default_factory=list)
     lows: list[np.ndarray] = field(default_factory=list)
@@ -126,7 +129,7 @@ class Batch:
     400,000 rows).
     """
 
-    games: list[dict] = field(default_factory=list)
+    games: list[tuple] = field(default_factory=list)
     keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     lows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -287,13 +290,18 @@ def _illegal_move(record: GameRecord, index: int) -> str:
     return f"move {index + 1} ({name} {coords.point_to_vertex(point, record.size)}) is illegal: {reason}"
 
 
-def game_row(record: GameRecord, anomaly: str | None, fp: int, packed: bytes | None = None) -> dict:
-    """The games table's columns (no id) for a record; ``packed``: its SGF already compressed."""
+def game_row(record: GameRecord, anomaly: str | None, fp: int, packed: bytes | None = None) -> tuple:
+    """The games table's columns but ``id``, in table order (``GAME_COLUMNS[1:]``), for a record.
+
+    ``packed``: its SGF already compressed.  A tuple, not a dict: the writer only puts
+    the id in front and hands the rows to the driver (0.2 s less of the writer's time
+    for the 11,365 Tygem games).
+    """
     row = {name: getattr(record, name) for name in _GAME_FIELDS}
     row.update(winner=record.winner or 0, komi=record.komi, handicap=record.handicap,
                size=record.size, move_count=len(record.moves), fingerprint=fp, anomaly=anomaly,
                sgf=packed if packed is not None else schema.compress_sgf(record.sgf))
-    return row
+    return tuple(row[name] for name in GAME_COLUMNS[1:])
 
 
 def read_source(source: SourceFile, fast: bool = True) -> list[GameRecord]:
@@ -344,7 +352,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
     """Write one batch's new games and their positions in one transaction."""
     if not batch.games:
         return
-    fingerprints = [g["fingerprint"] for g in batch.games]
+    fingerprints = [game[_FINGERPRINT] for game in batch.games]
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
     with book.writing() as conn:
@@ -364,7 +372,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
             return
         first_id = book.max_game_id(conn) + 1
         ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
-        rows = [dict(game, id=int(ids[i])) for i, game in enumerate(batch.games) if keep[i]]
+        rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
         _insert_games(conn, rows)
         codes = (ids[batch.owners] << schema.GAME_SHIFT) | batch.lows
         keys = batch.keys
@@ -374,20 +382,19 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
         segments.write_segment(conn, keys, codes)
         segments.merge_full_levels(conn)
     report.added += len(rows)
-    report.anomalies += sum(1 for row in rows if row["anomaly"])
+    report.anomalies += sum(1 for row in rows if row[_ANOMALY + 1])
     report.positions += len(keys)
 
 
-_GAME_COLUMNS = [column.name for column in schema.games.columns]
-_GAMES_INSERT = (f"INSERT INTO games ({', '.join(_GAME_COLUMNS)}) "
-                 f"VALUES ({', '.join('?' * len(_GAME_COLUMNS))})")
+_GAMES_INSERT = (f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) "
+                 f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})")
 
 
-def _insert_games(conn, rows: list[dict]) -> None:
+def _insert_games(conn, rows: list[tuple]) -> None:
     if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy's per-row processing is 2/3 of the cost
-        conn.exec_driver_sql(_GAMES_INSERT, [tuple(row[name] for name in _GAME_COLUMNS) for row in rows])
+        conn.exec_driver_sql(_GAMES_INSERT, rows)
     else:
-        conn.execute(schema.games.insert(), rows)
+        conn.execute(schema.games.insert(), [dict(zip(GAME_COLUMNS, row)) for row in rows])
 
 
 # --- the pipeline ----------------------------------------------------------------------------

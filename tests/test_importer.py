@@ -81,7 +81,7 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
         if len(calls) == 3:
             # die in the middle of the third batch's transaction: its games are written
             with book.engine.begin() as conn:
-                conn.execute(schema.games.insert(), [dict(batch.games[0], id=10 ** 6)])
+                conn.execute(schema.games.insert(), [dict(zip(importer.GAME_COLUMNS, (10 ** 6,) + batch.games[0]))])
                 raise KeyboardInterrupt
         real(book, batch, report)
 
