@@ -51,7 +51,6 @@ from itertools import chain
 from typing import Iterator
 
 import numpy as np
-from numba import njit
 from sqlalchemy import select
 
 from engine import _kernels as K
@@ -196,25 +195,6 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | Non
 
 
 _LOW_BASE = np.arange(schema.MAX_MOVE_NUMBER + 1, dtype=np.int64) << schema.MOVE_SHIFT
-_kernel_replay = K.replay
-
-
-@njit(cache=True)
-def _replay_games(size, keys, sym, side, setup_points, setup_colors, setup_offsets,
-                  move_points, move_colors, move_offsets, no_moves_to_move, out_key, out_next, counts):
-    """K.replay for many games of one size in one call: game g's positions start at
-    ``move_offsets[g] + g`` in the outputs; ``counts[g]`` gets how many it reached."""
-    scratch = np.empty(out_key.shape[0], dtype=np.int64)
-    for g in range(counts.shape[0]):
-        a, b = move_offsets[g], move_offsets[g + 1]
-        s, t = setup_offsets[g], setup_offsets[g + 1]
-        start = a + g
-        stop = b + g + 1
-        counts[g] = _kernel_replay(size, keys, sym, side, setup_points[s:t], setup_colors[s:t],
-                                   move_points[a:b], move_colors[a:b], no_moves_to_move[g], out_key[start:stop],
-                                   scratch[start:stop], out_next[start:stop])
-
-
 def _flat(pair_lists: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(points, colours, offsets) of many (colour, point) lists, concatenated."""
     lengths = np.fromiter(map(len, pair_lists), dtype=np.int64, count=len(pair_lists))
@@ -255,7 +235,7 @@ def replay_records(records: list[GameRecord]):
         out_next = np.empty(rows, dtype=np.int64)
         counts = np.empty(len(group), dtype=np.int64)
         firsts = np.array([to_move_without_moves(r) for r in group], dtype=np.int64)
-        _replay_games(size, symmetric_kernel_keys(size), coords.symmetry_table(size), _side_keys(size),
+        K.replay_games(size, symmetric_kernel_keys(size), coords.symmetry_table(size), _side_keys(size),
                       setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets,
                       firsts, out_key, out_next, counts)
         lows = ((out_next + 2) << schema.NEXT_SHIFT)

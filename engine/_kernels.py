@@ -374,6 +374,28 @@ def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, 
 
 
 @njit(cache=True)
+def replay_games(size, keys, sym, side_keys, setup_points, setup_colors, setup_offsets,
+                 move_points, move_colors, move_offsets, no_moves_to_move, out_key, out_next, counts):
+    """``replay`` for many games of one size in one call (the importer's batches).
+
+    Game g's setup is ``setup_*[setup_offsets[g]:setup_offsets[g + 1]]``, its moves
+    ``move_*[move_offsets[g]:move_offsets[g + 1]]``; its positions start at
+    ``move_offsets[g] + g`` in the outputs and ``counts[g]`` gets how many it reached.
+    (Here, beside ``replay``, because numba's cache of a function is not refreshed
+    when a function it calls in another file changes.)
+    """
+    scratch = np.empty(out_key.shape[0], dtype=np.int64)
+    for g in range(counts.shape[0]):
+        a, b = move_offsets[g], move_offsets[g + 1]
+        s, t = setup_offsets[g], setup_offsets[g + 1]
+        start = a + g
+        stop = b + g + 1
+        counts[g] = replay(size, keys, sym, side_keys, setup_points[s:t], setup_colors[s:t],
+                           move_points[a:b], move_colors[a:b], no_moves_to_move[g], out_key[start:stop],
+                           scratch[start:stop], out_next[start:stop])
+
+
+@njit(cache=True)
 def replay_moves(size, keys, move_points, move_colors):
     """Play a list of moves on an empty board; returns how many were legal in a row."""
     s = new_state(size)
