@@ -14,7 +14,6 @@ same book as ``fuseki serve``, ``fuseki shell`` and the engine (``engine.config.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 

@@ -131,6 +131,12 @@ segments = Table(
     Column("rows", BigInteger, nullable=False),
 )
 
+def _positions_columns(name: str) -> tuple:
+    return (Column("key", BigInteger, nullable=False),
+            Column("code", BigInteger, nullable=False),
+            PrimaryKeyConstraint("key", "code", name=f"pk_{name}"))
+
+
 # Segment tables are made by the importer, not by create_all: their own MetaData.
 _segment_metadata = MetaData()
 
@@ -138,13 +144,14 @@ _segment_metadata = MetaData()
 @lru_cache(maxsize=None)
 def segment_table(segment_id: int) -> Table:
     """The table ``positions_<segment_id>`` of one segment (see the module docstring)."""
-    return Table(
-        f"positions_{int(segment_id)}", _segment_metadata,
-        Column("key", BigInteger, nullable=False),
-        Column("code", BigInteger, nullable=False),
-        PrimaryKeyConstraint("key", "code", name=f"pk_positions_{int(segment_id)}"),
-        sqlite_with_rowid=False,
-    )
+    name = f"positions_{int(segment_id)}"
+    return Table(name, _segment_metadata, *_positions_columns(name), sqlite_with_rowid=False)
+
+
+# A SQLite importer's staging table (in memory): the same columns and key as a segment,
+# which SQLite's whole-table transfer into a new segment needs (book.segments).
+staging_table = Table("fuseki_stage", MetaData(), *_positions_columns("fuseki_stage"),
+                      prefixes=["TEMPORARY"], sqlite_with_rowid=False)
 
 
 class SchemeMismatch(ValueError):

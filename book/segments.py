@@ -30,16 +30,12 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import false, func, insert, literal, select, text, union_all
 
-from .schema import games, segment_table, segments
+from .schema import games, segment_table, segments, staging_table
 
 FANOUT = 16  # a level holding this many segments is merged into one segment of the next level
 _ROWS_PER_STATEMENT = 250  # 500 parameters: under every SQLite's limit (999 before 3.32)
-_STAGE = "temp.fuseki_stage"
-# Same columns, types and key as schema.segment_table: SQLite's transfer optimisation
-# (INSERT INTO t SELECT * FROM s) copies the records as they are only between such tables.
-_STAGE_DDL = ("CREATE TEMP TABLE fuseki_stage (key BIGINT NOT NULL, code BIGINT NOT NULL, "
-              "PRIMARY KEY (key, code)) WITHOUT ROWID")
-_STAGE_INSERT = "INSERT INTO temp.fuseki_stage (key, code) VALUES " + ",".join(["(?, ?)"] * _ROWS_PER_STATEMENT)
+_STAGE = f"temp.{staging_table.name}"
+_STAGE_INSERT = f"INSERT INTO {_STAGE} (key, code) VALUES " + ",".join(["(?, ?)"] * _ROWS_PER_STATEMENT)
 
 
 class Segment(NamedTuple):
@@ -67,22 +63,22 @@ def all_rows(conn):
     return union_all(*(select(table.c.key, table.c.code) for table in tables))
 
 
-def write_segment(conn, keys: np.ndarray, codes: np.ndarray, level: int = 0) -> int:
-    """Write position rows (sorted by key) as a new segment; returns its id (0: no rows).
+def write_segment(conn, keys: np.ndarray, codes: np.ndarray) -> int:
+    """Write position rows (sorted by key) as a new level-0 segment; returns its id (0: no rows).
 
     Call inside the write transaction that also writes the rows' games (Book.writing).
     """
     if not len(keys):
         return 0
-    segment = _new_id(conn)
-    table = segment_table(segment)
-    table.create(conn)
+    segment, table = _new_segment_table(conn)
     dialect = conn.dialect.name
     if dialect == "sqlite":
+        # SQLite's transfer optimisation (INSERT INTO t SELECT * FROM s) copies the records
+        # as they are, packing t's pages full, only between tables of the same columns and key.
+        conn.exec_driver_sql(f"DROP TABLE IF EXISTS {_STAGE}")
+        staging_table.create(conn)
         cursor = conn.connection.dbapi_connection.cursor()
         try:
-            cursor.execute(f"DROP TABLE IF EXISTS {_STAGE}")
-            cursor.execute(_STAGE_DDL)
             _bind_rows(cursor, keys, codes)
             cursor.execute(f"INSERT INTO main.{table.name} SELECT * FROM {_STAGE}")
             cursor.execute(f"DROP TABLE {_STAGE}")
@@ -94,31 +90,28 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, level: int = 0) -> 
             cur.copy_expert(f"COPY {table.name} (key, code) FROM STDIN", io.StringIO(data))
     else:
         conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
-    conn.execute(insert(segments).values(id=segment, level=level, rows=len(keys)))
+    conn.execute(insert(segments).values(id=segment, level=0, rows=len(keys)))
     return segment
 
 
-def merge_full_levels(conn) -> list[int]:
+def merge_full_levels(conn) -> None:
     """While a level holds FANOUT segments, merge its oldest FANOUT into one of the next level.
 
-    Returns the ids of the new segments.  Call inside a write transaction.
+    Call inside a write transaction.
     """
-    made = []
     while True:
         by_level: dict[int, list[Segment]] = {}
         for segment in live(conn):
             by_level.setdefault(segment.level, []).append(segment)
         full = sorted(level for level, found in by_level.items() if len(found) >= FANOUT)
         if not full:
-            return made
-        made.append(merge(conn, by_level[full[0]][:FANOUT], full[0] + 1))
+            return
+        merge(conn, by_level[full[0]][:FANOUT], full[0] + 1)
 
 
 def merge(conn, parts: list[Segment], level: int) -> int:
     """Replace some segments by one of ``level`` holding all their rows; returns its id."""
-    segment = _new_id(conn)
-    table = segment_table(segment)
-    table.create(conn)
+    segment, table = _new_segment_table(conn)
     union = " UNION ALL ".join(f"SELECT key, code FROM positions_{part.id}" for part in parts)
     # In key order SQLite appends each row (a merge of the sorted segments, no sort);
     # the pages are then about 88% full until Book.compact rewrites the file.
@@ -183,8 +176,12 @@ def _joined_codes(dialect: str, ids: tuple[int, ...]):
     return text(f"SELECT string_agg(CAST(code AS TEXT), ',' ORDER BY code) FROM ({union}) AS found")
 
 
-def _new_id(conn) -> int:
-    return int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+def _new_segment_table(conn):
+    """(id, table) of a new, empty segment table; ids only grow (a merge's is the largest)."""
+    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    table = segment_table(segment)
+    table.create(conn)
+    return segment, table
 
 
 def _bind_rows(cursor, keys: np.ndarray, codes: np.ndarray) -> None:
@@ -200,4 +197,4 @@ def _bind_rows(cursor, keys: np.ndarray, codes: np.ndarray) -> None:
     if whole:
         cursor.executemany(_STAGE_INSERT, pairs[:whole].reshape(-1, 2 * _ROWS_PER_STATEMENT).tolist())
     if whole < len(keys):
-        cursor.executemany("INSERT INTO temp.fuseki_stage (key, code) VALUES (?, ?)", pairs[whole:].tolist())
+        cursor.executemany(f"INSERT INTO {_STAGE} (key, code) VALUES (?, ?)", pairs[whole:].tolist())

@@ -140,6 +140,8 @@ class BookStats:
 _ROW_COLUMNS = [games_table.c[name] for name in (
     "id", "black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
     "winner", "komi", "handicap", "size", "move_count", "source")]
+
+
 def to_url(location: str, readonly: bool = False):
     """A SQLAlchemy URL from a path or URL; read-only SQLite files open with ``mode=ro``."""
     if "://" not in str(location):
