@@ -1,0 +1,130 @@
+"""book.sqlite_image: pages written by hand that SQLite itself reads, checks and copies."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from book import sqlite_image
+
+CREATE = ("CREATE TABLE rows (key INTEGER NOT NULL, code INTEGER NOT NULL, "
+          "PRIMARY KEY (key, code)) WITHOUT ROWID")
+# Values at each edge of SQLite's integer serial types (0 and 1 have no body bytes).
+EDGES = [0, 1, -1, 2, 127, 128, -128, -129, 32767, 32768, -32768, -32769, 8388607, 8388608,
+         -8388608, -8388609, 2 ** 31 - 1, 2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 47 - 1, 2 ** 47,
+         -2 ** 47, -2 ** 47 - 1, 2 ** 63 - 1, -2 ** 63]
+
+
+def staged(keys, codes) -> sqlite3.Connection:
+    """A connection with the rows' image attached as ``staged``, as the importer opens it."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("ATTACH ':memory:' AS staged")
+    conn.deserialize(sqlite_image.rows_image(np.array(keys, dtype=np.int64),
+                                             np.array(codes, dtype=np.int64), CREATE).tobytes(), name="staged")
+    return conn
+
+
+def read_back(conn) -> list[tuple[int, int]]:
+    assert conn.execute("PRAGMA staged.integrity_check").fetchall() == [("ok",)]
+    return conn.execute("SELECT key, code FROM staged.rows").fetchall()
+
+
+def random_rows(rng, count, key_bits=64, code_bits=40):
+    keys = rng.integers(-2 ** 63, 2 ** 63 - 1, count, dtype=np.int64) >> (64 - key_bits)
+    codes = rng.integers(0, 2 ** 62, count, dtype=np.int64) >> (62 - code_bits)
+    rows = np.unique(np.stack([keys, codes], axis=1), axis=0)
+    return rows[:, 0].copy(), rows[:, 1].copy()
+
+
+def page_types(image: np.ndarray) -> list[int]:
+    """The b-tree page type down the right edge of the tree, root first."""
+    size = sqlite_image.PAGE_SIZE
+    types, page = [], 2
+    while True:
+        kind = int(image[(page - 1) * size])
+        types.append(kind)
+        if kind != 0x02:
+            return types
+        page = int.from_bytes(image[(page - 1) * size + 8:(page - 1) * size + 12].tobytes(), "big")
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 700, 760, 800, 1500, 1600, 5000, 60_000])
+def test_an_image_of_one_page_or_many_is_read_back_whole(count):
+    keys, codes = random_rows(np.random.default_rng(count), count)
+    assert read_back(staged(keys, codes)) == list(zip(keys.tolist(), codes.tolist()))
+
+
+@pytest.mark.parametrize("extra", [0, 1, 2])
+def test_a_page_that_fills_with_one_row_left_over_never_leaves_an_empty_page(extra):
+    # Rows of 8-byte key and code: a 22-byte cell, so a leaf takes exactly this many.
+    per_leaf = (sqlite_image.PAGE_SIZE - 8) // 22
+    count = per_leaf + extra
+    keys = np.arange(count, dtype=np.int64) + 2 ** 62
+    codes = np.full(count, 2 ** 62, dtype=np.int64)
+    assert read_back(staged(keys, codes)) == list(zip(keys.tolist(), codes.tolist()))
+
+
+def test_a_tree_three_levels_deep_is_read_back_whole():
+    keys, codes = random_rows(np.random.default_rng(7), 520_000, code_bits=62)
+    image = sqlite_image.rows_image(keys, codes, CREATE)
+    assert page_types(image) == [0x02, 0x02, 0x0A]
+    conn = sqlite3.connect(":memory:")
+    conn.execute("ATTACH ':memory:' AS staged")
+    conn.deserialize(image.tobytes(), name="staged")
+    found = np.array(read_back(conn), dtype=np.int64)
+    assert np.array_equal(found[:, 0], keys) and np.array_equal(found[:, 1], codes)
+
+
+def test_every_integer_size_is_stored_as_sqlite_stores_it():
+    keys = np.repeat(sorted(EDGES), len(EDGES))
+    codes = np.tile(EDGES, len(EDGES))
+    conn = staged(keys, codes)
+    expected = sorted(zip(keys.tolist(), codes.tolist()))
+    assert read_back(conn) == expected
+    conn.execute(CREATE.replace("TABLE rows", "TABLE main.mine"))
+    conn.executemany("INSERT INTO main.mine VALUES (?, ?)", expected)
+    # The same record bytes: SQLite's payload of each row is what its own INSERT writes.
+    payload = "SELECT sum(payload) FROM dbstat(?) WHERE name = ?"
+    assert conn.execute(payload, ("staged", "rows")).fetchone() == \
+        conn.execute(payload, ("main", "mine")).fetchone()
+    assert conn.execute("SELECT count(*) FROM staged.rows WHERE typeof(key) != 'integer' "
+                        "OR typeof(code) != 'integer'").fetchone() == (0,)
+
+
+def test_codes_of_equal_keys_may_come_in_any_order():
+    keys = [5, 5, 5, 7, 7, 9]
+    codes = [30, 10, 20, 2, 1, 0]
+    assert read_back(staged(keys, codes)) == [(5, 10), (5, 20), (5, 30), (7, 1), (7, 2), (9, 0)]
+
+
+def test_unsorted_keys_or_a_repeated_row_are_refused():
+    with pytest.raises(ValueError, match="ascending"):
+        sqlite_image.rows_image(np.array([2, 1]), np.array([0, 0]), CREATE)
+    with pytest.raises(ValueError, match="repeated"):
+        sqlite_image.rows_image(np.array([1, 2, 2]), np.array([0, 4, 4]), CREATE)
+
+
+def test_the_transfer_into_an_empty_table_of_the_same_definition_copies_every_row_packed():
+    keys, codes = random_rows(np.random.default_rng(3), 40_000)
+    conn = staged(keys, codes)
+    conn.execute(CREATE.replace("TABLE rows", "TABLE main.segment"))
+    conn.execute("INSERT INTO main.segment SELECT * FROM staged.rows")
+    assert conn.execute("PRAGMA main.integrity_check").fetchall() == [("ok",)]
+    assert conn.execute("SELECT key, code FROM main.segment").fetchall() == list(zip(keys.tolist(), codes.tolist()))
+    unused, size = conn.execute("SELECT sum(unused), sum(pgsize) FROM dbstat('main') WHERE name = 'segment'").fetchone()
+    assert unused / size < 0.02
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1),
+                          st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1)),
+                unique=True, max_size=3000))
+def test_any_rows_are_read_back_in_primary_key_order(rows):
+    rows.sort()
+    keys = [key for key, _ in rows]
+    codes = [code for _, code in rows]
+    assert read_back(staged(keys, codes)) == rows
