@@ -151,7 +151,7 @@ def segment_table(segment_id: int) -> Table:
 # A SQLite importer's staging table (in memory): the same columns and key as a segment,
 # which SQLite's whole-table transfer into a new segment needs (book.segments).
 staging_table = Table("fuseki_stage", MetaData(), *_positions_columns("fuseki_stage"),
-                      prefixes=["TEMPORARY"], sqlite_with_rowid=False)
+                      sqlite_with_rowid=False)
 
 
 class SchemeMismatch(ValueError):

@@ -195,6 +195,7 @@ def _make_engine(url, readonly: bool) -> Engine:
             cur.execute("PRAGMA page_size=16384")
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
+            segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.execute("PRAGMA cache_size=-262144")  # 256 MB
         cur.execute("PRAGMA mmap_size=1073741824")
@@ -353,10 +354,13 @@ class Book:
             raise BookError("the book is open read-only")
         if self._checkpointer:
             self._checkpointer.bound()  # a log grown too long restarts with this write
-        with self.engine.connect().execution_options(fuseki_write=True) as conn, conn.begin():
-            if self.engine.dialect.name == "postgresql":
-                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
-            yield conn
+        with self.engine.connect().execution_options(fuseki_write=True) as conn:
+            with conn.begin():
+                if self.engine.dialect.name == "postgresql":
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
+                yield conn
+            if self.engine.dialect.name == "sqlite":
+                segments.clear_stage(conn.connection.dbapi_connection)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()
 

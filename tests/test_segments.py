@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
+import pytest
 from sqlalchemy import func, select
 
-from book import importer, segments
+from book import importer, schema, segments
 from book.store import Book, Filters
 from test_store import as_dict, sample_positions, write_games
 
@@ -55,21 +56,52 @@ def test_full_levels_are_merged_and_the_answers_stay_the_same(tmp_path, book_url
         assert answers(book, boards) == expected
 
 
-def test_a_batch_is_written_packed_so_the_book_needs_no_rewrite(tmp_path):
+def test_a_batch_is_written_packed_so_the_book_needs_no_rewrite(tmp_path, monkeypatch):
+    """Both ways rows reach SQLite (a database image, or INSERTs where the sqlite3 module
+    cannot deserialize) give the same segments, in key order, packed."""
     folder = tmp_path / "games"
     folder.mkdir()
     write_games(folder, count=400, seed=32, length=200)
-    path = tmp_path / "book.sqlite"
-    with Book.open(str(path)) as book:
-        report = importer.import_paths(book, [str(folder)], workers=0, batch_games=1000)
-    assert report.positions > 30_000
-    with sqlite3.connect(path) as conn:
-        size, unused, pages = conn.execute(
-            "SELECT sum(pgsize), sum(unused), count(*) FROM dbstat "
-            "WHERE name LIKE 'positions_%' AND pagetype = 'leaf'").fetchone()
-    # Rows inserted one by one leave index pages about 88% full; a whole-table transfer
-    # into an empty table fills them (the last page of each segment may be part empty).
-    assert pages > 20 and unused / size < 0.04, (pages, unused / size)
+    found = {}
+    for images in (True, False):
+        monkeypatch.setattr(segments, "_IMAGES", images)
+        path = tmp_path / f"book-{images}.sqlite"
+        with Book.open(str(path)) as book:
+            report = importer.import_paths(book, [str(folder)], workers=0, batch_games=1000)
+            with book.engine.connect() as conn:
+                ids = [segment.id for segment in segments.live(conn)]
+        assert report.positions > 30_000 and len(ids) > 1
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            found[images] = [conn.execute(f"SELECT key, code FROM positions_{i}").fetchall() for i in ids]
+            size, unused, pages = conn.execute(
+                "SELECT sum(pgsize), sum(unused), count(*) FROM dbstat "
+                "WHERE name LIKE 'positions_%' AND pagetype = 'leaf'").fetchone()
+        # Rows inserted one by one leave index pages about 88% full; a whole-table transfer
+        # into an empty table fills them (the last page of each segment may be part empty).
+        assert pages > 20 and unused / size < 0.04, (images, pages, unused / size)
+        assert sum(map(len, found[images])) == report.positions
+        for rows in found[images]:
+            keys = [key for key, _ in rows]
+            assert rows == sorted(rows) and len(set(keys)) < len(keys)  # equal keys of several games
+    assert found[True] == found[False]
+
+
+def test_the_staged_rows_are_let_go_after_each_write_and_a_reader_stages_nothing(tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=30, seed=34)
+    path = str(tmp_path / "book.sqlite")
+    with Book.open(path) as book:
+        importer.import_paths(book, [str(folder)], workers=0, batch_games=10)
+        with book.engine.connect() as conn:
+            dbapi = conn.connection.dbapi_connection
+            staged = f"{segments.STAGE}.{schema.staging_table.name}"
+            assert dbapi.execute(f"SELECT count(*) FROM {staged}").fetchone() == (0,)
+            assert dbapi.execute(f"PRAGMA {segments.STAGE}.page_count").fetchone() == (2,)
+    with Book.open(path, readonly=True) as book, book.engine.connect() as conn:
+        names = [row[1] for row in conn.connection.dbapi_connection.execute("PRAGMA database_list")]
+        assert segments.STAGE not in names
 
 
 def test_a_merge_between_two_reads_makes_a_reader_start_again(tmp_path, book_url, monkeypatch):
