@@ -22,17 +22,18 @@ The pipeline (``import_paths``)::
   completes without duplicates.
 - A batch's rows become a new segment of the positions index (``book.segments``):
   a table of their own, written in key order, so a batch costs the same whatever the
-  book's size.  SQLite gets them through the driver's ``executemany`` of 250-row
-  ``INSERT ... VALUES`` statements (3x one row a statement), PostgreSQL through
-  ``COPY``, any other database through SQLAlchemy's portable ``insert()``.  Batches
+  book's size.  SQLite gets them as a database image built page by page
+  (``book.sqlite_image``) and copied by SQLite's whole-table transfer, PostgreSQL
+  through ``COPY``, any other database through SQLAlchemy's portable ``insert()``.  Batches
   take the book's write lock (``Book.writing``), so importers in several processes
   take turns and never read the same ``max(id)`` or miss each other's fingerprints.
   A SQLite book copies its write-ahead log back into the file on a thread of its own
   (``book.wal``), not in the writer's commits.
-- Measured on the Tygem archive (11,365 games, bench/book.py, 2 cores): reading 0.3 s
-  of CPU and compressing the stored SGF 0.45 s, parsing 0.6 s, replay about 0.9 s; the
-  writer about 3 s, 2 s of it handing 2.3 M rows to SQLite (the driver's binding and
-  SQLite's per-row work: a rowid table keyed by position measured the same).
+- Measured on the Tygem archive (11,365 games, 2.3 M positions, bench/book.py, 2 cores),
+  in CPU seconds: reading 0.3 and compressing the stored SGF 0.4; parsing 0.5, replay
+  0.8 (the kernel 0.5), sorting 0.16; the writer 1.3, of which building the images 0.1
+  and SQLite's transfer 0.6-0.8.  Handing the rows to SQLite through the driver instead
+  (250-row ``INSERT ... VALUES``) took 1.4 s more, a rowid table keyed by position the same.
 
 Anomalies: a game with an illegal move keeps its positions up to that move (the one
 before it gets END as its next move), is stored, and its ``anomaly`` says which move

@@ -12,9 +12,9 @@ batch written into one B-tree rewrote nearly every leaf page of it (the log grew
 the size of the whole table at each commit): 0.3 s for a batch of 2,000 games into an
 empty book, 1.4 s into a book of 70,000 games, growing without end -- an import's cost
 was quadratic in the book's size.  A new segment only appends pages.  On SQLite its
-rows also go in through an in-memory staging table and SQLite's transfer of a whole
-table into an empty one, which packs the pages full: the book needs no ``VACUUM`` to
-stay under 5 KB a game (random inserts left pages about 88% full).
+rows come as a database image (``book.sqlite_image``) copied by SQLite's transfer of a
+whole table into an empty one, which packs the pages full: the book needs no ``VACUUM``
+to stay under 5 KB a game (random inserts left pages about 88% full).
 
 A reader takes the segment list and the codes of its key in one snapshot (SQLite) or
 tries again when a merge dropped a segment between its two statements (PostgreSQL's
