@@ -181,11 +181,11 @@ def _put(image, at, value, length):
 def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, page_size):
     """Write one level's pages; on an interior level ``children[i]`` is the page before rows[i]."""
     interior = len(children) > 0
-    header = 12 if interior else 8
+    header = _INTERIOR_HEADER if interior else _LEAF_HEADER
     for p in range(len(starts)):
         base = (numbers[p] - 1) * page_size
         a, b = starts[p], ends[p]
-        image[base] = 0x02 if interior else 0x0A
+        image[base] = _INTERIOR if interior else _LEAF
         _put(image, base + 3, b - a, 2)  # cells; bytes 1-2 (free blocks) and 7 (fragments) stay 0
         if interior:
             _put(image, base + 8, children[b], 4)  # the page of the rows after this page's last
