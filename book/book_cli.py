@@ -64,8 +64,7 @@ def run_import(args) -> int:
 
     book = Book.open(book_location(args))
     try:
-        workers = importer.WORKERS if args.workers is None else args.workers
-        report = importer.import_paths(book, args.paths, workers=workers, progress=Progress(sys.stderr))
+        report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr))
         print(f"fuseki import: {report}", file=sys.stderr)
         if args.compact:
             start = time.perf_counter()

@@ -217,8 +217,7 @@ class BookShell(cmd.Cmd):
         from .progress import Progress
 
         progress = Progress() if self.use_rawinput else None
-        workers = importer.WORKERS if self.import_workers is None else self.import_workers
-        report = importer.import_paths(self.book, paths, workers=workers, progress=progress)
+        report = importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress)
         self.say(str(report))
         self.last_search = None
 
