@@ -1,5 +1,52 @@
-"""Run the fuseki GTP engine on stdin/stdout: ``python gtp_main.py [flags]`` (same as ``fuseki-gtp``)."""
-from engine.gtp_cli import main
+"""``fuseki-gtp``: the fuseki engine on stdin/stdout, with the opening book in front.
+
+This is the program that assembles the engine: it builds the move-chooser chain (the book,
+then the fallback engine of the settings, then random moves) and hands it to the GTP
+engine, which knows only the chooser interface.  ``python gtp_main.py [flags]`` runs it
+from a checkout, installed or not.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def build_engine(settings=None, verbose: bool = False, log=None):
+    """A GTP engine whose ``genmove`` asks the book, then the fallback engine, then random moves."""
+    from fuseki.book.chooser import from_settings
+    from fuseki.engine.gtp.commands import REGISTRY, Game
+    from fuseki.engine.gtp.protocol import Engine
+    from fuseki.engine.players import engine_choosers
+
+    game = Game(settings)
+    book = from_settings(game.settings, verbose, log)
+    game.choosers = ([book] if book is not None else []) + engine_choosers(game.settings, game)
+    return Engine(game, REGISTRY, log)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``fuseki-gtp`` console script."""
+    from fuseki.engine.gtp.cli import main as serve_gtp
+
+    return serve_gtp(argv, build_engine)
+
+
+def use_this_checkout() -> None:
+    """Make ``import fuseki`` load the checkout this file is in (run as a script from a clone,
+    whether or not fuseki is installed, and whichever copy is)."""
+    import importlib.util
+    from pathlib import Path
+
+    if "fuseki" in sys.modules:
+        return
+    root = Path(__file__).resolve().parent
+    spec = importlib.util.spec_from_file_location("fuseki", root / "__init__.py",
+                                                  submodule_search_locations=[str(root)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuseki"] = module
+    spec.loader.exec_module(module)
+
 
 if __name__ == "__main__":
+    use_this_checkout()
     raise SystemExit(main())

@@ -43,12 +43,13 @@ sys.path.insert(0, str(ROOT))
 
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
-from book import importer, schema, segments  # noqa: E402
-from book.sources import SourceFile, iter_sources  # noqa: E402
-from book.store import Book, Filters  # noqa: E402
-from engine import coords, zobrist  # noqa: E402
-from engine.board import Board  # noqa: E402
-from engine.colors import BLACK, WHITE  # noqa: E402
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema, segments  # noqa: E402
+from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
+from fuseki.book.storage.store import Book, Filters  # noqa: E402
+from fuseki.engine.core import coords, zobrist  # noqa: E402
+from fuseki.engine.core.board import Board  # noqa: E402
+from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 
 
 def percentile(values, q):

@@ -35,11 +35,11 @@ import numpy as np  # noqa: E402
 from sgfmill import boards as sgf_boards  # noqa: E402
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
-from engine import _kernels as K  # noqa: E402
-from engine import coords  # noqa: E402
-from engine.gtp_client import GtpClient, GtpFailure  # noqa: E402
-from engine.board import Board, kernel_keys  # noqa: E402
-from engine.colors import BLACK, WHITE  # noqa: E402
+from fuseki.engine.core import _kernels as K  # noqa: E402
+from fuseki.engine.core import coords  # noqa: E402
+from fuseki.engine.players.gtp_client import GtpClient, GtpFailure  # noqa: E402
+from fuseki.engine.core.board import Board, kernel_keys  # noqa: E402
+from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 
 SIZE = 19
 COLOR = {"b": BLACK, "w": WHITE}

@@ -117,7 +117,7 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
 
 def start_server(book: str) -> tuple[subprocess.Popen, str]:
     """``fuseki serve --book BOOK`` on a free loopback port; (process, base URL)."""
-    process = subprocess.Popen([sys.executable, "-m", "book.cli", "serve", "--book", book,
+    process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", book,
                                 "--host", "127.0.0.1", "--port", "0"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()

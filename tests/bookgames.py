@@ -73,8 +73,8 @@ def write_games(folder: Path) -> list[Path]:
 
 def build_book(path: Path, sgf_folder: Path) -> str:
     """Import the games (written to ``sgf_folder``) into a new SQLite book at ``path``."""
-    from book.importer import import_paths
-    from book.store import Book
+    from fuseki.book.pipeline.importer import import_paths
+    from fuseki.book.storage.store import Book
 
     write_games(sgf_folder)
     with Book.open(str(path)) as book:

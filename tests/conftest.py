@@ -22,15 +22,38 @@ by the next run once their pid is gone.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import shutil
+import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _import_this_checkout() -> Path:
+    """Make ``import fuseki`` load this checkout, here and in every subprocess a test starts.
+
+    The repository's root is the package ``fuseki``; a link named ``fuseki`` to it, in a
+    folder put first on ``sys.path`` and ``PYTHONPATH``, makes the tests test the tree they
+    are in, whether fuseki is installed or not and whichever copy is.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="fuseki-tests-"))
+    (folder / "fuseki").symlink_to(ROOT, target_is_directory=True)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    sys.path.insert(0, str(folder))
+    sys.path.insert(1, str(ROOT))  # gtp_main (the engine's assembler), bench scripts
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(folder), str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return folder
+
+
+CHECKOUT_PATH = _import_this_checkout()
 SHARED_DATA = ROOT.parent / "shared" / "data"
 POSTGRES_URL = os.environ.get("FUSEKI_TEST_POSTGRES",
                               "postgresql://fuseki:fuseki@127.0.0.1:5432/fuseki_test")
@@ -201,8 +224,8 @@ def write_archive(path: Path, members: list[tuple[str, bytes]]) -> Path:
 # (the CLI's 2,000-game batches would make a test archive one transaction).
 IMPORT_SCRIPT = """
 import sys
-from book.importer import import_paths
-from book.store import Book
+from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.storage.store import Book
 book_url, batch, workers, *paths = sys.argv[1:]
 book = Book.open(book_url)
 print("open", flush=True)

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards as sgf_boards
 
-from engine import _kernels as K
-from engine import coords
-from engine.board import Board, IllegalMove, NothingToUndo, kernel_keys
-from engine.colors import BLACK, EMPTY, WHITE, opponent
-from engine.coords import PASS
+from fuseki.engine.core import _kernels as K
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board, IllegalMove, NothingToUndo, kernel_keys
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
+from fuseki.engine.core.coords import PASS
 
 # --- helpers -----------------------------------------------------------------------
 

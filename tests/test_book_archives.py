@@ -11,13 +11,14 @@ import re
 import pytest
 from sqlalchemy import select
 
-from book import importer, schema
-from book.records import SgfError, read_games
-from book.sources import SourceFile, iter_sources
-from book.store import Book
-from engine import coords
-from engine.board import Board
-from engine.colors import BLACK
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema
+from fuseki.book.formats.records import SgfError, read_games
+from fuseki.book.formats.sources import SourceFile, iter_sources
+from fuseki.book.storage.store import Book
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.base import BLACK
 from test_store import as_dict, transformed
 
 pytestmark = pytest.mark.slow

@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from engine.board import Board
-from engine.book_chooser import BookChooser, NextMovesCache, from_settings, pick
-from engine.colors import BLACK, WHITE
-from engine.commands import new_engine
-from engine.config import BookSettings, Settings
-from engine.coords import point_to_vertex, transform_point, vertex_to_point
+from fuseki.engine.core.board import Board
+from fuseki.book.chooser import BookChooser, NextMovesCache, from_settings, pick
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.gtp.commands import new_engine
+from fuseki.engine.gtp.config import BookSettings, Settings
+from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
 
 from tests.bookgames import KO_BEFORE, KO_OTHER, KO_TAKE, build_book
 
@@ -149,7 +149,7 @@ def test_pick_never_plays_a_pass_from_the_book():
 def test_genmove_falls_back_when_out_of_book_and_says_so(book_path):
     logged = []
     settings = Settings(seed=5, book=BookSettings(path=book_path))
-    eng = new_engine(settings, from_settings(settings, verbose=True, log=logged.append), log=logged.append)
+    eng = new_engine(settings, [from_settings(settings, verbose=True, log=logged.append)], log=logged.append)
     assert eng.handle_line("play B R16") == "=\n\n"
     assert eng.handle_line("genmove W") == "= D4\n\n"
     assert eng.handle_line("genmove B") == "= Q3\n\n"
@@ -164,7 +164,7 @@ def test_genmove_falls_back_when_out_of_book_and_says_so(book_path):
 def test_missing_book_is_reported_once_and_genmove_still_plays(tmp_path):
     logged = []
     settings = Settings(seed=5, book=BookSettings(path=str(tmp_path / "none.sqlite")))
-    eng = new_engine(settings, from_settings(settings, verbose=True, log=logged.append))
+    eng = new_engine(settings, [from_settings(settings, verbose=True, log=logged.append)])
     for color in "BWBW":
         assert eng.handle_line(f"genmove {color}").startswith("= ")
     assert sum("not found" in line for line in logged) == 1, logged
@@ -173,13 +173,13 @@ def test_missing_book_is_reported_once_and_genmove_still_plays(tmp_path):
 
 def test_book_is_opened_lazily(book_path, monkeypatch):
     opened = []
-    import book.store
+    from fuseki.book.storage import store
 
-    real = book.store.Book.open
-    monkeypatch.setattr(book.store.Book, "open", classmethod(
+    real = store.Book.open
+    monkeypatch.setattr(store.Book, "open", classmethod(
         lambda cls, *a, **k: opened.append(k) or real(*a, **k)))
     settings = Settings(seed=5, book=BookSettings(path=book_path))
-    eng = new_engine(settings, from_settings(settings))
+    eng = new_engine(settings, [from_settings(settings)])
     for line in ("name", "boardsize 19", "clear_board", "komi 6.5", "play B R16"):
         eng.handle_line(line)
     assert opened == []
@@ -196,7 +196,7 @@ def test_unknown_policy_is_refused(book_path):
 
 @pytest.mark.parametrize("moves", [(), ("R16",), ("R16", "D4"), ("Q16",)])
 def test_cached_answers_in_every_orientation_equal_the_store(book_path, moves):
-    from book.store import Book
+    from fuseki.book.storage.store import Book
 
     with Book.open(book_path, readonly=True) as book:
         cache = NextMovesCache(book)
@@ -214,12 +214,12 @@ def test_a_book_engine_answers_setup_commands_without_loading_the_book_stack(boo
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    code = ("import sys; from engine.book_chooser import from_settings; from engine.commands import new_engine\n"
-            "from engine.config import BookSettings, Settings\n"
+    code = ("import sys; from gtp_main import build_engine\n"
+            "from fuseki.engine.gtp.config import BookSettings, Settings\n"
             f"s = Settings(book=BookSettings(path={book_path!r}))\n"
-            "e = new_engine(s, from_settings(s, verbose=True))\n"
+            "e = build_engine(s, verbose=True)\n"
             "for line in ('name', 'list_commands', 'boardsize 19', 'komi 6.5', 'clear_board'):\n"
             "    assert e.handle_line(line).startswith('=')\n"
-            "print([m for m in ('numpy', 'sqlalchemy', 'book.store', 'engine.board') if m in sys.modules])")
+            "print([m for m in ('numpy', 'sqlalchemy', 'fuseki.book.storage.store', 'fuseki.engine.core.board') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=root, timeout=60)
     assert done.stdout.decode().strip() == "[]", done.stderr

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from book.book_cli import parse_years
-from book.cli import main
-from engine import coords
-from engine.colors import BLACK, WHITE
+from fuseki.book.ui.book_cli import parse_years
+from fuseki.book.ui.cli import main
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
 from test_store import sgf_text
 
 PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))

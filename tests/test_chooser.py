@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from engine.board import Board
-from engine.chooser import MoveChooser, RandomChooser
-from engine.colors import BLACK, WHITE
-from engine.commands.state import Game
-from engine.config import Settings
-from engine.coords import PASS, vertex_to_point
+from fuseki.engine.core.board import Board
+from fuseki.engine.players.chooser import MoveChooser, RandomChooser
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.gtp.commands.state import Game
+from fuseki.engine.gtp.config import Settings
+from fuseki.engine.core.coords import PASS, vertex_to_point
 
 
 def moves(seed, n=40, size=9):
@@ -61,7 +61,7 @@ def test_a_chooser_is_anything_with_choose():
 
 def test_game_uses_its_chooser_and_falls_back_on_illegal_or_none():
     d4 = vertex_to_point("D4", 9)
-    game = Game(Settings(board_size=9, seed=2), chooser=Scripted(d4, d4, None, PASS))
+    game = Game(Settings(board_size=9, seed=2), choosers=[Scripted(d4, d4, None, PASS)])
     assert game.choose(BLACK) == d4
     game.play(BLACK, d4)
     second = game.choose(WHITE)  # D4 is taken: the random chooser answers

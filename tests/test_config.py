@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import config, gtp_cli
-from engine.config import BookSettings, ConfigError, Settings
+from fuseki.engine.gtp import config, cli as gtp_cli
+from fuseki.engine.gtp.config import BookSettings, ConfigError, Settings
 
 SHIPPED = Path(__file__).resolve().parent.parent / "configs" / "fuseki.toml"
 

@@ -1,8 +1,8 @@
 """Regression tests for two core bugs the GNU Go oracle found (copy sharing undo arrays; the capturer filling its own ko point)."""
 import pytest
-from engine import coords
-from engine.board import Board
-from engine.colors import BLACK, WHITE, EMPTY
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.base import BLACK, WHITE, EMPTY
 
 KO = """
     .XO..

@@ -30,8 +30,8 @@ import pytest
 
 from sqlalchemy import func, select, text
 
-from book import segments
-from book.store import Book, BookError
+from fuseki.book.storage import segments
+from fuseki.book.storage.store import Book, BookError
 from conftest import ROOT, import_command, is_sqlite, write_archive
 
 pytestmark = pytest.mark.slow  # ten imports of a real archive, killed: about a minute

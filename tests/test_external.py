@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.colors import BLACK, WHITE
-from engine.commands import new_engine
-from engine.config import Settings
-from engine.gtp_client import GtpClient
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.gtp.commands import new_engine
+from fuseki.engine.players import engine_choosers
+from fuseki.engine.gtp.config import Settings
+from fuseki.engine.players.gtp_client import GtpClient
 from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +52,9 @@ def engines():
     made = []
 
     def make(command, chooser=None, size=5, timeout=None):
-        engine = new_engine(Settings(board_size=size, seed=1, fallback_engine=command), chooser)
+        settings = Settings(board_size=size, seed=1, fallback_engine=command)
+        engine = new_engine(settings)  # the chain fuseki-gtp builds: [chooser,] engine, random
+        engine.game.choosers = ([chooser] if chooser else []) + engine_choosers(settings, engine.game)
         if timeout is not None:
             engine.game.external.timeout = timeout
         made.append(engine)
@@ -71,7 +74,7 @@ def legal_answer(engine, colour="b"):
 
 
 def test_answers_genmove_and_hears_book_moves(engines, tmp_path):
-    from engine import coords
+    from fuseki.engine.core import coords
 
     engine = engines(fake_command(tmp_path), chooser=Script(coords.vertex_to_point("A1", 5)))
     assert run(engine, "genmove b") == ["A1"]        # the "book"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from book import records
-from book.records import SgfError, read_games
-from book.sources import SourceFile, iter_sources
+from fuseki.book.formats import records
+from fuseki.book.formats.records import SgfError, read_games
+from fuseki.book.formats.sources import SourceFile, iter_sources
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

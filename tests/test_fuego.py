@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from book import cli
-from book.fuego import (FuegoBookError, FuegoEntry, book_lines, fuego_line, fuego_records, is_fuego_book,
+from fuseki.book.ui import cli
+from fuseki.book.formats.fuego import (FuegoBookError, FuegoEntry, book_lines, fuego_line, fuego_records, is_fuego_book,
                         leaf_lines, read_fuego_book, write_fuego_book)
-from book.records import read_games
-from book.store import Book
-from engine.board import Board
-from engine.colors import BLACK, WHITE
-from engine.coords import PASS, vertex_to_point
+from fuseki.book.formats.records import read_games
+from fuseki.book.storage.store import Book
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.coords import PASS, vertex_to_point
 from tests.bookgames import build_book
 
 # The tiny book's lines for moves played in >= 2 games.  The walk plays each orbit's representative
@@ -124,7 +124,7 @@ def test_export_max_moves(book_path):
 
 def test_export_writes_each_position_once(tmp_path):
     """Transpositions and mirror images: one line per position, or Fuego refuses the file."""
-    from book.importer import import_paths
+    from fuseki.book.pipeline.importer import import_paths
     from tests.bookgames import game_sgf
 
     folder = tmp_path / "sgf"
@@ -165,7 +165,7 @@ def test_cli_export(book_path, tmp_path, capsys):
 
 @pytest.mark.parametrize("min_games", [1, 2])
 def test_export_import_export_round_trip(book_path, tmp_path, min_games):
-    from book.importer import import_paths
+    from fuseki.book.pipeline.importer import import_paths
 
     first = export(book_path, min_games=min_games)
     folder = tmp_path / "from-fuego"

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import pytest
 
-from book.importer import fingerprint, import_paths, prepare
-from book.records import read_games
-from book.sources import SourceFile
-from book.store import Book
+from fuseki.book.pipeline.importer import fingerprint, import_paths, prepare
+from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sources import SourceFile
+from fuseki.book.storage.store import Book
 from conftest import ROOT, write_archive
 
 pytestmark = pytest.mark.slow  # real archives and gigabyte bombs: about a minute
@@ -258,8 +258,8 @@ def write_zip_listing(path: Path, entries: int, name: bytes = b"g.sgf") -> None:
 
 MEASURE = """
 import os, resource, sys, time
-from book.importer import import_paths
-from book.store import Book
+from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.storage.store import Book
 start = time.perf_counter()
 with Book.open(sys.argv[1]) as book:
     report = import_paths(book, sys.argv[2:], workers=int(os.environ.get("WORKERS", "0")))

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.commands import REGISTRY, new_engine
-from engine.config import Settings
-from engine.gtp import Engine, GtpError, Registry, _stderr_log
-from engine.gtp_cli import read_lines, serve
+from fuseki.engine.gtp.commands import REGISTRY, new_engine
+from fuseki.engine.gtp.config import Settings
+from fuseki.engine.gtp.protocol import Engine, GtpError, Registry, _stderr_log
+from fuseki.engine.gtp.cli import read_lines, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 STANDARD = ["protocol_version", "name", "version", "known_command", "list_commands", "quit",
@@ -486,14 +486,14 @@ class Fixed:
 
 
 def test_genmove_never_answers_an_illegal_move_of_the_chooser():
-    from engine.coords import vertex_to_point
-    e = new_engine(Settings(seed=3, board_size=5), chooser=Fixed(vertex_to_point("C3", 5)))
+    from fuseki.engine.core.coords import vertex_to_point
+    e = new_engine(Settings(seed=3, board_size=5), choosers=[Fixed(vertex_to_point("C3", 5))])
     assert e.handle_line("genmove b") == "= C3\n\n"
     second = e.handle_line("genmove w")  # C3 is occupied now: the random chooser steps in
     assert second.startswith("= ") and second != "= C3\n\n" and second != "= pass\n\n"
-    e = new_engine(Settings(seed=3), chooser=Fixed(None))
+    e = new_engine(Settings(seed=3), choosers=[Fixed(None)])
     assert e.handle_line("genmove b") not in ("= pass\n\n",)
-    e = new_engine(Settings(seed=3), chooser=Fixed(-1))
+    e = new_engine(Settings(seed=3), choosers=[Fixed(-1)])
     assert e.handle_line("genmove b") == "= pass\n\n"
 
 
@@ -800,11 +800,11 @@ def test_printsgf_keeps_setup_order(eng, tmp_path):
 
 def test_setup_commands_load_neither_numpy_nor_numba_nor_sgfmill():
     """The first answers must not wait for numba (start-up budget 0.3 s): the board comes lazily."""
-    code = ("import sys; from engine.commands import new_engine; e = new_engine()\n"
+    code = ("import sys; from fuseki.engine.gtp.commands import new_engine; e = new_engine()\n"
             "for line in ('name', 'list_commands', 'known_command play', 'boardsize 9', 'komi 6.5',\n"
             "             'clear_board', 'time_settings 1 1 1', 'kgs-rules chinese'):\n"
             "    assert e.handle_line(line).startswith('=')\n"
-            "print([m for m in ('numpy', 'numba', 'sgfmill', 'engine.board') if m in sys.modules])")
+            "print([m for m in ('numpy', 'numba', 'sgfmill', 'fuseki.engine.core.board') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=60)
     assert done.stdout.decode().strip() == "[]", done.stderr
 

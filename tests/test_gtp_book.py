@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.book_chooser import from_settings
-from engine.commands import new_engine
-from engine.config import BookSettings, Settings
-from engine.coords import point_to_vertex, transform_point, vertex_to_point
-from engine.gtp_cli import serve
+from fuseki.book.chooser import from_settings
+from fuseki.engine.gtp.commands import new_engine
+from fuseki.engine.gtp.config import BookSettings, Settings
+from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
+from fuseki.engine.gtp.cli import serve
 from tests.bookgames import build_book
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +36,7 @@ def book_path(tmp_path_factory):
 
 def engine_on(path, **book):
     settings = Settings(seed=2, book=BookSettings(path=str(path), **book))
-    return new_engine(settings, from_settings(settings, log=lambda text: None), log=lambda text: None)
+    return new_engine(settings, [from_settings(settings, log=lambda text: None)], log=lambda text: None)
 
 
 @pytest.fixture

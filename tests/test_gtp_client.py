@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.gtp_client import EngineDead, GtpClient, GtpFailure, GtpGarbage, GtpTimeout
+from fuseki.engine.players.gtp_client import EngineDead, GtpClient, GtpFailure, GtpGarbage, GtpTimeout
 
 # A fake engine: ``fake.py NAME [BEHAVIOUR AT] ...``; BEHAVIOUR happens on the AT-th genmove
 # (1-based): garbage | crash | hang | illegal | resign | pass | error.  Otherwise genmove answers

@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from book import importer, schema, segments
-from book.positions import board_after_record
-from book.progress import Progress
-from book.records import read_games
-from book.store import Book
-from engine import coords
-from engine.board import Board
-from engine.colors import BLACK, WHITE
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema, segments
+from fuseki.book.formats.positions import board_after_record
+from fuseki.book.pipeline.progress import Progress
+from fuseki.book.formats.records import read_games
+from fuseki.book.storage.store import Book
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.base import BLACK, WHITE
 from test_store import sgf_text, write_games
 
 
@@ -196,7 +197,7 @@ def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
     for path in sorted(folders[0].iterdir())[20:]:  # the second folder overlaps the first by half
         (folders[1] / path.name).write_bytes(path.read_bytes())
     book = str(tmp_path / "book.sqlite")  # both processes create it: the first one does
-    script = ("import sys; from book.importer import import_paths; from book.store import Book; "
+    script = ("import sys; from fuseki.book.pipeline.importer import import_paths; from fuseki.book.storage.store import Book; "
               "b = Book.open(sys.argv[1]); r = import_paths(b, [sys.argv[2]], workers=0, batch_games=3); "
               "print(r.added, r.duplicates)")
     runs = [subprocess.Popen([sys.executable, "-c", script, book, str(folder)], cwd=root,

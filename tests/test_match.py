@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from book import cli
-from book.match import (Match, MatchConfig, MatchError, elo, load_openings, parse_score,
-                        results_table, wilson)
-from engine import coords
-from engine.board import Board
+from fuseki.book.ui import cli
+from fuseki.engine.players.match import Match, MatchConfig, MatchError, parse_score
+from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board
 from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,9 +7,9 @@ import struct
 import numpy as np
 import pytest
 
-from book import pos9, pos9_scores
-from book.cli import main
-from engine import coords, zobrist
+from fuseki.book.formats import pos9, pos9_scores
+from fuseki.book.ui.cli import main
+from fuseki.engine.core import coords, zobrist
 
 EMPTY_BOARD = "." * 81
 
@@ -248,8 +248,8 @@ def test_table_row_errors(tmp_path):
 # --- hashes and symmetry ----------------------------------------------------------------
 
 def test_pos9_hash_equals_engine_board_hash():
-    from engine.board import Board
-    from engine.colors import BLACK, WHITE
+    from fuseki.engine.core.board import Board
+    from fuseki.engine.core.base import BLACK, WHITE
 
     board = Board(9)
     for color, vertex in [(BLACK, "E5"), (WHITE, "C7"), (BLACK, "G3"), (WHITE, "D4"), (BLACK, "A9")]:

@@ -2,10 +2,10 @@
 
 import pytest
 
-from book.positions import PositionError, board_after_moves, board_after_record
-from book.records import read_games
-from engine import coords
-from engine.colors import BLACK, WHITE
+from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
+from fuseki.book.formats.records import read_games
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
 
 CAPTURE = b"(;GM[1]SZ[9];B[ba];W[aa];B[ab];W[ca])"   # B[ab] takes the corner stone
 

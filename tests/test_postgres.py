@@ -22,13 +22,13 @@ from sqlalchemy import func, select
 
 import pytest
 
-from book import schema, segments
-from book.importer import import_paths
-from book.records import read_games
-from book.store import Book, Filters
+from fuseki.book.storage import schema, segments
+from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.formats.records import read_games
+from fuseki.book.storage.store import Book, Filters
 from conftest import ROOT, import_command, write_archive
-from engine.board import Board
-from engine.coords import transform_point
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.coords import transform_point
 
 pytestmark = pytest.mark.slow  # imports a real archive: seconds
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -107,7 +107,7 @@ def test_postgresql_answers_as_sqlite(tmp_path, tygem_games, pg_url):
 
 def test_cli_imports_into_postgresql_and_reports(tmp_path, tygem_games, pg_url):
     archive = write_archive(tmp_path / "games.tgz", tygem_games[:50])
-    cli = [sys.executable, "-m", "book.cli"]
+    cli = [sys.executable, "-m", "fuseki"]
     run = subprocess.run(cli + ["import", str(archive), "--book", pg_url, "--workers", "0"],
                          cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "50 games added" in run.stderr, run.stderr

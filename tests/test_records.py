@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sgfmill import sgf_grammar
 
-from book import records
-from book.records import GameRecord, SgfError, read_games, to_sgf
-from engine.colors import BLACK, EMPTY, WHITE
-from engine.coords import PASS, sgf_to_point
+from fuseki.book.formats import records
+from fuseki.book.formats.records import GameRecord, SgfError, read_games, to_sgf
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE
+from fuseki.engine.core.coords import PASS, sgf_to_point
 
 
 def both(data: bytes, source: str = "t.sgf", **kw) -> list[GameRecord]:

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from book import importer, schema, segments
-from book.store import Book, Filters
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema, segments
+from fuseki.book.storage.store import Book, Filters
 from test_store import as_dict, sample_positions, write_games
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from book.shell import BookShell
-from book.store import Book
+from fuseki.book.ui.shell import BookShell
+from fuseki.book.storage.store import Book
 from test_web_api import CAPTURE_LINE, GAMES, build_book
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -265,7 +265,7 @@ def test_import_into_a_read_only_book_is_one_line(shell, tmp_path):
 
 def test_fuseki_shell_reads_commands_from_stdin(book_path):
     script = "search\nplay a\nplay zz\nquit\n"
-    result = subprocess.run([sys.executable, "-m", "book.cli", "shell", "--book", str(book_path)],
+    result = subprocess.run([sys.executable, "-m", "fuseki", "shell", "--book", str(book_path)],
                             input=script, capture_output=True, text=True, cwd=ROOT, timeout=120,
                             env={**os.environ, "HOME": str(book_path.parent)})
     assert result.returncode == 0, result.stderr
@@ -278,7 +278,7 @@ def test_fuseki_shell_reads_commands_from_stdin(book_path):
 
 
 def test_a_book_that_cannot_be_opened_is_one_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "book.cli", "shell", "--book",
+    result = subprocess.run([sys.executable, "-m", "fuseki", "shell", "--book",
                              str(tmp_path / "no" / "such" / "folder" / "b.sqlite")],
                             input="", capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 1

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from book.sources import Limits, Skipped, SourceFile, iter_sources
+from fuseki.book.formats.sources import Limits, Skipped, SourceFile, iter_sources
 
 GAME_A = b"(;SZ[9];B[ee])"
 GAME_B = b"(;SZ[9];B[cc];W[gg])"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from book import sqlite_image
+from fuseki.book.storage import sqlite_image
 
 CREATE = ("CREATE TABLE rows (key INTEGER NOT NULL, code INTEGER NOT NULL, "
           "PRIMARY KEY (key, code)) WITHOUT ROWID")

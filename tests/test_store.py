@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from book import importer, schema
-from book.store import Book, BookError, Filters
-from engine import coords
-from engine.board import Board
-from engine.colors import BLACK, EMPTY, WHITE, opponent
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema
+from fuseki.book.storage.store import Book, BookError, Filters
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
 
 OPENINGS = [["pd", "dp"], ["pd", "dd"], ["jj"], ["pd", "pp", "dd"], ["pd", "dp", "pp", "dd"], []]
 PLAYERS = ["Lee Sedol", "Park Junghwan", "Ke Jie", "Iyama Yuta", "Shin Jinseo", "Gu Li"]
@@ -383,7 +384,7 @@ def test_row_fetch_fallback_and_compact_give_the_same_answers(imported, monkeypa
     book, games, _ = imported
     boards = sample_positions(games, np.random.default_rng(11), count=8)
     before = [(f.total, f.ended, as_dict(f)) for f in map(book.next_moves, boards)]
-    from book import segments
+    from fuseki.book.storage import segments
 
     monkeypatch.setattr(segments, "_JOINED", set())  # the portable one-row-a-code query ...
     monkeypatch.setattr(segments, "_SNAPSHOT", {})  # ... and segment list
@@ -395,7 +396,7 @@ def test_row_fetch_fallback_and_compact_give_the_same_answers(imported, monkeypa
 
 
 def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_url, monkeypatch):
-    from book import store
+    from fuseki.book.storage import store
 
     monkeypatch.setattr(store, "HOT_ROWS", 2)  # cache every answer of 2 rows or more
     folder = tmp_path / "one"
@@ -418,7 +419,7 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
 
 
 def test_the_cache_of_big_answers_stays_within_its_budget(imported, monkeypatch):
-    from book import store
+    from fuseki.book.storage import store
 
     book, games, _ = imported
     boards = sample_positions(games, np.random.default_rng(13), count=10)

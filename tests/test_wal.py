@@ -7,8 +7,8 @@ import sqlite3
 
 import numpy as np
 
-from book import wal
-from book.store import Book
+from fuseki.book.storage import wal
+from fuseki.book.storage.store import Book
 
 
 def write_back_to_back(book: Book, writes: int, rows: int, seed: int) -> int:

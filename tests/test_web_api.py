@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from book.records import read_games
-from engine import coords
+from fuseki.book.formats.records import read_games
+from fuseki.engine.core import coords
 
 GAMES = {
     "seigen": b"(;GM[1]FF[4]SZ[19]PB[Go Seigen]BR[5d]PW[Honinbo Shusai]WR[9d]DT[1933-10-16]EV[Oteai]"
@@ -44,8 +44,8 @@ def build_book(path, games=GAMES):
 
 def import_games(location: str, folder, games=GAMES) -> None:
     """Write ``games`` as files into the new ``folder`` and import them into the book at ``location``."""
-    from book import importer
-    from book.store import Book
+    from fuseki.book.pipeline import importer
+    from fuseki.book.storage.store import Book
 
     folder.mkdir()
     for name, data in games.items():
@@ -64,7 +64,7 @@ def book_path(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def app(book_path):
-    from book.web import create_app
+    from fuseki.book.ui.web import create_app
 
     app = create_app(book_url=str(book_path))
     app.config["TESTING"] = False  # errors must be answered as a user would see them
@@ -99,7 +99,7 @@ def game_ids(client, moves=""):
 
 def test_the_api_on_both_backends(book_url, tmp_path):
     """The same answers from a SQLite file and a PostgreSQL database (``book_url`` runs both)."""
-    from book.web import create_app
+    from fuseki.book.ui.web import create_app
 
     import_games(book_url, tmp_path / "sgf")
     app = create_app(book_url=book_url)
@@ -281,7 +281,7 @@ def test_games_download_is_an_sgf_collection(client):
 
 
 def test_games_download_is_capped_at_the_newest(client, monkeypatch):
-    from book.web import app as web_app
+    from fuseki.book.ui.web import app as web_app
 
     monkeypatch.setattr(web_app, "MAX_DOWNLOAD", 2)
     records = read_games(client.get("/api/games.sgf").data, "download.sgf")
@@ -368,7 +368,7 @@ def test_no_query_makes_it_answer_500(client):
 
 
 def test_point_names_round_trip():
-    from engine.coords import parse_point
+    from fuseki.engine.core.coords import parse_point
 
     for point in coords.board_points(19):
         assert parse_point(coords.point_to_sgf(point, 19), 19) == point
@@ -406,7 +406,7 @@ def test_fuseki_serve_without_a_book_is_one_line(tmp_path):
     import sys
     from pathlib import Path
 
-    result = subprocess.run([sys.executable, "-m", "book.cli", "serve", "--book", str(tmp_path / "none.sqlite")],
+    result = subprocess.run([sys.executable, "-m", "fuseki", "serve", "--book", str(tmp_path / "none.sqlite")],
                             capture_output=True, text=True, timeout=120,
                             cwd=Path(__file__).resolve().parents[1])
     assert result.returncode == 1 and result.stdout == ""
@@ -414,8 +414,8 @@ def test_fuseki_serve_without_a_book_is_one_line(tmp_path):
 
 
 def test_security_headers_and_trusted_hosts(book_path):
-    from book.web import create_app
-    from book.web.app import LOOPBACK_NAMES
+    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import LOOPBACK_NAMES
 
     app = create_app(book_url=str(book_path), trusted_hosts=LOOPBACK_NAMES)
     try:

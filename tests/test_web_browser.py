@@ -37,7 +37,7 @@ def server(tmp_path):
     """``(url, process)`` of a ``fuseki serve`` on a loopback port over a small book."""
     book = build_book(tmp_path / "book.sqlite")
     process = subprocess.Popen(
-        [sys.executable, "-m", "book.cli", "serve", "--book", str(book), "--port", "0"],
+        [sys.executable, "-m", "fuseki", "serve", "--book", str(book), "--port", "0"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
     lines: list[str] = []

@@ -24,8 +24,8 @@ import time
 
 import pytest
 
-from book.importer import import_paths
-from book.store import Book
+from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.storage.store import Book
 from conftest import ROOT, write_archive
 
 pytestmark = pytest.mark.slow  # a 500-game book from the real archive, a server, a load run
@@ -55,7 +55,7 @@ def server(web_book, tmp_path_factory):
     """
     log = tmp_path_factory.mktemp("serve") / "stderr.txt"
     with open(log, "wb") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "book.cli", "serve", "--book", web_book, "--port", "0"],
+        process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", web_book, "--port", "0"],
                                    cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=stderr, text=True)
     line = process.stdout.readline()
     match = re.search(r"at http://127\.0\.0\.1:(\d+)/", line)
@@ -83,7 +83,7 @@ def routes(app) -> list[str]:
 
 
 def test_every_route_answers_malformed_parameters_without_a_500(web_book):
-    from book.web import create_app
+    from fuseki.book.ui.web import create_app
 
     app = create_app(book_url=web_book)
     client = app.test_client()

@@ -4,9 +4,9 @@ SplitMix64 outputs and to a few known keys (style principle 9)."""
 import numpy as np
 import pytest
 
-from engine import coords, zobrist
-from engine.board import Board
-from engine.colors import BLACK, WHITE
+from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.base import BLACK, WHITE
 
 # Keys that books on disk depend on: a change here means a new hash scheme.
 EMPTY_19_BLACK_TO_MOVE = 0xDFE11B3999FE4930

@@ -1,0 +1,589 @@
+"""Game records: reading SGF bytes into :class:`GameRecord` values, and writing them back.
+
+Layers (the style guide's "grammar, then typed properties, then replay"; replay is not here):
+
+1. **grammar** -- bytes to a tree of raw property maps.  sgfmill is the reference
+   reader (``sgf_grammar``); a *fast path* (module-level regexes) reads the common
+   case -- one game, root properties, then a linear line of ``;B[..]``/``;W[..]``
+   nodes -- and hands anything else to sgfmill.  Both paths produce the same raw
+   root property map, the same setup and the same moves, so everything after the
+   grammar (header fields, encodings, quirks) is shared code.
+2. **typed properties** -- header fields decoded from the raw root map
+   (:func:`_header`), points converted with ``engine.coords`` conventions.
+
+Conventions: points are padded indexes (``engine.coords``), ``PASS = -1``; colours are
+``engine.colors`` codes.  Setup is listed black, then white, then empty, each in
+increasing point order (sgfmill gives sets, so file order cannot be kept).
+
+Text encoding (``CA``): the declared charset is honoured; GB2312/GBK are read as their
+superset GB18030.  When the declared charset does not decode the header text (or there
+is none), UTF-8, then GB18030, then latin-1 are tried.  A multi-byte character cut at
+the end of a value (a server truncating names bytewise) is kept as ``\\xNN`` escapes and
+noted in ``GameRecord.notes``; no byte is ever dropped silently.  ``encoding=`` overrides.
+
+Quirk normalised here (and recorded in ``notes``): handicap stones given in the node
+after the root (``(;HA[3]...;AB[pd][dp][dd];W[..]``, Fox) are moved to the root; sgfmill
+alone would reject the game ("setup properties after the root node").
+
+What this module deliberately does *not* do: check move legality (replay does), fix
+per-server komi conventions, or read anything but the main line (first variation).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+from sgfmill import sgf, sgf_grammar, sgf_moves, sgf_properties
+
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE
+from fuseki.engine.core.base import MAX_SIZE, PASS, point_to_sgf, point_to_xy, rowcol_to_point, xy_to_point
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """One game's header, setup and main line, as read from SGF."""
+
+    size: int
+    setup: list[tuple[int, int]]  # root AB/AW/AE as (colour, point); AE gives (EMPTY, point)
+    moves: Sequence[tuple[int, int]]  # main line (colour, point), PASS = -1: a list, or Moves
+    komi: float | None
+    handicap: int
+    black: str
+    white: str
+    black_rank: str
+    white_rank: str
+    date: str
+    year: int | None
+    event: str
+    result: str
+    winner: int | None  # BLACK, WHITE, or None (draw, void, unknown)
+    rules: str
+    source: str  # file name, or "archive.tgz:member/name.sgf"
+    sgf: bytes  # the game's own SGF bytes, from "(;" to its closing ")"
+    encoding: str = "utf-8"  # codec the header text was decoded with
+    notes: list[str] = field(default_factory=list)  # quirks met and what was done about them
+
+
+class Moves(Sequence):
+    """A record's moves held as an (n, 2) int64 array of (colour, point) rows.
+
+    Reads as a list of ``(colour, point)`` tuples (indexing, slicing gives a list,
+    iteration, ``len``, ``==`` with any sequence of pairs); ``array`` is the array
+    itself, which the importer replays without building a tuple per move.  The fast
+    path's records have these; 2.3 M tuples for the Tygem archive were a fifth of
+    its parsing time.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            rows = self.array[index]
+            return list(zip(rows[:, 0].tolist(), rows[:, 1].tolist()))
+        colour, point = self.array[index].tolist()
+        return colour, point
+
+    def __iter__(self):
+        return zip(self.array[:, 0].tolist(), self.array[:, 1].tolist())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Moves):
+            return np.array_equal(self.array, other.array)
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def __reduce__(self):
+        return Moves, (self.array,)
+
+
+class SgfError(ValueError):
+    """SGF data that cannot be read as a game; the message names the source and the reason."""
+
+
+# --- the fast path: regexes over the bytes -------------------------------------------
+#
+# The value pattern is sgfmill's (sgf_grammar._tokenise_re): any bytes up to an
+# unescaped "]".  ``\s`` on bytes is the same set sgfmill's tokeniser skips.
+
+_VALUE = rb"\[[^\\\]]*(?:\\.[^\\\]]*)*\]"
+_START = re.compile(rb"\(\s*;")  # sgfmill's _find_start_re
+_ROOT = re.compile(rb"\(\s*;((?:\s*[A-Z]{1,64}(?:\s*" + _VALUE + rb")+)*)", re.DOTALL)
+_PROP = re.compile(rb"([A-Z]{1,64})((?:\s*" + _VALUE + rb")+)", re.DOTALL)
+_VALUES = re.compile(rb"\[([^\\\]]*(?:\\.[^\\\]]*)*)\]", re.DOTALL)
+_SETUP_NODE = re.compile(rb"\s*;\s*AB((?:\s*\[[a-z]{2}\])+)")
+_MOVE_LINE = re.compile(rb"(?:\s*;\s*[BW]\s*\[[a-z]{0,2}\])*\s*\)")
+_MOVE = re.compile(rb";\s*([BW]\s*\[[a-z]{0,2})\]")  # "B[pd": a key of _move_table()
+# A property that does not bear on the main line's moves (BL, WL, C, ...), with the
+# spaces before it, starting right after a node's ";" or a value's "]".  Removing these
+# leaves a compact move line; a match starting anywhere else leaves a ";" or "]" inside
+# a kept value, which then fails the lookup, so the reading cannot change.
+_EXTRA_PROP = re.compile(
+    rb"(?<=[;\]])\s*(?![BW]\s*\[|A[BWE]\s*\[)[A-Z]{1,64}(?:\s*" + _VALUE + rb")+", re.DOTALL)
+_COLOUR = {"b": BLACK, "w": WHITE}
+
+
+@lru_cache(maxsize=None)
+def _move_table(size: int) -> dict[bytes, tuple[int, int]]:
+    """``b"B[pd"`` -> ``(BLACK, point)``: one shared tuple per move, no parsing per game."""
+    return {
+        letter + b"[" + text: (colour, point)
+        for letter, colour in ((b"B", BLACK), (b"W", WHITE))
+        for text, point in _point_table(size).items()
+    }
+
+
+@lru_cache(maxsize=None)
+def _point_table(size: int) -> dict[bytes, int]:
+    """SGF point bytes -> padded index for every on-board point, plus the passes."""
+    letters = b"abcdefghijklmnopqrstuvwxyz"
+    table = {
+        bytes((letters[x], letters[y])): xy_to_point(x, y, size)
+        for y in range(size)
+        for x in range(size)
+    }
+    table[b""] = PASS
+    if size <= 19:
+        table[b"tt"] = PASS
+    return table
+
+
+class _NotSimple(Exception):
+    """The fast path met something it does not handle; sgfmill reads the file instead."""
+
+
+def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
+    """Read a one-game file with a linear main line; raises _NotSimple otherwise."""
+    start = _START.search(data)
+    if start is None:
+        raise _NotSimple("no game start")
+    root_match = _ROOT.match(data, start.start())
+    root = _fast_root(data, root_match.start(1), root_match.end(1))
+    if "B" in root or "W" in root or "AW" in root or "AE" in root:
+        raise _NotSimple("a move, AW or AE in the root")
+    size = _size(root, source)
+    table = _point_table(size)
+    position = root_match.end()
+    notes: list[str] = []
+    setup_node = None if "AB" in root else _SETUP_NODE.match(data, position)
+    if setup_node is not None:
+        root["AB"] = _VALUES.findall(setup_node.group(1))
+        notes.append(_MOVED_SETUP_NOTE)
+        position = setup_node.end()
+    try:
+        setup = _fast_setup(root.get("AB"), table, size)
+    except KeyError:
+        raise _NotSimple("a setup point off the board or not plain") from None
+    moves, end = _fast_moves(data, position, size)
+    if _START.search(data, end) is not None:
+        raise _NotSimple("more than one game")
+    return _record(root, setup, moves, size, source, data[start.start() : end], notes, encoding)
+
+
+_PLAIN_ROOT = re.compile(rb"(?:[A-Z]{1,64}\[[^\\\]]*\])*")  # one value each, no spaces, no escapes
+_PLAIN_PROP = re.compile(rb"([A-Z]{1,64})\[([^\\\]]*)\]")
+
+
+def _fast_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
+    """The raw property map of the root node's text ``data[begin:end]``, as sgfmill builds it."""
+    if _PLAIN_ROOT.fullmatch(data, begin, end):  # the usual root: 1.5x faster than the general loop
+        return _plain_root(data, begin, end)
+    return _general_root(data, begin, end)
+
+
+def _plain_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
+    """_general_root of a root that _PLAIN_ROOT matches whole."""
+    root: dict[str, list[bytes]] = {}
+    for ident, value in _PLAIN_PROP.findall(data, begin, end):
+        key = ident.decode("ascii")
+        root[key] = root[key] + [value] if key in root else [value]  # sgfmill merges repeats
+    return root
+
+
+def _general_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
+    """The raw property map of any root text: spaces, escapes and several values allowed."""
+    root: dict[str, list[bytes]] = {}
+    for ident, values in _PROP.findall(data, begin, end):
+        if values[0] == 0x5B and values.count(b"]") == 1:  # "[one value]", the usual case
+            values = [values[1:-1]]
+        else:
+            values = _VALUES.findall(values)
+        ident = ident.decode("ascii")
+        if ident in root:  # sgfmill merges a repeated property's values
+            root[ident] = root[ident] + values
+        else:
+            root[ident] = values
+    return root
+
+
+def _fast_moves(data: bytes, position: int, size: int) -> tuple[Sequence[tuple[int, int]], int]:
+    """The moves from ``position`` to the game's closing ")", and the index after it.
+
+    The compact form (``;B[pd]`` nodes, maybe one per line, maybe with properties other
+    than B/W/AB/AW/AE, which are dropped) is read by _compact_moves, which accepts
+    nothing but whole nodes; other spacing goes through _MOVE_LINE.  Raises _NotSimple
+    for anything else.
+    """
+    close = data.rfind(b")")
+    if close >= position:
+        moves = _compact_moves(data, position, close, size)
+        if moves is None:  # maybe move nodes with times or comments (BL, WL, C)
+            region = _EXTRA_PROP.sub(b"", data[position:close])
+            moves = _compact_moves(region, 0, len(region), size)
+        if moves is not None:
+            return moves, close + 1
+    line = _MOVE_LINE.match(data, position)
+    if line is None:
+        raise _NotSimple("not a linear line of plain move nodes")
+    moves_table = _move_table(size)
+    try:
+        return [moves_table[m] for m in _MOVE.findall(data, position, line.end())], line.end()
+    except KeyError:  # off-board point: let sgfmill word the error
+        raise _NotSimple("a point off the board or not plain") from None
+
+
+def _compact_moves(data: bytes, start: int, end: int, size: int) -> Moves | None:
+    """The moves of ``data[start:end]`` if it is made only of ``;B[pd]`` nodes, else None.
+
+    A node is ";", "\\n;" or "\\r\\n;", then B or W, "[", a point of the board ("pd"),
+    "tt" on boards up to 19 or nothing (a pass), then "]"; ASCII spaces may stand before
+    the first node and after the last.  That is what splitting the stripped region at
+    "]" and looking each piece up in a table of nodes accepted (the reading this
+    replaced; a test holds the two equal), done by a numba loop over the bytes.
+    """
+    end = min(end, len(data))  # the loop does not check its indexes
+    out = np.empty((max(0, (end - start) // 4), 2), dtype=np.int64)  # ";B[]" is the shortest node
+    count = _scan_nodes(np.frombuffer(data, dtype=np.uint8), start, end, _letter_points(size), out)
+    return Moves(out[:count]) if count >= 0 else None
+
+
+@lru_cache(maxsize=None)
+def _letter_points(size: int) -> np.ndarray:
+    """[x letter, y letter] -> padded point (PASS for "tt" on boards up to 19), -2 elsewhere."""
+    table = np.full((26, 26), -2, dtype=np.int64)
+    for text, point in _point_table(size).items():
+        if text:
+            table[text[0] - 97, text[1] - 97] = point
+    return table
+
+
+@njit(cache=True)
+def _scan_nodes(buf, start, end, letters, out):
+    """(colour, point) rows of the nodes in buf[start:end] into ``out``; how many, or -1."""
+    i, j = start, end
+    while i < j and (buf[i] == 32 or 9 <= buf[i] <= 13):
+        i += 1
+    while j > i and (buf[j - 1] == 32 or 9 <= buf[j - 1] <= 13):
+        j -= 1
+    n = 0
+    while i < j:
+        if buf[i] == 59:  # ;
+            i += 1
+        elif buf[i] == 10 and i + 1 < j and buf[i + 1] == 59:  # \n;
+            i += 2
+        elif buf[i] == 13 and i + 2 < j and buf[i + 1] == 10 and buf[i + 2] == 59:  # \r\n;
+            i += 3
+        else:
+            return -1
+        if i + 2 >= j or buf[i + 1] != 91:  # [
+            return -1
+        colour = 1 if buf[i] == 66 else 2 if buf[i] == 87 else 0  # B, W
+        if colour == 0:
+            return -1
+        i += 2
+        if buf[i] == 93:  # ]: a pass
+            point = -1
+            i += 1
+        elif i + 2 < j and buf[i + 2] == 93:
+            x, y = buf[i] - 97, buf[i + 1] - 97
+            if not (0 <= x < 26 and 0 <= y < 26) or letters[x, y] == -2:
+                return -1
+            point = letters[x, y]
+            i += 3
+        else:
+            return -1
+        if n == out.shape[0]:
+            return -1
+        out[n, 0] = colour
+        out[n, 1] = point
+        n += 1
+    return n
+
+
+def _fast_setup(values: list[bytes] | None, table: dict[bytes, int], size: int):
+    """Black setup stones from plain AB points; KeyError for anything else ("aa:cc", "pd ")."""
+    if not values:
+        return []
+    points = {table[v] for v in values}
+    if PASS in points or len(points) == size * size:
+        raise _NotSimple("a pass as a stone, or a full board")
+    return [(BLACK, p) for p in sorted(points)]
+
+
+# --- the reference path: sgfmill ----------------------------------------------------------
+
+_MOVED_SETUP_NOTE = "setup stones in the node after the root moved to the root"
+
+
+def _sgfmill_games(data: bytes, source: str, encoding: str | None) -> list[GameRecord]:
+    """Read every game of a collection with sgfmill's parser."""
+    records = []
+    position = 0
+    while True:
+        start = _START.search(data, position)
+        if start is None:
+            break
+        try:
+            # parse_sgf_collection() does this loop but drops the positions, which
+            # give each game's own bytes; _parse_sgf_game is its documented helper.
+            tree, position = sgf_grammar._parse_sgf_game(data, position)
+        except ValueError as exc:
+            raise SgfError(_where(source, len(records), f"cannot parse SGF: {exc}")) from None
+        if tree is None:
+            break
+        game = _sgfmill_game(tree, data[start.start() : position], source, len(records), encoding)
+        records.append(game)
+    if not records:
+        raise SgfError(f"{source}: no SGF data found")
+    return records
+
+
+def _sgfmill_game(tree, game_bytes: bytes, source: str, index: int, encoding: str | None) -> GameRecord:
+    """One game from sgfmill's coarse tree (main line, first variations)."""
+    notes = []
+    if _move_root_setup(tree):
+        notes.append(_MOVED_SETUP_NOTE)
+    root = dict(tree.sequence[0])  # copy: from_coarse_game_tree rewrites CA in place
+    size = _size(root, _where(source, index, ""))
+    try:
+        game = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding="ISO-8859-1")
+        _board, plays = sgf_moves.get_setup_and_moves(game)
+        ab, aw, ae = game.get_root().get_setup_stones()
+    except (ValueError, IndexError) as exc:
+        reason = str(exc) or "a point is not on the board"
+        raise SgfError(_where(source, index, reason)) from None
+
+    setup = [(colour, p) for colour, pts in ((BLACK, ab), (WHITE, aw), (EMPTY, ae))
+             for p in sorted(rowcol_to_point(rc, size) for rc in pts)]
+    moves = [(_COLOUR[colour], rowcol_to_point(rc, size)) for colour, rc in plays]
+    return _record(root, setup, moves, size, source, game_bytes, notes, encoding)
+
+
+def _move_root_setup(tree) -> bool:
+    """The Fox handicap quirk: AB/AW alone in node 2 of a root without setup or move."""
+    seq = tree.sequence
+    if len(seq) < 2 or any(k in seq[0] for k in ("AB", "AW", "AE", "B", "W")):
+        return False
+    second = seq[1]
+    if not ("AB" in second or "AW" in second) or "B" in second or "W" in second:
+        return False
+    for ident in ("AB", "AW", "AE"):
+        if ident in second:
+            seq[0][ident] = second.pop(ident)
+    return True
+
+
+def _where(source: str, index: int, reason: str) -> str:
+    place = source if index == 0 else f"{source} (game {index + 1})"
+    return f"{place}: {reason}" if reason else place
+
+
+# --- shared: header fields ---------------------------------------------------------------
+
+_TEXT_FIELDS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "RU")
+_SPECIAL = re.compile(rb"[\\\n\r\t\f\v]")
+_YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
+_FALLBACKS = ("utf-8", "gb18030", "iso8859-1")  # names as codecs.lookup() gives them
+_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "euc_cn": "gb18030", "ascii": "utf-8"}
+
+
+def _size(root: dict[str, list[bytes]], where: str) -> int:
+    """Board size from SZ (default 19), parsed as sgfmill does; SgfError unless 1..25."""
+    raw = root.get("SZ", [b"19"])[0]
+    try:
+        size = int(raw)
+    except ValueError:
+        raise SgfError(f"{where}: bad board size SZ[{raw.decode('latin-1')}]") from None
+    if not 1 <= size <= MAX_SIZE:
+        raise SgfError(f"{where}: board size {size} is not between 1 and {MAX_SIZE}")
+    return size
+
+
+def _record(root, setup, moves, size, source, game_bytes, notes, override) -> GameRecord:
+    """The record of one game from its raw root properties (shared by both paths)."""
+    text, encoding = _decode_header(root, notes, override, source)
+    date = text.get("DT", "")
+    result = text.get("RE", "")
+    year = _YEAR.search(date)
+    return GameRecord(
+        size=size, setup=setup, moves=moves,
+        komi=_komi(root, notes), handicap=_handicap(root, notes),
+        black=text.get("PB", ""), white=text.get("PW", ""),
+        black_rank=text.get("BR", ""), white_rank=text.get("WR", ""),
+        date=date, year=int(year.group(1)) if year else None,
+        event=text.get("EV", ""), result=result, winner=_winner(result),
+        rules=text.get("RU", ""), source=source, sgf=game_bytes,
+        encoding=encoding, notes=notes,
+    )
+
+
+def _komi(root, notes) -> float | None:
+    raw = root.get("KM", [None])[0]
+    if raw is None:
+        return None
+    try:
+        komi = sgf_properties.interpret_real(raw.strip())
+    except ValueError:
+        notes.append(f"komi KM[{raw.decode('latin-1')}] is not a number; left unknown")
+        return None
+    return komi
+
+
+def _handicap(root, notes) -> int:
+    raw = root.get("HA", [None])[0]
+    if raw is None:
+        return 0
+    try:
+        return sgf_properties.interpret_number(raw.strip())
+    except ValueError:
+        notes.append(f"handicap HA[{raw.decode('latin-1')}] is not a number; read as 0")
+        return 0
+
+
+def _winner(result: str) -> int | None:
+    """BLACK for ``B+...``, WHITE for ``W+...``; None for draws, voids, ``?`` and the rest.
+
+    A bare ``B`` or ``W`` also names the winner: Wbaduk writes ``RE[B]`` (44 games of
+    the AI archive, whose file names say ``[B]``/``[W]``).
+    """
+    text = result.strip().upper()
+    head = text[:2] if len(text) > 1 else text + "+"
+    return BLACK if head == "B+" else WHITE if head == "W+" else None
+
+
+def _declared(root, notes) -> str | None:
+    raw = root.get("CA", [None])[0]
+    if raw is None:
+        return None
+    name = raw.decode("latin-1").strip()
+    try:
+        codec = codecs.lookup(name).name
+    except LookupError:
+        notes.append(f"unknown charset CA[{name}]; guessed instead")
+        return None
+    return _SUPERSETS.get(codec, codec)
+
+
+def _decode_header(root, notes, override: str | None, source: str) -> tuple[dict[str, str], str]:
+    """Header text fields decoded with the first charset that reads them all."""
+    raws = {}
+    for ident in _TEXT_FIELDS:
+        values = root.get(ident)
+        if values:
+            raw = values[0]
+            raws[ident] = sgf_grammar.simpletext_value(raw) if _SPECIAL.search(raw) else raw
+    declared = _declared(root, notes)
+    if override is None and all(raw.isascii() for raw in raws.values()):
+        return {k: v.decode("ascii").strip() for k, v in raws.items()}, declared or "utf-8"
+    candidates = [override] if override else [declared, *_FALLBACKS]
+    for encoding in dict.fromkeys(c for c in candidates if c):
+        decoded = _try_decode(raws, encoding)
+        if decoded is None:
+            continue
+        text, truncated = decoded
+        if declared and encoding != declared:
+            notes.append(f"header text is not {declared} as CA says; read as {encoding}")
+        for ident in truncated:
+            notes.append(f"{ident} ends in a cut {encoding} character, kept as \\x escapes")
+        return {k: v.strip() for k, v in text.items()}, encoding
+    raise SgfError(f"{source}: header text cannot be decoded as {override}")
+
+
+def _try_decode(raws: dict[str, bytes], encoding: str):
+    """(text, idents cut short) by strict decoding, or None if ``encoding`` does not fit.
+
+    The one error tolerated is a multi-byte character cut off at a value's very end
+    (servers truncating names bytewise): its bytes are kept as ``\\xNN`` escapes.
+    """
+    text, truncated = {}, []
+    for ident, raw in raws.items():
+        try:
+            text[ident] = raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            if exc.reason != "unexpected end of data" or exc.end != len(raw):
+                return None
+            text[ident] = raw[: exc.start].decode(encoding) + raw[exc.start :].decode(
+                encoding, "backslashreplace")
+            truncated.append(ident)
+    return text, truncated
+
+
+# --- public API ----------------------------------------------------------------------------
+
+def read_games(data: bytes, source: str, fast: bool = True, encoding: str | None = None) -> list[GameRecord]:
+    """Every game in one file's SGF bytes (a collection may hold several).
+
+    ``fast=True`` tries the regex fast path first and uses sgfmill only for what it
+    does not handle; ``fast=False`` always uses sgfmill (the reference, kept for the
+    equivalence tests).  ``encoding`` overrides the ``CA`` charset for header text.
+
+    Raises SgfError (naming ``source`` and the reason) when the data holds no game,
+    cannot be parsed, has a board size outside 1..25, a point off the board, setup
+    stones after the root (other than the handicap quirk above), or header text the
+    ``encoding`` override cannot decode.  Does not check that moves are legal.
+    """
+    if encoding is not None:
+        try:
+            encoding = codecs.lookup(encoding).name
+        except LookupError:
+            raise SgfError(f"{source}: unknown encoding {encoding!r}") from None
+    if fast:
+        try:
+            return [_fast_game(data, source, encoding)]
+        except _NotSimple:
+            pass
+    return _sgfmill_games(data, source, encoding)
+
+
+def to_sgf(record: GameRecord) -> bytes:
+    """FF[4] SGF bytes (UTF-8, ``CA[UTF-8]``) of a record's header, setup and moves.
+
+    Writes GM, FF, CA, SZ, KM (when known), HA (when not 0), PB, PW, BR, WR, DT, EV,
+    RE, RU (when not empty); setup as AB/AW/AE; moves as one node each, passes as
+    ``[]``.  Raises CoordinateError for a point not on the board.
+    """
+    size = record.size
+    root = [b"GM[1]", b"FF[4]", b"CA[UTF-8]", b"SZ[%d]" % size]
+    if record.komi is not None:
+        root.append(b"KM[" + sgf_properties.serialise_real(record.komi) + b"]")
+    if record.handicap:
+        root.append(b"HA[%d]" % record.handicap)
+    for ident, value in (("PB", record.black), ("PW", record.white), ("BR", record.black_rank),
+                         ("WR", record.white_rank), ("DT", record.date), ("EV", record.event),
+                         ("RE", record.result), ("RU", record.rules)):
+        if value:
+            root.append(ident.encode() + b"[" + sgf_grammar.escape_text(value.encode("utf-8")) + b"]")
+    for ident, colour in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
+        points = [p for c, p in record.setup if c == colour]
+        if points:
+            for p in points:
+                point_to_xy(p, size)  # CoordinateError for a pass or a border index
+            root.append(ident.encode() + b"".join(b"[%s]" % point_to_sgf(p, size).encode() for p in points))
+    pieces = [b"(;"] + root
+    pieces += [b";%s[%s]" % (b"B" if c == BLACK else b"W", point_to_sgf(p, size).encode())
+               for c, p in record.moves]
+    pieces.append(b")")
+    return sgf_grammar.block_format(pieces) + b"\n"

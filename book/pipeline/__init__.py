@@ -1,0 +1,1 @@
+"""The import pipeline (reader -> parsers -> writer) and its progress."""

@@ -1,0 +1,1 @@
+"""Storage: the schema, the ``Book`` queries, segments, SQLite page images, WAL checkpoints."""

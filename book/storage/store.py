@@ -1,0 +1,552 @@
+"""The opening book: opening a database and asking it questions (the contract is docs/book-api.md).
+
+:class:`Book` owns one SQLAlchemy engine over SQLite (a path, or a ``sqlite:`` URL) or
+PostgreSQL (``postgresql://``); the tables are in ``book.schema``, the writing side in
+``book.importer``.  Every query binds its parameters; no user text is put into SQL.
+
+How a next-move query works (``Book.next_moves``):
+
+1. the asked board's 8 symmetric keys; the canonical key is the smallest (unsigned),
+   ``t*`` the first symmetry giving it, and the position's own symmetry group (its
+   *stabilizer*) is every ``s`` with ``keys[s] == keys[0]``;
+2. one range scan ``SELECT code FROM positions_<id> WHERE key = :k`` in each segment
+   (``book.segments``, all in one statement); numpy splits the codes
+   into game id, move number, next point (canonical orientation) and winner;
+3. each game counts once, at its first visit of the position (a game may come back
+   to a position through a ko or passes);
+4. filters keep the games whose ids are set in a boolean mask over game ids, built
+   once per ``Filters`` value (and again when games are added: new ids are larger);
+5. next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``
+   and points equivalent under the stabilizer merge into one ``MoveStat``.
+
+``games`` does steps 1-4, then orders the ids by date (newest first, then id) with a
+cached rank array and reads one page of rows.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import create_engine, event, func, inspect, or_, select
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
+
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
+
+from fuseki.book.storage import schema, segments
+from fuseki.book.storage.schema import games as games_table
+from fuseki.book.storage.wal import Checkpointer
+
+PASS = coords.PASS
+END = -2
+HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
+HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
+
+
+class BookError(ValueError):
+    """A book that cannot be opened or used as asked (missing file, read-only, not a book)."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which games count: years (inclusive), a player of either colour (substring, any case), and
+    ``min_games``, the fewest games a next move needs to be listed."""
+
+    year_from: int | None = None
+    year_to: int | None = None
+    player: str | None = None
+    min_games: int = 1
+
+    def selects_games(self) -> bool:
+        """True when some games may be left out (the year or player filter is set)."""
+        return self.year_from is not None or self.year_to is not None or bool(self.player)
+
+
+@dataclass(frozen=True)
+class MoveStat:
+    """One next move (and the points equivalent to it), with the games that played it."""
+
+    point: int
+    points: tuple[int, ...]
+    games: int
+    black_wins: int
+    white_wins: int
+    to_move: int = BLACK
+
+    @property
+    def winrate(self) -> float:
+        """Wins of the player to move over games (0..1)."""
+        wins = self.black_wins if self.to_move == BLACK else self.white_wins
+        return wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class NextMoves:
+    """The answer of ``Book.next_moves``; ``key`` is the canonical key (unsigned)."""
+
+    total: int
+    ended: int
+    moves: list[MoveStat]
+    key: int = 0
+    to_move: int = BLACK
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game's header as listed by ``Book.games``, with where the position occurred."""
+
+    id: int
+    black: str
+    white: str
+    black_rank: str
+    white_rank: str
+    date: str
+    year: int | None
+    event: str
+    result: str
+    winner: int
+    komi: float | None
+    handicap: int
+    size: int
+    move_count: int
+    source: str
+    move_number: int
+
+
+@dataclass(frozen=True)
+class GamesPage:
+    rows: list[GameRow]
+    total: int
+    page: int
+    pages: int
+
+
+@dataclass(frozen=True)
+class BookStats:
+    games: int
+    positions: int
+    sizes: dict[int, int]
+    years: tuple[int, int] | None
+    file_bytes: int | None
+
+
+_ROW_COLUMNS = [games_table.c[name] for name in (
+    "id", "black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
+    "winner", "komi", "handicap", "size", "move_count", "source")]
+
+
+def to_url(location: str, readonly: bool = False):
+    """A SQLAlchemy URL from a path or URL; read-only SQLite files open with ``mode=ro``."""
+    if "://" not in str(location):
+        path = Path(location).expanduser().resolve()
+        if readonly:
+            return make_url(f"sqlite:///file:{path}?mode=ro&uri=true")
+        return make_url(f"sqlite:///{path}")
+    url = make_url(location)
+    if url.drivername == "postgresql":
+        # SQLAlchemy 2.1 picks psycopg 3 for a bare postgresql://; the importer's COPY and the
+        # 'postgresql' extra are psycopg2.
+        url = url.set(drivername="postgresql+psycopg2")
+    if readonly and url.get_backend_name() == "sqlite" and url.database:
+        return url.set(database=f"file:{Path(url.database).resolve()}",
+                       query={**url.query, "mode": "ro", "uri": "true"})
+    return url
+
+
+def _sqlite_path(url) -> str | None:
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    return url.database[5:] if url.database.startswith("file:") else url.database
+
+
+def _make_engine(url, readonly: bool) -> Engine:
+    if url.get_backend_name() == "postgresql" and readonly:
+        # The server refuses every write of a read-only book's sessions, as SQLite's mode=ro does.
+        return create_engine(url, pool_pre_ping=True,
+                             connect_args={"options": "-c default_transaction_read_only=on"})
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
+
+    # SQLAlchemy's documented recipe for SQLite transactions: the driver's own implicit
+    # BEGIN is turned off and SQLAlchemy's begin emits it, so that a writer can ask for
+    # BEGIN IMMEDIATE (Book.writing): two importers then queue for the write lock
+    # instead of one failing when its read snapshot cannot become a write.
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        options = conn.get_execution_options()
+        if options.get("isolation_level") != "AUTOCOMMIT":
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("fuseki_write") else "BEGIN")
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        if not readonly:
+            # 16 KB pages: a third faster to fill with keys spread over the whole range than
+            # 4 KB ones (fewer splits and B-tree levels); only a new database takes it.
+            cur.execute("PRAGMA page_size=16384")
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
+            segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA cache_size=-262144")  # 256 MB
+        cur.execute("PRAGMA mmap_size=1073741824")
+        cur.execute("PRAGMA temp_store=MEMORY")
+        cur.close()
+
+    return engine
+
+
+class Book:
+    """An open book.  ``Book.open(location)``; see docs/book-api.md for the queries."""
+
+    def __init__(self, engine: Engine, readonly: bool, path: str | None):
+        self.engine = engine
+        self.readonly = readonly
+        self.path = path  # the SQLite file, or None
+        self._lock = threading.Lock()
+        self._masks: dict[tuple, np.ndarray] = {}
+        self._rank: np.ndarray | None = None
+        self._hot: dict[int, tuple[int, np.ndarray]] = {}  # key -> (max game id, codes)
+        self._hot_codes = 0
+        self._checkpointer = Checkpointer(path) if path and not readonly else None
+
+    @classmethod
+    def open(cls, location: str, readonly: bool = False) -> "Book":
+        """Open (and, unless read-only, create) the book at a path or SQLAlchemy URL.
+
+        Raises BookError when a read-only book does not exist or is not a book, and
+        schema.SchemeMismatch when it was written with another hash scheme.
+        """
+        url = to_url(str(location), readonly)
+        path = _sqlite_path(url)
+        if path and readonly and not os.path.exists(path):
+            raise BookError(f"no book at {path}")
+        engine = _make_engine(url, readonly)
+        try:
+            # a writer creates the tables holding the write lock (two importers may start at once)
+            with engine.connect().execution_options(fuseki_write=not readonly) as conn, conn.begin():
+                if readonly:
+                    if not inspect(conn).has_table("meta"):
+                        raise BookError(f"{location} is not a fuseki book (no meta table)")
+                    schema.check_versions(conn)
+                else:
+                    schema.create(conn)
+        except DBAPIError as exc:
+            engine.dispose()
+            reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+            raise BookError(f"cannot open the book {location}: {reason}") from None
+        except Exception:
+            engine.dispose()
+            raise
+        return cls(engine, readonly, path)
+
+    def close(self) -> None:
+        if self._checkpointer:
+            self._checkpointer.close()
+        self.engine.dispose()
+
+    def __enter__(self) -> "Book":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- queries ------------------------------------------------------------------------
+
+    def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
+        """Next moves from ``board``'s position (any orientation); see the module docstring."""
+        side = board.to_move if to_move is None else to_move
+        filters = filters or Filters()
+        keys = board.symmetric_keys(side)
+        canonical = min(keys)
+        game_ids, _moves, nexts, winners = self._visits(canonical, filters)
+        ended = nexts == END
+        played = ~ended
+        stats = self._merge(nexts[played], winners[played], board.size, keys, side, filters.min_games)
+        return NextMoves(total=len(game_ids), ended=int(ended.sum()), moves=stats,
+                         key=canonical, to_move=side)
+
+    def games(self, board, to_move: int | None = None, filters: Filters | None = None,
+              page: int = 1, page_size: int = 20) -> GamesPage:
+        """The games that reached ``board``'s position, newest first, one page of them."""
+        side = board.to_move if to_move is None else to_move
+        if page < 1 or page_size < 1:
+            raise ValueError("page and page_size must be at least 1")
+        game_ids, move_numbers, _nexts, _winners = self._visits(min(board.symmetric_keys(side)),
+                                                                filters or Filters())
+        total = len(game_ids)
+        pages = -(-total // page_size)
+        if not total:
+            return GamesPage([], 0, page, 0)
+        ranks = self._ranks(int(game_ids.max()))[game_ids]
+        needed = page * page_size
+        if needed < total // 2:  # only the first pages' worth needs sorting
+            candidates = np.argpartition(ranks, needed - 1)[:needed]
+            order = candidates[np.argsort(ranks[candidates])]
+        else:
+            order = np.argsort(ranks)
+        chosen = order[(page - 1) * page_size: needed]
+        wanted = {int(game_ids[i]): int(move_numbers[i]) for i in chosen}
+        if not wanted:
+            return GamesPage([], total, page, pages)
+        with self.engine.connect() as conn:
+            found = conn.execute(select(*_ROW_COLUMNS).where(games_table.c.id.in_(list(wanted)))).all()
+        by_id = {row.id: row for row in found}
+        rows = [GameRow(**by_id[i]._asdict(), move_number=wanted[i]) for i in wanted if i in by_id]
+        return GamesPage(rows, total, page, pages)
+
+    def game(self, game_id: int):
+        """The stored game as a ``book.records.GameRecord``; KeyError if there is none."""
+        from fuseki.book.formats.records import read_games
+
+        data = self.game_sgf(game_id)
+        with self.engine.connect() as conn:
+            source = conn.execute(select(games_table.c.source).where(games_table.c.id == game_id)).scalar()
+        return read_games(data, source or f"game {game_id}")[0]
+
+    def game_ids(self, size: int | None = None) -> list[int]:
+        """Ids of the stored games (of one board size if given), in import order."""
+        query = select(games_table.c.id).order_by(games_table.c.id)
+        if size is not None:
+            query = query.where(games_table.c.size == int(size))
+        with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
+
+    def game_sgf(self, game_id: int) -> bytes:
+        """The stored game's own SGF bytes; KeyError if there is none."""
+        with self.engine.connect() as conn:
+            blob = conn.execute(select(games_table.c.sgf).where(games_table.c.id == int(game_id))).scalar()
+        if blob is None:
+            raise KeyError(f"no game {game_id} in the book")
+        return schema.decompress_sgf(blob)
+
+    def stats(self) -> BookStats:
+        """Games, position rows, games per board size, years and the database's size."""
+        with self.engine.connect() as conn:
+            games = conn.execute(select(func.count()).select_from(games_table)).scalar() or 0
+            rows = segments.row_count(conn)
+            sizes = dict(conn.execute(select(games_table.c.size, func.count())
+                                      .group_by(games_table.c.size)).all())
+            low, high = conn.execute(select(func.min(games_table.c.year), func.max(games_table.c.year))).one()
+            file_bytes = self._file_bytes(conn)
+        years = (int(low), int(high)) if low is not None else None
+        return BookStats(int(games), int(rows), {int(k): int(v) for k, v in sizes.items()}, years, file_bytes)
+
+    @contextmanager
+    def writing(self):
+        """A connection in a write transaction that holds the book's write lock until commit.
+
+        SQLite: BEGIN IMMEDIATE; PostgreSQL: the writers' advisory lock
+        (``schema.WRITE_LOCK``, released with the transaction; readers go on).  Writers
+        run one after another, so a batch's fingerprint check and its new game ids cannot
+        race another importer's.
+        """
+        if self.readonly:
+            raise BookError("the book is open read-only")
+        if self._checkpointer:
+            self._checkpointer.bound()  # a log grown too long restarts with this write
+        with self.engine.connect().execution_options(fuseki_write=True) as conn:
+            with conn.begin():
+                if self.engine.dialect.name == "postgresql":
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
+                yield conn
+            if self.engine.dialect.name == "sqlite":
+                segments.clear_stage(conn.connection.dbapi_connection)
+        if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
+            self._checkpointer.kick()
+
+    def max_game_id(self, conn=None) -> int:
+        """The largest game id (0 for an empty book)."""
+        if conn is None:
+            with self.engine.connect() as conn:
+                return self.max_game_id(conn)
+        return int(conn.execute(select(func.max(games_table.c.id))).scalar() or 0)
+
+    # --- internals ------------------------------------------------------------------------
+
+    def compact(self) -> None:
+        """Merge the positions into one segment and rewrite the database packed.
+
+        SQLite ``VACUUM``; PostgreSQL ``VACUUM ANALYZE``.  A book needs it seldom: an
+        import's own segments are packed as written; merged segments are about 88% full
+        and a query reads each segment, so a book grown by many imports answers a little
+        faster and takes a tenth less room afterwards.
+        """
+        if self.readonly:
+            raise BookError("the book is open read-only")
+        with self.writing() as conn:
+            segments.merge_all(conn)
+        if self._checkpointer:
+            self._checkpointer.wait()  # its checkpoint would make the TRUNCATE below give up
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            if self.engine.dialect.name == "postgresql":
+                conn.exec_driver_sql("VACUUM ANALYZE")
+            else:
+                conn.exec_driver_sql("VACUUM")
+                if self.engine.dialect.name == "sqlite":
+                    conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _file_bytes(self, conn) -> int | None:
+        if self.engine.dialect.name == "sqlite" and self.path:
+            # the database's pages, wherever they are now (file or write-ahead log)
+            pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
+            return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar())
+        if self.engine.dialect.name == "postgresql":
+            return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
+        return None
+
+    def _visits(self, key: int, filters: Filters):
+        """(game ids, move numbers, next points, winners): each game's first visit of ``key``."""
+        codes = self._codes(key)
+        if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
+            codes.sort()  # game id, then move number: the first visit of each game comes first
+        game_ids = codes >> schema.GAME_SHIFT
+        if len(codes) > 1:
+            first = np.empty(len(codes), dtype=bool)
+            first[0] = True
+            np.not_equal(game_ids[1:], game_ids[:-1], out=first[1:])
+            if not first.all():
+                codes, game_ids = codes[first], game_ids[first]
+        if filters.selects_games() and len(codes):
+            mask = self._mask(filters, int(game_ids.max()))
+            keep = mask[game_ids]
+            codes, game_ids = codes[keep], game_ids[keep]
+        moves = (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK
+        nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
+        winners = codes & schema.WINNER_MASK
+        return game_ids, moves, nexts, winners
+
+    def _codes(self, key: int) -> np.ndarray:
+        """Every code stored under ``key``, in all segments.
+
+        Big answers (the empty board, the common openings: thousands of rows) are kept
+        in a small cache, valid while the largest game id is unchanged: games are only
+        ever added, each batch with its positions, and a batch's ids are all new (a
+        merge of segments moves rows, it does not change them).  The largest id and the
+        segment list come from one statement, and on SQLite the codes from the same
+        snapshot.  PostgreSQL reads each statement at its own moment: a merge that
+        dropped a segment in between makes the read start again.
+        """
+        cached = self._hot.get(key)
+        for attempt in range(3):
+            try:
+                with self.engine.connect() as conn:
+                    version, ids = segments.snapshot(conn)
+                    if cached is not None and cached[0] == version:
+                        return cached[1]
+                    codes = segments.codes(conn, ids, _signed(key))
+                break
+            except DBAPIError as exc:
+                if attempt == 2 or getattr(exc.orig, "pgcode", None) != "42P01":  # undefined_table
+                    raise
+        if len(codes) >= HOT_ROWS:
+            if not (codes[1:] >= codes[:-1]).all():
+                codes.sort()
+            codes.setflags(write=False)
+            with self._lock:
+                stale = self._hot.pop(key, None)
+                if stale is not None:
+                    self._hot_codes -= len(stale[1])
+                self._hot[key] = (version, codes)
+                self._hot_codes += len(codes)
+                while self._hot_codes > HOT_CODES and len(self._hot) > 1:
+                    self._hot_codes -= len(self._hot.pop(next(iter(self._hot)))[1])
+        return codes
+
+    def _merge(self, nexts, winners, size, keys, side, min_games) -> list[MoveStat]:
+        """MoveStats in the asked orientation, orbits under the position's symmetry merged."""
+        if not len(nexts):
+            return []
+        table = _symmetry_lists(size)
+        back = table[coords.INVERSE[keys.index(min(keys))]]
+        stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
+        index = nexts + 2  # 0 is END (not here), 1 PASS, then the padded points
+        games = np.bincount(index)
+        black = np.bincount(index, weights=winners == BLACK)
+        white = np.bincount(index, weights=winners == WHITE)
+        points = np.flatnonzero(games)
+        games, black, white = games[points], black[points].astype(int), white[points].astype(int)
+        points = points - 2
+        merged: dict[tuple[int, ...], list[int]] = {}
+        for canon, g, b, w in zip(points.tolist(), games.tolist(), black.tolist(), white.tolist()):
+            point = canon if canon == PASS else back[canon]
+            orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
+            total = merged.setdefault(orbit, [0, 0, 0])
+            total[0] += g
+            total[1] += b
+            total[2] += w
+        stats = [MoveStat(orbit[0], orbit, g, b, w, side)
+                 for orbit, (g, b, w) in merged.items() if g >= min_games]
+        stats.sort(key=lambda m: (-m.games, m.point))
+        return stats
+
+    def _mask(self, filters: Filters, needed: int) -> np.ndarray:
+        """Boolean mask over game ids of the games the filters keep (cached per Filters value)."""
+        cache_key = (filters.year_from, filters.year_to, (filters.player or "").lower())
+        mask = self._masks.get(cache_key)
+        if mask is not None and len(mask) > needed:
+            return mask
+        query = select(games_table.c.id)
+        if filters.year_from is not None:
+            query = query.where(games_table.c.year >= filters.year_from)
+        if filters.year_to is not None:
+            query = query.where(games_table.c.year <= filters.year_to)
+        if filters.player:
+            pattern = "%" + _escape_like(filters.player.lower()) + "%"
+            query = query.where(or_(func.lower(games_table.c.black).like(pattern, escape="\\"),
+                                    func.lower(games_table.c.white).like(pattern, escape="\\")))
+        with self.engine.connect() as conn:
+            top = self.max_game_id(conn)
+            ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
+        mask = np.zeros(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, dtype=bool)
+        mask[ids] = True
+        with self._lock:
+            if len(self._masks) > 64:
+                self._masks.clear()
+            self._masks[cache_key] = mask
+        return mask
+
+    def _ranks(self, needed: int) -> np.ndarray:
+        """``rank[id]``: the game's place in date order, newest first (ties: larger id first)."""
+        rank = self._rank
+        if rank is not None and len(rank) > needed:
+            return rank
+        with self.engine.connect() as conn:
+            top = self.max_game_id(conn)
+            ids = np.fromiter(conn.execute(select(games_table.c.id).order_by(
+                games_table.c.date.desc(), games_table.c.id.desc())).scalars(), dtype=np.int64)
+        rank = np.full(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, len(ids), dtype=np.int64)
+        rank[ids] = np.arange(len(ids))
+        self._rank = rank
+        return rank
+
+    def forget_caches(self) -> None:
+        """Drop the filter masks and date ranks (the importer calls this after writing)."""
+        with self._lock:
+            self._masks.clear()
+            self._rank = None
+            self._hot.clear()
+            self._hot_codes = 0
+
+
+@lru_cache(maxsize=None)
+def _symmetry_lists(size: int) -> list[list[int]]:
+    """``coords.symmetry_table`` as Python lists (indexing them is 10x cheaper than numpy's)."""
+    return coords.symmetry_table(size).tolist()
+
+
+def _signed(key: int) -> int:
+    return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

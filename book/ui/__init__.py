@@ -1,0 +1,2 @@
+"""The ways in for people: the ``fuseki`` command and its subcommands, the shell, the text
+board and the web page."""

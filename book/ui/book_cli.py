@@ -1,0 +1,156 @@
+"""fuseki import | search | stats: build the book from game records and query it.
+
+Examples::
+
+    fuseki import games/ tygem-2016-07.tgz --book games.sqlite
+    fuseki search --moves "pd dp pp" --year 2010-2016 --player lee
+    fuseki search --sgf game.sgf --move 20
+    fuseki stats --book postgresql://user@host/fuseki
+
+The book is ``--book`` (a path or SQLAlchemy URL), else ``$FUSEKI_BOOK``, else
+``[book] path`` of configs/fuseki.toml, else ~/.local/share/fuseki/book.sqlite -- the
+same book as ``fuseki serve``, ``fuseki shell`` and the engine (``engine.config.book_location``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from fuseki.book.ui.cli import add_book_option, book_location
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser(
+        "import", help="add the games of SGF files, folders and archives to the book",
+        description="Add games to the book (re-importing adds nothing). "
+                    "Example: fuseki import games/ tygem.tgz --book games.sqlite")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="SGF files, folders, .tgz/.tar/.zip archives")
+    add_book_option(p)
+    p.add_argument("--compact", action="store_true",
+                   help="afterwards, merge the positions into one table and rewrite the file packed "
+                        "(seldom needed: an import's own tables are packed as written; it helps a "
+                        "book grown by many imports; it copies the file once)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes that parse and replay (default: one per core, up to 3; "
+                        "0: none, all in this process)")
+    p.set_defaults(run=run_import)
+
+    p = subparsers.add_parser(
+        "search", help="the next moves played from a position, on a text board",
+        description="Next moves from a position. Example: fuseki search --moves \"pd dp pp\" --year 2010-2016")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--moves", default="", metavar="MOVES",
+                       help="moves from the empty board, Black first: SGF (pd) or GTP (Q16) vertices")
+    where.add_argument("--sgf", metavar="FILE", help="a game record: the position after --move N")
+    p.add_argument("--move", type=int, default=0, metavar="N", help="with --sgf: moves played (default 0)")
+    p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
+    p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
+    p.add_argument("--player", metavar="NAME", help="only games NAME played (either colour, part of the name)")
+    p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
+    add_book_option(p)
+    p.set_defaults(run=run_search)
+
+    p = subparsers.add_parser("stats", help="games, positions, sizes, years and file size of the book",
+                              description="What the book holds. Example: fuseki stats --book games.sqlite")
+    add_book_option(p)
+    p.set_defaults(run=run_stats)
+
+
+def run_import(args) -> int:
+    from fuseki.book.pipeline import importer
+    from fuseki.book.pipeline.progress import Progress
+    from fuseki.book.storage.store import Book
+
+    book = Book.open(book_location(args))
+    try:
+        report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr))
+        print(f"fuseki import: {report}", file=sys.stderr)
+        if args.compact:
+            start = time.perf_counter()
+            book.compact()
+            print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    finally:
+        book.close()
+    return 0
+
+
+def parse_years(text: str | None) -> tuple[int | None, int | None]:
+    """``2010-2016``, ``2010-``, ``-2016`` or ``2014`` as (from, to); ValueError otherwise."""
+    if not text:
+        return None, None
+    start, dash, end = text.strip().partition("-")
+    try:
+        low = int(start) if start.strip() else None
+        high = int(end) if end.strip() else (None if dash else low)
+    except ValueError:
+        raise ValueError(f"bad year range '{text}': use 2010-2016, 2010-, -2016 or 2014") from None
+    if low is None and high is None:
+        raise ValueError(f"bad year range '{text}': use 2010-2016, 2010-, -2016 or 2014")
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"bad year range '{text}': {low} is after {high}")
+    return low, high
+
+
+def parse_moves(text: str, size: int):
+    """A Board after the moves (SGF letters or GTP vertices, Black first, alternating)."""
+    from fuseki.book.formats.positions import board_after_moves
+
+    return board_after_moves(text.replace(",", " ").split(), size)
+
+
+def board_from_sgf(path: str, move: int):
+    """A Board at the position after ``move`` moves of the game in ``path`` (setup included)."""
+    from fuseki.book.formats.positions import board_after_record
+    from fuseki.book.formats.records import read_games
+
+    with open(path, "rb") as handle:
+        record = read_games(handle.read(), path)[0]
+    return board_after_record(record, move, strict=True)
+
+
+def run_search(args) -> int:
+    from fuseki.book.ui import textboard
+    from fuseki.book.storage.store import Book, Filters
+
+    low, high = parse_years(args.year)
+    if args.sgf:
+        board = board_from_sgf(args.sgf, args.move)
+    else:
+        board = parse_moves(args.moves, args.size)
+    filters = Filters(year_from=low, year_to=high, player=args.player or None,
+                      min_games=max(1, args.min_games))
+    book = Book.open(book_location(args), readonly=True)
+    try:
+        found = book.next_moves(board, filters=filters)
+    finally:
+        book.close()
+    note = ""
+    if args.year:
+        note += f"; years {args.year}"
+    if args.player:
+        note += f"; player {args.player}"
+    print(textboard.search_text(board, found, note=note))
+    return 0
+
+
+def run_stats(args) -> int:
+    from fuseki.book.storage.store import Book
+
+    location = book_location(args)
+    book = Book.open(location, readonly=True)
+    try:
+        stats = book.stats()
+    finally:
+        book.close()
+    sizes = ", ".join(f"{size}x{size}: {count:,}" for size, count in sorted(stats.sizes.items())) or "none"
+    years = f"{stats.years[0]}-{stats.years[1]}" if stats.years else "unknown"
+    print(f"book       {location}")
+    print(f"games      {stats.games:,}")
+    print(f"positions  {stats.positions:,}")
+    print(f"sizes      {sizes}")
+    print(f"years      {years}")
+    if stats.file_bytes is not None:
+        per_game = f" ({stats.file_bytes / stats.games:,.0f} bytes a game)" if stats.games else ""
+        print(f"file size  {stats.file_bytes / 1e6:,.1f} MB{per_game}")
+    return 0

@@ -1,0 +1,87 @@
+"""The ``fuseki`` command: one subcommand per job, each a thin layer over a library call.
+
+Each feature module contributes its subcommands through an ``add_commands(subparsers)``
+function; this module only wires them together and turns library errors into one-line
+messages with a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add subcommands (each has add_commands(subparsers)).
+COMMAND_MODULES = [
+    "fuseki.book.ui.book_cli",
+    "fuseki.book.ui.pos9_cli",
+    "fuseki.book.ui.web_cli",
+    "fuseki.book.ui.shell",
+    "fuseki.engine.players.match_cli",
+    "fuseki.book.formats.fuego",
+]
+
+
+class CommandError(Exception):
+    """An error the user can fix: printed as one line, exit code 1."""
+
+
+BOOK_HELP = ("book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else "
+             "configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
+
+
+def add_book_option(parser, help: str = BOOK_HELP) -> None:
+    """The ``--book URL`` option every book command takes."""
+    parser.add_argument("--book", default=None, metavar="URL", help=help)
+
+
+def book_location(args) -> str:
+    """``--book``, else the engine's book (``engine.config.book_location``), so the CLI,
+    the shell, the web page and the engine use one book unless told otherwise."""
+    if args.book:
+        return args.book
+    from fuseki.engine.gtp import config
+
+    return config.book_location(config.load(), create=True)
+
+
+def open_book(location: str, readonly: bool):
+    """``Book.open``, with a database the driver cannot open raised as a one-line BookError."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from fuseki.book.storage.store import Book, BookError
+
+    try:
+        return Book.open(location, readonly=readonly)
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise BookError(f"cannot open the book {location}: {reason}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fuseki", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_commands(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``fuseki`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args) or 0
+    except (CommandError, OSError, ValueError) as exc:
+        print(f"fuseki {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"fuseki {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,464 @@
+"""``fuseki shell``: explore the book from a command line with history and tab completion.
+
+The shell keeps one search position (a ``Board`` replayed from the empty board,
+Black first, colours alternating) and the filters, and asks ``book.store.Book``
+for the next moves and games; the text board, the next-move table and the games
+list come from ``book.textboard``, shared with ``fuseki search`` (next-move
+letters here are ``a``-``l``).  Commands (``help COMMAND``
+for each)::
+
+    board  play MOVES...  undo [N]  search  marks on|off  rotations
+    year [FROM-TO|off]  player [NAME|off]  games [PAGE]
+    import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
+
+Every bad input prints one line and leaves the position and the filters as they
+were; ``play`` and ``undo`` are all or nothing.  Output goes to ``stdout`` (a
+parameter), so tests drive the shell with ``onecmd`` and read a ``StringIO``.
+"""
+
+from __future__ import annotations
+
+import cmd
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board, IllegalMove
+from fuseki.engine.core.base import BLACK, WHITE
+
+from fuseki.book.ui import textboard
+from fuseki.book.ui.book_cli import parse_years  # as ``fuseki search --year``
+
+LETTERS = "abcdefghijkl"
+PAGE_SIZE = 20
+HISTORY_FILE = "~/.fuseki_history"
+COLOUR_NAME = {BLACK: "Black", WHITE: "White"}
+
+
+class ShellError(Exception):
+    """Bad input: the message is printed as one line and nothing changes."""
+
+
+def parse_point(token: str, size: int) -> int:
+    """A point from an SGF point (``pd``), a GTP vertex (``Q16``) or ``pass``; raises ShellError."""
+    try:
+        return coords.parse_point(token, size)
+    except coords.CoordinateError:
+        raise ShellError(f"bad vertex '{token}': use SGF letters (pd), GTP (Q16), pass, "
+                         f"or a letter {LETTERS[0]}-{LETTERS[-1]} from the last search") from None
+
+
+class BookShell(cmd.Cmd):
+    """The interactive explorer over one open ``Book``."""
+
+    intro = None
+    prompt = "fuseki> "
+    doc_header = "Commands (help COMMAND for details):"
+
+    def __init__(self, book, url: str = "", size: int = 19, stdout=None):
+        super().__init__(stdout=stdout or sys.stdout)
+        self.book = book
+        self.url = url
+        self.board = Board(size)
+        self.filters = None
+        self.marks = True
+        self.last_search = None      # (moves of the searched position, NextMoves)
+        self.use_rawinput = stdout is None
+        self.import_workers = None   # processes that parse and replay during import (None: the importer's default)
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    def say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+
+    def greeting(self) -> str:
+        stats = self.book.stats()
+        return f"book {self.url or '(open)'}: {stats.games} games, {stats.positions} positions"
+
+    def onecmd(self, line: str) -> bool:
+        try:
+            return super().onecmd(line)
+        except ShellError as exc:
+            self.say(f"error: {exc}")
+        except (OSError, ValueError, KeyError, SQLAlchemyError) as exc:  # the book, the importer, files
+            self.say(f"error: {_first_line(exc)}")
+        return False
+
+    def emptyline(self) -> bool:
+        return False  # cmd's default repeats the last command: not wanted for play/undo
+
+    def default(self, line: str) -> bool:
+        if line.strip() == "EOF":
+            return self.do_EOF("")
+        self.say(f"error: unknown command '{line.split()[0]}' (listcommands shows them all)")
+        return False
+
+    def command_names(self) -> list[str]:
+        return sorted(name[3:] for name in self.get_names() if name.startswith("do_") and name != "do_EOF")
+
+    def completenames(self, text, *ignored):
+        return [name + " " for name in self.command_names() if name.startswith(text)]
+
+    # --- position -----------------------------------------------------------------------
+
+    def do_board(self, arg: str) -> None:
+        """board: show the current position (with next-move letters after a search, if marks are on)."""
+        self._no_arguments("board", arg)
+        self.say(self._board_text(self._current_search() if self.marks else None))
+        self.say(self._status())
+
+    def do_play(self, arg: str) -> None:
+        """play MOVES...: play moves in turn (pd, Q16, pass, or a letter a-l from the last search)."""
+        tokens = arg.split()
+        if not tokens:
+            raise ShellError("play needs moves, e.g. play pd dp or play Q16 or play a")
+        trial = self.board.copy()
+        for token in tokens:
+            point = self._resolve(token, trial)
+            try:
+                trial.play(trial.to_move, point)
+            except IllegalMove as exc:
+                raise ShellError(f"illegal move {token} for {COLOUR_NAME[trial.to_move]}: {exc.reason}") from None
+        self.board = trial
+        self.say(self._status())
+
+    def do_undo(self, arg: str) -> None:
+        """undo [N]: take back the last N moves (default 1)."""
+        count = self._count(arg, "undo")
+        if count > len(self.board.moves):
+            raise ShellError(f"cannot undo {count} moves: {len(self.board.moves)} played")
+        for _ in range(count):
+            self.board.undo()
+        self.say(self._status())
+
+    def do_search(self, arg: str) -> None:
+        """search: the board with next-move letters, the position key, the next-move table and the total."""
+        self._no_arguments("search", arg)
+        found = self.book.next_moves(self.board, filters=self.filters)
+        self.last_search = (tuple(self.board.moves), found)
+        text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note())
+        if not self.marks:
+            lines = text.splitlines()
+            lines[:self.board.size + 2] = textboard.board_lines(self.board, None)
+            text = "\n".join(lines)
+        self.say(text)
+
+    def do_marks(self, arg: str) -> None:
+        """marks on|off: show the next-move letters on the board or not."""
+        word = arg.strip().lower()
+        if word not in ("on", "off"):
+            raise ShellError("marks takes on or off")
+        self.marks = word == "on"
+        self.say(f"marks {word}")
+
+    def do_rotations(self, arg: str) -> None:
+        """rotations: the search in all 8 orientations side by side with their keys (they should agree)."""
+        self._no_arguments("rotations", arg)
+        panels, counts, canon = [], set(), set()
+        for n in range(8):
+            board = Board(self.board.size)
+            for colour, point in self.board.moves:
+                board.play(colour, coords.transform_point(n, point, board.size))
+            found = self.book.next_moves(board, filters=self.filters)
+            counts.add((found.total, tuple(sorted((m.games, m.black_wins, m.white_wins) for m in found.moves))))
+            canon.add(min(board.symmetric_keys()))
+            title = f"T{n} {board.position_key():016x}"
+            panels.append([title] + textboard.board_lines(board, found if self.marks else None, letters=LETTERS))
+        self.say(_side_by_side(panels))
+        same = len(counts) == 1 and len(canon) == 1
+        self.say("all 8 orientations: same canonical key and same next moves" if same
+                 else "MISMATCH: the orientations disagree (canonical keys or next moves differ)")
+
+    # --- filters and games ------------------------------------------------------------
+
+    def do_year(self, arg: str) -> None:
+        """year [FROM-TO|off]: only games of those years (FROM-, -TO or one year also work)."""
+        text = arg.strip()
+        if text:
+            low, high = (None, None) if text.lower() == "off" else parse_years(text)  # ValueError: one line
+            self.filters = self._filters(year_from=low, year_to=high)
+        self.say(self._filter_note().strip(" ;") or "no filters")
+
+    def do_player(self, arg: str) -> None:
+        """player [NAME|off]: only games where NAME (part of it, any case) played either colour."""
+        text = arg.strip()
+        if text:
+            self.filters = self._filters(player=None if text.lower() == "off" else text)
+        self.say(self._filter_note().strip(" ;") or "no filters")
+
+    def do_games(self, arg: str) -> None:
+        """games [PAGE]: the games that reached the position (players, date, result, move number)."""
+        page = self._count(arg, "games")
+        found = self.book.games(self.board, filters=self.filters, page=page, page_size=PAGE_SIZE)
+        if page > max(found.pages, 1):
+            raise ShellError(f"page {page} is out of range: there are {found.pages} pages")
+        if not found.total:
+            self.say("no games reached this position" + self._filter_note())
+            return
+        self.say(textboard.games_table(found.rows))
+        games = f"{found.total} game" + ("" if found.total == 1 else "s")
+        self.say(f"page {found.page} of {found.pages}, {games}" + self._filter_note())
+
+    # --- files --------------------------------------------------------------------------
+
+    def do_import(self, arg: str) -> None:
+        """import PATH...: add the games of SGF files, folders or archives to the book."""
+        paths = arg.split()
+        if not paths:
+            raise ShellError("import needs files, folders or archives")
+        for path in paths:
+            if not os.path.exists(path):
+                raise ShellError(f"cannot import {path}: no such file or folder")
+        from fuseki.book.pipeline import importer
+        from fuseki.book.pipeline.progress import Progress
+
+        progress = Progress() if self.use_rawinput else None
+        report = importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress)
+        self.say(str(report))
+        self.last_search = None
+
+    def do_ls(self, arg: str) -> None:
+        """ls [PATH]: list a folder (folders end with /)."""
+        folder = Path(arg.strip() or ".").expanduser()
+        if not folder.is_dir():
+            raise ShellError(f"cannot list {folder}: not a folder")
+        names = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir())
+        self.say("\n".join(names) if names else "(empty)")
+
+    def do_cd(self, arg: str) -> None:
+        """cd PATH: change the current folder (for import and ls)."""
+        target = Path(arg.strip() or "~").expanduser()
+        if not target.is_dir():
+            raise ShellError(f"cannot cd to {target}: not a folder")
+        os.chdir(target)
+        self.say(os.getcwd())
+
+    def do_cwd(self, arg: str) -> None:
+        """cwd: print the current folder."""
+        self._no_arguments("cwd", arg)
+        self.say(os.getcwd())
+
+    # --- the shell itself -------------------------------------------------------------
+
+    def do_listcommands(self, arg: str) -> None:
+        """listcommands: every command, one a line."""
+        self._no_arguments("listcommands", arg)
+        self.say("\n".join(self.command_names()))
+
+    def do_help(self, arg: str) -> None:
+        """help [COMMAND]: what a command does."""
+        name = arg.strip()
+        if not name:
+            for command in self.command_names():
+                doc = getattr(self, "do_" + command).__doc__ or command
+                self.say(doc.splitlines()[0])
+            return
+        method = getattr(self, "do_" + name, None)
+        if method is None or name == "EOF":
+            raise ShellError(f"no command '{name}' (listcommands shows them all)")
+        self.say(method.__doc__)
+
+    def do_exit(self, arg: str) -> bool:
+        """exit: leave the shell (quit and end-of-file too)."""
+        return True
+
+    def do_quit(self, arg: str) -> bool:
+        """quit: leave the shell (exit and end-of-file too)."""
+        return True
+
+    def do_EOF(self, arg: str) -> bool:
+        self.say()
+        return True
+
+    # --- completion ---------------------------------------------------------------------
+
+    def complete_play(self, text, line, begidx, endidx):
+        options = [m for m in self._search_words() if m.startswith(text)]
+        return options or ([text.upper()] if text and text[0].isupper() else [])
+
+    def complete_marks(self, text, *ignored):
+        return [w for w in ("on", "off") if w.startswith(text)]
+
+    def complete_year(self, text, *ignored):
+        return [w for w in ("off",) if w.startswith(text)]
+
+    complete_player = complete_year
+
+    def complete_help(self, text, *ignored):
+        return [name for name in self.command_names() if name.startswith(text)]
+
+    def complete_import(self, text, line, begidx, endidx):
+        return _complete_path(text, folders_only=False)
+
+    complete_ls = complete_import
+
+    def complete_cd(self, text, line, begidx, endidx):
+        return _complete_path(text, folders_only=True)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _no_arguments(self, name: str, arg: str) -> None:
+        if arg.strip():
+            raise ShellError(f"{name} takes no arguments")
+
+    def _count(self, arg: str, name: str) -> int:
+        text = arg.strip() or "1"
+        if not text.isascii() or not text.isdigit() or int(text) < 1:
+            raise ShellError(f"{name} takes a positive whole number, not '{text}'")
+        return int(text)
+
+    def _filters(self, **changes):
+        from fuseki.book.storage.store import Filters
+
+        current = self.filters or Filters()
+        values = {name: getattr(current, name) for name in ("year_from", "year_to", "player", "min_games")}
+        values.update(changes)
+        return Filters(**values)
+
+    def _filter_note(self) -> str:
+        f = self.filters
+        if f is None:
+            return ""
+        parts = []
+        if f.year_from is not None or f.year_to is not None:
+            low = "" if f.year_from is None else str(f.year_from)
+            high = "" if f.year_to is None else str(f.year_to)
+            parts.append(f"years {low}-{high}" if low != high else f"year {low}")
+        if f.player:
+            parts.append(f"player '{f.player}'")
+        return ("; filters: " + ", ".join(parts)) if parts else ""
+
+    def _current_search(self):
+        """The last search's NextMoves if it was of the current position (else None)."""
+        if self.last_search and self.last_search[0] == tuple(self.board.moves):
+            return self.last_search[1]
+        return None
+
+    def _resolve(self, token: str, trial: Board) -> int:
+        """A letter from the last search (of the position ``trial`` is in) or a vertex."""
+        if len(token) == 1 and token.isalpha():
+            found = self.last_search
+            if token not in LETTERS:
+                raise ShellError(f"bad vertex '{token}': letters go from {LETTERS[0]} to {LETTERS[-1]}")
+            if not found or found[0] != tuple(trial.moves):
+                raise ShellError(f"letter '{token}' needs a search of this position first (type search)")
+            index = LETTERS.index(token)
+            if index >= len(found[1].moves):
+                raise ShellError(f"letter '{token}' is not in the last search's table")
+            return found[1].moves[index].point
+        return parse_point(token, trial.size)
+
+    def _search_words(self) -> list[str]:
+        found = self._current_search()
+        if not found:
+            return []
+        words = [LETTERS[i] for i in range(min(len(LETTERS), len(found.moves)))]
+        return words + [coords.point_to_sgf(m.point, self.board.size) or "pass" for m in found.moves]
+
+    def _board_text(self, found) -> str:
+        return "\n".join(textboard.board_lines(self.board, found, letters=LETTERS))
+
+    def _status(self) -> str:
+        board = self.board
+        last = ""
+        if board.moves:
+            colour, point = board.moves[-1]
+            last = f", last {COLOUR_NAME[colour]} {coords.point_to_vertex(point, board.size)}"
+        return (f"move {len(board.moves)}{last}; {COLOUR_NAME[board.to_move]} to play; "
+                f"captures Black {board.captures[BLACK]} White {board.captures[WHITE]}")
+
+
+def _first_line(exc: Exception) -> str:
+    """An exception as one line (a driver's message can run over several)."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _side_by_side(panels: list[list[str]]) -> str:
+    """Text panels next to each other, as many a row as the terminal is wide."""
+    width = max(len(line) for panel in panels for line in panel) + 3
+    per_row = max(1, min(len(panels), shutil.get_terminal_size((160, 24)).columns // width))
+    blocks = []
+    for start in range(0, len(panels), per_row):
+        group = panels[start:start + per_row]
+        height = max(len(panel) for panel in group)
+        rows = ["".join(panel[i].ljust(width) if i < len(panel) else " " * width for panel in group).rstrip()
+                for i in range(height)]
+        blocks.append("\n".join(rows))
+    return "\n\n".join(blocks)
+
+
+def _complete_path(text: str, folders_only: bool) -> list[str]:
+    folder, _, stem = text.rpartition("/")
+    base = Path(folder or ".").expanduser() if folder or not text.startswith("/") else Path("/")
+    try:
+        entries = sorted(base.iterdir())
+    except OSError:
+        return []
+    prefix = folder + "/" if folder or text.startswith("/") else ""
+    return [prefix + e.name + ("/" if e.is_dir() else "")
+            for e in entries if e.name.startswith(stem) and (e.is_dir() or not folders_only)]
+
+
+# --- the command -----------------------------------------------------------------------------------
+
+
+def add_commands(subparsers) -> None:
+    from fuseki.book.ui.cli import add_book_option
+
+    p = subparsers.add_parser("shell", help="explore the book from a command line",
+                              description="A command line over the book: play moves, search, filter, "
+                                          "list games, import. Example: fuseki shell --book games.sqlite")
+    add_book_option(p)
+    p.add_argument("--size", type=int, default=19, help="board size of the search position (default 19)")
+    p.set_defaults(run=run_shell)
+
+
+def run_shell(args) -> int:
+    from fuseki.book.ui.cli import book_location, open_book
+
+    url = book_location(args)
+    book = open_book(url, readonly=False)
+    try:
+        shell = BookShell(book, url, size=args.size)
+        shell.say(shell.greeting())
+        interactive = sys.stdin.isatty()
+        if not interactive:  # commands from a file or pipe: answers only, no prompts
+            shell.prompt = ""
+        history = _start_history() if interactive else None
+        try:
+            shell.cmdloop()
+        except KeyboardInterrupt:
+            shell.say()
+        finally:
+            if history:
+                history()
+    finally:
+        book.close()
+    return 0
+
+
+def _start_history():
+    """Load the readline history; return the function that saves it (None without readline)."""
+    try:
+        import readline
+    except ImportError:
+        return None
+    path = os.path.expanduser(HISTORY_FILE)
+    readline.set_completer_delims(" \t\n")
+    try:
+        readline.read_history_file(path)
+    except OSError:
+        pass
+    readline.set_history_length(1000)
+
+    def save():
+        try:
+            readline.write_history_file(path)
+        except OSError:
+            pass
+    return save

@@ -1,0 +1,95 @@
+"""The book's text views: the board with next-move letters, the next-move table, a games list.
+
+Shared by ``fuseki search`` and ``fuseki shell``.  The board is drawn as GNU Go's
+``showboard`` draws it -- GTP column letters (no ``I``) above and below, row numbers
+on both sides, ``X`` Black, ``O`` White, ``.`` empty, ``+`` star points -- with
+lower-case letters on the next moves: ``a`` the most played, and every point
+equivalent to it under the position's symmetry marked with the same letter.
+
+Nothing here queries the book: the functions take a ``NextMoves`` / ``GameRow`` list.
+"""
+
+from __future__ import annotations
+
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE, star_points
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+TABLE_LIMIT = 20
+_STONES = {BLACK: "X", WHITE: "O"}
+
+
+def marks(found, letters: str = LETTERS) -> dict[int, str]:
+    """point -> letter for the first ``len(letters)`` next moves (passes have no point)."""
+    marked: dict[int, str] = {}
+    if found is None:
+        return marked
+    for letter, move in zip(letters, found.moves):
+        for point in move.points:
+            if point != coords.PASS:
+                marked.setdefault(point, letter)
+    return marked
+
+
+def board_lines(board, found=None, letters: str = LETTERS) -> list[str]:
+    """The board as text lines, with the next moves of ``found`` (a NextMoves) lettered."""
+    size = board.size
+    stars = set(star_points(size))
+    marked = marks(found, letters)
+    columns = "   " + " ".join(coords.GTP_COLUMNS[:size])
+    lines = [columns]
+    for y in range(size):
+        row = size - y
+        cells = []
+        for x in range(size):
+            point = coords.xy_to_point(x, y, size)
+            colour = board.color_at(point)
+            if colour in _STONES:
+                cells.append(_STONES[colour])
+            elif point in marked:
+                cells.append(marked[point])
+            else:
+                cells.append("+" if point in stars else ".")
+        lines.append(f"{row:2d} {' '.join(cells)} {row:<2d}".rstrip())
+    lines.append(columns)
+    return lines
+
+
+def move_table(found, size: int, letters: str = LETTERS, limit: int = TABLE_LIMIT) -> str:
+    """``a - Q16   5405  52.1%`` lines (letter, vertex, games, win rate of the mover) and the total."""
+    lines = []
+    for index, move in enumerate(found.moves[:limit]):
+        letter = letters[index] if index < len(letters) else " "
+        vertex = coords.point_to_vertex(move.point, size)
+        lines.append(f"{letter} - {vertex:<5} {move.games:>6}  {100 * move.winrate:5.1f}%")
+    if len(found.moves) > limit:
+        rest = found.moves[limit:]
+        lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} games")
+    total = f"total {found.total} games"
+    if found.ended:
+        total += f", {found.ended} ended here"
+    if not found.total:
+        total = "no games reached this position"
+    lines.append(total)
+    return "\n".join(lines)
+
+
+def search_text(board, found, letters: str = LETTERS, note: str = "") -> str:
+    """What ``fuseki search`` prints: the board, the position hash, the table."""
+    lines = board_lines(board, found, letters)
+    side = "Black" if found.to_move == BLACK else "White"
+    lines.append(f"hash {board.position_key(found.to_move):016x}  canonical {found.key:016x}  "
+                 f"{side} to play{note}")
+    lines.append(move_table(found, board.size, letters))
+    return "\n".join(lines)
+
+
+def games_table(rows) -> str:
+    """One line per GameRow: id, players with ranks, date, result, the move the position came at."""
+    lines = [f"{'id':>7}  {'Black':<22} {'White':<22} {'date':<10} {'result':<10} {'move':>4}"]
+    for row in rows:
+        black = f"{row.black} {row.black_rank}".strip()[:22]
+        white = f"{row.white} {row.white_rank}".strip()[:22]
+        lines.append(f"{row.id:>7}  {black:<22} {white:<22} {(row.date or '')[:10]:<10} "
+                     f"{(row.result or '')[:10]:<10} {row.move_number:>4}")
+    return "\n".join(lines)

@@ -1,0 +1,370 @@
+"""The book explorer's web application: a JSON API over ``book.store.Book`` and one static page.
+
+The API is stateless: the client sends the search position as its move sequence
+(``moves=pd,dp,pp`` in SGF letters, or ``Q16,D4`` as GTP vertices, ``pass``
+allowed; Black moves first and colours alternate) plus the filters, and the server
+replays it with ``engine.board.Board`` on every request.  The Flask layer only
+translates: queries go through the ``Book`` methods (bound parameters, never SQL
+here), rules through ``Board``.
+
+Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
+
+    /api/info                         book statistics and the default board size
+    /api/position?moves=&size=&year_from=&year_to=&player=
+                                      stones, captures, to_move, last move, next moves, totals
+    /api/games?moves=&...&page=&page_size=
+                                      the games that reached the position, one page
+    /api/games.sgf?moves=&...         those games as one SGF collection (the newest MAX_DOWNLOAD)
+    /api/game/<id>?moves=&at=         a game's header and moves; with the search moves and the
+                                      move number ``at`` where the position occurred, also the
+                                      symmetry that shows the game in the search's orientation
+    /api/game/<id>/position?move=&sym= the game's position after ``move`` moves, under ``sym``
+    /api/game/<id>.sgf                the game's SGF
+
+Points go out as SGF letters (``sgf``) and GTP vertices (``vertex``) of the board
+the client shows.  The book is opened read-only; import stays a CLI command.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import Flask, Response, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
+
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
+
+MAX_MOVES = 800          # longest move sequence a client may send
+MAX_PLAYER = 100         # longest player filter
+MAX_PAGE_SIZE = 100
+MAX_DOWNLOAD = 1000      # games in one SGF download
+MAX_ID = 2**63 - 1       # largest game id a database integer can hold
+LETTERS = "abcdefghijkl"  # next-move letters, as in the shell and ``fuseki search``
+COLOUR_NAME = {BLACK: "B", WHITE: "W"}
+STATIC = Path(__file__).parent / "static"
+
+
+class ApiError(Exception):
+    """A request the client must fix: answered as JSON with ``status`` and the message."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+# --- request parsing -----------------------------------------------------------------
+
+
+def replay_moves(tokens: list[str], size: int) -> Board:
+    """The board after the tokens, Black first, colours alternating; raises ApiError naming the move."""
+    try:
+        return board_after_moves(tokens, size)
+    except PositionError as exc:
+        raise ApiError(str(exc)) from None
+
+
+def _int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
+    text = request.args.get(name, "").strip()
+    if not text:
+        return default
+    if not (text.isdigit() or (text[0] == "-" and text[1:].isdigit())) or len(text) > 9:
+        raise ApiError(f"{name} must be an integer, not '{text[:20]}'")
+    value = int(text)
+    if not low <= value <= high:
+        raise ApiError(f"{name} must be between {low} and {high}, not {value}")
+    return value
+
+
+def _moves_arg(size: int) -> list[str]:
+    text = request.args.get("moves", "").strip()
+    tokens = [t for t in text.replace(" ", ",").split(",") if t] if text else []
+    if len(tokens) > MAX_MOVES:
+        raise ApiError(f"at most {MAX_MOVES} moves, not {len(tokens)}")
+    return tokens
+
+
+def _filters_arg():
+    from fuseki.book.storage.store import Filters
+
+    year_from = _int_arg("year_from", None, 0, 9999)
+    year_to = _int_arg("year_to", None, 0, 9999)
+    if year_from is not None and year_to is not None and year_from > year_to:
+        raise ApiError(f"year_from {year_from} is after year_to {year_to}")
+    player = request.args.get("player", "").strip() or None
+    if player is not None and len(player) > MAX_PLAYER:
+        raise ApiError(f"the player filter is longer than {MAX_PLAYER} characters")
+    if player is not None and not player.isprintable():
+        # SQLite ends a LIKE pattern at a NUL, so "\x00" would match every game
+        raise ApiError("the player filter has control characters")
+    return Filters(year_from=year_from, year_to=year_to, player=player)
+
+
+# --- answers ---------------------------------------------------------------------------
+
+
+def point_json(point: int, size: int) -> dict:
+    """``{"sgf": "pd", "vertex": "Q16"}`` (``sgf`` is ``""`` for a pass)."""
+    return {"sgf": coords.point_to_sgf(point, size), "vertex": coords.point_to_vertex(point, size)}
+
+
+def position_json(board: Board, symmetry: int = 0) -> dict:
+    """Stones, prisoners, the player to move and the last move, points under ``symmetry``."""
+    size = board.size
+
+    def show(point: int) -> dict:
+        return point_json(coords.transform_point(symmetry, point, size), size)
+
+    last = None
+    if board.moves:
+        colour, point = board.moves[-1]
+        last = {"color": COLOUR_NAME[colour], **show(point)}
+    return {
+        "size": size,
+        "move_number": len(board.moves),
+        "stones": {COLOUR_NAME[c]: sorted(show(p)["sgf"] for p in board.stones(c)) for c in (BLACK, WHITE)},
+        "captures": {COLOUR_NAME[c]: n for c, n in board.captures.items()},
+        "to_move": COLOUR_NAME[board.to_move],
+        "last": last,
+    }
+
+
+def next_moves_json(next_moves, size: int) -> dict:
+    """The next-move table: letters for the first ones, win rates of the player to move."""
+    rows = []
+    for index, stat in enumerate(next_moves.moves):
+        rows.append({
+            "letter": LETTERS[index] if index < len(LETTERS) else None,
+            **point_json(stat.point, size),
+            "points": [coords.point_to_sgf(p, size) for p in stat.points if p != coords.PASS],
+            "games": stat.games,
+            "black_wins": stat.black_wins,
+            "white_wins": stat.white_wins,
+            "winrate": stat.winrate,
+        })
+    return {"total": next_moves.total, "ended": next_moves.ended, "next": rows}
+
+
+def game_row_json(row) -> dict:
+    names = ("id", "black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
+             "komi", "handicap", "size", "move_count", "move_number")
+    answer = {name: getattr(row, name) for name in names}
+    answer["winner"] = COLOUR_NAME.get(row.winner)
+    return answer
+
+
+def record_info(record) -> dict:
+    names = ("size", "komi", "handicap", "black", "white", "black_rank", "white_rank", "date", "year",
+             "event", "result", "rules")
+    answer = {name: getattr(record, name) for name in names}
+    answer["winner"] = COLOUR_NAME.get(record.winner)
+    answer["move_count"] = len(record.moves)
+    return answer
+
+
+def replay_record(record, upto: int) -> Board:
+    """The record's board after ``upto`` moves, tolerant of moves the rules refuse."""
+    return board_after_record(record, upto, strict=False)
+
+
+def orientation(record, at: int, search: Board) -> int:
+    """The symmetry n that turns the record's position after ``at`` moves into the search position (0 if none)."""
+    if not search.moves or at > len(record.moves):
+        return 0
+    game = replay_record(record, at)
+    keys = game.symmetric_keys(search.to_move)
+    target = search.position_key()
+    return keys.index(target) if target in keys else 0
+
+
+# --- the application ------------------------------------------------------------------------
+
+
+@dataclass
+class _Shared:
+    """The open book, and a lock: one query at a time, whatever the store's driver allows."""
+
+    book: object
+    lock: threading.Lock
+    default_size: int | None = None
+
+
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
+_HOST = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
+
+
+def host_name(header: str | None) -> str | None:
+    """The name in a ``Host`` header, without port or IPv6 brackets (``[::1]:8000`` -> ``::1``);
+    None for a header that is no host.
+
+    Our own check rather than Flask's ``TRUSTED_HOSTS``: Werkzeug 3.1.9 compares a bracketed
+    IPv6 Host with each trusted name cut at its first ``:``, so ``[::1]:8000`` never matches
+    (tests/test_web_api.py::test_security_headers_and_trusted_hosts fails with it).
+    """
+    match = _HOST.fullmatch(header or "")
+    if match is None:
+        return None
+    return (match.group("ipv6") or match.group("name")).lower()
+SECURITY_HEADERS = {
+    # the page loads only its own files; nothing may frame it
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
+                               "base-uri 'none'; frame-ancestors 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None) -> Flask:
+    """The Flask application over an open ``Book`` or one opened read-only from ``book_url``.
+
+    ``trusted_hosts``: the Host header values to answer (others get 400); ``fuseki serve``
+    on loopback passes ``LOOPBACK_NAMES``, so a page elsewhere cannot reach the book by
+    pointing a DNS name at 127.0.0.1 (DNS rebinding).
+    """
+    if book is None:
+        from fuseki.book.storage.store import Book
+
+        book = Book.open(book_url, readonly=True)
+    app = Flask(__name__, static_folder=None)
+    app.json.sort_keys = False
+    trusted = {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None
+    shared = _Shared(book, threading.Lock())
+    app.extensions["fuseki_book"] = book
+
+    def size_arg() -> int:
+        return _int_arg("size", default_size(), 2, coords.MAX_SIZE)
+
+    def default_size() -> int:
+        """The size most games in the book have (19 for an empty book), asked once."""
+        if shared.default_size is None:
+            with shared.lock:
+                sizes = shared.book.stats().sizes
+            shared.default_size = max(sizes, key=lambda s: (sizes[s], s == 19)) if sizes else 19
+        return shared.default_size
+
+    def search_board() -> Board:
+        size = size_arg()
+        return replay_moves(_moves_arg(size), size)
+
+    def load_record(game_id: int):
+        if game_id > MAX_ID:  # beyond SQLite's integers: no such game, and no driver error
+            raise ApiError(f"no game with id {game_id}", 404)
+        try:
+            with shared.lock:
+                return shared.book.game(game_id)
+        except KeyError:
+            raise ApiError(f"no game with id {game_id}", 404) from None
+
+    @app.before_request
+    def refuse_other_hosts():
+        if trusted is not None and host_name(request.headers.get("Host")) not in trusted:
+            return jsonify(error="400 Bad Request: host not trusted; this server answers only on "
+                                 + ", ".join(sorted(trusted))), 400
+        return None
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError):
+        return jsonify(error=exc.message), exc.status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        return jsonify(error=f"{exc.code} {exc.name}: {exc.description}"), exc.code
+
+    @app.get("/")
+    def index():
+        return send_from_directory(STATIC, "index.html")
+
+    @app.get("/static/<path:name>")
+    def static_file(name: str):
+        return send_from_directory(STATIC, name)
+
+    @app.get("/api/info")
+    def info():
+        with shared.lock:
+            stats = shared.book.stats()
+        return jsonify(games=stats.games, positions=stats.positions,
+                       sizes={str(k): v for k, v in sorted(stats.sizes.items())},
+                       years=list(stats.years) if stats.years else None,
+                       default_size=default_size(), letters=LETTERS)
+
+    @app.get("/api/position")
+    def position():
+        board = search_board()
+        filters = _filters_arg()
+        with shared.lock:
+            found = shared.book.next_moves(board, filters=filters)
+        return jsonify(**position_json(board), **next_moves_json(found, board.size))
+
+    @app.get("/api/games")
+    def games():
+        board = search_board()
+        filters = _filters_arg()
+        page = _int_arg("page", 1, 1, 10**8)
+        page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
+        with shared.lock:
+            found = shared.book.games(board, filters=filters, page=page, page_size=page_size)
+        if page > max(found.pages, 1):
+            raise ApiError(f"page {page} is out of range: there are {found.pages} pages", 404)
+        return jsonify(total=found.total, page=found.page, pages=found.pages,
+                       rows=[game_row_json(row) for row in found.rows])
+
+    @app.get("/api/games.sgf")
+    def games_sgf():
+        board = search_board()
+        filters = _filters_arg()
+        with shared.lock:  # the newest MAX_DOWNLOAD games, in one query
+            found = shared.book.games(board, filters=filters, page=1, page_size=MAX_DOWNLOAD)
+            pieces = [shared.book.game_sgf(row.id) for row in found.rows]
+        body = b"\n".join(piece.rstrip() for piece in pieces) + b"\n"
+        return _sgf_response(body, "fuseki-games.sgf")
+
+    @app.get("/api/game/<int:game_id>")
+    def game(game_id: int):
+        record = load_record(game_id)
+        at = _int_arg("at", 0, 0, len(record.moves))
+        symmetry = 0
+        if request.args.get("moves"):
+            search = replay_moves(_moves_arg(record.size), record.size)
+            symmetry = orientation(record, at, search)
+        size = record.size
+        moves = [{"color": COLOUR_NAME[c], **point_json(coords.transform_point(symmetry, p, size), size)}
+                 for c, p in record.moves]
+        return jsonify(id=game_id, info=record_info(record), symmetry=symmetry, at=at, moves=moves)
+
+    @app.get("/api/game/<int:game_id>/position")
+    def game_position(game_id: int):
+        record = load_record(game_id)
+        move = _int_arg("move", 0, 0, len(record.moves))
+        symmetry = _int_arg("sym", 0, 0, 7)
+        answer = position_json(replay_record(record, move), symmetry)
+        answer["move_number"] = move
+        if move:
+            colour, point = record.moves[move - 1]
+            answer["last"] = {"color": COLOUR_NAME[colour],
+                              **point_json(coords.transform_point(symmetry, point, record.size), record.size)}
+        return jsonify(answer)
+
+    @app.get("/api/game/<int:game_id>.sgf")
+    def game_sgf(game_id: int):
+        load_record(game_id)
+        with shared.lock:
+            body = shared.book.game_sgf(game_id)
+        return _sgf_response(body, f"fuseki-game-{game_id}.sgf")
+
+    return app
+
+
+def _sgf_response(body: bytes, filename: str) -> Response:
+    return Response(body, mimetype="application/x-go-sgf",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})

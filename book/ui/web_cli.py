@@ -1,0 +1,43 @@
+"""fuseki serve: explore the book in a web browser (read-only, on this machine only by default).
+
+Example: fuseki serve --book games.sqlite --port 8000, then open http://127.0.0.1:8000/
+"""
+
+from __future__ import annotations
+
+from fuseki.book.ui.cli import add_book_option, book_location, open_book
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser("serve", help="explore the book in a web browser (read-only)",
+                              description=__doc__.strip())
+    add_book_option(p)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=5000, help="port (default 5000; 0 picks a free one)")
+    p.set_defaults(run=run_serve)
+
+
+def run_serve(args) -> int:
+    from werkzeug.serving import make_server
+
+    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import LOOPBACK_NAMES
+
+    url = book_location(args)
+    book = open_book(url, readonly=True)
+    try:
+        stats = book.stats()
+        trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
+        server = make_server(args.host, args.port, create_app(book, trusted_hosts=trusted), threaded=True)
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"fuseki serve: book {url} ({stats.games} games) at http://{host}:{server.port}/", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+    finally:
+        book.close()
+    return 0

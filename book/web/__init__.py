@@ -1,5 +1,0 @@
-"""The book explorer's web page: a Flask JSON API (``app``) and static files, no build step."""
-
-from .app import create_app
-
-__all__ = ["create_app"]

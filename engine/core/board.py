@@ -1,0 +1,290 @@
+"""The Go board: the one place that decides what is legal.
+
+``Board`` is the Python face of the numba kernels in ``_kernels``: it checks
+arguments, keeps the history needed for undo and positional superko, and
+turns kernel result codes into ``IllegalMove`` exceptions.  It knows nothing
+of GTP, SGF or databases.  Points are padded indices (see ``coords``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from fuseki.engine.core import _kernels as K
+from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE, IllegalMove, opponent  # noqa: F401 (IllegalMove re-exported)
+
+_REASONS = {K.OCCUPIED: "occupied", K.SUICIDE: "suicide", K.KO: "ko"}
+
+
+class NothingToUndo(Exception):
+    """``undo`` was asked with no move (or setup) to take back."""
+
+
+@lru_cache(maxsize=None)
+def kernel_keys(size: int) -> np.ndarray:
+    """The single-layer key array the board's kernels use (int64 bit patterns)."""
+    return zobrist.padded_keys(size).view(np.int64)[None, :, :].copy()
+
+
+@lru_cache(maxsize=None)
+def symmetric_kernel_keys(size: int) -> np.ndarray:
+    """Eight key layers, ``keys[t, c, p] = key[c, sym[t, p]]``: layer t hashes the position under symmetry t."""
+    base = zobrist.padded_keys(size).view(np.int64)
+    sym = coords.symmetry_table(size)
+    return np.stack([base[:, sym[t]] for t in range(8)])
+
+
+def side_keys(size: int) -> np.ndarray:
+    """``side[c]``: what the book key XORs in for colour c to move (size key included)."""
+    table = zobrist.table()
+    side = np.zeros(3, dtype=np.uint64)
+    side[BLACK] = table.size[size]
+    side[WHITE] = table.size[size] ^ table.white_to_move
+    return side.view(np.int64)
+
+
+class Board:
+    """A Go board with captures, ko, optional superko and suicide, undo and area scoring.
+
+    ``to_move`` is the colour expected to play next: it becomes the opponent
+    of whoever played last (``play`` does not refuse a colour playing twice,
+    as GTP allows that).
+    """
+
+    def __init__(self, size: int = 19, komi: float = 7.5, superko: bool = False,
+                 allow_suicide: bool = False):
+        coords.check_size(size)
+        self.size = size
+        self.komi = komi
+        self.superko = superko
+        self.allow_suicide = allow_suicide
+        self._keys = kernel_keys(size)
+        self._meta = K.N_FIELDS * coords.array_length(size)
+        self.clear()
+
+    # --- state ----------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Empty the board and forget the history."""
+        self._state = K.new_state(self.size)
+        self.to_move = BLACK
+        self.moves: list[tuple[int, int]] = []
+        self._history: list[tuple[np.ndarray, int, list]] = []
+        self._seen = {self.hash}
+
+    def copy(self) -> "Board":
+        """An independent board in the same state (history included)."""
+        other = Board.__new__(Board)
+        other.__dict__.update(self.__dict__)
+        other._state = self._state.copy()
+        other.moves = list(self.moves)
+        other._history = list(self._history)
+        other._seen = set(self._seen)
+        return other
+
+    @property
+    def hash(self) -> int:
+        """Positional Zobrist hash of the stones (unsigned 64-bit)."""
+        return int(self._state[self._meta + K.META_HASH]) & 0xFFFFFFFFFFFFFFFF
+
+    @property
+    def ko_point(self) -> int | None:
+        """The point the next player may not retake, or None."""
+        ko = int(self._state[self._meta + K.META_KO])
+        return None if ko < 0 else ko
+
+    @property
+    def captures(self) -> dict[int, int]:
+        """Prisoners taken so far by each colour."""
+        base = self._meta + K.META_PRISONERS
+        return {BLACK: int(self._state[base]), WHITE: int(self._state[base + 1])}
+
+    def position_key(self, to_move: int | None = None) -> int:
+        """The book's key of this position with ``to_move`` (default: ``self.to_move``) to play."""
+        side = self.to_move if to_move is None else to_move
+        return zobrist.position_key(self.hash, self.size, side == WHITE)
+
+    def symmetric_keys(self, to_move: int | None = None) -> list[int]:
+        """The position key of the position under each symmetry n = 0..7."""
+        side = self.to_move if to_move is None else to_move
+        keys = symmetric_kernel_keys(self.size)
+        colors = self._state[: coords.array_length(self.size)]
+        points = np.flatnonzero((colors == BLACK) | (colors == WHITE))
+        result = []
+        for t in range(8):
+            h = np.bitwise_xor.reduce(keys[t, colors[points], points]) if len(points) else 0
+            result.append(zobrist.position_key(int(h) & (2**64 - 1), self.size, side == WHITE))
+        return result
+
+    def color_at(self, point: int) -> int:
+        """EMPTY, BLACK or WHITE at an on-board point."""
+        self._check_point(point)
+        return int(self._state[point])
+
+    def stones(self, color: int) -> list[int]:
+        """Points holding stones of ``color``, in array order."""
+        colors = self._state[: coords.array_length(self.size)]
+        return [int(p) for p in np.flatnonzero(colors == color)]
+
+    def is_empty(self) -> bool:
+        """True when no stone is on the board."""
+        return not self.stones(BLACK) and not self.stones(WHITE)
+
+    # --- moves ----------------------------------------------------------------
+
+    def legal_reason(self, color: int, point: int) -> str | None:
+        """Why ``color`` may not play ``point`` now, or None if the move is legal."""
+        if point == coords.PASS:
+            return None
+        if not self._on_board(point):
+            return "off board"
+        code = K.legality(self._state, self.size, point, color, self.allow_suicide)
+        if code != K.OK:
+            return _REASONS[code]
+        if self.superko:
+            trial = self._state.copy()
+            K.play(trial, self._keys, self.size, point, color, self.allow_suicide)
+            if self._hash_of(trial) in self._seen:
+                return "superko"
+        return None
+
+    def is_legal(self, color: int, point: int) -> bool:
+        """True if ``color`` may play ``point`` now."""
+        return self.legal_reason(color, point) is None
+
+    def play(self, color: int, point: int) -> int:
+        """Play a move (PASS allowed) and return the number of stones captured.
+
+        Raises IllegalMove with the reason; the board is then unchanged.
+        """
+        if color not in (BLACK, WHITE):
+            raise ValueError(f"colour {color} cannot play")
+        if point != coords.PASS and not self._on_board(point):
+            raise IllegalMove("off board", point)
+        before = self._state.copy()
+        result = K.play(self._state, self._keys, self.size, point, color, self.allow_suicide)
+        if result < 0:
+            raise IllegalMove(_REASONS[-result], point)
+        new_hash = self.hash
+        if self.superko and point != coords.PASS and new_hash in self._seen:
+            self._state = before
+            raise IllegalMove("superko", point)
+        self._push(before, [(color, point)])
+        self._seen.add(new_hash)
+        self.to_move = opponent(color)
+        return result
+
+    def undo(self) -> None:
+        """Take back the last move, handicap or setup; raises NothingToUndo."""
+        if not self._history:
+            raise NothingToUndo("nothing to undo")
+        state, to_move, moves = self._history.pop()
+        added = self.hash
+        self._state = state.copy()  # copies of this board share the history arrays
+        self.to_move = to_move
+        del self.moves[len(self.moves) - len(moves):]
+        if added not in {h for h in self._history_hashes()}:
+            self._seen.discard(added)
+
+    def place_handicap(self, points: list[int]) -> None:
+        """Put black handicap stones on an empty board; White plays next."""
+        if not self.is_empty():
+            raise ValueError("board not empty")
+        for p in points:
+            self._check_point(p)
+        if len(set(points)) != len(points):
+            raise ValueError("repeated handicap point")
+        self.set_stones(BLACK, points)
+        self.to_move = WHITE
+
+    def set_stones(self, color: int, points: list[int]) -> None:
+        """Setup stones (SGF AB/AW/AE; EMPTY removes): no captures, recorded for undo."""
+        for p in points:
+            self._check_point(p)
+        before = self._state.copy()
+        for p in points:
+            self._state[p] = color
+        K.rebuild(self._state, self._keys, self.size)
+        self._state[self._meta + K.META_KO] = -1
+        self._push(before, [])
+        self._seen.add(self.hash)
+
+    # --- choosing and scoring -------------------------------------------------
+
+    def is_eye(self, color: int, point: int) -> bool:
+        """True if ``point`` is a single-point eye of ``color`` (not a false eye)."""
+        self._check_point(point)
+        return bool(K.is_eye(self._state, self.size, point, color))
+
+    def random_move(self, color: int, rng: np.random.Generator) -> int:
+        """A uniformly random legal move that does not fill ``color``'s own eye, else PASS."""
+        colors = self._state[: coords.array_length(self.size)]
+        empty = np.flatnonzero(colors == EMPTY)
+        order = rng.permutation(empty)
+        while True:
+            point = int(K.first_playable(self._state, self.size, order, color, self.allow_suicide))
+            if point == coords.PASS or not self.superko or self.is_legal(color, point):
+                return point
+            order = order[np.flatnonzero(order == point)[0] + 1:]
+
+    def area(self) -> tuple[int, int]:
+        """(black, white) area under Tromp-Taylor rules: stones plus territory."""
+        black, white = K.area(self._state, self.size)
+        return int(black), int(white)
+
+    def score(self) -> float:
+        """Black's area minus White's area minus komi (positive: Black wins)."""
+        black, white = self.area()
+        return black - white - self.komi
+
+    # --- text -----------------------------------------------------------------
+
+    def ascii(self) -> str:
+        """The board as rows of ``X`` (black), ``O`` (white) and ``.``, top row first."""
+        chars = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+        return "\n".join(
+            "".join(chars[int(self._state[coords.xy_to_point(x, y, self.size)])] for x in range(self.size))
+            for y in range(self.size))
+
+    @classmethod
+    def from_ascii(cls, diagram: str, **options) -> "Board":
+        """A board from rows of ``X``/``O``/``.`` (spaces ignored); Black to play."""
+        rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
+        size = len(rows)
+        if any(len(row) != size for row in rows):
+            raise ValueError("a diagram must be square")
+        board = cls(size, **options)
+        for color, char in ((BLACK, "X"), (WHITE, "O")):
+            points = [coords.xy_to_point(x, y, size)
+                      for y, row in enumerate(rows) for x, c in enumerate(row) if c == char]
+            if points:
+                board.set_stones(color, points)
+        board._history.clear()
+        board._seen = {board.hash}
+        return board
+
+    # --- internals ------------------------------------------------------------
+
+    def _on_board(self, point: int) -> bool:
+        w = self.size + 2
+        y, x = divmod(point, w)
+        return 1 <= x <= self.size and 1 <= y <= self.size
+
+    def _check_point(self, point: int) -> None:
+        if not isinstance(point, (int, np.integer)) or not self._on_board(point):
+            raise coords.CoordinateError(f"{point} is not a point of a {self.size}x{self.size} board")
+
+    def _hash_of(self, state: np.ndarray) -> int:
+        return int(state[self._meta + K.META_HASH]) & 0xFFFFFFFFFFFFFFFF
+
+    def _push(self, before: np.ndarray, moves: list[tuple[int, int]]) -> None:
+        self._history.append((before, self.to_move, moves))
+        self.moves.extend(moves)
+
+    def _history_hashes(self):
+        yield self.hash
+        for state, _, _ in self._history:
+            yield self._hash_of(state)

@@ -1,0 +1,145 @@
+"""``fuseki-gtp``: command-line flags, settings, and the stdin/stdout GTP loop.
+
+Only GTP responses go to stdout; diagnostics go to stderr.  Input is read
+as bytes (so invalid UTF-8 and lone CRs cannot break the loop) and a line
+longer than ``LINE_LIMIT`` is answered with ``?`` without being run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import BinaryIO, Callable, Iterator
+
+from fuseki.engine.gtp import config
+
+LINE_LIMIT = 16 << 20  # bytes; longer lines are refused, not run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fuseki-gtp", description="The fuseki Go engine, speaking GTP v2 on stdin/stdout.",
+        epilog=f"Flags override the config file (default: {config.DEFAULT_PATH}).")
+    p.add_argument("--config", metavar="PATH", help="read settings from this TOML file")
+    p.add_argument("--size", type=int, metavar="N", help="initial board size (2..25)")
+    p.add_argument("--komi", type=float, metavar="K", help="initial komi")
+    p.add_argument("--seed", type=int, metavar="N", help="random seed: the same seed replays the same moves")
+    p.add_argument("--suicide", action=argparse.BooleanOptionalAction, default=None,
+                   help="allow multi-stone suicide")
+    p.add_argument("--superko", action=argparse.BooleanOptionalAction, default=None,
+                   help="forbid any repetition of an earlier position (positional superko)")
+    p.add_argument("--book", metavar="PATH", help="opening book database")
+    p.add_argument("--policy", choices=config.POLICIES, help="how to pick among book moves")
+    p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
+    p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
+    p.add_argument("--verbose", action="store_true",
+                   help="log on stderr where each genmove came from (book or fallback)")
+    p.add_argument("--fallback-engine", metavar="CMD",
+                   help='GTP engine answering genmove when the book has no move, e.g. "gnugo --mode gtp"')
+    return p
+
+
+def settings_from(args: argparse.Namespace) -> config.Settings:
+    """Raises config.ConfigError."""
+    return config.load(args.config, {
+        "game.board_size": args.size, "game.komi": args.komi, "engine.seed": args.seed,
+        "rules.suicide": args.suicide, "rules.superko": args.superko,
+        "book.path": args.book, "book.policy": args.policy,
+        "book.min_games": args.min_games, "book.temperature": args.temperature,
+        "engine.fallback_engine": args.fallback_engine,
+    })
+
+
+def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[bytes, bool]]:
+    """(line, complete) for each LF-terminated line; ``complete`` is False for a line
+    over ``limit`` bytes, of which only the first ``limit`` are kept (the rest is read and dropped)."""
+    while True:
+        line = stream.readline(limit)
+        if not line:
+            return
+        if len(line) < limit or line.endswith(b"\n"):
+            yield line, True
+            continue
+        rest = line
+        while rest and not rest.endswith(b"\n"):
+            rest = stream.readline(limit)
+        yield line, False
+
+
+def warm_up() -> None:
+    """Load numba and the board's compiled kernels (about 0.5-1 s).
+
+    Run on a thread once the first answer is out: controllers send several set-up
+    commands before the first ``genmove``, and this loads the kernels meanwhile
+    (the reading thread waits on stdin, so it does not hold the interpreter).
+    """
+    try:
+        import numpy as np
+
+        from fuseki.engine.core.board import Board
+        board = Board(9)
+        board.play(board.to_move, board.random_move(board.to_move, np.random.default_rng(0)))
+        board.area()
+    except Exception as exc:  # the engine still works; the first genmove just loads them itself
+        print(f"fuseki-gtp: warm-up failed: {exc!r}", file=sys.stderr)
+
+
+def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
+          warm: bool = False) -> None:
+    """Answer lines until ``quit`` or the end of input; lines over ``limit`` bytes are refused.
+
+    With ``warm``, the board's kernels load on a thread after the first answer.
+    """
+    for line, complete in read_lines(stdin, limit):
+        if complete:
+            response = engine.handle_bytes(line)
+        else:
+            response = engine.reject_line(line[:1000].decode("utf-8", "replace"), "line too long")
+        if response is not None:
+            stdout.write(response.encode("utf-8", errors="replace"))
+            stdout.flush()
+            if warm:
+                warm = False
+                threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+        if engine.finished:
+            return
+    closing = engine.close_stream()  # an analysis response still open at the end of input
+    if closing:
+        stdout.write(closing.encode())
+        stdout.flush()
+
+
+def main(argv: list[str] | None = None, build_engine: Callable | None = None) -> int:
+    """Parse the flags, load the settings and serve GTP on stdin/stdout.
+
+    ``build_engine(settings, verbose)`` makes the engine; ``fuseki-gtp`` passes the one
+    that puts the book in front (``fuseki.gtp_main``); without it the engine plays from
+    its own choosers only (the fallback engine of the settings, then random moves).
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        settings = settings_from(args)
+    except config.ConfigError as exc:
+        print(f"fuseki-gtp: {exc}", file=sys.stderr)
+        return 2
+    if build_engine is None:
+        build_engine = engine_without_book
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print() anywhere must not corrupt the protocol
+    try:
+        serve(build_engine(settings, args.verbose), sys.stdin.buffer, stdout, warm=True)
+    except (KeyboardInterrupt, BrokenPipeError):
+        pass
+    return 0
+
+
+def engine_without_book(settings, verbose: bool = False):
+    """An engine whose chain is the settings' fallback engine, then random moves."""
+    from fuseki.engine.gtp.commands import Game, REGISTRY
+    from fuseki.engine.gtp.protocol import Engine
+    from fuseki.engine.players import engine_choosers
+
+    game = Game(settings)
+    game.choosers = engine_choosers(settings, game)
+    return Engine(game, REGISTRY)

@@ -1,0 +1,26 @@
+"""The GTP command handlers, one module per topic, all in one registry.
+
+Each handler is ``handler(game, args) -> str``: ``game`` is a
+``state.Game``, ``args`` the command's words; it returns the response text
+and raises ``GtpError`` (or lets the board's ``IllegalMove`` through) to
+fail.  Registration order is the ``list_commands`` order.
+
+``new_engine(settings, choosers)`` is how ``fuseki-gtp`` and the tests get an engine.
+"""
+
+from __future__ import annotations
+
+from fuseki.engine.gtp.protocol import Engine, Registry
+
+REGISTRY = Registry()
+command = REGISTRY.command
+
+# Imported for their registrations; must come after REGISTRY exists.
+from fuseki.engine.gtp.commands import core, play, handicap, scoring, timing, sgf, kgs, analysis  # noqa: E402,F401
+from fuseki.engine.gtp.commands.state import Game  # noqa: E402
+
+
+def new_engine(settings=None, choosers=None, log=None) -> Engine:
+    """A GTP engine on a fresh game that asks ``choosers`` in turn (see ``Game.choose``);
+    without any, the seeded random chooser answers ``genmove``."""
+    return Engine(Game(settings, choosers), REGISTRY, log)

@@ -1,0 +1,250 @@
+"""Book extensions to GTP, in the formats GUIs already parse, so players see the book in their client.
+
+- ``book_moves`` (Fuego's name and format): the book's moves for the side to
+  move, most played first, space-separated; every point of a move's symmetry
+  orbit is listed; illegal points are left out.
+- ``gogui-analyze_commands``: GoGui's menu of analyze commands (``type/label/command``):
+  ``gfx/Book Moves/book-gfx`` (letters A, B, ... on the book moves, orbit
+  points share a letter, shaded by share of games; the status line gives each
+  letter's games and win rate), ``pspairs/Book Counts/book-counts`` (games
+  played on each point), ``gfx/Book Main Line/book-mainline`` (the most
+  played continuation as a ``VAR`` of numbered stones) and
+  ``plist/Book Move List/book_moves``.
+- ``lz-analyze`` / ``analyze`` (Leela Zero: win rate and prior as integers
+  x 10000) and ``kata-analyze`` (KataGo: 0..1 with decimals), each
+  ``[color] [interval] [key value ...]``: the response opens with ``=`` and
+  one line of ``info move M visits V winrate W prior P lcb L order N pv ...``
+  entries follows (Sabaki splits a line on ``info``; Lizzie reads the same),
+  with visits = games, prior = share of the listed games (an orbit's share
+  split among its points, so priors sum to 1), lcb = the Wilson
+  lower bound of the win rate, pv = the most played continuation.  The
+  response stays open until the controller sends its next line, which first
+  ends it with the empty line (``game.streaming``, see ``engine.gtp``), as
+  Leela Zero and KataGo do.  The book does not change while we wait, so the
+  line is written once, not every interval.  ``maxmoves N`` caps the entries;
+  KataGo's other options are accepted and ignored, unknown words refused.
+
+Win rates are the player to move's, as both engines report them by default.
+With no book (or none at the configured path) every command answers
+normally with nothing in it: no moves, no labels, no info lines.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+
+from fuseki.engine.players.chooser import eligible
+from fuseki.engine.gtp.protocol import GtpError
+
+from fuseki.engine.gtp.commands import command
+from fuseki.engine.gtp.commands.args import SYNTAX, color, count, integer, vertex_text
+
+PV_LENGTH = 10      # moves in a continuation (the first included)
+LETTERS = string.ascii_uppercase + string.ascii_lowercase
+_INT = re.compile(r"[0-9]+")
+# KataGo's kata-analyze options (values read: interval, maxmoves; the rest accepted, ignored);
+# avoid/allow take PLAYER VERTICES UNTILDEPTH.  An unknown key is a syntax error, as in KataGo.
+_KEY_WIDTHS = {"interval": 1, "minmoves": 1, "maxmoves": 1, "ownership": 1, "ownershipStdev": 1,
+               "pvVisits": 1, "pvEdgeVisits": 1, "movesOwnership": 1, "movesOwnershipStdev": 1,
+               "rootInfo": 1, "avoid": 3, "allow": 3}
+
+
+# --- the advisor behind the game (the book) ---------------------------------------------
+
+def book_entries(game, to_move: int | None = None) -> list[tuple[object, list[int]]]:
+    """(MoveStat, its legal points) for the book moves of the position, most played first.
+
+    Moves below the chooser's ``min_games``, passes and moves with no legal
+    point are left out; an empty list without a book.
+    """
+    chooser = game.advisor
+    board = game.board
+    to_move = board.to_move if to_move is None else to_move
+    found = chooser.next_moves(board, to_move) if chooser is not None else None
+    if found is None:
+        return []
+    entries = []
+    for move in eligible(found.moves, chooser.min_games):
+        points = [p for p in (tuple(move.points) or (move.point,))
+                  if board.legal_reason(to_move, p) is None]
+        if points:
+            entries.append((move, points))
+    return entries
+
+
+def main_line(game, board, to_move: int, first: int, length: int = PV_LENGTH) -> list[int]:
+    """``first``, then the most played legal book move after it, and so on (``length`` moves at most).
+
+    Plays on a copy of ``board``; stops where the book has no eligible legal move.
+    """
+    chooser = game.advisor
+    line, work = [first], board.copy()
+    work.play(to_move, first)
+    mover = 3 - to_move
+    while len(line) < length and chooser is not None:
+        found = chooser.next_moves(work, mover)
+        if found is None:
+            break
+        nxt = next((m.point for m in eligible(found.moves, chooser.min_games)
+                    if work.legal_reason(mover, m.point) is None), None)
+        if nxt is None:
+            break
+        work.play(mover, nxt)
+        line.append(nxt)
+        mover = 3 - mover
+    return line
+
+
+# --- Fuego and GoGui ------------------------------------------------------------------
+
+@command("book_moves")
+def book_moves(game, args):
+    count(args, 0)
+    return " ".join(vertex_text(p, game.size) for _, points in book_entries(game) for p in points)
+
+
+ANALYZE_COMMANDS = (
+    "gfx/Book Moves/book-gfx",
+    "pspairs/Book Counts/book-counts",
+    "gfx/Book Main Line/book-mainline",
+    "plist/Book Move List/book_moves",
+)
+
+
+@command("gogui-analyze_commands")
+def gogui_analyze_commands(game, args):
+    count(args, 0)
+    return "\n".join(ANALYZE_COMMANDS)
+
+
+@command("book-gfx")
+def book_gfx(game, args):
+    """GoGui gfx: ``LABEL point letter ...``, ``INFLUENCE point share ...``, ``TEXT legend``."""
+    count(args, 0)
+    entries = book_entries(game)[:len(LETTERS)]
+    if not entries:
+        return "TEXT out of book"
+    total = sum(move.games for move, _ in entries)
+    labels, shades, legend = [], [], []
+    for letter, (move, points) in zip(LETTERS, entries):
+        for p in points:
+            labels.append(f"{vertex_text(p, game.size)} {letter}")
+            shades.append(f"{vertex_text(p, game.size)} {move.games / total:.3f}")
+        legend.append(f"{letter} {move.games} {move.winrate:.0%}")
+    return "\n".join([
+        "LABEL " + " ".join(labels),
+        "INFLUENCE " + " ".join(shades),
+        f"TEXT book: {total} games; " + ", ".join(legend),
+    ])
+
+
+@command("book-counts")
+def book_counts(game, args):
+    """GoGui pspairs: ``point games`` for every legal book point."""
+    count(args, 0)
+    return " ".join(f"{vertex_text(p, game.size)} {move.games}"
+                    for move, points in book_entries(game) for p in points)
+
+
+@command("book-mainline")
+def book_mainline(game, args):
+    """GoGui gfx: ``VAR b Q16 w D4 ...``, the most played continuation from here."""
+    count(args, 0)
+    entries = book_entries(game)
+    if not entries:
+        return "TEXT out of book"
+    board = game.board
+    line = main_line(game, board, board.to_move, entries[0][1][0])
+    mover, words = board.to_move, []
+    for point in line:
+        words += ["b" if mover == 1 else "w", vertex_text(point, game.size)]
+        mover = 3 - mover
+    return "VAR " + " ".join(words)
+
+
+# --- Leela Zero and KataGo analysis ---------------------------------------------------
+
+def parse_analyze_args(args: list[str], to_move: int) -> tuple[int, int, int | None]:
+    """(color, interval in centiseconds, maxmoves or None) of ``[color] [interval] [key value ...]``.
+
+    Accepts ``lz-analyze 50``, ``lz-analyze B 50``, ``kata-analyze W interval 50 maxmoves 5``.
+    """
+    rest = list(args)
+    if rest and not _INT.fullmatch(rest[0]) and rest[0].lower() in ("b", "w", "black", "white"):
+        to_move = color(rest.pop(0))
+    interval, maxmoves = 0, None
+    if rest and _INT.fullmatch(rest[0]):
+        interval = integer(rest.pop(0))  # clamped: no 5000-digit int()
+    while rest:
+        key = rest.pop(0)
+        width = _KEY_WIDTHS.get(key)
+        if width is None or len(rest) < width:
+            raise GtpError(SYNTAX)
+        values, rest = rest[:width], rest[width:]
+        if key in ("interval", "maxmoves", "minmoves"):
+            if not _INT.fullmatch(values[0]):
+                raise GtpError(SYNTAX)
+            if key == "interval":
+                interval = integer(values[0])
+            elif key == "maxmoves":
+                maxmoves = integer(values[0])
+    return to_move, interval, maxmoves
+
+
+def wilson_lower(wins: float, games: int, z: float = 1.96) -> float:
+    """Lower bound of the Wilson score interval of ``wins`` out of ``games`` (0 for no games)."""
+    if games <= 0:
+        return 0.0
+    p = wins / games
+    centre = p + z * z / (2 * games)
+    margin = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
+    return max(0.0, (centre - margin) / (1 + z * z / games))
+
+
+def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) -> list[str]:
+    """One ``info move ...`` entry per legal book point (orbit points repeat their move's figures)."""
+    entries = book_entries(game, to_move)
+    total = sum(move.games for move, _ in entries) or 1
+    board, out = game.board, []
+    for move, points in entries:
+        share = move.games / total / len(points)  # an orbit's share split among its points
+        lcb = wilson_lower(move.winrate * move.games, move.games)
+        for p in points:
+            if maxmoves is not None and len(out) >= maxmoves:
+                return out
+            pv = " ".join(vertex_text(q, game.size) for q in main_line(game, board, to_move, p))
+            vertex = vertex_text(p, game.size)
+            if kata:
+                fields = (f"visits {move.games} winrate {move.winrate:.6f} prior {share:.6f} "
+                          f"lcb {lcb:.6f} order {len(out)}")
+                if p != points[0]:
+                    fields += f" isSymmetryOf {vertex_text(points[0], game.size)}"
+            else:
+                fields = (f"visits {move.games} winrate {round(move.winrate * 10000)} "
+                          f"prior {round(share * 10000)} lcb {round(lcb * 10000)} order {len(out)}")
+            out.append(f"info move {vertex} {fields} pv {pv}")
+    return out
+
+
+def _analyze(game, args, kata: bool) -> str:
+    to_move, _interval, maxmoves = parse_analyze_args(args, game.board.to_move)
+    entries = info_entries(game, to_move, kata, maxmoves)
+    game.streaming = True  # the response stays open until the next input line (engine.gtp)
+    return "\n" + " ".join(entries) if entries else ""
+
+
+@command("lz-analyze")
+def lz_analyze(game, args):
+    return _analyze(game, args, kata=False)
+
+
+@command("analyze")
+def analyze(game, args):
+    return _analyze(game, args, kata=False)
+
+
+@command("kata-analyze")
+def kata_analyze(game, args):
+    return _analyze(game, args, kata=True)

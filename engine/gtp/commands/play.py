@@ -1,0 +1,110 @@
+"""Board and play commands (GTP 6.3.2-6.3.4): size, komi, moves, undo, and looking at the board."""
+
+from __future__ import annotations
+
+from fuseki.engine.core.base import BLACK, GTP_COLUMNS, RESIGN, WHITE, star_points
+from fuseki.engine.gtp.config import MAX_SIZE, MIN_SIZE
+from fuseki.engine.gtp.protocol import GtpError
+
+from fuseki.engine.gtp.commands import command
+from fuseki.engine.gtp.commands.args import color, count, integer, number, vertex, vertex_text
+
+
+
+@command("boardsize")
+def boardsize(game, args):
+    (text,) = count(args, 1)
+    size = integer(text)
+    if not MIN_SIZE <= size <= MAX_SIZE:
+        raise GtpError("unacceptable size")
+    game.set_size(size)
+    return ""
+
+
+@command("clear_board")
+def clear_board(game, args):
+    count(args, 0)
+    game.clear()
+    return ""
+
+
+@command("komi")
+def komi(game, args):
+    (text,) = count(args, 1)
+    game.set_komi(number(text))
+    return ""
+
+
+@command("play")
+def play(game, args):
+    col, ver = count(args, 2)
+    c, point = color(col), vertex(ver, game.size)
+    game.play(c, point)  # IllegalMove -> "illegal move"
+    return ""
+
+
+@command("genmove")
+def genmove(game, args):
+    (col,) = count(args, 1)
+    c = color(col)
+    point = game.choose(c)
+    if point == RESIGN:
+        return "resign"
+    game.play(c, point)
+    return vertex_text(point, game.size)
+
+
+@command("reg_genmove")
+def reg_genmove(game, args):
+    (col,) = count(args, 1)
+    point = game.choose(color(col))
+    return "resign" if point == RESIGN else vertex_text(point, game.size)
+
+
+@command("undo")
+def undo(game, args):
+    count(args, 0)
+    if not game.undo():
+        raise GtpError("cannot undo")
+    return ""
+
+
+@command("showboard")
+def showboard(game, args):
+    count(args, 0)
+    return "\n" + diagram(game)
+
+
+@command("list_stones")
+def list_stones(game, args):
+    """GNU Go extension: the vertices of one colour's stones."""
+    (col,) = count(args, 1)
+    c = color(col)
+    if game.is_empty():
+        return ""
+    return " ".join(vertex_text(p, game.size) for p in game.board.stones(c))
+
+
+def diagram(game) -> str:
+    """GNU Go's showboard layout: letters above and below, row numbers on both sides,
+    ``X`` black, ``O`` white, ``.`` empty, ``+`` star points, prisoners on the right."""
+    board, size = game.board, game.size
+    from fuseki.engine.core import coords
+
+    stars = set(star_points(size))
+    letters = "   " + " ".join(GTP_COLUMNS[:size])
+    captures = board.captures
+    notes = {2: f"WHITE (O) has captured {captures[WHITE]} stones",
+             1: f"BLACK (X) has captured {captures[BLACK]} stones"}
+    rows = [letters]
+    for y in range(size):
+        row = size - y
+        cells = []
+        for x in range(size):
+            point = coords.xy_to_point(x, y, size)
+            cells.append(".XO"[board.color_at(point)] if board.color_at(point) or
+                         point not in stars else "+")
+        note = "    " + notes[row] if row in notes else ""
+        rows.append(f"{row:2d} {' '.join(cells)} {row:<2d}{note}".rstrip())
+    rows.append(letters)
+    return "\n".join(rows)

@@ -1,0 +1,148 @@
+"""The game state the GTP handlers share: settings, the board, the record, the chooser chain.
+
+The ``Board`` (numba) is created on first use, so that ``name`` or
+``list_commands`` are answered before numba is even imported.  Every method
+that changes the state either succeeds completely or raises before changing
+anything, which is how a failing command leaves the state as it was.
+
+``record`` mirrors the board's undo history, one entry per board change:
+``("move", color, point)``, ``("handicap", points)`` or
+``("setup", color, points)`` (SGF AB/AW/AE; ``EMPTY`` removes).  ``undo``
+takes back moves only (GTP 6.3.1: handicap and setup stones are not moves),
+and ``printsgf`` writes the record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fuseki.engine.core.base import PASS, RESIGN
+from fuseki.engine.gtp.config import Settings
+
+
+@dataclass
+class Clock:
+    """What the controller told us about time (seconds); stored, not yet used to think."""
+    system: str = "none"            # none | absolute | byoyomi | canadian
+    main_time: int = 0
+    period_time: int = 0
+    period_count: int = 0           # byoyomi periods, or stones per canadian period
+    left: dict = field(default_factory=dict)  # colour -> (seconds, stones)
+
+
+class Game:
+    """One game as seen through GTP."""
+
+    def __init__(self, settings: Settings | None = None, choosers=None):
+        self.settings = settings or Settings()
+        self.size = self.settings.board_size
+        self.komi = self.settings.komi
+        self.rules: str | None = None  # as told by kgs-rules; the rules options come from settings
+        self.clock = Clock()
+        self.quit = False
+        self.command_names: list[str] = []
+        self.choosers: list = list(choosers or [])  # the chain genmove asks, first to last
+        self._fallback = None
+        self._board = None
+        self.record: list[tuple] = []
+
+    # --- the board ---------------------------------------------------------------
+
+    @property
+    def board(self):
+        """The current Board, created (and numba loaded) on first use."""
+        if self._board is None:
+            self._board = self.new_board(self.size)
+        return self._board
+
+    def new_board(self, size: int):
+        from fuseki.engine.core.board import Board  # numba: only when a command needs the board
+
+        return Board(size, komi=self.komi, superko=self.settings.superko,
+                     allow_suicide=self.settings.suicide)
+
+    def set_size(self, size: int) -> None:
+        """A new empty board of ``size`` (checked by the caller)."""
+        self.size = size
+        self._board = None
+        self.record = []
+
+    def clear(self) -> None:
+        if self._board is not None:
+            self._board.clear()
+        self.record = []
+
+    def set_komi(self, komi: float) -> None:
+        self.komi = komi
+        if self._board is not None:
+            self._board.komi = komi
+
+    def replace(self, board, record: list[tuple]) -> None:
+        """Adopt a board built elsewhere (loadsgf) with its record."""
+        self.size, self.komi = board.size, board.komi
+        self._board, self.record = board, record
+
+    def is_empty(self) -> bool:
+        """No stone on the board (passes do not count, as in GNU Go)."""
+        return self._board is None or self._board.is_empty()
+
+    # --- changes -------------------------------------------------------------------
+
+    def play(self, color: int, point: int) -> None:
+        """Play a move; raises the board's IllegalMove, leaving everything unchanged."""
+        self.board.play(color, point)
+        self.record.append(("move", color, point))
+
+    def place_handicap(self, points: list[int]) -> None:
+        self.board.place_handicap(points)
+        self.record.append(("handicap", list(points)))
+
+    def undo(self) -> bool:
+        """Take back the last move; False (nothing changed) when the last change is no move."""
+        if not self.record or self.record[-1][0] != "move":
+            return False
+        self.board.undo()
+        self.record.pop()
+        return True
+
+    @property
+    def handicap(self) -> list[int]:
+        return next((e[1] for e in self.record if e[0] == "handicap"), [])
+
+    # --- choosing ------------------------------------------------------------------
+
+    @property
+    def advisor(self):
+        """The first chooser that can show its candidates (``next_moves``; the analysis commands), or None."""
+        return next((c for c in self.choosers if hasattr(c, "next_moves")), None)
+
+    @property
+    def external(self):
+        """The first chooser that is another GTP engine (``ask``; scoring, cleanup), or None."""
+        return next((c for c in self.choosers if hasattr(c, "ask")), None)
+
+    @property
+    def fallback(self):
+        """The seeded random chooser that answers when every chooser of the chain has nothing."""
+        if self._fallback is None:
+            from fuseki.engine.players.chooser import RandomChooser
+
+            self._fallback = RandomChooser(self.settings.seed)
+        return self._fallback
+
+    def choose(self, color: int) -> int:
+        """A legal move for ``color``, RESIGN, or PASS.
+
+        Asks each chooser of the chain in turn (a chooser's ``RESIGN`` is passed
+        on); a chooser that answers None or an illegal move is passed over, and
+        after the chain the seeded random chooser answers; PASS when none has a
+        legal move.
+        """
+        board = self.board
+        for chooser in [*self.choosers, self.fallback]:
+            point = chooser.choose(board, color)
+            if point == RESIGN:
+                return RESIGN
+            if point is not None and (point == PASS or board.is_legal(color, point)):
+                return int(point)
+        return PASS
