@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = ("engine", "book")
+FOLDERS = ("engine", "book")   # where the project's modules are
+PROJECT = ("fuseki",)          # the import name they are imported by
 
 
 def _is_njit(decorator: ast.expr) -> bool:
@@ -25,7 +26,7 @@ def _is_njit(decorator: ast.expr) -> bool:
 
 
 def _project_imports(tree: ast.Module) -> set[str]:
-    """Names bound by imports of this project's modules (``from engine import x``, ``from . import y``)."""
+    """Names bound by imports of this project's modules (``from fuseki.engine import x``, ``from . import y``)."""
     names = set()
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in PROJECT):
@@ -55,7 +56,7 @@ def foreign_calls(source: str) -> list[str]:
 
 
 def kernel_files() -> list[Path]:
-    return sorted(path for folder in PROJECT for path in (ROOT / folder).rglob("*.py")
+    return sorted(path for folder in FOLDERS for path in (ROOT / folder).rglob("*.py")
                   if "njit" in path.read_text(encoding="utf-8"))
 
 
@@ -72,8 +73,8 @@ def test_a_call_into_another_files_kernel_is_found():
     source = (
         "from numba import njit\n"
         "import numpy as np\n"
-        "from engine import _kernels as K\n"
-        "from engine._kernels import replay\n"
+        "from fuseki.engine.core import _kernels as K\n"
+        "from fuseki.engine.core._kernels import replay\n"
         "from .records import scan\n"
         "@njit(cache=True)\n"
         "def own(a):\n"
@@ -87,3 +88,12 @@ def test_a_call_into_another_files_kernel_is_found():
         "def not_compiled(a):\n"
         "    return K.replay(a)\n")
     assert foreign_calls(source) == ["many -> K.replay", "many -> replay", "many -> scan"]
+
+
+def test_the_kernels_copies_of_the_base_constants_equal_the_originals():
+    """The kernels keep their own copies of the colour codes and PASS (their cache sees only
+    their file); a copy that drifted from ``base`` would make the board and the book disagree."""
+    from fuseki.engine.core import _kernels, base
+
+    for name in ("EMPTY", "BLACK", "WHITE", "BORDER", "PASS"):
+        assert getattr(_kernels, name) == getattr(base, name), name

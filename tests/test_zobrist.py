@@ -60,7 +60,7 @@ def test_table_layout_follows_the_file_order():
 def test_padded_keys(size):
     keys = zobrist.padded_keys(size)
     t = zobrist.table()
-    assert keys.shape == (4, (size + 2) ** 2) and not keys.flags.writeable
+    assert keys.shape == (3, (size + 2) ** 2) and not keys.flags.writeable  # empty, black, white
     assert not keys[0].any(), "empty cells hash to zero"
     points = set(coords.board_points(size))
     for p in range((size + 2) ** 2):
@@ -68,7 +68,7 @@ def test_padded_keys(size):
             assert not keys[:, p].any(), "border cells hash to zero"
         else:
             x, y = coords.point_to_xy(p, size)
-            assert [int(keys[c, p]) for c in (1, 2, 3)] == [int(t.stone[c, y, x]) for c in range(3)]
+            assert [int(keys[c, p]) for c in (1, 2)] == [int(t.stone[c, y, x]) for c in range(2)]
 
 
 def test_position_key_properties():

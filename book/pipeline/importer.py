@@ -10,7 +10,7 @@ The pipeline (``import_paths``)::
 
 - The reader decompresses archives (``book.sources``) and cuts the files into groups,
   one group per batch.  Each parser reads its groups' SGF (``book.records.read_games``,
-  fast path first), replays them (the numba kernel ``engine._kernels.replay``, which
+  fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
   once per group and board size) and sorts the rows by key.  The writer only writes,
   taking the batches in the order the groups were dealt, so games are numbered in
@@ -56,9 +56,9 @@ from typing import Iterator
 import numpy as np
 from sqlalchemy import select
 
-from fuseki.engine.core import _kernels as K
 from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board, side_keys, symmetric_kernel_keys
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.replay import replay_game, replay_games
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 
 from fuseki.book.storage import schema, segments
@@ -184,12 +184,8 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | Non
         move_colors = move_colors[:schema.MAX_MOVE_NUMBER]
         anomaly = f"positions after move {schema.MAX_MOVE_NUMBER} are not stored"
     n = len(move_points) + 1
-    out_key = np.empty(n, dtype=np.int64)
-    out_sym = np.empty(n, dtype=np.int64)
-    out_next = np.empty(n, dtype=np.int64)
-    count = K.replay(size, symmetric_kernel_keys(size), coords.symmetry_table(size), side_keys(size),
-                     setup_points, setup_colors, move_points, move_colors, to_move_without_moves(record),
-                     out_key, out_sym, out_next)
+    out_key, _, out_next, count = replay_game(size, setup_points, setup_colors, move_points, move_colors,
+                                              to_move_without_moves(record))
     if count < n:
         anomaly = _illegal_move(record, count - 1)
     lows = _LOW_BASE[:count] | ((out_next[:count] + 2) << schema.NEXT_SHIFT) | (record.winner or 0)
@@ -228,14 +224,9 @@ def replay_records(records: list[GameRecord]):
     for size, group in groups.items():
         setup_points, setup_colors, setup_offsets = _flat([r.setup for r in group])
         move_points, move_colors, move_offsets = _flat([r.moves for r in group])
-        rows = len(move_points) + len(group)
-        out_key = np.empty(rows, dtype=np.int64)
-        out_next = np.empty(rows, dtype=np.int64)
-        counts = np.empty(len(group), dtype=np.int64)
         firsts = np.array([to_move_without_moves(r) for r in group], dtype=np.int64)
-        K.replay_games(size, symmetric_kernel_keys(size), coords.symmetry_table(size), _side_keys(size),
-                      setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets,
-                      firsts, out_key, out_next, counts)
+        out_key, out_next, counts = replay_games(size, setup_points, setup_colors, setup_offsets,
+                                                 move_points, move_colors, move_offsets, firsts)
         lows = ((out_next + 2) << schema.NEXT_SHIFT)
         for g, record in enumerate(group):
             a, b = move_offsets[g], move_offsets[g + 1]
@@ -246,11 +237,6 @@ def replay_records(records: list[GameRecord]):
             game_lows = lows[start:start + count] | _LOW_BASE[:count] | (record.winner or 0)
             results.append((record, out_key[start:start + count], game_lows, anomaly, fp))
     return results
-
-
-@lru_cache(maxsize=None)
-def _side_keys(size: int) -> np.ndarray:
-    return side_keys(size)
 
 
 def _illegal_move(record: GameRecord, index: int) -> str:

@@ -36,6 +36,8 @@ them as plain Python when debugging.
 import numpy as np
 from numba import njit
 
+# Copies of base's constants: numba's cache checks only this file, so a kernel must not read
+# another module's globals (tests/test_numba_cache.py checks the copies equal the originals).
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 PASS = -1
 END = -2  # next move of the last position of a game (importer output)
@@ -46,11 +48,6 @@ _SIGN_BIT = np.int64(-(2 ** 63))
 N_FIELDS = 7
 META_KO, META_PRISONERS, META_HASH = 0, 1, 3  # prisoners at +1 (black), +2 (white)
 META_LEN = META_HASH + 8
-
-
-def state_length(size):
-    """Length of the state array of a board of this size."""
-    return N_FIELDS * (size + 2) ** 2 + META_LEN
 
 
 @njit(cache=True)

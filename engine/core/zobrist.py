@@ -3,12 +3,15 @@
 The keys come from SplitMix64 started at ``SEED`` (a documented, fixed
 generator, never Python's ``hash()``), drawn in this order:
 
-1. ``stone[c][y][x]`` for c = 0 black, 1 white, 2 ko point; y, x in 0..24
-   (row from the top, column from the left: the same (x, y) as ``coords``);
+1. ``stone[c][y][x]`` for c = 0 black, 1 white, 2 reserved; y, x in 0..24
+   (row from the top, column from the left: the same (x, y) as ``coords``).
+   Layer 2 was meant for a ko point and is used by no hash; it stays in the
+   table because dropping it would shift every later key, and with them the
+   keys of every book already built;
 2. ``white_to_move``;
 3. ``size[s]`` for s in 0..25 (0 is unused).
 
-The keys also ship as ``engine/data/zobrist.txt`` (one hex key a line, in the
+The keys also ship as ``engine/core/data/zobrist.txt`` (one hex key a line, in the
 order above, after ``#`` comment lines) so that other programs can read them;
 a test checks the file against the generator.
 
@@ -32,7 +35,7 @@ from fuseki.engine.core import coords
 SEED = 0x5EED_F05E_C1_2026
 TABLE_FILE = Path(__file__).with_name("data") / "zobrist.txt"
 _MASK = (1 << 64) - 1
-_STONE_LAYERS = 3  # black, white, ko
+_STONE_LAYERS = 3  # black, white, reserved (see the module docstring)
 
 
 def splitmix64(seed: int):
@@ -67,7 +70,7 @@ def write_table_file(path: Path, keys: list[int]) -> None:
     """Write keys as 16-digit hex lines behind a comment header."""
     header = (
         "# fuseki Zobrist table: SplitMix64 from seed 0x%X\n"
-        "# order: stone[colour 0=black 1=white 2=ko][y 0..24 from top][x 0..24 from left],\n"
+        "# order: stone[colour 0=black 1=white 2=reserved][y 0..24 from top][x 0..24 from left],\n"
         "#        white_to_move, size[0..25]\n" % SEED
     )
     path.write_text(header + "".join(f"{k:016x}\n" for k in keys), encoding="ascii")
@@ -92,19 +95,18 @@ def table() -> _Table:
 
 @lru_cache(maxsize=None)
 def padded_keys(size: int) -> np.ndarray:
-    """``keys[c, p]`` for c = 0 empty (zero), 1 black, 2 white, 3 ko; p a padded index.
+    """``keys[c, p]`` for c = 0 empty (zero), 1 black, 2 white; p a padded index.
 
-    Indexed by the board's colour codes so kernels can XOR ``keys[colour, p]``.
-    Border cells hold zero.
+    Indexed by the board's colour codes (EMPTY, BLACK, WHITE) so kernels can XOR
+    ``keys[colour, p]``.  Border cells hold zero.
     """
     stone = table().stone
-    keys = np.zeros((4, coords.array_length(size)), dtype=np.uint64)
+    keys = np.zeros((3, coords.array_length(size)), dtype=np.uint64)
     for y in range(size):
         for x in range(size):
             p = coords.xy_to_point(x, y, size)
             keys[1, p] = stone[0, y, x]
             keys[2, p] = stone[1, y, x]
-            keys[3, p] = stone[2, y, x]
     keys.setflags(write=False)
     return keys
 

@@ -1,0 +1,61 @@
+"""Replaying game records into canonical position keys: the core's public API for the book.
+
+A game is its setup stones and its main line as flat int64 arrays (points, colours);
+replaying it yields, for each position reached, the canonical key (the smallest of the
+8 symmetric book keys, see ``Board.symmetric_keys``), the symmetry that gives it, and
+the move played next mapped by that symmetry.  The work is done by the numba kernels
+(``_kernels.replay``/``replay_games``); this module hands them the key tables, so the
+book never touches the kernels or their arguments' layout.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from fuseki.engine.core import _kernels as K
+from fuseki.engine.core import coords
+from fuseki.engine.core.board import side_keys, symmetric_kernel_keys
+
+END = K.END  # the "next move" of a game's last position (and of the position before an illegal move)
+
+
+@lru_cache(maxsize=None)
+def _tables(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return symmetric_kernel_keys(size), coords.symmetry_table(size), side_keys(size)
+
+
+def replay_game(size: int, setup_points: np.ndarray, setup_colors: np.ndarray,
+                move_points: np.ndarray, move_colors: np.ndarray, first_to_move: int):
+    """(keys, symmetries, next moves, count) of one game's positions, in canonical orientation.
+
+    Position i is the one before move i (i = len(moves): the final position).  ``count`` is
+    ``len(moves) + 1``, or ``k + 1`` when move k is illegal (the arrays hold ``count``
+    valid entries).  ``first_to_move``: who is to move in a game without moves.
+    """
+    n = len(move_points) + 1
+    out_key = np.empty(n, dtype=np.int64)
+    out_sym = np.empty(n, dtype=np.int64)
+    out_next = np.empty(n, dtype=np.int64)
+    count = K.replay(size, *_tables(size), setup_points, setup_colors, move_points, move_colors,
+                     first_to_move, out_key, out_sym, out_next)
+    return out_key, out_sym, out_next, int(count)
+
+
+def replay_games(size: int, setup_points: np.ndarray, setup_colors: np.ndarray, setup_offsets: np.ndarray,
+                 move_points: np.ndarray, move_colors: np.ndarray, move_offsets: np.ndarray,
+                 first_to_move: np.ndarray):
+    """(keys, next moves, counts) of many games of one size, replayed in one kernel call.
+
+    Game g's setup is ``setup_*[setup_offsets[g]:setup_offsets[g + 1]]``, its moves
+    ``move_*[move_offsets[g]:move_offsets[g + 1]]``; its positions start at
+    ``move_offsets[g] + g`` in the outputs and ``counts[g]`` of them were reached.
+    """
+    rows = len(move_points) + len(first_to_move)
+    out_key = np.empty(rows, dtype=np.int64)
+    out_next = np.empty(rows, dtype=np.int64)
+    counts = np.empty(len(first_to_move), dtype=np.int64)
+    K.replay_games(size, *_tables(size), setup_points, setup_colors, setup_offsets, move_points,
+                   move_colors, move_offsets, first_to_move, out_key, out_next, counts)
+    return out_key, out_next, counts
