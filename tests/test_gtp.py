@@ -525,6 +525,33 @@ def test_undo(eng):
     assert diagram_stones(eng) == ({"A2"}, {"A1"})
 
 
+def test_undo_0_takes_back_one_move_as_qgo_expects(eng):
+    # qGo sends 'undo 0'; GNU Go 3.8 takes back one move for it.
+    session(eng, "play b D4", "play w Q16", "undo 0")
+    assert diagram_stones(eng) == ({"D4"}, set())
+    session(eng, "undo 1")
+    assert diagram_stones(eng) == (set(), set())
+    assert err(eng, "undo 0") == "cannot undo"
+
+
+def test_undo_n_takes_back_n_moves_or_none(eng):
+    session(eng, "fixed_handicap 2", "play w C3", "play b pass", "play w R3", "play b C17")
+    assert err(eng, "undo 5") == "cannot undo"  # four moves since the handicap: nothing changes
+    assert diagram_stones(eng) == ({"D4", "Q16", "C17"}, {"C3", "R3"})
+    session(eng, "undo 3")
+    assert diagram_stones(eng) == ({"D4", "Q16"}, {"C3"})
+    session(eng, "undo 1", "play w K10")  # White is to move again after the handicap
+    assert diagram_stones(eng) == ({"D4", "Q16"}, {"K10"})
+
+
+@pytest.mark.parametrize("line", ["undo -1", "undo x", "undo 1.0", "undo 1 2", "undo +-1"])
+def test_undo_refuses_a_bad_argument_and_keeps_the_board(eng, line):
+    session(eng, "play b D4", "play w Q16")
+    before = snapshot(eng)
+    assert err(eng, line) == "syntax error"
+    assert snapshot(eng) == before
+
+
 def test_undo_takes_back_passes_but_not_handicap(eng):
     session(eng, "fixed_handicap 2", "play w pass", "undo")
     assert err(eng, "undo") == "cannot undo"

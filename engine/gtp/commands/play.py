@@ -63,8 +63,18 @@ def reg_genmove(game, args):
 
 @command("undo")
 def undo(game, args):
-    count(args, 0)
-    if not game.undo():
+    """undo [N]: take back one move, or N moves all or nothing (``cannot undo``, nothing changed).
+
+    GTP 6.3.2's undo has no argument, but qGo sends ``undo 0``, which GNU Go 3.8
+    (ignoring any argument) answers by taking back one move: 0 is one move here
+    too.  N >= 1 takes back N moves, as GNU Go's ``gg-undo N`` does.  A negative
+    or non-integer N is a ``syntax error``.
+    """
+    (text,) = count(args, 0, 1) or ["1"]
+    moves = integer(text)
+    if moves < 0:
+        raise GtpError("syntax error")
+    if not game.undo(max(moves, 1)):
         raise GtpError("cannot undo")
     return ""
 

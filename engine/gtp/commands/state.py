@@ -97,12 +97,22 @@ class Game:
         self.board.place_handicap(points)
         self.record.append(("handicap", list(points)))
 
-    def undo(self) -> bool:
-        """Take back the last move; False (nothing changed) when the last change is no move."""
-        if not self.record or self.record[-1][0] != "move":
+    def undo(self, moves: int = 1) -> bool:
+        """Take back the last ``moves`` moves (>= 1), all or nothing.
+
+        False (nothing changed) when fewer than ``moves`` moves follow the last
+        handicap or setup entry: those are not moves and are never taken back.
+        """
+        trailing = 0
+        for entry in reversed(self.record):
+            if entry[0] != "move" or trailing >= moves:
+                break
+            trailing += 1
+        if moves < 1 or trailing < moves:
             return False
-        self.board.undo()
-        self.record.pop()
+        for _ in range(moves):
+            self.board.undo()
+            self.record.pop()
         return True
 
     @property
