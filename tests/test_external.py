@@ -141,6 +141,24 @@ def test_undo_and_reg_genmove_keep_it_in_step(engines, tmp_path):
     assert run(engine, "undo", "undo", "undo", "genmove b") == ["", "", "", "A1"]
 
 
+def test_cleanup_asks_the_engine_for_its_cleanup_move(engines, tmp_path):
+    engine = engines(fake_command(tmp_path, "fake", "pass", "1"))
+    # its kgs-genmove_cleanup (the last free point), not its genmove (which passes)
+    assert run(engine, "play b A1", "kgs-genmove_cleanup w") == ["", "E5"]
+    assert run(engine, "genmove b") == ["pass"]
+    assert run(engine, "kgs-genmove_cleanup w") == ["D5"]  # in step: it knows E5 was played
+    assert len(engine.game.record) == 4
+
+
+def test_cleanup_without_the_engine_command_is_fuseki_own_move(engines, tmp_path):
+    engine = engines(fake_command(tmp_path, "fake", "no-cleanup", "0", "pass", "1"))
+    for colour in "bwb":
+        (answer,) = run(engine, f"kgs-genmove_cleanup {colour}")
+        assert answer != "pass"
+    # its plain genmove was not asked in the cleanup: the first one still passes
+    assert run(engine, "genmove w") == ["pass"]
+
+
 def test_setup_removal_costs_one_question(engines, tmp_path, capsys):
     sgf = tmp_path / "ae.sgf"
     sgf.write_text("(;SZ[5]AB[aa][bb];AE[aa];B[cc])")
@@ -194,6 +212,28 @@ def test_gnugo_in_step_through_handicap_undo_and_loadsgf(engines, tmp_path):
     client.kill()  # GNU Go killed mid-game: fuseki still answers, with a legal move
     for colour in "wbw":
         legal_answer(engine, colour)
+
+
+# 9x9, komi 0.5: a black wall on column E, a white wall on column F, and a dead black
+# stone at H3 inside White's area.  GNU Go's genmove passes as White; its cleanup does not.
+CLEANUP_POSITION = ([f"play b E{row}" for row in range(1, 10)] + [f"play w F{row}" for row in range(1, 10)]
+                    + ["play b H3"])
+
+
+@pytest.mark.slow
+@needs_gnugo
+def test_gnugo_cleans_up_dead_stones_instead_of_passing(engines):
+    engine = engines(f"{GNUGO} --mode gtp --level 0", size=9)
+    run(engine, "komi 0.5", *CLEANUP_POSITION)
+    assert run(engine, "reg_genmove w") == ["pass"]  # why plain genmove is not enough
+    moves = []
+    for colour in "wb" * 30:
+        moves += run(engine, f"kgs-genmove_cleanup {colour}")
+        if moves[-2:] == ["pass", "pass"]:
+            break
+    assert moves[0] != "pass"
+    assert "H3" not in our_stones(engine)[0]  # the dead stone was captured
+    assert gnugo_stones(engine) == our_stones(engine)
 
 
 @pytest.mark.slow

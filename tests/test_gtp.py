@@ -510,6 +510,32 @@ def test_kgs_genmove_cleanup_plays_like_genmove(eng):
     move = ok(eng, "kgs-genmove_cleanup b")
     assert diagram_stones(eng) == ({move}, set())
     assert err(eng, "kgs-genmove_cleanup") == "syntax error"
+    assert err(eng, "kgs-genmove_cleanup x") == "invalid color"
+
+
+class Advisor(Fixed):
+    """A book-like chooser (it has ``next_moves``) that counts the questions it gets."""
+
+    asked = 0
+
+    def choose(self, board, color):
+        self.asked += 1
+        return self.point
+
+    def next_moves(self, board, color):
+        return None
+
+
+def test_kgs_genmove_cleanup_does_not_ask_the_book():
+    # An opening move means nothing in the cleanup phase, where dead stones get captured.
+    from fuseki.engine.core.coords import vertex_to_point
+    book = Advisor(vertex_to_point("E5", 9))
+    e = new_engine(Settings(seed=3, board_size=9), choosers=[book])
+    assert e.handle_line("genmove b") == "= E5\n\n" and book.asked == 1
+    for colour in "wbw":
+        answer = e.handle_line(f"kgs-genmove_cleanup {colour}")
+        assert answer.startswith("= ") and answer != "= pass\n\n", answer
+    assert book.asked == 1
 
 
 # --- undo -----------------------------------------------------------------------------

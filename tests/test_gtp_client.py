@@ -19,6 +19,8 @@ from fuseki.engine.players.gtp_client import EngineDead, GtpClient, GtpFailure, 
 # A fake engine: ``fake.py NAME [BEHAVIOUR AT] ...``; BEHAVIOUR happens on the AT-th genmove
 # (1-based): garbage | crash | hang | illegal | resign | pass | error.  Otherwise genmove answers
 # the first point (A1, B1, ...) it has not seen played, which is legal on an empty-ish board.
+# kgs-genmove_cleanup answers the last such point (T19, S19, ... on 19x19) and plays it;
+# ``no-cleanup 0`` leaves that command out (an engine that does not have it).
 FAKE_ENGINE = r'''
 import sys, time
 COLS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
@@ -40,7 +42,13 @@ for line in sys.stdin:
         answer("1.0")
     elif cmd == "list_commands":
         answer("\n".join(["name", "version", "boardsize", "clear_board", "komi", "play",
-                          "genmove", "undo", "quit", "list_commands"]))
+                          "genmove", "undo", "quit", "list_commands"]
+                         + ([] if plan.get("0") == "no-cleanup" else ["kgs-genmove_cleanup"])))
+    elif cmd == "kgs-genmove_cleanup" and plan.get("0") != "no-cleanup":
+        move = next((c + str(r) for r in range(size, 0, -1) for c in reversed(COLS[:size])
+                     if c + str(r) not in seen), "pass")
+        seen.add(move); last = move
+        answer(move)
     elif cmd == "boardsize":
         size = int(args[0]); seen = set(); answer()
     elif cmd == "clear_board":

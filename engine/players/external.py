@@ -19,7 +19,9 @@ entries: ``("move", colour, point)``, ``("handicap", points)``,
 they change.
 
 ``choose`` returns a point, ``PASS``, ``RESIGN``, or None when the engine has
-no usable answer, so the caller asks its own chooser instead.  It never
+no usable answer, so the caller asks its own chooser instead.
+``choose_cleanup`` is the same with ``kgs-genmove_cleanup``, and None when the
+engine does not list that command.  It never
 raises: an engine that dies, times out, answers garbage or an illegal move
 (checked with ``board.legal_reason``) is reported on stderr and left alone
 for the rest of that game (a new ``clear_board``/``boardsize``/``loadsgf``
@@ -42,6 +44,7 @@ from fuseki.engine.core.base import BLACK, EMPTY, PASS, RESIGN, WHITE, Coordinat
 from fuseki.engine.players.gtp_client import GtpClient, GtpClientError, GtpFailure
 
 
+CLEANUP = "kgs-genmove_cleanup"  # KGS's genmove for the cleanup phase: capture dead stones, no pass
 _VERTEX = re.compile(r"[A-Za-z][0-9]{1,2}")
 _SCORE = re.compile(r"0|[BW]\+[0-9]+(\.[0-9]+)?|[BW]\+R(esign)?", re.IGNORECASE)
 
@@ -89,11 +92,25 @@ class ExternalChooser:
     def choose(self, board, color: int) -> int | None:
         """The engine's move for ``color`` (point, PASS or RESIGN), or None; never raises."""
         client = self._ready(board)
-        if client is None:
+        return None if client is None else self._generate(client, board, color, "genmove")
+
+    def choose_cleanup(self, board, color: int) -> int | None:
+        """The engine's ``kgs-genmove_cleanup`` move for ``color``, or None when it does not
+        know the command (or has no usable answer); never raises.
+
+        Plain ``genmove`` is no substitute: an engine such as GNU Go passes there with
+        dead stones still on the board, which is what the cleanup phase must remove.
+        """
+        client = self._ready(board)
+        if client is None or not client.knows(CLEANUP):
             return None
+        return self._generate(client, board, color, CLEANUP)
+
+    def _generate(self, client: GtpClient, board, color: int, command: str) -> int | None:
+        """``command`` (genmove or its cleanup form, which play the move) for ``color``."""
         try:
             self._sync(client, board)
-            answer = client.send("genmove " + ("b" if color == BLACK else "w"), self.timeout)
+            answer = client.send(f"{command} " + ("b" if color == BLACK else "w"), self.timeout)
             point = self._parse_move(answer, board)
         except OutOfStep as exc:
             self.log(f"cannot follow this position ({exc}); fuseki chooses this move itself")
@@ -108,7 +125,7 @@ class ExternalChooser:
         if reason is not None:
             self._fail(f"answered the illegal move '{answer}' ({reason})")
             return None
-        self._sent.append(("move", color, point))  # genmove plays it in the engine
+        self._sent.append(("move", color, point))  # genmove (and cleanup) play it in the engine
         return point
 
     def ask(self, board, command: str) -> str | None:

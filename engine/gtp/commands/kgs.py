@@ -4,17 +4,28 @@ from __future__ import annotations
 
 from fuseki.engine.gtp.protocol import GtpError
 
+from fuseki.engine.core.base import RESIGN
 from fuseki.engine.gtp.commands import command
-from fuseki.engine.gtp.commands.args import count
-from fuseki.engine.gtp.commands.play import genmove
+from fuseki.engine.gtp.commands.args import color, count, vertex_text
 
 RULES = ("japanese", "chinese", "aga", "new_zealand")
 
 
 @command("kgs-genmove_cleanup")
 def kgs_genmove_cleanup(game, args):
-    """Like genmove: the random chooser never passes while it has a move, so dead stones get captured."""
-    return genmove(game, args)
+    """genmove for the cleanup phase (dead stones disputed): see ``Game.choose_cleanup``.
+
+    Not the book, and not the fallback engine's plain genmove (GNU Go passes with
+    dead stones left): the fallback engine's own ``kgs-genmove_cleanup`` when it has
+    one, else the random chooser, which does not pass while it has a move.
+    """
+    (col,) = count(args, 1)
+    c = color(col)
+    point = game.choose_cleanup(c)
+    if point == RESIGN:
+        return "resign"
+    game.play(c, point)
+    return vertex_text(point, game.size)
 
 
 @command("kgs-game_over")

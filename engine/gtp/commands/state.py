@@ -148,9 +148,34 @@ class Game:
         after the chain the seeded random chooser answers; PASS when none has a
         legal move.
         """
-        board = self.board
+        return self._first_move([c.choose for c in [*self.choosers, self.fallback]], color)
+
+    def choose_cleanup(self, color: int) -> int:
+        """``choose`` for KGS's cleanup phase, where the dead stones must be captured.
+
+        The book (an advisor) is not asked: an opening move means nothing there.
+        An external engine is asked for ``kgs-genmove_cleanup`` (its
+        ``choose_cleanup``) and skipped when it does not know that command: its
+        plain ``genmove`` may pass with dead stones on the board (GNU Go does).
+        Other choosers answer as for ``genmove``; then the seeded random chooser,
+        which never passes while it has a legal move that fills no eye of its own.
+        """
+        asks = []
         for chooser in [*self.choosers, self.fallback]:
-            point = chooser.choose(board, color)
+            if hasattr(chooser, "next_moves"):
+                continue
+            if hasattr(chooser, "ask"):
+                ask = getattr(chooser, "choose_cleanup", None)
+                asks += [ask] if ask is not None else []
+            else:
+                asks.append(chooser.choose)
+        return self._first_move(asks, color)
+
+    def _first_move(self, asks, color: int) -> int:
+        """The first legal answer of ``asks`` (each ``ask(board, color)``), RESIGN, or PASS."""
+        board = self.board
+        for ask in asks:
+            point = ask(board, color)
             if point == RESIGN:
                 return RESIGN
             if point is not None and (point == PASS or board.is_legal(color, point)):
