@@ -24,10 +24,28 @@ def build_engine(settings=None, verbose: bool = False, log=None):
     return Engine(game, REGISTRY, log)
 
 
+# What the engine imports once it plays (found, not imported, at start: the first answer
+# must not wait for numba).  pyproject.toml's dependencies are the full list.
+ENGINE_NEEDS = ("numpy", "numba", "sgfmill", "sqlalchemy")
+INSTALL = "python3 -m venv .venv && .venv/bin/python -m pip install -e ."
+
+
+def missing_dependency() -> str | None:
+    """The first package the engine needs that this interpreter cannot import, or None."""
+    import importlib.util
+
+    return next((name for name in ENGINE_NEEDS if importlib.util.find_spec(name) is None), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fuseki-gtp`` console script."""
     from fuseki.engine.gtp.cli import main as serve_gtp
 
+    missing = missing_dependency()
+    if missing is not None:
+        print(f"fuseki-gtp: the package {missing} is not installed for {sys.executable}; "
+              f"install fuseki with its dependencies (in the checkout: {INSTALL})", file=sys.stderr)
+        return 2
     return serve_gtp(argv, build_engine)
 
 

@@ -184,3 +184,14 @@ def test_explore_search_games_and_replay(server, browser):
               if entry["level"] == "SEVERE" and "favicon" not in entry["message"]
               and "400" not in entry["message"]]
     assert not errors, errors
+
+
+def test_the_page_draws_the_star_points_showboard_draws(server, browser):
+    """app.js draws the hoshi itself (an empty replay board has no position to ask for)."""
+    from fuseki.engine.core.base import point_to_xy, star_points
+
+    browser.get(server)
+    for size in range(2, 26):
+        drawn = browser.execute_script("return starPoints(arguments[0])", size)
+        expected = sorted(point_to_xy(p, size) for p in star_points(size))
+        assert sorted(tuple(xy) for xy in drawn) == expected, size

@@ -14,8 +14,8 @@ from __future__ import annotations
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE, star_points
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
 TABLE_LIMIT = 20
+LETTERS = "abcdefghijklmnopqrstuvwxyz"[:TABLE_LIMIT]  # one letter per table row, none on the board without one
 _STONES = {BLACK: "X", WHITE: "O"}
 
 

@@ -67,13 +67,16 @@ function el(name, attrs, parent) {
   return node;
 }
 
+// The hoshi as GTP showboard draws them (fuseki.engine.core.base.star_points; the browser
+// test compares the two for every size): the corners from 7x7, the centre on odd sizes from
+// 9x9 (7x7 has the four corner points only), all nine on odd sizes from 15x15.
 function starPoints(size) {
   if (size < 7) return [];
   const edge = size >= 13 ? 3 : 2;
   const far = size - 1 - edge;
   const mid = (size - 1) / 2;
   const points = [[edge, edge], [edge, far], [far, edge], [far, far]];
-  if (size % 2 === 1 && (size >= 15 || size <= 13)) points.push([mid, mid]);
+  if (size % 2 === 1 && size >= 9) points.push([mid, mid]);
   if (size % 2 === 1 && size >= 15) points.push([edge, mid], [far, mid], [mid, edge], [mid, far]);
   return points;
 }
