@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
 import io
+import shutil
+import subprocess
 import tarfile
 import zipfile
 
 import pytest
 
+from fuseki.book.formats import sources
 from fuseki.book.formats.sources import Limits, Skipped, SourceFile, iter_sources
 
 GAME_A = b"(;SZ[9];B[ee])"
@@ -266,3 +270,249 @@ def test_tar_reader_equals_tarfile_on_the_real_archives(shared_data, name):
     assert not [item for item in ours if isinstance(item, Skipped)]
     assert ours == tarfile_games(path)
     assert len(ours) > 5000
+
+
+# --- tar variants the block reader hands to tarfile ---------------------------------------------
+#
+# Each archive has games before and after the variant: the block reader reads the first,
+# tarfile the rest from the member where it stopped, and together they must read what
+# tarfile reads alone -- no game lost, none twice.
+
+def tarfile_outcome(path) -> tuple[list[SourceFile], str | None]:
+    """What tarfile reads as game members and the error it stops with (None if it reads to the end)."""
+    games: list[SourceFile] = []
+    try:
+        with tarfile.open(path) as tar:
+            for m in tar:
+                if m.isfile() and m.name.lower().endswith(".sgf"):
+                    games.append(SourceFile(f"{path}:{m.name}", tar.extractfile(m).read()))
+    except tarfile.ReadError as exc:
+        return games, str(exc)
+    return games, None
+
+
+@pytest.fixture
+def handed_over(monkeypatch) -> list[int]:
+    """The member counts at which the block reader handed an archive to tarfile, one per hand-over."""
+    calls: list[int] = []
+    original = sources._read_tar_with_tarfile
+
+    def spy(path, limits, skip, failure):
+        calls.append(skip)
+        return original(path, limits, skip, failure)
+
+    monkeypatch.setattr(sources, "_read_tar_with_tarfile", spy)
+    return calls
+
+
+def header(name: str, kind: bytes, size: int, fmt=tarfile.GNU_FORMAT) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.type, info.size = kind, size
+    return info.tobuf(fmt)
+
+
+def member(name: str, data: bytes, kind: bytes = tarfile.REGTYPE) -> bytes:
+    """One member's header, data and padding, as a tar writer lays them out."""
+    return header(name, kind, len(data)) + data + bytes(-len(data) % 512)
+
+
+def pax_records(fields: dict[str, str]) -> bytes:
+    """A pax header's "length key=value\\n" records (the length counts its own digits)."""
+    out = b""
+    for key, value in fields.items():
+        body = f" {key}={value}\n".encode()
+        length = len(body) + 1
+        while len(str(length)) + len(body) != length:
+            length += 1
+        out += str(length).encode() + body
+    return out
+
+
+def write_tar(path, *members: bytes):
+    """Members laid end to end, then the end-of-archive blocks; gzip'd for a .tgz path."""
+    data = b"".join(members) + bytes(1024)
+    path.write_bytes(gzip.compress(data) if str(path).endswith(".tgz") else data)
+    return path
+
+
+MULTIVOL = b"M"  # GNU tar's multi-volume continuation type (tarfile has no name for it)
+BIG = b"(;SZ[19]C[" + b"x" * 700 + b"];B[pd])"  # spans two blocks
+
+
+def sparse_parts(real_size: int):
+    """A game with holes: (offset, bytes) chunks and the whole file (holes are zeros)."""
+    chunks = [(0, BIG[:10]), (1024, BIG[10:-8]), (real_size - 8, BIG[-8:])]
+    whole = bytearray(real_size)
+    for offset, data in chunks:
+        whole[offset:offset + len(data)] = data
+    return chunks, bytes(whole)
+
+
+def gnu_sparse_member(name: str, chunks, real_size: int) -> bytes:
+    """An old-GNU "S" member: up to 4 (offset, length) pairs and the real size in its header."""
+    stored = b"".join(data for _, data in chunks)
+    block = bytearray(header(name, tarfile.GNUTYPE_SPARSE, len(stored)))
+    for i, (offset, data) in enumerate(chunks):
+        block[386 + 24 * i: 410 + 24 * i] = b"%011o\0%011o\0" % (offset, len(data))
+    block[483:495] = b"%011o\0" % real_size
+    block[148:156] = b"        "
+    block[148:156] = b"%06o\0 " % sum(block)
+    return bytes(block) + stored + bytes(-len(stored) % 512)
+
+
+def pax_sparse_member(name: str, chunks, real_size: int) -> bytes:
+    """A pax sparse member, format 1.0 (GNU tar's default): the map is the first data block."""
+    sparse_map = f"{len(chunks)}\n".encode() + b"".join(b"%d\n%d\n" % (o, len(d)) for o, d in chunks)
+    data = sparse_map + bytes(-len(sparse_map) % 512) + b"".join(d for _, d in chunks)
+    records = pax_records({"GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": name,
+                           "GNU.sparse.realsize": str(real_size)})
+    folder, base = name.rsplit("/", 1)
+    return member("PaxHeaders/x", records, tarfile.XHDTYPE) + member(f"{folder}/GNUSparseFile.0/{base}", data)
+
+
+@pytest.mark.parametrize("suffix", [".tar", ".tgz"])
+@pytest.mark.parametrize("variant", ["gnu", "pax"])
+def test_sparse_members_are_read_by_tarfile(tmp_path, handed_over, suffix, variant):
+    chunks, whole = sparse_parts(5000)
+    make = gnu_sparse_member if variant == "gnu" else pax_sparse_member
+    path = write_tar(tmp_path / f"sparse{suffix}", member("games/a.sgf", GAME_A),
+                     make("games/big.sgf", chunks, len(whole)), member("games/b.sgf", GAME_B))
+    games, error = tarfile_outcome(path)
+    assert error is None and games[1] == SourceFile(f"{path}:games/big.sgf", whole)  # the builders are right
+    assert collect([path]) == games
+    assert handed_over == [1]  # after a.sgf, read by the block reader
+
+
+def test_a_multi_volume_continuation_is_read_by_tarfile(tmp_path, handed_over):
+    # The second volume of a GNU multi-volume archive starts with the tail of a member
+    # ("M"); tarfile passes over it as a member of a type it does not read.
+    path = write_tar(tmp_path / "volume-2.tar", member("games/c.sgf", BIG[300:], MULTIVOL),
+                     member("games/a.sgf", GAME_A), member("games/b.sgf", GAME_B))
+    games, error = tarfile_outcome(path)
+    assert error is None and len(games) == 2
+    assert collect([path]) == games
+    assert handed_over == [0]
+
+
+def test_a_solaris_extended_header_is_read_by_tarfile(tmp_path, handed_over):
+    path = write_tar(tmp_path / "solaris.tar", member("games/a.sgf", GAME_A),
+                     member("X/b", pax_records({"path": "games/renamed.sgf"}), b"X"),
+                     member("games/b.sgf", GAME_B))
+    games, error = tarfile_outcome(path)
+    assert error is None and games[1].name.endswith(":games/renamed.sgf")
+    assert collect([path]) == games
+    assert handed_over == [1]
+
+
+@pytest.mark.parametrize("fields, handed", [({"comment": "4b825dc642cb6eb9a060e54bf8d69288fbee4904"}, []),
+                                            ({"path": "games/every.sgf"}, [0])])
+def test_pax_global_headers(tmp_path, handed_over, fields, handed):
+    # git archive writes a global header with a comment (the commit id): the block reader
+    # reads on; a global path or size renames or resizes the members after it: tarfile reads.
+    path = tmp_path / "global.tar"
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT, pax_headers=fields) as tar:
+        for name, data in (("games/a.sgf", GAME_A), ("games/b.sgf", GAME_B)):
+            add_tar_member(tar, name, data)
+    games, error = tarfile_outcome(path)
+    assert error is None and len(games) == 2
+    assert collect([path]) == games
+    assert handed_over == handed
+
+
+def test_what_the_block_reader_takes_for_damage_tarfile_may_read(tmp_path, handed_over):
+    # A pax header ending in bytes that are no record: tarfile stops reading records there.
+    records = pax_records({"path": "games/renamed.sgf"}) + b"trailing words"
+    path = write_tar(tmp_path / "odd.tar", member("games/a.sgf", GAME_A),
+                     member("PaxHeaders/b", records, tarfile.XHDTYPE), member("games/b.sgf", GAME_B),
+                     member("games/c.sgf", GAME_C))
+    games, error = tarfile_outcome(path)
+    assert error is None and [g.name.rsplit(":", 1)[1] for g in games] == [
+        "games/a.sgf", "games/renamed.sgf", "games/c.sgf"]
+    assert collect([path]) == games
+    assert handed_over == [1]
+
+
+def test_damage_tarfile_cannot_read_either_is_reported_once(tmp_path, handed_over):
+    path = write_tar(tmp_path / "cut.tar", member("games/a.sgf", GAME_A), member("games/b.sgf", BIG))
+    path.write_bytes(path.read_bytes()[:512 * 4])  # inside b.sgf's data
+    assert collect([path]) == [SourceFile(f"{path}:games/a.sgf", GAME_A),
+                               Skipped(str(path), "corrupt or unreadable archive after 2 members: "
+                                                  "unexpected end of data")]
+    assert handed_over == [1]
+
+
+def test_tarfile_keeps_the_member_limit(tmp_path):
+    path = write_tar(tmp_path / "many.tar", member("games/c.sgf", BIG, MULTIVOL),
+                     *(member(f"games/{n}.sgf", GAME_A) for n in range(5)))
+    items = collect([path], limits=Limits(max_members=3))
+    assert names(items) == [("SourceFile", f"{path}:games/0.sgf"), ("SourceFile", f"{path}:games/1.sgf"),
+                            ("Skipped", str(path))]
+    assert items[-1].reason == "more than 3 members; the rest is not read"
+
+
+# GNU tar itself, where installed: its sparse formats and a multi-volume archive.
+
+def gnu_tar() -> str:
+    path = shutil.which("tar")
+    if path is None or b"GNU tar" not in subprocess.run([path, "--version"], capture_output=True).stdout:
+        pytest.skip("GNU tar is not installed")
+    return path
+
+
+def make_holes(path, whole: bytes) -> None:
+    """Write ``whole`` with its runs of 4 KB zero blocks as holes."""
+    with open(path, "wb") as handle:
+        for at in range(0, len(whole), 4096):
+            piece = whole[at:at + 4096]
+            if piece.count(0) == len(piece):
+                handle.seek(len(piece), 1)
+            else:
+                handle.write(piece)
+        handle.truncate(len(whole))
+
+
+@pytest.mark.parametrize("options", [["--format=gnu"], ["--format=posix", "--sparse-version=0.0"],
+                                     ["--format=posix", "--sparse-version=0.1"],
+                                     ["--format=posix", "--sparse-version=1.0"]])
+def test_sparse_members_written_by_gnu_tar(tmp_path, handed_over, options):
+    tar = gnu_tar()
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "a.sgf").write_bytes(GAME_A)
+    whole = BIG[:10] + bytes(40_000) + BIG[10:-8] + bytes(40_000) + BIG[-8:]
+    make_holes(folder / "big.sgf", whole)
+    (folder / "c.sgf").write_bytes(GAME_C)
+    path = tmp_path / "sparse.tar"
+    subprocess.run([tar, "--sparse", *options, "-cf", str(path), "-C", str(tmp_path),
+                    "games/a.sgf", "games/big.sgf", "games/c.sgf"], check=True)
+    with tarfile.open(path) as archive:
+        if not archive.getmember("games/big.sgf").sparse:
+            pytest.skip("this filesystem keeps no holes, so tar wrote no sparse member")
+    games, error = tarfile_outcome(path)
+    assert error is None and games[1] == SourceFile(f"{path}:games/big.sgf", whole)
+    assert collect([path]) == games
+    assert handed_over == [1]
+
+
+def test_multi_volume_archives_written_by_gnu_tar(tmp_path):
+    tar = gnu_tar()
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for name, data in (("a.sgf", GAME_A), ("c.sgf", b"(;SZ[19]C[" + b"x" * 25_000 + b"];B[aa])"),
+                       ("b.sgf", GAME_B)):
+        (folder / name).write_bytes(data)
+    volumes = [tmp_path / "v1.tar", tmp_path / "v2.tar"]
+    subprocess.run([tar, "-cM", "-L", "20", "-f", str(volumes[0]), "-f", str(volumes[1]),
+                    "-C", str(tmp_path), "games/a.sgf", "games/c.sgf", "games/b.sgf"],
+                   check=True, stdin=subprocess.DEVNULL)
+    # volume 1 ends inside c.sgf: both readers stop there, after a.sgf
+    games, error = tarfile_outcome(volumes[0])
+    items = collect([volumes[0]])
+    assert error == "unexpected end of data" and games == [SourceFile(f"{volumes[0]}:games/a.sgf", GAME_A)]
+    assert items[:-1] == games
+    assert items[-1] == Skipped(str(volumes[0]), "corrupt or unreadable archive after 2 members: "
+                                                 "unexpected end of data")
+    # volume 2 starts with c.sgf's tail ("M"), then b.sgf
+    games, error = tarfile_outcome(volumes[1])
+    assert error is None and games == [SourceFile(f"{volumes[1]}:games/b.sgf", GAME_B)]
+    assert collect([volumes[1]]) == games
