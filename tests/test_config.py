@@ -23,7 +23,9 @@ def test_the_shipped_file_loads_and_matches_the_defaults():
     assert settings.board_size == 19 and settings.komi == 7.5
     assert not settings.suicide and not settings.superko and settings.seed is None
     assert settings.book.policy == "best" and settings.book.min_games == 1
+    assert settings.book.analysis_min_games == 2
     assert settings.book.path == config.DEFAULT_BOOK
+    assert settings == Settings()
 
 
 def test_every_key_is_read(tmp_path):
@@ -41,10 +43,11 @@ path = "books/pro.db"
 policy = "weighted"
 min_games = 3
 temperature = 0.5
+analysis_min_games = 5
 """)
     assert config.load(path) == Settings(
         board_size=9, komi=6.0, suicide=True, superko=True, seed=7,
-        book=BookSettings(str(tmp_path / "books/pro.db"), "weighted", 3, 0.5))
+        book=BookSettings(str(tmp_path / "books/pro.db"), "weighted", 3, 0.5, analysis_min_games=5))
 
 
 def test_flags_override_the_file(tmp_path):
@@ -66,6 +69,8 @@ def test_flags_override_the_file(tmp_path):
     ("[engine]\nseed = 1.5\n", "engine.seed"),
     ("[book]\npolicy = \"random\"\n", "book.policy"),
     ("[book]\nmin_games = 0\n", "book.min_games"),
+    ("[book]\nanalysis_min_games = 0\n", "book.analysis_min_games"),
+    ("[book]\nanalysis_min_games = 2.5\n", "book.analysis_min_games"),
     ("[book]\ntemperature = 0\n", "book.temperature"),
     ("[book]\npath = 3\n", "book.path"),
     ("[game]\nboardsize = 9\n", "game.boardsize"),
@@ -96,10 +101,11 @@ def test_cli_flags_reach_the_settings(tmp_path):
     path = toml(tmp_path, "[game]\nkomi = 5.5\n")
     args = gtp_cli.build_parser().parse_args(
         ["--config", str(path), "--size", "13", "--seed", "4", "--superko", "--no-suicide",
-         "--policy", "weighted", "--min-games", "2", "--temperature", "0.7", "--book", "b.db"])
+         "--policy", "weighted", "--min-games", "2", "--temperature", "0.7", "--book", "b.db",
+         "--analysis-min-games", "10"])
     settings = gtp_cli.settings_from(args)
     assert (settings.board_size, settings.komi, settings.seed, settings.superko) == (13, 5.5, 4, True)
-    assert settings.book == BookSettings("b.db", "weighted", 2, 0.7)
+    assert settings.book == BookSettings("b.db", "weighted", 2, 0.7, analysis_min_games=10)
 
 
 def test_cli_bad_config_is_one_line_and_exit_code_2(tmp_path, capsys):

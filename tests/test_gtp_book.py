@@ -160,11 +160,12 @@ def test_gogui_commands_without_a_book(bookless):
 def test_lz_analyze_lines(eng, command):
     ok(eng, "play B R16")
     entries, _ = analyze(eng, command)
-    assert [e["move"] for e in entries] == ["D4", "D16", "Q4"]
+    assert [e["move"] for e in entries] == ["D4", "D16"]  # not Q4: one game
     d4 = entries[0]
-    assert d4["visits"] == "4" and d4["winrate"] == "2500" and d4["prior"] == str(round(4 / 7 * 10000))
+    # win rates with 2 games at 50% added: (1 + 1) / (4 + 2), (2 + 1) / (2 + 2)
+    assert d4["visits"] == "4" and d4["winrate"] == "3333" and d4["prior"] == str(round(4 / 6 * 10000))
     assert d4["order"] == "0" and d4["pv"] == ["D4", "Q3", "C17"]
-    assert entries[1]["winrate"] == "10000" and entries[1]["pv"] == ["D16", "C17"]
+    assert entries[1]["winrate"] == "7500" and entries[1]["pv"] == ["D16", "C17"]
     for e in entries:  # Leela Zero's integers: Sabaki tells the formats apart by the '.'
         for key in ("visits", "winrate", "prior", "lcb", "order"):
             assert e[key].isdigit(), (key, e)
@@ -176,8 +177,8 @@ def test_kata_analyze_lines(eng):
     ok(eng, "play B R16")
     entries, _ = analyze(eng, "kata-analyze W interval 20 maxmoves 2 ownership true")
     assert [e["move"] for e in entries] == ["D4", "D16"]
-    assert entries[0]["winrate"] == "0.250000" and entries[1]["winrate"] == "1.000000"
-    assert float(entries[0]["prior"]) == pytest.approx(4 / 7, abs=1e-6)
+    assert entries[0]["winrate"] == "0.333333" and entries[1]["winrate"] == "0.750000"
+    assert float(entries[0]["prior"]) == pytest.approx(4 / 6, abs=1e-6)
     for e in entries:
         assert "." in e["winrate"] and "." in e["prior"]
         assert 0 <= float(e["lcb"]) <= float(e["winrate"]) <= 1
@@ -204,10 +205,31 @@ def test_analysis_in_a_rotated_game(eng, t):
 
     ok(eng, f"play B {image('R16')}")
     entries, _ = analyze(eng, "lz-analyze 10")
-    assert [e["move"] for e in entries] == [image(m) for m in ("D4", "D16", "Q4")]
+    assert [e["move"] for e in entries] == [image(m) for m in ("D4", "D16")]
     assert entries[0]["pv"][:2] == [image(m) for m in ("D4", "Q3")]
     # then C3, C17 and K10 (one game each): the tie goes by point order in this orientation
     assert entries[0]["pv"][2] in {image(m) for m in ("C3", "C17", "K10")}
+
+
+def test_a_one_game_move_is_no_best_move_beside_a_many_game_move(book_path):
+    # Q4 was played once and won: 100% beside D4's 4 games at 25%, Lizzie would ring it.
+    eng = engine_on(book_path, analysis_min_games=1)
+    ok(eng, "play B R16")
+    entries, _ = analyze(eng, "kata-analyze W 10")
+    assert [(e["move"], e["visits"], e["winrate"]) for e in entries] == [
+        ("D4", "4", "0.333333"), ("D16", "2", "0.750000"), ("Q4", "1", "0.666667")]
+    assert float(entries[2]["lcb"]) < float(entries[2]["winrate"])
+    lz, _ = analyze(eng, "lz-analyze W 10")
+    assert [e["winrate"] for e in lz] == ["3333", "7500", "6667"]
+
+
+def test_analysis_min_games_leaves_moves_out_but_book_moves_keeps_min_games(book_path):
+    eng = engine_on(book_path, analysis_min_games=3)
+    ok(eng, "play B R16")
+    entries, _ = analyze(eng, "lz-analyze W 10")
+    assert [e["move"] for e in entries] == ["D4"] and entries[0]["prior"] == "10000"
+    assert ok(eng, "book_moves") == "D4 D16 Q4"  # min_games (1), not analysis_min_games
+    assert "Q4 1" in ok(eng, "book-counts")
 
 
 def test_analysis_for_the_other_colour(eng):
@@ -259,7 +281,8 @@ def test_stream_over_a_pipe_stops_at_the_next_command(book_path):
     """The controller's view (Sabaki, Lizzie): '=' and info lines arrive before the next command is
     sent, and the next command's answer comes after the empty line that ends the stream."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, str(ROOT / "gtp_main.py"), "--book", book_path, "--seed", "1"],
+    proc = subprocess.Popen([sys.executable, str(ROOT / "gtp_main.py"), "--book", book_path, "--seed", "1",
+                             "--analysis-min-games", "1"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
@@ -269,7 +292,7 @@ def test_stream_over_a_pipe_stops_at_the_next_command(book_path):
         assert lines.get(timeout=30) == "=\n" and lines.get(timeout=5) == "\n"
         assert lines.get(timeout=30) == "=1\n"
         info = lines.get(timeout=30)
-        assert [e["move"] for e in parse_info(info)] == ["D4", "D16", "Q4"]
+        assert [e["move"] for e in parse_info(info)] == ["D4", "D16", "Q4"]  # the flag lets Q4 in
         with pytest.raises(queue.Empty):
             lines.get(timeout=0.5)  # the stream stays open while the controller is silent
         proc.stdin.write(b"2 genmove W\n")

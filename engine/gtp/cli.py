@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=config.POLICIES, help="how to pick among book moves")
     p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
     p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
+    p.add_argument("--analysis-min-games", type=int, metavar="N",
+                   help="list a move in lz-analyze/kata-analyze lines only from N games on (default 2)")
     p.add_argument("--verbose", action="store_true",
                    help="log on stderr where each genmove came from (book or fallback)")
     p.add_argument("--fallback-engine", metavar="CMD",
@@ -47,6 +49,7 @@ def settings_from(args: argparse.Namespace) -> config.Settings:
         "rules.suicide": args.suicide, "rules.superko": args.superko,
         "book.path": args.book, "book.policy": args.policy,
         "book.min_games": args.min_games, "book.temperature": args.temperature,
+        "book.analysis_min_games": args.analysis_min_games,
         "engine.fallback_engine": args.fallback_engine,
     })
 

@@ -9,6 +9,7 @@ names another) has four tables; every key is optional::
              fallback_engine = "gnugo --mode gtp"   (answers genmove when the book has no move)
     [book]   path = "~/books/pro.sqlite"   policy = "best" | "weighted" | "winrate"
              min_games = 1          (>= 1)      temperature = 1.0   (> 0)
+             analysis_min_games = 2 (>= 1: the fewest games a move needs in analysis lines)
 
 The book is found in this order: ``--book``, ``$FUSEKI_BOOK``, ``[book] path``,
 then ``DEFAULT_BOOK`` (``~/.local/share/fuseki/book.sqlite``), so that the
@@ -46,6 +47,8 @@ class BookSettings:
     policy: str = "best"
     min_games: int = 1
     temperature: float = 1.0
+    # lz-analyze and friends: a move from one game would show 100% beside a 6,000-game move
+    analysis_min_games: int = 2
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "book.policy": ("book.policy", _policy),
     "book.min_games": ("book.min_games", _min_games),
     "book.temperature": ("book.temperature", _temperature),
+    "book.analysis_min_games": ("book.analysis_min_games", _min_games),
 }
 
 

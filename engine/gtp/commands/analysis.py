@@ -15,9 +15,12 @@
   ``[color] [interval] [key value ...]``: the response opens with ``=`` and
   one line of ``info move M visits V winrate W prior P lcb L order N pv ...``
   entries follows (Sabaki splits a line on ``info``; Lizzie reads the same),
-  with visits = games, prior = share of the listed games (an orbit's share
-  split among its points, so priors sum to 1), lcb = the Wilson
-  lower bound of the win rate, pv = the most played continuation.  The
+  with visits = games, winrate = the shrunk win rate (below), prior = share
+  of the listed games (an orbit's share split among its points, so priors
+  sum to 1), lcb = the Wilson lower bound of the raw win rate, pv = the most
+  played continuation.  A move is listed only when it was played in at
+  least ``[book] analysis_min_games`` games (default 2, ``--analysis-min-games``),
+  whatever ``min_games`` says.  The
   response stays open until the controller sends its next line, which first
   ends it with the empty line (``game.streaming``, see ``engine.gtp``), as
   Leela Zero and KataGo do.  The book does not change while we wait, so the
@@ -25,6 +28,13 @@
   KataGo's other options are accepted and ignored, unknown words refused.
 
 Win rates are the player to move's, as both engines report them by default.
+In the analysis lines they are corrected for small samples: ``PRIOR_GAMES``
+(2) games at 50% are added to each move's record, so the win rate shown is
+``(wins + 1) / (games + 2)``.  A move won in its one game shows 66.7%, not
+100%, and Lizzie no longer rings it as the best move beside a move of
+thousands of games (whose rate hardly moves).  ``book_moves`` and the GoGui
+commands list every move of at least ``min_games`` games (the moves
+``genmove`` may play) and show the raw win rate, as before.
 With no book (or none at the configured path) every command answers
 normally with nothing in it: no moves, no labels, no info lines.
 """
@@ -42,6 +52,7 @@ from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import SYNTAX, color, count, integer, vertex_text
 
 PV_LENGTH = 10      # moves in a continuation (the first included)
+PRIOR_GAMES = 2     # imaginary games at 50% added to every move's win rate in analysis lines
 LETTERS = string.ascii_uppercase + string.ascii_lowercase
 _INT = re.compile(r"[0-9]+")
 # KataGo's kata-analyze options (values read: interval, maxmoves; the rest accepted, ignored);
@@ -53,11 +64,12 @@ _KEY_WIDTHS = {"interval": 1, "minmoves": 1, "maxmoves": 1, "ownership": 1, "own
 
 # --- the advisor behind the game (the book) ---------------------------------------------
 
-def book_entries(game, to_move: int | None = None) -> list[tuple[object, list[int]]]:
+def book_entries(game, to_move: int | None = None,
+                 min_games: int | None = None) -> list[tuple[object, list[int]]]:
     """(MoveStat, its legal points) for the book moves of the position, most played first.
 
-    Moves below the chooser's ``min_games``, passes and moves with no legal
-    point are left out; an empty list without a book.
+    Moves below ``min_games`` (default: the chooser's), passes and moves with
+    no legal point are left out; an empty list without a book.
     """
     chooser = game.advisor
     board = game.board
@@ -66,7 +78,7 @@ def book_entries(game, to_move: int | None = None) -> list[tuple[object, list[in
     if found is None:
         return []
     entries = []
-    for move in eligible(found.moves, chooser.min_games):
+    for move in eligible(found.moves, chooser.min_games if min_games is None else min_games):
         points = [p for p in (tuple(move.points) or (move.point,))
                   if board.legal_reason(to_move, p) is None]
         if points:
@@ -203,13 +215,26 @@ def wilson_lower(wins: float, games: int, z: float = 1.96) -> float:
     return max(0.0, (centre - margin) / (1 + z * z / games))
 
 
+def shrunk_winrate(winrate: float, games: int, prior_games: float = PRIOR_GAMES) -> float:
+    """The win rate with ``prior_games`` games at 50% added: ``(wins + prior/2) / (games + prior)``.
+
+    0.5 for no games; the fewer the games, the closer to 0.5.
+    """
+    return (winrate * games + prior_games / 2) / (games + prior_games) if games + prior_games else 0.5
+
+
 def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) -> list[str]:
-    """One ``info move ...`` entry per legal book point (orbit points repeat their move's figures)."""
-    entries = book_entries(game, to_move)
+    """One ``info move ...`` entry per legal book point (orbit points repeat their move's figures).
+
+    Only moves of at least ``analysis_min_games`` games, with their shrunk win rate
+    (see the module docstring).
+    """
+    entries = book_entries(game, to_move, game.settings.book.analysis_min_games)
     total = sum(move.games for move, _ in entries) or 1
     board, out = game.board, []
     for move, points in entries:
         share = move.games / total / len(points)  # an orbit's share split among its points
+        winrate = shrunk_winrate(move.winrate, move.games)
         lcb = wilson_lower(move.winrate * move.games, move.games)
         for p in points:
             if maxmoves is not None and len(out) >= maxmoves:
@@ -217,12 +242,12 @@ def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) ->
             pv = " ".join(vertex_text(q, game.size) for q in main_line(game, board, to_move, p))
             vertex = vertex_text(p, game.size)
             if kata:
-                fields = (f"visits {move.games} winrate {move.winrate:.6f} prior {share:.6f} "
+                fields = (f"visits {move.games} winrate {winrate:.6f} prior {share:.6f} "
                           f"lcb {lcb:.6f} order {len(out)}")
                 if p != points[0]:
                     fields += f" isSymmetryOf {vertex_text(points[0], game.size)}"
             else:
-                fields = (f"visits {move.games} winrate {round(move.winrate * 10000)} "
+                fields = (f"visits {move.games} winrate {round(winrate * 10000)} "
                           f"prior {round(share * 10000)} lcb {round(lcb * 10000)} order {len(out)}")
             out.append(f"info move {vertex} {fields} pv {pv}")
     return out
