@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "tygem-2016-07.tgz"
 sys.path.insert(0, str(ROOT))
+__import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
 import numpy as np  # noqa: E402
 from sgfmill import boards as sgf_boards  # noqa: E402
