@@ -66,3 +66,24 @@ def test_the_wheel_carries_its_data_and_entry_points(wheel):
     assert "fuseki-gtp = fuseki.gtp_main:main" in entry_points
     assert "fuseki = fuseki.book.ui.cli:main" in entry_points
     assert not any(n.startswith(("fuseki/tests/", "fuseki/bench/")) for n in names)
+
+
+def test_installed_from_the_wheel_the_engine_finds_its_settings_and_plays(wheel, tmp_path):
+    """Unpacked as pip installs it (no checkout beside it), the default settings are found
+    and named by ``--help``, and the engine answers GTP."""
+    import os
+
+    site = tmp_path / "site"
+    wheel.extractall(site)
+    env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(tmp_path)}  # no checkout, no user book
+    code = ("from fuseki.engine.gtp import config, cli; import sys; "
+            "print(config.DEFAULT_PATH, config.DEFAULT_PATH.is_file()); "
+            "print(str(config.DEFAULT_PATH) in cli.build_parser().format_help().replace('\\n', ' '))")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    path, found = shown.stdout.split("\n")[0].rsplit(" ", 1)
+    assert Path(path) == site / "fuseki" / "configs" / "fuseki.toml" and found == "True", shown.stderr
+    assert shown.stdout.split("\n")[1] == "True", "fuseki-gtp --help names the settings file it reads"
+    played = subprocess.run([sys.executable, "-c", "from fuseki.gtp_main import main; main(['--seed', '1'])"],
+                            input="name\ngenmove b\nquit\n", capture_output=True, text=True, env=env, timeout=120)
+    answers = played.stdout.split("\n\n")
+    assert answers[0] == "= fuseki" and answers[1].startswith("= ") and len(answers[1]) > 2, played.stderr

@@ -20,7 +20,10 @@ LINE_LIMIT = 16 << 20  # bytes; longer lines are refused, not run
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="fuseki-gtp", description="The fuseki Go engine, speaking GTP v2 on stdin/stdout.",
-        epilog=f"Flags override the config file (default: {config.DEFAULT_PATH}).")
+        # the path on a line of its own, unwrapped, so that it can be copied
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"Settings are read from\n  {config.DEFAULT_PATH}\nunless --config names another file; "
+               "flags override them.")
     p.add_argument("--config", metavar="PATH", help="read settings from this TOML file")
     p.add_argument("--size", type=int, metavar="N", help="initial board size (2..25)")
     p.add_argument("--komi", type=float, metavar="K", help="initial komi")
