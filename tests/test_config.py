@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.engine.gtp import config, cli as gtp_cli
+from fuseki.engine.gtp import cli as gtp_cli
+from fuseki.engine.gtp import config
 from fuseki.engine.gtp.config import BookSettings, ConfigError, Settings
 
 SHIPPED = Path(__file__).resolve().parent.parent / "configs" / "fuseki.toml"

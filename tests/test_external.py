@@ -16,9 +16,10 @@ import pytest
 
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.gtp.commands import new_engine
-from fuseki.engine.players import engine_choosers
 from fuseki.engine.gtp.config import Settings
+from fuseki.engine.players import engine_choosers
 from fuseki.engine.players.gtp_client import GtpClient
+
 from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,12 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from fuseki.engine.gtp.cli import read_lines, serve
 from fuseki.engine.gtp.commands import REGISTRY, new_engine
 from fuseki.engine.gtp.config import Settings
 from fuseki.engine.gtp.protocol import Engine, GtpError, Registry, _stderr_log
-from fuseki.engine.gtp.cli import read_lines, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 STANDARD = ["protocol_version", "name", "version", "known_command", "list_commands", "quit",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from typing import BinaryIO, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 
 from fuseki.engine.gtp import config
 
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None, build_engine: Callable | None = None) ->
 
 def engine_without_book(settings, verbose: bool = False):
     """An engine whose chain is the settings' fallback engine, then random moves."""
-    from fuseki.engine.gtp.commands import Game, REGISTRY
+    from fuseki.engine.gtp.commands import REGISTRY, Game
     from fuseki.engine.gtp.protocol import Engine
     from fuseki.engine.players import engine_choosers
 

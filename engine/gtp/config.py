@@ -26,9 +26,10 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "configs" / "fuseki.toml"  # shipped in the package
 DEFAULT_BOOK = "~/.local/share/fuseki/book.sqlite"
@@ -178,7 +179,7 @@ def resolve_book(location: str, folder: Path) -> str:
     return str(folder / Path(location).expanduser())
 
 
-def book_location(settings: "Settings", create: bool = False) -> str:
+def book_location(settings: Settings, create: bool = False) -> str:
     """The book to use: ``$FUSEKI_BOOK`` unless a file or flag named one, else the default.
 
     The default location is expanded; with ``create`` its folder is made, so

@@ -38,11 +38,10 @@ from __future__ import annotations
 import atexit
 import re
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, RESIGN, WHITE, CoordinateError, point_to_vertex, vertex_to_point  # noqa: F401
 from fuseki.engine.players.gtp_client import GtpClient, GtpClientError, GtpFailure
-
 
 CLEANUP = "kgs-genmove_cleanup"  # KGS's genmove for the cleanup phase: capture dead stones, no pass
 _VERTEX = re.compile(r"[A-Za-z][0-9]{1,2}")

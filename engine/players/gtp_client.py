@@ -261,7 +261,7 @@ class GtpClient:
         except subprocess.TimeoutExpired:
             pass
 
-    def __enter__(self) -> "GtpClient":
+    def __enter__(self) -> GtpClient:
         return self
 
     def __exit__(self, *exc) -> None:

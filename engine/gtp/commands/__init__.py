@@ -15,8 +15,9 @@ from fuseki.engine.gtp.protocol import Engine, Registry
 REGISTRY = Registry()
 command = REGISTRY.command
 
-# Imported for their registrations; must come after REGISTRY exists.
-from fuseki.engine.gtp.commands import core, play, handicap, scoring, timing, sgf, kgs, analysis  # noqa: E402,F401
+# Imported for their registrations; must come after REGISTRY exists.  Not sorted: this
+# order is the list_commands order (the spec's required commands first).
+from fuseki.engine.gtp.commands import core, play, handicap, scoring, timing, sgf, kgs, analysis  # noqa: E402,F401,I001
 from fuseki.engine.gtp.commands.state import Game  # noqa: E402
 
 

@@ -45,11 +45,10 @@ import math
 import re
 import string
 
-from fuseki.engine.players.chooser import eligible
-from fuseki.engine.gtp.protocol import GtpError
-
 from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import SYNTAX, color, count, integer, vertex_text
+from fuseki.engine.gtp.protocol import GtpError
+from fuseki.engine.players.chooser import eligible
 
 PV_LENGTH = 10      # moves in a continuation (the first included)
 PRIOR_GAMES = 2     # imaginary games at 50% added to every move's win rate in analysis lines

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from fuseki.engine.gtp.protocol import GtpError
-
 from fuseki.engine.core.base import RESIGN
 from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import color, count, vertex_text
+from fuseki.engine.gtp.protocol import GtpError
 
 RULES = ("japanese", "chinese", "aga", "new_zealand")
 

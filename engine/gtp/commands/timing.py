@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from fuseki.engine.gtp.protocol import GtpError
-
 from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import color, count, integer
+from fuseki.engine.gtp.protocol import GtpError
 
 
 def _non_negative(texts: list[str]) -> list[int]:
