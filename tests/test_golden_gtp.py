@@ -105,6 +105,8 @@ def replay(text: str) -> list[tuple[str, str, str]]:
     try:
         with in_golden_folder():
             for sent, expected in steps:
+                # fuseki-gtp stops reading at quit: a line after it would never be answered
+                assert not engine.finished, f"'> {sent}' comes after quit"
                 answer = engine.handle_bytes(unescape(sent)) or ""
                 results.append((sent, expected, version.sub(VERSION, answer)))
     finally:
