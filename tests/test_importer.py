@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from sqlalchemy import func, select
@@ -11,7 +9,6 @@ from sqlalchemy import func, select
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, segments
 from fuseki.book.formats.positions import board_after_record
-from fuseki.book.pipeline.progress import Progress
 from fuseki.book.formats.records import read_games
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
@@ -163,25 +160,6 @@ def test_codes_round_trip_their_fields():
     assert set((lows & schema.WINNER_MASK).tolist()) == {WHITE}
     board = Board(19)
     assert np.uint64(keys[0]) == min(board.symmetric_keys())
-
-
-def test_progress_lines(monkeypatch):
-    stream = io.StringIO()
-    progress = Progress(stream, every=0)
-    report = importer.ImportReport(added=10, duplicates=2)
-    progress.update(report)
-    progress.done()
-    assert "12 games (10 new)" in stream.getvalue() and "\r" not in stream.getvalue()
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    tty = Terminal()
-    progress = Progress(tty)
-    progress.update(report, force=True)
-    progress.done()
-    assert tty.getvalue().startswith("\r[") and "games/s" in tty.getvalue()
 
 
 def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):

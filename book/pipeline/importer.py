@@ -19,7 +19,8 @@ The pipeline (``import_paths``)::
 - Each batch is ONE transaction holding its games and all their positions: an
   interrupted import leaves whole batches only, and a re-run skips what is there
   (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
-  completes without duplicates.
+  completes without duplicates.  Asked to stop (``stop``), it ends between batches; the
+  workers die with this process however it ends (``_start_worker``).
 - A batch's rows become a new segment of the positions index (``book.segments``):
   a table of their own, written in key order, so a batch costs the same whatever the
   book's size.  SQLite gets them as a database image built page by page
@@ -43,14 +44,18 @@ an anomaly.  Files that cannot be read at all are *skipped*, with the reason.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import itertools
 import multiprocessing
 import os
+import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
+from queue import Empty, Full
 from typing import Iterator
 
 import numpy as np
@@ -64,7 +69,7 @@ from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.book.storage import schema, segments
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
 from fuseki.book.formats.positions import to_move_without_moves
-from fuseki.book.pipeline.progress import Progress
+from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
 
@@ -90,6 +95,7 @@ class ImportReport:
     anomalies: int = 0
     positions: int = 0
     elapsed: float = 0.0
+    stopped: bool = False  # ended early, asked to (``import_paths``'s ``stop``): a re-run adds the rest
 
     @property
     def rate(self) -> float:
@@ -138,6 +144,7 @@ class Batch:
     lows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    read: int = 0  # bytes of the input read once its group was cut (progress.InputBytes)
 
 
 def make_batch(prepared: Prepared) -> Batch:
@@ -363,8 +370,10 @@ def _insert_games(conn, rows: list[tuple]) -> None:
 
 # --- the pipeline ----------------------------------------------------------------------------
 
-def _groups(paths: list[str], batch_games: int) -> Iterator[list[SourceFile | Skipped]]:
-    """The sources in source order, in groups that each become one batch.
+def _groups(paths: list[str], batch_games: int,
+            meter: InputBytes | None) -> Iterator[tuple[list[SourceFile | Skipped], int]]:
+    """The sources in source order, in groups that each become one batch, with the bytes
+    of the input read once the group was cut (``meter.position``; 0 without a meter).
 
     A group ends at ``batch_games`` files (a file is usually one game) or GROUP_BYTES
     of them; the first groups are smaller (an eighth of ``batch_games``, doubling), so
@@ -380,11 +389,11 @@ def _groups(paths: list[str], batch_games: int) -> Iterator[list[SourceFile | Sk
             files += 1
             held += len(item.data)
             if files >= target or held >= GROUP_BYTES:
-                yield group
+                yield group, meter.position(item.name) if meter else 0
                 group, files, held = [], 0, 0
                 target = min(batch_games, 2 * target)
     if group:
-        yield group
+        yield group, meter.total if meter else 0  # the sources are all read
 
 
 def pack(group: list[SourceFile | Skipped]) -> list[bytes | None]:
@@ -398,64 +407,136 @@ def pack(group: list[SourceFile | Skipped]) -> list[bytes | None]:
 
 
 def prepare_group(group: list[SourceFile | Skipped], fast: bool = True,
-                  packed: list[bytes | None] | None = None) -> Batch:
+                  packed: list[bytes | None] | None = None, read: int = 0) -> Batch:
     """Parse, replay and sort one group of sources into the Batch the writer writes."""
     prepared = prepare([item for item in group if isinstance(item, SourceFile)], fast, packed)
     prepared.skipped[:0] = [(item.name, item.reason) for item in group if isinstance(item, Skipped)]
-    return make_batch(prepared)
+    batch = make_batch(prepared)
+    batch.read = read
+    return batch
 
 
-def _reader(paths: list[str], batch_games: int, inboxes) -> None:
+# --- the pipeline's processes ------------------------------------------------------------------
+#
+# The workers must never outlive the importer, however it ends: killed (SIGKILL, the OOM
+# killer), they would wait forever on queues no one reads.  Each asks Linux to kill it
+# when its parent dies, and every wait has a time-out after which it looks again.
+
+POLL = 0.5  # seconds between looks, while waiting on a queue, at whether to stop waiting
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _start_worker(parent: int) -> None:
+    """First thing in a worker process: die with the parent; leave stopping to the parent."""
+    # Ctrl-C signals the whole process group: the parent stops the pipeline, and its
+    # terminate() (SIGTERM) must kill us, not run the handlers inherited through fork.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: the waits' time-outs notice the parent is gone
+    _exit_if_orphaned(parent)  # it may have died before prctl: then no signal comes
+
+
+def _exit_if_orphaned(parent: int) -> None:
+    if os.getppid() != parent:
+        # os._exit, not sys.exit: a normal exit waits for the queues' feeder threads,
+        # which wait for a reader that is gone.
+        os._exit(1)
+
+
+def _wait(operation, *args, parent: int):
+    """``operation(*args)``, a queue's put or get, in a worker: exits if the parent dies meanwhile."""
+    while True:
+        try:
+            return operation(*args, timeout=POLL)
+        except (Empty, Full):
+            _exit_if_orphaned(parent)
+
+
+def _reader(parent: int, paths: list[str], batch_games: int, meter: InputBytes | None, inboxes) -> None:
     """Stage 1 (a process): read the sources, dealing group k to parser k mod N."""
+    _start_worker(parent)
     turn = 0
     try:
-        for group in _groups(paths, batch_games):
-            inboxes[turn % len(inboxes)].put((group, pack(group)))
+        for group, read in _groups(paths, batch_games, meter):
+            _wait(inboxes[turn % len(inboxes)].put, (group, pack(group), read), parent=parent)
             turn += 1
     except BaseException as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
-        inboxes[turn % len(inboxes)].put(RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}"))
+        error = RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}")
+        _wait(inboxes[turn % len(inboxes)].put, error, parent=parent)
         turn += 1
     for i in range(len(inboxes)):
-        inboxes[(turn + i) % len(inboxes)].put(None)
+        _wait(inboxes[(turn + i) % len(inboxes)].put, None, parent=parent)
 
 
-def _parser(inbox, fast: bool, outbox) -> None:
+def _parser(parent: int, inbox, fast: bool, outbox) -> None:
     """Stage 2 (N processes): each turns its groups into batches, in the order received."""
+    _start_worker(parent)
     try:
-        while (item := inbox.get()) is not None:
-            outbox.put(item if isinstance(item, BaseException) else prepare_group(item[0], fast, item[1]))
+        while (item := _wait(inbox.get, parent=parent)) is not None:
+            batch = item if isinstance(item, BaseException) else prepare_group(item[0], fast, item[1], item[2])
+            _wait(outbox.put, batch, parent=parent)
     except BaseException as exc:  # noqa: BLE001 - the writer raises it
-        outbox.put(RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}"))
-    outbox.put(None)
+        _wait(outbox.put, RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}"), parent=parent)
+    _wait(outbox.put, None, parent=parent)
 
 
-def _ready_batches(paths: list[str], workers: int, batch_games: int, fast: bool) -> Iterator[Batch]:
+def _take(queue, stages, stop) -> Batch | None:
+    """The next item of a parser's ``queue``, None once ``stop`` is set.
+
+    Raises RuntimeError if a worker died (the OOM killer, say) instead of waiting forever
+    for what it was making.
+    """
+    while True:
+        try:
+            return queue.get(timeout=POLL)
+        except Empty:
+            pass
+        if stop is not None and stop.is_set():  # first: a Ctrl-C to the group stops the workers too
+            return None
+        dead = [stage for stage in stages if stage.exitcode not in (None, 0)]
+        if dead:
+            try:  # what it sent before it died is in the pipe by now
+                return queue.get(timeout=0.01)
+            except Empty:
+                code = dead[0].exitcode
+                how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+                raise RuntimeError(f"import worker {dead[0].pid} died ({how})") from None
+
+
+def _ready_batches(paths: list[str], workers: int, batch_games: int, fast: bool,
+                   meter: InputBytes | None = None, stop=None) -> Iterator[Batch]:
     """Batches in source order: made in this process, or by a pipeline of processes.
 
     With ``workers`` = N > 0: one process reads the sources (decompressing archives)
     and deals the groups round-robin to N processes that parse, replay and sort them;
     this process takes their batches in the same rotation, so games come in source
     order (the same ids and rows as ``workers=0``), and only writes.  Each queue holds
-    one item, so a parser makes its next batch while the writer writes.
+    one item, so a parser makes its next batch while the writer writes.  Ends early
+    once ``stop`` (a threading.Event) is set.  The workers are gone when it ends.
     """
     if workers <= 0:
-        for group in _groups(paths, batch_games):
-            yield prepare_group(group, fast, pack(group))
+        for group, read in _groups(paths, batch_games, meter):
+            yield prepare_group(group, fast, pack(group), read)
         return
     warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     inboxes = [context.Queue(maxsize=1) for _ in range(workers)]
     outboxes = [context.Queue(maxsize=1) for _ in range(workers)]
-    stages = [context.Process(target=_reader, args=(paths, batch_games, inboxes), daemon=True)]
-    stages += [context.Process(target=_parser, args=(inbox, fast, outbox), daemon=True)
+    parent = os.getpid()
+    stages = [context.Process(target=_reader, args=(parent, paths, batch_games, meter, inboxes), daemon=True)]
+    stages += [context.Process(target=_parser, args=(parent, inbox, fast, outbox), daemon=True)
                for inbox, outbox in zip(inboxes, outboxes)]
-    for stage in stages:
-        stage.start()
     try:
+        for stage in stages:
+            stage.start()
         for turn in itertools.count():
-            item = outboxes[turn % workers].get()
-            if item is None:  # the reader ended here: no group has this turn or any later one
+            item = _take(outboxes[turn % workers], stages, stop)
+            if item is None:  # the reader ended here (no group has this turn or a later one), or stop
                 return
             if isinstance(item, BaseException):
                 raise item
@@ -463,20 +544,27 @@ def _ready_batches(paths: list[str], workers: int, batch_games: int, fast: bool)
     finally:
         for stage in stages:
             if stage.is_alive():
-                stage.terminate()
-            stage.join()
+                stage.terminate()  # SIGTERM, default action: death (kill() below if it came too early)
+        for stage in stages:
+            if stage.pid is not None:
+                stage.join(timeout=5)
+                if stage.is_alive():
+                    stage.kill()
+                    stage.join()
         for queue in inboxes + outboxes:
             queue.close()
 
 
 def import_paths(book, paths: list[str], workers: int | None = None, batch_games: int = BATCH_GAMES,
-                 progress: Progress | None = None, fast: bool = True) -> ImportReport:
+                 progress: Progress | None = None, fast: bool = True, stop=None) -> ImportReport:
     """Import every game under ``paths`` (files, folders, archives) into ``book``.
 
     ``workers``: processes that parse and replay (0: this process; None: ``WORKERS``,
-    one per core up to 3).  ``progress``: a
-    Progress to update (None: no progress output).  Returns the ImportReport.  Raises
-    BookError for a read-only book.  Unreadable files are skipped, not raised.
+    one per core up to 3).  ``progress``: a Progress to update (None: no progress
+    output).  ``stop``: a threading.Event (``stop_on_signals``); once it is set the
+    import ends after the batch it is writing, and the report says ``stopped``.
+    Returns the ImportReport.  Raises BookError for a read-only book.  Unreadable files
+    are skipped, not raised.
     """
     from fuseki.book.storage.store import BookError
 
@@ -484,15 +572,24 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
         raise BookError("the book is open read-only")
     report = ImportReport()
     start = time.perf_counter()
+    paths = list(paths)
+    meter = InputBytes(paths) if progress else None  # a walk of the paths: only for a progress
+    if progress:
+        progress.start(meter.total)
     try:
-        for batch in _ready_batches(list(paths), WORKERS if workers is None else workers, batch_games, fast):
+        for batch in _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast,
+                                    meter, stop):
             report.skipped += batch.skipped
             write_batch(book, batch, report)
             if progress:
-                progress.update(report)
+                progress.update(report, batch.read)
+            if stop is not None and stop.is_set():
+                break
+        report.stopped = stop is not None and stop.is_set()
     finally:
         report.elapsed = time.perf_counter() - start
         book.forget_caches()
         if progress:
             progress.done()
     return report
+

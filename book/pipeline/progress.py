@@ -1,47 +1,182 @@
-"""The progress line of a long import: redrawn in place on a terminal, a line every few seconds elsewhere."""
+"""The progress of a long import: how much of the input is read, and how that is shown.
+
+- :class:`InputBytes` measures the input in bytes of the files as they lie on disk:
+  game files by their size, archives by their compressed size.  The total is known
+  before anything is read (a walk of the paths, as ``sources.iter_sources`` walks them),
+  and the reader asks it how far it has got after each group of games.
+- :class:`Progress` shows it on stderr: on a terminal a tqdm bar (percent of the bytes,
+  games added, duplicates, games/s, time left); elsewhere (a log, a pipe) a plain line
+  every few seconds.  The summary line at the end is the caller's.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import TYPE_CHECKING
+
+from tqdm import tqdm
+
+from fuseki.book.formats.sources import _kind as source_kind  # which files iter_sources opens
 
 if TYPE_CHECKING:
     from fuseki.book.pipeline.importer import ImportReport
 
 
+class InputBytes:
+    """Bytes of the inputs read so far, out of ``total`` (known before reading).
+
+    ``position(name)`` is asked in the process that reads, with the name of the last
+    source it produced (a ``SourceFile``'s or ``Skipped``'s name).  A game file counts
+    whole once produced.  An archive member counts the archive's bytes up to where the
+    decompressor's file descriptor stands: ``iter_sources`` does not say how far into an
+    archive it is, but the open file does (found through ``/dev/fd`` by its inode; where
+    there is none, an archive counts at its end only).  Positions never go back.
+    """
+
+    def __init__(self, paths: list[str]):
+        self.files: list[tuple[str, int, tuple[int, int] | None]] = []  # (path, size, archive's (dev, inode))
+        for path in paths:
+            if os.path.isdir(path):
+                self._walk(path)
+            elif source_kind(path) is not None:
+                self._add(path)
+        self.total = sum(size for _, size, _ in self.files)
+        self.cursor = 0  # index in files of the file being read
+        self.before = 0  # bytes of files[:cursor]
+        self.read = 0
+        self._fd: int | None = None
+
+    def _walk(self, folder: str) -> None:
+        try:  # sorted by name, links to folders not followed: as sources._walk
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                self._walk(entry.path)
+            elif source_kind(entry.name) is not None:
+                self._add(entry.path)
+
+    def _add(self, path: str) -> None:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return  # iter_sources skips it: no bytes to read
+        archive = (stat.st_dev, stat.st_ino) if source_kind(path) in ("tar", "zip") else None
+        self.files.append((path, stat.st_size, archive))
+
+    def position(self, name: str) -> int:
+        """Bytes read once the source ``name`` (``path`` or ``path:member``) is read."""
+        for i in range(self.cursor, len(self.files)):
+            path, size, archive = self.files[i]
+            if name == path or (archive and name.startswith(path + ":")):
+                break
+        else:
+            return self.read  # a name that is no file's (a folder that cannot be listed)
+        self.before += sum(size for _, size, _ in self.files[self.cursor:i])
+        self.cursor = i
+        if archive is None or name == path:  # a game file, or a whole archive skipped
+            self.read = max(self.read, self.before + size)
+        else:
+            self.read = max(self.read, self.before + min(size, self._offset(archive)))
+        return self.read
+
+    def _offset(self, archive: tuple[int, int]) -> int:
+        """Where the open file ``archive`` (dev, inode) is read to, 0 if it cannot be found."""
+        if self._fd is not None and _identity(self._fd) == archive:
+            return os.lseek(self._fd, 0, os.SEEK_CUR)
+        try:
+            fds = [int(fd) for fd in os.listdir("/dev/fd")]
+        except OSError:
+            return 0
+        for fd in fds:
+            if _identity(fd) == archive:
+                self._fd = fd
+                return os.lseek(fd, 0, os.SEEK_CUR)
+        return 0
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    try:
+        stat = os.fstat(fd)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def _bytes(n: float) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    raise AssertionError("unreachable")
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    return f"{seconds // 60}:{seconds % 60:02d}" if seconds >= 60 else f"{seconds} s"
+
+
 class Progress:
-    """A status line on stderr: redrawn in place on a terminal, else a line every few seconds."""
+    """The import's progress on stderr: a tqdm bar on a terminal, else a line every ``every`` s.
+
+    ``import_paths`` calls ``start(total)`` with the input's bytes, ``update(report, read)``
+    after each batch it commits, and ``done()`` at the end, however it ends.
+    """
 
     def __init__(self, stream=None, every: float = 5.0):
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.every = 0.2 if self.tty else every
-        self.start = time.perf_counter()
-        self.last = self.start
-        self.shown = False
+        self.every = every
+        self.total = 0
+        self.bar = None
+        self.start_time = self.last = time.perf_counter()
 
-    def update(self, report: ImportReport, force: bool = False) -> None:
+    def start(self, total: int) -> None:
+        """The input holds ``total`` bytes; the clock starts now."""
+        self.total = total
+        self.start_time = self.last = time.perf_counter()
+        if self.tty:
+            try:  # a terminal that says it has no width (a bare pty) gets 80 columns, not nothing
+                width = {"dynamic_ncols": True} if os.get_terminal_size(self.stream.fileno()).columns else {}
+            except (OSError, ValueError, AttributeError):
+                width = {}
+            self.bar = _Bar(total=max(total, 1), file=self.stream, unit_scale=True, leave=False,
+                            smoothing=0.1, **(width or {"ncols": 80}),
+                            bar_format="{percentage:3.0f}%|{bar}| {n_fmt}B/{total_fmt}B{postfix}, "
+                                       "{remaining} left")
+
+    def update(self, report: ImportReport, read: int, force: bool = False) -> None:
+        """``read`` bytes of the input are read and their games in ``report``."""
         now = time.perf_counter()
+        games = report.added + report.duplicates
+        rate = games / (now - self.start_time) if now > self.start_time else 0.0
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"{report.added:,} added, {report.duplicates:,} duplicates, "
+                                     f"{rate:,.0f} games/s", refresh=False)
+            self.bar.update(min(read, self.total) - self.bar.n)  # the bar redraws at most 10 times a second
+            return
         if not force and now - self.last < self.every:
             return
         self.last = now
-        elapsed = now - self.start
-        games = report.added + report.duplicates
-        rate = games / elapsed if elapsed > 0 else 0.0
-        width = 20
-        filled = int(now * 4) % (width + 1) if self.tty else width
-        bar = "#" * filled + "." * (width - filled)
-        line = (f"[{bar}] {games:,} games ({report.added:,} new), {rate:,.0f} games/s, "
-                f"{elapsed:.0f} s")
-        if self.tty:
-            self.stream.write("\r" + line + "\x1b[K")
-        else:
-            self.stream.write(line + "\n")
+        elapsed = now - self.start_time
+        share = read / self.total if self.total else 1.0
+        left = f", {_duration(elapsed * (1 - share) / share)} left" if 0 < share < 1 else ""
+        self.stream.write(f"{100 * share:.0f}% of {_bytes(self.total)} read, {games:,} games "
+                          f"({report.added:,} added, {report.duplicates:,} duplicates), "
+                          f"{rate:,.0f} games/s, {_duration(elapsed)}{left}\n")
         self.stream.flush()
-        self.shown = True
 
     def done(self) -> None:
-        if self.tty and self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+        """The import has ended: the bar goes, so that the summary line stands alone."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+class _Bar(tqdm):
+    # No monitor thread: the import forks its workers after the bar is drawn, and a
+    # thread's locks do not survive a fork; the bar is updated after every batch anyway.
+    monitor_interval = 0

@@ -14,8 +14,12 @@ same book as ``fuseki serve``, ``fuseki shell`` and the engine (``engine.config.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from fuseki.book.ui.cli import add_book_option, book_location
 
@@ -58,13 +62,21 @@ def add_commands(subparsers) -> None:
 
 
 def run_import(args) -> int:
+    """Exit code 0; 130 or 143 if stopped by SIGINT (Ctrl-C) or SIGTERM, after the batch
+    being written (the summary says what was committed; the same import again adds the rest).
+    """
     from fuseki.book.pipeline import importer
     from fuseki.book.pipeline.progress import Progress
     from fuseki.book.storage.store import Book
 
     book = Book.open(book_location(args))
     try:
-        report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr))
+        with stop_on_signals() as stop:
+            report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr),
+                                           stop=stop)
+        if report.stopped:
+            print(f"fuseki import: {stopped_text(stop, report)}", file=sys.stderr)
+            return 128 + stop.signum if stop.signum else 1
         print(f"fuseki import: {report}", file=sys.stderr)
         if args.compact:
             start = time.perf_counter()
@@ -73,6 +85,46 @@ def run_import(args) -> int:
     finally:
         book.close()
     return 0
+
+
+class StopRequest(threading.Event):
+    """Set when the user asks a long import to stop; ``signum`` says how (None: not by a signal)."""
+
+    signum: int | None = None
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[StopRequest]:
+    """While inside, SIGINT (Ctrl-C) and SIGTERM set the StopRequest it gives instead of stopping at once.
+
+    Pass it as ``importer.import_paths``'s ``stop``: the import ends after the batch it is
+    writing, with every committed game counted.  A second signal raises KeyboardInterrupt
+    (the user insists; the batch being written is rolled back).  Outside the main thread
+    (where Python runs no signal handler) nothing is installed.
+    """
+    stop = StopRequest()
+
+    def handler(signum, frame):
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.signum = signum
+        stop.set()
+
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def stopped_text(stop: StopRequest, report) -> str:
+    """What a stopped import says: why, what it committed, and how to finish it."""
+    name = signal.Signals(stop.signum).name if stop.signum else "request"
+    return f"stopped by {name}; committed: {report} (the same import again adds the rest)"
 
 
 def parse_years(text: str | None) -> tuple[int | None, int | None]:

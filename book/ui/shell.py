@@ -213,13 +213,20 @@ class BookShell(cmd.Cmd):
         for path in paths:
             if not os.path.exists(path):
                 raise ShellError(f"cannot import {path}: no such file or folder")
+        import signal
+
         from fuseki.book.pipeline import importer
         from fuseki.book.pipeline.progress import Progress
+        from fuseki.book.ui.book_cli import stop_on_signals, stopped_text
 
         progress = Progress() if self.use_rawinput else None
-        report = importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress)
-        self.say(str(report))
+        with stop_on_signals() as stop:  # Ctrl-C stops the import, not the shell
+            report = importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress,
+                                           stop=stop)
+        self.say(stopped_text(stop, report) if report.stopped else str(report))
         self.last_search = None
+        if stop.signum == signal.SIGTERM:  # asked to end the shell, not only the import
+            raise SystemExit(128 + signal.SIGTERM)
 
     def do_ls(self, arg: str) -> None:
         """ls [PATH]: list a folder (folders end with /)."""

@@ -1,0 +1,137 @@
+"""The import's progress: bytes of the input read (InputBytes), the plain lines, the tqdm bar.
+
+The archives are real .tgz files, read by the real reader: the within-archive position
+comes from the decompressor's open file, so it is tested by reading, not by a stand-in.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from fuseki.book.formats.sources import iter_sources
+from fuseki.book.pipeline import importer
+from fuseki.book.pipeline.progress import InputBytes, Progress
+from fuseki.book.storage.store import Book
+
+from conftest import ROOT, write_archive
+
+LETTERS = "abcdefghijklmnopqrs"
+
+
+def generated_games(count: int, moves: int = 150, seed: int = 5) -> list[tuple[str, bytes]]:
+    """``count`` 19x19 games as (member name, SGF bytes): ``moves`` moves on distinct random points.
+
+    Enough bytes that the reader decompresses an archive of them in several pieces
+    (3,000 games are 2.8 MB of SGF), and quick to make (no Board).
+    """
+    rng = np.random.default_rng(seed)
+    games = []
+    for i in range(count):
+        points = rng.permutation(361)[:moves]
+        body = "".join(f";{'BW'[k % 2]}[{LETTERS[p % 19]}{LETTERS[p // 19]}]" for k, p in enumerate(points))
+        games.append((f"g/{i:05d}.sgf", f"(;GM[1]FF[4]SZ[19]PB[b{i}]PW[w{i}]RE[B+R]{body})\n".encode()))
+    return games
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    """A .tgz of 3,000 generated games (2.8 MB of SGF, 1 MB compressed)."""
+    return write_archive(tmp_path_factory.mktemp("archive") / "games.tgz", generated_games(3000))
+
+
+def test_input_bytes_follow_the_archive_as_it_is_read(tmp_path, archive):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "b.sgf").write_bytes(b"(;SZ[9];B[ee])")
+    (tmp_path / "folder" / "a.sgf").write_bytes(b"(;SZ[9];B[cc])")
+    (tmp_path / "folder" / "notes.txt").write_text("not read, not counted")
+    paths = [str(tmp_path / "folder"), str(archive), str(tmp_path / "missing.sgf")]
+    meter = InputBytes(paths)
+    assert meter.total == archive.stat().st_size + 2 * 14
+
+    positions = [meter.position(item.name) for item in iter_sources(paths)]
+    assert positions[:2] == [14, 28]  # the folder's files, by name: a.sgf, then b.sgf
+    inside = [p for p in positions[2:-1] if 28 < p < meter.total]
+    assert positions == sorted(positions)
+    assert len(set(inside)) >= 3, "the archive's position should move while its members are read"
+    assert positions[-1] == meter.total  # "missing.sgf" is skipped: nothing left to read
+
+
+def test_plain_lines_off_a_terminal_grow_to_100_percent(tmp_path, archive):
+    stream = io.StringIO()
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(archive)], workers=1, batch_games=250,
+                                       progress=Progress(stream, every=0))
+    assert report.added == 3000
+    lines = stream.getvalue().splitlines()
+    assert "\r" not in stream.getvalue() and len(lines) >= 10
+    shares = [int(re.match(r"(\d+)% of [\d.,]+ [kMG]?B read, ", line).group(1)) for line in lines]
+    assert shares == sorted(shares) and shares[-1] == 100
+    assert len({s for s in shares if 0 < s < 100}) >= 3, shares
+    assert "3,000 games (3,000 added, 0 duplicates)" in lines[-1]
+    assert all(re.search(r"[\d,]+ games/s, \d+ s", line) for line in lines)
+    assert any(line.endswith(" left") for line in lines[:-1])
+
+
+def test_the_interval_between_plain_lines():
+    stream = io.StringIO()
+    progress = Progress(stream, every=60)
+    progress.start(1000)
+    report = importer.ImportReport(added=10, duplicates=2)
+    progress.update(report, 100)  # within the first minute: nothing
+    progress.update(report, 500, force=True)
+    progress.done()
+    assert stream.getvalue().startswith("50% of 1.0 kB read, 12 games (10 added, 2 duplicates), ")
+    assert stream.getvalue().count("\n") == 1
+
+
+def run_in_terminal(argv: list[str], columns: int = 120, timeout: float = 120) -> tuple[int, str]:
+    """Run ``argv`` with stdin, stdout and stderr on a pseudo-terminal; (exit code, what it wrote)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    process = subprocess.Popen(argv, cwd=ROOT, stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    out = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: every writer has closed the terminal
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            elif process.poll() is not None:
+                break
+        return process.wait(timeout=10), out.decode(errors="replace")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+
+
+def test_a_terminal_gets_a_tqdm_bar_with_a_percentage(tmp_path, archive):
+    code, out = run_in_terminal([sys.executable, "-m", "fuseki", "import", str(archive),
+                                 "--book", str(tmp_path / "book.sqlite"), "--workers", "1"])
+    assert code == 0, out[-3000:]
+    bars = re.findall(r"\r *(\d+)%\|[^\r]*\| [\d.]+k?M?B/[\d.]+MB, ([\d,]+) added, ([\d,]+) duplicates, "
+                      r"[\d,]+ games/s, [\d:?]+ left", out)
+    assert bars, out[-3000:]
+    assert [int(share) for share, _, _ in bars] == sorted(int(share) for share, _, _ in bars)
+    assert out.rstrip().splitlines()[-1].startswith("fuseki import: 3,000 games added, 0 duplicates")
+    assert "Traceback" not in out
