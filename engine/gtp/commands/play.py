@@ -63,7 +63,7 @@ def reg_genmove(game, args):
 def undo(game, args):
     """undo [N]: take back one move, or N moves all or nothing (``cannot undo``, nothing changed).
 
-    GTP 6.3.2's undo has no argument, but qGo sends ``undo 0``, which GNU Go 3.8
+    GTP 6.3.3's undo has no argument, but qGo sends ``undo 0``, which GNU Go 3.8
     (ignoring any argument) answers by taking back one move: 0 is one move here
     too.  N >= 1 takes back N moves, as GNU Go's ``gg-undo N`` does.  A negative
     or non-integer N is a ``syntax error``.
