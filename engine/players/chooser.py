@@ -14,8 +14,8 @@ Two optional faces, found by duck typing:
   ``MoveStat``-like entries with ``point``, ``points``, ``games``, ``winrate``)
   and ``min_games``: the analysis commands (``book_moves``, ``lz-analyze``, ...)
   show its candidates;
-- an *external engine* also has ``ask(board, command)``: scoring commands and
-  ``kgs-genmove_cleanup`` consult it.
+- an *external engine* also has ``ask(board, command)`` (the scoring commands
+  consult it) and ``choose_cleanup(board, color)`` (``kgs-genmove_cleanup``).
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ class Game:
 
     @property
     def external(self):
-        """The first chooser that is another GTP engine (``ask``; scoring, cleanup), or None."""
+        """The first chooser that is another GTP engine (``ask``: the scoring commands), or None."""
         return next((c for c in self.choosers if hasattr(c, "ask")), None)
 
     @property
