@@ -1,0 +1,198 @@
+"""How ``fuseki import`` ends when it is stopped: no worker outlives it, the book stays sound.
+
+Real ``python -m fuseki import`` processes (two parser processes and the reader) import
+the Tygem archive (else 6,000 generated games):
+
+- killed with SIGKILL at random moments while their workers run (what the OOM killer
+  does), each run taking up the book the killed one left: 5 s later no process of
+  theirs is left, the book passes the crash test's checks
+  (``test_crash_import.check_book``), and the same import run again completes it to
+  exactly the book of a clean import;
+- stopped with SIGTERM (to the import alone, as ``kill`` does) or SIGINT (to its whole
+  process group, as Ctrl-C on a terminal does) once it has committed games: it exits
+  with 143 or 130 and no traceback, says how many games it committed, and the book holds
+  exactly those; no process of its is left.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_crash_import import check_book
+from test_import_progress import generated_games
+
+from conftest import ROOT, SHARED_DATA, write_archive
+
+pytestmark = pytest.mark.slow  # about ten imports of an 11,000-game archive: half a minute
+KILLS = 4
+SEED = 2016
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    tygem = SHARED_DATA / "tygem-2016-07.tgz"
+    if tygem.is_file():
+        return tygem
+    return write_archive(tmp_path_factory.mktemp("archive") / "games.tgz", generated_games(6000))
+
+
+@pytest.fixture(scope="module")
+def clean(archive, tmp_path_factory) -> tuple[frozenset, int]:
+    """What a clean import of the archive holds (check_book's fingerprints, position rows)."""
+    book = str(tmp_path_factory.mktemp("clean") / "book.sqlite")
+    process = start_import(book, archive)
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err[-3000:]
+    return check_book(book)
+
+
+def start_import(book: str, archive: Path) -> subprocess.Popen:
+    """``fuseki import`` in a session (process group) of its own, stderr piped (not a terminal)."""
+    return subprocess.Popen([sys.executable, "-m", "fuseki", "import", str(archive), "--book", book,
+                             "--workers", "2"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+def processes() -> dict[int, tuple[int, int, str]]:
+    """pid -> (parent pid, process group, state) of every process, from /proc."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            found[int(name)] = (int(fields[1]), int(fields[2]), fields[0])
+    return found
+
+
+def workers_of(pid: int) -> list[int]:
+    return [child for child, (parent, _, state) in processes().items() if parent == pid and state != "Z"]
+
+
+def left_in_group(group: int) -> list[int]:
+    """Live (not zombie) processes of a process group."""
+    return [pid for pid, (_, pgid, state) in processes().items() if pgid == group and state != "Z"]
+
+
+def wait_for_workers(process: subprocess.Popen, count: int = 3, timeout: float = 60) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        found = workers_of(process.pid)
+        if len(found) >= count:
+            return found
+        time.sleep(0.01)
+    raise AssertionError(f"the import started no {count} workers (exit code {process.poll()})")
+
+
+def assert_all_gone(group: int, workers: list[int], within: float = 5.0) -> None:
+    """Within ``within`` s no process of the group is left, the ``workers`` included.
+
+    A worker re-parented (to init or a subreaper) stays in its process group; the workers
+    are also looked for by pid in case one made a group of its own.
+    """
+    def left() -> list[int]:
+        live = {pid for pid, (_, _, state) in processes().items() if state != "Z"}
+        return sorted(set(left_in_group(group)) | (set(workers) & live))
+
+    deadline = time.monotonic() + within
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stragglers = left()
+    for pid in stragglers:  # this test's processes: they must not outlive it either
+        os.kill(pid, signal.SIGKILL)
+    assert not stragglers, f"processes left {within} s after the import ended: {stragglers}"
+
+
+def committed(book: str) -> int:
+    """Games in the book, read while the import writes (-1 before its tables exist)."""
+    try:
+        db = sqlite3.connect(f"file:{book}?mode=ro", uri=True, timeout=5)
+    except sqlite3.OperationalError:
+        return -1
+    try:
+        return db.execute("SELECT count(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:
+        return -1
+    finally:
+        db.close()
+
+
+def test_sigkilled_import_leaves_no_worker_and_a_rerun_completes_the_book(tmp_path, archive, clean):
+    rng = random.Random(SEED)
+    process = start_import(str(tmp_path / "timing.sqlite"), archive)
+    wait_for_workers(process)
+    with_workers = time.monotonic()
+    process.communicate(timeout=300)
+    assert process.returncode == 0
+    full = time.monotonic() - with_workers  # from the workers' start to the end
+
+    # Each kill lands on the book the earlier ones left, as a user re-running a killed
+    # import would; a book an import completed before its kill is started afresh.
+    kills, runs, partial = 0, 0, []
+    book = str(tmp_path / "book0.sqlite")
+    while kills < KILLS:
+        assert runs < 3 * KILLS, "the imports keep finishing before their kill"
+        runs += 1
+        process = start_import(book, archive)
+        children = wait_for_workers(process)
+        time.sleep(rng.uniform(0, 0.7 * full))
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)  # the import alone, as the OOM killer does
+            kills += 1
+        process.wait(timeout=300)  # not communicate(): a worker left behind would hold stderr open
+        assert_all_gone(process.pid, children)
+        process.stderr.close()
+        found = check_book(book)
+        assert found[0] <= clean[0]
+        if found == clean:
+            book = str(tmp_path / f"book{runs}.sqlite")
+        else:
+            partial.append(len(found[0]))
+
+    rerun = start_import(book, archive)
+    _, err = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, err[-3000:]
+    assert check_book(book) == clean
+    assert partial, "no kill landed while games were written"
+
+
+@pytest.mark.parametrize("signum, to_group", [(signal.SIGTERM, False), (signal.SIGINT, True)])
+def test_a_stopped_import_says_what_it_committed_and_leaves_nothing_running(tmp_path, archive, clean, signum,
+                                                                            to_group):
+    book = str(tmp_path / "book.sqlite")
+    process = start_import(book, archive)
+    children = wait_for_workers(process)
+    while committed(book) <= 0:  # the first batch (250 games) is in
+        assert process.poll() is None, process.communicate()[1][-3000:]
+        time.sleep(0.01)
+    if to_group:
+        os.killpg(process.pid, signum)
+    else:
+        os.kill(process.pid, signum)
+    process.wait(timeout=60)
+    assert_all_gone(process.pid, children)  # before reading: a worker left behind would hold stderr open
+    err = process.stderr.read()
+    assert process.returncode == 128 + signum, err[-3000:]
+    assert "Traceback" not in err
+    name = signal.Signals(signum).name
+    said = re.search(rf"fuseki import: stopped by {name}; committed: ([\d,]+) games added, ([\d,]+) duplicates",
+                     err)
+    assert said, err[-3000:]
+    added = int(said.group(1).replace(",", ""))
+    assert 0 < added == committed(book) < len(clean[0])
+
+    rerun = start_import(book, archive)
+    _, err = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, err[-3000:]
+    assert check_book(book) == clean
