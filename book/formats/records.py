@@ -9,17 +9,12 @@ Layers (the style guide's "grammar, then typed properties, then replay"; replay 
    root property map, the same setup and the same moves, so everything after the
    grammar (header fields, encodings, quirks) is shared code.
 2. **typed properties** -- header fields decoded from the raw root map
-   (:func:`_header`), points converted with ``engine.coords`` conventions.
+   (``book.headers.read_header``, which also honours the ``CA`` charset), points
+   converted with ``engine.coords`` conventions.
 
 Conventions: points are padded indexes (``engine.coords``), ``PASS = -1``; colours are
 ``engine.colors`` codes.  Setup is listed black, then white, then empty, each in
 increasing point order (sgfmill gives sets, so file order cannot be kept).
-
-Text encoding (``CA``): the declared charset is honoured; GB2312/GBK are read as their
-superset GB18030.  When the declared charset does not decode the header text (or there
-is none), UTF-8, then GB18030, then latin-1 are tried.  A multi-byte character cut at
-the end of a value (a server truncating names bytewise) is kept as ``\\xNN`` escapes and
-noted in ``GameRecord.notes``; no byte is ever dropped silently.  ``encoding=`` overrides.
 
 Quirk normalised here (and recorded in ``notes``): handicap stones given in the node
 after the root (``(;HA[3]...;AB[pd][dp][dd];W[..]``, Fox) are moved to the root; sgfmill
@@ -34,40 +29,45 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import field, make_dataclass
+from functools import cache
 
 import numpy as np
 from numba import njit
 from sgfmill import sgf, sgf_grammar, sgf_moves, sgf_properties
 
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE
-from fuseki.engine.core.base import MAX_SIZE, PASS, point_to_sgf, point_to_xy, rowcol_to_point, xy_to_point
+from fuseki.book.formats.headers import TEXT_FIELDS, HeaderTextError, dataclass_fields, read_header
+from fuseki.engine.core.base import (
+    BLACK,
+    EMPTY,
+    MAX_SIZE,
+    PASS,
+    WHITE,
+    point_to_sgf,
+    point_to_xy,
+    rowcol_to_point,
+    xy_to_point,
+)
 
+GameRecord = make_dataclass(
+    "GameRecord",
+    [
+        ("size", int),
+        ("setup", list[tuple[int, int]]),  # root AB/AW/AE as (colour, point); AE gives (EMPTY, point)
+        ("moves", Sequence[tuple[int, int]]),  # main line (colour, point), PASS = -1: a list, or Moves
+        ("source", str),  # file name, or "archive.tgz:member/name.sgf"
+        ("sgf", bytes),  # the game's own SGF bytes, from "(;" to its closing ")"
+        *dataclass_fields(),  # black, white, ..., rules: listed once, in book.headers
+        ("encoding", str, field(default="utf-8")),  # codec the header text was decoded with
+        ("notes", list[str], field(default_factory=list)),  # quirks met and what was done about them
+    ],
+    slots=True,
+    namespace={"__module__": __name__, "__doc__": """One game's header, setup and main line, from SGF.
 
-@dataclass(slots=True)
-class GameRecord:
-    """One game's header, setup and main line, as read from SGF."""
-
-    size: int
-    setup: list[tuple[int, int]]  # root AB/AW/AE as (colour, point); AE gives (EMPTY, point)
-    moves: Sequence[tuple[int, int]]  # main line (colour, point), PASS = -1: a list, or Moves
-    komi: float | None
-    handicap: int
-    black: str
-    white: str
-    black_rank: str
-    white_rank: str
-    date: str
-    year: int | None
-    event: str
-    result: str
-    winner: int | None  # BLACK, WHITE, or None (draw, void, unknown)
-    rules: str
-    source: str  # file name, or "archive.tgz:member/name.sgf"
-    sgf: bytes  # the game's own SGF bytes, from "(;" to its closing ")"
-    encoding: str = "utf-8"  # codec the header text was decoded with
-    notes: list[str] = field(default_factory=list)  # quirks met and what was done about them
+    The header fields (``black``, ``white``, ..., ``rules``) are those of
+    ``book.headers.HEADER_FIELDS``, keyword-only, each with its default.
+    """},
+)
 
 
 class Moves(Sequence):
@@ -136,7 +136,7 @@ _EXTRA_PROP = re.compile(
 _COLOUR = {"b": BLACK, "w": WHITE}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _move_table(size: int) -> dict[bytes, tuple[int, int]]:
     """``b"B[pd"`` -> ``(BLACK, point)``: one shared tuple per move, no parsing per game."""
     return {
@@ -146,7 +146,7 @@ def _move_table(size: int) -> dict[bytes, tuple[int, int]]:
     }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _point_table(size: int) -> dict[bytes, int]:
     """SGF point bytes -> padded index for every on-board point, plus the passes."""
     letters = b"abcdefghijklmnopqrstuvwxyz"
@@ -270,7 +270,7 @@ def _compact_moves(data: bytes, start: int, end: int, size: int) -> Moves | None
     return Moves(out[:count]) if count >= 0 else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _letter_points(size: int) -> np.ndarray:
     """[x letter, y letter] -> padded point (PASS for "tt" on boards up to 19), -2 elsewhere."""
     table = np.full((26, 26), -2, dtype=np.int64)
@@ -401,14 +401,7 @@ def _where(source: str, index: int, reason: str) -> str:
     return f"{place}: {reason}" if reason else place
 
 
-# --- shared: header fields ---------------------------------------------------------------
-
-_TEXT_FIELDS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "RU")
-_SPECIAL = re.compile(rb"[\\\n\r\t\f\v]")
-_YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
-_FALLBACKS = ("utf-8", "gb18030", "iso8859-1")  # names as codecs.lookup() gives them
-_SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "euc_cn": "gb18030", "ascii": "utf-8"}
-
+# --- shared: the board size, and the record ------------------------------------------------
 
 def _size(root: dict[str, list[bytes]], where: str) -> int:
     """Board size from SZ (default 19), parsed as sgfmill does; SgfError unless 1..25."""
@@ -424,111 +417,12 @@ def _size(root: dict[str, list[bytes]], where: str) -> int:
 
 def _record(root, setup, moves, size, source, game_bytes, notes, override) -> GameRecord:
     """The record of one game from its raw root properties (shared by both paths)."""
-    text, encoding = _decode_header(root, notes, override, source)
-    date = text.get("DT", "")
-    result = text.get("RE", "")
-    year = _YEAR.search(date)
-    return GameRecord(
-        size=size, setup=setup, moves=moves,
-        komi=_komi(root, notes), handicap=_handicap(root, notes),
-        black=text.get("PB", ""), white=text.get("PW", ""),
-        black_rank=text.get("BR", ""), white_rank=text.get("WR", ""),
-        date=date, year=int(year.group(1)) if year else None,
-        event=text.get("EV", ""), result=result, winner=_winner(result),
-        rules=text.get("RU", ""), source=source, sgf=game_bytes,
-        encoding=encoding, notes=notes,
-    )
-
-
-def _komi(root, notes) -> float | None:
-    raw = root.get("KM", [None])[0]
-    if raw is None:
-        return None
     try:
-        komi = sgf_properties.interpret_real(raw.strip())
-    except ValueError:
-        notes.append(f"komi KM[{raw.decode('latin-1')}] is not a number; left unknown")
-        return None
-    return komi
-
-
-def _handicap(root, notes) -> int:
-    raw = root.get("HA", [None])[0]
-    if raw is None:
-        return 0
-    try:
-        return sgf_properties.interpret_number(raw.strip())
-    except ValueError:
-        notes.append(f"handicap HA[{raw.decode('latin-1')}] is not a number; read as 0")
-        return 0
-
-
-def _winner(result: str) -> int | None:
-    """BLACK for ``B+...``, WHITE for ``W+...``; None for draws, voids, ``?`` and the rest.
-
-    A bare ``B`` or ``W`` also names the winner: Wbaduk writes ``RE[B]`` (44 games of
-    the AI archive, whose file names say ``[B]``/``[W]``).
-    """
-    text = result.strip().upper()
-    head = text[:2] if len(text) > 1 else text + "+"
-    return BLACK if head == "B+" else WHITE if head == "W+" else None
-
-
-def _declared(root, notes) -> str | None:
-    raw = root.get("CA", [None])[0]
-    if raw is None:
-        return None
-    name = raw.decode("latin-1").strip()
-    try:
-        codec = codecs.lookup(name).name
-    except LookupError:
-        notes.append(f"unknown charset CA[{name}]; guessed instead")
-        return None
-    return _SUPERSETS.get(codec, codec)
-
-
-def _decode_header(root, notes, override: str | None, source: str) -> tuple[dict[str, str], str]:
-    """Header text fields decoded with the first charset that reads them all."""
-    raws = {}
-    for ident in _TEXT_FIELDS:
-        values = root.get(ident)
-        if values:
-            raw = values[0]
-            raws[ident] = sgf_grammar.simpletext_value(raw) if _SPECIAL.search(raw) else raw
-    declared = _declared(root, notes)
-    if override is None and all(raw.isascii() for raw in raws.values()):
-        return {k: v.decode("ascii").strip() for k, v in raws.items()}, declared or "utf-8"
-    candidates = [override] if override else [declared, *_FALLBACKS]
-    for encoding in dict.fromkeys(c for c in candidates if c):
-        decoded = _try_decode(raws, encoding)
-        if decoded is None:
-            continue
-        text, truncated = decoded
-        if declared and encoding != declared:
-            notes.append(f"header text is not {declared} as CA says; read as {encoding}")
-        for ident in truncated:
-            notes.append(f"{ident} ends in a cut {encoding} character, kept as \\x escapes")
-        return {k: v.strip() for k, v in text.items()}, encoding
-    raise SgfError(f"{source}: header text cannot be decoded as {override}")
-
-
-def _try_decode(raws: dict[str, bytes], encoding: str):
-    """(text, idents cut short) by strict decoding, or None if ``encoding`` does not fit.
-
-    The one error tolerated is a multi-byte character cut off at a value's very end
-    (servers truncating names bytewise): its bytes are kept as ``\\xNN`` escapes.
-    """
-    text, truncated = {}, []
-    for ident, raw in raws.items():
-        try:
-            text[ident] = raw.decode(encoding)
-        except UnicodeDecodeError as exc:
-            if exc.reason != "unexpected end of data" or exc.end != len(raw):
-                return None
-            text[ident] = raw[: exc.start].decode(encoding) + raw[exc.start :].decode(
-                encoding, "backslashreplace")
-            truncated.append(ident)
-    return text, truncated
+        header, encoding = read_header(root, notes, override)
+    except HeaderTextError as exc:
+        raise SgfError(f"{source}: {exc}") from None
+    return GameRecord(size=size, setup=setup, moves=moves, source=source, sgf=game_bytes, **header,
+                      encoding=encoding, notes=notes)
 
 
 # --- public API ----------------------------------------------------------------------------
@@ -561,9 +455,10 @@ def read_games(data: bytes, source: str, fast: bool = True, encoding: str | None
 def to_sgf(record: GameRecord) -> bytes:
     """FF[4] SGF bytes (UTF-8, ``CA[UTF-8]``) of a record's header, setup and moves.
 
-    Writes GM, FF, CA, SZ, KM (when known), HA (when not 0), PB, PW, BR, WR, DT, EV,
-    RE, RU (when not empty); setup as AB/AW/AE; moves as one node each, passes as
-    ``[]``.  Raises CoordinateError for a point not on the board.
+    Writes GM, FF, CA, SZ, KM (when known), HA (when not 0), the text header fields
+    (``book.headers``: PB, PW, BR, WR, DT, EV, RE, RU) when not empty; setup as
+    AB/AW/AE; moves as one node each, passes as ``[]``.  Raises CoordinateError for a
+    point not on the board.
     """
     size = record.size
     root = [b"GM[1]", b"FF[4]", b"CA[UTF-8]", b"SZ[%d]" % size]
@@ -571,11 +466,10 @@ def to_sgf(record: GameRecord) -> bytes:
         root.append(b"KM[" + sgf_properties.serialise_real(record.komi) + b"]")
     if record.handicap:
         root.append(b"HA[%d]" % record.handicap)
-    for ident, value in (("PB", record.black), ("PW", record.white), ("BR", record.black_rank),
-                         ("WR", record.white_rank), ("DT", record.date), ("EV", record.event),
-                         ("RE", record.result), ("RU", record.rules)):
+    for header in TEXT_FIELDS:
+        value = getattr(record, header.name)
         if value:
-            root.append(ident.encode() + b"[" + sgf_grammar.escape_text(value.encode("utf-8")) + b"]")
+            root.append(header.prop.encode() + b"[" + sgf_grammar.escape_text(value.encode("utf-8")) + b"]")
     for ident, colour in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
         points = [p for c, p in record.setup if c == colour]
         if points:

@@ -9,7 +9,8 @@ The tables:
     refuses to open it.
 
 ``games``
-    One row per game: the header fields, ``winner`` (0 none, 1 Black, 2 White),
+    One row per game: the header fields of ``book.headers``, in its order (``winner``
+    0 none, 1 Black, 2 White), then ``size``, ``move_count``, ``source``,
     ``fingerprint`` (unique; blake2b-8 of size, setup and moves, so a re-import adds
     nothing), ``anomaly`` (null, or why the game's positions stop early) and ``sgf``
     (the game's own SGF bytes, zlib-compressed with the preset dictionary
@@ -46,11 +47,25 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from functools import lru_cache
+from functools import cache
 
-from sqlalchemy import (BigInteger, Column, Float, Index, Integer, LargeBinary, MetaData,
-                        PrimaryKeyConstraint, SmallInteger, String, Table, Text, select)
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    select,
+)
 
+from fuseki.book.formats.headers import HEADER_FIELDS, HeaderField
 from fuseki.engine.core import zobrist
 
 SCHEMA_VERSION = "2"  # 2: positions in segment tables (book.segments)
@@ -98,21 +113,20 @@ meta = Table(
     Column("value", Text, nullable=False),
 )
 
+_COLUMN_TYPES = {"text": Text, "integer": Integer, "smallint": SmallInteger, "real": Float}
+
+
+def _header_column(header: HeaderField) -> Column:
+    """The games column of a header field: NOT NULL with its stored default, or nullable."""
+    nullable = header.stored_default is None
+    return Column(header.name, _COLUMN_TYPES[header.column], nullable=nullable,
+                  default=None if nullable else header.stored_default)
+
+
 games = Table(
     "games", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),
-    Column("black", Text, nullable=False, default=""),
-    Column("white", Text, nullable=False, default=""),
-    Column("black_rank", Text, nullable=False, default=""),
-    Column("white_rank", Text, nullable=False, default=""),
-    Column("date", Text, nullable=False, default=""),
-    Column("year", Integer),
-    Column("event", Text, nullable=False, default=""),
-    Column("result", Text, nullable=False, default=""),
-    Column("winner", SmallInteger, nullable=False, default=0),
-    Column("komi", Float),
-    Column("handicap", Integer, nullable=False, default=0),
-    Column("rules", Text, nullable=False, default=""),
+    *(_header_column(header) for header in HEADER_FIELDS),  # black ... rules (book.headers)
     Column("size", Integer, nullable=False),
     Column("move_count", Integer, nullable=False),
     Column("source", Text, nullable=False, default=""),
@@ -141,7 +155,7 @@ def _positions_columns(name: str) -> tuple:
 _segment_metadata = MetaData()
 
 
-@lru_cache(maxsize=None)
+@cache
 def segment_table(segment_id: int) -> Table:
     """The table ``positions_<segment_id>`` of one segment (see the module docstring)."""
     name = f"positions_{int(segment_id)}"
@@ -158,7 +172,7 @@ class SchemeMismatch(ValueError):
     """The book was written with another hash scheme or schema version; its keys cannot be trusted."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def hash_scheme() -> str:
     """``zobrist-splitmix64-v1:<blake2b-8 of the shipped key table>``."""
     keys = zobrist.read_table_file()

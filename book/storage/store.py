@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, make_dataclass
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -40,6 +40,7 @@ from sqlalchemy.exc import DBAPIError
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 
+from fuseki.book.formats.headers import dataclass_fields
 from fuseki.book.storage import schema, segments
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
@@ -98,26 +99,18 @@ class NextMoves:
     to_move: int = BLACK
 
 
-@dataclass(frozen=True)
-class GameRow:
-    """A game's header as listed by ``Book.games``, with where the position occurred."""
+GameRow = make_dataclass(
+    "GameRow",
+    [("id", int), *dataclass_fields(), ("size", int), ("move_count", int), ("source", str),
+     ("move_number", int)],  # the header fields (black ... rules) are book.headers'
+    frozen=True,
+    namespace={"__module__": __name__, "__doc__": """A game's header as ``Book.games`` lists it.
 
-    id: int
-    black: str
-    white: str
-    black_rank: str
-    white_rank: str
-    date: str
-    year: int | None
-    event: str
-    result: str
-    winner: int
-    komi: float | None
-    handicap: int
-    size: int
-    move_count: int
-    source: str
-    move_number: int
+    ``move_number``: where the position occurred in the game.  The header fields are those
+    of ``book.headers.HEADER_FIELDS``, keyword-only; ``winner`` is as stored (0 none, 1
+    Black, 2 White).
+    """},
+)
 
 
 @dataclass(frozen=True)
@@ -137,9 +130,7 @@ class BookStats:
     file_bytes: int | None
 
 
-_ROW_COLUMNS = [games_table.c[name] for name in (
-    "id", "black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
-    "winner", "komi", "handicap", "size", "move_count", "source")]
+_ROW_COLUMNS = [games_table.c[f.name] for f in fields(GameRow) if f.name != "move_number"]
 
 
 def to_url(location: str, readonly: bool = False):

@@ -38,6 +38,7 @@ from werkzeug.exceptions import HTTPException
 from fuseki.engine.core import coords
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.book.formats.headers import HEADER_NAMES
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 
 MAX_MOVES = 800          # longest move sequence a client may send
@@ -160,9 +161,8 @@ def game_row_json(row) -> dict:
 
 
 def record_info(record) -> dict:
-    names = ("size", "komi", "handicap", "black", "white", "black_rank", "white_rank", "date", "year",
-             "event", "result", "rules")
-    answer = {name: getattr(record, name) for name in names}
+    """A GameRecord's size, header fields (book.headers; the winner as a colour name) and move count."""
+    answer = {name: getattr(record, name) for name in ("size", *HEADER_NAMES)}
     answer["winner"] = COLOUR_NAME.get(record.winner)
     answer["move_count"] = len(record.moves)
     return answer
