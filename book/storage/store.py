@@ -41,7 +41,7 @@ from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 
 from fuseki.book.formats.headers import dataclass_fields
-from fuseki.book.storage import schema, segments
+from fuseki.book.storage import aggregates, schema, segments
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
 
@@ -199,6 +199,8 @@ def _make_engine(url, readonly: bool) -> Engine:
 class Book:
     """An open book.  ``Book.open(location)``; see docs/book-api.md for the queries."""
 
+    statistics = None  # a statistics book's StatisticsInfo (book.statbook); None: a book of games
+
     def __init__(self, engine: Engine, readonly: bool, path: str | None):
         self.engine = engine
         self.readonly = readonly
@@ -215,12 +217,17 @@ class Book:
         """Open (and, unless read-only, create) the book at a path or SQLAlchemy URL.
 
         Raises BookError when a read-only book does not exist or is not a book, and
-        schema.SchemeMismatch when it was written with another hash scheme.
+        schema.SchemeMismatch when it was written with another hash scheme.  A statistics
+        book (``book.aggregates``; the built-in book) opens read-only whatever is asked.
         """
         url = to_url(str(location), readonly)
         path = _sqlite_path(url)
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
+        if path and aggregates.is_statistics_file(path):  # never opened for writing (book.statbook)
+            from fuseki.book.storage.statbook import StatisticsBook
+
+            return StatisticsBook.open_file(path)
         engine = _make_engine(url, readonly)
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
@@ -457,28 +464,13 @@ class Book:
         """MoveStats in the asked orientation, orbits under the position's symmetry merged."""
         if not len(nexts):
             return []
-        table = _symmetry_lists(size)
-        back = table[coords.INVERSE[keys.index(min(keys))]]
-        stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
         index = nexts + 2  # 0 is END (not here), 1 PASS, then the padded points
         games = np.bincount(index)
         black = np.bincount(index, weights=winners == BLACK)
         white = np.bincount(index, weights=winners == WHITE)
         points = np.flatnonzero(games)
         games, black, white = games[points], black[points].astype(int), white[points].astype(int)
-        points = points - 2
-        merged: dict[tuple[int, ...], list[int]] = {}
-        for canon, g, b, w in zip(points.tolist(), games.tolist(), black.tolist(), white.tolist()):
-            point = canon if canon == PASS else back[canon]
-            orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
-            total = merged.setdefault(orbit, [0, 0, 0])
-            total[0] += g
-            total[1] += b
-            total[2] += w
-        stats = [MoveStat(orbit[0], orbit, g, b, w, side)
-                 for orbit, (g, b, w) in merged.items() if g >= min_games]
-        stats.sort(key=lambda m: (-m.games, m.point))
-        return stats
+        return merge_orbits(points - 2, games, black, white, size, keys, side, min_games)
 
     def _mask(self, filters: Filters, needed: int) -> np.ndarray:
         """Boolean mask over game ids of the games the filters keep (cached per Filters value)."""
@@ -533,6 +525,31 @@ class Book:
 def _symmetry_lists(size: int) -> list[list[int]]:
     """``coords.symmetry_table`` as Python lists (indexing them is 10x cheaper than numpy's)."""
     return coords.symmetry_table(size).tolist()
+
+
+def merge_orbits(points, games, black, white, size: int, keys: list[int], side: int,
+                 min_games: int) -> list[MoveStat]:
+    """MoveStats of next moves counted in canonical orientation (``points``, not END, with
+    their games and wins), mapped to the orientation of the board whose symmetric keys are
+    ``keys`` and merged over the orbits of the position's own symmetry; most games first.
+
+    The one place that does it, for the positions index and for ``book.aggregates``.
+    """
+    table = _symmetry_lists(size)
+    back = table[coords.INVERSE[keys.index(min(keys))]]
+    stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
+    merged: dict[tuple[int, ...], list[int]] = {}
+    for canon, g, b, w in zip(points.tolist(), games.tolist(), black.tolist(), white.tolist()):
+        point = canon if canon == PASS else back[canon]
+        orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
+        total = merged.setdefault(orbit, [0, 0, 0])
+        total[0] += g
+        total[1] += b
+        total[2] += w
+    stats = [MoveStat(orbit[0], orbit, g, b, w, side)
+             for orbit, (g, b, w) in merged.items() if g >= min_games]
+    stats.sort(key=lambda m: (-m.games, m.point))
+    return stats
 
 
 def _signed(key: int) -> int:

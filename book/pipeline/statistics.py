@@ -1,0 +1,114 @@
+"""Building a statistics book, and the built-in book shipped inside the package.
+
+``build(paths, out, min_games, ...)`` imports the game records into a temporary book of
+games with the real importer (``import_paths``: the same reading, replay, duplicates and
+anomalies as ``fuseki import``), counts every position's next moves from it
+(``aggregates.from_book``), keeps the positions reached by at least ``min_games`` games,
+and writes them as a statistics book (``aggregates.write_file``), with a small JSON file
+beside it naming what it holds (read by ``fuseki-gtp`` at start, without opening the
+database).
+
+The built-in book (``fuseki book build-builtin``) is built from the strong amateur games
+in ``../shared/data``: the Tygem 9-dan archives of November 2005 to December 2009 and
+the Tygem archive of July 2016, less one month held out (``HELD_OUT``) to measure the
+book on games it has not seen (bench/agreement.py).  The same archives give the same
+bytes: archives in name order, games numbered in source order (so the same duplicate is
+kept), rows in key order, fixed page size, no timestamps, and VACUUM INTO a new file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# The corpus, relative to the data folder (../shared/data), and the month held out of it.
+SOURCES = ("tygem-2005-2009/tygem-*.tgz", "tygem-2016-07.tgz")
+HELD_OUT = "tygem-2005-2009/tygem-2009-12.tgz"
+MIN_GAMES = 8  # positions reached by fewer games are left out (bench/agreement.py: size vs agreement)
+TITLE = "the built-in book"
+DESCRIPTION = "Tygem 9-dan games, 2005-11 to 2009-11 and 2016-07"
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    games: int      # games counted (the import's, duplicates left out)
+    positions: int  # positions kept
+    rows: int       # next-move rows kept
+    file_bytes: int
+    import_text: str  # the importer's summary line
+
+    def __str__(self) -> str:
+        return (f"{self.games:,} games, {self.positions:,} positions, {self.rows:,} rows, "
+                f"{self.file_bytes / 1e6:.1f} MB")
+
+
+def corpus(data: str, held_out: str | None = HELD_OUT) -> list[str]:
+    """The built-in book's archives under the folder ``data``, in name order.
+
+    Raises FileNotFoundError naming what is missing.
+    """
+    root = Path(data)
+    paths: list[Path] = []
+    for pattern in SOURCES:
+        found = sorted(root.glob(pattern))
+        if not found:
+            raise FileNotFoundError(f"no {pattern} under {root}")
+        paths += found
+    skip = (root / held_out).resolve() if held_out else None
+    return [str(p) for p in paths if p.resolve() != skip]
+
+
+def build(paths: list[str], out: str, min_games: int = MIN_GAMES, title: str = TITLE,
+          description: str = "", work: str | None = None, workers: int | None = None,
+          progress=None) -> BuildReport:
+    """Import ``paths`` into a temporary book of games (in ``work``, default the system's
+    temporary folder: about 5 KB a game) and write their statistics book to ``out``."""
+    from fuseki.book.pipeline import importer
+    from fuseki.book.storage.store import Book
+
+    with tempfile.TemporaryDirectory(prefix="fuseki-build-", dir=work) as folder:
+        book = Book.open(os.path.join(folder, "games.sqlite"))
+        try:
+            imported = importer.import_paths(book, paths, workers=workers, progress=progress)
+            report = write_statistics(book, out, min_games, title, description)
+        finally:
+            book.close()
+    return BuildReport(report.games, report.positions, report.rows, report.file_bytes, str(imported))
+
+
+def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TITLE,
+                     description: str = "") -> BuildReport:
+    """Write the statistics book of an open book of games to ``out`` (and ``info_path(out)``)."""
+    from fuseki.book.storage import aggregates
+
+    if min_games < 1:
+        raise ValueError("min_games must be at least 1")
+    stats = book.stats()
+    with book.engine.connect() as conn:
+        kept = aggregates.concat(aggregates.from_book(conn, min_games))
+    positions = len(aggregates.totals(kept)[0])
+    years = f"{stats.years[0]}-{stats.years[1]}" if stats.years else ""
+    meta = {"title": title, "description": description, "games": str(stats.games),
+            "min_games": str(min_games), "positions": str(positions), "years": years,
+            "sizes": ",".join(f"{size}:{count}" for size, count in sorted(stats.sizes.items()))}
+    rows = aggregates.write_file(out, [kept], meta)
+    info = {"title": title, "description": description, "games": stats.games, "min_games": min_games,
+            "positions": positions, "rows": rows}
+    write_info(info_path(out), info)
+    return BuildReport(stats.games, positions, rows, os.path.getsize(out), "")
+
+
+def info_path(book_path: str) -> str:
+    """The JSON file beside a statistics book: ``builtin.sqlite`` -> ``builtin.json``."""
+    return str(Path(book_path).with_suffix(".json"))
+
+
+def write_info(path: str, info: dict) -> None:
+    temp = f"{path}.tmp{os.getpid()}"
+    with open(temp, "w", encoding="utf-8", newline="\n") as handle:
+        json.dump(info, handle, indent=1, sort_keys=True)
+        handle.write("\n")
+    os.replace(temp, path)

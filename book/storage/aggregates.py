@@ -1,0 +1,261 @@
+"""Next-move statistics: for a position, each next move with its games and each colour's wins.
+
+The table ``next_stats`` holds, per position and next move, what ``Book.next_moves`` counts
+from the positions index (``book.segments``) game by game:
+
+- ``key``: the canonical position key (the smallest of the 8 symmetric keys, compared
+  unsigned), stored signed as in the segments (``zobrist.to_signed``);
+- ``next``: the move played from it in canonical orientation (a padded point, ``PASS`` = -1,
+  ``END`` = -2 for the games that ended there), *not* merged under the position's own
+  symmetry, so that a reader maps and merges it exactly as the store does
+  (``store.merge_orbits``);
+- ``games``, ``black_wins``, ``white_wins``.
+
+Primary key ``(key, next)``, ``WITHOUT ROWID`` on SQLite: the table is its index and one
+position's moves are one short range scan.  The position's total is the sum of its rows'
+games (the ``END`` row included) and the games that ended there are the ``END`` row's.
+
+The counting rule is the store's: a game counts once per position, at its first visit (a
+game may come back to a position through a ko or passes), with the move it played then.
+
+A *statistics book* (the built-in book, ``book.statbook``) is a SQLite file of ``meta`` and
+this table only: no games, no positions index.  It is marked twice: the meta row
+``book_kind = statistics`` (what a reader checks) and the SQLite header's application id
+(``APPLICATION_ID``, what ``Book.open`` reads from the file's first 100 bytes, so that it
+never opens such a file for writing: that would turn it to WAL mode and add tables).
+
+Also meant for hot positions of a book of games (an aggregate instead of thousands of rows
+per query): ``count`` works on any rows of the positions index.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+import numpy as np
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    SmallInteger,
+    Table,
+    bindparam,
+    select,
+    text,
+)
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.schema import CreateTable
+
+from fuseki.book.storage import schema, segments
+
+STATISTICS = "statistics"  # meta book_kind of a statistics book
+KIND = "book_kind"
+APPLICATION_ID = 0x66757374  # "fust", PRAGMA application_id of a statistics book file
+PAGE_SIZE = 4096  # a statistics book's page size (fixed: part of its bytes)
+RANGES = 256  # key ranges read one at a time from a book of games (memory: ~1/256 of its rows)
+
+metadata = MetaData()
+
+next_stats = Table(
+    "next_stats", metadata,
+    Column("key", BigInteger, nullable=False),
+    Column("next", SmallInteger, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("black_wins", Integer, nullable=False),
+    Column("white_wins", Integer, nullable=False),
+    PrimaryKeyConstraint("key", "next", name="pk_next_stats"),
+    sqlite_with_rowid=False,
+)
+
+
+class Counts(NamedTuple):
+    """Rows of ``next_stats`` as arrays, sorted by (key, next); keys signed."""
+
+    keys: np.ndarray
+    nexts: np.ndarray
+    games: np.ndarray
+    black: np.ndarray
+    white: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def empty() -> Counts:
+    """No rows."""
+    return Counts(*(np.empty(0, dtype=np.int64) for _ in range(5)))
+
+
+def count(keys: np.ndarray, codes: np.ndarray) -> Counts:
+    """The statistics of position rows ``(key, code)`` (any order; ``schema``'s code layout).
+
+    Each game counts once per key, at its first visit (smallest move number).  Every game
+    of a key must be among the rows, or its counts are partial.
+    """
+    if not len(keys):
+        return empty()
+    order = np.lexsort((codes, keys))  # key, then game id, then move number
+    keys, codes = keys[order], codes[order]
+    games = codes >> schema.GAME_SHIFT
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = (keys[1:] != keys[:-1]) | (games[1:] != games[:-1])
+    keys, codes = keys[first], codes[first]
+    nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
+    winners = codes & schema.WINNER_MASK
+    order = np.lexsort((nexts, keys))
+    keys, nexts, winners = keys[order], nexts[order], winners[order]
+    start = np.ones(len(keys), dtype=bool)
+    start[1:] = (keys[1:] != keys[:-1]) | (nexts[1:] != nexts[:-1])
+    starts = np.flatnonzero(start)
+    return Counts(keys[starts], nexts[starts], np.diff(np.append(starts, len(keys))),
+                  np.add.reduceat((winners == 1).astype(np.int64), starts),
+                  np.add.reduceat((winners == 2).astype(np.int64), starts))
+
+
+def totals(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys, the games that reached each): every row's games, ``END`` included."""
+    if not len(counts):
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    start = np.ones(len(counts), dtype=bool)
+    start[1:] = counts.keys[1:] != counts.keys[:-1]
+    starts = np.flatnonzero(start)
+    return counts.keys[starts], np.add.reduceat(counts.games, starts)
+
+
+def prune(counts: Counts, min_games: int) -> Counts:
+    """The rows of the positions reached by at least ``min_games`` games (all their moves)."""
+    keys, reached = totals(counts)
+    keep = np.isin(counts.keys, keys[reached >= min_games], assume_unique=False)
+    return Counts(*(column[keep] for column in counts))
+
+
+def from_book(conn, min_games: int = 1, ranges: int = RANGES) -> Iterator[Counts]:
+    """The pruned statistics of a book of games, in key order, one key range at a time.
+
+    Reads every segment's rows of a range at once (a range holds every row of its keys),
+    so memory stays at a ``ranges``-th of the book's rows.
+    """
+    ids = tuple(segment.id for segment in segments.live(conn))
+    if not ids:
+        return
+    for low, high in _ranges(ranges):
+        keys, codes = _range_rows(conn, ids, low, high)
+        found = prune(count(keys, codes), min_games)
+        if len(found):
+            yield found
+
+
+def _ranges(count: int) -> list[tuple[int, int]]:
+    """About ``count`` signed key ranges ``(low, high)`` (inclusive), in signed order, each
+    holding about as many keys.
+
+    A canonical key is the smallest of 8 (unsigned), so keys crowd near 0: the fraction
+    below ``u`` (of 2**64) is ``1 - (1 - u)**8``, and the bounds are its quantiles.
+    """
+    cuts = {0, 1 << 63, 1 << 64}
+    cuts.update(int((1 - (1 - i / count) ** 0.125) * (1 << 64)) for i in range(1, count))
+    cuts = sorted(cuts)
+    ranges = [(low - (1 << 64) if low >= 1 << 63 else low, high - 1 - (1 << 64) if low >= 1 << 63 else high - 1)
+              for low, high in zip(cuts[:-1], cuts[1:]) if high > low]
+    return sorted(ranges)
+
+
+def _range_rows(conn, ids: tuple[int, ...], low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of every segment's rows with ``low <= key <= high``."""
+    union = " UNION ALL ".join(f"SELECT key, code FROM positions_{int(i)} WHERE key BETWEEN :low AND :top"
+                               for i in ids)
+    bounds = {"low": low, "top": high}
+    joined = _JOINED.get(conn.dialect.name)
+    if joined is None:
+        rows = conn.execute(text(union), bounds).all()
+        pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        return pairs[:, 0].copy(), pairs[:, 1].copy()
+    # Two strings of comma-separated numbers parsed by numpy: a fifth of the cost of a row
+    # object per row (as segments.codes).  One aggregate query feeds both the same rows in
+    # the same order.
+    keys, codes = conn.execute(text(joined.format(union=union)), bounds).one()
+    if not keys:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    return np.fromstring(keys, dtype=np.int64, sep=","), np.fromstring(codes, dtype=np.int64, sep=",")
+
+
+_JOINED = {
+    "sqlite": "SELECT group_concat(key), group_concat(code) FROM ({union})",
+    "postgresql": "SELECT string_agg(CAST(key AS TEXT), ',' ORDER BY key, code), "
+                  "string_agg(CAST(code AS TEXT), ',' ORDER BY key, code) FROM ({union}) AS found",
+}
+
+
+def lookup(conn, key: int) -> Counts:
+    """The rows of one position (``key`` signed), in next order."""
+    rows = conn.execute(_LOOKUP, {"key": key}).all()
+    if not rows:
+        return empty()
+    table = np.array(rows, dtype=np.int64)
+    return Counts(np.full(len(rows), key, dtype=np.int64), *(table[:, i].copy() for i in range(4)))
+
+
+_LOOKUP = (select(next_stats.c.next, next_stats.c.games, next_stats.c.black_wins, next_stats.c.white_wins)
+           .where(next_stats.c.key == bindparam("key")).order_by(next_stats.c.next))
+
+
+def concat(parts: Iterable[Counts]) -> Counts:
+    """Counts of disjoint key sets, one after another (kept in key order if the parts are)."""
+    parts = list(parts)
+    if not parts:
+        return empty()
+    return Counts(*(np.concatenate(columns) for columns in zip(*parts)))
+
+
+# --- statistics book files ---------------------------------------------------------------------
+
+
+def is_statistics_file(path: str) -> bool:
+    """True when ``path`` is a SQLite file whose header carries ``APPLICATION_ID``."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return False
+    return (len(header) == 100 and header.startswith(b"SQLite format 3\0")
+            and int.from_bytes(header[68:72], "big") == APPLICATION_ID)
+
+
+def write_file(path: str, chunks: Iterable[Counts], meta: dict[str, str]) -> int:
+    """Write a statistics book: ``meta`` (with the versions and the kind) and the rows.
+
+    The same rows and meta give the same bytes (with the same SQLite library): fixed page
+    size, rows inserted in key order, meta in name order, no timestamps, and the file
+    packed by VACUUM INTO a new file.  ``chunks`` must come in key order.  Returns the
+    number of rows.  The file appears at ``path`` only when complete.
+    """
+    rows = 0
+    draft, final = f"{path}.draft{os.getpid()}", f"{path}.tmp{os.getpid()}"
+    for name in (draft, final):
+        if os.path.exists(name):
+            os.remove(name)
+    meta = {**meta, **schema.versions(), KIND: STATISTICS}
+    conn = sqlite3.connect(draft, isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
+        conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        conn.execute("BEGIN")
+        for table in (schema.meta, next_stats):
+            conn.execute(str(CreateTable(table).compile(dialect=sqlite_dialect.dialect())))
+        conn.executemany("INSERT INTO meta (name, value) VALUES (?, ?)", sorted(meta.items()))
+        for chunk in chunks:
+            conn.executemany("INSERT INTO next_stats VALUES (?, ?, ?, ?, ?)",
+                             zip(*(column.tolist() for column in chunk)))
+            rows += len(chunk)
+        conn.execute("COMMIT")
+        conn.execute("VACUUM INTO ?", (final,))
+    finally:
+        conn.close()
+        os.remove(draft)
+    os.replace(final, path)
+    return rows

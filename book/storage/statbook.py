@@ -1,0 +1,143 @@
+"""A statistics book: next-move statistics without games (the built-in book is one).
+
+``Book.open`` hands a file marked as a statistics book (``book.aggregates``) to
+``StatisticsBook.open_file``: the same ``Book`` interface over the ``next_stats`` table
+instead of the positions index.  What it can answer it answers as a book of games would:
+
+- ``next_moves`` reads one position's rows (``aggregates.lookup``) and maps and merges them
+  with the store's own ``merge_orbits``, so its answer equals the full book's for every
+  position the statistics kept (tests/test_statbook.py checks it in all 8 orientations);
+- ``stats`` gives the games it was built from (meta rows), its positions and file size.
+
+What needs games it refuses in words, never with an empty answer: ``games`` and a year or
+player filter raise ``StatisticsOnly``; ``game`` and ``game_sgf`` raise KeyError saying why.
+The file is opened ``immutable`` (no locks, no journal: it is package data and may lie on
+a read-only disk) and is never written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import inspect, select
+from sqlalchemy.engine import make_url
+
+from fuseki.book.storage import aggregates, schema
+from fuseki.book.storage.store import (
+    END,
+    Book,
+    BookError,
+    BookStats,
+    Filters,
+    NextMoves,
+    _make_engine,
+    _signed,
+    merge_orbits,
+)
+
+IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
+
+
+class StatisticsOnly(BookError):
+    """A question only games can answer, asked of a statistics book."""
+
+
+@dataclass(frozen=True)
+class StatisticsInfo:
+    """What a statistics book says of itself (its meta rows)."""
+
+    title: str       # how messages name it: "the built-in book", or the file
+    games: int       # the games it was counted from
+    min_games: int   # it keeps the positions reached by at least this many games
+    positions: int
+    years: tuple[int, int] | None
+    sizes: dict[int, int]  # games per board size
+    description: str  # where its games come from
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, str], path: str) -> StatisticsInfo:
+        low, _, high = meta.get("years", "").partition("-")
+        years = (int(low), int(high)) if low.isdigit() and high.isdigit() else None
+        sizes = dict(tuple(int(n) for n in pair.split(":")) for pair in meta.get("sizes", "").split(",") if pair)
+        return cls(meta.get("title") or f"the statistics book {path}", int(meta.get("games", 0)),
+                   int(meta.get("min_games", 1)), int(meta.get("positions", 0)), years, sizes,
+                   meta.get("description", ""))
+
+    def no_games(self) -> str:
+        """Why a statistics book lists no games."""
+        return (f"{self.title} holds next-move statistics, not games: it has no game lists or records; "
+                f"{IMPORT_HINT}")
+
+    def no_filters(self) -> str:
+        """Why a statistics book cannot filter by year or player."""
+        return (f"{self.title} holds next-move statistics, not games: it cannot select games by year "
+                f"or player; {IMPORT_HINT}")
+
+
+class StatisticsBook(Book):
+    """A read-only ``Book`` over a statistics file (see the module docstring)."""
+
+    statistics: StatisticsInfo
+
+    @classmethod
+    def open_file(cls, path: str) -> StatisticsBook:
+        """Open the statistics book at ``path``; BookError if it is not one, SchemeMismatch
+        if it was counted with other keys."""
+        url = make_url(f"sqlite:///file:{Path(path).resolve()}?immutable=1&uri=true")
+        engine = _make_engine(url, readonly=True)
+        try:
+            with engine.connect() as conn:
+                if not inspect(conn).has_table("meta"):
+                    raise BookError(f"{path} is not a fuseki book (no meta table)")
+                schema.check_versions(conn)
+                meta = dict(conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all())
+        except Exception:
+            engine.dispose()
+            raise
+        if meta.get(aggregates.KIND) != aggregates.STATISTICS:
+            engine.dispose()
+            raise BookError(f"{path} is marked as a statistics book but its meta table does not say so")
+        book = cls(engine, True, path)
+        book.statistics = StatisticsInfo.from_meta(meta, path)
+        return book
+
+    def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
+        """As ``Book.next_moves``; StatisticsOnly for a year or player filter."""
+        side = board.to_move if to_move is None else to_move
+        filters = filters or Filters()
+        if filters.selects_games():
+            raise StatisticsOnly(self.statistics.no_filters())
+        keys = board.symmetric_keys(side)
+        canonical = min(keys)
+        with self.engine.connect() as conn:
+            found = aggregates.lookup(conn, _signed(canonical))
+        ended = found.nexts == END
+        played = ~ended
+        moves = merge_orbits(found.nexts[played], found.games[played], found.black[played],
+                             found.white[played], board.size, keys, side, filters.min_games)
+        return NextMoves(total=int(found.games.sum()), ended=int(found.games[ended].sum()), moves=moves,
+                         key=canonical, to_move=side)
+
+    def games(self, board, to_move=None, filters=None, page: int = 1, page_size: int = 20):
+        """Raises StatisticsOnly: a statistics book has no games to list."""
+        raise StatisticsOnly(self.statistics.no_games())
+
+    def game(self, game_id: int):
+        raise KeyError(f"no game {game_id}: {self.statistics.no_games()}")
+
+    def game_sgf(self, game_id: int) -> bytes:
+        raise KeyError(f"no game {game_id}: {self.statistics.no_games()}")
+
+    def game_ids(self, size: int | None = None) -> list[int]:
+        return []
+
+    def max_game_id(self, conn=None) -> int:
+        return 0
+
+    def stats(self) -> BookStats:
+        """The games it was counted from, its positions (distinct, not rows), years and file size."""
+        info = self.statistics
+        with self.engine.connect() as conn:
+            file_bytes = self._file_bytes(conn)
+        return BookStats(info.games, info.positions, dict(info.sizes), info.years, file_bytes)
