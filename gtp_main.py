@@ -12,13 +12,21 @@ import sys
 
 
 def build_engine(settings=None, verbose: bool = False, log=None):
-    """A GTP engine whose ``genmove`` asks the book, then the fallback engine, then random moves."""
-    from fuseki.book.chooser import from_settings
+    """A GTP engine whose ``genmove`` asks the book, then the fallback engine, then random moves.
+
+    Says first which book it uses (on ``log``, else stderr), without opening it.
+    """
+    from fuseki.book.chooser import book_choice, from_settings
     from fuseki.engine.gtp.commands import REGISTRY, Game
     from fuseki.engine.gtp.protocol import Engine
     from fuseki.engine.players import engine_choosers
 
     game = Game(settings)
+    _location, line = book_choice(game.settings)
+    if log is None:
+        print(line, file=sys.stderr, flush=True)
+    else:
+        log(line)
     book = from_settings(game.settings, verbose, log)
     game.choosers = ([book] if book is not None else []) + engine_choosers(game.settings, game)
     return Engine(game, REGISTRY, log)

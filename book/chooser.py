@@ -250,18 +250,39 @@ class BookChooser:
                  f"{move.winrate:.0%} won by the mover)")
 
 
+def book_choice(settings) -> tuple[str | None, str]:
+    """(the book to open or None, the line ``fuseki-gtp`` says of it at start).
+
+    The book the settings name (``--book``, ``$FUSEKI_BOOK``, ``[book] path``; an empty
+    path: none), else the one at the default location if it exists, else the built-in book
+    of the package (``book.builtin``).  Opens nothing.
+    """
+    from pathlib import Path
+
+    from fuseki.book import builtin
+    from fuseki.engine.gtp.config import DEFAULT_BOOK, book_location
+
+    if not settings.book.path:
+        return None, "fuseki: no book"
+    location = book_location(settings)
+    if location != str(Path(DEFAULT_BOOK).expanduser()) or os.path.exists(location):
+        return location, f"fuseki: book: {location}"
+    if builtin.available():
+        return str(builtin.PATH), f"fuseki: book: {builtin.label()}"
+    return None, f"fuseki: no book (none at {location}, and this installation has no built-in book)"
+
+
 def from_settings(settings, verbose: bool = False,
                   log: Callable[[str], None] | None = None) -> BookChooser | None:
-    """The book chooser the settings ask for (``settings.book``), or None without a book path.
+    """The book chooser the settings ask for (``book_choice``), or None without a book.
 
     Opens nothing: the book is opened at the first ``genmove`` or analysis command.
     """
-    from fuseki.engine.gtp.config import book_location
-
-    book = settings.book
-    if not book.path:
+    location, _line = book_choice(settings)
+    if location is None:
         return None
-    return BookChooser(book_location(settings), book.policy, book.min_games, book.temperature,
+    book = settings.book
+    return BookChooser(location, book.policy, book.min_games, book.temperature,
                        seed=settings.seed, verbose=verbose, log=log)
 
 

@@ -221,9 +221,10 @@ def is_fuego_book(head: bytes) -> bool:
 # --- fuseki book export -----------------------------------------------------------------
 
 def add_commands(subparsers) -> None:
-    parser = subparsers.add_parser("book", help="book interchange: export for other engines",
-                                   description="Write the book in other programs' formats.")
-    sub = parser.add_subparsers(dest="book_command", metavar="SUBCOMMAND", required=True)
+    from fuseki.book.ui.cli import subcommands
+
+    sub = subcommands(subparsers, "book", help="book files: export for other engines, build the built-in book",
+                      description="Write the book in other programs' formats; build the built-in book.")
     p = sub.add_parser(
         "export", help="write the book as a Fuego/Pachi opening book (book.dat)",
         description="One line per position ('19 Q4 D16 | C4 D3'), for the moves played in at least "

@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "fuseki.book.ui.shell",
     "fuseki.engine.players.match_cli",
     "fuseki.book.formats.fuego",
+    "fuseki.book.ui.builtin_cli",
 ]
 
 
@@ -26,8 +27,12 @@ class CommandError(Exception):
     """An error the user can fix: printed as one line, exit code 1."""
 
 
-BOOK_HELP = ("book database: a path or SQLAlchemy URL (default: $FUSEKI_BOOK, else "
-             "configs/fuseki.toml's [book] path, else ~/.local/share/fuseki/book.sqlite)")
+BOOK_HELP = ("book database: a path or SQLAlchemy URL, or 'builtin' for the book built into fuseki "
+             "(default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else "
+             "~/.local/share/fuseki/book.sqlite; commands that only read use the built-in book "
+             "when there is none there)")
+BUILTIN = "builtin"  # --book builtin: the package's built-in book (book.builtin)
+READING_COMMANDS = ("search", "stats", "serve", "book")  # never write: may fall back on the built-in book
 
 
 def add_book_option(parser, help: str = BOOK_HELP) -> None:
@@ -35,14 +40,40 @@ def add_book_option(parser, help: str = BOOK_HELP) -> None:
     parser.add_argument("--book", default=None, metavar="URL", help=help)
 
 
+def subcommands(subparsers, name: str, **options):
+    """The subcommands of command ``name`` (``fuseki book export``, ``fuseki book build-builtin``):
+    the first module that asks adds the command (with ``options``), the others add to it."""
+    groups = vars(subparsers).setdefault("_fuseki_groups", {})
+    if name not in groups:
+        parser = subparsers.add_parser(name, **options)
+        groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", required=True)
+    return groups[name]
+
+
 def book_location(args) -> str:
     """``--book``, else the engine's book (``engine.config.book_location``), so the CLI,
-    the shell, the web page and the engine use one book unless told otherwise."""
+    the shell, the web page and the engine use one book unless told otherwise.
+
+    As for the engine, a command that only reads (``READING_COMMANDS``) uses the built-in
+    book when none was named and none is at the default location; ``--book builtin``
+    names it (unless a file of that name is there).
+    """
+    import os
+
+    from fuseki.book import builtin
+
     if args.book:
+        if args.book == BUILTIN and not os.path.exists(args.book):
+            return str(builtin.PATH)
         return args.book
     from fuseki.engine.gtp import config
 
-    return config.book_location(config.load(), create=True)
+    settings = config.load()
+    location = config.book_location(settings, create=True)
+    if (getattr(args, "command", None) in READING_COMMANDS and settings.book.path == config.DEFAULT_BOOK
+            and not os.environ.get(config.BOOK_ENV) and not os.path.exists(location) and builtin.available()):
+        return str(builtin.PATH)
+    return location
 
 
 def open_book(location: str, readonly: bool):

@@ -33,7 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="allow multi-stone suicide")
     p.add_argument("--superko", action=argparse.BooleanOptionalAction, default=None,
                    help="forbid any repetition of an earlier position (positional superko)")
-    p.add_argument("--book", metavar="PATH", help="opening book database")
+    books = p.add_mutually_exclusive_group()
+    books.add_argument("--book", metavar="PATH", help="opening book database (default: the one fuseki import "
+                                                     "fills, else the book built into the package)")
+    books.add_argument("--no-book", action="store_true", help="play without an opening book")
     p.add_argument("--policy", choices=config.POLICIES, help="how to pick among book moves")
     p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
     p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
@@ -51,7 +54,7 @@ def settings_from(args: argparse.Namespace) -> config.Settings:
     return config.load(args.config, {
         "game.board_size": args.size, "game.komi": args.komi, "engine.seed": args.seed,
         "rules.suicide": args.suicide, "rules.superko": args.superko,
-        "book.path": args.book, "book.policy": args.policy,
+        "book.path": "" if args.no_book else args.book, "book.policy": args.policy,
         "book.min_games": args.min_games, "book.temperature": args.temperature,
         "book.analysis_min_games": args.analysis_min_games,
         "engine.fallback_engine": args.fallback_engine,

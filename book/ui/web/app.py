@@ -9,11 +9,13 @@ here), rules through ``Board``.
 
 Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
 
-    /api/info                         book statistics and the default board size
+    /api/info                         book statistics and the default board size; ``note``: why
+                                      a statistics book (the built-in one) lists no games
     /api/position?moves=&size=&year_from=&year_to=&player=
                                       stones, captures, to_move, last move, next moves, totals
     /api/games?moves=&...&page=&page_size=
-                                      the games that reached the position, one page
+                                      the games that reached the position, one page (a statistics
+                                      book: no rows and a ``note``; its filters and downloads: 409)
     /api/games.sgf?moves=&...         those games as one SGF collection (the newest MAX_DOWNLOAD)
     /api/game/<id>?moves=&at=         a game's header and moves; with the search moves and the
                                       move number ``at`` where the position occurred, also the
@@ -40,6 +42,7 @@ from fuseki.engine.core.board import Board
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.book.formats.headers import HEADER_NAMES
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
+from fuseki.book.storage.statbook import StatisticsOnly
 
 MAX_MOVES = 800          # longest move sequence a client may send
 MAX_PLAYER = 100         # longest player filter
@@ -277,6 +280,10 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     def api_error(exc: ApiError):
         return jsonify(error=exc.message), exc.status
 
+    @app.errorhandler(StatisticsOnly)
+    def statistics_only(exc: StatisticsOnly):  # a filter or a download asked of a book without games
+        return jsonify(error=str(exc)), 409
+
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         return jsonify(error=f"{exc.code} {exc.name}: {exc.description}"), exc.code
@@ -293,10 +300,12 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     def info():
         with shared.lock:
             stats = shared.book.stats()
+        statistics = shared.book.statistics  # a statistics book (the built-in one) has no games to list
         return jsonify(games=stats.games, positions=stats.positions,
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
                        years=list(stats.years) if stats.years else None,
-                       default_size=default_size(), letters=LETTERS)
+                       default_size=default_size(), letters=LETTERS,
+                       note=statistics.no_games() if statistics else None)
 
     @app.get("/api/position")
     def position():
@@ -312,8 +321,11 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         filters = _filters_arg()
         page = _int_arg("page", 1, 1, 10**8)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        with shared.lock:
-            found = shared.book.games(board, filters=filters, page=page, page_size=page_size)
+        try:
+            with shared.lock:
+                found = shared.book.games(board, filters=filters, page=page, page_size=page_size)
+        except StatisticsOnly as exc:  # said in the games column, in place of the list
+            return jsonify(total=0, page=1, pages=0, rows=[], note=str(exc))
         if page > max(found.pages, 1):
             raise ApiError(f"page {page} is out of range: there are {found.pages} pages", 404)
         return jsonify(total=found.total, page=found.page, pages=found.pages,

@@ -295,9 +295,9 @@ async function refreshGames() {
     if (state.game && state.game.id === row.id) tr.classList.add("selected");
     body.appendChild(tr);
   }
-  $("games-summary").textContent = page.total
+  $("games-summary").textContent = page.note || (page.total
     ? `${page.total} game${page.total === 1 ? "" : "s"} · move: moves played before the position`
-    : "No games.";
+    : "No games.");
   $("games-page").textContent = page.pages ? `page ${page.page} of ${page.pages}` : "";
   $("games-prev").disabled = state.gamesPage <= 1;
   $("games-next").disabled = state.gamesPage >= page.pages;
@@ -409,7 +409,8 @@ async function start() {
       $("size-label").hidden = false;
     }
     const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
-    $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}`;
+    const kind = info.note ? " · next-move statistics only, no game records" : "";
+    $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}${kind}`;
   } catch (error) {
     showMessage(error.message);
   }
