@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sgfmill import sgf_grammar
 
 from fuseki.book.formats import records
 from fuseki.book.formats.records import GameRecord, SgfError, read_games, to_sgf
@@ -55,14 +55,14 @@ def test_fast_path_reads_simple_games_without_sgfmill(monkeypatch):
     def refuse(*args):
         raise AssertionError("sgfmill was used")
 
-    monkeypatch.setattr(sgf_grammar, "_parse_sgf_game", refuse)
+    monkeypatch.setattr(records, "_sgfmill_games", refuse)
     assert read_games(SIMPLE, "s")[0].moves[0] == (BLACK, sgf_to_point("pd", 19))
     with pytest.raises(AssertionError, match="sgfmill was used"):
         read_games(b"(;SZ[19](;B[pd])(;B[dd]))", "v")  # variations: the fast path hands over
 
 
 def test_fast_path_reads_move_nodes_with_times_and_comments(monkeypatch):
-    monkeypatch.setattr(sgf_grammar, "_parse_sgf_game", None)  # the fast path must do it alone
+    monkeypatch.setattr(records, "_sgfmill_games", None)  # the fast path must do it alone
     data = (b"(;SZ[19]\n;B[pd]BL[1700.5]WL[1778];W[dp] BL[1]\n C[nice :) ;B[aa\\] (;W[bb\\])]"
             b"\n;BL[3]B[dd]OB[2];W[])")
     (game,) = read_games(data, "t.sgf")
@@ -353,6 +353,7 @@ _ROOT_PIECES = [b"SZ[9]", b"SZ[19]", b"SZ[21]", b"KM[6.5]", b"HA[2]", b"CA[UTF-8
                 b"PB[a\\]b]", b"PW[\xe6\x9f\xaf]", b"PW[\xbf\xc2]", b"AB[cc][dd]", b"AW[ee]", b"B[aa]",
                 b"Sz[9]", b" ", b"\n", b"C[x;y]"]
 _NODE_PIECES = [b";B[pd]", b";W[dd]", b";B[cc]", b";W[]", b";B[tt]", b"\n;W[ee]", b"\r\n;B[ff]", b";",
+                b"; W [dd]", b";\nB\t[]", b"\x0b;\x0cW[aa]",
                 b"BL[12.5]", b"C[a;b]", b"C[x\\]y]", b"C[(;B[aa])]", b"AB[gg]", b"AE[cc]", b"B[zz]",
                 b"W[qq]", b"B[pd][dd]", b"Black[qq]", b"QQ[pd]", b"QQ[", b" ", b"\n", b"(", b")", b"]",
                 b"[", b"(;B[hh])", b";AB[ab][ba]"]
@@ -378,31 +379,40 @@ def test_fast_path_and_sgfmill_agree_on_token_soup(root, nodes, tail):
 
 # --- the compact move scanner, and Moves ---------------------------------------------------
 
-def split_reading(region: bytes, size: int):
-    """The reading the scanner replaced: strip, split at "]", look every piece up whole."""
-    nodes = {sep + key: move for key, move in records._move_table(size).items()
-             for sep in (b";", b"\n;", b"\r\n;")}
-    pieces = region.strip().split(b"]")
-    if pieces.pop() != b"":
-        return None
-    try:
-        return [nodes[piece] for piece in pieces]
-    except KeyError:
-        return None
+_SPACE = rb"[ \t\n\v\f\r]*"  # what sgfmill's tokeniser skips between tokens
+_PLAIN_NODE = rb";" + _SPACE + rb"([BW])" + _SPACE + rb"\[([a-z]{2})?\]"
+_PLAIN_LINE = re.compile(rb"(?:" + _SPACE + _PLAIN_NODE + rb")*" + _SPACE)
 
 
-_NODE = st.builds(lambda sep, colour, x, y, kind: sep + colour + b"[" + (
+def regex_reading(region: bytes, size: int):
+    """The scanner's language, written as a regex: plain move nodes, spaced as sgfmill allows."""
+    if not _PLAIN_LINE.fullmatch(region):
+        return None
+    moves = []
+    for colour, text in re.findall(_PLAIN_NODE, region):
+        colour = BLACK if colour == b"B" else WHITE
+        if not text or (text == b"tt" and size <= 19):
+            moves.append((colour, PASS))
+        elif text[0] - 97 < size and text[1] - 97 < size:
+            moves.append((colour, sgf_to_point(text.decode(), size)))
+        else:
+            return None
+    return moves
+
+
+_SPACES = st.sampled_from([b"", b"", b"", b" ", b"\n", b"\r\n", b"\t", b"\x0b\x0c", b"\r"])
+_NODE = st.builds(lambda before, after, inside, colour, x, y, kind: before + b";" + after + colour + inside + b"[" + (
     b"" if kind == "pass" else b"tt" if kind == "tt" else bytes((97 + x, 97 + y))) + b"]",
-    st.sampled_from([b";", b"\n;", b"\r\n;"]), st.sampled_from([b"B", b"W"]),
+    _SPACES, _SPACES, _SPACES, st.sampled_from([b"B", b"W"]),
     st.integers(0, 25), st.integers(0, 25), st.sampled_from(["point", "point", "point", "pass", "tt"]))
 _NOISE = st.sampled_from([b";", b"]", b"[", b"\n", b"\r", b" ", b"\t", b"B", b"W", b"a", b"s", b"t",
-                          b"z", b"{", b"`", b"C[x]", b"BL[1.0]", b"\x00", b"\xff", b"(", b")"])
+                          b"z", b"{", b"`", b"C[x]", b"BL[1.0]", b"\x00", b"\xff", b"(", b")", b"\x1c", b"\x85"])
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_NODE, max_size=12), st.lists(st.tuples(st.integers(0, 200), _NOISE), max_size=3),
        st.integers(0, 3), st.sampled_from([2, 9, 13, 19, 20, 25]), st.booleans())
-def test_compact_scanner_reads_what_the_split_reading_reads(nodes, noise, cut, size, padded):
+def test_compact_scanner_reads_what_the_regex_reading_reads(nodes, noise, cut, size, padded):
     region = bytearray(b"".join(nodes))
     for at, junk in noise:  # corruptions: most regions must then be refused by both readings
         at %= len(region) + 1
@@ -412,7 +422,7 @@ def test_compact_scanner_reads_what_the_split_reading_reads(nodes, noise, cut, s
         region = b" \n" + region + b"\r\n "
     data = b"(;SZ[%d]" % size + region + b")"
     got = records._compact_moves(data, len(data) - 1 - len(region), len(data) - 1, size)
-    assert (None if got is None else list(got)) == split_reading(region, size)
+    assert (None if got is None else list(got)) == regex_reading(region, size)
 
 
 def test_moves_read_as_the_list_of_pairs_they_hold():

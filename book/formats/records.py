@@ -3,11 +3,12 @@
 Layers (the style guide's "grammar, then typed properties, then replay"; replay is not here):
 
 1. **grammar** -- bytes to a tree of raw property maps.  sgfmill is the reference
-   reader (``sgf_grammar``); a *fast path* (module-level regexes) reads the common
-   case -- one game, root properties, then a linear line of ``;B[..]``/``;W[..]``
-   nodes -- and hands anything else to sgfmill.  Both paths produce the same raw
-   root property map, the same setup and the same moves, so everything after the
-   grammar (header fields, encodings, quirks) is shared code.
+   reader (``sgf_grammar``); a *fast path* reads the common case -- one game, root
+   properties (module-level regexes), then a linear line of ``;B[..]``/``;W[..]``
+   nodes (a numba scan, :data:`_MOVE_READINGS`) -- and hands anything else to
+   sgfmill.  Both paths produce the same raw root property map, the same setup and
+   the same moves, so everything after the grammar (header fields, encodings,
+   quirks) is shared code.
 2. **typed properties** -- header fields decoded from the raw root map
    (``book.headers.read_header``, which also honours the ``CA`` charset), points
    converted with ``engine.coords`` conventions.
@@ -114,7 +115,7 @@ class SgfError(ValueError):
     """SGF data that cannot be read as a game; the message names the source and the reason."""
 
 
-# --- the fast path: regexes over the bytes -------------------------------------------
+# --- the fast path: regexes and a scan over the bytes -------------------------------------------
 #
 # The value pattern is sgfmill's (sgf_grammar._tokenise_re): any bytes up to an
 # unescaped "]".  ``\s`` on bytes is the same set sgfmill's tokeniser skips.
@@ -125,8 +126,6 @@ _ROOT = re.compile(rb"\(\s*;((?:\s*[A-Z]{1,64}(?:\s*" + _VALUE + rb")+)*)", re.D
 _PROP = re.compile(rb"([A-Z]{1,64})((?:\s*" + _VALUE + rb")+)", re.DOTALL)
 _VALUES = re.compile(rb"\[([^\\\]]*(?:\\.[^\\\]]*)*)\]", re.DOTALL)
 _SETUP_NODE = re.compile(rb"\s*;\s*AB((?:\s*\[[a-z]{2}\])+)")
-_MOVE_LINE = re.compile(rb"(?:\s*;\s*[BW]\s*\[[a-z]{0,2}\])*\s*\)")
-_MOVE = re.compile(rb";\s*([BW]\s*\[[a-z]{0,2})\]")  # "B[pd": a key of _move_table()
 # A property that does not bear on the main line's moves (BL, WL, C, ...), with the
 # spaces before it, starting right after a node's ";" or a value's "]".  Removing these
 # leaves a compact move line; a match starting anywhere else leaves a ";" or "]" inside
@@ -134,16 +133,6 @@ _MOVE = re.compile(rb";\s*([BW]\s*\[[a-z]{0,2})\]")  # "B[pd": a key of _move_ta
 _EXTRA_PROP = re.compile(
     rb"(?<=[;\]])\s*(?![BW]\s*\[|A[BWE]\s*\[)[A-Z]{1,64}(?:\s*" + _VALUE + rb")+", re.DOTALL)
 _COLOUR = {"b": BLACK, "w": WHITE}
-
-
-@cache
-def _move_table(size: int) -> dict[bytes, tuple[int, int]]:
-    """``b"B[pd"`` -> ``(BLACK, point)``: one shared tuple per move, no parsing per game."""
-    return {
-        letter + b"[" + text: (colour, point)
-        for letter, colour in ((b"B", BLACK), (b"W", WHITE))
-        for text, point in _point_table(size).items()
-    }
 
 
 @cache
@@ -232,37 +221,52 @@ def _general_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
 def _fast_moves(data: bytes, position: int, size: int) -> tuple[Sequence[tuple[int, int]], int]:
     """The moves from ``position`` to the game's closing ")", and the index after it.
 
-    The compact form (``;B[pd]`` nodes, maybe one per line, maybe with properties other
-    than B/W/AB/AW/AE, which are dropped) is read by _compact_moves, which accepts
-    nothing but whole nodes; other spacing goes through _MOVE_LINE.  Raises _NotSimple
-    for anything else.
+    Tries each of _MOVE_READINGS in turn; raises _NotSimple if none reads them.
     """
     close = data.rfind(b")")
-    if close >= position:
-        moves = _compact_moves(data, position, close, size)
-        if moves is None:  # maybe move nodes with times or comments (BL, WL, C)
-            region = _EXTRA_PROP.sub(b"", data[position:close])
-            moves = _compact_moves(region, 0, len(region), size)
-        if moves is not None:
-            return moves, close + 1
-    line = _MOVE_LINE.match(data, position)
-    if line is None:
-        raise _NotSimple("not a linear line of plain move nodes")
-    moves_table = _move_table(size)
-    try:
-        return [moves_table[m] for m in _MOVE.findall(data, position, line.end())], line.end()
-    except KeyError:  # off-board point: let sgfmill word the error
-        raise _NotSimple("a point off the board or not plain") from None
+    for reading in _MOVE_READINGS:
+        found = reading(data, position, close, size)
+        if found is not None:
+            return found
+    raise _NotSimple("not a linear line of plain move nodes")
+
+
+def _scan(data: bytes, position: int, close: int, size: int):
+    """Plain move nodes (``;B[pd]``, spaced as sgfmill allows) up to the last ")": _compact_moves."""
+    if close < position:
+        return None
+    moves = _compact_moves(data, position, close, size)
+    return None if moves is None else (moves, close + 1)
+
+
+def _scan_stripped(data: bytes, position: int, close: int, size: int):
+    """Move nodes with times or comments (BL, WL, C): those properties dropped, then _scan."""
+    if close < position:
+        return None
+    region = _EXTRA_PROP.sub(b"", data[position:close])
+    moves = _compact_moves(region, 0, len(region), size)
+    return None if moves is None else (moves, close + 1)
+
+
+# The fast path's readings of the move line, tried in this order; each returns (moves,
+# index after the game's ")") or None.  Measured with bench/sgf_tiers.py on the three
+# shared corpora (385,254 files): _scan reads all but 111 (every Tygem game, 9-12 us
+# each, where sgfmill takes 1.7-1.9 ms); _scan_stripped reads 105 AI games with times
+# and comments on every move (0.03 s for them, 0.39 s without it).  A third reading, a
+# regex for plain nodes with any spacing, read 65 AI games (0.12 s saved) until _scan
+# accepted that spacing itself; what it alone would still take (text with a ")" after
+# the game) goes to sgfmill.
+_MOVE_READINGS = (_scan, _scan_stripped)
 
 
 def _compact_moves(data: bytes, start: int, end: int, size: int) -> Moves | None:
-    """The moves of ``data[start:end]`` if it is made only of ``;B[pd]`` nodes, else None.
+    """The moves of ``data[start:end]`` if it is made only of plain move nodes, else None.
 
-    A node is ";", "\\n;" or "\\r\\n;", then B or W, "[", a point of the board ("pd"),
-    "tt" on boards up to 19 or nothing (a pass), then "]"; ASCII spaces may stand before
-    the first node and after the last.  That is what splitting the stripped region at
-    "]" and looking each piece up in a table of nodes accepted (the reading this
-    replaced; a test holds the two equal), done by a numba loop over the bytes.
+    A node is ";", then B or W, "[", a point of the board ("pd"), "tt" on boards up to
+    19 or nothing (a pass), then "]"; ASCII whitespace (space, tab, LF, VT, FF, CR: the
+    bytes sgfmill's tokeniser skips) may stand before and after the ";" and before the
+    "[".  A numba loop over the bytes (tests/test_records.py holds it equal to a regex
+    reading written in the test).
     """
     end = min(end, len(data))  # the loop does not check its indexes
     out = np.empty((max(0, (end - start) // 4), 2), dtype=np.int64)  # ";B[]" is the shortest node
@@ -280,34 +284,49 @@ def _letter_points(size: int) -> np.ndarray:
     return table
 
 
+@njit(cache=True, inline="always")
+def _after_spaces(buf, i, end):
+    """The first index from ``i`` that is not ASCII whitespace (32, 9..13), or ``end``."""
+    while i < end and (buf[i] == 32 or 9 <= buf[i] <= 13):
+        i += 1
+    return i
+
+
 @njit(cache=True)
 def _scan_nodes(buf, start, end, letters, out):
-    """(colour, point) rows of the nodes in buf[start:end] into ``out``; how many, or -1."""
-    i, j = start, end
-    while i < j and (buf[i] == 32 or 9 <= buf[i] <= 13):
+    """(colour, point) rows of the nodes in buf[start:end] into ``out``; how many, or -1.
+
+    Whitespace is looked for only where the expected byte is not there, and _after_spaces
+    is inlined: skipping spaces before every token, or calling it, took 40% longer than
+    the first scan, which took no space inside a node; this takes as long (4.6 us a
+    Tygem game, the kernel alone).
+    """
+    i, n = start, 0
+    while True:
+        if i < end and buf[i] != 59:  # ;
+            i = _after_spaces(buf, i, end)
+        if i == end:
+            return n
+        if buf[i] != 59:
+            return -1
         i += 1
-    while j > i and (buf[j - 1] == 32 or 9 <= buf[j - 1] <= 13):
-        j -= 1
-    n = 0
-    while i < j:
-        if buf[i] == 59:  # ;
-            i += 1
-        elif buf[i] == 10 and i + 1 < j and buf[i + 1] == 59:  # \n;
-            i += 2
-        elif buf[i] == 13 and i + 2 < j and buf[i + 1] == 10 and buf[i + 2] == 59:  # \r\n;
-            i += 3
-        else:
+        if i < end and buf[i] != 66 and buf[i] != 87:  # B, W
+            i = _after_spaces(buf, i, end)
+        if i == end:
             return -1
-        if i + 2 >= j or buf[i + 1] != 91:  # [
-            return -1
-        colour = 1 if buf[i] == 66 else 2 if buf[i] == 87 else 0  # B, W
+        colour = 1 if buf[i] == 66 else 2 if buf[i] == 87 else 0
         if colour == 0:
             return -1
-        i += 2
-        if buf[i] == 93:  # ]: a pass
+        i += 1
+        if i < end and buf[i] != 91:  # [
+            i = _after_spaces(buf, i, end)
+        if i == end or buf[i] != 91:
+            return -1
+        i += 1
+        if i < end and buf[i] == 93:  # ]: a pass
             point = -1
             i += 1
-        elif i + 2 < j and buf[i + 2] == 93:
+        elif i + 2 < end and buf[i + 2] == 93:
             x, y = buf[i] - 97, buf[i + 1] - 97
             if not (0 <= x < 26 and 0 <= y < 26) or letters[x, y] == -2:
                 return -1
@@ -320,7 +339,6 @@ def _scan_nodes(buf, start, end, letters, out):
         out[n, 0] = colour
         out[n, 1] = point
         n += 1
-    return n
 
 
 def _fast_setup(values: list[bytes] | None, table: dict[bytes, int], size: int):
@@ -346,16 +364,17 @@ def _sgfmill_games(data: bytes, source: str, encoding: str | None) -> list[GameR
         start = _START.search(data, position)
         if start is None:
             break
+        # parse_sgf_collection() would drop where each game ends, which gives its own
+        # bytes: tokenise() finds the end, parse_sgf_game() reads those bytes again.
+        tokens, position = sgf_grammar.tokenise(data, position)
+        if not tokens:
+            break
+        game_bytes = data[start.start():position]
         try:
-            # parse_sgf_collection() does this loop but drops the positions, which
-            # give each game's own bytes; _parse_sgf_game is its documented helper.
-            tree, position = sgf_grammar._parse_sgf_game(data, position)
+            tree = sgf_grammar.parse_sgf_game(game_bytes)
         except ValueError as exc:
             raise SgfError(_where(source, len(records), f"cannot parse SGF: {exc}")) from None
-        if tree is None:
-            break
-        game = _sgfmill_game(tree, data[start.start() : position], source, len(records), encoding)
-        records.append(game)
+        records.append(_sgfmill_game(tree, game_bytes, source, len(records), encoding))
     if not records:
         raise SgfError(f"{source}: no SGF data found")
     return records
@@ -430,7 +449,7 @@ def _record(root, setup, moves, size, source, game_bytes, notes, override) -> Ga
 def read_games(data: bytes, source: str, fast: bool = True, encoding: str | None = None) -> list[GameRecord]:
     """Every game in one file's SGF bytes (a collection may hold several).
 
-    ``fast=True`` tries the regex fast path first and uses sgfmill only for what it
+    ``fast=True`` tries the fast path first and uses sgfmill only for what it
     does not handle; ``fast=False`` always uses sgfmill (the reference, kept for the
     equivalence tests).  ``encoding`` overrides the ``CA`` charset for header text.
 
