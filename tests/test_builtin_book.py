@@ -160,6 +160,13 @@ def test_search_and_stats_use_the_built_in_book_when_there_is_no_other(with_buil
     assert code == 0 and f"book       {with_builtin}" in out
 
 
+def test_the_shell_opens_the_built_in_book_rather_than_make_an_empty_one(with_builtin, home, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("search\nquit\n"))
+    code, out, _ = fuseki("shell")
+    assert code == 0 and f"book {with_builtin}: 40 games" in out and "total 40 games" in out
+    assert not (home / ".local" / "share" / "fuseki" / "book.sqlite").exists()
+
+
 def test_year_and_player_filters_are_refused_in_words(with_builtin):
     code, out, err = fuseki("search", "--moves", "", "--year", "2012")
     assert code == 1 and out == ""

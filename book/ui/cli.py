@@ -32,7 +32,9 @@ BOOK_HELP = ("book database: a path or SQLAlchemy URL, or 'builtin' for the book
              "~/.local/share/fuseki/book.sqlite; commands that only read use the built-in book "
              "when there is none there)")
 BUILTIN = "builtin"  # --book builtin: the package's built-in book (book.builtin)
-READING_COMMANDS = ("search", "stats", "serve", "book")  # never write: may fall back on the built-in book
+# Commands that fall back on the built-in book: they only read (the shell imports too, but an empty
+# book made at the default location by a first look around would hide the built-in book from the engine).
+READING_COMMANDS = ("search", "stats", "serve", "book", "shell")
 
 
 def add_book_option(parser, help: str = BOOK_HELP) -> None:
@@ -54,9 +56,9 @@ def book_location(args) -> str:
     """``--book``, else the engine's book (``engine.config.book_location``), so the CLI,
     the shell, the web page and the engine use one book unless told otherwise.
 
-    As for the engine, a command that only reads (``READING_COMMANDS``) uses the built-in
-    book when none was named and none is at the default location; ``--book builtin``
-    names it (unless a file of that name is there).
+    As for the engine, the commands of ``READING_COMMANDS`` use the built-in book when none
+    was named and none is at the default location; ``--book builtin`` names it (unless a
+    file of that name is there).
     """
     import os
 
