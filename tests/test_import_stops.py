@@ -12,10 +12,16 @@ the Tygem archive (else 6,000 generated games):
   process group, as Ctrl-C on a terminal does) once it has committed games: it exits
   with 143 or 130 and no traceback, says how many games it committed, and the book holds
   exactly those; no process of its is left.
+
+And in this process, on 3,000 generated games: a worker killed (by the OOM killer, say)
+makes the import raise instead of waiting forever; a stop request ends it between
+batches with exact counts; Ctrl-C in the shell stops the import, not the shell.
 """
 
 from __future__ import annotations
 
+import io
+import multiprocessing
 import os
 import random
 import re
@@ -23,6 +29,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -30,9 +37,13 @@ import pytest
 from test_crash_import import check_book
 from test_import_progress import generated_games
 
+from fuseki.book.pipeline import importer
+from fuseki.book.pipeline.progress import Progress
+from fuseki.book.storage.store import Book
+from fuseki.book.ui.shell import BookShell
+
 from conftest import ROOT, SHARED_DATA, write_archive
 
-pytestmark = pytest.mark.slow  # about ten imports of an 11,000-game archive: half a minute
 KILLS = 4
 SEED = 2016
 
@@ -128,6 +139,7 @@ def committed(book: str) -> int:
         db.close()
 
 
+@pytest.mark.slow  # about six imports of an 11,000-game archive: half a minute
 def test_sigkilled_import_leaves_no_worker_and_a_rerun_completes_the_book(tmp_path, archive, clean):
     rng = random.Random(SEED)
     process = start_import(str(tmp_path / "timing.sqlite"), archive)
@@ -167,6 +179,7 @@ def test_sigkilled_import_leaves_no_worker_and_a_rerun_completes_the_book(tmp_pa
     assert partial, "no kill landed while games were written"
 
 
+@pytest.mark.slow  # two imports and their re-runs: half a minute
 @pytest.mark.parametrize("signum, to_group", [(signal.SIGTERM, False), (signal.SIGINT, True)])
 def test_a_stopped_import_says_what_it_committed_and_leaves_nothing_running(tmp_path, archive, clean, signum,
                                                                             to_group):
@@ -196,3 +209,76 @@ def test_a_stopped_import_says_what_it_committed_and_leaves_nothing_running(tmp_
     _, err = rerun.communicate(timeout=300)
     assert rerun.returncode == 0, err[-3000:]
     assert check_book(book) == clean
+
+
+# --- in this process ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_archive(tmp_path_factory) -> Path:
+    return write_archive(tmp_path_factory.mktemp("small") / "games.tgz", generated_games(3000))
+
+
+class AtBatch(Progress):
+    """A Progress that runs ``action()`` once, after the ``at``-th batch is committed."""
+
+    def __init__(self, at: int, action):
+        super().__init__(io.StringIO(), every=3600)
+        self.at, self.action, self.batches = at, action, 0
+
+    def update(self, report, read, force=False):
+        super().update(report, read, force)
+        self.batches += 1
+        if self.batches == self.at:
+            self.action()
+
+
+def games_in(book: Book) -> int:
+    return book.stats().games
+
+
+@pytest.mark.parametrize("victim", ["import reader", "import parser 1"])
+def test_a_worker_that_dies_makes_the_import_raise_not_hang(tmp_path, small_archive, victim):
+    killed = []
+
+    def kill_a_worker():
+        killed.extend(child for child in multiprocessing.active_children() if child.name == victim)
+        os.kill(killed[0].pid, signal.SIGKILL)
+
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        started = time.monotonic()
+        with pytest.raises(RuntimeError) as raised:
+            importer.import_paths(book, [str(small_archive)], workers=2, batch_games=250,
+                                  progress=AtBatch(1, kill_a_worker))
+        assert time.monotonic() - started < 60
+        expected = ("the import's reader process died" if victim == "import reader" else
+                    f"import worker {killed[0].pid} died (killed by signal 9)")
+        assert str(raised.value) == expected
+        assert not multiprocessing.active_children()
+        assert 0 < games_in(book) < 3000  # the batches before the death are kept
+
+
+def test_a_stop_request_ends_the_import_between_batches_with_exact_counts(tmp_path, small_archive):
+    stop = threading.Event()
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(small_archive)], workers=2, batch_games=250,
+                                       progress=AtBatch(3, stop.set), stop=stop)
+        assert report.stopped and not multiprocessing.active_children()
+        assert report.added == games_in(book) == 31 + 62 + 124  # the first three batches: 250//8, doubling
+        report = importer.import_paths(book, [str(small_archive)], workers=0, batch_games=250)
+        assert not report.stopped and (report.added, report.duplicates) == (3000 - 217, 217)
+
+
+def test_ctrl_c_in_the_shell_stops_the_import_not_the_shell(tmp_path, small_archive, monkeypatch):
+    from fuseki.book.pipeline import progress
+
+    # The shell draws its own progress (on a terminal): this one presses Ctrl-C after the
+    # second batch, as a user would, with the shell's own signal handlers in place.
+    monkeypatch.setattr(progress, "Progress", lambda: AtBatch(2, lambda: os.kill(os.getpid(), signal.SIGINT)))
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        out = io.StringIO()
+        shell = BookShell(book, "book", stdout=out)
+        shell.use_rawinput = True  # as at a terminal: the shell shows progress
+        shell.onecmd(f"import {small_archive}")
+        assert out.getvalue().startswith("stopped by SIGINT; committed: 750 games added, 0 duplicates")
+        assert games_in(book) == 250 + 500  # two batches of the default size (2,000/8, doubling)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the shell's Ctrl-C again

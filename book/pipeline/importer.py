@@ -20,7 +20,7 @@ The pipeline (``import_paths``)::
   interrupted import leaves whole batches only, and a re-run skips what is there
   (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
   completes without duplicates.  Asked to stop (``stop``), it ends between batches; the
-  workers die with this process however it ends (``_start_worker``).
+  workers die with this process however it ends (``book.pipeline.workers``).
 - A batch's rows become a new segment of the positions index (``book.segments``):
   a table of their own, written in key order, so a batch costs the same whatever the
   book's size.  SQLite gets them as a database image built page by page
@@ -44,18 +44,14 @@ an anomaly.  Files that cannot be read at all are *skipped*, with the reason.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import itertools
 import multiprocessing
 import os
-import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from queue import Empty, Full
 from typing import Iterator
 
 import numpy as np
@@ -70,6 +66,7 @@ from fuseki.book.storage import schema, segments
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
 from fuseki.book.formats.headers import HEADER_FIELDS
 from fuseki.book.formats.positions import to_move_without_moves
+from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
@@ -414,143 +411,99 @@ def prepare_group(group: list[SourceFile | Skipped], fast: bool = True,
     return batch
 
 
-# --- the pipeline's processes ------------------------------------------------------------------
-#
-# The workers must never outlive the importer, however it ends: killed (SIGKILL, the OOM
-# killer), they would wait forever on queues no one reads.  Each asks Linux to kill it
-# when its parent dies, and every wait has a time-out after which it looks again.
-
-POLL = 0.5  # seconds between looks, while waiting on a queue, at whether to stop waiting
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _start_worker(parent: int) -> None:
-    """First thing in a worker process: die with the parent; leave stopping to the parent."""
-    # Ctrl-C signals the whole process group: the parent stops the pipeline, and its
-    # terminate() (SIGTERM) must kill us, not run the handlers inherited through fork.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass  # no prctl: the waits' time-outs notice the parent is gone
-    _exit_if_orphaned(parent)  # it may have died before prctl: then no signal comes
-
-
-def _exit_if_orphaned(parent: int) -> None:
-    if os.getppid() != parent:
-        # os._exit, not sys.exit: a normal exit waits for the queues' feeder threads,
-        # which wait for a reader that is gone.
-        os._exit(1)
-
-
-def _wait(operation, *args, parent: int):
-    """``operation(*args)``, a queue's put or get, in a worker: exits if the parent dies meanwhile."""
-    while True:
-        try:
-            return operation(*args, timeout=POLL)
-        except (Empty, Full):
-            _exit_if_orphaned(parent)
-
-
-def _reader(parent: int, paths: list[str], batch_games: int, meter: InputBytes | None, inboxes) -> None:
-    """Stage 1 (a process): read the sources, dealing group k to parser k mod N."""
-    _start_worker(parent)
-    turn = 0
+def _dealt(paths: list[str], batch_games: int, meter: InputBytes | None, parsers: int):
+    """What the reader deals out, a turn each: the groups, an error if reading failed, a None per parser."""
     try:
         for group, read in _groups(paths, batch_games, meter):
-            _wait(inboxes[turn % len(inboxes)].put, (group, pack(group), read), parent=parent)
-            turn += 1
-    except BaseException as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
-        error = RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}")
-        _wait(inboxes[turn % len(inboxes)].put, error, parent=parent)
-        turn += 1
-    for i in range(len(inboxes)):
-        _wait(inboxes[(turn + i) % len(inboxes)].put, None, parent=parent)
+            yield group, pack(group), read
+    except Exception as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
+        yield RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}")
+    yield from [None] * parsers
 
 
-def _parser(parent: int, inbox, fast: bool, outbox) -> None:
-    """Stage 2 (N processes): each turns its groups into batches, in the order received."""
-    _start_worker(parent)
+def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: InputBytes | None, inboxes) -> None:
+    """Stage 1 (a process): read the sources, dealing group k to parser k mod N."""
+    start_worker(parent, unused)
+    senders = [Sender(end) for end in inboxes]
     try:
-        while (item := _wait(inbox.get, parent=parent)) is not None:
-            batch = item if isinstance(item, BaseException) else prepare_group(item[0], fast, item[1], item[2])
-            _wait(outbox.put, batch, parent=parent)
-    except BaseException as exc:  # noqa: BLE001 - the writer raises it
-        _wait(outbox.put, RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}"), parent=parent)
-    _wait(outbox.put, None, parent=parent)
+        for turn, item in enumerate(_dealt(paths, batch_games, meter, len(senders))):
+            senders[turn % len(senders)].send(item)
+        for sender in senders:
+            sender.wait()
+    except BrokenPipeError:  # a parser is gone: the writer says why
+        return
 
 
-def _take(queue, stages, stop) -> Batch | None:
-    """The next item of a parser's ``queue``, None once ``stop`` is set.
-
-    Raises RuntimeError if a worker died (the OOM killer, say) instead of waiting forever
-    for what it was making.
-    """
-    while True:
-        try:
-            return queue.get(timeout=POLL)
-        except Empty:
-            pass
-        if stop is not None and stop.is_set():  # first: a Ctrl-C to the group stops the workers too
-            return None
-        dead = [stage for stage in stages if stage.exitcode not in (None, 0)]
-        if dead:
-            try:  # what it sent before it died is in the pipe by now
-                return queue.get(timeout=0.01)
-            except Empty:
-                code = dead[0].exitcode
-                how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-                raise RuntimeError(f"import worker {dead[0].pid} died ({how})") from None
+def _parsed(inbox, fast: bool):
+    """What a parser sends: a batch for each group received, or the error, then None."""
+    try:
+        while (item := inbox.recv()) is not None:
+            yield item if isinstance(item, BaseException) else prepare_group(item[0], fast, *item[1:])
+    except (EOFError, OSError):  # the reader died, maybe halfway through sending
+        yield RuntimeError("the import's reader process died")
+    except Exception as exc:  # noqa: BLE001 - the writer raises it
+        yield RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}")
+    yield None
 
 
-def _ready_batches(paths: list[str], workers: int, batch_games: int, fast: bool,
+def _parser(parent: int, unused, inbox, fast: bool, outbox) -> None:
+    """Stage 2 (N processes): each turns its groups into batches, in the order received."""
+    start_worker(parent, unused)
+    sender = Sender(outbox)
+    try:
+        for item in _parsed(inbox, fast):
+            sender.send(item)
+        sender.wait()
+    except BrokenPipeError:  # the writer is gone
+        return
+
+
+def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
                    meter: InputBytes | None = None, stop=None) -> Iterator[Batch]:
     """Batches in source order: made in this process, or by a pipeline of processes.
 
-    With ``workers`` = N > 0: one process reads the sources (decompressing archives)
+    With ``parsers`` = N > 0: one process reads the sources (decompressing archives)
     and deals the groups round-robin to N processes that parse, replay and sort them;
     this process takes their batches in the same rotation, so games come in source
-    order (the same ids and rows as ``workers=0``), and only writes.  Each queue holds
-    one item, so a parser makes its next batch while the writer writes.  Ends early
-    once ``stop`` (a threading.Event) is set.  The workers are gone when it ends.
+    order (the same ids and rows as with none), and only writes.  A stage sends one
+    item ahead, so a parser makes its next batch while the writer writes.  Ends early
+    once ``stop`` (a threading.Event) is set.  The workers are gone when it ends
+    (``book.pipeline.workers``).
     """
-    if workers <= 0:
+    if parsers <= 0:
         for group, read in _groups(paths, batch_games, meter):
             yield prepare_group(group, fast, pack(group), read)
         return
     warm_up()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    inboxes = [context.Queue(maxsize=1) for _ in range(workers)]
-    outboxes = [context.Queue(maxsize=1) for _ in range(workers)]
-    parent = os.getpid()
-    stages = [context.Process(target=_reader, args=(parent, paths, batch_games, meter, inboxes), daemon=True)]
-    stages += [context.Process(target=_parser, args=(parent, inbox, fast, outbox), daemon=True)
-               for inbox, outbox in zip(inboxes, outboxes)]
+    inboxes = [context.Pipe(duplex=False) for _ in range(parsers)]  # (receiving end, sending end)
+    outboxes = [context.Pipe(duplex=False) for _ in range(parsers)]
+    ends = [end for pipe in inboxes + outboxes for end in pipe]
+
+    def others(*kept):  # the pipe ends a process closes: all but those it uses
+        return [end for end in ends if all(end is not k for k in kept)]
+
+    parent, sending = os.getpid(), [send for _, send in inboxes]
+    stages = [context.Process(target=_reader, args=(parent, others(*sending), paths, batch_games, meter, sending),
+                              name="import reader", daemon=True)]
+    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, fast, send),
+                               name=f"import parser {k}", daemon=True)
+               for k, ((receive, _), (_, send)) in enumerate(zip(inboxes, outboxes))]
     try:
         for stage in stages:
             stage.start()
+        for end in others(*(receive for receive, _ in outboxes)):
+            end.close()  # ours: so that a dead stage is an end of file
         for turn in itertools.count():
-            item = _take(outboxes[turn % workers], stages, stop)
+            item = take(outboxes[turn % parsers][0], stages[1 + turn % parsers], stop)
             if item is None:  # the reader ended here (no group has this turn or a later one), or stop
                 return
             if isinstance(item, BaseException):
                 raise item
             yield item
     finally:
-        for stage in stages:
-            if stage.is_alive():
-                stage.terminate()  # SIGTERM, default action: death (kill() below if it came too early)
-        for stage in stages:
-            if stage.pid is not None:
-                stage.join(timeout=5)
-                if stage.is_alive():
-                    stage.kill()
-                    stage.join()
-        for queue in inboxes + outboxes:
-            queue.close()
+        stop_all(stages, ends)
 
 
 def import_paths(book, paths: list[str], workers: int | None = None, batch_games: int = BATCH_GAMES,

@@ -1,0 +1,116 @@
+"""Worker processes that never outlive the process that started them, and the pipes between them.
+
+Killed (SIGKILL, the OOM killer), an importer used to leave its workers waiting forever
+on queues no one read.  Now:
+
+- each worker asks Linux to SIGKILL it when its parent dies (``start_worker``), and
+  checks that the parent is still there once it has asked;
+- the stages talk through pipes (``multiprocessing.Pipe``) of which every process keeps
+  only the ends it uses, so a stage that dies leaves whoever talks to it an end of file
+  or a broken pipe, even halfway through a message, instead of a wait: the writer's
+  ``take`` raises, a worker's ``Sender`` raises BrokenPipeError;
+- Ctrl-C, which the terminal sends to the whole process group, is the parent's to
+  handle; the workers ignore it, and die of the SIGTERM ``stop_all`` sends.
+
+This module knows nothing of games: ``book.pipeline.importer`` builds its stages on it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+
+POLL = 0.5  # seconds between looks at ``stop`` while the writer waits for a batch
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def start_worker(parent: int, unused) -> None:
+    """First thing in a worker process: die with ``parent`` (its pid), close the ``unused`` pipe ends.
+
+    Exits at once if the parent is already gone.  Does not raise.
+    """
+    # The parent stops the pipeline on Ctrl-C; its terminate() (SIGTERM) must kill us,
+    # not run the handlers we inherited from it through fork.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # no prctl: a dead parent still shows as a broken pipe
+    if os.getppid() != parent:  # it died before prctl: no signal will come
+        os._exit(1)
+    for end in unused:
+        end.close()
+
+
+class Sender:
+    """A pipe's sending end that sends on a thread, one item in flight, so that a worker
+    makes its next item while the last one is taken (a pipe holds 64 kB, a batch megabytes).
+    """
+
+    def __init__(self, end):
+        self.end, self.thread, self.error = end, None, None
+
+    def send(self, item) -> None:
+        """Send ``item`` once the previous one is taken.
+
+        Raises BrokenPipeError if the process that reads the pipe is gone, or what
+        sending the previous item raised.
+        """
+        self.wait()
+        # A daemon thread: a worker whose reader is gone must not wait for it to exit.
+        self.thread = threading.Thread(target=self._send, args=(item,), daemon=True)
+        self.thread.start()
+
+    def _send(self, item) -> None:
+        try:
+            self.end.send(item)
+        except BaseException as exc:  # noqa: BLE001 - raised in the worker's own thread by wait()
+            self.error = exc
+
+    def wait(self) -> None:
+        """Until the last item is taken; raises as ``send`` does."""
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+
+def take(end, stage, stop=None):
+    """The next item from the pipe ``end`` that the process ``stage`` sends on; None once
+    ``stop`` (a threading.Event) is set.
+
+    Raises RuntimeError if ``stage`` died (the OOM killer, say), even halfway through
+    sending.
+    """
+    while not end.poll(POLL):
+        if stop is not None and stop.is_set():
+            return None
+    try:
+        return end.recv()
+    except (EOFError, OSError):  # OSError: "got end of file during message"
+        stage.join(timeout=5)
+        code = stage.exitcode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        raise RuntimeError(f"import worker {stage.pid} died ({how})") from None
+
+
+def stop_all(stages, ends) -> None:
+    """End the ``stages`` (processes) however far they are, and close the pipe ``ends``."""
+    for stage in stages:
+        if stage.is_alive():
+            stage.terminate()  # SIGTERM, whose default action is death (start_worker)
+    for stage in stages:
+        if stage.pid is not None:
+            stage.join(timeout=5)
+            if stage.is_alive():  # signalled before start_worker set SIGTERM's default
+                stage.kill()
+                stage.join()
+    for end in ends:
+        end.close()
