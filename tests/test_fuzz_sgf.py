@@ -29,10 +29,11 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.book.pipeline.importer import fingerprint, import_paths, prepare
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
+from fuseki.book.pipeline.importer import fingerprint, import_paths, prepare
 from fuseki.book.storage.store import Book
+
 from conftest import ROOT, write_archive
 
 pytestmark = pytest.mark.slow  # real archives and gigabyte bombs: about a minute

@@ -15,8 +15,8 @@ from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema
 from fuseki.book.storage.store import Book, BookError, Filters
 from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
+from fuseki.engine.core.board import Board
 
 OPENINGS = [["pd", "dp"], ["pd", "dd"], ["jj"], ["pd", "pp", "dd"], ["pd", "dp", "pp", "dd"], []]
 PLAYERS = ["Lee Sedol", "Park Junghwan", "Ke Jie", "Iyama Yuta", "Shin Jinseo", "Gu Li"]
