@@ -512,8 +512,9 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
 
     ``workers``: processes that parse and replay (0: this process; None: ``WORKERS``,
     one per core up to 3).  ``progress``: a Progress to update (None: no progress
-    output).  ``stop``: a threading.Event (``stop_on_signals``); once it is set the
-    import ends after the batch it is writing, and the report says ``stopped``.
+    output).  ``stop``: a threading.Event (``book.ui.book_cli.stop_on_signals`` sets one
+    on Ctrl-C); once it is set the import ends after the batch it is writing, and the
+    report says ``stopped``: a re-run adds the rest.
     Returns the ImportReport.  Raises BookError for a read-only book.  Unreadable files
     are skipped, not raised.
     """
@@ -537,6 +538,8 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
             if stop is not None and stop.is_set():
                 break
         report.stopped = stop is not None and stop.is_set()
+        if progress and not report.stopped:
+            progress.update(report, meter.total)  # every source is read, whatever the last group was
     finally:
         report.elapsed = time.perf_counter() - start
         book.forget_caches()

@@ -89,9 +89,11 @@ def take(end, stage, stop=None):
     Raises RuntimeError if ``stage`` died (the OOM killer, say), even halfway through
     sending.
     """
-    while not end.poll(POLL):
-        if stop is not None and stop.is_set():
+    while True:
+        if stop is not None and stop.is_set():  # first: after a stop, not one batch more
             return None
+        if end.poll(POLL):
+            break
     try:
         return end.recv()
     except (EOFError, OSError):  # OSError: "got end of file during message"
