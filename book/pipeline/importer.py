@@ -49,6 +49,7 @@ import itertools
 import multiprocessing
 import os
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -66,8 +67,8 @@ from fuseki.book.storage import schema, segments
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
 from fuseki.book.formats.headers import HEADER_FIELDS
 from fuseki.book.formats.positions import to_move_without_moves
-from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.pipeline.progress import InputBytes, Progress
+from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
 
@@ -528,15 +529,16 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     meter = InputBytes(paths) if progress else None  # a walk of the paths: only for a progress
     if progress:
         progress.start(meter.total)
+    batches = _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast, meter, stop)
     try:
-        for batch in _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast,
-                                    meter, stop):
-            report.skipped += batch.skipped
-            write_batch(book, batch, report)
-            if progress:
-                progress.update(report, batch.read)
-            if stop is not None and stop.is_set():
-                break
+        with closing(batches):  # the workers end here, however the loop does
+            for batch in batches:
+                report.skipped += batch.skipped
+                write_batch(book, batch, report)
+                if progress:
+                    progress.update(report, batch.read)
+                if stop is not None and stop.is_set():
+                    break
         report.stopped = stop is not None and stop.is_set()
         if progress and not report.stopped:
             progress.update(report, meter.total)  # every source is read, whatever the last group was

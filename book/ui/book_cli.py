@@ -99,8 +99,8 @@ def stop_on_signals() -> Iterator[StopRequest]:
 
     Pass it as ``importer.import_paths``'s ``stop``: the import ends after the batch it is
     writing, with every committed game counted.  A second signal raises KeyboardInterrupt
-    (the user insists; the batch being written is rolled back).  Outside the main thread
-    (where Python runs no signal handler) nothing is installed.
+    (the user insists: it stops where it is, a batch half written is rolled back).
+    Outside the main thread (where Python runs no signal handler) nothing is installed.
     """
     stop = StopRequest()
 
