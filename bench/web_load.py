@@ -1,11 +1,18 @@
-"""Load test of the book explorer's next-move queries, from this process against a server on loopback.
+"""Load test of the book explorer, from this process against a server on loopback.
 
-Each of ``--clients`` threads walks through the book: it asks ``/api/position`` for the
-empty board, plays one of the next moves the answer lists (chosen at random), asks again,
-and starts over after ``--depth`` moves or when the position has no next move.  After
-``--duration`` seconds every client stops; the run is bounded (each request times out
-after 10 s, the whole run after duration + 60 s) and reports requests, errors,
-throughput and latency percentiles.
+Each of ``--clients`` threads walks through the book as a visitor does: it asks
+``/api/position`` for the empty board, plays one of the next moves the answer lists
+(chosen at random), asks again, and starts over after ``--depth`` moves or when the
+position has no next move.  At a ``--browse`` share of the positions it also lists the
+games (``/api/games``) and opens one of them (``/api/game/<id>``).  After ``--duration``
+seconds every client stops; the run is bounded (each request times out after 10 s, the
+whole run after duration + 60 s) and reports requests, errors, throughput and latency
+percentiles, in all and per endpoint.
+
+The baseline printed next to them is the same walk by one client alone for
+``--baseline`` seconds before the load: what a visitor waits with nobody else there.
+The target (the issue "The book at 1.5 million games") is 50 clients, no error, p99 at
+most 100 ms.
 
 Examples::
 
@@ -37,15 +44,16 @@ REQUEST_TIMEOUT = 10.0
 class Client(threading.Thread):
     """One simulated user: random walks through the book until ``deadline``."""
 
-    def __init__(self, host: str, port: int, deadline: float, depth: int, seed: int):
+    def __init__(self, host: str, port: int, deadline: float, depth: int, seed: int, browse: float = 0.0):
         super().__init__(daemon=True)
         self.host, self.port, self.deadline, self.depth = host, port, deadline, depth
+        self.browse = browse
         self.rng = random.Random(seed)
-        self.latencies: list[float] = []
+        self.latencies: dict[str, list[float]] = {}  # endpoint -> seconds
         self.errors: list[str] = []
         self.conn: http.client.HTTPConnection | None = None
 
-    def get(self, path: str) -> dict | None:
+    def get(self, path: str, endpoint: str) -> dict | None:
         started = time.perf_counter()
         try:
             if self.conn is None:
@@ -62,7 +70,7 @@ class Client(threading.Thread):
                 self.conn.close()
             self.conn = None
             return None
-        self.latencies.append(time.perf_counter() - started)
+        self.latencies.setdefault(endpoint, []).append(time.perf_counter() - started)
         if response.status != 200:
             self.errors.append(f"{path}: HTTP {response.status}: {body[:200]!r}")
             return None
@@ -74,13 +82,22 @@ class Client(threading.Thread):
             for _ in range(self.depth + 1):
                 if time.monotonic() >= self.deadline:
                     break
-                answer = self.get("/api/position?" + urlencode({"moves": ",".join(moves)}))
+                query = urlencode({"moves": ",".join(moves)})
+                answer = self.get("/api/position?" + query, "position")
+                if answer and moves and self.rng.random() < self.browse:
+                    self.open_a_game(query)
                 if not answer or not answer.get("next"):
                     break
                 move = self.rng.choice(answer["next"])
                 moves.append(move["sgf"] or "pass")
         if self.conn is not None:
             self.conn.close()
+
+    def open_a_game(self, query: str) -> None:
+        listed = self.get("/api/games?" + query, "games")
+        if listed and listed["rows"]:
+            row = self.rng.choice(listed["rows"])
+            self.get(f"/api/game/{row['id']}?{query}&at={row['move_number']}", "game")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -90,20 +107,31 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int = 1) -> dict:
-    """Run the load and return the figures (see the module docstring)."""
+def latency_figures(latencies: list[float]) -> dict:
+    """Requests, p50, p99 and max (ms) of one set of latencies."""
+    return {"requests": len(latencies),
+            "p50_ms": round(1000 * percentile(latencies, 0.50), 1),
+            "p99_ms": round(1000 * percentile(latencies, 0.99), 1),
+            "max_ms": round(1000 * max(latencies, default=0.0), 1)}
+
+
+def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int = 1,
+             browse: float = 0.0) -> dict:
+    """Run the load and return the figures (see the module docstring); ``endpoints``: per endpoint."""
     parts = urlsplit(url)
     if parts.hostname not in LOOPBACK:
         raise SystemExit(f"web_load: only loopback servers ({', '.join(sorted(LOOPBACK))}), not {parts.hostname}")
     started = time.monotonic()
     deadline = started + duration
-    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i) for i in range(clients)]
+    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse) for i in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(max(0.0, deadline + REQUEST_TIMEOUT + 50 - time.monotonic()))
     elapsed = time.monotonic() - started
-    latencies = [t for thread in threads for t in thread.latencies]
+    endpoints = sorted({name for thread in threads for name in thread.latencies})
+    per_endpoint = {name: [t for thread in threads for t in thread.latencies.get(name, ())] for name in endpoints}
+    latencies = [t for times in per_endpoint.values() for t in times]
     errors = [e for thread in threads for e in thread.errors]
     return {
         "clients": clients, "duration_s": round(elapsed, 2), "requests": len(latencies) + len(errors),
@@ -112,6 +140,7 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
         "p50_ms": round(1000 * percentile(latencies, 0.50), 1),
         "p99_ms": round(1000 * percentile(latencies, 0.99), 1),
         "max_ms": round(1000 * max(latencies, default=0.0), 1),
+        "endpoints": {name: latency_figures(times) for name, times in per_endpoint.items()},
     }
 
 
@@ -136,23 +165,34 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--duration", type=float, default=30.0, help="seconds (default 30)")
     p.add_argument("--depth", type=int, default=12, help="moves per walk before starting over")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--browse", type=float, default=0.25,
+                   help="share of the positions whose games a client lists and opens one (default 0.25)")
+    p.add_argument("--baseline", type=float, default=5.0,
+                   help="seconds of one client alone before the load (default 5; 0: none)")
     args = p.parse_args(argv)
     server = None
     url = args.url
     if args.book:
         server, url = start_server(args.book)
     try:
-        figures = run_load(url, args.clients, args.duration, args.depth, args.seed)
+        alone = run_load(url, 1, args.baseline, args.depth, args.seed, args.browse) if args.baseline else None
+        figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse)
     finally:
         if server is not None:
             server.terminate()
             server.wait(10)
-    print(f"{figures['clients']} clients, {figures['duration_s']} s: {figures['requests']} next-move queries, "
+    figures["baseline"] = alone
+    print(f"{figures['clients']} clients, {figures['duration_s']} s: {figures['requests']} requests, "
           f"{figures['errors']} errors, {figures['throughput_rps']} req/s, p50 {figures['p50_ms']} ms, "
-          f"p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms", file=sys.stderr)
+          f"p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms (target: 0 errors, p99 <= 100 ms)",
+          file=sys.stderr)
+    for name, load in figures["endpoints"].items():
+        one = (alone or {}).get("endpoints", {}).get(name)
+        beside = f"; 1 client alone: p50 {one['p50_ms']} ms, p99 {one['p99_ms']} ms ({one['requests']})" if one else ""
+        print(f"  {name:9} {load['requests']:6} requests, p50 {load['p50_ms']} ms, p99 {load['p99_ms']} ms, "
+              f"max {load['max_ms']} ms{beside}", file=sys.stderr)
     print(json.dumps(figures))
-    return 1 if figures["errors"] or figures["still_running"] else 0
-
+    return 1 if figures["errors"] or figures["still_running"] or (alone and alone["errors"]) else 0
 
 if __name__ == "__main__":
     raise SystemExit(main())
