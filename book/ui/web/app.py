@@ -25,24 +25,30 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
 
 Points go out as SGF letters (``sgf``) and GTP vertices (``vertex``) of the board
 the client shows.  The book is opened read-only; import stays a CLI command.
+
+Requests run at once, without a lock of the application's: ``fuseki serve`` answers each
+on a thread of its own and they share the one ``Book``, which is safe to share between
+threads (see ``book.store.Book``): its engine's pool lends each query a connection of its
+own, and its caches hold arrays that are complete before other threads can see them.  So
+a slow query (a common position on a big book, a long game list) stalls only its own
+visitor; tests/test_web_threads.py holds one request inside a query while others answer.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board
-from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.book.formats.headers import HEADER_NAMES
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.storage.statbook import StatisticsOnly
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.board import Board
 
 MAX_MOVES = 800          # longest move sequence a client may send
 MAX_PLAYER = 100         # longest player filter
@@ -191,10 +197,10 @@ def orientation(record, at: int, search: Board) -> int:
 
 @dataclass
 class _Shared:
-    """The open book, and a lock: one query at a time, whatever the store's driver allows."""
+    """The open book, shared by every request's thread without a lock (see the module docstring),
+    and the book's default board size once asked."""
 
     book: object
-    lock: threading.Lock
     default_size: int | None = None
 
 
@@ -237,7 +243,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     app = Flask(__name__, static_folder=None)
     app.json.sort_keys = False
     trusted = {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None
-    shared = _Shared(book, threading.Lock())
+    shared = _Shared(book)
     app.extensions["fuseki_book"] = book
 
     def size_arg() -> int:
@@ -245,9 +251,8 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
 
     def default_size() -> int:
         """The size most games in the book have (19 for an empty book), asked once."""
-        if shared.default_size is None:
-            with shared.lock:
-                sizes = shared.book.stats().sizes
+        if shared.default_size is None:  # two first requests may both ask: the same answer, set whole
+            sizes = shared.book.stats().sizes
             shared.default_size = max(sizes, key=lambda s: (sizes[s], s == 19)) if sizes else 19
         return shared.default_size
 
@@ -259,8 +264,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         if game_id > MAX_ID:  # beyond SQLite's integers: no such game, and no driver error
             raise ApiError(f"no game with id {game_id}", 404)
         try:
-            with shared.lock:
-                return shared.book.game(game_id)
+            return shared.book.game(game_id)
         except KeyError:
             raise ApiError(f"no game with id {game_id}", 404) from None
 
@@ -298,8 +302,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
 
     @app.get("/api/info")
     def info():
-        with shared.lock:
-            stats = shared.book.stats()
+        stats = shared.book.stats()
         statistics = shared.book.statistics  # a statistics book (the built-in one) has no games to list
         return jsonify(games=stats.games, positions=stats.positions,
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
@@ -311,8 +314,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     def position():
         board = search_board()
         filters = _filters_arg()
-        with shared.lock:
-            found = shared.book.next_moves(board, filters=filters)
+        found = shared.book.next_moves(board, filters=filters)
         return jsonify(**position_json(board), **next_moves_json(found, board.size))
 
     @app.get("/api/games")
@@ -322,8 +324,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         page = _int_arg("page", 1, 1, 10**8)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
         try:
-            with shared.lock:
-                found = shared.book.games(board, filters=filters, page=page, page_size=page_size)
+            found = shared.book.games(board, filters=filters, page=page, page_size=page_size)
         except StatisticsOnly as exc:  # said in the games column, in place of the list
             return jsonify(total=0, page=1, pages=0, rows=[], note=str(exc))
         if page > max(found.pages, 1):
@@ -335,9 +336,9 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     def games_sgf():
         board = search_board()
         filters = _filters_arg()
-        with shared.lock:  # the newest MAX_DOWNLOAD games, in one query
-            found = shared.book.games(board, filters=filters, page=1, page_size=MAX_DOWNLOAD)
-            pieces = [shared.book.game_sgf(row.id) for row in found.rows]
+        # the newest MAX_DOWNLOAD games, in one query
+        found = shared.book.games(board, filters=filters, page=1, page_size=MAX_DOWNLOAD)
+        pieces = [shared.book.game_sgf(row.id) for row in found.rows]
         body = b"\n".join(piece.rstrip() for piece in pieces) + b"\n"
         return _sgf_response(body, "fuseki-games.sgf")
 
@@ -370,8 +371,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     @app.get("/api/game/<int:game_id>.sgf")
     def game_sgf(game_id: int):
         load_record(game_id)
-        with shared.lock:
-            body = shared.book.game_sgf(game_id)
+        body = shared.book.game_sgf(game_id)
         return _sgf_response(body, f"fuseki-game-{game_id}.sgf")
 
     return app
