@@ -49,28 +49,26 @@ import itertools
 import multiprocessing
 import os
 import time
+from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import chain
-from typing import Iterator
 
 import numpy as np
 from sqlalchemy import select
 
-from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board
-from fuseki.engine.core.replay import replay_game, replay_games
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE
-
-from fuseki.book.storage import schema, segments
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
 from fuseki.book.formats.headers import HEADER_FIELDS
 from fuseki.book.formats.positions import to_move_without_moves
-from fuseki.book.pipeline.progress import InputBytes, Progress
-from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
+from fuseki.book.pipeline.progress import InputBytes, Progress
+from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
+from fuseki.book.storage import schema, segments
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.replay import replay_game, replay_games
 
 BATCH_GAMES = 2000
 # Parser processes: one per core, up to 3 (beyond that the writer, ~1.2 s of CPU for the
@@ -341,6 +339,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
         ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
         _insert_games(conn, rows)
+        schema.index_players(conn)  # their names, for the player filter (same transaction)
         codes = (ids[batch.owners] << schema.GAME_SHIFT) | batch.lows
         keys = batch.keys
         if added < len(fingerprints):  # rows of new games only, still in key order

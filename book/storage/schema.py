@@ -16,7 +16,15 @@ The tables:
     (the game's own SGF bytes, zlib-compressed with the preset dictionary
     :data:`SGF_DICTIONARY`: about 440 bytes for a 200-move game against 560 without it).
     ``id`` is assigned by the importer (never a sequence), so position rows can be
-    built before the games are written.
+    built before the games are written.  ``ix_games_date_id`` orders the games newest
+    first (``Book.games``).
+
+``players(id, name)`` and ``game_players(player_id, game_id)``
+    The player filter's index: each distinct name folded to lower case, and who played
+    which game (either colour).  The meta row ``players_through`` says up to which game
+    id it is complete: the importer's writer fills it in the games' transaction
+    (:func:`index_players`); a book written before it existed gets it when next opened
+    for writing, and until then a reader scans the games' names instead.
 
 ``segments`` and ``positions_<id>``
     The positions index: one row per position per game -- every position of every
@@ -62,6 +70,9 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    func,
+    inspect,
+    or_,
     select,
 )
 
@@ -134,9 +145,31 @@ games = Table(
     Column("anomaly", Text),
     Column("sgf", LargeBinary, nullable=False),
     Index("ix_games_year", "year"),
-    # No index on black/white: the player filter is a case-insensitive substring match
-    # (LIKE '%name%'), which no B-tree index serves; it scans games once per filter value.
+    # Newest first is (date, id) descending: with this index the order of every game is one
+    # index scan (Book.games' rank array), and a page of a rare position sorts in the index.
+    Index("ix_games_date_id", "date", "id"),
+    # No index on black/white: the player filter goes through players/game_players below.
 )
+
+# The player filter's index: one row per distinct name, folded (str.lower), and one row per
+# (name, game).  A filter is a substring of the name, as before the index: LIKE '%x%' cannot
+# use a B-tree, but it scans the distinct names (a few per cent of the games' two names each)
+# and then reads game ids from game_players in player order, never the games table.
+players = Table(
+    "players", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("name", Text, nullable=False, unique=True),
+)
+
+game_players = Table(
+    "game_players", metadata,
+    Column("player_id", Integer, nullable=False),
+    Column("game_id", Integer, nullable=False),
+    PrimaryKeyConstraint("player_id", "game_id", name="pk_game_players"),
+    sqlite_with_rowid=False,
+)
+
+PLAYERS_THROUGH = "players_through"  # meta row: every game with an id up to it is in game_players
 
 segments = Table(
     "segments", metadata,
@@ -197,6 +230,54 @@ def create(conn) -> None:
     if missing and not present:
         conn.execute(meta.insert(), missing)
     check_versions(conn)
+    # Tables that came after a book was made: create_all makes the missing tables, not an
+    # index missing from an existing table, and the names of games written before need indexing.
+    for index in games.indexes:
+        index.create(conn, checkfirst=True)
+    index_players(conn)
+
+
+def players_through(conn) -> int:
+    """The largest game id up to which the player index is complete (-1: no index)."""
+    value = conn.execute(select(meta.c.value).where(meta.c.name == PLAYERS_THROUGH)).scalar()
+    return -1 if value is None else int(value)
+
+
+def fold_name(name: str) -> str:
+    """A player's name as the index keeps it and a filter is matched: lower case."""
+    return name.lower()
+
+
+def index_players(conn) -> None:
+    """Add the games beyond ``players_through`` to the player index and move the mark.
+
+    Called in the writer's transaction (after a batch's games are inserted) and when a
+    book is opened for writing, so games written by a fuseki without the index are
+    caught up too.  Reads their names back from ``games``.
+    """
+    start = max(players_through(conn), 0)
+    top = int(conn.execute(select(func.max(games.c.id))).scalar() or 0)
+    if top <= start and players_through(conn) >= 0:
+        return
+    links = set()
+    query = select(games.c.id, games.c.black, games.c.white).where(games.c.id > start)
+    for game_id, *names in conn.execute(query):
+        links.update((fold_name(name), game_id) for name in names if name)
+    names = sorted({name for name, _ in links})
+    known: dict[str, int] = {}
+    for first in range(0, len(names), 500):  # under SQLite's old 999-parameter limit
+        part = names[first:first + 500]
+        known.update(conn.execute(select(players.c.name, players.c.id).where(players.c.name.in_(part))).all())
+    new = [name for name in names if name not in known]
+    next_id = int(conn.execute(select(func.max(players.c.id))).scalar() or 0) + 1
+    known.update(zip(new, range(next_id, next_id + len(new))))
+    if new:
+        conn.execute(players.insert(), [{"id": known[name], "name": name} for name in new])
+    if links:
+        conn.execute(game_players.insert(), [{"player_id": known[name], "game_id": game_id}
+                                             for name, game_id in sorted(links)])
+    conn.execute(meta.delete().where(meta.c.name == PLAYERS_THROUGH))
+    conn.execute(meta.insert().values(name=PLAYERS_THROUGH, value=str(top)))
 
 
 def check_versions(conn) -> None:
@@ -208,3 +289,33 @@ def check_versions(conn) -> None:
             raise SchemeMismatch(
                 f"the book's {name} is {found or 'missing'}, this fuseki needs {expected}: "
                 "import the games again into a new book")
+
+
+def filter_query(conn, year_from: int | None, year_to: int | None, player: str | None, top: int):
+    """A SELECT of the ids of the games a filter keeps (``top``: the book's largest game id).
+
+    ``player``: a substring of either name, any case.  It goes through the player index
+    (the distinct names scanned, then their games) when the index holds every game, else
+    through the games' own names (a book opened read-only before it had the index).
+    """
+    query = select(games.c.id)
+    if player:
+        pattern = "%" + _escape_like(fold_name(player)) + "%"
+        if inspect(conn).has_table(players.name) and players_through(conn) >= top:
+            matching = select(players.c.id).where(players.c.name.like(pattern, escape="\\"))
+            query = select(game_players.c.game_id.label("id")).where(game_players.c.player_id.in_(matching))
+            if year_from is None and year_to is None:
+                return query
+            query = select(games.c.id).where(games.c.id.in_(query))
+        else:
+            query = query.where(or_(func.lower(games.c.black).like(pattern, escape="\\"),
+                                    func.lower(games.c.white).like(pattern, escape="\\")))
+    if year_from is not None:
+        query = query.where(games.c.year >= year_from)
+    if year_to is not None:
+        query = query.where(games.c.year <= year_to)
+    return query
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -19,17 +19,20 @@ How a next-move query works (``Book.next_moves``):
 5. next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``
    and points equivalent under the stabilizer merge into one ``MoveStat``.
 
-``games`` does steps 1-4, then orders the ids by date (newest first, then id) with a
-cached rank array and reads one page of rows.
+``games`` does steps 1-4, then orders the ids newest first: ``date`` (the text as written,
+compared by the database), then id, both descending; up to ``FEW_GAMES`` games the database
+sorts them (``ix_games_date_id``), more with a cached rank array over every game id (one scan
+of that index).  Pages go by keyset (``after=`` the last row's id), never by OFFSET.  The
+player filter reads the player index (``schema.filter_query``).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, fields, make_dataclass
 from contextlib import contextmanager
-from functools import lru_cache
+from dataclasses import dataclass, fields, make_dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -37,18 +40,18 @@ from sqlalchemy import create_engine, event, func, inspect, or_, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
-from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE
-
 from fuseki.book.formats.headers import dataclass_fields
 from fuseki.book.storage import aggregates, schema, segments
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
 
 PASS = coords.PASS
 END = -2
 HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
 HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
+FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
 
 
 class BookError(ValueError):
@@ -115,10 +118,14 @@ GameRow = make_dataclass(
 
 @dataclass(frozen=True)
 class GamesPage:
+    """One page of ``Book.games``: ``page`` counts from 1; ``after``: the id to pass as
+    ``after=`` for the next page (the last row's), None on the last page."""
+
     rows: list[GameRow]
     total: int
     page: int
     pages: int
+    after: int | None = None
 
 
 @dataclass(frozen=True)
@@ -213,7 +220,7 @@ class Book:
         self._checkpointer = Checkpointer(path) if path and not readonly else None
 
     @classmethod
-    def open(cls, location: str, readonly: bool = False) -> "Book":
+    def open(cls, location: str, readonly: bool = False) -> Book:
         """Open (and, unless read-only, create) the book at a path or SQLAlchemy URL.
 
         Raises BookError when a read-only book does not exist or is not a book, and
@@ -252,7 +259,7 @@ class Book:
             self._checkpointer.close()
         self.engine.dispose()
 
-    def __enter__(self) -> "Book":
+    def __enter__(self) -> Book:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -274,8 +281,12 @@ class Book:
                          key=canonical, to_move=side)
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
-              page: int = 1, page_size: int = 20) -> GamesPage:
-        """The games that reached ``board``'s position, newest first, one page of them."""
+              page: int = 1, page_size: int = 20, after: int | None = None) -> GamesPage:
+        """The games that reached ``board``'s position, newest first (date, then id), one page.
+
+        ``after``: the last game id of the previous page (``GamesPage.after``), keyset paging
+        whose cost does not grow with the page; without it ``page`` (from 1) picks the page.
+        Raises ValueError for a page or page_size below 1 or an ``after`` id not in the book."""
         side = board.to_move if to_move is None else to_move
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be at least 1")
@@ -285,22 +296,17 @@ class Book:
         pages = -(-total // page_size)
         if not total:
             return GamesPage([], 0, page, 0)
-        ranks = self._ranks(int(game_ids.max()))[game_ids]
-        needed = page * page_size
-        if needed < total // 2:  # only the first pages' worth needs sorting
-            candidates = np.argpartition(ranks, needed - 1)[:needed]
-            order = candidates[np.argsort(ranks[candidates])]
+        if total <= FEW_GAMES:
+            before, ordered = self._sorted_by_database(game_ids, after)
         else:
-            order = np.argsort(ranks)
-        chosen = order[(page - 1) * page_size: needed]
-        wanted = {int(game_ids[i]): int(move_numbers[i]) for i in chosen}
-        if not wanted:
-            return GamesPage([], total, page, pages)
-        with self.engine.connect() as conn:
-            found = conn.execute(select(*_ROW_COLUMNS).where(games_table.c.id.in_(list(wanted)))).all()
-        by_id = {row.id: row for row in found}
-        rows = [GameRow(**by_id[i]._asdict(), move_number=wanted[i]) for i in wanted if i in by_id]
-        return GamesPage(rows, total, page, pages)
+            before, ordered = self._sorted_by_rank(game_ids, after, page_size if after else page * page_size)
+        if after is None:
+            before = (page - 1) * page_size
+            ordered = ordered[before:]
+        chosen = ordered[:page_size]
+        rows = self._rows(chosen, dict(zip(game_ids.tolist(), move_numbers.tolist())))
+        more = before + len(chosen) < total
+        return GamesPage(rows, total, before // page_size + 1, pages, rows[-1].id if more and rows else None)
 
     def game(self, game_id: int):
         """The stored game as a ``book.records.GameRecord``; KeyError if there is none."""
@@ -402,6 +408,49 @@ class Book:
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
         return None
 
+    def _sorted_by_database(self, game_ids: np.ndarray, after: int | None) -> tuple[int, list[int]]:
+        """(games before the keyset, the ids after it newest first): the database sorts them."""
+        ids = game_ids.tolist()
+        order = (games_table.c.date.desc(), games_table.c.id.desc())
+        with self.engine.connect() as conn:
+            if after is None:
+                return 0, list(conn.execute(select(games_table.c.id).where(games_table.c.id.in_(ids))
+                                            .order_by(*order)).scalars())
+            date = conn.execute(select(games_table.c.date).where(games_table.c.id == int(after))).scalar()
+            if date is None:
+                raise ValueError(f"no game {after} in the book")
+            later = or_(games_table.c.date < date, (games_table.c.date == date) & (games_table.c.id < after))
+            rest = list(conn.execute(select(games_table.c.id).where(games_table.c.id.in_(ids), later)
+                                     .order_by(*order)).scalars())
+        return len(ids) - len(rest), rest
+
+    def _sorted_by_rank(self, game_ids: np.ndarray, after: int | None, needed: int) -> tuple[int, list[int]]:
+        """(games before the keyset, at least ``needed`` ids after it newest first): the cached
+        rank array sorts them, only as far as a page needs."""
+        ranks = self._ranks(max(int(game_ids.max()), after or 0))[game_ids]
+        before = 0
+        if after is not None:
+            every = self._ranks(after)
+            rank = every[after]
+            if rank == len(every):
+                raise ValueError(f"no game {after} in the book")
+            later = ranks > rank
+            before = len(ranks) - int(later.sum())
+            game_ids, ranks = game_ids[later], ranks[later]
+        if needed < len(ranks) // 2:  # only the first pages' worth needs sorting
+            candidates = np.argpartition(ranks, needed - 1)[:needed]
+            order = candidates[np.argsort(ranks[candidates])]
+        else:
+            order = np.argsort(ranks)
+        return before, game_ids[order].tolist()
+
+    def _rows(self, chosen: list[int], place: dict[int, int]) -> list:
+        """GameRows of ``chosen`` ids in that order; ``place``: id -> move number."""
+        with self.engine.connect() as conn:
+            found = conn.execute(select(*_ROW_COLUMNS).where(games_table.c.id.in_(chosen))).all()
+        by_id = {row.id: row for row in found}
+        return [GameRow(**by_id[i]._asdict(), move_number=place[i]) for i in chosen if i in by_id]
+
     def _visits(self, key: int, filters: Filters):
         """(game ids, move numbers, next points, winners): each game's first visit of ``key``."""
         codes = self._codes(key)
@@ -478,17 +527,9 @@ class Book:
         mask = self._masks.get(cache_key)
         if mask is not None and len(mask) > needed:
             return mask
-        query = select(games_table.c.id)
-        if filters.year_from is not None:
-            query = query.where(games_table.c.year >= filters.year_from)
-        if filters.year_to is not None:
-            query = query.where(games_table.c.year <= filters.year_to)
-        if filters.player:
-            pattern = "%" + _escape_like(filters.player.lower()) + "%"
-            query = query.where(or_(func.lower(games_table.c.black).like(pattern, escape="\\"),
-                                    func.lower(games_table.c.white).like(pattern, escape="\\")))
         with self.engine.connect() as conn:
             top = self.max_game_id(conn)
+            query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
             ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
         mask = np.zeros(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, dtype=bool)
         mask[ids] = True
@@ -503,11 +544,13 @@ class Book:
         rank = self._rank
         if rank is not None and len(rank) > needed:
             return rank
-        with self.engine.connect() as conn:
+        order = select(games_table.c.id).order_by(games_table.c.date.desc(), games_table.c.id.desc())
+        with self.engine.connect() as conn:  # the driver's rows: SQLAlchemy's per-row work is most of the cost
             top = self.max_game_id(conn)
-            ids = np.fromiter(conn.execute(select(games_table.c.id).order_by(
-                games_table.c.date.desc(), games_table.c.id.desc())).scalars(), dtype=np.int64)
-        rank = np.full(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, len(ids), dtype=np.int64)
+            ids = np.array(conn.exec_driver_sql(str(order.compile(dialect=conn.dialect))).fetchall(),
+                           dtype=np.int64).reshape(-1)
+        length = max(top, needed, int(ids.max()) if len(ids) else 0) + 1
+        rank = np.full(length, length, dtype=np.int64)  # not a game: its length, past every game
         rank[ids] = np.arange(len(ids))
         self._rank = rank
         return rank
@@ -521,7 +564,7 @@ class Book:
             self._hot_codes = 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _symmetry_lists(size: int) -> list[list[int]]:
     """``coords.symmetry_table`` as Python lists (indexing them is 10x cheaper than numpy's)."""
     return coords.symmetry_table(size).tolist()
@@ -555,6 +598,3 @@ def merge_orbits(points, games, black, white, size: int, keys: list[int], side: 
 def _signed(key: int) -> int:
     return key - (1 << 64) if key >= 1 << 63 else key
 
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
