@@ -263,7 +263,22 @@ def test_games_are_paged(client):
     assert ok(client, "/api/games?page_size=2")["pages"] == 3
 
 
+def test_games_pages_by_keyset_give_the_numbered_pages(client):
+    numbered = [[row["id"] for row in ok(client, f"/api/games?page={n}&page_size=2")["rows"]] for n in (1, 2, 3)]
+    pages, after = [], ""
+    while True:
+        page = ok(client, f"/api/games?page_size=2{after}")
+        assert page["page"] == len(pages) + 1
+        pages.append([row["id"] for row in page["rows"]])
+        if page["after"] is None:
+            break
+        assert page["after"] == page["rows"][-1]["id"]
+        after = f"&after={page['after']}"
+    assert pages == numbered
+
+
 @pytest.mark.parametrize("query, status", [
+    ("after=999", 404), ("after=0", 400), ("after=x", 400),
     ("page=4&page_size=2", 404), ("page=0", 400), ("page=-1", 400), ("page=x", 400),
     ("page_size=0", 400), ("page_size=101", 400), ("moves=pd,pd", 400), ("moves=pd&page=2", 404),
 ])

@@ -13,8 +13,10 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       a statistics book (the built-in one) lists no games
     /api/position?moves=&size=&year_from=&year_to=&player=
                                       stones, captures, to_move, last move, next moves, totals
-    /api/games?moves=&...&page=&page_size=
-                                      the games that reached the position, one page (a statistics
+    /api/games?moves=&...&after=&page_size=
+                                      the games that reached the position, one page, newest first
+                                      (date, then id); ``after``: the previous page's ``after`` (its
+                                      last game's id; keyset paging), or ``page=`` (from 1) (a statistics
                                       book: no rows and a ``note``; its filters and downloads: 409)
     /api/games.sgf?moves=&...         those games as one SGF collection (the newest MAX_DOWNLOAD)
     /api/game/<id>?moves=&at=         a game's header and moves; with the search moves and the
@@ -323,13 +325,16 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         filters = _filters_arg()
         page = _int_arg("page", 1, 1, 10**8)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
+        after = _int_arg("after", None, 1, 2**31)
         try:
-            found = shared.book.games(board, filters=filters, page=page, page_size=page_size)
+            found = shared.book.games(board, filters=filters, page=page, page_size=page_size, after=after)
         except StatisticsOnly as exc:  # said in the games column, in place of the list
-            return jsonify(total=0, page=1, pages=0, rows=[], note=str(exc))
+            return jsonify(total=0, page=1, pages=0, rows=[], after=None, note=str(exc))
+        except ValueError as exc:  # an after= that is no game of the book
+            raise ApiError(str(exc), 404) from None
         if page > max(found.pages, 1):
             raise ApiError(f"page {page} is out of range: there are {found.pages} pages", 404)
-        return jsonify(total=found.total, page=found.page, pages=found.pages,
+        return jsonify(total=found.total, page=found.page, pages=found.pages, after=found.after,
                        rows=[game_row_json(row) for row in found.rows])
 
     @app.get("/api/games.sgf")
