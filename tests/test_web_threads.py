@@ -1,0 +1,223 @@
+"""The explorer's requests run at once over one shared ``Book`` (book/ui/web/app.py, no global lock).
+
+- Eight threads, each with its own Flask test client, ask the same mix of requests
+  (positions with and without filters, game lists, records, downloads) in their own
+  order, while a ninth drops the book's caches again and again: every answer equals the
+  one a single thread got first.  Both backends (``book_url``); the hot-position cache is
+  made to take every position (``HOT_ROWS = 1``) so that its shared dict is in play.
+- A request held inside a database query (a SQLAlchemy ``before_cursor_execute`` listener
+  waits on an Event for the thread named ``held``) does not stop other requests: they are
+  answered while it is still held.  Under the old one-lock app they waited for it.  The
+  proof is in the order of events, not in timings.
+- While another process imports 9x9 games into the same SQLite book, the threads' 19x19
+  answers stay exactly those of the single thread (the new games cannot reach them), and
+  they see the book grow.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+from sqlalchemy import event
+from test_web_api import GAMES, import_games
+
+from fuseki.book.storage import store
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.board import Board
+
+from conftest import ROOT, import_command
+
+THREADS = 8
+LINES = ["", "pd", "pd,dp", "pd,dd", "dd,pp", "qd,qc,rc,dd,qb,dp,pc", "pd,dp,pq,dd,fq", "Q16,D4,pp"]
+FILTERS = [{}, {"year_from": 1980}, {"year_to": 1995, "player": "ma"}]
+
+
+def request_paths(client) -> list[str]:
+    """The requests every thread makes: positions and lists under filters, each listed game's views."""
+    paths = []
+    for line in LINES:
+        for query in FILTERS:
+            args = "&".join([f"moves={line}", "size=19", *(f"{k}={v}" for k, v in query.items())])
+            paths += [f"/api/position?{args}", f"/api/games?{args}&page_size=2"]
+        paths.append(f"/api/games.sgf?moves={line}&size=19")
+    for game_id in sorted({row["id"] for line in LINES
+                           for row in client.get(f"/api/games?moves={line}&size=19").get_json()["rows"]}):
+        paths += [f"/api/game/{game_id}?moves=pd&at=1", f"/api/game/{game_id}/position?move=3&sym=2",
+                  f"/api/game/{game_id}.sgf"]
+    paths += ["/api/game/99999", "/api/position?moves=zz"]  # errors are answers too
+    return paths
+
+
+def answer(client, path: str) -> tuple[int, bytes]:
+    response = client.get(path)
+    return response.status_code, response.data
+
+
+def ask_from_threads(app, paths: list[str], rounds: int = 1, also=None) -> list[dict]:
+    """Every path ``rounds`` times from each of THREADS threads, each in its own shuffled order;
+    ``also`` runs beside them until they end.  One ``{path: [answers]}`` a thread."""
+    answers = [{} for _ in range(THREADS)]
+    errors = []
+    start = threading.Barrier(THREADS + (also is not None))
+    done = threading.Event()
+
+    def work(n: int) -> None:
+        client = app.test_client()
+        order = [path for _ in range(rounds) for path in paths]
+        random.Random(n).shuffle(order)
+        start.wait(10)
+        try:
+            for path in order:
+                answers[n].setdefault(path, []).append(answer(client, path))
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            errors.append(repr(exc))
+
+    def beside() -> None:
+        start.wait(10)
+        while not done.wait(0.002):  # now and then: a busy loop would only take the GIL
+            also()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(THREADS)]
+    helper = threading.Thread(target=beside) if also else None
+    for thread in threads + ([helper] if helper else []):
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    done.set()
+    if helper:
+        helper.join(60)
+    assert not errors, errors[:3]
+    assert not any(thread.is_alive() for thread in threads)
+    return answers
+
+
+def assert_same_answers(expected: dict, answers: list[dict]) -> None:
+    for per_thread in answers:
+        assert per_thread.keys() == expected.keys()
+        for path, got in per_thread.items():
+            for status_and_body in got:
+                assert status_and_body == expected[path], (path, status_and_body[1][:300], expected[path][1][:300])
+
+
+def test_threads_get_the_answers_one_thread_gets(book_url, tmp_path, monkeypatch):
+    from fuseki.book.ui.web import create_app
+
+    monkeypatch.setattr(store, "HOT_ROWS", 1)  # every position goes through the shared cache
+    import_games(book_url, tmp_path / "sgf")
+    app = create_app(book_url=book_url)
+    book = app.extensions["fuseki_book"]
+    try:
+        client = app.test_client()
+        paths = request_paths(client)
+        expected = {path: answer(client, path) for path in paths}
+        assert sum(status == 200 for status, _ in expected.values()) > 60
+        book.forget_caches()
+        assert_same_answers(expected, ask_from_threads(app, paths, rounds=2, also=book.forget_caches))
+    finally:
+        book.close()
+
+
+def test_a_request_held_inside_a_query_does_not_stop_the_others(book_url, tmp_path):
+    from fuseki.book.ui.web import create_app
+
+    import_games(book_url, tmp_path / "sgf")
+    app = create_app(book_url=book_url)
+    book = app.extensions["fuseki_book"]
+    client = app.test_client()
+    wanted = {name: client.get(path).get_json() for name, path in (
+        ("held", "/api/position?moves=pd,dp&size=19"), ("position", "/api/position?moves=pd&size=19"),
+        ("games", "/api/games?moves=pd&size=19"), ("info", "/api/info"))}
+    wanted["game"] = client.get(f"/api/game/{wanted['games']['rows'][0]['id']}").get_json()
+    inside, release = threading.Event(), threading.Event()
+
+    def hold(*_args):  # the thread named "held" waits inside its first query (test only)
+        if threading.current_thread().name == "held" and not release.is_set():
+            inside.set()
+            release.wait(30)
+
+    event.listen(book.engine, "before_cursor_execute", hold)
+    held: dict = {}
+    holder = threading.Thread(name="held", target=lambda: held.update(
+        answer=app.test_client().get("/api/position?moves=pd,dp&size=19").get_json()))
+    others: dict = {}
+
+    def ask_others() -> None:
+        client = app.test_client()
+        others["position"] = client.get("/api/position?moves=pd&size=19").get_json()
+        others["games"] = client.get("/api/games?moves=pd&size=19").get_json()
+        others["game"] = client.get(f"/api/game/{others['games']['rows'][0]['id']}").get_json()
+        others["info"] = client.get("/api/info").get_json()
+
+    try:
+        holder.start()
+        assert inside.wait(30), "the held request never reached the book"
+        asker = threading.Thread(target=ask_others)
+        asker.start()
+        asker.join(20)
+        # the other requests were answered while the held one is still inside its query
+        assert not asker.is_alive(), "the other requests waited for the held one"
+        assert holder.is_alive() and not held
+        assert others == {name: wanted[name] for name in others} and len(others) == 4
+        assert others["info"]["games"] == len(GAMES)
+    finally:
+        release.set()
+        holder.join(30)
+        book.close()
+    assert held["answer"] == wanted["held"]
+
+
+def small_games(count: int, size: int = 9, seed: int = 0) -> dict[str, bytes]:
+    """``count`` random games on a small board, as SGF (name -> bytes)."""
+    rng = random.Random(seed)
+    numbers = np.random.default_rng(seed)
+    games = {}
+    for n in range(count):
+        board = Board(size)
+        moves = []
+        for k in range(rng.randint(8, 30)):
+            colour = BLACK if k % 2 == 0 else WHITE
+            point = board.random_move(colour, numbers)
+            board.play(colour, point)
+            moves.append(f";{'B' if colour == BLACK else 'W'}[{coords.point_to_sgf(point, size)}]")
+        games[f"small{n}"] = (f"(;GM[1]FF[4]SZ[{size}]PB[Small B{n}]PW[Small W{n}]DT[2020-01-01]RE[B+R]"
+                              + "".join(moves) + ")").encode()
+    return games
+
+
+@pytest.mark.slow  # an import in another process
+def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
+    from fuseki.book.ui.web import create_app
+
+    monkeypatch.setattr(store, "HOT_ROWS", 1)
+    path = str(tmp_path / "book.sqlite")
+    import_games(path, tmp_path / "sgf")
+    folder = tmp_path / "small"
+    folder.mkdir()
+    for name, data in small_games(1200).items():
+        (folder / f"{name}.sgf").write_bytes(data)
+    app = create_app(book_url=path)
+    book = app.extensions["fuseki_book"]
+    try:
+        client = app.test_client()
+        paths = [p for p in request_paths(client) if "size=19" in p or "/api/game/" in p]
+        expected = {p: answer(client, p) for p in paths}
+        writer = subprocess.Popen(import_command(path, [folder], batch_games=20), cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert writer.stdout.readline().strip() == b"open"
+        sizes = []
+        answers = ask_from_threads(app, paths, rounds=2,
+                                   also=lambda: sizes.append(client.get("/api/info").get_json()["games"]))
+        out, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err.decode(errors="replace")[-3000:]
+        assert_same_answers(expected, answers)
+        grown = sorted(set(sizes))
+        # the readers ran while the import wrote: they saw the book at several sizes
+        assert len(grown) >= 2 and grown[0] >= len(GAMES), grown
+        assert book.stats().games == len(GAMES) + int(out.split()[-3])
+    finally:
+        book.close()
