@@ -14,8 +14,11 @@ const state = {
   moves: [],        // search moves, SGF points ("" is a pass)
   redo: [],         // moves taken back, for "forward"
   filters: {},      // year_from, year_to, player
-  gamesPage: 1,
-  gamesPages: 0,
+  // Games go by keyset: page n is asked with after = the last game id of page n - 1. The
+  // stack holds that id for every page shown so far (null for the first), so "previous"
+  // goes back without counting rows and "next" uses the answer's own `after`.
+  gamesAfter: [null],
+  gamesNext: null,
   game: null,       // {id, info, moves, symmetry, at}
   gameMove: 0,
 };
@@ -188,7 +191,7 @@ async function refreshSearch() {
   $("back").disabled = state.moves.length === 0;
   $("forward").disabled = state.redo.length === 0;
   renderNextMoves(position);
-  state.gamesPage = 1;
+  state.gamesAfter = [null];
   await refreshGames();
   const hash = new URLSearchParams();
   if ($("size-label").hidden === false) hash.set("size", state.size);
@@ -269,12 +272,13 @@ function person(name, rank) {
 async function refreshGames() {
   let page;
   try {
-    page = await api(`/api/games?${query({page: state.gamesPage})}`);
+    const after = state.gamesAfter[state.gamesAfter.length - 1];
+    page = await api(`/api/games?${query(after === null ? {} : {after})}`);
   } catch (error) {
     showMessage(error.message);
     return;
   }
-  state.gamesPages = page.pages;
+  state.gamesNext = page.after ?? null;
   const body = $("games-table").querySelector("tbody");
   body.replaceChildren();
   for (const row of page.rows) {
@@ -299,17 +303,21 @@ async function refreshGames() {
     ? `${page.total} game${page.total === 1 ? "" : "s"} · move: moves played before the position`
     : "No games.");
   $("games-page").textContent = page.pages ? `page ${page.page} of ${page.pages}` : "";
-  $("games-prev").disabled = state.gamesPage <= 1;
-  $("games-next").disabled = state.gamesPage >= page.pages;
+  $("games-prev").disabled = state.gamesAfter.length <= 1;
+  $("games-next").disabled = state.gamesNext === null;
   const download = $("games-download");
   download.href = `/api/games.sgf?${query()}`;
   download.classList.toggle("disabled", !page.total);
 }
 
 async function gamesPage(step) {
-  const page = state.gamesPage + step;
-  if (page < 1 || page > state.gamesPages) return;
-  state.gamesPage = page;
+  if (step > 0) {
+    if (state.gamesNext === null) return;
+    state.gamesAfter.push(state.gamesNext);
+  } else {
+    if (state.gamesAfter.length <= 1) return;
+    state.gamesAfter.pop();
+  }
   await refreshGames();
 }
 
