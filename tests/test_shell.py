@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from fuseki.book.ui.shell import BookShell
-from fuseki.book.storage.store import Book
 from test_web_api import CAPTURE_LINE, GAMES, build_book
+
+from fuseki.book.storage.store import Book
+from fuseki.book.ui import shell as shell_module
+from fuseki.book.ui.shell import BookShell
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -195,6 +196,17 @@ def test_games_lists_players_date_result_and_move_number(shell):
     assert "Kato Masao 9d" in takemiya and "1985-05-01" in takemiya and "B+R" in takemiya
     assert takemiya.split()[-1] == "4"
     assert lines[-1] == "page 1 of 1, 2 games"
+
+
+def test_games_next_goes_on_from_the_page_shown(shell, monkeypatch):
+    monkeypatch.setattr(shell_module, "PAGE_SIZE", 2)
+    assert "'games' first" in run(shell, "games next")
+    pages = [run(shell, f"games {n}") for n in (1, 2, 3)]
+    run(shell, "games")
+    assert [run(shell, "games next"), run(shell, "games next")] == pages[1:]
+    assert "last page" in run(shell, "games next")
+    run(shell, "play pd")  # another position: its own pages
+    assert "'games' first" in run(shell, "games next")
 
 
 def test_rotations_agree(shell):

@@ -8,7 +8,7 @@ letters here are ``a``-``l``).  Commands (``help COMMAND``
 for each)::
 
     board  play MOVES...  undo [N]  search  marks on|off  rotations
-    year [FROM-TO|off]  player [NAME|off]  games [PAGE]
+    year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
     import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
 
 Every bad input prints one line and leaves the position and the filters as they
@@ -26,12 +26,11 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board, IllegalMove
-from fuseki.engine.core.base import BLACK, WHITE
-
 from fuseki.book.ui import textboard
 from fuseki.book.ui.book_cli import parse_years  # as ``fuseki search --year``
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.board import Board, IllegalMove
 
 LETTERS = "abcdefghijkl"
 PAGE_SIZE = 20
@@ -67,6 +66,7 @@ class BookShell(cmd.Cmd):
         self.filters = None
         self.marks = True
         self.last_search = None      # (moves of the searched position, NextMoves)
+        self.games_shown = None      # (position and filters, GamesPage.after) of the last games page
         self.use_rawinput = stdout is None
         self.import_workers = None   # processes that parse and replay during import (None: the importer's default)
 
@@ -191,11 +191,22 @@ class BookShell(cmd.Cmd):
         self.say(self._filter_note().strip(" ;") or "no filters")
 
     def do_games(self, arg: str) -> None:
-        """games [PAGE]: the games that reached the position (players, date, result, move number)."""
-        page = self._count(arg, "games")
-        found = self.book.games(self.board, filters=self.filters, page=page, page_size=PAGE_SIZE)
-        if page > max(found.pages, 1):
-            raise ShellError(f"page {page} is out of range: there are {found.pages} pages")
+        """games [PAGE|next]: the games that reached the position, newest first (players, date,
+        result, move number); ``next``: the page after the one shown last."""
+        asked = (tuple(self.board.moves), self.board.to_move, self.filters)
+        if arg.strip().lower() == "next":  # by keyset: after the last game shown, no rows counted
+            if not self.games_shown or self.games_shown[0] != asked:
+                raise ShellError("no games of this position and filters shown yet: 'games' first")
+            if self.games_shown[1] is None:
+                raise ShellError("that was the last page")
+            found = self.book.games(self.board, filters=self.filters, page_size=PAGE_SIZE,
+                                    after=self.games_shown[1])
+        else:
+            page = self._count(arg, "games")
+            found = self.book.games(self.board, filters=self.filters, page=page, page_size=PAGE_SIZE)
+            if page > max(found.pages, 1):
+                raise ShellError(f"page {page} is out of range: there are {found.pages} pages")
+        self.games_shown = (asked, found.after)
         if not found.total:
             self.say("no games reached this position" + self._filter_note())
             return
