@@ -15,9 +15,19 @@ In one run, on the Tygem archive (11,365 19x19 games):
 Targets: import >= 20x the issue's baseline (>= 3,000 games/s), <= 5 KB/game,
 next_moves median <= 1 ms and p99 <= 5 ms (<= 50 ms with filters), games first page <= 20 ms.
 
+(d) with ``--query-book PATH``: no import; an existing book (a big one) opened read-only, and
+    ``Book.games`` timed: the first page of 20 (newest first) for the hot openings (empty
+    board, Q16, Q16 D4, ... in each orientation), for positions of the book's own games and
+    for positions of held-out games (``ai-games.tgz``, not in the book), the next page by
+    keyset (``after=``) where the code has it, and player-name filters (each name new, so no
+    filter cache helps).  Run it with this checkout and with an older one on the same book:
+    the figures are the before/after.  Targets (the issue "The book at 1.5 million games", at
+    378,000 games, 2 cores): first page p99 <= 50 ms, name filter p99 <= 100 ms.
+
 Usage::
 
     python bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W] [--repeats R] [--compact]
+    python bench/book.py --query-book PATH [--queries N] [--names N]
 
 ``--book``: a SQLAlchemy URL or path to import into (default: a fresh SQLite file in a
 temporary folder; a PostgreSQL URL must name an empty database).  ``--games N``:
@@ -44,13 +54,13 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
-from fuseki.book.pipeline import importer
-from fuseki.book.storage import schema, segments  # noqa: E402
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
+from fuseki.book.pipeline import importer  # noqa: E402
+from fuseki.book.storage import schema, segments  # noqa: E402
 from fuseki.book.storage.store import Book, Filters  # noqa: E402
 from fuseki.engine.core import coords, zobrist  # noqa: E402
+from fuseki.engine.core.base import BLACK, WHITE, vertex_to_point  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
-from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 
 
 def percentile(values, q):
@@ -195,6 +205,97 @@ def sample_boards(book: Book, count: int, rng: random.Random) -> list[Board]:
     return boards[:count]
 
 
+HOT_OPENINGS = ["", "Q16", "Q16 D4", "Q16 D4 Q3", "Q16 D4 Q3 D16", "Q16 D16", "R16", "R16 D4", "Q16 D4 R4"]
+HELD_OUT = ROOT.parent / "shared" / "data" / "ai-games.tgz"
+
+
+def opening_boards() -> list[Board]:
+    """The hot openings, each in the 8 orientations."""
+    boards = []
+    for line in HOT_OPENINGS:
+        for t in range(8):
+            board = Board(19)
+            for i, vertex in enumerate(line.split()):
+                board.play(BLACK if i % 2 == 0 else WHITE, coords.transform_point(t, vertex_to_point(vertex, 19), 19))
+            boards.append(board)
+    return boards
+
+
+def held_out_boards(count: int, rng: random.Random) -> list[Board]:
+    """Positions of games not in the book (the AI games archive), at random move numbers."""
+    from fuseki.book.formats.records import read_games
+
+    boards = []
+    for item in iter_sources([str(HELD_OUT)]):
+        if len(boards) >= count:
+            break
+        if not isinstance(item, SourceFile):
+            continue
+        for record in read_games(item.data, item.name):
+            if record.size != 19 or record.setup or not record.moves:
+                continue
+            board = Board(19)
+            stop = rng.randint(0, min(len(record.moves), 60))
+            try:
+                for colour, point in record.moves[:stop]:
+                    board.play(colour, point)
+            except Exception:  # an anomaly: the position before it
+                pass
+            boards.append(board)
+    return boards[:count]
+
+
+def query_book(path: str, count: int, names_count: int, rng: random.Random) -> int:
+    """(d): Book.games on an existing book, read-only."""
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    start = time.perf_counter()
+    book = Book.open(path, readonly=True)
+    games = book.stats().games
+    print(f"(d) {path}: {games:,} games, opened in {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    book.games(Board(19), page_size=20)  # the first call also builds the caches (date ranks)
+    print(f"    first call of the process (empty board, caches built): {1000 * (time.perf_counter() - start):.0f} ms")
+    sets = [("hot openings x 8 orientations", opening_boards()),
+            ("positions of the book's games", sample_boards(book, count, rng)),
+            ("positions of held-out games", held_out_boards(count, rng))]
+    keyset = "after" in Book.games.__code__.co_varnames
+    for name, boards in sets:
+        found = [book.games(b, page_size=20).total for b in boards[:200]]
+        times = time_calls(lambda b: book.games(b, page_size=20), boards)
+        print(f"    games, first page of 20, {name:<30} {ms(times)}   ({len(boards):,} positions, "
+              f"median {statistics.median(found):,.0f} games)")
+        if keyset:
+            nexts = [(b, book.games(b, page_size=20).after) for b in boards]
+            nexts = [(b, after) for b, after in nexts if after]
+            times = []
+            for board, after in nexts:
+                began = time.perf_counter()
+                book.games(board, page_size=20, after=after)
+                times.append(time.perf_counter() - began)
+            if times:
+                print(f"    games, second page by after=, {name:<26} {ms(times)}")
+    names = []
+    for i in rng.sample(range(1, book.max_game_id() + 1), 300):
+        record = book.game(i)
+        names += [n for n in (record.black, record.white) if n]
+    for label, make in [("whole name", lambda n: n), ("first 3 letters", lambda n: n[:3]),
+                        ("3 letters from the middle", lambda n: n[1:4])]:
+        # a new value each time: the masks of earlier names are dropped (Book._masks), so
+        # every call finds its games as a first visitor asking for that name would
+        values = list(dict.fromkeys(make(n) for n in names if make(n).strip()))[:names_count]
+        times, hits = [], []
+        for value in values:
+            book._masks.clear()
+            began = time.perf_counter()
+            hits.append(book.games(Board(19), filters=Filters(player=value), page_size=20).total)
+            times.append(time.perf_counter() - began)
+        print(f"    games, empty board, player ({label:<25}) {ms(times)}   ({len(values)} values, "
+              f"median {statistics.median(hits):,.0f} games)")
+    print("    targets: first page p99 <= 50 ms (any position); player filter p99 <= 100 ms")
+    book.close()
+    return 0
+
+
 def time_calls(call, boards) -> list[float]:
     times = []
     for board in boards:
@@ -216,7 +317,12 @@ def main() -> int:
     parser.add_argument("--compact", action="store_true",
                         help="compact the book (one segment, VACUUM) before the queries")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--query-book", metavar="PATH",
+                        help="time Book.games on this existing book (read-only), no import: (d)")
+    parser.add_argument("--names", type=int, default=60, help="(d): player filter values of each kind (default 60)")
     args = parser.parse_args()
+    if args.query_book:
+        return query_book(args.query_book, min(args.queries, 2000), args.names, random.Random(args.seed))
     if not DATA.exists():
         print(f"no archive at {DATA}", file=sys.stderr)
         return 1
@@ -302,7 +408,7 @@ def main() -> int:
                  (f"next_moves, player '{player}'", Filters(player=player))]
         for name, filters in cases:
             book.next_moves(boards[0], filters=filters)  # builds the filter's mask once
-            times = time_calls(lambda b: book.next_moves(b, filters=filters), boards)
+            times = time_calls(lambda b, filters=filters: book.next_moves(b, filters=filters), boards)
             print(f"    {name:<34} {ms(times)}")
         empty = time_calls(lambda b: book.next_moves(b), [Board(19)] * 200)
         print(f"    {'next_moves, empty board only':<34} {ms(empty)}")
