@@ -217,6 +217,9 @@ class Book:
         self._rank: np.ndarray | None = None
         self._hot: dict[int, tuple[int, np.ndarray]] = {}  # key -> (max game id, codes)
         self._hot_codes = 0
+        # one reader of a key at a time (32 stripes of keys): threads asking for a position not yet
+        # cached wait for the first one's read instead of each reading it (the empty board: 378k rows)
+        self._reading = [threading.Lock() for _ in range(32)]
         self._checkpointer = Checkpointer(path) if path and not readonly else None
 
     @classmethod
@@ -483,6 +486,10 @@ class Book:
         snapshot.  PostgreSQL reads each statement at its own moment: a merge that
         dropped a segment in between makes the read start again.
         """
+        with self._reading[key % len(self._reading)]:
+            return self._read_codes(key)
+
+    def _read_codes(self, key: int) -> np.ndarray:
         cached = self._hot.get(key)
         for attempt in range(3):
             try:
