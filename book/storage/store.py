@@ -204,7 +204,11 @@ def _make_engine(url, readonly: bool) -> Engine:
 
 
 class Book:
-    """An open book.  ``Book.open(location)``; see docs/book-api.md for the queries."""
+    """An open book.  ``Book.open(location)``; see docs/book-api.md for the queries.
+
+    Threads may share one (the web server's requests do): the engine's pool lends each query a
+    connection of its own, and the caches (``_hot``, ``_masks``, ``_rank``) only ever publish
+    arrays that are finished, and change their dicts under ``_lock``."""
 
     statistics = None  # a statistics book's StatisticsInfo (book.statbook); None: a book of games
 
