@@ -19,7 +19,12 @@ def add_commands(subparsers) -> None:
 
 
 def run_serve(args) -> int:
-    from werkzeug.serving import make_server
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class KeepAlive(WSGIRequestHandler):
+        # HTTP/1.1: a browser's (or bench/web_load.py's) next request reuses its connection and
+        # its thread; werkzeug's HTTP/1.0 opened a connection and started a thread per request
+        protocol_version = "HTTP/1.1"
 
     from fuseki.book.ui.web import create_app
     from fuseki.book.ui.web.app import LOOPBACK_NAMES
@@ -29,7 +34,8 @@ def run_serve(args) -> int:
     try:
         stats = book.stats()
         trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
-        server = make_server(args.host, args.port, create_app(book, trusted_hosts=trusted), threaded=True)
+        server = make_server(args.host, args.port, create_app(book, trusted_hosts=trusted), threaded=True,
+                             request_handler=KeepAlive)
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"fuseki serve: book {url} ({stats.games} games) at http://{host}:{server.port}/", flush=True)
         try:
