@@ -8,7 +8,7 @@ from the positions index (``book.segments``) game by game:
 - ``next``: the move played from it in canonical orientation (a padded point, ``PASS`` = -1,
   ``END`` = -2 for the games that ended there), *not* merged under the position's own
   symmetry, so that a reader maps and merges it exactly as the store does
-  (``store.merge_orbits``);
+  (``orbits.merge_orbits``);
 - ``games``, ``black_wins``, ``white_wins``.
 
 Primary key ``(key, next)``, ``WITHOUT ROWID`` on SQLite: the table is its index and one

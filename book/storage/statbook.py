@@ -5,7 +5,7 @@
 instead of the positions index.  What it can answer it answers as a book of games would:
 
 - ``next_moves`` reads one position's rows (``aggregates.lookup``) and maps and merges them
-  with the store's own ``merge_orbits``, so its answer equals the full book's for every
+  with the store's own ``orbits.merge_orbits``, so its answer equals the full book's for every
   position the statistics kept (tests/test_statbook.py checks it in all 8 orientations);
 - ``stats`` gives the games it was built from (meta rows), its positions and file size.
 
@@ -24,17 +24,8 @@ from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 
 from fuseki.book.storage import aggregates, schema
-from fuseki.book.storage.store import (
-    END,
-    Book,
-    BookError,
-    BookStats,
-    Filters,
-    NextMoves,
-    _make_engine,
-    _signed,
-    merge_orbits,
-)
+from fuseki.book.storage.orbits import merge_orbits
+from fuseki.book.storage.store import END, Book, BookError, BookStats, Filters, NextMoves, _make_engine, _signed
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
 
@@ -119,8 +110,8 @@ class StatisticsBook(Book):
         return NextMoves(total=int(found.games.sum()), ended=int(found.games[ended].sum()), moves=moves,
                          key=canonical, to_move=side)
 
-    def games(self, board, to_move=None, filters=None, page: int = 1, page_size: int = 20):
-        """Raises StatisticsOnly: a statistics book has no games to list."""
+    def games(self, board, *args, **options):
+        """Raises StatisticsOnly: a statistics book has no games to list (whatever page is asked)."""
         raise StatisticsOnly(self.statistics.no_games())
 
     def game(self, game_id: int):

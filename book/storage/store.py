@@ -32,7 +32,6 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, make_dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +41,7 @@ from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
 from fuseki.book.storage import aggregates, schema, segments
+from fuseki.book.storage.orbits import MoveStat, merge_orbits
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
 from fuseki.engine.core import coords
@@ -71,24 +71,6 @@ class Filters:
     def selects_games(self) -> bool:
         """True when some games may be left out (the year or player filter is set)."""
         return self.year_from is not None or self.year_to is not None or bool(self.player)
-
-
-@dataclass(frozen=True)
-class MoveStat:
-    """One next move (and the points equivalent to it), with the games that played it."""
-
-    point: int
-    points: tuple[int, ...]
-    games: int
-    black_wins: int
-    white_wins: int
-    to_move: int = BLACK
-
-    @property
-    def winrate(self) -> float:
-        """Wins of the player to move over games (0..1)."""
-        wins = self.black_wins if self.to_move == BLACK else self.white_wins
-        return wins / self.games if self.games else 0.0
 
 
 @dataclass(frozen=True)
@@ -311,7 +293,8 @@ class Book:
             before = (page - 1) * page_size
             ordered = ordered[before:]
         chosen = ordered[:page_size]
-        rows = self._rows(chosen, dict(zip(game_ids.tolist(), move_numbers.tolist())))
+        at = np.searchsorted(game_ids, chosen)  # game_ids ascend (_visits): a page's move numbers only
+        rows = self._rows(chosen, dict(zip(chosen, move_numbers[at].tolist())))
         more = before + len(chosen) < total
         return GamesPage(rows, total, before // page_size + 1, pages, rows[-1].id if more and rows else None)
 
@@ -575,37 +558,6 @@ class Book:
             self._rank = None
             self._hot.clear()
             self._hot_codes = 0
-
-
-@cache
-def _symmetry_lists(size: int) -> list[list[int]]:
-    """``coords.symmetry_table`` as Python lists (indexing them is 10x cheaper than numpy's)."""
-    return coords.symmetry_table(size).tolist()
-
-
-def merge_orbits(points, games, black, white, size: int, keys: list[int], side: int,
-                 min_games: int) -> list[MoveStat]:
-    """MoveStats of next moves counted in canonical orientation (``points``, not END, with
-    their games and wins), mapped to the orientation of the board whose symmetric keys are
-    ``keys`` and merged over the orbits of the position's own symmetry; most games first.
-
-    The one place that does it, for the positions index and for ``book.aggregates``.
-    """
-    table = _symmetry_lists(size)
-    back = table[coords.INVERSE[keys.index(min(keys))]]
-    stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
-    merged: dict[tuple[int, ...], list[int]] = {}
-    for canon, g, b, w in zip(points.tolist(), games.tolist(), black.tolist(), white.tolist()):
-        point = canon if canon == PASS else back[canon]
-        orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
-        total = merged.setdefault(orbit, [0, 0, 0])
-        total[0] += g
-        total[1] += b
-        total[2] += w
-    stats = [MoveStat(orbit[0], orbit, g, b, w, side)
-             for orbit, (g, b, w) in merged.items() if g >= min_games]
-    stats.sort(key=lambda m: (-m.games, m.point))
-    return stats
 
 
 def _signed(key: int) -> int:

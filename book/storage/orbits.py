@@ -1,0 +1,65 @@
+"""Next moves counted in canonical orientation -> ``MoveStat`` entries in the asked orientation.
+
+A book counts next moves in the position's canonical orientation (``Board.symmetric_keys``:
+the smallest key; ``t*`` the first symmetry giving it).  ``merge_orbits`` maps them back to
+the asked board through ``symmetry_table[INVERSE[t*]]`` and merges the points equivalent under
+the position's own symmetry group (its *stabilizer*: every ``s`` with ``keys[s] == keys[0]``)
+into one ``MoveStat``.  The one place that does it, for the positions index (``store``) and
+for next-move statistics (``aggregates``, ``statbook``), so both answer alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK
+
+PASS = coords.PASS
+
+
+@dataclass(frozen=True)
+class MoveStat:
+    """One next move (and the points equivalent to it), with the games that played it."""
+
+    point: int
+    points: tuple[int, ...]
+    games: int
+    black_wins: int
+    white_wins: int
+    to_move: int = BLACK
+
+    @property
+    def winrate(self) -> float:
+        """Wins of the player to move over games (0..1)."""
+        wins = self.black_wins if self.to_move == BLACK else self.white_wins
+        return wins / self.games if self.games else 0.0
+
+
+def merge_orbits(points, games, black, white, size: int, keys: list[int], side: int,
+                 min_games: int) -> list[MoveStat]:
+    """MoveStats of next moves counted in canonical orientation (``points``: numpy arrays, no
+    END, with their games and wins), for the board whose symmetric keys are ``keys``, orbits
+    merged; those of at least ``min_games`` games, most games first (ties: point order)."""
+    table = _symmetry_lists(size)
+    back = table[coords.INVERSE[keys.index(min(keys))]]
+    stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
+    merged: dict[tuple[int, ...], list[int]] = {}
+    for canon, g, b, w in zip(points.tolist(), games.tolist(), black.tolist(), white.tolist()):
+        point = canon if canon == PASS else back[canon]
+        orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
+        total = merged.setdefault(orbit, [0, 0, 0])
+        total[0] += g
+        total[1] += b
+        total[2] += w
+    stats = [MoveStat(orbit[0], orbit, g, b, w, side)
+             for orbit, (g, b, w) in merged.items() if g >= min_games]
+    stats.sort(key=lambda m: (-m.games, m.point))
+    return stats
+
+
+@cache
+def _symmetry_lists(size: int) -> list[list[int]]:
+    """``coords.symmetry_table`` as Python lists (indexing them is 10x cheaper than numpy's)."""
+    return coords.symmetry_table(size).tolist()
