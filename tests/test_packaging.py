@@ -61,7 +61,9 @@ def test_the_wheel_carries_its_data_and_entry_points(wheel):
     names = set(wheel.namelist())
     assert {"fuseki/configs/fuseki.toml", "fuseki/engine/core/data/zobrist.txt",
             "fuseki/book/ui/web/static/index.html", "fuseki/book/ui/web/static/app.js",
+            "fuseki/book/data/builtin.sqlite", "fuseki/book/data/builtin.json",
             "fuseki/__main__.py", "fuseki/gtp_main.py"} <= names
+    assert wheel.getinfo("fuseki/book/data/builtin.sqlite").file_size <= 16 << 20  # the built-in book's budget
     entry_points = wheel.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert "fuseki-gtp = fuseki.gtp_main:main" in entry_points
     assert "fuseki = fuseki.book.ui.cli:main" in entry_points
@@ -87,3 +89,4 @@ def test_installed_from_the_wheel_the_engine_finds_its_settings_and_plays(wheel,
                             input="name\ngenmove b\nquit\n", capture_output=True, text=True, env=env, timeout=120)
     answers = played.stdout.split("\n\n")
     assert answers[0] == "= fuseki" and answers[1].startswith("= ") and len(answers[1]) > 2, played.stderr
+    assert played.stderr.startswith("fuseki: book: built-in ("), "the built-in book travels in the package"

@@ -33,7 +33,6 @@ HELD_OUT = "tygem-2005-2009/tygem-2009-12.tgz"
 # 8: 40.3% / 4.9 MB, 16: 37.6% / 2.8 MB; the whole book of games (1.9 GB) 47.9%.
 MIN_GAMES = 3
 TITLE = "the built-in book"
-DESCRIPTION = "Tygem 9-dan games, 2005-11 to 2009-11 and 2016-07"
 
 
 @dataclass(frozen=True)
