@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -221,3 +222,41 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
         assert book.stats().games == len(GAMES) + int(out.split()[-3])
     finally:
         book.close()
+
+
+def test_threads_missing_the_same_cache_entry_read_it_once(book_url, tmp_path, monkeypatch):
+    from fuseki.book.formats.positions import board_after_moves
+
+    monkeypatch.setattr(store, "HOT_ROWS", 1)
+    monkeypatch.setattr(store, "FEW_GAMES", 0)  # every list sorts by the rank array
+    import_games(book_url, tmp_path / "sgf")
+    book = store.Book.open(book_url, readonly=True)
+    reads = {"codes": 0, "ranks": 0}
+
+    def count(_conn, _cursor, statement, *_args):
+        # the rank array's build asks the largest id first (its own query goes through the driver)
+        kind = ("codes" if "positions_" in statement and "segments" not in statement
+                else "ranks" if "max(games.id)" in statement else None)
+        if kind:
+            reads[kind] += 1
+            time.sleep(0.2)  # long enough for every other thread to miss the cache too, without the locks
+
+    event.listen(book.engine, "before_cursor_execute", count)
+    board = board_after_moves(["pd"], 19)
+    start = threading.Barrier(16)
+    pages = []
+
+    def ask() -> None:
+        start.wait(10)
+        pages.append(book.games(board, page_size=3))
+
+    threads = [threading.Thread(target=ask) for _ in range(16)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        book.close()
+    assert len(pages) == 16 and all(page == pages[0] for page in pages) and pages[0].total >= 3
+    assert reads == {"codes": 1, "ranks": 1}

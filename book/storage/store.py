@@ -206,6 +206,7 @@ class Book:
         # one reader of a key at a time (32 stripes of keys): threads asking for a position not yet
         # cached wait for the first one's read instead of each reading it (the empty board: 378k rows)
         self._reading = [threading.Lock() for _ in range(32)]
+        self._ranking = threading.Lock()  # the same for the rank array (378k games: a second to build)
         self._checkpointer = Checkpointer(path) if path and not readonly else None
 
     @classmethod
@@ -538,6 +539,11 @@ class Book:
         rank = self._rank
         if rank is not None and len(rank) > needed:
             return rank
+        with self._ranking:  # another thread may have built it while this one waited
+            rank = self._rank
+            return rank if rank is not None and len(rank) > needed else self._build_ranks(needed)
+
+    def _build_ranks(self, needed: int) -> np.ndarray:
         order = select(games_table.c.id).order_by(games_table.c.date.desc(), games_table.c.id.desc())
         with self.engine.connect() as conn:  # the driver's cursor: SQLAlchemy's rows cost 5x the query
             top = self.max_game_id(conn)
