@@ -271,11 +271,8 @@ def index_players(conn) -> None:
     new = [name for name in names if name not in known]
     next_id = int(conn.execute(select(func.max(players.c.id))).scalar() or 0) + 1
     known.update(zip(new, range(next_id, next_id + len(new))))
-    if new:
-        conn.execute(players.insert(), [{"id": known[name], "name": name} for name in new])
-    if links:
-        conn.execute(game_players.insert(), [{"player_id": known[name], "game_id": game_id}
-                                             for name, game_id in sorted(links)])
+    _insert(conn, players, [(known[name], name) for name in new])
+    _insert(conn, game_players, [(known[name], game_id) for name, game_id in sorted(links)])
     conn.execute(meta.delete().where(meta.c.name == PLAYERS_THROUGH))
     conn.execute(meta.insert().values(name=PLAYERS_THROUGH, value=str(top)))
 
@@ -289,6 +286,17 @@ def check_versions(conn) -> None:
             raise SchemeMismatch(
                 f"the book's {name} is {found or 'missing'}, this fuseki needs {expected}: "
                 "import the games again into a new book")
+
+
+def _insert(conn, table: Table, rows: list[tuple]) -> None:
+    """Insert rows given in the table's column order."""
+    if not rows:
+        return
+    if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy's per-row work is most of the cost
+        columns = ", ".join(column.name for column in table.columns)
+        conn.exec_driver_sql(f"INSERT INTO {table.name} ({columns}) VALUES ({', '.join('?' * len(rows[0]))})", rows)
+    else:
+        conn.execute(table.insert(), [dict(zip(table.columns.keys(), row)) for row in rows])
 
 
 def filter_query(conn, year_from: int | None, year_to: int | None, player: str | None, top: int):
