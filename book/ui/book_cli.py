@@ -50,7 +50,8 @@ def add_commands(subparsers) -> None:
     p.add_argument("--move", type=int, default=0, metavar="N", help="with --sgf: moves played (default 0)")
     p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
     p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
-    p.add_argument("--player", metavar="NAME", help="only games NAME played (either colour, part of the name)")
+    p.add_argument("--player", metavar="NAME",
+                   help="only games NAME played (either colour, any part of the name, any case)")
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
     add_book_option(p)
     p.set_defaults(run=run_search)
@@ -162,8 +163,8 @@ def board_from_sgf(path: str, move: int):
 
 
 def run_search(args) -> int:
-    from fuseki.book.ui import textboard
     from fuseki.book.storage.store import Book, Filters
+    from fuseki.book.ui import textboard
 
     low, high = parse_years(args.year)
     if args.sgf:
