@@ -7,7 +7,9 @@ position has no next move.  At a ``--browse`` share of the positions it also lis
 games (``/api/games``) and opens one of them (``/api/game/<id>``).  After ``--duration``
 seconds every client stops; the run is bounded (each request times out after 10 s, the
 whole run after duration + 60 s) and reports requests, errors, throughput and latency
-percentiles, in all and per endpoint.
+percentiles, in all and per endpoint.  ``--downloaders`` more threads meanwhile fetch the
+SGF of the newest 1,000 games of a random opening move (``/api/games.sgf``) again and again:
+slow requests, which under one lock held every other visitor up.
 
 The baseline printed next to them is the same walk by one client alone for
 ``--baseline`` seconds before the load: what a visitor waits with nobody else there.
@@ -100,6 +102,35 @@ class Client(threading.Thread):
             self.get(f"/api/game/{row['id']}?{query}&at={row['move_number']}", "game")
 
 
+class Downloader(Client):
+    """A visitor downloading the games of openings, one slow request after another."""
+
+    def run(self) -> None:
+        while time.monotonic() < self.deadline:
+            move = self.rng.choice(["pd", "dd", "qd", "dc", "pp"])
+            self.get_sgf(f"/api/games.sgf?moves={move}")
+        if self.conn is not None:
+            self.conn.close()
+
+    def get_sgf(self, path: str) -> None:
+        started = time.perf_counter()
+        try:
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=REQUEST_TIMEOUT)
+            self.conn.request("GET", path)
+            response = self.conn.getresponse()
+            response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            self.errors.append(f"{path}: {type(exc).__name__}: {exc}")
+            if self.conn is not None:
+                self.conn.close()
+            self.conn = None
+            return
+        self.latencies.setdefault("games.sgf", []).append(time.perf_counter() - started)
+        if response.status != 200:
+            self.errors.append(f"{path}: HTTP {response.status}")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     if not values:
         return 0.0
@@ -116,7 +147,7 @@ def latency_figures(latencies: list[float]) -> dict:
 
 
 def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int = 1,
-             browse: float = 0.0) -> dict:
+             browse: float = 0.0, downloaders: int = 0) -> dict:
     """Run the load and return the figures (see the module docstring); ``endpoints``: per endpoint."""
     parts = urlsplit(url)
     if parts.hostname not in LOOPBACK:
@@ -124,6 +155,7 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
     started = time.monotonic()
     deadline = started + duration
     threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse) for i in range(clients)]
+    threads += [Downloader(parts.hostname, parts.port or 80, deadline, depth, seed - 1 - i) for i in range(downloaders)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -134,7 +166,8 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
     latencies = [t for times in per_endpoint.values() for t in times]
     errors = [e for thread in threads for e in thread.errors]
     return {
-        "clients": clients, "duration_s": round(elapsed, 2), "requests": len(latencies) + len(errors),
+        "clients": clients, "downloaders": downloaders, "duration_s": round(elapsed, 2),
+        "requests": len(latencies) + len(errors),
         "errors": len(errors), "first_errors": errors[:5], "still_running": sum(t.is_alive() for t in threads),
         "throughput_rps": round(len(latencies) / elapsed, 1) if elapsed else 0.0,
         "p50_ms": round(1000 * percentile(latencies, 0.50), 1),
@@ -167,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--browse", type=float, default=0.25,
                    help="share of the positions whose games a client lists and opens one (default 0.25)")
+    p.add_argument("--downloaders", type=int, default=0,
+                   help="more clients downloading 1,000 games' SGF at a time (default 0)")
     p.add_argument("--baseline", type=float, default=5.0,
                    help="seconds of one client alone before the load (default 5; 0: none)")
     args = p.parse_args(argv)
@@ -176,13 +211,14 @@ def main(argv: list[str] | None = None) -> int:
         server, url = start_server(args.book)
     try:
         alone = run_load(url, 1, args.baseline, args.depth, args.seed, args.browse) if args.baseline else None
-        figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse)
+        figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse, args.downloaders)
     finally:
         if server is not None:
             server.terminate()
             server.wait(10)
     figures["baseline"] = alone
-    print(f"{figures['clients']} clients, {figures['duration_s']} s: {figures['requests']} requests, "
+    print(f"{figures['clients']} clients and {figures['downloaders']} downloaders, {figures['duration_s']} s: "
+          f"{figures['requests']} requests, "
           f"{figures['errors']} errors, {figures['throughput_rps']} req/s, p50 {figures['p50_ms']} ms, "
           f"p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms (target: 0 errors, p99 <= 100 ms)",
           file=sys.stderr)
