@@ -18,17 +18,17 @@ import random
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 from sqlalchemy import text
 
-from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
+from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book, BookError
-from conftest import ROOT, import_command, write_archive
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import point_to_vertex, vertex_to_point
+
+from conftest import ROOT, import_command, write_archive
 
 pytestmark = pytest.mark.slow  # imports a real archive while reading it: about 20 s
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -42,8 +42,8 @@ def test_read_only_books_refuse_every_write(tmp_path, tygem_games, book_url):
     with Book.open(book_url) as book:
         import_paths(book, [str(archive)], workers=0)
 
-    from fuseki.book.ui.web import create_app
     from fuseki.book.chooser import BookChooser
+    from fuseki.book.ui.web import create_app
 
     app = create_app(book_url=book_url)
     chooser = BookChooser(book_url)

@@ -3,8 +3,9 @@
 - Every GET route of the application (read from its URL map, so new endpoints are
   covered without editing this file) gets every query parameter with malformed values
   (a seeded sample of: huge, negative, non-ASCII digits, NUL, invalid UTF-8 escapes,
-  100 KB, SQL, repeated parameters) and odd path values: never a 500, and every /api error is JSON with a message.  (The web
-  tests' property test draws random requests; this one is exhaustive over the routes.)
+  100 KB, SQL, repeated parameters) and odd path values: never a 500, and every /api error
+  is JSON with a message.  (The web tests' property test draws random requests; this one
+  is exhaustive over the routes.)
 - A real ``fuseki serve`` on 127.0.0.1 gets broken HTTP over raw sockets (junk request
   lines, 64 KB headers, bad percent escapes, a half-sent request) and still answers.
 - ``bench/web_load.py`` runs 50 clients for 5 s from a second process against it: no
@@ -26,6 +27,7 @@ import pytest
 
 from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
+
 from conftest import ROOT, write_archive
 
 pytestmark = pytest.mark.slow  # a 500-game book from the real archive, a server, a load run
