@@ -31,6 +31,7 @@ import math
 import os
 import random
 import sys
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
@@ -120,12 +121,16 @@ class LazyBook:
         self.log = log or _stderr
         self._book = None
         self._failed = False
+        # the GTP loop's warm-up thread may open the book while a genmove asks for it
+        self._opening = threading.Lock()
 
     def get(self):
         """The open Book, or None when there is no usable book at ``location``."""
         if self._book is None and not self._failed:
-            self._book = self._open()
-            self._failed = self._book is None
+            with self._opening:
+                if self._book is None and not self._failed:
+                    self._book = self._open()
+                    self._failed = self._book is None
         return self._book
 
     def _open(self):
@@ -216,6 +221,11 @@ class BookChooser:
     def book(self):
         """The open Book, or None (opened at first use)."""
         return self.source.get()
+
+    def warm_up(self) -> None:
+        """Open the book now (SQLAlchemy's import and the file): called by the GTP loop on a
+        thread once the first answer is out, so the first ``genmove`` does not wait for it."""
+        self.source.get()
 
     def next_moves(self, board, color: int):
         """The book's ``NextMoves`` for ``color`` to play on ``board``, or None without a book."""

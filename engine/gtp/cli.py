@@ -77,8 +77,9 @@ def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[byte
         yield line, False
 
 
-def warm_up() -> None:
-    """Load numba and the board's compiled kernels (about 0.5-1 s).
+def warm_up(choosers=()) -> None:
+    """Load numba and the board's compiled kernels (about 0.5-1 s), then let each chooser
+    that has a ``warm_up()`` prepare itself (the book opens its database).
 
     Run on a thread once the first answer is out: controllers send several set-up
     commands before the first ``genmove``, and this loads the kernels meanwhile
@@ -91,6 +92,10 @@ def warm_up() -> None:
         board = Board(9)
         board.play(board.to_move, board.random_move(board.to_move, np.random.default_rng(0)))
         board.area()
+        for chooser in choosers:
+            hook = getattr(chooser, "warm_up", None)
+            if hook is not None:
+                hook()
     except Exception as exc:  # the engine still works; the first genmove just loads them itself
         print(f"fuseki-gtp: warm-up failed: {exc!r}", file=sys.stderr)
 
@@ -99,7 +104,8 @@ def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
           warm: bool = False) -> None:
     """Answer lines until ``quit`` or the end of input; lines over ``limit`` bytes are refused.
 
-    With ``warm``, the board's kernels load on a thread after the first answer.
+    With ``warm``, the board's kernels load (and the choosers warm up) on a thread after the
+    first answer.
     """
     for line, complete in read_lines(stdin, limit):
         if complete:
@@ -111,7 +117,8 @@ def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
             stdout.flush()
             if warm:
                 warm = False
-                threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+                choosers = list(getattr(engine.game, "choosers", ()))
+                threading.Thread(target=warm_up, args=(choosers,), name="warm-up", daemon=True).start()
         if engine.finished:
             return
     closing = engine.close_stream()  # an analysis response still open at the end of input

@@ -15,7 +15,9 @@ Two optional faces, found by duck typing:
   and ``min_games``: the analysis commands (``book_moves``, ``lz-analyze``, ...)
   show its candidates;
 - an *external engine* also has ``ask(board, command)`` (the scoring commands
-  consult it) and ``choose_cleanup(board, color)`` (``kgs-genmove_cleanup``).
+  consult it) and ``choose_cleanup(board, color)`` (``kgs-genmove_cleanup``);
+- any chooser may have ``warm_up()``: the GTP loop calls it on a thread once its
+  first answer is out (the book opens its database then).
 """
 
 from __future__ import annotations
