@@ -38,9 +38,9 @@ from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from fuseki.engine.core import _kernels as K  # noqa: E402
 from fuseki.engine.core import coords  # noqa: E402
-from fuseki.engine.players.gtp_client import GtpClient, GtpFailure  # noqa: E402
-from fuseki.engine.core.board import Board, kernel_keys  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
+from fuseki.engine.core.board import Board, kernel_keys  # noqa: E402
+from fuseki.engine.players.gtp_client import GtpClient, GtpFailure  # noqa: E402
 
 SIZE = 19
 COLOR = {"b": BLACK, "w": WHITE}
@@ -218,7 +218,7 @@ def bench_gtp(starts, genmoves):
     print(f"  start to answer of 'name': median {1e3 * statistics.median(startup):.0f} ms "
           f"(range {1e3 * min(startup):.0f} .. {1e3 * max(startup):.0f}, {starts} starts)")
     firsts, times, answers = [], [], {}
-    for run in range(3):
+    for _ in range(3):
         engine = Gtp()
         engine.send("boardsize 19")
         engine.send("clear_board")

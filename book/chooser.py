@@ -33,8 +33,8 @@ import random
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from fuseki.engine.core.base import point_to_vertex
 from fuseki.engine.players.chooser import eligible

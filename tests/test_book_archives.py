@@ -11,14 +11,15 @@ import re
 import pytest
 from sqlalchemy import select
 
-from fuseki.book.pipeline import importer
-from fuseki.book.storage import schema
 from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board
 from fuseki.engine.core.base import BLACK
+from fuseki.engine.core.board import Board
+
 from test_store import as_dict, transformed
 
 pytestmark = pytest.mark.slow

@@ -8,13 +8,12 @@ from collections import Counter
 
 import pytest
 
-from fuseki.engine.core.board import Board
 from fuseki.book.chooser import BookChooser, NextMovesCache, from_settings, pick
 from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
 from fuseki.engine.gtp.commands import new_engine
 from fuseki.engine.gtp.config import BookSettings, Settings
-from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
-
 from tests.bookgames import KO_BEFORE, KO_OTHER, KO_TAKE, build_book
 
 THREE_FOUR = {"C4", "D3", "C16", "D17", "Q3", "R4", "Q17", "R16"}
@@ -220,6 +219,7 @@ def test_a_book_engine_answers_setup_commands_without_loading_the_book_stack(boo
             "e = build_engine(s, verbose=True)\n"
             "for line in ('name', 'list_commands', 'boardsize 19', 'komi 6.5', 'clear_board'):\n"
             "    assert e.handle_line(line).startswith('=')\n"
-            "print([m for m in ('numpy', 'sqlalchemy', 'fuseki.book.storage.store', 'fuseki.engine.core.board') if m in sys.modules])")
+            "print([m for m in ('numpy', 'sqlalchemy', 'fuseki.book.storage.store', 'fuseki.engine.core.board')\n"
+            "       if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=root, timeout=60)
     assert done.stdout.decode().strip() == "[]", done.stderr

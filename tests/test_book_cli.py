@@ -8,6 +8,7 @@ from fuseki.book.ui.book_cli import parse_years
 from fuseki.book.ui.cli import main
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
+
 from test_store import sgf_text
 
 PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))

@@ -7,9 +7,21 @@ import numpy as np
 import pytest
 
 from fuseki.engine.core import coords
-from fuseki.engine.core.coords import (INVERSE, PASS, CoordinateError, compose, point_to_sgf, point_to_vertex,
-                           point_to_xy, sgf_to_point, symmetry_table, transform_point, transform_xy,
-                           vertex_to_point, xy_to_point)
+from fuseki.engine.core.coords import (
+    INVERSE,
+    PASS,
+    CoordinateError,
+    compose,
+    point_to_sgf,
+    point_to_vertex,
+    point_to_xy,
+    sgf_to_point,
+    symmetry_table,
+    transform_point,
+    transform_xy,
+    vertex_to_point,
+    xy_to_point,
+)
 
 SIZES = range(1, coords.MAX_SIZE + 1)
 

@@ -1,8 +1,8 @@
-"""Regression tests for two core bugs the GNU Go oracle found (copy sharing undo arrays; the capturer filling its own ko point)."""
-import pytest
+"""Regression tests for two core bugs the GNU Go oracle found (copy sharing undo arrays; the
+capturer filling its own ko point)."""
 from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.base import BLACK, WHITE, EMPTY
 
 KO = """
     .XO..

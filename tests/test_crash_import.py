@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from sqlalchemy import func, select, text
 
 from fuseki.book.storage import segments
 from fuseki.book.storage.store import Book, BookError
+
 from conftest import ROOT, import_command, is_sqlite, write_archive
 
 pytestmark = pytest.mark.slow  # ten imports of a real archive, killed: about a minute

@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from fuseki.book.ui import cli
-from fuseki.book.formats.fuego import (FuegoBookError, FuegoEntry, book_lines, fuego_line, fuego_records, is_fuego_book,
-                        leaf_lines, read_fuego_book, write_fuego_book)
+from fuseki.book.formats.fuego import (
+    FuegoBookError,
+    FuegoEntry,
+    book_lines,
+    fuego_line,
+    fuego_records,
+    is_fuego_book,
+    leaf_lines,
+    read_fuego_book,
+    write_fuego_book,
+)
 from fuseki.book.formats.records import read_games
 from fuseki.book.storage.store import Book
-from fuseki.engine.core.board import Board
+from fuseki.book.ui import cli
 from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import PASS, vertex_to_point
 from tests.bookgames import build_book
 

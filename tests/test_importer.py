@@ -6,14 +6,15 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from fuseki.book.pipeline import importer
-from fuseki.book.storage import schema, segments
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board
 from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.board import Board
+
 from test_store import sgf_text, write_games
 
 
@@ -175,7 +176,8 @@ def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
     for path in sorted(folders[0].iterdir())[20:]:  # the second folder overlaps the first by half
         (folders[1] / path.name).write_bytes(path.read_bytes())
     book = str(tmp_path / "book.sqlite")  # both processes create it: the first one does
-    script = ("import sys; from fuseki.book.pipeline.importer import import_paths; from fuseki.book.storage.store import Book; "
+    script = ("import sys; from fuseki.book.pipeline.importer import import_paths; "
+              "from fuseki.book.storage.store import Book; "
               "b = Book.open(sys.argv[1]); r = import_paths(b, [sys.argv[2]], workers=0, batch_games=3); "
               "print(r.added, r.duplicates)")
     runs = [subprocess.Popen([sys.executable, "-c", script, book, str(folder)], cwd=root,

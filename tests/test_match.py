@@ -14,10 +14,11 @@ import pytest
 from sgfmill import sgf
 
 from fuseki.book.ui import cli
-from fuseki.engine.players.match import Match, MatchConfig, MatchError, parse_score
-from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
 from fuseki.engine.core import coords
 from fuseki.engine.core.board import Board
+from fuseki.engine.players.match import Match, MatchConfig, MatchError, parse_score
+from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
+
 from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 
 from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board
 from fuseki.engine.core.base import BLACK, WHITE, opponent
+from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import PASS
 from fuseki.engine.players.gtp_client import GtpClient, GtpFailure
+
 from conftest import services_required
 
 GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games", "/usr/local/games"]))

@@ -248,8 +248,8 @@ def test_table_row_errors(tmp_path):
 # --- hashes and symmetry ----------------------------------------------------------------
 
 def test_pos9_hash_equals_engine_board_hash():
-    from fuseki.engine.core.board import Board
     from fuseki.engine.core.base import BLACK, WHITE
+    from fuseki.engine.core.board import Board
 
     board = Board(9)
     for color, vertex in [(BLACK, "E5"), (WHITE, "C7"), (BLACK, "G3"), (WHITE, "D4"), (BLACK, "A9")]:

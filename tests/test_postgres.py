@@ -18,17 +18,17 @@ import random
 import subprocess
 import sys
 
+import pytest
 from sqlalchemy import func, select
 
-import pytest
-
-from fuseki.book.storage import schema, segments
-from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
+from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.storage import schema, segments
 from fuseki.book.storage.store import Book, Filters
-from conftest import ROOT, import_command, write_archive
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import transform_point
+
+from conftest import ROOT, import_command, write_archive
 
 pytestmark = pytest.mark.slow  # imports a real archive: seconds
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -53,7 +53,7 @@ def test_two_processes_importing_overlapping_archives_at_once(tmp_path, tygem_ga
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for archive in (first, second)]
     outcomes = [run.communicate(timeout=180) for run in runs]
-    for run, (out, err) in zip(runs, outcomes):
+    for run, (_, err) in zip(runs, outcomes):
         errors = [line[:500] for line in err.splitlines() if "Error" in line]
         assert run.returncode == 0, "an import process failed:\n" + "\n".join(errors or [err[-2000:]])
     added = [int(out.split()[-3]) for out, _ in outcomes]  # the last line: added duplicates skipped
@@ -89,7 +89,8 @@ def test_postgresql_answers_as_sqlite(tmp_path, tygem_games, pg_url):
     for url in (lite, pg_url):
         with Book.open(url) as book:
             reports.append(import_paths(book, [str(archive)], workers=0, batch_games=150))
-    assert [(r.added, r.anomalies, r.positions) for r in reports] == [(400, reports[0].anomalies, reports[0].positions)] * 2
+    first = reports[0]
+    assert [(r.added, r.anomalies, r.positions) for r in reports] == [(400, first.anomalies, first.positions)] * 2
 
     with Book.open(lite, readonly=True) as a, Book.open(pg_url, readonly=True) as b:
         sa, sb = a.stats(), b.stats()

@@ -5,12 +5,12 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
-import pytest
 from sqlalchemy import func, select
 
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, segments
 from fuseki.book.storage.store import Book, Filters
+
 from test_store import as_dict, sample_positions, write_games
 
 

@@ -18,9 +18,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from test_web_api import build_book
 
 from conftest import missing_service
-from test_web_api import build_book
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -78,10 +78,9 @@ def browser(tmp_path):
 
 
 def test_explore_search_games_and_replay(server, browser):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-
-    from selenium.common.exceptions import StaleElementReferenceException
 
     wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
 

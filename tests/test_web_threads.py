@@ -9,6 +9,9 @@
   waits on an Event for the thread named ``held``) does not stop other requests: they are
   answered while it is still held.  Under the old one-lock app they waited for it.  The
   proof is in the order of events, not in timings.
+- Sixteen threads asking at once for the same uncached position's games read its codes
+  once and build the date ranks once (``Book``'s per-key and rank locks; 16 and 15 reads
+  without them), the herd that timed out the load run on the 378k-game book.
 - While another process imports 9x9 games into the same SQLite book, the threads' 19x19
   answers stay exactly those of the single thread (the new games cannot reach them), and
   they see the book grow.

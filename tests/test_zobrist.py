@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from fuseki.engine.core import coords, zobrist
-from fuseki.engine.core.board import Board
 from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.board import Board
 
 # Keys that books on disk depend on: a change here means a new hash scheme.
 EMPTY_19_BLACK_TO_MOVE = 0xDFE11B3999FE4930

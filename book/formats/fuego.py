@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator, TextIO
+from typing import TextIO
 
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -67,9 +68,8 @@ def book_lines(book, size: int, min_games: int = DEFAULT_MIN_GAMES,
     again (another move order, or a rotation of one already written) is not
     written or walked again.  ``max_moves``: no lines for positions after more moves.
     """
-    from fuseki.engine.core.board import Board
-
     from fuseki.book.storage.store import Filters
+    from fuseki.engine.core.board import Board
 
     filters = Filters(min_games=min_games)
     board, seq, seen = Board(size), [], set()
@@ -241,8 +241,8 @@ def add_commands(subparsers) -> None:
 
 
 def run_export(args) -> int:
-    from fuseki.book.ui.cli import CommandError, book_location
     from fuseki.book.storage.store import Book
+    from fuseki.book.ui.cli import CommandError, book_location
 
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")

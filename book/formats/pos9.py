@@ -56,10 +56,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 import numpy as np
 
@@ -133,7 +134,7 @@ def generate_table(seed: int = zobrist.SEED) -> Table9:
     return _cut(stone.reshape(3, coords.MAX_SIZE, coords.MAX_SIZE))
 
 
-@lru_cache(maxsize=None)
+@cache
 def default_table() -> Table9:
     """The project's one table (``engine/data/zobrist.txt``) cut to 9x9."""
     return _cut(zobrist.table().stone)
@@ -189,7 +190,7 @@ def write_table(path: str | os.PathLike, table: Table9) -> None:
 
 # --- symmetry and the rotation-normalised id -----------------------------------
 
-@lru_cache(maxsize=None)
+@cache
 def symmetry_permutations() -> np.ndarray:
     """``perm[n, 9*y + x]`` is the index of ``coords.transform_xy(n, x, y, 9)`` (8 x 81)."""
     perm = np.zeros((8, POINTS), dtype=np.intp)
@@ -256,7 +257,7 @@ class Positions:
     def __len__(self) -> int:
         return len(self.hash)
 
-    def select(self, which) -> "Positions":
+    def select(self, which) -> Positions:
         """The records picked by a boolean mask or index array."""
         fields = {f: getattr(self, f)[which] for f in _ARRAY_FIELDS}
         return Positions(**fields)
@@ -292,7 +293,7 @@ class Positions:
         return out.tobytes()
 
     @classmethod
-    def from_records(cls, records) -> "Positions":
+    def from_records(cls, records) -> Positions:
         """Build from ``(hash, to_move, board, extra)`` tuples as ``record`` returns them.
 
         Raises ValueError for a bad colour, board, or extra info (source id must be >= 1).
@@ -315,13 +316,13 @@ class Positions:
         return out
 
     @classmethod
-    def empty(cls, n: int = 0) -> "Positions":
+    def empty(cls, n: int = 0) -> Positions:
         return cls(np.zeros(n, np.uint64), np.zeros(n, np.uint8), np.full((n, POINTS), EMPTY, np.uint8),
                    np.zeros(n, bool), np.zeros(n, np.uint32), np.zeros(n, np.uint16),
                    np.zeros(n, np.uint16), np.full(n, -1, np.int64))
 
     @classmethod
-    def concatenate(cls, parts: list["Positions"]) -> "Positions":
+    def concatenate(cls, parts: list[Positions]) -> Positions:
         if not parts:
             return cls.empty()
         fields = {f: np.concatenate([getattr(p, f) for p in parts]) for f in _ARRAY_FIELDS}
@@ -492,8 +493,8 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
     move, whose position is still written, and the reason is returned as the note.
     Raises ValueError unless ``size`` is 9.
     """
-    from fuseki.engine.core.board import Board, IllegalMove  # numba: loaded only by the jobs that replay
     from fuseki.engine.core import base as colors
+    from fuseki.engine.core.board import Board, IllegalMove  # numba: loaded only by the jobs that replay
 
     if size != SIZE:
         raise ValueError(f"board size {size}, not {SIZE}")

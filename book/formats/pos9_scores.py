@@ -10,8 +10,8 @@ Byte order, the ``PositionID`` layout and the error conventions are those of
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class Scores:
         return out.tobytes()
 
     @classmethod
-    def from_records(cls, records) -> "Scores":
+    def from_records(cls, records) -> Scores:
         """Build from ``(hash, 'B'|'W', score, confidence)``; scores are clamped to 3..8.
 
         Raises ValueError for a bad colour or a confidence outside 0..100.

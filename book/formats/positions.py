@@ -7,8 +7,8 @@ replay records the same way.  Legality is the rules core's (``engine.board``).
 from __future__ import annotations
 
 from fuseki.engine.core import coords
-from fuseki.engine.core.board import Board, IllegalMove
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
+from fuseki.engine.core.board import Board, IllegalMove
 
 
 class PositionError(ValueError):

@@ -30,7 +30,7 @@ chooser answers to resign, never a point.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 # --- colours ------------------------------------------------------------------
 
@@ -102,7 +102,7 @@ def point_to_xy(point: int, size: int) -> tuple[int, int]:
     return x, y
 
 
-@lru_cache(maxsize=None)
+@cache
 def board_points(size: int) -> tuple[int, ...]:
     """Every on-board point, row by row from the top-left corner."""
     return tuple(xy_to_point(x, y, size) for y in range(size) for x in range(size))

@@ -8,7 +8,7 @@ of GTP, SGF or databases.  Points are padded indices (see ``coords``).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -23,13 +23,13 @@ class NothingToUndo(Exception):
     """``undo`` was asked with no move (or setup) to take back."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def kernel_keys(size: int) -> np.ndarray:
     """The single-layer key array the board's kernels use (int64 bit patterns)."""
     return zobrist.padded_keys(size).view(np.int64)[None, :, :].copy()
 
 
-@lru_cache(maxsize=None)
+@cache
 def symmetric_kernel_keys(size: int) -> np.ndarray:
     """Eight key layers, ``keys[t, c, p] = key[c, sym[t, p]]``: layer t hashes the position under symmetry t."""
     base = zobrist.padded_keys(size).view(np.int64)
@@ -75,7 +75,7 @@ class Board:
         self._history: list[tuple[np.ndarray, int, list]] = []
         self._seen = {self.hash}
 
-    def copy(self) -> "Board":
+    def copy(self) -> Board:
         """An independent board in the same state (history included)."""
         other = Board.__new__(Board)
         other.__dict__.update(self.__dict__)
@@ -250,7 +250,7 @@ class Board:
             for y in range(self.size))
 
     @classmethod
-    def from_ascii(cls, diagram: str, **options) -> "Board":
+    def from_ascii(cls, diagram: str, **options) -> Board:
         """A board from rows of ``X``/``O``/``.`` (spaces ignored); Black to play."""
         rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
         size = len(rows)

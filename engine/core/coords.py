@@ -21,15 +21,30 @@ Applying symmetry ``n`` to a position moves the stone at ``(x, y)`` to
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
-from fuseki.engine.core.base import (GTP_COLUMNS, MAX_SIZE, PASS, SGF_LETTERS,  # noqa: F401 (re-exported)
-                                     CoordinateError, array_length, board_points, check_size,
-                                     parse_point, point_to_rowcol, point_to_sgf, point_to_vertex,
-                                     point_to_xy, rowcol_to_point, sgf_to_point, vertex_to_point,
-                                     width, xy_to_point)
+from fuseki.engine.core.base import (  # noqa: F401 (re-exported)
+    GTP_COLUMNS,
+    MAX_SIZE,
+    PASS,
+    SGF_LETTERS,
+    CoordinateError,
+    array_length,
+    board_points,
+    check_size,
+    parse_point,
+    point_to_rowcol,
+    point_to_sgf,
+    point_to_vertex,
+    point_to_xy,
+    rowcol_to_point,
+    sgf_to_point,
+    vertex_to_point,
+    width,
+    xy_to_point,
+)
 
 INVERSE = (0, 1, 2, 5, 4, 3, 6, 7)
 
@@ -65,7 +80,7 @@ def transform_point(n: int, point: int, size: int) -> int:
     return int(symmetry_table(size)[n, point])
 
 
-@lru_cache(maxsize=None)
+@cache
 def symmetry_table(size: int) -> np.ndarray:
     """``table[n, p]`` is the image of padded index ``p`` under symmetry ``n``.
 
@@ -83,7 +98,7 @@ def symmetry_table(size: int) -> np.ndarray:
     return table
 
 
-@lru_cache(maxsize=None)
+@cache
 def _composition() -> tuple[tuple[int, ...], ...]:
     """``_composition()[a][b]`` is the symmetry equal to applying a, then b."""
     size = 5  # any size > 2 tells the 8 symmetries apart

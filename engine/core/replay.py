@@ -10,7 +10,7 @@ book never touches the kernels or their arguments' layout.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from fuseki.engine.core.board import side_keys, symmetric_kernel_keys
 END = K.END  # the "next move" of a game's last position (and of the position before an illegal move)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tables(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return symmetric_kernel_keys(size), coords.symmetry_table(size), side_keys(size)
 

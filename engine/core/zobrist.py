@@ -25,7 +25,7 @@ Hashes built from the table:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -69,9 +69,9 @@ def read_table_file(path: Path = TABLE_FILE) -> list[int]:
 def write_table_file(path: Path, keys: list[int]) -> None:
     """Write keys as 16-digit hex lines behind a comment header."""
     header = (
-        "# fuseki Zobrist table: SplitMix64 from seed 0x%X\n"
+        f"# fuseki Zobrist table: SplitMix64 from seed 0x{SEED:X}\n"
         "# order: stone[colour 0=black 1=white 2=reserved][y 0..24 from top][x 0..24 from left],\n"
-        "#        white_to_move, size[0..25]\n" % SEED
+        "#        white_to_move, size[0..25]\n"
     )
     path.write_text(header + "".join(f"{k:016x}\n" for k in keys), encoding="ascii")
 
@@ -87,13 +87,13 @@ class _Table:
         self.size = [int(k) for k in arr[n + 1:]]
 
 
-@lru_cache(maxsize=None)
+@cache
 def table() -> _Table:
     """The shipped table (read once)."""
     return _Table(read_table_file())
 
 
-@lru_cache(maxsize=None)
+@cache
 def padded_keys(size: int) -> np.ndarray:
     """``keys[c, p]`` for c = 0 empty (zero), 1 black, 2 white; p a padded index.
 

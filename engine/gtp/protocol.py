@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import sys
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from fuseki.engine.core.base import IllegalMove
 

@@ -22,7 +22,8 @@ Two optional faces, found by duck typing:
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from fuseki.engine.core.base import PASS
 

@@ -38,10 +38,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from fuseki.engine.players.gtp_client import EngineDead, GtpClient, GtpClientError, GtpFailure, GtpTimeout
 

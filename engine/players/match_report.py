@@ -11,7 +11,6 @@ import fuseki
 from fuseki.engine.core.base import IllegalMove, point_to_rowcol, rowcol_to_point
 from fuseki.engine.players.match import LABELS, RESULTS, Game, MatchConfig, MatchError
 
-
 # --- SGF ------------------------------------------------------------------------------------
 
 def game_sgf(config: MatchConfig, game: Game, result: dict) -> bytes:
