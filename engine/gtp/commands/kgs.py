@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fuseki.engine.core.base import RESIGN
 from fuseki.engine.gtp.commands import command
-from fuseki.engine.gtp.commands.args import color, count, vertex_text
+from fuseki.engine.gtp.commands.args import count
+from fuseki.engine.gtp.commands.play import play_chosen
 from fuseki.engine.gtp.protocol import GtpError
 
 RULES = ("japanese", "chinese", "aga", "new_zealand")
@@ -18,13 +18,7 @@ def kgs_genmove_cleanup(game, args):
     dead stones left): the fallback engine's own ``kgs-genmove_cleanup`` when it has
     one, else the random chooser, which does not pass while it has a move.
     """
-    (col,) = count(args, 1)
-    c = color(col)
-    point = game.choose_cleanup(c)
-    if point == RESIGN:
-        return "resign"
-    game.play(c, point)
-    return vertex_text(point, game.size)
+    return play_chosen(game, args, game.choose_cleanup)
 
 
 @command("kgs-game_over")

@@ -41,15 +41,20 @@ def play(game, args):
     return ""
 
 
-@command("genmove")
-def genmove(game, args):
+def play_chosen(game, args, choose) -> str:
+    """What ``genmove`` and its variants answer: ``choose(colour)``'s move, played, or ``resign``."""
     (col,) = count(args, 1)
     c = color(col)
-    point = game.choose(c)
+    point = choose(c)
     if point == RESIGN:
         return "resign"
     game.play(c, point)
     return vertex_text(point, game.size)
+
+
+@command("genmove")
+def genmove(game, args):
+    return play_chosen(game, args, game.choose)
 
 
 @command("reg_genmove")
