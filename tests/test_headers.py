@@ -2,7 +2,7 @@
 
 The places that once listed the fields each by hand -- ``GameRecord``, the ``games`` table,
 ``GameRow`` and the columns a games page reads, the importer's games row, the web app's
-``record_info``, the SGF properties read and written -- are checked here field by field,
+``record_info`` and ``game_row_json``, the SGF properties read and written -- are checked here field by field,
 and a game whose every header field has a value of its own goes through all of them.
 """
 
@@ -20,7 +20,7 @@ from fuseki.book.formats.records import GameRecord, read_games, to_sgf
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, store
 from fuseki.book.storage.store import Book, GameRow
-from fuseki.book.ui.web.app import record_info
+from fuseki.book.ui.web.app import game_row_json, record_info
 from fuseki.engine.core.base import BLACK
 from fuseki.engine.core.board import Board
 
@@ -113,6 +113,10 @@ def test_a_stored_game_lists_every_field(tmp_path):
         (row,) = book.games(Board(19)).rows
     assert {name: getattr(row, name) for name in HEADER_NAMES} == VALUES
     assert (row.size, row.move_count, row.source, row.move_number) == (19, 2, str(tmp_path / "game.sgf"), 0)
+    listed = game_row_json(row)  # the web page's games column
+    assert set(listed) == {"id", *HEADER_NAMES, "size", "move_count", "move_number"} and listed["winner"] == "B"
+    assert {name: listed[name] for name in HEADER_NAMES if name != "winner"} == {
+        k: v for k, v in VALUES.items() if k != "winner"}
 
 
 def test_headers_needs_neither_numpy_nor_sqlalchemy():

@@ -164,9 +164,9 @@ def next_moves_json(next_moves, size: int) -> dict:
 
 
 def game_row_json(row) -> dict:
-    names = ("id", "black", "white", "black_rank", "white_rank", "date", "year", "event", "result",
-             "komi", "handicap", "size", "move_count", "move_number")
-    answer = {name: getattr(row, name) for name in names}
+    """A games-list row: its id, the header fields (book.headers; the winner as a colour name),
+    size, move count and the move number where the position occurred."""
+    answer = {name: getattr(row, name) for name in ("id", *HEADER_NAMES, "size", "move_count", "move_number")}
     answer["winner"] = COLOUR_NAME.get(row.winner)
     return answer
 
