@@ -28,6 +28,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -117,8 +118,19 @@ class _Postgres:
 
     def drop(self, name: str) -> None:
         # FORCE (PostgreSQL 13+): a test that left a connection open must not block the drop.
-        with self.conn.cursor() as cur:
-            cur.execute(f'drop database if exists "{name}" with (force)')
+        # An autovacuum worker on it is the server's: a role without pg_signal_backend (granted
+        # by .ci/postgres) cannot stop it, so wait for it to finish.
+        import psycopg2.errors
+
+        for attempt in range(20):
+            try:
+                with self.conn.cursor() as cur:
+                    cur.execute(f'drop database if exists "{name}" with (force)')
+                return
+            except psycopg2.errors.InsufficientPrivilege:
+                if attempt == 19:
+                    raise
+                time.sleep(0.5)
 
     def close(self) -> None:
         self.conn.close()
