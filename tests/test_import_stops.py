@@ -274,6 +274,7 @@ def test_ctrl_c_in_the_shell_stops_the_import_not_the_shell(tmp_path, small_arch
     # The shell draws its own progress (on a terminal): this one presses Ctrl-C after the
     # second batch, as a user would, with the shell's own signal handlers in place.
     monkeypatch.setattr(progress, "Progress", lambda: AtBatch(2, lambda: os.kill(os.getpid(), signal.SIGINT)))
+    monkeypatch.setattr(importer, "BATCH_GAMES", 2000)  # batches of 250 and 500 games, then 1,000
     before = signal.getsignal(signal.SIGINT)
     with Book.open(str(tmp_path / "book.sqlite")) as book:
         out = io.StringIO()
@@ -281,5 +282,5 @@ def test_ctrl_c_in_the_shell_stops_the_import_not_the_shell(tmp_path, small_arch
         shell.use_rawinput = True  # as at a terminal: the shell shows progress
         shell.onecmd(f"import {small_archive}")
         assert out.getvalue().startswith("stopped by SIGINT; committed: 750 games added, 0 duplicates")
-        assert games_in(book) == 250 + 500  # two batches of the default size (2,000/8, doubling)
+        assert games_in(book) == 250 + 500  # two batches of 2,000 games' size (2,000/8, doubling)
         assert signal.getsignal(signal.SIGINT) is before  # Ctrl-C is the shell's again

@@ -136,8 +136,16 @@ def board_after(moves, size=19, upto=None):
 
 # --- fixtures ----------------------------------------------------------------------------
 
-@pytest.fixture
-def imported(tmp_path, book_url):
+@pytest.fixture(params=["rows", "summaries"])
+def imported(request, tmp_path, book_url, monkeypatch):
+    """40 games in batches of 7.  "rows": no key reaches a summary (book.storage.summaries);
+    "summaries": every key of 2 games or more of a batch is summarized and 3 segments of a
+    level merge, so the queries read summaries, merged summaries and rows together."""
+    from fuseki.book.storage import segments, summaries
+
+    if request.param == "summaries":
+        monkeypatch.setattr(summaries, "GAMES", 2)
+        monkeypatch.setattr(segments, "FANOUT", 3)
     folder = tmp_path / "games"
     folder.mkdir()
     games = write_games(folder)
@@ -429,5 +437,5 @@ def test_the_cache_of_big_answers_stays_within_its_budget(imported, monkeypatch)
     monkeypatch.setattr(store, "HOT_CODES", 12)
     for _ in range(2):
         assert [as_dict(book.next_moves(b)) for b in boards] == expected
-        assert book._hot_codes == sum(len(codes) for _, codes in book._hot.values())
+        assert book._hot_codes == sum(len(codes) + len(records) for _, records, codes in book._hot.values())
         assert book._hot_codes <= 12 or len(book._hot) == 1

@@ -64,20 +64,24 @@ from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
-from fuseki.book.storage import schema, segments
+from fuseki.book.storage import schema, segments, summaries
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.replay import replay_game, replay_games
 
-BATCH_GAMES = 2000
+# Games a batch (one transaction, one segment): every segment costs each query a few index
+# probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
+# parser holds a batch's rows: bench/corpus.py prints its peak) and a progress line a batch.
+BATCH_GAMES = 16_000
 # Parser processes: one per core, up to 3 (beyond that the writer, ~1.2 s of CPU for the
 # 11,365 Tygem games, is the limit).  On 2 cores, 2 measured 7% faster than 1.
 WORKERS = min(3, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-GROUP_BYTES = 8 << 20  # a batch also ends at 8 MB of files: at most ~1.4 M moves, 22 MB of rows
+GROUP_BYTES = 32 << 20  # a batch also ends at 32 MB of files (~5.6 M moves, 90 MB of rows): a bound on memory
 GAME_COLUMNS = [column.name for column in schema.games.columns]  # "id" first
 _FINGERPRINT = GAME_COLUMNS.index("fingerprint") - 1  # in a game_row (no id)
 _ANOMALY = GAME_COLUMNS.index("anomaly") - 1
+_YEAR = GAME_COLUMNS.index("year") - 1
 
 
 @dataclass
@@ -140,6 +144,7 @@ class Batch:
     owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     skipped: list[tuple[str, str]] = field(default_factory=list)
     read: int = 0  # bytes of the input read once its group was cut (progress.InputBytes)
+    summary: summaries.Summary | None = None  # the rows' summary (segments), if every game is new
 
 
 def make_batch(prepared: Prepared) -> Batch:
@@ -149,8 +154,11 @@ def make_batch(prepared: Prepared) -> Batch:
     keys = np.concatenate(prepared.keys)
     order = np.argsort(keys)
     owners = np.repeat(np.arange(len(prepared.games), dtype=np.int64), prepared.counts)
-    return Batch(prepared.games, keys[order], np.concatenate(prepared.lows)[order], owners[order],
-                 prepared.skipped)
+    keys, lows, owners = keys[order], np.concatenate(prepared.lows)[order], owners[order]
+    years = np.array([summaries.NO_YEAR if game[_YEAR] is None else game[_YEAR] for game in prepared.games],
+                     dtype=np.int64)
+    return Batch(prepared.games, keys, lows, owners, prepared.skipped,
+                 summary=summaries.from_rows(keys, owners, lows, years[owners]))
 
 
 # --- parse and replay (the worker's side) --------------------------------------------------
@@ -341,11 +349,11 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
         _insert_games(conn, rows)
         schema.index_players(conn)  # their names, for the player filter (same transaction)
         codes = (ids[batch.owners] << schema.GAME_SHIFT) | batch.lows
-        keys = batch.keys
+        keys, summary = batch.keys, batch.summary
         if added < len(fingerprints):  # rows of new games only, still in key order
             row_keep = keep[batch.owners]
-            keys, codes = keys[row_keep], codes[row_keep]
-        segments.write_segment(conn, keys, codes)
+            keys, codes, summary = keys[row_keep], codes[row_keep], None  # summary: counted again
+        segments.write_segment(conn, keys, codes, summary)
         segments.merge_full_levels(conn)
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[_ANOMALY + 1])
@@ -506,7 +514,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
         stop_all(stages, ends)
 
 
-def import_paths(book, paths: list[str], workers: int | None = None, batch_games: int = BATCH_GAMES,
+def import_paths(book, paths: list[str], workers: int | None = None, batch_games: int | None = None,
                  progress: Progress | None = None, fast: bool = True, stop=None) -> ImportReport:
     """Import every game under ``paths`` (files, folders, archives) into ``book``.
 
@@ -522,6 +530,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
 
     if book.readonly:
         raise BookError("the book is open read-only")
+    batch_games = BATCH_GAMES if batch_games is None else batch_games
     report = ImportReport()
     start = time.perf_counter()
     paths = list(paths)

@@ -33,10 +33,14 @@ from sqlalchemy import false, func, insert, literal, select, text, union_all
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import sqlite_image
+from fuseki.book.storage import schema, sqlite_image, summaries
 from fuseki.book.storage.schema import games, segment_table, segments, staging_table
 
-FANOUT = 16  # a level holding this many segments is merged into one segment of the next level
+# A level holding this many segments is merged into one segment of the next level.  A merge
+# rewrites its rows in one transaction, stalling the import; a query reads every segment, a
+# few index probes each.  With the importer's batches of 16,000 games the first merge comes
+# at 512,000 games; bench/corpus.py prints both costs.
+FANOUT = 32
 
 # SQLite: a batch's rows come to SQLite as a database image (book.sqlite_image) opened as the
 # in-memory database STAGE, attached to every connection that may write (attach_stage); the
@@ -75,10 +79,12 @@ def all_rows(conn):
     return union_all(*(select(table.c.key, table.c.code) for table in tables))
 
 
-def write_segment(conn, keys: np.ndarray, codes: np.ndarray) -> int:
+def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary | None = None) -> int:
     """Write position rows (sorted by key) as a new level-0 segment; returns its id (0: no rows).
 
-    Call inside the write transaction that also writes the rows' games (Book.writing).
+    ``summary``: the rows' ``summaries.from_rows`` where the caller has it (the importer's
+    workers count it), else it is counted here.  Call inside the write transaction that
+    also writes the rows' games (Book.writing): the games' years are read from it.
     """
     if not len(keys):
         return 0
@@ -92,8 +98,20 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray) -> int:
             cur.copy_expert(f"COPY {table.name} (key, code) FROM STDIN", io.StringIO(data))
     else:
         conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
+    if summary is None:
+        summary = _count_summary(conn, keys, codes, summaries.GAMES)
+    summaries.write(conn, segment, summary)
     conn.execute(insert(segments).values(id=segment, level=0, rows=len(keys)))
     return segment
+
+
+def _count_summary(conn, keys: np.ndarray, codes: np.ndarray, min_games: int) -> summaries.Summary:
+    """The summary of rows ``(key, code)`` (their games' years read from the games table)."""
+    if not len(keys):
+        return summaries.empty()
+    ids = codes >> schema.GAME_SHIFT
+    low, years = summaries.years_by_id(conn, int(ids.min()), int(ids.max()))
+    return summaries.from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], min_games)
 
 
 def merge_full_levels(conn) -> None:
@@ -119,11 +137,59 @@ def merge(conn, parts: list[Segment], level: int) -> int:
     # the pages are then about 88% full until Book.compact rewrites the file.
     order = " ORDER BY 1, 2" if conn.dialect.name == "sqlite" else ""
     conn.execute(text(f"INSERT INTO {table.name} (key, code) {union}{order}"))
+    summaries.write(conn, segment, _merged_summary(conn, parts))
     for part in parts:
         segment_table(part.id).drop(conn)
+        summaries.drop(conn, part.id)
     conn.execute(segments.delete().where(segments.c.id.in_([part.id for part in parts])))
     conn.execute(insert(segments).values(id=segment, level=level, rows=sum(part.rows for part in parts)))
     return segment
+
+
+def _merged_summary(conn, parts: list[Segment]) -> summaries.Summary:
+    """The parts' summaries added up over the keys any of them summarized; a part that did
+    not summarize a key (or has no summary: a book written before them) gives its rows."""
+    have = summarized(conn)
+    found = {part.id: summaries.read_all(conn, part.id) if part.id in have else summaries.empty()
+             for part in parts}
+    every = np.unique(np.concatenate([summary.keys for summary in found.values()]))
+    if not len(every):
+        return summaries.empty()
+    counted = []
+    for part in parts:
+        missing = np.setdiff1d(every, found[part.id].keys, assume_unique=True)
+        if len(missing):
+            keys, codes = rows_of_keys(conn, part.id, missing)
+            counted.append(_count_summary(conn, keys, codes, 1))
+    return summaries.combine(list(found.values()) + counted)
+
+
+def rows_of_keys(conn, segment_id: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of one segment's rows under any of ``keys`` (signed)."""
+    table = f"positions_{int(segment_id)}"
+    if conn.dialect.name == "sqlite":
+        query = text(f"SELECT p.key, p.code FROM json_each(:keys) AS j JOIN {table} AS p ON p.key = j.value")
+        found = conn.execute(query, {"keys": "[" + ",".join(map(str, keys.tolist())) + "]"}).all()
+    else:
+        query = text(f"SELECT p.key, p.code FROM unnest(CAST(:keys AS BIGINT[])) AS j(k) "
+                     f"JOIN {table} AS p ON p.key = j.k")
+        found = conn.execute(query, {"keys": keys.tolist()}).all()
+    if not found:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    pairs = np.array([tuple(row) for row in found], dtype=np.int64)  # Rows: numpy would probe each
+    return pairs[:, 0], pairs[:, 1]
+
+
+def summarized(conn) -> set[int]:
+    """The segments that have a summary table."""
+    return {int(i) for i in conn.execute(_SUMMARIZED[conn.dialect.name]).scalars()}
+
+
+_SUMMARIZED = {  # the ids of the tables summary_<id>
+    "sqlite": text("SELECT substr(name, 9) FROM sqlite_master WHERE type = 'table' AND name GLOB 'summary_*'"),
+    "postgresql": text("SELECT substr(tablename, 9) FROM pg_tables WHERE schemaname = current_schema() "
+                       "AND tablename LIKE 'summary!_%' ESCAPE '!'"),
+}
 
 
 def merge_all(conn) -> None:
@@ -133,21 +199,66 @@ def merge_all(conn) -> None:
         merge(conn, parts, max(part.level for part in parts))
 
 
-def snapshot(conn) -> tuple[int, tuple[int, ...]]:
-    """(largest game id, the segment ids) in one statement: what a reader's answer depends on."""
+class Snapshot(NamedTuple):
+    """What a reader's answer depends on, read in one statement."""
+
+    version: int  # the largest game id
+    ids: tuple[int, ...]  # the segments
+    summarized: frozenset[int]  # those of them with a summary
+
+
+def snapshot(conn) -> Snapshot:
+    """The book's largest game id, segments and summarized segments, in one statement."""
     statement = _SNAPSHOT.get(conn.dialect.name)
-    if statement is None:  # another database: two statements
+    if statement is None:  # another database: several statements
         version = conn.execute(select(func.max(games.c.id))).scalar()
-        return int(version or 0), tuple(int(i) for i in conn.execute(select(segments.c.id)).scalars())
-    version, ids = conn.execute(statement).one()
-    return int(version or 0), tuple(sorted(int(i) for i in ids.split(","))) if ids else ()
+        return Snapshot(int(version or 0), tuple(int(i) for i in conn.execute(select(segments.c.id)).scalars()),
+                        frozenset())
+    version, ids, summarized_ids = conn.execute(statement).one()
+    ids = tuple(sorted(int(i) for i in ids.split(","))) if ids else ()
+    found = frozenset(int(i) for i in summarized_ids.split(",")) if summarized_ids else frozenset()
+    return Snapshot(int(version or 0), ids, found & frozenset(ids))
 
 
 _SNAPSHOT = {
-    "sqlite": text("SELECT (SELECT max(id) FROM games), (SELECT group_concat(id) FROM segments)"),
+    "sqlite": text("SELECT (SELECT max(id) FROM games), (SELECT group_concat(id) FROM segments), "
+                   "(SELECT group_concat(substr(name, 9)) FROM sqlite_master "
+                   "WHERE type = 'table' AND name GLOB 'summary_*')"),
     "postgresql": text("SELECT (SELECT max(id) FROM games), "
-                       "(SELECT string_agg(CAST(id AS TEXT), ',') FROM segments)"),
+                       "(SELECT string_agg(CAST(id AS TEXT), ',') FROM segments), "
+                       "(SELECT string_agg(substr(tablename, 9), ',') FROM pg_tables "
+                       "WHERE schemaname = current_schema() AND tablename LIKE 'summary!_%' ESCAPE '!')"),
 }
+
+
+def key_stats(conn, snap: Snapshot, key: int) -> tuple[summaries.Summary, np.ndarray]:
+    """(the summaries' records of ``key``, the codes of the segments without it), one statement."""
+    if not snap.ids:
+        return summaries.empty(), np.empty(0, dtype=np.int64)
+    found = conn.execute(_key_statement(conn.dialect.name, snap.ids, snap.summarized), {"k": key}).all()
+    stats = [summaries.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
+    joined = ",".join(codes for blob, codes in found if codes)
+    codes = np.fromstring(joined, dtype=np.int64, sep=",") if joined else np.empty(0, dtype=np.int64)
+    return summaries.combine(stats), codes
+
+
+@lru_cache(maxsize=64)
+def _key_statement(dialect: str, ids: tuple[int, ...], summarized_ids: frozenset[int]):
+    if dialect == "sqlite":
+        stats, codes = "SELECT stats, NULL", "group_concat(code)"
+    else:
+        stats, codes = "SELECT stats, CAST(NULL AS TEXT)", "string_agg(CAST(code AS TEXT), ',')"
+    parts = []
+    for i in ids:
+        rows = f"(SELECT {codes} FROM positions_{int(i)} WHERE key = :k)"
+        if i in summarized_ids:
+            parts.append(f"{stats} FROM summary_{int(i)} WHERE key = :k")
+            parts.append(f"SELECT NULL, {rows} WHERE NOT EXISTS (SELECT 1 FROM summary_{int(i)} WHERE key = :k)")
+        else:
+            parts.append(f"SELECT NULL, {rows}")
+    if dialect != "sqlite":
+        parts = [part.replace("SELECT NULL,", "SELECT CAST(NULL AS BYTEA),", 1) for part in parts]
+    return text(" UNION ALL ".join(parts))
 
 
 def codes(conn, ids: tuple[int, ...], key: int) -> np.ndarray:

@@ -9,9 +9,12 @@ How a next-move query works (``Book.next_moves``):
 1. the asked board's 8 symmetric keys; the canonical key is the smallest (unsigned),
    ``t*`` the first symmetry giving it, and the position's own symmetry group (its
    *stabilizer*) is every ``s`` with ``keys[s] == keys[0]``;
-2. one range scan ``SELECT code FROM positions_<id> WHERE key = :k`` in each segment
-   (``book.segments``, all in one statement); numpy splits the codes
-   into game id, move number, next point (canonical orientation) and winner;
+2. one statement reads, in each segment (``book.segments``), the key's summary
+   (``book.summaries``: counts by year and next point, for the keys many games of
+   the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
+   key = :k``); numpy splits the codes into game id, move number, next point
+   (canonical orientation) and winner, and adds the summaries' records (a year filter
+   selects them; a player filter reads every segment's rows instead);
 3. each game counts once, at its first visit of the position (a game may come back
    to a position through a ko or passes);
 4. filters keep the games whose ids are set in a boolean mask over game ids, built
@@ -40,7 +43,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
-from fuseki.book.storage import aggregates, schema, segments
+from fuseki.book.storage import aggregates, schema, segments, summaries
 from fuseki.book.storage.orbits import MoveStat, merge_orbits
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
@@ -263,12 +266,18 @@ class Book:
         filters = filters or Filters()
         keys = board.symmetric_keys(side)
         canonical = min(keys)
-        game_ids, _moves, nexts, winners = self._visits(canonical, filters)
-        ended = nexts == END
-        played = ~ended
-        stats = self._merge(nexts[played], winners[played], board.size, keys, side, filters.min_games)
-        return NextMoves(total=len(game_ids), ended=int(ended.sum()), moves=stats,
-                         key=canonical, to_move=side)
+        # the segments' summaries answer a year filter, not a player filter: that one reads every row
+        records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters, every_row=bool(filters.player))
+        records = summaries.select_years(records, filters.year_from, filters.year_to)
+        played = records[:, summaries.NEXT] != END
+        index = np.concatenate([nexts[nexts != END], records[played, summaries.NEXT]]) + 2
+        weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, summaries.COUNT]])
+        black = np.concatenate([winners[nexts != END] == BLACK, records[played, summaries.BLACK]])
+        white = np.concatenate([winners[nexts != END] == WHITE, records[played, summaries.WHITE]])
+        stats = self._merge(index, weights, black, white, board.size, keys, side, filters.min_games)
+        total = len(nexts) + int(records[:, summaries.COUNT].sum())
+        ended = int((nexts == END).sum()) + int(records[~played, summaries.COUNT].sum())
+        return NextMoves(total=total, ended=ended, moves=stats, key=canonical, to_move=side)
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
               page: int = 1, page_size: int = 20, after: int | None = None) -> GamesPage:
@@ -280,8 +289,8 @@ class Book:
         side = board.to_move if to_move is None else to_move
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be at least 1")
-        game_ids, move_numbers, _nexts, _winners = self._visits(min(board.symmetric_keys(side)),
-                                                                filters or Filters())
+        _records, game_ids, move_numbers, _nexts, _winners = self._visits(
+            min(board.symmetric_keys(side)), filters or Filters(), every_row=True)
         total = len(game_ids)
         pages = -(-total // page_size)
         if not total:
@@ -442,11 +451,13 @@ class Book:
         by_id = {row.id: row for row in found}
         return [GameRow(**by_id[i]._asdict(), move_number=place[i]) for i in chosen if i in by_id]
 
-    def _visits(self, key: int, filters: Filters):
-        """(game ids, move numbers, next points, winners): each game's first visit of ``key``."""
-        codes = self._codes(key)
+    def _visits(self, key: int, filters: Filters, every_row: bool = False):
+        """(summary records, game ids, move numbers, next points, winners) of ``key``: the
+        records of the segments that summarize it (unfiltered) and each other game's first
+        visit (filtered); ``every_row``: no summaries, every game from its rows."""
+        records, codes = self._codes(key, every_row)
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
-            codes.sort()  # game id, then move number: the first visit of each game comes first
+            codes = np.sort(codes)  # game id, then move number: the first visit of each game comes first
         game_ids = codes >> schema.GAME_SHIFT
         if len(codes) > 1:
             first = np.empty(len(codes), dtype=bool)
@@ -461,10 +472,11 @@ class Book:
         moves = (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK
         nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
         winners = codes & schema.WINNER_MASK
-        return game_ids, moves, nexts, winners
+        return records, game_ids, moves, nexts, winners
 
-    def _codes(self, key: int) -> np.ndarray:
-        """Every code stored under ``key``, in all segments.
+    def _codes(self, key: int, every_row: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(summary records, codes) of ``key``: see ``segments.key_stats``; ``every_row``: no
+        summaries, every code of every segment.
 
         Big answers (the empty board, the common openings: thousands of rows) are kept
         in a small cache, valid while the largest game id is unchanged: games are only
@@ -475,45 +487,51 @@ class Book:
         dropped a segment in between makes the read start again.
         """
         with self._reading[key % len(self._reading)]:
-            return self._read_codes(key)
+            return self._read_codes(key, every_row)
 
-    def _read_codes(self, key: int) -> np.ndarray:
-        cached = self._hot.get(key)
+    def _read_codes(self, key: int, every_row: bool) -> tuple[np.ndarray, np.ndarray]:
+        cached = self._hot.get((key, every_row))
         for attempt in range(3):
             try:
                 with self.engine.connect() as conn:
-                    version, ids = segments.snapshot(conn)
-                    if cached is not None and cached[0] == version:
-                        return cached[1]
-                    codes = segments.codes(conn, ids, _signed(key))
+                    snap = segments.snapshot(conn)
+                    if cached is not None and cached[0] == snap.version:
+                        return cached[1], cached[2]
+                    if every_row:
+                        records, codes = summaries.empty().records, segments.codes(conn, snap.ids, _signed(key))
+                    else:
+                        found, codes = segments.key_stats(conn, snap, _signed(key))
+                        records = found.records
                 break
             except DBAPIError as exc:
                 if attempt == 2 or getattr(exc.orig, "pgcode", None) != "42P01":  # undefined_table
                     raise
-        if len(codes) >= HOT_ROWS:
+        if len(codes) + len(records) >= HOT_ROWS:
             if not (codes[1:] >= codes[:-1]).all():
                 codes.sort()
             codes.setflags(write=False)
+            records.setflags(write=False)
             with self._lock:
-                stale = self._hot.pop(key, None)
+                stale = self._hot.pop((key, every_row), None)
                 if stale is not None:
-                    self._hot_codes -= len(stale[1])
-                self._hot[key] = (version, codes)
-                self._hot_codes += len(codes)
+                    self._hot_codes -= len(stale[2]) + len(stale[1])
+                self._hot[(key, every_row)] = (snap.version, records, codes)
+                self._hot_codes += len(codes) + len(records)
                 while self._hot_codes > HOT_CODES and len(self._hot) > 1:
-                    self._hot_codes -= len(self._hot.pop(next(iter(self._hot)))[1])
-        return codes
+                    _version, old_records, old_codes = self._hot.pop(next(iter(self._hot)))
+                    self._hot_codes -= len(old_codes) + len(old_records)
+        return records, codes
 
-    def _merge(self, nexts, winners, size, keys, side, min_games) -> list[MoveStat]:
-        """MoveStats in the asked orientation, orbits under the position's symmetry merged."""
-        if not len(nexts):
+    def _merge(self, index, games, black, white, size, keys, side, min_games) -> list[MoveStat]:
+        """MoveStats in the asked orientation, orbits under the position's symmetry merged;
+        ``index``: next point + 2 (1 PASS, then the padded points), weighted by games and wins."""
+        if not len(index):
             return []
-        index = nexts + 2  # 0 is END (not here), 1 PASS, then the padded points
-        games = np.bincount(index)
-        black = np.bincount(index, weights=winners == BLACK)
-        white = np.bincount(index, weights=winners == WHITE)
+        games = np.bincount(index, weights=games)
+        black = np.bincount(index, weights=black)
+        white = np.bincount(index, weights=white)
         points = np.flatnonzero(games)
-        games, black, white = games[points], black[points].astype(int), white[points].astype(int)
+        games, black, white = games[points].astype(int), black[points].astype(int), white[points].astype(int)
         return merge_orbits(points - 2, games, black, white, size, keys, side, min_games)
 
     def _mask(self, filters: Filters, needed: int) -> np.ndarray:

@@ -1,0 +1,206 @@
+"""Segment summaries: next-move statistics of a segment's popular positions, kept beside its rows.
+
+A position reached by many games (the empty board: every game) costs a next-move query
+one row per game, read and counted at every query: 378,000 rows for the empty board of
+the Tygem corpus.  So each segment ``positions_<id>`` (``book.storage.segments``) may have
+a table ``summary_<id>(key, stats)``: for each key reached by at least ``GAMES`` games of
+that segment, ``stats`` holds what a query would count from its rows, by year:
+
+    int32 records (year, next, games, black wins, white wins), sorted by (year, next)
+
+``year`` is the game's year (``NO_YEAR`` where the date has none), ``next`` the move played
+from the position in canonical orientation (``END`` = -2: the game ended there), each game
+counted once, at its first visit of the position (the store's rule).  A reader takes a
+segment's summary where it has the key and the rows otherwise, so it reads at most
+``GAMES - 1`` rows of a key per level-0 segment; a year filter selects records, and only
+a player filter needs the rows of every segment.
+
+The summary is written with its segment, in the same transaction, and never changed: a
+merge writes the merged segment's summary (the sum of its parts': a game lies in one
+segment, so the counts add) and drops the parts'.  Its keys are those of its parts'
+summaries, each summed over every part (a part that did not summarize a key gives its
+rows); a key popular only in the merged segment stays as rows, at most ``GAMES - 1``
+rows per level-0 batch merged into it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, text
+
+from fuseki.book.storage import schema
+
+GAMES = 16  # a level-0 segment summarizes the keys at least this many of its games reached
+NO_YEAR = -1  # the year of a game whose date has none
+END = -2
+YEAR, NEXT, COUNT, BLACK, WHITE = range(5)  # the columns of a record
+
+_metadata = MetaData()
+
+
+def summary_table(segment_id: int) -> Table:
+    """The table ``summary_<segment_id>`` (key signed, stats: the records' bytes)."""
+    name = f"summary_{int(segment_id)}"
+    table = _metadata.tables.get(name)
+    if table is None:
+        table = Table(name, _metadata, Column("key", BigInteger, primary_key=True, autoincrement=False),
+                      Column("stats", LargeBinary, nullable=False), sqlite_with_rowid=False)
+    return table
+
+
+class Summary(NamedTuple):
+    """Records of several keys: ``keys[i]`` owns ``records[i]``; sorted by (key, year, next)."""
+
+    keys: np.ndarray  # int64, signed keys
+    records: np.ndarray  # int32, shape (n, 5)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def empty() -> Summary:
+    return Summary(np.empty(0, dtype=np.int64), np.empty((0, 5), dtype=np.int32))
+
+
+def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.ndarray,
+              min_games: int | None = None) -> Summary:
+    """The summary of position rows: ``keys``, the row's game (``owners``: any id that tells
+    games apart), ``lows`` (the code's low 24 bits: move number, next, winner) and the
+    game's year per row; only keys reached by at least ``min_games`` games (default ``GAMES``)."""
+    min_games = GAMES if min_games is None else min_games
+    if not len(keys):
+        return empty()
+    if len(keys) > 1 and not (keys[1:] >= keys[:-1]).all():
+        order = np.argsort(keys, kind="stable")
+        keys, owners, lows, years = keys[order], owners[order], lows[order], years[order]
+    # Runs of equal keys; a key of fewer rows than min_games has fewer games: dropped before
+    # any sort (the importer's rows come sorted by key, and most keys are rare).
+    starts = np.flatnonzero(np.append(True, keys[1:] != keys[:-1]))
+    lengths = np.diff(np.append(starts, len(keys)))
+    if min_games > 1:
+        kept = np.repeat(lengths >= min_games, lengths)
+        keys, owners, lows, years = keys[kept], owners[kept], lows[kept], years[kept]
+        lengths = lengths[lengths >= min_games]
+    if not len(keys):
+        return empty()
+    run = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    # one int64 sort: key run, then game, then move number (each game's first visit first)
+    moves = lows >> schema.MOVE_SHIFT
+    if len(lengths) < 1 << 23 and int(owners.max()) < 1 << 28:
+        order = np.argsort((run << 40) | (owners.astype(np.int64) << 12) | moves)
+    else:  # too many keys or games for one int64
+        order = np.lexsort((moves, owners, run))
+    run, keys, owners, lows, years = run[order], keys[order], owners[order], lows[order], years[order]
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = (run[1:] != run[:-1]) | (owners[1:] != owners[:-1])
+    run, keys, lows, years = run[first], keys[first], lows[first], years[first]
+    if min_games > 1:
+        games = np.bincount(run)
+        hot = games[run] >= min_games
+        run, keys, lows, years = run[hot], keys[hot], lows[hot], years[hot]
+    nexts = ((lows >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
+    winners = lows & schema.WINNER_MASK
+    # one int64 sort again: key run, year, next
+    order = np.lexsort((nexts, years, run))
+    run, keys, years, nexts, winners = run[order], keys[order], years[order], nexts[order], winners[order]
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = (run[1:] != run[:-1]) | (years[1:] != years[:-1]) | (nexts[1:] != nexts[:-1])
+    heads = np.flatnonzero(new)
+    records = np.empty((len(heads), 5), dtype=np.int32)
+    records[:, YEAR] = years[heads]
+    records[:, NEXT] = nexts[heads]
+    records[:, COUNT] = np.diff(np.append(heads, len(keys)))
+    records[:, BLACK] = np.add.reduceat((winners == 1).astype(np.int64), heads) if len(heads) else 0
+    records[:, WHITE] = np.add.reduceat((winners == 2).astype(np.int64), heads) if len(heads) else 0
+    return Summary(keys[heads], records)
+
+
+def combine(parts: list[Summary]) -> Summary:
+    """One summary adding up the records of ``parts`` (their games must be distinct)."""
+    parts = [part for part in parts if len(part)]
+    if not parts:
+        return empty()
+    return _grouped(np.concatenate([part.keys for part in parts]),
+                    np.concatenate([part.records for part in parts]))
+
+
+def _grouped(keys: np.ndarray, records: np.ndarray) -> Summary:
+    """Records with equal (key, year, next) summed; sorted."""
+    if not len(keys):
+        return empty()
+    records = records.astype(np.int64)
+    order = np.lexsort((records[:, NEXT], records[:, YEAR], keys))
+    keys, records = keys[order], records[order]
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = ((keys[1:] != keys[:-1]) | (records[1:, YEAR] != records[:-1, YEAR])
+               | (records[1:, NEXT] != records[:-1, NEXT]))
+    starts = np.flatnonzero(new)
+    summed = np.add.reduceat(records, starts, axis=0)
+    summed[:, YEAR] = records[starts, YEAR]
+    summed[:, NEXT] = records[starts, NEXT]
+    return Summary(keys[starts], summed.astype(np.int32))
+
+
+def to_rows(summary: Summary) -> list[tuple[int, bytes]]:
+    """(key, stats bytes) per key, in key order."""
+    if not len(summary):
+        return []
+    starts = np.flatnonzero(np.append(True, summary.keys[1:] != summary.keys[:-1]))
+    ends = np.append(starts[1:], len(summary.keys))
+    data = summary.records.astype("<i4")
+    return [(int(summary.keys[s]), data[s:e].tobytes()) for s, e in zip(starts.tolist(), ends.tolist())]
+
+
+def from_stats(key: int, stats: bytes) -> Summary:
+    """One key's records back from its stored bytes."""
+    records = np.frombuffer(stats, dtype="<i4").reshape(-1, 5).astype(np.int32)
+    return Summary(np.full(len(records), key, dtype=np.int64), records)
+
+
+def select_years(records: np.ndarray, year_from: int | None, year_to: int | None) -> np.ndarray:
+    """The records of the games a year filter keeps (a game with no year: none)."""
+    if year_from is None and year_to is None:
+        return records
+    keep = records[:, YEAR] != NO_YEAR
+    if year_from is not None:
+        keep &= records[:, YEAR] >= year_from
+    if year_to is not None:
+        keep &= records[:, YEAR] <= year_to
+    return records[keep]
+
+
+def write(conn, segment_id: int, summary: Summary) -> None:
+    """Create ``summary_<segment_id>`` holding ``summary`` (inside the segment's transaction)."""
+    table = summary_table(segment_id)
+    table.create(conn)
+    rows = to_rows(summary)
+    if not rows:
+        return
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql(f"INSERT INTO {table.name} (key, stats) VALUES (?, ?)", rows)
+    else:
+        conn.execute(table.insert(), [{"key": k, "stats": s} for k, s in rows])
+
+
+def read_all(conn, segment_id: int) -> Summary:
+    """Every record of one segment's summary."""
+    table = summary_table(segment_id)
+    found = conn.execute(text(f"SELECT key, stats FROM {table.name} ORDER BY key")).all()
+    return combine([from_stats(int(k), bytes(s)) for k, s in found])
+
+
+def drop(conn, segment_id: int) -> None:
+    conn.exec_driver_sql(f"DROP TABLE IF EXISTS summary_{int(segment_id)}")
+
+
+def years_by_id(conn, low: int, high: int) -> tuple[int, np.ndarray]:
+    """(low, year of game ``low + i`` at i) for the ids low..high (NO_YEAR: none, or no game)."""
+    years = np.full(max(high - low + 1, 0), NO_YEAR, dtype=np.int64)
+    found = conn.execute(text("SELECT id, year FROM games WHERE id BETWEEN :a AND :b AND year IS NOT NULL"),
+                         {"a": low, "b": high}).all()
+    if found:
+        pairs = np.array([tuple(row) for row in found], dtype=np.int64)  # Rows: numpy would probe each
+        years[pairs[:, 0] - low] = pairs[:, 1]
+    return low, years

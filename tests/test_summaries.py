@@ -1,0 +1,124 @@
+"""Segment summaries (book.storage.summaries) against counts made here, row by row.
+
+The queries that read them are tested in tests/test_store.py (its ``imported`` fixture runs
+every test once with summaries and merged summaries); here the records themselves: built
+from rows, added up, stored and read back, merged with their segments.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from fuseki.book.storage import schema, segments, summaries
+from fuseki.book.storage.store import Book
+
+
+def random_rows(rng, games=60, keys=12, years=(2005, 2006, summaries.NO_YEAR)):
+    """(keys, owners, lows, row years): each game visits some keys, a few twice (a ko)."""
+    rows = []
+    year_of = {g: years[int(rng.integers(len(years)))] for g in range(games)}
+    for game in range(games):
+        visited = rng.choice(keys, size=int(rng.integers(1, keys)), replace=False)
+        for move, key in enumerate(visited.tolist() + visited[:2].tolist()):  # two keys come back
+            nxt = int(rng.integers(-2, 30))  # END, PASS or a point
+            winner = int(rng.integers(0, 3))
+            low = (move << schema.MOVE_SHIFT) | ((nxt + 2) << schema.NEXT_SHIFT) | winner
+            rows.append((key - 6, game, low, year_of[game]))  # some keys negative
+    rng.shuffle(rows)
+    keys, owners, lows, row_years = (np.array(c, dtype=np.int64) for c in zip(*rows))
+    return keys, owners, lows, row_years
+
+
+def count_by_hand(keys, owners, lows, years, min_games):
+    """{key: {(year, next): [games, black, white]}}: each game at its first visit of a key."""
+    first = {}
+    for key, owner, low, year in zip(keys.tolist(), owners.tolist(), lows.tolist(), years.tolist()):
+        move = low >> schema.MOVE_SHIFT
+        if (key, owner) not in first or move < first[(key, owner)][0]:
+            first[(key, owner)] = (move, low, year)
+    games = Counter(key for key, _owner in first)
+    table = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    for (key, _owner), (_move, low, year) in first.items():
+        if games[key] < min_games:
+            continue
+        nxt = ((low >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
+        winner = low & schema.WINNER_MASK
+        entry = table[key][(year, nxt)]
+        entry[0] += 1
+        entry[1] += winner == 1
+        entry[2] += winner == 2
+    return {key: {k: tuple(v) for k, v in moves.items()} for key, moves in table.items()}
+
+
+def as_table(summary: summaries.Summary):
+    table = defaultdict(dict)
+    for key, (year, nxt, games, black, white) in zip(summary.keys.tolist(), summary.records.tolist()):
+        assert (year, nxt) not in table[key]
+        table[key][(year, nxt)] = (games, black, white)
+    return dict(table)
+
+
+@pytest.mark.parametrize("min_games", [1, 5, 20])
+def test_records_equal_a_count_row_by_row(min_games):
+    rng = np.random.default_rng(min_games)
+    rows = random_rows(rng)
+    summary = summaries.from_rows(*rows, min_games=min_games)
+    assert as_table(summary) == count_by_hand(*rows, min_games)
+    order = np.lexsort((summary.records[:, summaries.NEXT], summary.records[:, summaries.YEAR], summary.keys))
+    assert (order == np.arange(len(order))).all()  # sorted by (key, year, next)
+
+
+def test_summaries_of_distinct_games_add_up_and_round_trip_through_bytes():
+    rng = np.random.default_rng(3)
+    keys, owners, lows, years = random_rows(rng, games=80)
+    half = owners < 40
+    parts = [summaries.from_rows(keys[m], owners[m], lows[m], years[m], min_games=1) for m in (half, ~half)]
+    whole = summaries.from_rows(keys, owners, lows, years, min_games=1)
+    combined = summaries.combine(parts)
+    assert as_table(combined) == as_table(whole)
+    back = summaries.combine([summaries.from_stats(k, s) for k, s in summaries.to_rows(whole)])
+    assert as_table(back) == as_table(whole)
+
+
+def test_a_year_filter_keeps_the_records_of_its_years_only():
+    records = np.array([[2005, 1, 3, 1, 2], [2006, 1, 2, 2, 0], [summaries.NO_YEAR, 1, 5, 0, 5]], dtype=np.int32)
+    assert summaries.select_years(records, None, None).tolist() == records.tolist()
+    assert summaries.select_years(records, 2006, None)[:, 0].tolist() == [2006]
+    assert summaries.select_years(records, None, 2005)[:, 0].tolist() == [2005]  # no year: not "before"
+
+
+def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path, book_url, monkeypatch):
+    """Batches summarize different keys; a merge adds them up, counting the rows of parts
+    that did not summarize a key, and the merged summary equals a count of all its rows."""
+    from fuseki.book.pipeline import importer
+
+    from test_store import write_games
+
+    monkeypatch.setattr(summaries, "GAMES", 3)
+    monkeypatch.setattr(segments, "FANOUT", 4)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=60, seed=4)
+    with Book.open(book_url) as book:
+        importer.import_paths(book, [str(folder)], workers=0, batch_games=6)
+        with book.engine.connect() as conn:
+            live = segments.live(conn)
+            assert any(s.level >= 1 for s in live), live
+            assert segments.summarized(conn) == {s.id for s in live}
+            years = dict(conn.exec_driver_sql("SELECT id, year FROM games").all())
+            for segment in live:
+                stored = summaries.read_all(conn, segment.id)
+                rows = np.array(conn.exec_driver_sql(f"SELECT key, code FROM positions_{segment.id}").all(),
+                                dtype=np.int64)
+                ids = rows[:, 1] >> schema.GAME_SHIFT
+                row_years = np.array([years[i] for i in ids.tolist()], dtype=np.int64)
+                lows = rows[:, 1] & ((1 << schema.GAME_SHIFT) - 1)
+                counted = count_by_hand(rows[:, 0], ids, lows, row_years, 1)
+                table = as_table(stored)
+                assert table  # 60 short games on a few openings: their first positions are summarized
+                assert table == {key: counted[key] for key in table}
+                if segment.level == 0:  # a batch summarizes exactly its keys of >= GAMES games
+                    assert set(table) == set(count_by_hand(rows[:, 0], ids, lows, row_years, 3))
