@@ -28,6 +28,7 @@ Usage::
 
     python bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W] [--repeats R] [--compact]
     python bench/book.py --query-book PATH [--queries N] [--names N]
+    python bench/book.py --corpus PATH [PATH ...] [--into BOOK [--reuse]] [--workers W]   (bench/corpus.py)
 
 ``--book``: a SQLAlchemy URL or path to import into (default: a fresh SQLite file in a
 temporary folder; a PostgreSQL URL must name an empty database).  ``--games N``:
@@ -320,7 +321,16 @@ def main() -> int:
     parser.add_argument("--query-book", metavar="PATH",
                         help="time Book.games on this existing book (read-only), no import: (d)")
     parser.add_argument("--names", type=int, default=60, help="(d): player filter values of each kind (default 60)")
+    parser.add_argument("--corpus", nargs="+", metavar="PATH",
+                        help="a big corpus (folders of .tgz archives, archives): bench/corpus.py's figures")
+    parser.add_argument("--into", metavar="PATH", help="--corpus: the book file to make (default: a temporary one)")
+    parser.add_argument("--reuse", action="store_true", help="--corpus: query the --into book if it exists")
     args = parser.parse_args()
+    if args.corpus:
+        import corpus
+
+        return corpus.run(sys.modules[__name__], args.corpus, args.into, args.reuse, args.workers,
+                          min(args.queries, 2000), args.seed)
     if args.query_book:
         return query_book(args.query_book, min(args.queries, 2000), args.names, random.Random(args.seed))
     if not DATA.exists():
