@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "fuseki.engine.players.match_cli",
     "fuseki.book.formats.fuego",
     "fuseki.book.ui.builtin_cli",
+    "fuseki.book.ui.pattern_cli",
 ]
 
 

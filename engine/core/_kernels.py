@@ -392,6 +392,63 @@ def replay_games(size, keys, sym, side_keys, setup_points, setup_colors, setup_o
                            scratch[start:stop], out_next[start:stop])
 
 
+# replay_events' event kinds (kind << 12 | point, one uint16 each)
+EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP = 1, 3, 4  # a move's kind is EVENT_MOVE + colour - 1 (1 B, 2 W)
+
+
+@njit(cache=True)
+def replay_events(size, keys, setup_points, setup_colors, move_points, move_colors, out):
+    """A game as the list of what happens on its board, captures resolved: each setup stone
+    ``(EVENT_SETUP + colour - 1) << 12 | p``, each move ``(EVENT_MOVE + colour - 1) << 12 | p``
+    (p = 0 for a pass) followed by one ``EVENT_REMOVE << 12 | q`` per stone it captured.
+    ``out`` needs room for twice the setup stones and moves (a stone is captured at most
+    once).  Stops before an illegal move; returns the number of events written."""
+    s = new_state(size)
+    w = size + 2
+    n = w * w
+    colour = np.zeros(n, dtype=np.int64)  # the board as the events left it
+    stack = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(setup_points.shape[0]):
+        p = setup_points[i]
+        s[p] = setup_colors[i]
+        colour[p] = setup_colors[i]
+        out[k] = (EVENT_SETUP + setup_colors[i] - 1) << 12 | p
+        k += 1
+    rebuild(s, keys, size)
+    for i in range(move_points.shape[0]):
+        p = move_points[i]
+        c = move_colors[i]
+        captured = play(s, keys, size, p, c, False)
+        if captured < 0:
+            return k
+        out[k] = (EVENT_MOVE + c - 1) << 12 | (0 if p == PASS else p)
+        k += 1
+        if p == PASS:
+            continue
+        colour[p] = c
+        if captured == 0:
+            continue
+        o = 3 - c
+        for q in (p - 1, p + 1, p - w, p + w):
+            if colour[q] != o or s[q] != EMPTY:
+                continue
+            top = 0
+            stack[0] = q
+            colour[q] = EMPTY
+            while top >= 0:  # the whole chain went: every stone of it is empty now
+                r = stack[top]
+                top -= 1
+                out[k] = EVENT_REMOVE << 12 | r
+                k += 1
+                for t in (r - 1, r + 1, r - w, r + w):
+                    if colour[t] == o:
+                        colour[t] = EMPTY
+                        top += 1
+                        stack[top] = t
+    return k
+
+
 @njit(cache=True)
 def replay_moves(size, keys, move_points, move_colors):
     """Play a list of moves on an empty board; returns how many were legal in a row."""

@@ -59,3 +59,23 @@ def replay_games(size: int, setup_points: np.ndarray, setup_colors: np.ndarray, 
     K.replay_games(size, *_tables(size), setup_points, setup_colors, setup_offsets, move_points,
                    move_colors, move_offsets, first_to_move, out_key, out_next, counts)
     return out_key, out_next, counts
+
+
+EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP = K.EVENT_MOVE, K.EVENT_REMOVE, K.EVENT_SETUP
+
+
+@cache
+def _no_keys(size: int) -> np.ndarray:
+    return np.zeros((1, 3, (size + 2) ** 2), dtype=np.int64)
+
+
+def replay_events(size: int, setup_points: np.ndarray, setup_colors: np.ndarray,
+                  move_points: np.ndarray, move_colors: np.ndarray) -> np.ndarray:
+    """A game as what happens on its board, captures resolved (uint16 ``kind << 12 | point``):
+    setup stones (kind ``EVENT_SETUP + colour - 1``), then each move (``EVENT_MOVE + colour
+    - 1``; point 0 for a pass) followed by the stones it captured (``EVENT_REMOVE``).  Ends
+    before an illegal move.  What a pattern search replays without the rules."""
+    # each stone is captured at most once, and every stone was a setup stone or a move
+    out = np.empty(2 * (len(setup_points) + len(move_points)), dtype=np.int64)
+    count = K.replay_events(size, _no_keys(size), setup_points, setup_colors, move_points, move_colors, out)
+    return out[:count].astype(np.uint16)

@@ -1,0 +1,1 @@
+"""Pattern search: corners, sides and anywhere, with continuations (docs/book-api.md)."""

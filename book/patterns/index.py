@@ -1,0 +1,114 @@
+"""The pattern index: each game of the book as its list of board events.
+
+``pattern_events(game_id, size, events)``: the game's setup stones, moves and captures as
+``engine.core.replay.replay_events`` gives them (uint16 each, about 2 bytes a move), so a
+pattern search replays a game without parsing its SGF or applying the rules.  It is built
+from the stored games, once, by ``update`` (``fuseki pattern`` calls it: the games added
+since the last update are indexed, with a progress line); the meta row
+``pattern_events_through`` is the game id up to which it is complete.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from sqlalchemy import Column, Integer, LargeBinary, MetaData, Table, select
+
+from fuseki.book.formats.records import read_games
+from fuseki.book.storage import schema
+from fuseki.engine.core.replay import replay_events
+
+metadata = MetaData()
+pattern_events = Table(
+    "pattern_events", metadata,
+    Column("game_id", Integer, primary_key=True, autoincrement=False),
+    Column("size", Integer, nullable=False),
+    Column("events", LargeBinary, nullable=False),
+)
+THROUGH = "pattern_events_through"
+CHUNK = 2000  # games read and written a transaction
+
+
+def indexed_through(conn) -> int:
+    """The largest game id the index is complete up to (0: none)."""
+    value = conn.execute(select(schema.meta.c.value).where(schema.meta.c.name == THROUGH)).scalar()
+    return int(value or 0)
+
+
+def game_events(record) -> np.ndarray:
+    """One GameRecord's events (uint16)."""
+    def arrays(pairs):
+        pairs = list(pairs)
+        return (np.array([p for _c, p in pairs], dtype=np.int64), np.array([c for c, _p in pairs], dtype=np.int64))
+
+    return replay_events(record.size, *arrays(record.setup), *arrays(record.moves))
+
+
+def update(book, progress=sys.stderr) -> int:
+    """Index the games added since the last update; returns how many were indexed."""
+    if book.readonly:
+        with book.engine.connect() as conn:
+            if indexed_through(conn) < book.max_game_id(conn):
+                raise schema_error(book)
+        return 0
+    with book.engine.begin() as conn:
+        metadata.create_all(conn)
+        start = indexed_through(conn)
+        top = book.max_game_id(conn)
+    done, began, said = 0, time.perf_counter(), time.perf_counter()
+    while start < top:
+        with book.engine.connect() as conn:
+            found = conn.execute(select(schema.games.c.id, schema.games.c.sgf, schema.games.c.source)
+                                 .where(schema.games.c.id > start).order_by(schema.games.c.id)
+                                 .limit(CHUNK)).all()
+        rows = []
+        for game_id, blob, source in found:
+            record = read_games(schema.decompress_sgf(blob), source or f"game {game_id}")[0]
+            rows.append({"game_id": game_id, "size": record.size, "events": game_events(record).tobytes()})
+        last = found[-1][0] if found else top
+        with book.writing() as conn:
+            if rows:
+                conn.execute(pattern_events.insert(), rows)
+            conn.execute(schema.meta.delete().where(schema.meta.c.name == THROUGH))
+            conn.execute(schema.meta.insert().values(name=THROUGH, value=str(last)))
+        done += len(rows)
+        start = last
+        if progress is not None and time.perf_counter() - said > 2:
+            said = time.perf_counter()
+            rate = done / (said - began)
+            print(f"pattern index: {done:,} games indexed, {rate:,.0f} games/s, "
+                  f"{(top - start) / max(rate, 1):,.0f} s left", file=progress, flush=True)
+    return done
+
+
+def schema_error(book):
+    from fuseki.book.storage.store import BookError
+
+    return BookError("the book's pattern index is not up to date and the book is open read-only: "
+                     "run fuseki pattern once with write access")
+
+
+def load(conn, size: int, game_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(game ids ascending, events concatenated, offsets) of the indexed games of ``size``
+    (of ``game_ids`` only, if given)."""
+    cursor = conn.connection.dbapi_connection.cursor()
+    placeholder = "?" if conn.dialect.name == "sqlite" else "%s"
+    cursor.execute(f"SELECT game_id, events FROM pattern_events WHERE size = {placeholder} ORDER BY game_id",
+                   (size,))
+    ids, blobs = [], []
+    for game_id, blob in cursor:
+        ids.append(game_id)
+        blobs.append(bytes(blob))
+    cursor.close()
+    ids = np.array(ids, dtype=np.int64)
+    lengths = np.array([len(b) // 2 for b in blobs], dtype=np.int64)
+    if game_ids is not None:
+        keep = np.isin(ids, game_ids)
+        ids, lengths = ids[keep], lengths[keep]
+        blobs = [b for b, k in zip(blobs, keep.tolist()) if k]
+    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    events = np.frombuffer(b"".join(blobs), dtype=np.uint16) if blobs else np.empty(0, dtype=np.uint16)
+    return ids, events, offsets

@@ -1,0 +1,121 @@
+"""Pattern search over a book of games: the games that reach a pattern and how they go on.
+
+``search(book, pattern, filters)`` scans the games the filters keep (``index.load``, then
+``scan.run``) and turns each game's first match into a continuation in the pattern's own
+orientation (the region as the user drew it): a point of the region, merged over the
+pattern's own symmetry, with how often Black and White played it and how often the player
+who played it won; or a tenuki (a move outside the matching region, a pass, the game's
+end).  With ``swap_colours`` a game matching the pattern with colours exchanged gives its
+move with the colour exchanged back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fuseki.book.patterns import index, scan
+from fuseki.book.patterns.pattern import Pattern
+from fuseki.engine.core.base import BLACK, WHITE
+
+
+@dataclass
+class Continuation:
+    """A next move after the match: ``point`` (None: tenuki) and its orbit ``points``."""
+
+    point: int | None
+    points: tuple[int, ...] = ()
+    black: int = 0  # times Black played it (in the pattern's colours)
+    white: int = 0
+    black_wins: int = 0  # of those, games the player who played it won
+    white_wins: int = 0
+    ended: int = 0  # tenuki only: games that ended at the match
+
+    @property
+    def games(self) -> int:
+        return self.black + self.white + self.ended
+
+    @property
+    def winrate(self) -> float:
+        """Wins of the player who played it, over the games it was played in."""
+        return (self.black_wins + self.white_wins) / self.games if self.games else 0.0
+
+    def add(self, colour: int, won: bool) -> None:
+        if colour == BLACK:
+            self.black += 1
+            self.black_wins += won
+        else:
+            self.white += 1
+            self.white_wins += won
+
+
+@dataclass
+class PatternResult:
+    """What a pattern search answers."""
+
+    pattern: Pattern
+    total: int  # games that reached the pattern
+    continuations: list[Continuation]  # most played first (ties: point order)
+    tenuki: Continuation
+    matches: dict[int, int] = field(default_factory=dict)  # game id -> move number of its first match
+
+
+def search(book, pattern: Pattern, filters=None) -> PatternResult:
+    """Search the book's games of the pattern's board size (see the module docstring)."""
+    from fuseki.book.storage.store import BookError, Filters
+
+    if getattr(book, "statistics", None) is not None:
+        raise BookError("a pattern search needs a book of games; this one holds statistics only")
+    filters = filters or Filters()
+    index.update(book)
+    with book.engine.connect() as conn:
+        game_ids, events, offsets = index.load(conn, pattern.size)
+    if filters.selects_games() and len(game_ids):
+        keep = book._mask(filters, int(game_ids.max()))[game_ids]
+        starts, ends = offsets[:-1][keep], offsets[1:][keep]
+        game_ids = game_ids[keep]
+        pieces = [events[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+        events = np.concatenate(pieces) if pieces else events[:0]
+        offsets = np.zeros(len(game_ids) + 1, dtype=np.int64)
+        np.cumsum(ends - starts, out=offsets[1:])
+    placements = pattern.placements()
+    orbits = pattern.orbits()
+    moves, places, nexts, colours = scan.run(events, offsets, placements, pattern.size, orbits)
+    matched = np.flatnonzero(moves != scan.NONE)
+    winners = _winners(book, game_ids[matched])
+    table: dict[tuple[int, ...], Continuation] = {}
+    tenuki = Continuation(None)
+    for g in matched.tolist():
+        placement = placements[places[g]]
+        colour = int(colours[g])
+        won = winners.get(int(game_ids[g])) == colour
+        if placement.swapped and colour:
+            colour = WHITE if colour == BLACK else BLACK
+        point = placement.back.get(int(nexts[g])) if nexts[g] > 0 else None
+        if point is None:
+            if colour:
+                tenuki.add(colour, won)
+            else:
+                tenuki.ended += 1
+            continue
+        orbit = orbits[point]
+        entry = table.setdefault(orbit, Continuation(orbit[0], orbit))
+        entry.add(colour, won)
+    continuations = sorted(table.values(), key=lambda c: (-c.games, c.point))
+    found = {int(game_ids[g]): int(moves[g]) for g in matched.tolist()}
+    return PatternResult(pattern, len(found), continuations, tenuki, found)
+
+
+def _winners(book, game_ids: np.ndarray) -> dict[int, int]:
+    from sqlalchemy import select
+
+    from fuseki.book.storage.schema import games
+
+    found = {}
+    ids = game_ids.tolist()
+    with book.engine.connect() as conn:
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            found.update(conn.execute(select(games.c.id, games.c.winner).where(games.c.id.in_(part))).all())
+    return {int(k): int(v) for k, v in found.items() if v}

@@ -1,0 +1,140 @@
+"""``fuseki pattern``: the games that reach a corner, side or anywhere pattern, and their continuations.
+
+The pattern is the region ``--region A:B`` (two opposite corner vertices) of a position
+(``--moves`` or ``--sgf``/``--move``, as for ``fuseki search``); ``--any`` points match
+anything.  Output: the region drawn as text with the continuations lettered, the table
+(letter, vertex, games, win rate of the player who played it), ``tenuki N``, ``total N games``.
+A pattern that cannot be searched for prints one line and exits with 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from fuseki.book.ui.book_cli import board_from_sgf, parse_moves, parse_years
+from fuseki.book.ui.cli import add_book_option, book_location
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE, point_to_xy, star_points, xy_to_point
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+TABLE_LIMIT = 20
+
+
+def add_commands(subparsers) -> None:
+    p = subparsers.add_parser(
+        "pattern", help="games reaching a corner, side or anywhere pattern, and what was played next",
+        description="Pattern search. Example: fuseki pattern --moves \"Q16 R14\" --region N19:T13")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--moves", default="", metavar="MOVES",
+                       help="moves from the empty board, Black first: SGF (pd) or GTP (Q16) vertices")
+    where.add_argument("--sgf", metavar="FILE", help="a game record: the position after --move N")
+    p.add_argument("--move", type=int, default=0, metavar="N", help="with --sgf: moves played (default 0)")
+    p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
+    p.add_argument("--region", required=True, metavar="A:B",
+                   help="the pattern's rectangle by two opposite corners, e.g. N19:T13 (a corner region)")
+    p.add_argument("--any", default="", metavar="POINTS", help="points of the region that match anything: R17,S18")
+    p.add_argument("--swap-colours", action="store_true", help="also find the pattern with colours exchanged")
+    p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
+    p.add_argument("--player", metavar="NAME", help="only games NAME played (either colour, any part of the name)")
+    add_book_option(p)
+    p.set_defaults(run=run_pattern)
+
+
+def parse_region(text: str, size: int) -> tuple[int, int, int, int]:
+    """``N19:T13`` -> (x0, y0, x1, y1); PatternError for anything else."""
+    from fuseki.book.patterns.pattern import PatternError
+
+    corners = text.replace(" ", "").split(":")
+    if len(corners) != 2:
+        raise PatternError(f"bad region '{text}': give two opposite corners, e.g. N19:T13")
+    try:
+        (xa, ya), (xb, yb) = (point_to_xy(coords.parse_point(v, size), size) for v in corners)
+    except ValueError as exc:
+        raise PatternError(f"bad region '{text}': {exc}") from None
+    return min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb)
+
+
+def pattern_from_board(board, region_text: str, any_text: str, swap: bool):
+    """The Pattern of ``board``'s region, less its "any" points."""
+    from fuseki.book.patterns.pattern import Pattern, PatternError
+
+    size = board.size
+    region = parse_region(region_text, size)
+    x0, y0, x1, y1 = region
+    try:
+        anything = {coords.parse_point(v, size) for v in any_text.replace(" ", "").split(",") if v}
+    except ValueError as exc:
+        raise PatternError(f"bad --any point: {exc}") from None
+    inside = {xy_to_point(x, y, size) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)}
+    outside = sorted(anything - inside)
+    if outside:
+        raise PatternError("--any points outside the region: "
+                           + ", ".join(coords.point_to_vertex(p, size) for p in outside))
+    cells = {p: board.color_at(p) for p in inside if p not in anything}
+    return Pattern(size, region, cells, swap_colours=swap)
+
+
+def pattern_lines(board, pattern, result=None) -> list[str]:
+    """The region as text: X/O stones, ``.`` empty, ``?`` any, letters on the continuations."""
+    x0, y0, x1, y1 = pattern.region
+    size = pattern.size
+    marked: dict[int, str] = {}
+    if result is not None:
+        for letter, move in zip(LETTERS[:TABLE_LIMIT], result.continuations):
+            for point in move.points:
+                marked.setdefault(point, letter)
+    stars = set(star_points(size))
+    columns = "   " + " ".join(coords.GTP_COLUMNS[x0:x1 + 1])
+    lines = [columns]
+    for y in range(y0, y1 + 1):
+        cells = []
+        for x in range(x0, x1 + 1):
+            p = xy_to_point(x, y, size)
+            colour = board.color_at(p)
+            if p not in pattern.cells:
+                cells.append("?")
+            elif colour == BLACK:
+                cells.append("X")
+            elif colour == WHITE:
+                cells.append("O")
+            else:
+                cells.append(marked.get(p, "+" if p in stars else "."))
+        lines.append(f"{size - y:2d} {' '.join(cells)} {size - y:<2d}".rstrip())
+    lines.append(columns)
+    return lines
+
+
+def result_text(board, result) -> str:
+    """What ``fuseki pattern`` prints after the board."""
+    lines = []
+    for index, move in enumerate(result.continuations[:TABLE_LIMIT]):
+        vertex = coords.point_to_vertex(move.point, result.pattern.size)
+        lines.append(f"{LETTERS[index]} - {vertex:<5} {move.games:>6}  {100 * move.winrate:5.1f}%"
+                     f"   (Black {move.black}, White {move.white})")
+    if len(result.continuations) > TABLE_LIMIT:
+        rest = result.continuations[TABLE_LIMIT:]
+        lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} games")
+    lines.append(f"tenuki {result.tenuki.games}")
+    lines.append(f"total {result.total} games")
+    return "\n".join(pattern_lines(board, result.pattern, result) + [f"{result.pattern.kind} pattern"] + lines)
+
+
+def run_pattern(args) -> int:
+    from fuseki.book.patterns.pattern import PatternError
+    from fuseki.book.patterns.search import search
+    from fuseki.book.storage.store import Book, Filters
+
+    low, high = parse_years(args.year)
+    try:
+        board = board_from_sgf(args.sgf, args.move) if args.sgf else parse_moves(args.moves, args.size)
+        pattern = pattern_from_board(board, args.region, args.any, args.swap_colours)
+    except PatternError as exc:
+        print(f"fuseki pattern: {exc}", file=sys.stderr)
+        return 2
+    book = Book.open(book_location(args))
+    try:
+        result = search(book, pattern, Filters(year_from=low, year_to=high, player=args.player or None))
+    finally:
+        book.close()
+    print(result_text(board, result))
+    return 0

@@ -1,0 +1,250 @@
+"""Pattern search (book.patterns) against a brute-force scan written here.
+
+The brute force turns the *board* instead of placing the pattern: for each position of each
+game it draws the board in the 8 orientations as numpy arrays and slides the pattern's
+window over each (along the axes the region as drawn lets it slide), with any-points left
+out and, with colour swap, the colours exchanged.  A game's match is its first position
+with a match; its continuation the next move drawn the same way, if it falls in a matching
+window: unswapped windows first, then the smallest pattern point; else a tenuki.  Every
+count is compared: games matched and the move number of each, each continuation's moves by
+colour and wins, tenuki.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import sliding_window_view
+
+from fuseki.book.patterns.pattern import Pattern, PatternError
+from fuseki.book.patterns.search import search
+from fuseki.book.pipeline import importer
+from fuseki.book.storage.store import Book, Filters
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, point_to_xy, xy_to_point
+from fuseki.engine.core.board import Board
+
+from test_store import OPENINGS, random_game, sgf_text
+
+ANY = -1
+
+
+def make_games(folder, size, count, seed):
+    rng = np.random.default_rng(seed)
+    games = []
+    for i in range(count):
+        opening = OPENINGS[i % len(OPENINGS)] if size == 19 else ["cc", "gg", "cg"][: i % 4]
+        moves = random_game(rng, size, opening, length=int(rng.integers(5, 40)))
+        winner = [BLACK, WHITE, None][i % 3]
+        result = {BLACK: "B+R", WHITE: "W+3.5", None: "Void"}[winner]
+        (folder / f"g{size}_{i:03d}.sgf").write_bytes(sgf_text(size, moves, date=f"{2010 + i % 5}-01-01",
+                                                             result=result))
+        games.append((moves, winner, 2010 + i % 5))
+    return games
+
+
+def boards_of(moves, size):
+    """Array (positions, 8, size, size) of the board after 0..n moves, turned by symmetry t."""
+    board = Board(size)
+    out = []
+    for i in range(len(moves) + 1):
+        grid = np.zeros((8, size, size), dtype=np.int8)
+        for colour in (BLACK, WHITE):
+            for p in board.stones(colour):
+                x, y = point_to_xy(p, size)
+                for t in range(8):
+                    tx, ty = coords.transform_xy(t, x, y, size)
+                    grid[t, ty, tx] = colour
+        out.append(grid)
+        if i < len(moves):
+            board.play(*moves[i])
+    return np.array(out)
+
+
+def window_matches(grids, want, region, size):
+    """(positions, 8, dy, dx) booleans: the pattern (``want`` h x w, ANY ignored) matches."""
+    x0, y0, x1, y1 = region
+    views = sliding_window_view(grids, want.shape, axis=(2, 3))
+    care = want != ANY
+    hits = ((views == want) | ~care).all(axis=(-1, -2))
+    allowed = np.zeros(hits.shape[2:], dtype=bool)
+    slide_x = x0 > 0 and x1 < size - 1
+    slide_y = y0 > 0 and y1 < size - 1
+    ys = range(hits.shape[2]) if slide_y else [y0]
+    xs = range(hits.shape[3]) if slide_x else [x0]
+    for y in ys:
+        for x in xs:
+            allowed[y, x] = True
+    return hits & allowed
+
+
+def brute(games, size, region, want, swap):
+    """{game index: move number}, {point: [black, white, black wins, white wins]}, tenuki [b, w, ended]."""
+    x0, y0, x1, y1 = region
+    h, w = want.shape
+    swapped_want = np.where(want == BLACK, WHITE, np.where(want == WHITE, BLACK, want))
+    matches, table, tenuki = {}, {}, [0, 0, 0]
+    for g, (moves, winner, _year) in enumerate(games):
+        grids = boards_of(moves, size)
+        variants = [(False, window_matches(grids, want, region, size))]
+        if swap:
+            variants.append((True, window_matches(grids, swapped_want, region, size)))
+        hit_any = np.zeros(len(grids), dtype=bool)
+        for _s, hits in variants:
+            hit_any |= hits.any(axis=(1, 2, 3))
+        if not hit_any.any():
+            continue
+        i = int(np.flatnonzero(hit_any)[0])
+        matches[g] = i
+        nxt = moves[i] if i < len(moves) else None
+        inside, colour_swaps = [], []
+        for swapped, hits in variants:
+            for t, dy, dx in zip(*np.nonzero(hits[i])):
+                colour_swaps.append(swapped)
+                if nxt is None or nxt[1] == PASS:
+                    continue
+                tx, ty = coords.transform_xy(int(t), *point_to_xy(nxt[1], size), size)
+                qx, qy = tx - dx + x0, ty - dy + y0
+                if x0 <= qx <= x1 and y0 <= qy <= y1:
+                    inside.append((swapped, xy_to_point(qx, qy, size)))
+        if nxt is None:
+            tenuki[2] += 1
+            continue
+        colour, won = nxt[0], winner == nxt[0]
+        if inside:
+            swapped, point = min(inside)
+        else:
+            swapped, point = min(colour_swaps), None
+        if swapped:
+            colour = WHITE if colour == BLACK else BLACK
+        if point is None:
+            tenuki[0 if colour == BLACK else 1] += 1
+            continue
+        entry = table.setdefault(point, [0, 0, 0, 0])
+        entry[0 if colour == BLACK else 1] += 1
+        entry[2 if colour == BLACK else 3] += won
+    return matches, table, tenuki
+
+
+def random_region(rng, kind, size):
+    if kind == "corner":
+        w, h = int(rng.integers(2, min(9, size))), int(rng.integers(2, min(9, size)))
+        right, bottom = bool(rng.integers(2)), bool(rng.integers(2))
+        x0 = size - w if right else 0
+        y0 = size - h if bottom else 0
+        return x0, y0, x0 + w - 1, y0 + h - 1
+    if kind == "side":
+        depth, length = int(rng.integers(2, 5)), int(rng.integers(2, size - 3))
+        start = int(rng.integers(1, size - 1 - length))
+        edge = int(rng.integers(4))
+        if edge == 0:
+            return start, 0, start + length - 1, depth - 1
+        if edge == 1:
+            return start, size - depth, start + length - 1, size - 1
+        if edge == 2:
+            return 0, start, depth - 1, start + length - 1
+        return size - depth, start, size - 1, start + length - 1
+    w, h = int(rng.integers(2, 5)), int(rng.integers(2, 5))
+    x0, y0 = int(rng.integers(1, size - w)), int(rng.integers(1, size - h))
+    return x0, y0, x0 + w - 1, y0 + h - 1
+
+
+def pattern_of(games, rng, kind, size, any_points, swap):
+    """A pattern cut from a position of one of the games (so at least that game matches)."""
+    moves = games[int(rng.integers(len(games)))][0]
+    board = Board(size)
+    for move in moves[: int(rng.integers(0, len(moves) + 1))]:
+        board.play(*move)
+    region = random_region(rng, kind, size)
+    x0, y0, x1, y1 = region
+    want = np.zeros((y1 - y0 + 1, x1 - x0 + 1), dtype=np.int8)
+    cells = {}
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            p = xy_to_point(x, y, size)
+            want[y - y0, x - x0] = board.color_at(p)
+            cells[p] = board.color_at(p)
+    for _ in range(any_points):
+        y, x = int(rng.integers(want.shape[0])), int(rng.integers(want.shape[1]))
+        if sum(v != ANY for v in want.flat) > 1:
+            want[y, x] = ANY
+            cells.pop(xy_to_point(x + x0, y + y0, size), None)
+    return Pattern(size, region, cells, swap_colours=swap), want
+
+
+@pytest.fixture(scope="module", params=[19, 9])
+def book_and_games(request, tmp_path_factory):
+    size = request.param
+    folder = tmp_path_factory.mktemp(f"patterns{size}")
+    games = make_games(folder, size, 90, seed=size)
+    book = Book.open(str(folder / "book.sqlite"))
+    importer.import_paths(book, [str(folder)], workers=0)
+    assert book.stats().games == len(games)
+    yield book, games, size
+    book.close()
+
+
+def check(book, games, pattern, want, filters=None, keep=lambda game: True):
+    found = search(book, pattern, filters)
+    kept = [i for i, game in enumerate(games) if keep(game)]
+    matches, table, tenuki = brute([games[i] for i in kept], pattern.size, pattern.region, want,
+                                   pattern.swap_colours)
+    assert found.matches == {kept[g] + 1: number for g, number in matches.items()}  # ids in file order
+    got = {c.point: [c.black, c.white, c.black_wins, c.white_wins] for c in found.continuations}
+    assert got == table
+    for c in found.continuations:
+        assert c.point == min(c.points) and c.point in c.points
+    assert [found.tenuki.black, found.tenuki.white, found.tenuki.ended] == tenuki
+    assert found.total == len(matches)
+    return found
+
+
+@pytest.mark.parametrize("kind", ["corner", "side", "anywhere"])
+def test_every_answer_equals_the_brute_force(book_and_games, kind):
+    book, games, size = book_and_games
+    rng = np.random.default_rng(hash((kind, size)) % 2**32)
+    matched = 0
+    for i in range(12):
+        pattern, want = pattern_of(games, rng, kind, size, any_points=i % 3, swap=i % 2 == 1)
+        assert pattern.kind == kind
+        matched += check(book, games, pattern, want).total
+    assert matched >= 12  # every pattern came from a game: it matches at least there
+
+
+def test_empty_and_self_symmetric_regions(book_and_games):
+    book, games, size = book_and_games
+    empty = Pattern(size, (0, 0, 3, 3), {xy_to_point(x, y, size): EMPTY for x in range(4) for y in range(4)})
+    found = check(book, games, empty, np.zeros((4, 4), dtype=np.int8))
+    assert found.total == len(games) and set(found.matches.values()) == {0}  # the empty board matches
+    # a stone on the diagonal of a square corner: the pattern is its own mirror image
+    cells = {xy_to_point(x, y, size): EMPTY for x in range(5) for y in range(5)}
+    corner_stone = xy_to_point(3, 3, size) if size == 19 else xy_to_point(2, 2, size)
+    cells[corner_stone] = BLACK
+    want = np.zeros((5, 5), dtype=np.int8)
+    want[point_to_xy(corner_stone, size)[::-1]] = BLACK
+    pattern = Pattern(size, (0, 0, 4, 4), cells)
+    found = check(book, games, pattern, want)
+    orbits = pattern.orbits()  # mirror points are one entry, the diagonal's alone
+    assert orbits[xy_to_point(1, 0, size)] == tuple(sorted((xy_to_point(1, 0, size), xy_to_point(0, 1, size))))
+    assert orbits[xy_to_point(1, 1, size)] == (xy_to_point(1, 1, size),)
+    assert len(pattern.placements()) == 4  # 8 orientations, each corner found once
+    for c in found.continuations:
+        assert c.points == orbits[c.point]
+
+
+def test_filters_apply_to_every_count(book_and_games):
+    book, games, size = book_and_games
+    rng = np.random.default_rng(7)
+    pattern, want = pattern_of(games, rng, "corner", size, any_points=1, swap=True)
+    check(book, games, pattern, want, Filters(year_from=2012, year_to=2013), keep=lambda g: 2012 <= g[2] <= 2013)
+
+
+@pytest.mark.parametrize("region, cells, message", [
+    ((0, 0, 19, 3), {}, "not on a 19x19 board"),
+    ((4, 4, 4, 4), {xy_to_point(4, 4, 19): EMPTY}, "one point"),
+    ((0, 0, 3, 3), {xy_to_point(9, 9, 19): BLACK}, "outside the region"),
+    ((0, 0, 3, 3), {}, "no point to match"),
+])
+def test_bad_patterns_are_refused_with_one_line(region, cells, message):
+    with pytest.raises(PatternError, match=message):
+        Pattern(19, region, cells)
