@@ -110,3 +110,26 @@ def test_a_book_that_cannot_be_opened_is_one_line(tmp_path, capsys):
     assert main(["import", str(tmp_path), "--book", target, "--workers", "0"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("fuseki import: cannot open the book") and err.count("\n") == 1
+
+
+def test_pattern_prints_the_region_continuations_tenuki_and_total(book, capsys):
+    assert main(["pattern", "--book", book, "--moves", "pd dp", "--region", "N19:T13"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split() == list("NOPQRST")  # the region's columns only
+    assert "corner pattern" in out
+    # every game has Black on a 4-4 point with its corner empty after move 1; White answered elsewhere
+    assert lines[-1] == "total 4 games"
+    assert lines[-2] == "tenuki 4"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--region", "N19:N19"], "one point"),
+    (["--region", "N19"], "two opposite corners"),
+    (["--region", "N19:T13", "--any", "A1"], "outside the region"),
+    (["--region", "A1:Z30"], "bad region"),
+])
+def test_pattern_errors_are_one_line_and_exit_2(book, capsys, args, message):
+    assert main(["pattern", "--book", book, "--moves", "pd", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err

@@ -248,3 +248,36 @@ def test_filters_apply_to_every_count(book_and_games):
 def test_bad_patterns_are_refused_with_one_line(region, cells, message):
     with pytest.raises(PatternError, match=message):
         Pattern(19, region, cells)
+
+
+def test_replay_events_leave_the_boards_the_rules_core_makes():
+    """engine.core.replay_events: setting and clearing points as its events say gives, before every
+    move and at the end, the stones Board has (long 9x9 games: many captures)."""
+    from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP, replay_events
+
+    def stones_of(board):
+        return {p: c for c in (BLACK, WHITE) for p in board.stones(c)}
+
+    rng = np.random.default_rng(11)
+    captures = 0
+    for _ in range(20):
+        moves = random_game(rng, 9, (), length=120)
+        events = replay_events(9, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                               np.array([p for _c, p in moves], dtype=np.int64),
+                               np.array([c for c, _p in moves], dtype=np.int64))
+        board, stones, played = Board(9), {}, 0
+        for event in events.tolist():
+            kind, point = event >> 12, event & 4095
+            assert kind != EVENT_SETUP
+            if kind == EVENT_REMOVE:
+                del stones[point]
+                captures += 1
+                continue
+            assert stones == stones_of(board)  # the previous move and its captures are all applied
+            assert (kind - EVENT_MOVE + 1, point or PASS) == moves[played]
+            if point:
+                stones[point] = kind - EVENT_MOVE + 1
+            board.play(*moves[played])
+            played += 1
+        assert stones == stones_of(board) and played == len(moves)
+    assert captures > 50

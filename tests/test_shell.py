@@ -295,3 +295,29 @@ def test_a_book_that_cannot_be_opened_is_one_line(tmp_path):
                             input="", capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 1
     assert result.stderr.startswith("fuseki shell: cannot open the book") and result.stderr.count("\n") == 1
+
+
+def test_pattern_then_games_lists_the_pattern_games(book_path, monkeypatch):
+    """pattern REGION searches the shell's board; games then lists the pattern's games at their
+    match; a search makes games list the position's games again; a bad region is one line."""
+    from fuseki.book.patterns import index
+
+    with Book.open(str(book_path)) as writable:
+        index.update(writable, progress=None)
+    book = Book.open(str(book_path), readonly=True)
+    try:
+        shell = BookShell(book, str(book_path), stdout=io.StringIO())
+        run(shell, "play pd")
+        text = run(shell, "pattern N19:T13")
+        assert "corner pattern" in text and "total" in text
+        total = int(text.split("total ")[1].split()[0])
+        assert total > 0
+        listed = run(shell, "games")
+        assert f"{total} game" in listed
+        assert all(line.split()[-1] == "0" or line.split()[-1].isdigit() for line in listed.splitlines()[1:-1])
+        run(shell, "search")
+        assert f"{book.games(shell.board).total} game" in run(shell, "games")
+        assert "one point" in run(shell, "pattern N19:N19")
+        assert "pattern needs a region" in run(shell, "pattern")
+    finally:
+        book.close()

@@ -445,3 +445,38 @@ def test_security_headers_and_trusted_hosts(book_path):
         assert page.headers["X-Content-Type-Options"] == "nosniff"
     finally:
         app.extensions["fuseki_book"].close()
+
+
+# --- pattern search -------------------------------------------------------------------------
+
+def test_pattern_search_and_its_games(book_path):
+    """/api/pattern: the upper-right corner after pd, as a pattern; /api/pattern/games lists the games
+    at their matching move; a bad region is a 400 with one line."""
+    from fuseki.book.patterns import index
+    from fuseki.book.patterns.pattern import Pattern
+    from fuseki.book.patterns.search import search
+    from fuseki.book.storage.store import Book
+    from fuseki.book.ui.web import create_app
+    from fuseki.engine.core.base import xy_to_point
+
+    with Book.open(str(book_path)) as book:  # the server reads the index; fuseki serve builds it
+        index.update(book, progress=None)
+        cells = {xy_to_point(x, y, 19): 0 for x in range(12, 19) for y in range(7)}  # empty
+        cells[coords.sgf_to_point("pd", 19)] = 1
+        expected = search(book, Pattern(19, (12, 0, 18, 6), cells))
+    app = create_app(book_url=str(book_path))
+    try:
+        client = app.test_client()
+        answer = ok(client, "/api/pattern?moves=pd&region=N19:T13")
+        assert answer["kind"] == "corner" and answer["total"] == expected.total > 0
+        assert [(r["sgf"], r["games"]) for r in answer["next"]] == [
+            (coords.point_to_sgf(c.point, 19), c.games) for c in expected.continuations]
+        assert answer["tenuki"]["games"] == expected.tenuki.games
+        page = ok(client, "/api/pattern/games?moves=pd&region=N19:T13&page_size=100")
+        assert page["total"] == expected.total
+        assert {row["id"]: row["move_number"] for row in page["rows"]} == expected.matches
+        assert "one point" in error(client, "/api/pattern?moves=pd&region=N19:N19", 400)
+        assert "outside the region" in error(client, "/api/pattern?moves=pd&region=N19:T13&any=A1", 400)
+        assert "bad region" in error(client, "/api/pattern?region=Z99", 400)
+    finally:
+        app.extensions["fuseki_book"].close()

@@ -194,3 +194,48 @@ def test_the_page_draws_the_star_points_showboard_draws(server, browser):
         drawn = browser.execute_script("return starPoints(arguments[0])", size)
         expected = sorted(point_to_xy(p, size) for p in star_points(size))
         assert sorted(tuple(xy) for xy in drawn) == expected, size
+
+
+def test_pattern_search_in_the_page(server, browser):
+    """Pick a corner region with two clicks, search the pattern: the continuations go into the
+    table and onto the board, the games column lists the pattern's games at their matching move,
+    and a game opens there."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+
+    def text(element_id):
+        return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+    def rows(selector):
+        return browser.execute_script(
+            "return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
+            ".map(row => [...row.cells].map(cell => cell.textContent.trim()))", selector)
+
+    def click_point(sgf):
+        browser.find_element(By.CSS_SELECTOR, f'#search-board rect[data-sgf="{sgf}"]').click()
+
+    browser.get(server)
+    wait.until(lambda _: "5 games" in text("book-info"))
+    wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, '#search-board rect[data-sgf="pd"]'))
+    click_point("pd")
+    wait.until(lambda _: "move 1" in text("search-status"))
+    assert browser.find_element(By.ID, "pattern-search").get_attribute("disabled")
+    browser.find_element(By.ID, "pattern-mode").click()
+    click_point("ma")  # N19
+    click_point("sg")  # T13: two clicks pick the region, no move is played
+    wait.until(lambda _: "N19:T13" in text("pattern-region"))
+    assert "move 1" in text("search-status")
+    assert browser.find_elements(By.CSS_SELECTOR, "#search-board rect.region")
+    browser.find_element(By.ID, "pattern-search").click()
+    wait.until(lambda _: "corner pattern" in text("next-summary"))
+    summary = text("next-summary")
+    total = int(summary.split()[0])
+    assert total > 0 and "tenuki" in summary
+    wait.until(lambda _: f"{total} game" in text("games-summary"))
+    games = rows("#games-table")
+    assert len(games) == min(total, 20) and all(row[4].isdigit() for row in games)
+    browser.find_element(By.CSS_SELECTOR, "#games-table tbody tr").click()
+    wait.until(lambda _: text("move-number").startswith(f"move {games[0][4]} / "))

@@ -22,8 +22,10 @@ NONE = -1  # out_move of a game that never matched; out_next of a match at the g
 EMPTY = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(colour, x, new, cover_start, cover_place, cover_want, mismatch, zeros):
+    if cover_start[x] == cover_start[x + 1]:  # no placement looks at x (most points, for a corner)
+        return zeros
     old = colour[x]
     if old == new:
         return zeros
@@ -43,9 +45,10 @@ def _apply(colour, x, new, cover_start, cover_place, cover_want, mismatch, zeros
 
 
 @njit(cache=True)
-def scan(events, offsets, points, cover_start, cover_place, cover_want, initial, back, swapped,
+def scan(events, offsets, games, points, cover_start, cover_place, cover_want, initial, back, swapped,
          out_move, out_place, out_next, out_colour):
-    """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for each g (see the module docstring).
+    """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for each g of ``games``, writing
+    its answers at g's place in ``games`` (see the module docstring).
 
     ``cover_*``: for board point x, the placements covering it (``cover_place``) and what each
     wants there, in ``cover_start[x]:cover_start[x + 1]``; ``initial``: each placement's
@@ -55,10 +58,13 @@ def scan(events, offsets, points, cover_start, cover_place, cover_want, initial,
     and colour.
     """
     places = initial.shape[0]
-    colour = np.zeros(points, dtype=np.int64)
+    colour = np.zeros(points, dtype=np.int64)  # kept at the covered points only
+    covered = np.flatnonzero(cover_start[1:] != cover_start[:-1])
     mismatch = np.empty(places, dtype=np.int64)
-    for g in range(offsets.shape[0] - 1):
-        colour[:] = EMPTY
+    for n in range(games.shape[0]):
+        g = games[n]
+        for x in covered:
+            colour[x] = EMPTY
         mismatch[:] = initial
         zeros = 0
         for i in range(places):
@@ -69,7 +75,7 @@ def scan(events, offsets, points, cover_start, cover_place, cover_want, initial,
             zeros = _apply(colour, events[k] & 4095, (events[k] >> 12) - EVENT_SETUP + 1,
                            cover_start, cover_place, cover_want, mismatch, zeros)
             k += 1
-        out_move[g] = NONE
+        out_move[n] = NONE
         number = 0
         while True:
             if zeros > 0:
@@ -85,10 +91,10 @@ def scan(events, offsets, points, cover_start, cover_place, cover_want, initial,
                     key = (swapped[i] << 20) + (back[i, nxt] if inside else (1 << 21) + i)
                     if key < best_key:
                         best, best_key = i, key
-                out_move[g] = number
-                out_place[g] = best
-                out_next[g] = nxt
-                out_colour[g] = who
+                out_move[n] = number
+                out_place[n] = best
+                out_next[n] = nxt
+                out_colour[n] = who
                 break
             if k >= end:
                 break
@@ -122,9 +128,58 @@ def tables(placements, size: int, orbits: dict[int, tuple[int, ...]]):
     return points, cover_start, cover[:, 1].copy(), cover[:, 2].copy(), initial, back, swapped
 
 
-def run(events: np.ndarray, offsets: np.ndarray, placements, size: int, orbits):
-    """(move numbers, placement indices, next points, next colours) per game; see ``scan``."""
-    games = len(offsets) - 1
-    out = [np.empty(games, dtype=np.int64) for _ in range(4)]
-    scan(events.astype(np.int64), offsets, *tables(placements, size, orbits), *out)
+def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, placements, size: int, orbits):
+    """(move numbers, placement indices, next points, next colours) of ``games``; see ``scan``."""
+    out = [np.empty(len(games), dtype=np.int64) for _ in range(4)]
+    scan(events, offsets, games, *tables(placements, size, orbits), *out)
     return out
+
+
+# --- the pre-filter: the points each game ever held a stone of each colour ----------------------
+
+@njit(cache=True)
+def ever_held(events, offsets, words):
+    """(games, 2, words) uint64 bit sets: the points where each game ever had a black (0) and a
+    white (1) stone, by setup or move."""
+    held = np.zeros((offsets.shape[0] - 1, 2, words), dtype=np.uint64)
+    for g in range(offsets.shape[0] - 1):
+        for k in range(offsets[g], offsets[g + 1]):
+            kind = events[k] >> 12
+            p = events[k] & 4095
+            if kind == EVENT_REMOVE or p == 0:
+                continue
+            colour = (kind - EVENT_SETUP) if kind >= EVENT_SETUP else (kind - EVENT_MOVE)
+            held[g, colour, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    return held
+
+
+@njit(cache=True)
+def may_match(held, masks, games):
+    """Of ``games``, those where some placement's stones (``masks[placement]``: bit sets like
+    ``held``'s) all lie on points that held a stone of their colour at some time."""
+    keep = np.zeros(games.shape[0], dtype=np.bool_)
+    for n in range(games.shape[0]):
+        g = games[n]
+        for i in range(masks.shape[0]):
+            ok = True
+            for c in range(2):
+                for w in range(masks.shape[2]):
+                    if held[g, c, w] & masks[i, c, w] != masks[i, c, w]:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            if ok:
+                keep[n] = True
+                break
+    return keep
+
+
+def stone_masks(placements, words: int) -> np.ndarray:
+    """Each placement's stones as bit sets (placements, 2, words), for ``may_match``."""
+    masks = np.zeros((len(placements), 2, words), dtype=np.uint64)
+    for i, placement in enumerate(placements):
+        for q, want in placement.cells:
+            if want != EMPTY:
+                masks[i, want - 1, q >> 6] |= np.uint64(1) << np.uint64(q & 63)
+    return masks

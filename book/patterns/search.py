@@ -11,6 +11,8 @@ move with the colour exchanged back.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +20,11 @@ import numpy as np
 from fuseki.book.patterns import index, scan
 from fuseki.book.patterns.pattern import Pattern
 from fuseki.engine.core.base import BLACK, WHITE
+
+# Games are first kept only where some placement's stones all lie on points that held a stone
+# of that colour at some time; checking that costs each game a look at every placement, so
+# patterns of more placements than this (anywhere patterns) go straight to the scan.
+PREFILTER_PLACEMENTS = 256
 
 
 @dataclass
@@ -69,27 +76,23 @@ def search(book, pattern: Pattern, filters=None) -> PatternResult:
         raise BookError("a pattern search needs a book of games; this one holds statistics only")
     filters = filters or Filters()
     index.update(book)
-    with book.engine.connect() as conn:
-        game_ids, events, offsets = index.load(conn, pattern.size)
+    game_ids, events, offsets, winner_of, held = _indexed_games(book, pattern.size)
+    chosen = np.arange(len(game_ids), dtype=np.int64)
     if filters.selects_games() and len(game_ids):
-        keep = book._mask(filters, int(game_ids.max()))[game_ids]
-        starts, ends = offsets[:-1][keep], offsets[1:][keep]
-        game_ids = game_ids[keep]
-        pieces = [events[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
-        events = np.concatenate(pieces) if pieces else events[:0]
-        offsets = np.zeros(len(game_ids) + 1, dtype=np.int64)
-        np.cumsum(ends - starts, out=offsets[1:])
+        chosen = chosen[book._mask(filters, int(game_ids.max()))[game_ids]]
     placements = pattern.placements()
     orbits = pattern.orbits()
-    moves, places, nexts, colours = scan.run(events, offsets, placements, pattern.size, orbits)
+    if len(placements) <= PREFILTER_PLACEMENTS:
+        chosen = chosen[scan.may_match(held, scan.stone_masks(placements, held.shape[2]), chosen)]
+    moves, places, nexts, colours = scan.run(events, offsets, chosen, placements, pattern.size, orbits)
+    game_ids = game_ids[chosen]
     matched = np.flatnonzero(moves != scan.NONE)
-    winners = _winners(book, game_ids[matched])
     table: dict[tuple[int, ...], Continuation] = {}
     tenuki = Continuation(None)
     for g in matched.tolist():
         placement = placements[places[g]]
         colour = int(colours[g])
-        won = winners.get(int(game_ids[g])) == colour
+        won = winner_of[game_ids[g]] == colour
         if placement.swapped and colour:
             colour = WHITE if colour == BLACK else BLACK
         point = placement.back.get(int(nexts[g])) if nexts[g] > 0 else None
@@ -107,15 +110,30 @@ def search(book, pattern: Pattern, filters=None) -> PatternResult:
     return PatternResult(pattern, len(found), continuations, tenuki, found)
 
 
-def _winners(book, game_ids: np.ndarray) -> dict[int, int]:
+# book -> {size: (largest game id, game ids, events, offsets, winner by game id)}: a book's
+# indexed games are read once, then again only when games were added.
+_LOADED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LOADING = threading.Lock()
+
+
+def _indexed_games(book, size: int):
+    """(game ids, events, offsets, winner by game id, points held) of the book's indexed games of ``size``."""
     from sqlalchemy import select
 
     from fuseki.book.storage.schema import games
 
-    found = {}
-    ids = game_ids.tolist()
-    with book.engine.connect() as conn:
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            found.update(conn.execute(select(games.c.id, games.c.winner).where(games.c.id.in_(part))).all())
-    return {int(k): int(v) for k, v in found.items() if v}
+    with _LOADING:
+        with book.engine.connect() as conn:
+            top = book.max_game_id(conn)
+            cached = _LOADED.get(book, {}).get(size)
+            if cached is not None and cached[0] == top:
+                return cached[1:]
+            game_ids, events, offsets = index.load(conn, size)
+            winner_of = np.zeros(top + 1, dtype=np.int8)
+            found = np.array([tuple(row) for row in conn.execute(
+                select(games.c.id, games.c.winner).where(games.c.winner.isnot(None)))], dtype=np.int64)
+        if len(found):
+            winner_of[found[:, 0]] = found[:, 1]
+        held = scan.ever_held(events, offsets, ((size + 2) ** 2 + 63) // 64)
+        _LOADED.setdefault(book, {})[size] = (top, game_ids, events, offsets, winner_of, held)
+        return game_ids, events, offsets, winner_of, held

@@ -47,10 +47,8 @@ from fuseki.book.storage import aggregates, schema, segments, summaries
 from fuseki.book.storage.orbits import MoveStat, merge_orbits
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
-from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 
-PASS = coords.PASS
 END = -2
 HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
 HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
@@ -291,6 +289,21 @@ class Book:
             raise ValueError("page and page_size must be at least 1")
         _records, game_ids, move_numbers, _nexts, _winners = self._visits(
             min(board.symmetric_keys(side)), filters or Filters(), every_row=True)
+        return self._page(game_ids, move_numbers, page, page_size, after)
+
+    def page_of_games(self, matches: dict[int, int], page: int = 1, page_size: int = 20,
+                      after: int | None = None) -> GamesPage:
+        """``games``' pages for a set of games found another way (a pattern search):
+        ``matches``: game id -> the move number to show (``GameRow.move_number``)."""
+        if page < 1 or page_size < 1:
+            raise ValueError("page and page_size must be at least 1")
+        game_ids = np.array(sorted(matches), dtype=np.int64)
+        move_numbers = np.array([matches[i] for i in game_ids.tolist()], dtype=np.int64)
+        return self._page(game_ids, move_numbers, page, page_size, after)
+
+    def _page(self, game_ids: np.ndarray, move_numbers: np.ndarray, page: int, page_size: int,
+              after: int | None) -> GamesPage:
+        """One page of ``game_ids`` (ascending) newest first; see ``games``."""
         total = len(game_ids)
         pages = -(-total // page_size)
         if not total:
@@ -478,13 +491,10 @@ class Book:
         """(summary records, codes) of ``key``: see ``segments.key_stats``; ``every_row``: no
         summaries, every code of every segment.
 
-        Big answers (the empty board, the common openings: thousands of rows) are kept
-        in a small cache, valid while the largest game id is unchanged: games are only
-        ever added, each batch with its positions, and a batch's ids are all new (a
-        merge of segments moves rows, it does not change them).  The largest id and the
-        segment list come from one statement, and on SQLite the codes from the same
-        snapshot.  PostgreSQL reads each statement at its own moment: a merge that
-        dropped a segment in between makes the read start again.
+        Big answers are cached while the largest game id is unchanged (games are only
+        added, a batch's ids all new; merges move rows without changing them).  SQLite
+        reads ids, segments and codes in one snapshot; on PostgreSQL a merge that dropped
+        a segment between two statements makes the read start again.
         """
         with self._reading[key % len(self._reading)]:
             return self._read_codes(key, every_row)

@@ -67,6 +67,7 @@ class BookShell(cmd.Cmd):
         self.marks = True
         self.last_search = None      # (moves of the searched position, NextMoves)
         self.games_shown = None      # (position and filters, GamesPage.after) of the last games page
+        self.pattern_shown = None    # (position and filters, PatternResult) of the last pattern search
         self.use_rawinput = stdout is None
         self.import_workers = None   # processes that parse and replay during import (None: the importer's default)
 
@@ -140,12 +141,33 @@ class BookShell(cmd.Cmd):
         self._no_arguments("search", arg)
         found = self.book.next_moves(self.board, filters=self.filters)
         self.last_search = (tuple(self.board.moves), found)
+        self.pattern_shown = None  # games: this position's again
         text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note())
         if not self.marks:
             lines = text.splitlines()
             lines[:self.board.size + 2] = textboard.board_lines(self.board, None)
             text = "\n".join(lines)
         self.say(text)
+
+    def do_pattern(self, arg: str) -> None:
+        """pattern REGION [any POINTS] [swap]: the games reaching the region of the board (e.g.
+        N19:T13; any R17,S18: points matching anything; swap: colours exchanged too), their
+        continuations and tenuki; games then lists them."""
+        from fuseki.book.patterns.pattern import PatternError
+        from fuseki.book.patterns.search import search
+        from fuseki.book.ui.pattern_cli import pattern_from_board, result_text
+
+        words = arg.split()
+        if not words:
+            raise ShellError("pattern needs a region, e.g. pattern N19:T13 (two opposite corners)")
+        anything = words[words.index("any") + 1] if "any" in words[:-1] else ""
+        try:
+            pattern = pattern_from_board(self.board, words[0], anything, "swap" in words[1:])
+        except PatternError as exc:
+            raise ShellError(str(exc)) from None
+        result = search(self.book, pattern, self.filters)
+        self.pattern_shown = ((tuple(self.board.moves), self.board.to_move, self.filters), result)
+        self.say(result_text(self.board, result) + self._filter_note())
 
     def do_marks(self, arg: str) -> None:
         """marks on|off: show the next-move letters on the board or not."""
@@ -194,16 +216,19 @@ class BookShell(cmd.Cmd):
         """games [PAGE|next]: the games that reached the position, newest first (players, date,
         result, move number); ``next``: the page after the one shown last."""
         asked = (tuple(self.board.moves), self.board.to_move, self.filters)
+        lister = self.book.games
+        if self.pattern_shown and self.pattern_shown[0] == asked:  # the pattern's games, at their match
+            matches = self.pattern_shown[1].matches
+            lister = lambda _board, filters=None, **page: self.book.page_of_games(matches, **page)  # noqa: E731
         if arg.strip().lower() == "next":  # by keyset: after the last game shown, no rows counted
             if not self.games_shown or self.games_shown[0] != asked:
                 raise ShellError("no games of this position and filters shown yet: 'games' first")
             if self.games_shown[1] is None:
                 raise ShellError("that was the last page")
-            found = self.book.games(self.board, filters=self.filters, page_size=PAGE_SIZE,
-                                    after=self.games_shown[1])
+            found = lister(self.board, filters=self.filters, page_size=PAGE_SIZE, after=self.games_shown[1])
         else:
             page = self._count(arg, "games")
-            found = self.book.games(self.board, filters=self.filters, page=page, page_size=PAGE_SIZE)
+            found = lister(self.board, filters=self.filters, page=page, page_size=PAGE_SIZE)
             if page > max(found.pages, 1):
                 raise ShellError(f"page {page} is out of range: there are {found.pages} pages")
         self.games_shown = (asked, found.after)
@@ -236,6 +261,7 @@ class BookShell(cmd.Cmd):
                                            stop=stop)
         self.say(stopped_text(stop, report) if report.stopped else str(report))
         self.last_search = None
+        self.pattern_shown = None
         if stop.signum == signal.SIGTERM:  # asked to end the shell, not only the import
             raise SystemExit(128 + signal.SIGTERM)
 

@@ -30,6 +30,7 @@ def run_serve(args) -> int:
     from fuseki.book.ui.web.app import LOOPBACK_NAMES
 
     url = book_location(args)
+    _update_pattern_index(url)
     book = open_book(url, readonly=True)
     try:
         stats = book.stats()
@@ -47,3 +48,24 @@ def run_serve(args) -> int:
     finally:
         book.close()
     return 0
+
+
+def _update_pattern_index(url: str) -> None:
+    """Bring the pattern index up to date where the book can be written (the page's pattern
+    search reads it; a read-only book without it answers pattern searches with a message)."""
+    import sys
+
+    from fuseki.book.patterns import index
+    from fuseki.book.storage.store import Book, BookError
+
+    try:
+        book = Book.open(url)
+    except (BookError, OSError):
+        return
+    try:
+        if getattr(book, "statistics", None) is None:
+            index.update(book, progress=sys.stderr)
+    except Exception as exc:  # noqa: BLE001  # serving the book matters more than its pattern index
+        print(f"fuseki serve: no pattern index ({exc})", file=sys.stderr)
+    finally:
+        book.close()

@@ -24,6 +24,12 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       symmetry that shows the game in the search's orientation
     /api/game/<id>/position?move=&sym= the game's position after ``move`` moves, under ``sym``
     /api/game/<id>.sgf                the game's SGF
+    /api/pattern?moves=&size=&region=N19:T13&any=R17,S18&swap=1&year_from=...
+                                      the region of the position as a pattern: kind, total games,
+                                      continuations (letters, points, games by colour, win rate of
+                                      the player who played it), tenuki; a bad region: 400
+    /api/pattern/games?...&page=&after=
+                                      the pattern's games, newest first, each at its matching move
 
 Points go out as SGF letters (``sgf``) and GTP vertices (``vertex``) of the board
 the client shows.  The book is opened read-only; import stays a CLI command.
@@ -161,6 +167,18 @@ def next_moves_json(next_moves, size: int) -> dict:
             "winrate": stat.winrate,
         })
     return {"total": next_moves.total, "ended": next_moves.ended, "next": rows}
+
+
+def pattern_json(result) -> dict:
+    """A pattern search's answer: its continuations lettered as the next moves are."""
+    size = result.pattern.size
+    rows = [{"letter": LETTERS[i] if i < len(LETTERS) else None, **point_json(c.point, size),
+             "points": [coords.point_to_sgf(p, size) for p in c.points], "games": c.games,
+             "black": c.black, "white": c.white, "winrate": c.winrate}
+            for i, c in enumerate(result.continuations)]
+    tenuki = result.tenuki
+    return {"kind": result.pattern.kind, "total": result.total, "next": rows,
+            "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended}}
 
 
 def game_row_json(row) -> dict:
@@ -346,6 +364,40 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         pieces = [shared.book.game_sgf(row.id) for row in found.rows]
         body = b"\n".join(piece.rstrip() for piece in pieces) + b"\n"
         return _sgf_response(body, "fuseki-games.sgf")
+
+    def pattern_result():
+        from fuseki.book.patterns.pattern import PatternError
+        from fuseki.book.patterns.search import search
+        from fuseki.book.storage.store import BookError
+        from fuseki.book.ui.pattern_cli import pattern_from_board
+
+        board = search_board()
+        try:
+            pattern = pattern_from_board(board, request.args.get("region", ""), request.args.get("any", ""),
+                                         request.args.get("swap", "") in ("1", "true", "on"))
+        except PatternError as exc:
+            raise ApiError(str(exc), 400) from None
+        try:
+            return search(shared.book, pattern, _filters_arg())
+        except BookError as exc:  # a statistics book, or an index a read-only server cannot build
+            raise ApiError(str(exc), 409) from None
+
+    @app.get("/api/pattern")
+    def pattern():
+        return jsonify(pattern_json(pattern_result()))
+
+    @app.get("/api/pattern/games")
+    def pattern_games():
+        result = pattern_result()
+        page = _int_arg("page", 1, 1, 10**8)
+        page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
+        after = _int_arg("after", None, 1, 2**31)
+        try:
+            found = shared.book.page_of_games(result.matches, page=page, page_size=page_size, after=after)
+        except ValueError as exc:
+            raise ApiError(str(exc), 404) from None
+        return jsonify(total=found.total, page=found.page, pages=found.pages, after=found.after,
+                       rows=[game_row_json(row) for row in found.rows])
 
     @app.get("/api/game/<int:game_id>")
     def game(game_id: int):

@@ -21,6 +21,9 @@ const state = {
   gamesNext: null,
   game: null,       // {id, info, moves, symmetry, at}
   gameMove: 0,
+  picking: false,   // the next clicks on the search board pick the pattern's corners
+  region: [],       // the pattern's two opposite corners (SGF points)
+  pattern: null,    // the last pattern search's answer: the games column lists its games
 };
 
 const $ = (id) => document.getElementById(id);
@@ -183,7 +186,9 @@ async function refreshSearch() {
     if (!row.letter) continue;
     for (const sgf of row.points.length ? row.points : [row.sgf]) if (sgf && !(sgf in marks)) marks[sgf] = row.letter;
   }
-  drawBoard($("search-board"), position.size, position, marks, serial(playSearch));
+  drawBoard($("search-board"), position.size, position, marks, serial(boardClick));
+  state.pattern = null;
+  drawRegion();
   const toMove = position.to_move === "B" ? "Black" : "White";
   const last = position.last ? `, last ${position.last.color === "B" ? "Black" : "White"} ${position.last.vertex}` : "";
   $("search-status").textContent =
@@ -263,6 +268,70 @@ async function clearFilters() {
   await refreshSearch();
 }
 
+// --- pattern search ----------------------------------------------------------------------------
+
+function vertexOf(sgf) {
+  const [x, y] = xyOf(sgf);
+  return GTP_COLUMNS[x] + (state.size - y);
+}
+
+async function boardClick(sgf) {
+  if (!state.picking) return playSearch(sgf);
+  state.region = state.region.length === 1 ? [state.region[0], sgf] : [sgf];
+  state.picking = state.region.length < 2;
+  drawRegion();
+}
+
+function drawRegion() {
+  const svg = $("search-board");
+  svg.querySelectorAll(".region").forEach((node) => node.remove());
+  $("pattern-mode").classList.toggle("active", state.picking);
+  $("pattern-search").disabled = state.region.length !== 2;
+  $("pattern-region").textContent = state.region.length
+    ? `region ${state.region.map(vertexOf).join(":")}${state.region.length === 1 ? ":…" : ""}` : "";
+  if (!state.region.length) return;
+  const [[ax, ay], [bx, by]] = [xyOf(state.region[0]), xyOf(state.region[state.region.length - 1])];
+  const unit = 10;
+  const targets = svg.querySelector(".targets");
+  const rect = el("rect", {x: (Math.min(ax, bx) - 0.5) * unit, y: (Math.min(ay, by) - 0.5) * unit,
+                           width: (Math.abs(ax - bx) + 1) * unit, height: (Math.abs(ay - by) + 1) * unit,
+                           class: "region"}, svg);
+  if (targets) svg.appendChild(targets);  // clicks still reach the points under the rectangle
+  return rect;
+}
+
+function patternQuery(extra) {
+  return query({region: state.region.map(vertexOf).join(":"), swap: $("pattern-swap").checked ? "1" : "",
+                ...(extra || {})});
+}
+
+async function searchPattern() {
+  if (state.region.length !== 2) return;
+  let result;
+  try {
+    result = await api(`/api/pattern?${patternQuery()}`);
+  } catch (error) {
+    showMessage(error.message);
+    return;
+  }
+  showMessage("");
+  state.pattern = result;
+  const marks = {};
+  for (const row of result.next) {
+    if (!row.letter) continue;
+    for (const sgf of row.points) if (!(sgf in marks)) marks[sgf] = row.letter;
+  }
+  drawBoard($("search-board"), state.size, state.position, marks, serial(boardClick));
+  drawRegion();
+  renderNextMoves({total: 0, next: result.next.map((row) => ({...row, winrate: row.winrate}))});
+  $("next-summary").textContent = result.total
+    ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern · ` +
+      `tenuki ${result.tenuki.games} · win rates for the player who played the move`
+    : `No game reached the ${result.kind} pattern.`;
+  state.gamesAfter = [null];
+  await refreshGames();
+}
+
 // --- the games column --------------------------------------------------------------------------
 
 function person(name, rank) {
@@ -273,7 +342,8 @@ async function refreshGames() {
   let page;
   try {
     const after = state.gamesAfter[state.gamesAfter.length - 1];
-    page = await api(`/api/games?${query(after === null ? {} : {after})}`);
+    const keyset = after === null ? {} : {after};
+    page = await api(state.pattern ? `/api/pattern/games?${patternQuery(keyset)}` : `/api/games?${query(keyset)}`);
   } catch (error) {
     showMessage(error.message);
     return;
@@ -393,6 +463,12 @@ async function start() {
   $("clear-filters").addEventListener("click", serial(clearFilters));
   $("games-prev").addEventListener("click", serial(() => gamesPage(-1)));
   $("games-next").addEventListener("click", serial(() => gamesPage(1)));
+  $("pattern-mode").addEventListener("click", () => {
+    state.picking = !state.picking;
+    if (state.picking) state.region = [];
+    drawRegion();
+  });
+  $("pattern-search").addEventListener("click", serial(searchPattern));
   $("first").addEventListener("click", serial(() => showGameMove(0)));
   $("prev").addEventListener("click", serial(() => showGameMove(state.gameMove - 1)));
   $("next").addEventListener("click", serial(() => showGameMove(state.gameMove + 1)));
