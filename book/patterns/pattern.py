@@ -79,6 +79,8 @@ class Pattern:
 
     def placements(self) -> list[Placement]:
         """Every distinct placement, unswapped ones first (a game counts once per placement set)."""
+        if "_placements" in self.__dict__:
+            return self.__dict__["_placements"]
         orbits = self.orbits()
         found: dict[tuple, Placement] = {}
         for swapped in ((False, True) if self.swap_colours else (False,)):
@@ -89,10 +91,13 @@ class Pattern:
                     # (a side pattern slid into a corner may read the same cells another way: kept)
                     way = frozenset((q, orbits[p][0]) for q, p in placement.back.items())
                     found.setdefault((placement.cells, way), placement)
-        return list(found.values())
+        self.__dict__["_placements"] = list(found.values())
+        return self.__dict__["_placements"]
 
     def orbits(self) -> dict[int, tuple[int, ...]]:
         """pattern point -> the points equivalent to it under the pattern's own symmetry."""
+        if "_orbits" in self.__dict__:
+            return self.__dict__["_orbits"]
         base = self._place(0, 0, 0, False)
         parent = {p: p for p in self.points()}
 
@@ -113,10 +118,23 @@ class Pattern:
         groups: dict[int, list[int]] = {}
         for p in self.points():
             groups.setdefault(root(p), []).append(p)
-        return {p: tuple(sorted(groups[root(p)])) for p in self.points()}
+        self.__dict__["_orbits"] = {p: tuple(sorted(groups[root(p)])) for p in self.points()}
+        return self.__dict__["_orbits"]
+
+    def _turned(self, t: int) -> list[tuple[int, int, int, int]]:
+        """(pattern point, x, y, its padded point) of each region point under symmetry t (cached)."""
+        cache = self.__dict__.setdefault("_turned_cache", {})
+        if t not in cache:
+            turned = []
+            for p in self.points():
+                x, y = coords.transform_xy(t, *point_to_xy(p, self.size), self.size)
+                turned.append((p, x, y, xy_to_point(x, y, self.size)))
+            cache[t] = turned
+        return cache[t]
 
     def _shifts(self, t: int) -> list[tuple[int, int]]:
-        xs, ys = zip(*(coords.transform_xy(t, *point_to_xy(p, self.size), self.size) for p in self.points()))
+        turned = self._turned(t)
+        xs, ys = [x for _p, x, _y, _q in turned], [y for _p, _x, y, _q in turned]
         low_x, high_x, low_y, high_y = min(xs), max(xs), min(ys), max(ys)
         last = self.size - 1
         slide_x = low_x > 0 and high_x < last  # touches neither the left nor the right edge
@@ -126,11 +144,11 @@ class Pattern:
         return [(dx, dy) for dx in dxs for dy in dys]
 
     def _place(self, t: int, dx: int, dy: int, swapped: bool) -> Placement:
+        shift = dy * (self.size + 2) + dx  # a padded point moves by this (the shift stays on the board)
         back, cells = {}, []
-        for p in self.points():
-            x, y = coords.transform_xy(t, *point_to_xy(p, self.size), self.size)
-            q = xy_to_point(x + dx, y + dy, self.size)
-            back[q] = p
-            if p in self.cells:
-                cells.append((q, SWAP[self.cells[p]] if swapped else self.cells[p]))
+        for p, _x, _y, q in self._turned(t):
+            back[q + shift] = p
+            want = self.cells.get(p)
+            if want is not None:
+                cells.append((q + shift, SWAP[want] if swapped else want))
         return Placement(tuple(sorted(cells)), back, swapped)

@@ -14,7 +14,7 @@ first matching one (unswapped first) and the move is a tenuki.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import get_num_threads, njit, prange
 
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
@@ -22,71 +22,71 @@ NONE = -1  # out_move of a game that never matched; out_next of a match at the g
 EMPTY = 0
 
 
-@njit(cache=True, inline="always")
-def _apply(colour, x, new, cover_start, cover_place, cover_want, mismatch, zeros):
-    if cover_start[x] == cover_start[x + 1]:  # no placement looks at x (most points, for a corner)
-        return zeros
-    old = colour[x]
-    if old == new:
-        return zeros
-    for j in range(cover_start[x], cover_start[x + 1]):
-        placement = cover_place[j]
-        want = cover_want[j]
-        if old == want:  # was satisfied, is not any more
-            if mismatch[placement] == 0:
-                zeros -= 1
-            mismatch[placement] += 1
-        elif new == want:
-            mismatch[placement] -= 1
-            if mismatch[placement] == 0:
-                zeros += 1
-    colour[x] = new
-    return zeros
+@njit(cache=True, parallel=True)
+def scan(chunks, events, offsets, games, points, by_want_start, by_want_place, cell_start, cell_point,
+         cell_want, stoneless, back, swapped, out_move, out_place, out_next, out_colour):
+    """``_scan_range`` over ``games`` in ``chunks`` shared by numba's threads."""
+    count = games.shape[0]
+    for c in prange(chunks):
+        _scan_range(count * c // chunks, count * (c + 1) // chunks, events, offsets, games, points,
+                    by_want_start, by_want_place, cell_start, cell_point, cell_want, stoneless, back,
+                    swapped, out_move, out_place, out_next, out_colour)
 
 
 @njit(cache=True)
-def scan(events, offsets, games, points, cover_start, cover_place, cover_want, initial, back, swapped,
-         out_move, out_place, out_next, out_colour):
-    """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for each g of ``games``, writing
-    its answers at g's place in ``games`` (see the module docstring).
+def _holds(colour, i, cell_start, cell_point, cell_want):
+    for j in range(cell_start[i], cell_start[i + 1]):
+        if colour[cell_point[j]] != cell_want[j]:
+            return False
+    return True
 
-    ``cover_*``: for board point x, the placements covering it (``cover_place``) and what each
-    wants there, in ``cover_start[x]:cover_start[x + 1]``; ``initial``: each placement's
-    unsatisfied cells on the empty board; ``back[placement, x]``: the pattern point of board
-    point x, or -1 outside its region.  Writes, per game: the move number of the first match
-    (NONE: no match), the placement, the next move's point (0: pass, NONE: the game ended)
-    and colour.
+
+@njit(cache=True)
+def _scan_range(first, last, events, offsets, games, points, by_want_start, by_want_place, cell_start,
+                cell_point, cell_want, stoneless, back, swapped, out_move, out_place, out_next, out_colour):
+    """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for g in ``games[first:last]``.
+
+    A placement can only come to hold when one of its cells changes to what it wants there:
+    each event at point x with value v lists the placements wanting v at x
+    (``by_want_place[by_want_start[3 x + v]:by_want_start[3 x + v + 1]]``), and after the
+    move's events those are checked cell by cell (``cell_*`` of placement i in
+    ``cell_start[i]:cell_start[i + 1]``).  ``stoneless``: the placements the empty board
+    holds; ``back[placement, x]``: the pattern point (orbit) of board point x, or -1.
+    Writes, per game: the move number of the first match (NONE: none), the placement, the
+    next move's point (0: pass, NONE: the game ended) and colour.
     """
-    places = initial.shape[0]
-    colour = np.zeros(points, dtype=np.int64)  # kept at the covered points only
-    covered = np.flatnonzero(cover_start[1:] != cover_start[:-1])
-    mismatch = np.empty(places, dtype=np.int64)
-    for n in range(games.shape[0]):
+    places = cell_start.shape[0] - 1
+    colour = np.zeros(points, dtype=np.int64)
+    candidates = np.empty(by_want_place.shape[0] + places, dtype=np.int64)
+    holding = np.empty(places, dtype=np.int64)
+    for n in range(first, last):
         g = games[n]
-        for x in covered:
-            colour[x] = EMPTY
-        mismatch[:] = initial
-        zeros = 0
-        for i in range(places):
-            if initial[i] == 0:
-                zeros += 1
+        colour[:] = EMPTY
         k, end = offsets[g], offsets[g + 1]
-        while k < end and (events[k] >> 12) >= EVENT_SETUP:
-            zeros = _apply(colour, events[k] & 4095, (events[k] >> 12) - EVENT_SETUP + 1,
-                           cover_start, cover_place, cover_want, mismatch, zeros)
-            k += 1
+        found = 0
+        if k < end and (events[k] >> 12) >= EVENT_SETUP:
+            while k < end and (events[k] >> 12) >= EVENT_SETUP:
+                colour[events[k] & 4095] = (events[k] >> 12) - EVENT_SETUP + 1
+                k += 1
+            for i in range(places):
+                if _holds(colour, i, cell_start, cell_point, cell_want):
+                    holding[found] = i
+                    found += 1
+        else:
+            for i in stoneless:
+                holding[found] = i
+                found += 1
         out_move[n] = NONE
         number = 0
         while True:
-            if zeros > 0:
+            if found:
                 nxt, who = NONE, 0
                 if k < end:
                     nxt = events[k] & 4095
                     who = (events[k] >> 12) - EVENT_MOVE + 1
                 best, best_key = -1, 1 << 40
-                for i in range(places):
-                    if mismatch[i] != 0:
-                        continue
+                for m in range(found):
+                    i = holding[m]
                     inside = nxt > 0 and back[i, nxt] >= 0
                     key = (swapped[i] << 20) + (back[i, nxt] if inside else (1 << 21) + i)
                     if key < best_key:
@@ -98,40 +98,61 @@ def scan(events, offsets, games, points, cover_start, cover_place, cover_want, i
                 break
             if k >= end:
                 break
-            p = events[k] & 4095
-            if p != 0:
-                zeros = _apply(colour, p, (events[k] >> 12) - EVENT_MOVE + 1,
-                               cover_start, cover_place, cover_want, mismatch, zeros)
-            k += 1
-            while k < end and (events[k] >> 12) == EVENT_REMOVE:
-                zeros = _apply(colour, events[k] & 4095, EMPTY, cover_start, cover_place, cover_want,
-                               mismatch, zeros)
+            listed = 0
+            while True:  # the move, then the stones it captured
+                x = events[k] & 4095
+                kind = events[k] >> 12
+                v = EMPTY if kind == EVENT_REMOVE else kind - EVENT_MOVE + 1
                 k += 1
+                if x != 0:
+                    colour[x] = v
+                    for j in range(by_want_start[3 * x + v], by_want_start[3 * x + v + 1]):
+                        if listed < candidates.shape[0]:
+                            candidates[listed] = by_want_place[j]
+                            listed += 1
+                if k >= end or (events[k] >> 12) != EVENT_REMOVE:
+                    break
+            for m in range(listed):
+                i = candidates[m]
+                if i < 0:
+                    continue
+                if _holds(colour, i, cell_start, cell_point, cell_want):
+                    holding[found] = i
+                    found += 1
+                    for later in range(m + 1, listed):  # a placement listed twice is held once
+                        if candidates[later] == i:
+                            candidates[later] = -1
             number += 1
 
 
 def tables(placements, size: int, orbits: dict[int, tuple[int, ...]]):
-    """The scan's arrays for ``placements``: (points, cover_start, cover_place, cover_want,
-    initial, back, swapped); ``back`` names each pattern point by its orbit's smallest point,
-    so that the choice among overlapping placements does not depend on their order."""
+    """The scan's arrays for ``placements`` (see ``_scan_range``); ``back`` names each pattern
+    point by its orbit's smallest point, so that the choice among overlapping placements does
+    not depend on their order."""
     points = (size + 2) ** 2
-    entries = [(q, i, want) for i, placement in enumerate(placements) for q, want in placement.cells]
-    entries.sort()
-    cover = np.array(entries, dtype=np.int64).reshape(-1, 3)
-    cover_start = np.searchsorted(cover[:, 0], np.arange(points + 1)).astype(np.int64)
-    initial = np.array([sum(1 for _q, want in p.cells if want != EMPTY) for p in placements], dtype=np.int64)
+    entries = sorted((3 * q + want, i) for i, placement in enumerate(placements) for q, want in placement.cells)
+    by_want = np.array(entries, dtype=np.int64).reshape(-1, 2)
+    by_want_start = np.searchsorted(by_want[:, 0], np.arange(3 * points + 1)).astype(np.int64)
+    cell_start = np.zeros(len(placements) + 1, dtype=np.int64)
+    np.cumsum([len(p.cells) for p in placements], out=cell_start[1:])
+    # stones first: a candidate usually fails at its first other stone (an empty point rarely decides)
+    cells = np.array([cell for p in placements for cell in sorted(p.cells, key=lambda c: c[1] == EMPTY)],
+                     dtype=np.int64).reshape(-1, 2)
+    stoneless = np.array([i for i, p in enumerate(placements) if all(w == EMPTY for _q, w in p.cells)],
+                         dtype=np.int64)
     back = np.full((len(placements), points), -1, dtype=np.int64)
     for i, placement in enumerate(placements):
         for q, p in placement.back.items():
             back[i, q] = orbits[p][0]
     swapped = np.array([p.swapped for p in placements], dtype=np.int64)
-    return points, cover_start, cover[:, 1].copy(), cover[:, 2].copy(), initial, back, swapped
+    return (points, by_want_start, by_want[:, 1].copy(), cell_start, cells[:, 0].copy(), cells[:, 1].copy(),
+            stoneless, back, swapped)
 
 
 def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, placements, size: int, orbits):
     """(move numbers, placement indices, next points, next colours) of ``games``; see ``scan``."""
     out = [np.empty(len(games), dtype=np.int64) for _ in range(4)]
-    scan(events, offsets, games, *tables(placements, size, orbits), *out)
+    scan(4 * get_num_threads(), events, offsets, games, *tables(placements, size, orbits), *out)
     return out
 
 
@@ -153,12 +174,12 @@ def ever_held(events, offsets, words):
     return held
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def may_match(held, masks, games):
     """Of ``games``, those where some placement's stones (``masks[placement]``: bit sets like
     ``held``'s) all lie on points that held a stone of their colour at some time."""
     keep = np.zeros(games.shape[0], dtype=np.bool_)
-    for n in range(games.shape[0]):
+    for n in prange(games.shape[0]):
         g = games[n]
         for i in range(masks.shape[0]):
             ok = True
