@@ -30,8 +30,9 @@ def run_serve(args) -> int:
     from fuseki.book.ui.web.app import LOOPBACK_NAMES
 
     url = book_location(args)
-    _update_pattern_index(url)
-    book = open_book(url, readonly=True)
+    book = open_book(url, readonly=True)  # a missing or broken book: one line, before anything is made
+    if book.statistics is None:
+        _update_pattern_index(url)
     try:
         stats = book.stats()
         trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
