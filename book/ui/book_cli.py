@@ -43,15 +43,8 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "search", help="the next moves played from a position, on a text board",
         description="Next moves from a position. Example: fuseki search --moves \"pd dp pp\" --year 2010-2016")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--moves", default="", metavar="MOVES",
-                       help="moves from the empty board, Black first: SGF (pd) or GTP (Q16) vertices")
-    where.add_argument("--sgf", metavar="FILE", help="a game record: the position after --move N")
-    p.add_argument("--move", type=int, default=0, metavar="N", help="with --sgf: moves played (default 0)")
-    p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
-    p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
-    p.add_argument("--player", metavar="NAME",
-                   help="only games NAME played (either colour, any part of the name, any case)")
+    add_position_options(p)
+    add_filter_options(p)
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
     add_book_option(p)
     p.set_defaults(run=run_search)
@@ -60,6 +53,28 @@ def add_commands(subparsers) -> None:
                               description="What the book holds. Example: fuseki stats --book games.sqlite")
     add_book_option(p)
     p.set_defaults(run=run_stats)
+
+
+def add_position_options(p) -> None:
+    """--moves, or --sgf with --move; --size: the position a command asks about (position_of)."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--moves", default="", metavar="MOVES",
+                       help="moves from the empty board, Black first: SGF (pd) or GTP (Q16) vertices")
+    where.add_argument("--sgf", metavar="FILE", help="a game record: the position after --move N")
+    p.add_argument("--move", type=int, default=0, metavar="N", help="with --sgf: moves played (default 0)")
+    p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
+
+
+def add_filter_options(p) -> None:
+    """--year and --player."""
+    p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
+    p.add_argument("--player", metavar="NAME",
+                   help="only games NAME played (either colour, any part of the name, any case)")
+
+
+def position_of(args):
+    """The Board that add_position_options' arguments name."""
+    return board_from_sgf(args.sgf, args.move) if args.sgf else parse_moves(args.moves, args.size)
 
 
 def run_import(args) -> int:
@@ -167,10 +182,7 @@ def run_search(args) -> int:
     from fuseki.book.ui import textboard
 
     low, high = parse_years(args.year)
-    if args.sgf:
-        board = board_from_sgf(args.sgf, args.move)
-    else:
-        board = parse_moves(args.moves, args.size)
+    board = position_of(args)
     filters = Filters(year_from=low, year_to=high, player=args.player or None,
                       min_games=max(1, args.min_games))
     book = Book.open(book_location(args), readonly=True)

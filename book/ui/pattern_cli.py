@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from fuseki.book.ui.book_cli import board_from_sgf, parse_moves, parse_years
+from fuseki.book.ui.book_cli import add_filter_options, add_position_options, parse_years, position_of
 from fuseki.book.ui.cli import add_book_option, book_location
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE, point_to_xy, star_points, xy_to_point
@@ -24,18 +24,12 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "pattern", help="games reaching a corner, side or anywhere pattern, and what was played next",
         description="Pattern search. Example: fuseki pattern --moves \"Q16 R14\" --region N19:T13")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--moves", default="", metavar="MOVES",
-                       help="moves from the empty board, Black first: SGF (pd) or GTP (Q16) vertices")
-    where.add_argument("--sgf", metavar="FILE", help="a game record: the position after --move N")
-    p.add_argument("--move", type=int, default=0, metavar="N", help="with --sgf: moves played (default 0)")
-    p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
+    add_position_options(p)
     p.add_argument("--region", required=True, metavar="A:B",
                    help="the pattern's rectangle by two opposite corners, e.g. N19:T13 (a corner region)")
     p.add_argument("--any", default="", metavar="POINTS", help="points of the region that match anything: R17,S18")
     p.add_argument("--swap-colours", action="store_true", help="also find the pattern with colours exchanged")
-    p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
-    p.add_argument("--player", metavar="NAME", help="only games NAME played (either colour, any part of the name)")
+    add_filter_options(p)
     add_book_option(p)
     p.set_defaults(run=run_pattern)
 
@@ -126,7 +120,7 @@ def run_pattern(args) -> int:
 
     low, high = parse_years(args.year)
     try:
-        board = board_from_sgf(args.sgf, args.move) if args.sgf else parse_moves(args.moves, args.size)
+        board = position_of(args)
         pattern = pattern_from_board(board, args.region, args.any, args.swap_colours)
     except PatternError as exc:
         print(f"fuseki pattern: {exc}", file=sys.stderr)
