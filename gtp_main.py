@@ -8,6 +8,7 @@ from a checkout, installed or not.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -38,6 +39,19 @@ ENGINE_NEEDS = ("numpy", "numba", "sgfmill", "sqlalchemy")
 INSTALL = "python3 -m venv .venv && .venv/bin/python -m pip install -e ."
 
 
+REEXEC_MARK = "FUSEKI_GTP_REEXEC"  # set once the checkout's .venv interpreter took over: never loop
+
+
+def _checkout_venv_python() -> str | None:
+    """The .venv interpreter of the checkout this file is in, if there is one and it is not this one."""
+    from pathlib import Path
+
+    candidate = Path(__file__).resolve().parent / ".venv" / "bin" / "python"
+    if not candidate.exists() or Path(sys.prefix).resolve() == candidate.parent.parent.resolve():
+        return None
+    return str(candidate)
+
+
 def missing_dependency() -> str | None:
     """The first package the engine needs that this interpreter cannot import, or None."""
     import importlib.util
@@ -51,6 +65,12 @@ def main(argv: list[str] | None = None) -> int:
 
     missing = missing_dependency()
     if missing is not None:
+        checkout_python = _checkout_venv_python()
+        if checkout_python and os.environ.get(REEXEC_MARK) != "1":
+            # run as `python3 gtp_main.py` by an interpreter without fuseki's packages (a GUI's
+            # engine command, the system python3): the checkout's own .venv has them
+            os.environ[REEXEC_MARK] = "1"
+            os.execv(checkout_python, [checkout_python, __file__, *(sys.argv[1:] if argv is None else argv)])
         print(f"fuseki-gtp: the package {missing} is not installed for {sys.executable}; "
               f"install fuseki with its dependencies (in the checkout: {INSTALL})", file=sys.stderr)
         return 2
