@@ -426,8 +426,10 @@ def test_what_the_block_reader_takes_for_damage_tarfile_may_read(tmp_path, hande
                      member("PaxHeaders/b", records, tarfile.XHDTYPE), member("games/b.sgf", GAME_B),
                      member("games/c.sgf", GAME_C))
     games, error = tarfile_outcome(path)
-    assert error is None and [g.name.rsplit(":", 1)[1] for g in games] == [
-        "games/a.sgf", "games/renamed.sgf", "games/c.sgf"]
+    # what tarfile makes of such a header changed within 3.11 (Debian 12's 3.11.2 stops after a.sgf,
+    # 3.11.4+ reads the rename): whichever it is, the import hands over and reads the same
+    assert error is None and [g.name.rsplit(":", 1)[1] for g in games] in (
+        ["games/a.sgf", "games/renamed.sgf", "games/c.sgf"], ["games/a.sgf"])
     assert collect([path]) == games
     assert handed_over == [1]
 
