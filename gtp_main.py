@@ -30,6 +30,8 @@ def build_engine(settings=None, verbose: bool = False, log=None):
         log(line)
     book = from_settings(game.settings, verbose, log)
     game.choosers = ([book] if book is not None else []) + engine_choosers(game.settings, game)
+    if verbose:
+        game.log_source = log or (lambda text: print(text, file=sys.stderr, flush=True))
     return Engine(game, REGISTRY, log)
 
 

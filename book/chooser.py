@@ -207,25 +207,29 @@ class BookChooser:
 
     def __init__(self, location: str, policy: str = "best", min_games: int = 1,
                  temperature: float = 1.0, seed: int | None = None, verbose: bool = False,
-                 log: Callable[[str], None] | None = None):
+                 log: Callable[[str], None] | None = None, corner_book: bool = True,
+                 corner_until: int = 0):
         if policy not in POLICIES:
             raise ValueError(f"unknown book policy {policy!r} (one of {', '.join(POLICIES)})")
         self.policy, self.min_games, self.temperature = policy, min_games, temperature
+        self.corner_book, self.corner_until = corner_book, corner_until
+        self.source = ""  # where the last choice came from: "book", "corner book" or "" (none)
+        self._said_no_corners = False
         self.verbose = verbose
         self.log = log or _stderr
         self.rng = random.Random(seed)
-        self.source = LazyBook(location, self.log)
+        self.opener = LazyBook(location, self.log)
         self._cache = None
 
     @property
     def book(self):
         """The open Book, or None (opened at first use)."""
-        return self.source.get()
+        return self.opener.get()
 
     def warm_up(self) -> None:
         """Open the book now (SQLAlchemy's import and the file): called by the GTP loop on a
         thread once the first answer is out, so the first ``genmove`` does not wait for it."""
-        self.source.get()
+        self.opener.get()
 
     def next_moves(self, board, color: int):
         """The book's ``NextMoves`` for ``color`` to play on ``board``, or None without a book."""
@@ -236,20 +240,72 @@ class BookChooser:
             self._cache = NextMovesCache(book)
         return self._cache.next_moves(board, color)
 
+    def corner_moves(self, board, color: int):
+        """The corner book's ``CornerMoves`` of each corner (``book.patterns.corners``), or None:
+        no book, no corner book in it, the corner book switched off or past ``corner_until``."""
+        book = self.book
+        if book is None or not self.corner_book:
+            return None
+        if self.corner_until and len(board.moves) + 1 > self.corner_until:
+            return None
+        from fuseki.book.patterns import corners
+
+        found = corners.of_book(book, board, color)
+        if found is None and not self._said_no_corners:
+            self._said_no_corners = True
+            self.log(f"fuseki: the book {self.opener.location} has no corner book "
+                     "(fuseki corners --book BOOK builds it); playing without it")
+        return found
+
+    def corner_candidates(self, board, color: int) -> list | None:
+        """The corner book's moves (``CornerMove``: ``point``, ``points``, ``games``, ``winrate``)
+        for the analysis commands, the last move's corner first (``corner_chooser.candidates``);
+        None as ``corner_moves``."""
+        from fuseki.book.corner_chooser import candidates
+
+        found = self.corner_moves(board, color)
+        return None if found is None else candidates(found, board, color)
+
     def choose(self, board, color: int) -> int | None:
         found = self.next_moves(board, color)
         moves = found.moves if found is not None else []
         choice = pick(moves, board, color, self.policy, self.min_games, self.temperature, self.rng)
+        self.source = "book" if choice is not None else ""
+        if choice is None and found is not None:
+            corner = self._choose_corner(board, color)
+            if corner is not None:
+                return corner
         if self.verbose:
             self._report(board, color, found, choice)
         return None if choice is None else choice.point
+
+    def _choose_corner(self, board, color: int) -> int | None:
+        from fuseki.book.corner_chooser import pick_corner
+
+        found = self.corner_moves(board, color)
+        if not found:
+            return None
+        choice = pick_corner(found, board, color, self.policy, self.min_games, self.temperature, self.rng)
+        if choice is None:
+            return None
+        self.source = "corner book"
+        if self.verbose:
+            who = "B" if color == 1 else "W"
+            for point, reason in choice.skipped:
+                self.log(f"fuseki: genmove {who}: corner book move {point_to_vertex(point, board.size)} "
+                         f"skipped ({reason})")
+            move = choice.move
+            self.log(f"fuseki: genmove {who}: corner book {point_to_vertex(choice.point, board.size)} "
+                     f"(out of the whole-board book; corner {choice.corner}: {move.games} games, "
+                     f"{move.winrate:.0%} won by the mover)")
+        return choice.point
 
     def _report(self, board, color: int, found, choice: Choice | None) -> None:
         who = "B" if color == 1 else "W"
         if choice is None:
             why = ("no book" if found is None else "position not in book" if not found.moves
                    else f"no legal book move with >= {self.min_games} games")
-            self.log(f"fuseki: genmove {who}: out of book ({why}); asking the fallback")
+            self.log(f"fuseki: genmove {who}: out of book ({why}); asking the next chooser")
             return
         for point, reason in choice.skipped:
             self.log(f"fuseki: genmove {who}: book move {point_to_vertex(point, board.size)} "
@@ -293,7 +349,8 @@ def from_settings(settings, verbose: bool = False,
         return None
     book = settings.book
     return BookChooser(location, book.policy, book.min_games, book.temperature,
-                       seed=settings.seed, verbose=verbose, log=log)
+                       seed=settings.seed, verbose=verbose, log=log, corner_book=book.corner_book,
+                       corner_until=book.corner_until)
 
 
 def _stderr(text: str) -> None:

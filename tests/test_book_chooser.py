@@ -157,7 +157,11 @@ def test_genmove_falls_back_when_out_of_book_and_says_so(book_path):
     fourth = eng.handle_line("genmove B")  # the games end there: out of book, the random fallback
     assert fourth.startswith("= ") and fourth.strip() != "= pass"
     assert "book D4" in logged[0] and "book Q3" in logged[1] and "book C17" in logged[2]
-    assert "genmove B: out of book (position not in book)" in logged[3], logged
+    # this book has no corner book: said once, then the next chooser answers
+    assert "has no corner book (fuseki corners --book BOOK builds it)" in logged[3], logged
+    assert "genmove B: out of book (position not in book)" in logged[4], logged
+    eng.handle_line("genmove W")
+    assert sum("no corner book" in line for line in logged) == 1
 
 
 def test_missing_book_is_reported_once_and_genmove_still_plays(tmp_path):

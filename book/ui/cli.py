@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "fuseki.book.formats.fuego",
     "fuseki.book.ui.builtin_cli",
     "fuseki.book.ui.pattern_cli",
+    "fuseki.book.ui.corners_cli",
 ]
 
 

@@ -169,6 +169,20 @@ class BookShell(cmd.Cmd):
         self.pattern_shown = ((tuple(self.board.moves), self.board.to_move, self.filters), result)
         self.say(result_text(self.board, result) + self._filter_note())
 
+    def do_corners(self, arg: str) -> None:
+        """corners: what strong players played next in each corner of the board (the corner book,
+        which the engine plays once the whole board is out of book), the last move's corner first."""
+        from fuseki.book.patterns import corners
+        from fuseki.book.ui.corners_cli import corners_text
+
+        self._no_arguments("corners", arg)
+        found = corners.of_book(self.book, self.board, self.board.to_move)
+        if found is None:
+            raise ShellError("this book has no corner book: fuseki corners --book BOOK builds it")
+        if not found:
+            raise ShellError(f"a {self.board.size}x{self.board.size} board has no corners")
+        self.say(corners_text(self.board, self.board.to_move, found))
+
     def do_marks(self, arg: str) -> None:
         """marks on|off: show the next-move letters on the board or not."""
         word = arg.strip().lower()

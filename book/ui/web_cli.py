@@ -52,11 +52,12 @@ def run_serve(args) -> int:
 
 
 def _update_pattern_index(url: str) -> None:
-    """Bring the pattern index up to date where the book can be written (the page's pattern
-    search reads it; a read-only book without it answers pattern searches with a message)."""
+    """Bring the pattern index and the corner book up to date where the book can be written
+    (the page's pattern search and corners view read them; a read-only book without them
+    answers with a message)."""
     import sys
 
-    from fuseki.book.patterns import index
+    from fuseki.book.patterns import corner_build
     from fuseki.book.storage.store import Book, BookError
 
     try:
@@ -65,8 +66,8 @@ def _update_pattern_index(url: str) -> None:
         return
     try:
         if getattr(book, "statistics", None) is None:
-            index.update(book, progress=sys.stderr)
+            corner_build.update(book, progress=sys.stderr)  # the pattern index first, then the corners
     except Exception as exc:  # noqa: BLE001  # serving the book matters more than its pattern index
-        print(f"fuseki serve: no pattern index ({exc})", file=sys.stderr)
+        print(f"fuseki serve: no pattern index or corner book ({exc})", file=sys.stderr)
     finally:
         book.close()

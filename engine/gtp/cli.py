@@ -42,8 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
     p.add_argument("--analysis-min-games", type=int, metavar="N",
                    help="list a move in lz-analyze/kata-analyze lines only from N games on (default 2)")
+    p.add_argument("--corner-book", action=argparse.BooleanOptionalAction, default=None,
+                   help="out of the whole-board book, play what strong players played next in a corner "
+                        "(default: on)")
+    p.add_argument("--corner-until", type=int, metavar="N",
+                   help="the last move number the corner book plays (default 0: while it has a move "
+                        "of --min-games games)")
     p.add_argument("--verbose", action="store_true",
-                   help="log on stderr where each genmove came from (book or fallback)")
+                   help="log on stderr where each genmove came from (book, corner book, fallback, random)")
     p.add_argument("--fallback-engine", metavar="CMD",
                    help='GTP engine answering genmove when the book has no move, e.g. "gnugo --mode gtp"')
     return p
@@ -57,6 +63,7 @@ def settings_from(args: argparse.Namespace) -> config.Settings:
         "book.path": "" if args.no_book else args.book, "book.policy": args.policy,
         "book.min_games": args.min_games, "book.temperature": args.temperature,
         "book.analysis_min_games": args.analysis_min_games,
+        "book.corner_book": args.corner_book, "book.corner_until": args.corner_until,
         "engine.fallback_engine": args.fallback_engine,
     })
 

@@ -10,6 +10,8 @@ names another) has four tables; every key is optional::
     [book]   path = "~/books/pro.sqlite"   policy = "best" | "weighted" | "winrate"
              min_games = 1          (>= 1)      temperature = 1.0   (> 0)
              analysis_min_games = 2 (>= 1: the fewest games a move needs in analysis lines)
+             corner_book = true     (out of the whole-board book, play the corner book's joseki)
+             corner_until = 0       (>= 0: the last move number the corner book plays; 0: no limit)
 
 The book is found in this order: ``--book``, ``$FUSEKI_BOOK``, ``[book] path``,
 then ``DEFAULT_BOOK`` (``~/.local/share/fuseki/book.sqlite``), so that the
@@ -50,6 +52,10 @@ class BookSettings:
     temperature: float = 1.0
     # lz-analyze and friends: a move from one game would show 100% beside a 6,000-game move
     analysis_min_games: int = 2
+    # out of the whole-board book, the corner book (book.patterns.corners) answers while a
+    # corner continuation has min_games games, up to move corner_until (0: no limit)
+    corner_book: bool = True
+    corner_until: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,12 @@ def _min_games(value: Any) -> int:
     return value
 
 
+def _move_number(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError("must be an integer >= 0")
+    return value
+
+
 def _temperature(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
             or not math.isfinite(value):
@@ -127,6 +139,8 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "book.min_games": ("book.min_games", _min_games),
     "book.temperature": ("book.temperature", _temperature),
     "book.analysis_min_games": ("book.analysis_min_games", _min_games),
+    "book.corner_book": ("book.corner_book", _boolean),
+    "book.corner_until": ("book.corner_until", _move_number),
 }
 
 

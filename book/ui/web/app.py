@@ -181,6 +181,22 @@ def pattern_json(result) -> dict:
             "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended}}
 
 
+def corners_json(found, board) -> list[dict]:
+    """The corner book's continuations of each corner, the last move's corner first (``last``)."""
+    from fuseki.book.corner_chooser import last_corner
+
+    last = last_corner(board, board.to_move)
+    size = board.size
+    out = []
+    for corner in sorted(found, key=lambda c: (c.corner != last, c.corner)):
+        rows = [{"letter": LETTERS[i] if i < len(LETTERS) else None, **point_json(m.point, size),
+                 "points": [coords.point_to_sgf(p, size) for p in m.points], "games": m.games,
+                 "winrate": m.winrate} for i, m in enumerate(corner.moves)]
+        out.append({"corner": corner.corner, "last": corner.corner == last, "total": corner.total,
+                    "tenuki": corner.tenuki, "next": rows})
+    return out
+
+
 def game_row_json(row) -> dict:
     """A games-list row: its id, the header fields (book.headers; the winner as a colour name),
     size, move count and the move number where the position occurred."""
@@ -381,6 +397,16 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
             return search(shared.book, pattern, _filters_arg())
         except BookError as exc:  # a statistics book, or an index a read-only server cannot build
             raise ApiError(str(exc), 409) from None
+
+    @app.get("/api/corners")
+    def corners_view():
+        from fuseki.book.patterns import corners
+
+        board = search_board()
+        found = corners.of_book(shared.book, board, board.to_move)
+        if found is None:
+            return jsonify(corners=[], note="this book has no corner book: fuseki corners --book BOOK builds it")
+        return jsonify(corners=corners_json(found, board), note=None)
 
     @app.get("/api/pattern")
     def pattern():

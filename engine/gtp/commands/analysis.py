@@ -35,6 +35,12 @@ In the analysis lines they are corrected for small samples: ``PRIOR_GAMES``
 thousands of games (whose rate hardly moves).  ``book_moves`` and the GoGui
 commands list every move of at least ``min_games`` games (the moves
 ``genmove`` may play) and show the raw win rate, as before.
+When the whole-board book has no move for the position, every command shows the corner
+book's candidates instead (the advisor's ``corner_candidates``: what strong players played next
+in each corner; see ``book.patterns.corners``), so a GUI keeps showing joseki after the
+whole board leaves the book: GoGui's status line then reads ``corner book: ...``; the Leela
+Zero and KataGo lines have no field for where a candidate comes from, so there they are
+candidates as any other (visits = times played in that corner).
 With no book (or none at the configured path) every command answers
 normally with nothing in it: no moves, no labels, no info lines.
 """
@@ -63,45 +69,65 @@ _KEY_WIDTHS = {"interval": 1, "minmoves": 1, "maxmoves": 1, "ownership": 1, "own
 
 # --- the advisor behind the game (the book) ---------------------------------------------
 
-def book_entries(game, to_move: int | None = None,
-                 min_games: int | None = None) -> list[tuple[object, list[int]]]:
-    """(MoveStat, its legal points) for the book moves of the position, most played first.
+def advice(game, board, to_move: int, min_games: int | None = None) -> tuple[str, list[tuple[object, list[int]]]]:
+    """(source, entries): the whole-board book's moves for ``to_move`` on ``board`` as
+    (MoveStat, its legal points), most played first, source "book"; when it has none, the
+    corner book's (the advisor's ``corner_candidates``: every corner's continuations, the
+    opponent's last move's corner first; points that are legal and fill no own eye), source
+    "corner book"; ("", []) when neither answers.
 
-    Moves below ``min_games`` (default: the chooser's), passes and moves with
-    no legal point are left out; an empty list without a book.
+    Moves below ``min_games`` (default: the chooser's), passes and moves with no legal
+    point are left out.
     """
     chooser = game.advisor
-    board = game.board
-    to_move = board.to_move if to_move is None else to_move
-    found = chooser.next_moves(board, to_move) if chooser is not None else None
+    if chooser is None:
+        return "", []
+    least = chooser.min_games if min_games is None else min_games
+    found = chooser.next_moves(board, to_move)
     if found is None:
-        return []
+        return "", []
+    entries = _legal(eligible(found.moves, least), board, to_move, eye_ok=True)
+    if entries:
+        return "book", entries
+    corner_candidates = getattr(chooser, "corner_candidates", None)
+    moves = corner_candidates(board, to_move) if corner_candidates is not None else None
+    if not moves:
+        return "", []
+    entries = _legal(eligible(moves, least), board, to_move, eye_ok=False)
+    return ("corner book", entries) if entries else ("", [])
+
+
+def _legal(moves, board, to_move: int, eye_ok: bool) -> list[tuple[object, list[int]]]:
     entries = []
-    for move in eligible(found.moves, chooser.min_games if min_games is None else min_games):
+    for move in moves:
         points = [p for p in (tuple(move.points) or (move.point,))
-                  if board.legal_reason(to_move, p) is None]
+                  if board.legal_reason(to_move, p) is None and (eye_ok or not board.is_eye(to_move, p))]
         if points:
             entries.append((move, points))
     return entries
 
 
-def main_line(game, board, to_move: int, first: int, length: int = PV_LENGTH) -> list[int]:
-    """``first``, then the most played legal book move after it, and so on (``length`` moves at most).
+def book_entries(game, to_move: int | None = None,
+                 min_games: int | None = None) -> list[tuple[object, list[int]]]:
+    """The entries of ``advice`` for the game's board (``to_move`` default: the side to move)."""
+    board = game.board
+    return advice(game, board, board.to_move if to_move is None else to_move, min_games)[1]
 
-    Plays on a copy of ``board``; stops where the book has no eligible legal move.
+
+def main_line(game, board, to_move: int, first: int, length: int = PV_LENGTH) -> list[int]:
+    """``first``, then the most played legal book move after it (the corner book's once the
+    whole-board book has none), and so on (``length`` moves at most).
+
+    Plays on a copy of ``board``; stops where neither book has an eligible legal move.
     """
-    chooser = game.advisor
     line, work = [first], board.copy()
     work.play(to_move, first)
     mover = 3 - to_move
-    while len(line) < length and chooser is not None:
-        found = chooser.next_moves(work, mover)
-        if found is None:
+    while len(line) < length:
+        _source, entries = advice(game, work, mover)
+        if not entries:
             break
-        nxt = next((m.point for m in eligible(found.moves, chooser.min_games)
-                    if work.legal_reason(mover, m.point) is None), None)
-        if nxt is None:
-            break
+        nxt = entries[0][1][0]
         work.play(mover, nxt)
         line.append(nxt)
         mover = 3 - mover
@@ -134,7 +160,9 @@ def gogui_analyze_commands(game, args):
 def book_gfx(game, args):
     """GoGui gfx: ``LABEL point letter ...``, ``INFLUENCE point share ...``, ``TEXT legend``."""
     count(args, 0)
-    entries = book_entries(game)[:len(LETTERS)]
+    board = game.board
+    source, entries = advice(game, board, board.to_move)
+    entries = entries[:len(LETTERS)]
     if not entries:
         return "TEXT out of book"
     total = sum(move.games for move, _ in entries)
@@ -147,7 +175,7 @@ def book_gfx(game, args):
     return "\n".join([
         "LABEL " + " ".join(labels),
         "INFLUENCE " + " ".join(shades),
-        f"TEXT book: {total} games; " + ", ".join(legend),
+        f"TEXT {source}: {total} games; " + ", ".join(legend),
     ])
 
 

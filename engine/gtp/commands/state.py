@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fuseki.engine.core.base import PASS, RESIGN
+from fuseki.engine.core.base import PASS, RESIGN, point_to_vertex
 from fuseki.engine.gtp.config import Settings
 
 
@@ -45,6 +45,8 @@ class Game:
         self._fallback = None
         self._board = None
         self.record: list[tuple] = []
+        # with --verbose: told where each chosen move came from ("fuseki: genmove B Q16: corner book")
+        self.log_source = None
 
     # --- the board ---------------------------------------------------------------
 
@@ -179,5 +181,19 @@ class Game:
             if point == RESIGN:
                 return RESIGN
             if point is not None and (point == PASS or board.is_legal(color, point)):
+                if self.log_source is not None:
+                    self.log_source(f"fuseki: genmove {'B' if color == 1 else 'W'} "
+                                    f"{point_to_vertex(int(point), board.size)}: {source_of(ask)}")
                 return int(point)
         return PASS
+
+
+def source_of(ask) -> str:
+    """How ``--verbose`` names the chooser behind ``ask``: its ``source`` (the book: "book" or
+    "corner book"), "fallback" for another engine, "random" for the random chooser."""
+    chooser = getattr(ask, "__self__", None)
+    if getattr(chooser, "source", ""):
+        return chooser.source
+    if hasattr(chooser, "ask"):
+        return "fallback"
+    return "random" if type(chooser).__name__ == "RandomChooser" else type(chooser).__name__

@@ -196,6 +196,11 @@ async function refreshSearch() {
   $("back").disabled = state.moves.length === 0;
   $("forward").disabled = state.redo.length === 0;
   renderNextMoves(position);
+  const cornerMarks = await refreshCorners();
+  if (!position.next.length && Object.keys(cornerMarks).length) {  // out of book: the corner book's letters
+    drawBoard($("search-board"), position.size, position, cornerMarks, serial(boardClick));
+    drawRegion();
+  }
   state.gamesAfter = [null];
   await refreshGames();
   const hash = new URLSearchParams();
@@ -228,6 +233,54 @@ function renderNextMoves(position) {
     tr.addEventListener("click", serial(() => playSearch(row.sgf)));
     body.appendChild(tr);
   }
+}
+
+const CORNER_NAMES = ["top left", "top right", "bottom left", "bottom right"];
+const CORNER_ROWS = 5;  // continuations listed per corner
+
+// The corner book: what was played next in each corner, whatever the rest of the board (the
+// engine plays it once the whole board is out of book).  Returns the board letters of its moves.
+async function refreshCorners() {
+  const body = $("corner-table").querySelector("tbody");
+  body.replaceChildren();
+  let answer;
+  try {
+    answer = await api(`/api/corners?${query()}`);
+  } catch (error) {
+    $("corner-summary").textContent = error.message;
+    return {};
+  }
+  if (answer.note) {
+    $("corner-summary").textContent = answer.note;
+    return {};
+  }
+  const marks = {};
+  let listed = 0;
+  for (const corner of answer.corners) {
+    for (const row of corner.next.slice(0, CORNER_ROWS)) {
+      const tr = document.createElement("tr");
+      tr.dataset.sgf = row.sgf;
+      tr.dataset.vertex = row.vertex;
+      const percent = Math.round(row.winrate * 1000) / 10;
+      tr.innerHTML = `<td class="letter"></td><td class="corner"></td><td class="move"></td><td class="num"></td>` +
+        `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
+      tr.children[0].textContent = row.letter || "";
+      tr.children[1].textContent = CORNER_NAMES[corner.corner] + (corner.last ? " (last move)" : "");
+      tr.children[2].textContent = row.vertex;
+      tr.children[3].textContent = row.games;
+      tr.querySelector(".bar span").style.width = `${percent}%`;
+      tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
+      tr.title = `this corner: ${corner.total} continuations, tenuki ${corner.tenuki}`;
+      tr.addEventListener("click", serial(() => playSearch(row.sgf)));
+      body.appendChild(tr);
+      for (const sgf of row.points) if (row.letter && !(sgf in marks)) marks[sgf] = row.letter;
+      listed += 1;
+    }
+  }
+  $("corner-summary").textContent = listed
+    ? "Corner book: what was played next in each corner · win rates for the player who played it"
+    : "No corner of this position is in the corner book.";
+  return marks;
 }
 
 async function playSearch(sgf) {

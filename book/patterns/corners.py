@@ -1,0 +1,225 @@
+"""The corner book: what strong players played next in a corner, whatever the rest of the board.
+
+A whole-board book runs dry after a dozen or two moves, in the middle of a joseki; the
+corner's own content is still in thousands of games.  This module keys a corner by its
+content and answers its continuations:
+
+- **corner region**: the ``W x W`` square at each corner, ``W = size // 2`` (9 on 19x19,
+  6 on 13x13, 4 on 9x9); the four regions never overlap (the centre lines belong to none).
+- **corner key**: the region's stones *relative to the player to move* (own, opponent), so
+  a joseki and the same joseki with colours exchanged share a key, seen from the corner in
+  its canonical orientation: each corner is first reflected onto the top-left one (corner
+  ``c``: bit 0 flips x, bit 1 flips y), then read as it is or transposed, whichever gives
+  the smaller hash.  Hash: XOR of the core Zobrist table's ``stone[r][v][u]`` (``r`` = 0
+  own, 1 opponent; ``(u, v)`` the local point in that orientation) and ``size[s]``.
+- **corner move**: a point of the region as its local index ``v * W + u`` in the key's
+  orientation (for a corner that reads the same transposed, the smaller of the two
+  indices: the two moves are one), or ``TENUKI`` (-1): the player to move answered
+  elsewhere after the opponent had played in this corner.
+
+The table ``corner_moves(key, move, played, wins)`` (``corner_build``) counts, over the
+first ``DEPTH`` moves of every game, each move in the corner where it was played (the key
+of that corner before it) and each tenuki from the corner of the previous move; ``wins``
+are the games the player who played it won.  ``lookup`` reads the four corners of a board
+in one statement and maps the moves back onto it.  This module imports no numba: the
+engine's book chooser calls it at ``genmove``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core.base import BLACK, WHITE
+
+TABLE = "corner_moves"
+TENUKI = -1
+MIN_SIZE = 5  # below this a corner is the whole board: no corner book
+
+
+@dataclass(frozen=True)
+class Frames:
+    """The corner geometry of one board size, as arrays over the board's padded points."""
+
+    size: int
+    width: int                # W: the corner region is W x W
+    corner_of: np.ndarray     # corner 0..3 of each padded point, -1 outside every corner
+    local: np.ndarray         # (points, 2): the local index v*W+u as read plain (0) and transposed (1)
+    zkeys: np.ndarray         # (2, W*W) uint64: the hash of an own (0) / opponent (1) stone at each local index
+    size_key: int             # mixed into every key of this size
+    back: np.ndarray          # (4, 2, W*W): the padded point of each corner's local index per reading
+
+
+def corner_width(size: int) -> int:
+    """W, the side of the corner region on a ``size`` board (0 when the board has no corners)."""
+    return size // 2 if size >= MIN_SIZE else 0
+
+
+@cache
+def frames(size: int) -> Frames:
+    """The corner geometry of ``size`` (cached; read-only arrays)."""
+    width = corner_width(size)
+    n = coords.array_length(size)
+    corner_of = np.full(n, -1, dtype=np.int64)
+    local = np.zeros((n, 2), dtype=np.int64)
+    back = np.zeros((4, 2, max(width * width, 1)), dtype=np.int64)
+    last = size - 1
+    for y in range(size):
+        for x in range(size):
+            for corner in range(4):
+                u = last - x if corner & 1 else x
+                v = last - y if corner & 2 else y
+                if u < width and v < width:
+                    p = coords.xy_to_point(x, y, size)
+                    corner_of[p] = corner
+                    local[p] = (v * width + u, u * width + v)
+                    back[corner, 0, v * width + u] = p
+                    back[corner, 1, u * width + v] = p
+    stone = zobrist.table().stone
+    zkeys = np.zeros((2, max(width * width, 1)), dtype=np.uint64)
+    for code in range(width * width):
+        zkeys[0, code] = stone[0, code // width, code % width]
+        zkeys[1, code] = stone[1, code // width, code % width]
+    for array in (corner_of, local, back, zkeys):
+        array.setflags(write=False)
+    return Frames(size, width, corner_of, local, zkeys, zobrist.table().size[size], back)
+
+
+@dataclass(frozen=True)
+class CornerKey:
+    """One corner of a position: its key and the reading it was taken in."""
+
+    corner: int
+    key: int          # unsigned 64-bit
+    reading: int      # 0 plain, 1 transposed: how local indices of the key map to this corner
+    symmetric: bool   # the corner reads the same transposed: a move stands for both readings
+
+
+def corner_keys(board, color: int) -> list[CornerKey]:
+    """The keys of the four corners of ``board`` with ``color`` to play (empty without corners)."""
+    frame = frames(board.size)
+    if not frame.width:
+        return []
+    hashes = [[0, 0] for _ in range(4)]
+    for relative, stones in enumerate((board.stones(color), board.stones(WHITE if color == BLACK else BLACK))):
+        for p in stones:
+            corner = int(frame.corner_of[p])
+            if corner >= 0:
+                hashes[corner][0] ^= int(frame.zkeys[relative, frame.local[p, 0]])
+                hashes[corner][1] ^= int(frame.zkeys[relative, frame.local[p, 1]])
+    found = []
+    for corner, (plain, transposed) in enumerate(hashes):
+        plain ^= frame.size_key
+        transposed ^= frame.size_key
+        reading = 0 if plain <= transposed else 1
+        found.append(CornerKey(corner, min(plain, transposed), reading, plain == transposed))
+    return found
+
+
+def corner_of_point(point: int, size: int) -> int:
+    """The corner (0..3) holding ``point``, or -1 (outside every corner, a pass, no corners)."""
+    frame = frames(size)
+    if not frame.width or point <= 0 or point >= len(frame.corner_of):
+        return -1
+    return int(frame.corner_of[point])
+
+
+def board_points(found: CornerKey, move: int, size: int) -> tuple[int, ...]:
+    """The board points a stored corner move stands for in the corner ``found`` was read from."""
+    frame = frames(size)
+    points = {int(frame.back[found.corner, found.reading, move])}
+    if found.symmetric:
+        points.add(int(frame.back[found.corner, 1 - found.reading, move]))
+    return tuple(sorted(points))
+
+
+@dataclass(frozen=True)
+class CornerMove:
+    """A move strong players played next in a corner (``MoveStat``-like: ``point``, ``points``, ``games``)."""
+
+    point: int
+    points: tuple[int, ...]   # the board points it stands for (two for a corner symmetric about its diagonal)
+    games: int                # times it was played there (one game plays a corner's key once, but for a ko)
+    wins: int                 # of those, the games its player won
+    corner: int
+
+    @property
+    def winrate(self) -> float:
+        """The share of its games won by the player who played it."""
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class CornerMoves:
+    """One corner of a position in the corner book: its continuations and how often players left it."""
+
+    corner: int
+    key: int
+    moves: list[CornerMove]   # most played first (ties: point order)
+    tenuki: int               # times the player to move played elsewhere instead
+    tenuki_wins: int
+
+    @property
+    def total(self) -> int:
+        """Every recorded continuation of this corner, tenuki included."""
+        return sum(m.games for m in self.moves) + self.tenuki
+
+
+def has_table(conn) -> bool:
+    """True when the book has a corner book (``corner_build.update`` made one)."""
+    from sqlalchemy import inspect
+
+    return inspect(conn).has_table(TABLE)
+
+
+_KNOWN = weakref.WeakSet()  # engines of books seen with a corner book (a table is never dropped for good)
+
+
+def of_book(book, board, color: int) -> list[CornerMoves] | None:
+    """``lookup`` on an open ``Book`` (any kind: of games, statistics); None when it has no corner book."""
+    with book.engine.connect() as conn:
+        if book.engine not in _KNOWN:
+            if not has_table(conn):
+                return None
+            _KNOWN.add(book.engine)
+        return lookup(conn, board, color)
+
+
+def lookup(conn, board, color: int) -> list[CornerMoves]:
+    """The corner book's continuations of each corner of ``board`` with ``color`` to play.
+
+    One entry per corner in corner order (corners the book does not know: no moves, no
+    tenuki); an empty list on a board without corners.  ``conn``: a connection to a book
+    that has the table (``has_table``).
+    """
+    keys = corner_keys(board, color)
+    if not keys:
+        return []
+    signed = sorted({zobrist.to_signed(k.key) for k in keys})
+    placeholder = "?" if conn.dialect.name == "sqlite" else "%s"
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.execute(f"SELECT key, move, played, wins FROM {TABLE} WHERE key IN "
+                       f"({', '.join([placeholder] * len(signed))})", tuple(signed))
+        rows = cursor.fetchall()
+    finally:
+        cursor.close()
+    by_key: dict[int, list[tuple[int, int, int]]] = {}
+    for key, move, played, wins in rows:
+        by_key.setdefault(zobrist.to_unsigned(int(key)), []).append((int(move), int(played), int(wins)))
+    answer = []
+    for found in keys:
+        moves, tenuki, tenuki_wins = [], 0, 0
+        for move, played, wins in by_key.get(found.key, ()):
+            if move == TENUKI:
+                tenuki, tenuki_wins = played, wins
+                continue
+            points = board_points(found, move, board.size)
+            moves.append(CornerMove(points[0], points, played, wins, found.corner))
+        moves.sort(key=lambda m: (-m.games, m.point))
+        answer.append(CornerMoves(found.corner, found.key, moves, tenuki, tenuki_wins))
+    return answer

@@ -1,0 +1,357 @@
+"""The corner book (book.patterns.corners, corner_build) and its chooser against a count written here.
+
+The independent count reads each corner as tuples of (empty, own, opponent) cells in its two
+readings (no hashes, no numba): a corner's class is the smaller tuple, a move's the smaller of
+its local points in the readings equal to it.  It replays every game with the rules core and
+counts, as the corner book promises, each move in the corner where it was played and each
+tenuki from the corner of the previous move.  Every lookup (each corner: each continuation's
+board points, times played and wins; tenuki) is compared with it, on 19x19 and 9x9, SQLite
+and PostgreSQL, and the chooser's move with the one the rule of ``corner_chooser`` gives on
+the count, in all 8 orientations.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from fuseki.book.chooser import BookChooser
+from fuseki.book.patterns import corner_build, corners
+from fuseki.book.pipeline import importer
+from fuseki.book.storage.store import Book
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, point_to_xy, xy_to_point
+from fuseki.engine.core.board import Board
+
+from test_store import sgf_text
+
+# corner sequences in local (u, v) coordinates (u along the edge from the corner, v away from it)
+JOSEKI_19 = [
+    [(3, 3), (5, 2), (2, 5), (2, 2), (6, 3)],
+    [(3, 3), (5, 2), (5, 3), (6, 2), (3, 5)],
+    [(2, 3), (4, 2), (3, 2), (3, 1), (8, 2)],
+    [(2, 3), (2, 5), (3, 5), (3, 6), (4, 5)],
+    [(3, 3), (2, 2), (2, 3), (3, 2), (4, 2), (4, 1)],
+]
+JOSEKI_9 = [[(2, 2), (1, 2), (2, 1)], [(2, 2), (3, 1)], [(1, 2), (2, 1), (2, 2)]]
+
+
+def to_board(corner, u, v, size):
+    m = size - 1
+    return xy_to_point(m - u if corner & 1 else u, m - v if corner & 2 else v, size)
+
+
+def make_games(folder, size, count, seed):
+    """SGF files of games that play corner sequences in random corners and readings, then random moves."""
+    rng = np.random.default_rng(seed)
+    library = JOSEKI_19 if size == 19 else JOSEKI_9
+    games = []
+    for i in range(count):
+        board = Board(size)
+        plans = {}
+        for corner in rng.permutation(4).tolist():
+            steps = library[int(rng.integers(len(library)))]
+            flip = bool(rng.integers(2))
+            plans[corner] = [to_board(corner, *(reversed(s) if flip else s), size) for s in steps]
+        colour, current = BLACK, int(rng.integers(4))
+        while any(plans.values()):
+            if not plans[current] or rng.random() < 0.3:
+                current = int(rng.choice([c for c, rest in plans.items() if rest]))
+            point = plans[current].pop(0)
+            if board.legal_reason(colour, point) is None:
+                board.play(colour, point)
+                colour = WHITE if colour == BLACK else BLACK
+        for _ in range(int(rng.integers(3, 25))):
+            point = board.random_move(colour, rng)
+            board.play(colour, point)
+            colour = WHITE if colour == BLACK else BLACK
+        winner = [BLACK, WHITE, None][i % 3]
+        result = {BLACK: "B+R", WHITE: "W+3.5", None: "Void"}[winner]
+        (folder / f"g{size}_{i:03d}.sgf").write_bytes(sgf_text(size, list(board.moves), result=result))
+        games.append((list(board.moves), winner))
+    return games
+
+
+# --- the independent count --------------------------------------------------------------------
+
+def readings(board, corner, mover, width):
+    """The corner's cells (0 empty, 1 own, 2 opponent) as read plain and transposed."""
+    def cell(u, v):
+        colour = board.color_at(to_board(corner, u, v, board.size))
+        return 0 if colour == EMPTY else 1 if colour == mover else 2
+
+    plain = tuple(cell(u, v) for v in range(width) for u in range(width))
+    transposed = tuple(cell(v, u) for v in range(width) for u in range(width))
+    return plain, transposed
+
+
+def local_of(point, corner, size):
+    x, y = point_to_xy(point, size)
+    m = size - 1
+    return (m - x if corner & 1 else x), (m - y if corner & 2 else y)
+
+
+def corner_at(point, size, width):
+    if point == PASS:
+        return -1
+    for corner in range(4):
+        u, v = local_of(point, corner, size)
+        if u < width and v < width:
+            return corner
+    return -1
+
+
+def class_of(board, corner, mover, width):
+    plain, transposed = readings(board, corner, mover, width)
+    canon = min(plain, transposed)
+    return canon, [r for r, seen in enumerate((plain, transposed)) if seen == canon]
+
+
+def count_games(games, size, depth=corner_build.DEPTH):
+    """{(corner class, move class or None for tenuki): [played, wins]}."""
+    width = size // 2
+    table: dict = {}
+    for moves, winner in games:
+        board = Board(size)
+        previous = -1
+        for number, (colour, point) in enumerate(moves, start=1):
+            if number > depth:
+                break
+            here = corner_at(point, size, width)
+            won = int(winner == colour)
+            if previous >= 0 and previous != here:
+                canon, _ = class_of(board, previous, colour, width)
+                entry = table.setdefault((canon, None), [0, 0])
+                entry[0] += 1
+                entry[1] += won
+            if here >= 0:
+                canon, reads = class_of(board, here, colour, width)
+                u, v = local_of(point, here, size)
+                move = min((u, v) if r == 0 else (v, u) for r in reads)
+                entry = table.setdefault((canon, move), [0, 0])
+                entry[0] += 1
+                entry[1] += won
+            board.play(colour, point)
+            previous = here
+    return table
+
+
+def expected(table, board, mover, prune):
+    """Per corner: ({frozenset of board points: (played, wins)}, tenuki played) from the count."""
+    width = board.size // 2
+    out = []
+    for corner in range(4):
+        canon, reads = class_of(board, corner, mover, width)
+        moves, tenuki = {}, 0
+        for (seen, move), (played, wins) in table.items():
+            if seen != canon or played < prune:
+                continue
+            if move is None:
+                tenuki = played
+                continue
+            points = frozenset(to_board(corner, *(move if r == 0 else move[::-1]), board.size) for r in reads)
+            moves[points] = (played, wins)
+        out.append((moves, tenuki))
+    return out
+
+
+def got(found):
+    return [({frozenset(m.points): (m.games, m.wins) for m in c.moves}, c.tenuki) for c in found]
+
+
+def positions(games, size, rng, count):
+    """(board, mover) of random positions of the games, some in a random orientation."""
+    out = []
+    for _ in range(count):
+        moves, _ = games[int(rng.integers(len(games)))]
+        upto = int(rng.integers(len(moves) + 1))
+        t = int(rng.integers(8))
+        board = Board(size)
+        for colour, point in moves[:upto]:
+            board.play(colour, coords.transform_point(t, point, size) if point != PASS else PASS)
+        out.append((board, board.to_move))
+    return out
+
+
+# --- fixtures -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module", params=[19, 9])
+def corner_book(request, tmp_path_factory):
+    size = request.param
+    folder = tmp_path_factory.mktemp(f"corners{size}")
+    games = make_games(folder, size, 120 if size == 19 else 60, seed=size)
+    path = str(folder / "book.sqlite")
+    with Book.open(path) as book:
+        importer.import_paths(book, [str(folder)], workers=0)
+        assert book.stats().games == len(games)
+        corner_build.update(book, progress=None, prune=1)
+    return path, games, size, count_games(games, size)
+
+
+def test_every_corner_equals_the_independent_count(corner_book):
+    path, games, size, table = corner_book
+    rng = np.random.default_rng(1)
+    with Book.open(path, readonly=True) as book:
+        for board, mover in positions(games, size, rng, 80):
+            found = corners.of_book(book, board, mover)
+            assert got(found) == expected(table, board, mover, prune=1)
+            for corner in found:
+                assert [m.games for m in corner.moves] == sorted((m.games for m in corner.moves), reverse=True)
+                assert all(m.point == min(m.points) and m.corner == corner.corner for m in corner.moves)
+
+
+def test_pruned_and_on_postgresql_the_same(corner_book, tmp_path, pg_url):
+    path, games, size, table = corner_book
+    folder = tmp_path / "sgf"
+    folder.mkdir()
+    for moves, winner in games:  # the same games, in the same order
+        result = {BLACK: "B+R", WHITE: "W+3.5", None: "Void"}[winner]
+        (folder / f"{len(list(folder.iterdir())):04d}.sgf").write_bytes(sgf_text(size, moves, result=result))
+    rng = np.random.default_rng(2)
+    with Book.open(pg_url) as book:
+        importer.import_paths(book, [str(folder)], workers=0)
+        assert corner_build.update(book, progress=None, prune=2)
+        assert not corner_build.update(book, progress=None, prune=2)  # up to date: not rebuilt
+        for board, mover in positions(games, size, rng, 40):
+            assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=2)
+
+
+def test_a_book_without_corner_book_says_none(tmp_path):
+    with Book.open(str(tmp_path / "empty.sqlite")) as book:
+        assert corners.of_book(book, Board(19), BLACK) is None
+        assert corners.corner_keys(Board(4), BLACK) == []
+
+
+# --- the chooser --------------------------------------------------------------------------------
+
+def rule_choice(table, board, mover, min_games):
+    """The points the corner chooser must pick from, by its rule (policy best) on the count."""
+    size = board.size
+    exp = expected(table, board, mover, prune=1)
+    last = corner_at(board.moves[-1][1], size, size // 2) if board.moves and board.moves[-1][0] != mover else -1
+
+    def ok(points):
+        return [p for p in points if board.legal_reason(mover, p) is None and not board.is_eye(mover, p)]
+
+    def best(candidates):
+        top = max((played for _, played in candidates), default=0)
+        return [(points, played) for points, played in candidates if played == top]
+
+    if last >= 0:
+        moves, tenuki = exp[last]
+        local = [(points, played) for points, (played, _) in moves.items() if played >= min_games and ok(points)]
+        if local and (tenuki < min_games or max(p for _, p in local) >= tenuki):
+            return best(local)
+    pooled = [(points, played) for c, (moves, _) in enumerate(exp) if c != last
+              for points, (played, _) in moves.items() if played >= min_games and ok(points)]
+    return best(pooled)
+
+
+def test_the_chooser_answers_in_the_corner_the_rule_says_in_all_8_orientations(corner_book):
+    path, games, size, table = corner_book
+    rng = np.random.default_rng(3)
+    centre = xy_to_point(size // 2, size // 2, size)  # next to no corner point, the same in every orientation
+    checked = 0
+    while checked < 12:
+        moves, _ = games[int(rng.integers(len(games)))]
+        upto = int(rng.integers(1, len(moves)))
+        if centre in {p for _, p in moves[:upto]}:
+            continue
+        base = Board(size)
+        for colour, point in moves[:upto]:
+            base.play(colour, point)
+        mover = base.to_move
+        want = rule_choice(table, base, mover, min_games=2)
+        if len(want) != 1:  # no corner move, or a tie the policy may break either way
+            continue
+        checked += 1
+        for t in range(8):
+            board = Board(size)
+            for colour, point in moves[:upto]:
+                board.play(colour, coords.transform_point(t, point, size))
+            board.set_stones(WHITE if mover == BLACK else BLACK, [centre])  # the whole board: out of book
+            chooser = BookChooser(path, min_games=2, seed=t)
+            point = chooser.choose(board, mover)
+            assert point in {coords.transform_point(t, p, size) for p in want[0][0]}, (t, upto)
+            assert chooser.source == "corner book"
+
+
+def eye_and_suicide_book(tmp_path, setup_colour):
+    """Games from a setup: three stones around J17 (inside the top-left corner), Black to play
+    J17 (3 games) or D16 (2 games), then different tails."""
+    folder = tmp_path / ("eye" if setup_colour == BLACK else "suicide")
+    folder.mkdir()
+    v = lambda text: coords.vertex_to_point(text, 19)  # noqa: E731
+    setup = [(setup_colour, v(p)) for p in ("H17", "J18", "J16")]
+    tails = ["Q4", "Q3", "R4", "P3", "O4"]
+    for i, first in enumerate(["J17", "J17", "J17", "D16", "D16"]):
+        moves = [(BLACK, v(first)), (WHITE, v(tails[i])), (BLACK, v("K4"))]
+        (folder / f"g{i}.sgf").write_bytes(sgf_text(19, moves, setup=setup, result="B+R"))
+    path = str(tmp_path / f"{folder.name}.sqlite")
+    with Book.open(path) as book:
+        importer.import_paths(book, [str(folder)], workers=0)
+        corner_build.update(book, progress=None)
+    board = Board(19)
+    board.set_stones(setup_colour, [p for _, p in setup] + [v("K17")])  # K17: outside the corner
+    return path, board
+
+
+@pytest.mark.parametrize("setup_colour, reason", [(BLACK, "fills its own eye"), (WHITE, "suicide")])
+def test_never_its_own_eye_never_an_illegal_move(tmp_path, setup_colour, reason):
+    path, board = eye_and_suicide_book(tmp_path, setup_colour)
+    j17, d16 = coords.vertex_to_point("J17", 19), coords.vertex_to_point("D16", 19)
+    logged = []
+    chooser = BookChooser(path, verbose=True, log=logged.append)
+    found = chooser.corner_moves(board, BLACK)
+    assert [(m.point, m.games) for m in found[0].moves] == [(j17, 3), (d16, 2)]  # the corner is in book
+    assert chooser.next_moves(board, BLACK).moves == []  # the whole board is not
+    assert chooser.choose(board, BLACK) == d16
+    assert any("J17 skipped" in line and reason in line for line in logged), logged
+    assert any("corner book D16" in line for line in logged), logged
+
+
+def test_corners_out_of_book_fall_through_to_the_next_chooser(corner_book):
+    path, games, size, table = corner_book
+    board = Board(size)
+    # stones in every corner that no game has in that shape: each corner is unknown
+    for corner in range(4):
+        board.set_stones(BLACK, [to_board(corner, 0, 0, size), to_board(corner, 1, 1, size)])
+        board.set_stones(WHITE, [to_board(corner, 1, 0, size)])
+    chooser = BookChooser(path, seed=1)
+    assert all(not c.moves and not c.tenuki for c in chooser.corner_moves(board, BLACK))
+    assert chooser.choose(board, BLACK) is None and chooser.source == ""
+
+
+def test_corner_until_and_switch_off(corner_book):
+    path, games, size, table = corner_book
+    moves, _ = games[0]
+    board = Board(size)
+    for colour, point in moves[:3]:
+        board.play(colour, point)
+    assert BookChooser(path, corner_until=4).corner_moves(board, board.to_move) is not None
+    assert BookChooser(path, corner_until=3).corner_moves(board, board.to_move) is None  # move 4 is past 3
+    assert BookChooser(path, corner_book=False).corner_moves(board, board.to_move) is None
+
+
+def test_weighted_draws_follow_the_counts(tmp_path):
+    path, board = eye_and_suicide_book(tmp_path, WHITE)
+    # the games' corner, no K17, White's last move in it: J17 (3 games) and D16 (2 games) playable
+    board = Board(19)
+    board.set_stones(WHITE, [coords.vertex_to_point(p, 19) for p in ("J18", "J16", "Q10")])
+    board.play(WHITE, coords.vertex_to_point("H17", 19))
+    chooser = BookChooser(path, policy="weighted", seed=7)
+    drawn = Counter(chooser.choose(board, BLACK) for _ in range(2000))
+    j17 = coords.vertex_to_point("J17", 19)
+    assert set(drawn) == {j17, coords.vertex_to_point("D16", 19)}
+    assert abs(drawn[j17] / 2000 - 0.6) < 0.04
+
+
+def test_random_is_seeded(corner_book):
+    path, games, size, _ = corner_book
+    one = [BookChooser(path, policy="weighted", seed=9).choose(b, m)
+           for b, m in positions(games, size, np.random.default_rng(4), 10)]
+    two = [BookChooser(path, policy="weighted", seed=9).choose(b, m)
+           for b, m in positions(games, size, np.random.default_rng(4), 10)]
+    assert one == two
