@@ -355,3 +355,22 @@ def test_random_is_seeded(corner_book):
     two = [BookChooser(path, policy="weighted", seed=9).choose(b, m)
            for b, m in positions(games, size, np.random.default_rng(4), 10)]
     assert one == two
+
+
+def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_book, tmp_path):
+    """The built-in book's way: write_statistics copies the continuations of >= N times."""
+    from fuseki.book.pipeline.statistics import write_statistics
+    from fuseki.book.storage.statbook import StatisticsBook
+
+    path, games, size, table = corner_book
+    out = str(tmp_path / "stats.sqlite")
+    with Book.open(path) as full:
+        write_statistics(full, out, 2, corner_min_games=3)
+    rng = np.random.default_rng(5)
+    with Book.open(out, readonly=True) as stats:
+        assert isinstance(stats, StatisticsBook)
+        for board, mover in positions(games, size, rng, 40):
+            assert got(corners.of_book(stats, board, mover)) == expected(table, board, mover, prune=3)
+        chooser = BookChooser(out, seed=1)
+        board, mover = positions(games, size, np.random.default_rng(6), 1)[0]
+        assert chooser.corner_moves(board, mover) is not None

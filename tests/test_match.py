@@ -16,7 +16,7 @@ from sgfmill import sgf
 from fuseki.book.ui import cli
 from fuseki.engine.core import coords
 from fuseki.engine.core.board import Board
-from fuseki.engine.players.match import Match, MatchConfig, MatchError, parse_score
+from fuseki.engine.players.match import Match, MatchConfig, MatchError, parse_score, repeats
 from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
 
 from test_gtp_client import fake_command
@@ -85,6 +85,25 @@ def test_fuseki_against_fuseki(tmp_path):
     check_table_adds_up(results, results_table(results, config))
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
     assert [json.loads(line)["game"] for line in lines] == [0, 1, 2, 3]
+
+
+def test_repeated_games_are_found_and_seeds_make_games_differ(tmp_path):
+    # deterministic engines replay one game (and one with colours swapped)
+    same = MatchConfig(black=fake_command(tmp_path, "one"), white=fake_command(tmp_path, "two"), games=4, size=5,
+                       alternate=True, max_moves=8)
+    results, log = quiet_match(same)
+    assert repeats(results) == {2: 0, 3: 1}
+    table = results_table(results, same)
+    assert "Distinct games: 2 of 4 (game 3 = game 1, game 4 = game 2 repeat an earlier game's moves)" in table
+    assert "A over the distinct games:" in table and "of 2" in table
+    assert any("the same moves as game 1" in line for line in log)
+    # {seed}: each game starts its engines with seed + game number
+    seeded = MatchConfig(black=f"{FUSEKI} --seed {{seed}}", white=f"{FUSEKI} --seed {{seed}}", games=4, size=5,
+                         alternate=True, seed=10)
+    results, _ = quiet_match(seeded)
+    assert [r["seed"] for r in results] == [10, 11, 12, 13]
+    assert repeats(results) == {} and len({r["fingerprint"] for r in results}) == 4
+    assert "Distinct games: 4 of 4" in results_table(results, seeded)
 
 
 def test_resume_plays_only_missing_games(tmp_path):

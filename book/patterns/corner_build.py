@@ -146,6 +146,26 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
             print(f"corner book: {size}x{size}: part {number + 1} of {parts} counted", file=progress, flush=True)
 
 
+def create_statement(dialect: str) -> str:
+    """The corner book's CREATE TABLE for ``dialect`` ("sqlite" or "postgresql")."""
+    return (f"CREATE TABLE {corners.TABLE} (key BIGINT NOT NULL, move SMALLINT NOT NULL, "
+            "played INTEGER NOT NULL, wins INTEGER NOT NULL, PRIMARY KEY (key, move))"
+            + (" WITHOUT ROWID" if dialect == "sqlite" else ""))
+
+
+def copy_into(book, target, least: int) -> int:
+    """Copy the book's corner book, continuations played at least ``least`` times, into the
+    sqlite3 connection ``target`` (a statistics book being written), in key order; the rows copied."""
+    target.execute(create_statement("sqlite"))
+    with book.engine.connect() as conn:
+        rows = conn.exec_driver_sql(f"SELECT key, move, played, wins FROM {corners.TABLE} WHERE played >= {int(least)} "
+                                    "ORDER BY key, move").all()
+        _through, settings = built_through(conn)
+    target.executemany(f"INSERT INTO {corners.TABLE} VALUES (?, ?, ?, ?)", [tuple(r) for r in rows])
+    target.execute("INSERT INTO meta (name, value) VALUES (?, ?)", (SETTINGS, f"{settings} least={least}"))
+    return len(rows)
+
+
 def built_through(conn) -> tuple[int, str]:
     """(the pattern index's game id the corner book was built at, its settings); (0, '') when none."""
     rows = dict(conn.execute(schema.meta.select().where(schema.meta.c.name.in_((THROUGH, SETTINGS)))).all())
@@ -173,9 +193,7 @@ def update(book, progress=sys.stderr, depth: int = DEPTH, prune: int = PRUNE) ->
     began = time.perf_counter()
     with book.writing() as conn:
         conn.exec_driver_sql(f"DROP TABLE IF EXISTS {corners.TABLE}")
-        conn.exec_driver_sql(f"CREATE TABLE {corners.TABLE} (key BIGINT NOT NULL, move SMALLINT NOT NULL, "
-                             "played INTEGER NOT NULL, wins INTEGER NOT NULL, PRIMARY KEY (key, move))"
-                             + (" WITHOUT ROWID" if conn.dialect.name == "sqlite" else ""))
+        conn.exec_driver_sql(create_statement(conn.dialect.name))
         rows = 0
         for size in sizes:
             if not corners.corner_width(size):

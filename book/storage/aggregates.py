@@ -227,8 +227,11 @@ def is_statistics_file(path: str) -> bool:
             and int.from_bytes(header[68:72], "big") == APPLICATION_ID)
 
 
-def write_file(path: str, chunks: Iterable[Counts], meta: dict[str, str]) -> int:
+def write_file(path: str, chunks: Iterable[Counts], meta: dict[str, str], extra=None) -> int:
     """Write a statistics book: ``meta`` (with the versions and the kind) and the rows.
+
+    ``extra(conn)``, if given, writes more tables (the corner book) through the sqlite3
+    connection inside the same transaction, in key order too.
 
     The same rows and meta give the same bytes (with the same SQLite library): fixed page
     size, rows inserted in key order, meta in name order, no timestamps, and the file
@@ -253,6 +256,8 @@ def write_file(path: str, chunks: Iterable[Counts], meta: dict[str, str]) -> int
             conn.executemany("INSERT INTO next_stats VALUES (?, ?, ?, ?, ?)",
                              zip(*(column.tolist() for column in chunk)))
             rows += len(chunk)
+        if extra is not None:
+            extra(conn)
         conn.execute("COMMIT")
         conn.execute("VACUUM INTO ?", (final,))
     finally:

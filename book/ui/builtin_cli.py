@@ -35,6 +35,9 @@ def add_commands(subparsers) -> None:
                         "'none': none)")
     p.add_argument("--work", default=None, metavar="DIR",
                    help="where the temporary book of games goes (about 2 GB; default: the temporary folder)")
+    p.add_argument("--corner-min-games", type=int, default=statistics.CORNER_MIN_GAMES, metavar="N",
+                   help="keep the corner book's continuations played N times or more "
+                        f"(default {statistics.CORNER_MIN_GAMES}; 0: no corner book)")
     p.add_argument("--workers", type=int, default=None, metavar="N", help="parser processes (as fuseki import)")
     p.set_defaults(run=run_build)
 
@@ -66,7 +69,8 @@ def run_build(args) -> int:
     paths = statistics.corpus(args.data, held_out)
     start = time.perf_counter()
     report = statistics.build(paths, args.out, args.min_games, description=describe(paths), work=args.work,
-                              workers=args.workers, progress=Progress(sys.stderr))
+                              workers=args.workers, progress=Progress(sys.stderr),
+                              corner_min_games=args.corner_min_games or None)
     print(f"fuseki book build-builtin: import: {report.import_text}", file=sys.stderr)
     print(f"fuseki book build-builtin: {args.out}: {report} "
           f"(positions reached by >= {args.min_games} games), {time.perf_counter() - start:.0f} s", file=sys.stderr)

@@ -81,6 +81,11 @@ class MatchConfig:
     timeout: float = 60.0           # seconds per answer
     stderr_comments: bool = False
     superko: bool = False
+    seed: int = 1                   # game i starts its engines with {seed} = seed + i
+
+    def seed_of(self, index: int) -> int:
+        """The seed game ``index`` gives the engine commands' ``{seed}``."""
+        return self.seed + index
 
     def identity(self) -> dict:
         d = {k: getattr(self, k) for k in _IDENTITY}
@@ -97,20 +102,30 @@ class Fault:
 
 # --- engines --------------------------------------------------------------------------------
 
+SEED = "{seed}"  # in an engine command: replaced by the game's seed (the engine restarts per game)
+
+
 class Player:
-    """One engine command, started on demand and restarted after it died or misbehaved."""
+    """One engine command, started on demand and restarted after it died or misbehaved.
+
+    A command holding ``{seed}`` is started anew for each game with that game's seed, so that
+    deterministic engines (a book with ``--policy best``, GNU Go) do not replay one game.
+    """
 
     def __init__(self, label: str, command: str, timeout: float):
         self.label, self.command, self.timeout = label, command, timeout
         self.client: GtpClient | None = None
         self.name = ""
+        self.running = ""  # the command line the client was started with
 
-    def start(self) -> GtpClient:
-        """A live client; raises GtpClientError."""
-        if self.client is not None and self.client.alive():
+    def start(self, seed: int | None = None) -> GtpClient:
+        """A live client (of the command with ``seed`` put in); raises GtpClientError."""
+        command = self.command.replace(SEED, str(seed)) if seed is not None else self.command
+        if self.client is not None and self.client.alive() and command == self.running:
             return self.client
         self.stop()
-        self.client = GtpClient(self.command, timeout=self.timeout)
+        self.running = command
+        self.client = GtpClient(command, timeout=self.timeout)
         name, version = self.client.identity()
         self.name = " ".join(w for w in (name or self.command.split()[0], version) if w)
         self.client.list_commands()
@@ -220,7 +235,7 @@ class _GameRun:
     def _new_game(self) -> None:
         for label in LABELS:
             try:
-                self.players[label].start()
+                self.players[label].start(self.config.seed_of(self.game.index))
             except GtpClientError as exc:
                 raise _Lost(_fault(label, exc)) from None
             for command in (f"boardsize {self.config.size}", "clear_board", f"komi {self.config.komi:g}"):
@@ -264,6 +279,8 @@ class _GameRun:
                 "fault": asdict(fault) if fault else None, "moves": len(self.game.moves),
                 "opening": self.game.opening[0] if self.game.opening else None,
                 "names": {k: p.name for k, p in self.players.items()},
+                "seed": self.config.seed_of(self.game.index),
+                "fingerprint": fingerprint(self.game.black, self.game.moves),
                 "seconds": round(time.monotonic() - started, 2)}
 
     def _play_on(self) -> tuple[str, str, str | None]:
@@ -380,6 +397,29 @@ class _GameRun:
         if self.agreement >= config.adjudicate_resign:
             return "B+R" if leader > 0 else "W+R"
         return None
+
+
+def fingerprint(black: str, moves: list) -> str:
+    """The same engine as Black playing the same moves gives the same text: a repeated game."""
+    import hashlib
+
+    text = black + ";" + ";".join(f"{colour}{point}" for colour, point in moves)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def repeats(results: list[dict]) -> dict[int, int]:
+    """{game: the earlier game whose moves it repeats} (with the same engine as Black)."""
+    first: dict[str, int] = {}
+    found = {}
+    for r in sorted(results, key=lambda r: r["game"]):
+        key = r.get("fingerprint")
+        if key is None:
+            continue
+        if key in first:
+            found[r["game"]] = first[key]
+        else:
+            first[key] = r["game"]
+    return found
 
 
 def parse_score(text: str | None) -> float | None:
@@ -544,6 +584,10 @@ class Match:
             done = sum(1 for i in self.results if i < self.config.games)
         fault = result["fault"]
         note = f", {fault['engine']} {fault['kind']}: {fault['detail']}" if fault else ""
+        with self._lock:
+            earlier = repeats(list(self.results.values())).get(game.index)
+        if earlier is not None:
+            note += f"; the same moves as game {earlier + 1}"
         self.log(f"fuseki match: game {game.index + 1} ({done}/{self.config.games}): "
                  f"{result['black']} (black) vs {result['white']}: {result['result']} "
                  f"({result['reason']}, {result['moves']} moves{note})")

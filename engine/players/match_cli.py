@@ -37,6 +37,10 @@ def add_commands(subparsers) -> None:
     p.add_argument("--stderr-comments", action="store_true",
                    help="put each engine's stderr lines into the SGF as comments on its moves")
     p.add_argument("--superko", action="store_true", help="forbid positional superko (default: simple ko)")
+    p.add_argument("--seed", type=int, default=1, metavar="N",
+                   help="game i gives the engine commands' {seed} the value N + i, e.g. --black "
+                        "'fuseki-gtp --seed {seed} --policy weighted' --white 'gnugo --mode gtp --seed {seed}': "
+                        "deterministic engines then play different games (default 1)")
     p.set_defaults(run=run_match)
 
 
@@ -53,7 +57,7 @@ def config_from(args) -> MatchConfig:
         adjudicate_resign=args.adjudicate_resign, adjudicate_margin=args.adjudicate_margin,
         adjudicate_every=args.adjudicate_every,
         parallel=args.parallel, timeout=args.timeout, stderr_comments=args.stderr_comments,
-        superko=args.superko)
+        superko=args.superko, seed=args.seed)
 
 
 def run_match(args) -> int:

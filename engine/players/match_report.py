@@ -9,7 +9,7 @@ from pathlib import Path
 
 import fuseki
 from fuseki.engine.core.base import IllegalMove, point_to_rowcol, rowcol_to_point
-from fuseki.engine.players.match import LABELS, RESULTS, Game, MatchConfig, MatchError
+from fuseki.engine.players.match import LABELS, RESULTS, Game, MatchConfig, MatchError, repeats
 
 # --- SGF ------------------------------------------------------------------------------------
 
@@ -151,6 +151,17 @@ def results_table(results: list[dict], config: MatchConfig) -> str:
         key = r["reason"] if not r["fault"] else f"{r['reason']} by {r['fault']['engine']}"
         reasons[key] = reasons.get(key, 0) + 1
     lines.append("Ended by: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
+    repeated = repeats(results)
+    distinct = [r for r in results if r["game"] not in repeated]
+    lines.append(f"Distinct games: {len(distinct)} of {n}" + (
+        " (" + ", ".join(f"game {g + 1} = game {e + 1}" for g, e in sorted(repeated.items())[:10])
+        + (" ..." if len(repeated) > 10 else "") + " repeat an earlier game's moves)" if repeated else ""))
+    if repeated and distinct:
+        mine = [r for r in distinct if "A" in (r["black"], r["white"])]
+        score = sum(r["winner"] == "A" for r in mine) + sum(r["winner"] is None for r in mine) / 2
+        low, high = wilson(score, len(mine))
+        lines.append(f"A over the distinct games: {100 * score / len(mine):.1f}% "
+                     f"[{100 * low:.1f}%, {100 * high:.1f}%] of {len(mine)}")
     faults = [r for r in results if r["fault"]]
     for r in faults[:20]:
         f = r["fault"]
