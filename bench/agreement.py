@@ -2,12 +2,14 @@
 
 For every game of a held-out archive (default: Tygem December 2009, the month the
 built-in book is built without), each of moves 1-20 is asked of the book chooser that
-``fuseki-gtp`` uses (``BookChooser`` with the default settings: policy ``best``, min_games
-1) on the replayed board, and counted as *agreeing* when the chosen book move is the move
-the player played or one of its images under the position's own symmetry (the chosen
-``MoveStat``'s orbit holds the played point).  A move the book does not answer counts as
-not agreeing (the engine would play out of book).  Printed: agreement and the share of
-moves the book answered, over moves 1-20 and per move number.
+``fuseki-gtp`` uses (``BookChooser.choose`` with the default settings: policy ``best``,
+min_games 1; the whole-board book, then the corner book) on the replayed board, and counted
+as *agreeing* when the chosen point is the move the player played or one of its images
+under the position's own symmetry.  A move neither book answers counts as not agreeing
+(the engine would ask its fallback).  Printed: agreement and the share of moves from the
+whole-board book, the corner book and the fallback, over moves 1-20 and per move number,
+each book also without its corner book (the baseline of the same run); and the time of
+each choice by where it came from.
 
 Baseline, measured in the same run: a plain book of games built here from the Tygem
 archive of July 2016 (11,364 games), with ``fuseki import``'s importer.
@@ -46,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
 from fuseki.book import builtin  # noqa: E402
-from fuseki.book.chooser import BookChooser, pick  # noqa: E402
+from fuseki.book.chooser import BookChooser  # noqa: E402
 from fuseki.book.formats.positions import board_after_record  # noqa: E402
 from fuseki.book.formats.records import SgfError, read_games  # noqa: E402
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
@@ -69,17 +71,21 @@ def held_out_games(path: str, limit: int | None):
 
 
 class Tally:
-    """Agreeing and answered moves, per move number."""
+    """Agreeing moves and where the engine's choices came from, per move number."""
+
+    SOURCES = ("book", "corner book", "fallback")
 
     def __init__(self, moves: int):
         self.asked = [0] * (moves + 1)
-        self.answered = [0] * (moves + 1)
         self.agreed = [0] * (moves + 1)
+        self.by_source = {source: [0] * (moves + 1) for source in self.SOURCES}
+        self.seconds = {source: [] for source in self.SOURCES}  # each genmove's choice, by source
 
-    def add(self, number: int, answered: bool, agreed: bool) -> None:
+    def add(self, number: int, source: str, agreed: bool, seconds: float) -> None:
         self.asked[number] += 1
-        self.answered[number] += answered
         self.agreed[number] += agreed
+        self.by_source[source][number] += 1
+        self.seconds[source].append(seconds)
 
     def share(self, counts: list[int], number: int | None = None) -> float:
         if number is None:
@@ -87,19 +93,31 @@ class Tally:
         return counts[number] / max(1, self.asked[number])
 
 
-def measure(location: str, games, moves: int) -> tuple[Tally, float]:
-    """(the tally, seconds) of the book at ``location`` over ``games``' first ``moves`` moves."""
-    chooser = BookChooser(location, seed=1)
+def measure(location: str, games, moves: int, corner_book: bool = True) -> tuple[Tally, float]:
+    """(the tally, seconds) of the book at ``location`` over ``games``' first ``moves`` moves.
+
+    Each move is asked of ``BookChooser.choose`` as ``genmove`` asks it (whole-board book,
+    then the corner book unless ``corner_book`` is False); a choice agrees when the move
+    played is the chosen point or its image under a symmetry of the position.  None is the
+    fallback's turn (counted as not agreeing).
+    """
+    from fuseki.engine.core.coords import transform_point
+
+    chooser = BookChooser(location, seed=1, corner_book=corner_book)
     tally = Tally(moves)
     start = time.perf_counter()
     for record in games:
         board = board_after_record(record, 0)
         for number in range(1, min(moves, len(record.moves)) + 1):
             colour, played = record.moves[number - 1]
-            found = chooser.next_moves(board, colour)
-            choice = pick(found.moves if found else [], board, colour, chooser.policy, chooser.min_games,
-                          chooser.temperature, chooser.rng)
-            tally.add(number, choice is not None, choice is not None and played in choice.move.points)
+            began = time.perf_counter()
+            point = chooser.choose(board, colour)
+            seconds = time.perf_counter() - began
+            agreed = False
+            if point is not None:
+                keys = board.symmetric_keys(colour)
+                agreed = played in {transform_point(t, point, board.size) for t in range(8) if keys[t] == keys[0]}
+            tally.add(number, chooser.source if point is not None else "fallback", agreed, seconds)
             if board.legal_reason(colour, played) is not None:
                 break
             board.play(colour, played)
@@ -182,7 +200,10 @@ def main() -> int:
         if not args.no_baseline and BASELINE.exists():
             path, count = baseline_book(folder)
             books.append((path, f"baseline: plain book of {count:,} games (Tygem 2016-07)"))
-        results = [(label, *measure(path, games, args.moves)) for path, label in books]
+        results = []
+        for path, label in books:
+            results.append((label, *measure(path, games, args.moves)))
+            results.append((f"{label[:60]}, without its corner book", *measure(path, games, args.moves, False)))
         report(results, args.moves)
         print(f"\nnext_moves, {args.queries:,} positions of moves 0-{args.moves} in random orientations, no cache")
         for path, label in books:
@@ -205,15 +226,24 @@ def percentile(values, q):
 
 
 def report(results, moves: int) -> None:
-    print(f"\n{'book':<90} {'agree':>7} {'answered':>9} {'time':>7}")
+    print(f"\n{'book':<90} {'agree':>7} {'book':>7} {'corner':>7} {'fallback':>8} {'time':>6}")
     for label, tally, seconds in results:
-        print(f"{label[:90]:<90} {tally.share(tally.agreed):>7.1%} {tally.share(tally.answered):>9.1%} "
-              f"{seconds:>6.0f}s")
-    print("\nby move number (agree / answered), books in the order above")
+        shares = (tally.share(tally.by_source[source]) for source in Tally.SOURCES)
+        print(f"{label[:90]:<90} {tally.share(tally.agreed):>7.1%} " + " ".join(f"{s:>7.1%}" for s in shares)
+              + f" {seconds:>6.0f}s")
+    print("\nby move number: agree (from the book / the corner book / the fallback), books in the order above")
     for number in range(1, moves + 1):
-        cells = "   ".join(f"{t.share(t.agreed, number):6.1%} / {t.share(t.answered, number):6.1%}"
-                           for _label, t, _s in results)
+        cells = "   ".join(
+            f"{t.share(t.agreed, number):6.1%} ({t.share(t.by_source['book'], number):4.0%} / "
+            f"{t.share(t.by_source['corner book'], number):4.0%} / {t.share(t.by_source['fallback'], number):4.0%})"
+            for _label, t, _s in results)
         print(f"move {number:>2}   {cells}")
+    print("\ngenmove's choice (book query and pick; ms), by where it came from: median / p99 / max")
+    for label, tally, _seconds in results:
+        parts = [f"{source} {1e3 * statistics.median(times):.2f} / {1e3 * percentile(times, 0.99):.2f} / "
+                 f"{1e3 * max(times):.1f} ({len(times):,})"
+                 for source, times in tally.seconds.items() if times]
+        print(f"  {label[:70]:<70} " + "; ".join(parts))
 
 
 if __name__ == "__main__":

@@ -239,3 +239,29 @@ def test_pattern_search_in_the_page(server, browser):
     assert len(games) == min(total, 20) and all(row[4].isdigit() for row in games)
     browser.find_element(By.CSS_SELECTOR, "#games-table tbody tr").click()
     wait.until(lambda _: text("move-number").startswith(f"move {games[0][4]} / "))
+
+
+def test_corner_table_in_the_page(server, browser):
+    """The corner book's continuations are listed under the next moves (fuseki serve built it);
+    a click on one plays it."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+
+    def rows():
+        return browser.execute_script(
+            "return [...document.querySelectorAll('#corner-table tbody tr')]"
+            ".map(row => [...row.cells].map(cell => cell.textContent.trim()))")
+
+    browser.get(server)
+    wait.until(lambda _: rows())
+    listed = rows()
+    corners = {"top left", "top right", "bottom left", "bottom right"}
+    assert all(row[1] in corners and row[3].isdigit() and row[4].endswith("%") for row in listed)
+    assert "Corner book" in browser.find_element(By.ID, "corner-summary").text
+    vertex = listed[0][2]
+    browser.find_element(By.CSS_SELECTOR, "#corner-table tbody tr").click()
+    wait.until(lambda _: "move 1" in browser.find_element(By.ID, "search-status").text)
+    assert f"last Black {vertex}" in browser.find_element(By.ID, "search-status").text
