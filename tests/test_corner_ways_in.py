@@ -105,7 +105,7 @@ def test_fuseki_corners_builds_and_shows(tmp_path, capsys):
         (folder / f"g{i}.sgf").write_bytes(sgf_text(19, moves_of(game), result="B+R"))
     book = str(tmp_path / "b.sqlite")
     assert main(["import", str(folder), "--book", book, "--workers", "0"]) == 0
-    capsys.readouterr()
+    assert f"fuseki corners --book {book} builds it" in capsys.readouterr().err  # the import says what to run
     assert main(["corners", "--book", book, "--moves", ASKED]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Black to play")
@@ -115,6 +115,8 @@ def test_fuseki_corners_builds_and_shows(tmp_path, capsys):
     assert "\n16 . . . . . X . . . 16" in first and "14 . . . . . a b . . 14" in first
     assert "bottom left corner: not in the corner book" in out
     assert "bottom right corner: 15 continuations" in out
+    assert main(["import", str(folder), "--book", book, "--workers", "0"]) == 0  # nothing new: no hint
+    assert "fuseki corners" not in capsys.readouterr().err
 
 
 def test_shell_and_web_show_the_same(book_path):

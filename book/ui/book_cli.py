@@ -98,9 +98,25 @@ def run_import(args) -> int:
             start = time.perf_counter()
             book.compact()
             print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        hint = corner_book_hint(book, args)
+        if hint:
+            print(f"fuseki import: {hint}", file=sys.stderr)
     finally:
         book.close()
     return 0
+
+
+def corner_book_hint(book, args) -> str | None:
+    """What to run so that the engine plays joseki from this book's games (None: nothing)."""
+    from fuseki.book.patterns import corner_build, corners
+
+    with book.engine.connect() as conn:
+        if not book.max_game_id(conn):
+            return None
+        if corners.has_table(conn) and corner_build.built_through(conn)[0] >= book.max_game_id(conn):
+            return None
+    return (f"the engine's corner book (joseki) does not hold these games yet: "
+            f"fuseki corners --book {book_location(args)} builds it (fuseki serve does too)")
 
 
 class StopRequest(threading.Event):
