@@ -133,5 +133,7 @@ def test_a_terminal_gets_a_tqdm_bar_with_a_percentage(tmp_path, archive):
                       r"[\d,]+ games/s, [\d:?]+ left", out)
     assert bars, out[-3000:]
     assert [int(share) for share, _, _ in bars] == sorted(int(share) for share, _, _ in bars)
-    assert out.rstrip().splitlines()[-1].startswith("fuseki import: 3,000 games added, 0 duplicates")
+    last = out.rstrip().splitlines()[-2:]  # the summary, then how to build the corner book
+    assert last[0].startswith("fuseki import: 3,000 games added, 0 duplicates")
+    assert last[1].startswith("fuseki import: the engine's corner book (joseki) does not hold these games yet")
     assert "Traceback" not in out
