@@ -89,6 +89,8 @@ def run_import(path: str, sources: list[str], workers: int) -> None:
 
 
 def file_figures(path: str) -> None:
+    if "://" in path:
+        return database_figures(path)
     with sqlite3.connect(path) as conn:
         pages, free, size = (conn.execute(f"PRAGMA {p}").fetchone()[0]
                              for p in ("page_count", "freelist_count", "page_size"))
@@ -100,6 +102,24 @@ def file_figures(path: str) -> None:
     with Book.open(path, readonly=True) as book, book.engine.connect() as conn:
         live = segments.live(conn)
     print(f"    {len(live)} segments (levels {sorted(s.level for s in live)}), {tables} with summaries")
+
+
+def database_figures(url: str) -> None:
+    """A PostgreSQL book: the database's size per game, its segments and their indexes."""
+    with Book.open(url, readonly=True) as book, book.engine.connect() as conn:
+        size = conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar()
+        games = conn.exec_driver_sql("SELECT count(*) FROM games").scalar()
+        live = segments.live(conn)
+        indexes = conn.exec_driver_sql("SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = 'public' "
+                                       "AND tablename NOT LIKE 'positions\\_%%' AND tablename NOT LIKE 'summary\\_%%' "
+                                       "ORDER BY tablename").all()
+        segment_index = conn.exec_driver_sql("SELECT indexdef FROM pg_indexes WHERE tablename LIKE 'positions\\_%%' "
+                                             "LIMIT 1").scalar()
+    print(f"database: {size / 1e9:,.2f} GB for {games:,} games = {size / games:,.0f} bytes/game "
+          "(pg_database_size: tables, indexes, free space)   target <= 5,000")
+    print(f"    {len(live)} segments (levels {sorted(s.level for s in live)}), each a table: {segment_index}")
+    for table, definition in indexes:
+        print(f"    index on {table}: {definition}")
 
 
 FIRST_QUERY = """
@@ -175,7 +195,14 @@ def run(bench_book, paths: list[str], into: str | None, reuse: bool, workers: in
           f"{len(sources)} archives")
     with tempfile.TemporaryDirectory() as tmp:
         path = into or str(Path(tmp) / "book.sqlite")
-        if not (reuse and os.path.exists(path)):
+        if "://" in path:  # PostgreSQL: an empty database to fill (or one to --reuse)
+            with Book.open(path) as book:
+                games = book.stats().games
+            if games and not reuse:
+                raise SystemExit(f"{path} holds {games:,} games: give an empty database, or --reuse it")
+            if not games:
+                run_import(path, sources, workers)
+        elif not (reuse and os.path.exists(path)):
             for old in (path, path + "-wal", path + "-shm"):
                 if os.path.exists(old):
                     os.remove(old)
