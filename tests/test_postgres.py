@@ -116,3 +116,28 @@ def test_cli_imports_into_postgresql_and_reports(tmp_path, tygem_games, pg_url):
                            capture_output=True, text=True, timeout=60)
     assert stats.returncode == 0 and "50" in stats.stdout, stats.stdout + stats.stderr
     assert not (tmp_path / "fuseki.db").exists()  # a URL never turns into a local file
+
+
+def test_binary_copy_equals_struct_packing_and_reads_back(pg_url):
+    """book.storage.pgcopy against the format packed row by row with struct, then through the server."""
+    import struct
+
+    import numpy as np
+
+    from fuseki.book.storage import pgcopy
+
+    rng = np.random.default_rng(1)
+    keys = np.concatenate([[-(2**63), 2**63 - 1, 0, -1], rng.integers(-(2**63), 2**63 - 1, 200, dtype=np.int64)])
+    small = rng.integers(-(2**15), 2**15 - 1, len(keys)).astype(np.int64)
+    ints = rng.integers(-(2**31), 2**31 - 1, len(keys)).astype(np.int64)
+    slow = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+    for k, s, i in zip(keys.tolist(), small.tolist(), ints.tolist()):
+        slow += struct.pack(">hiqihii", 3, 8, k, 2, s, 4, i)
+    slow += struct.pack(">h", -1)
+    assert pgcopy.binary_rows([(keys, 8), (small, 2), (ints, 4)]) == slow
+    with Book.open(pg_url) as book, book.engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE copied (k BIGINT, s SMALLINT, i INTEGER)")
+        with conn.connection.dbapi_connection.cursor() as cursor:
+            pgcopy.copy_in(cursor, "copied", ["k", "s", "i"], [(keys, 8), (small, 2), (ints, 4)])
+        back = conn.exec_driver_sql("SELECT k, s, i FROM copied").all()
+    assert sorted(back) == sorted(zip(keys.tolist(), small.tolist(), ints.tolist()))

@@ -13,7 +13,6 @@ most of the records); the meta rows say what the table was built from and how.
 
 from __future__ import annotations
 
-import io
 import sys
 import time
 
@@ -21,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from fuseki.book.patterns import corners, index
-from fuseki.book.storage import schema
+from fuseki.book.storage import pgcopy, schema
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
@@ -136,6 +135,7 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     per_part = counts.reshape(parts, -1).sum(axis=1)
     # signed keys (how the table stores them) ascend from the upper half: rows go in in key order
     order = list(range(parts // 2, parts)) + list(range(parts // 2)) if parts > 1 else [0]
+    began = time.perf_counter()
     for number, part in enumerate(order):
         keys = np.empty(per_part[part], dtype=np.uint64)
         moves = np.empty(per_part[part], dtype=np.int64)
@@ -143,7 +143,10 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
         written = emit(*args, 6 - bits, part, keys, moves, wins, counts)
         yield count(keys[:written], moves[:written], wins[:written], prune)
         if progress is not None and parts > 1:
-            print(f"corner book: {size}x{size}: part {number + 1} of {parts} counted", file=progress, flush=True)
+            spent = time.perf_counter() - began
+            print(f"corner book: {size}x{size}: {100 * (number + 1) // parts}% counted ({number + 1} of {parts} "
+                  f"parts, {len(chosen) / spent * (number + 1) / parts:,.0f} games/s), {spent:.0f} s, "
+                  f"{spent / (number + 1) * (parts - number - 1):.0f} s left", file=progress, flush=True)
 
 
 def create_statement(dialect: str) -> str:
@@ -237,8 +240,8 @@ def _write(conn, keys, moves, played, wins) -> int:
     cursor = conn.connection.dbapi_connection.cursor()
     try:
         if conn.dialect.name == "postgresql":
-            data = "".join("\t".join(map(str, row)) + "\n" for row in rows.tolist())
-            cursor.copy_expert(f"COPY {corners.TABLE} (key, move, played, wins) FROM STDIN", io.StringIO(data))
+            pgcopy.copy_in(cursor, corners.TABLE, ["key", "move", "played", "wins"],
+                           [(rows[:, 0], 8), (rows[:, 1], 2), (rows[:, 2], 4), (rows[:, 3], 4)])
         else:
             per = 200
             whole = len(rows) // per * per

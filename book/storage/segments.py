@@ -23,7 +23,6 @@ READ COMMITTED; see ``Book._codes``).
 
 from __future__ import annotations
 
-import io
 import sqlite3
 from functools import lru_cache
 from typing import NamedTuple
@@ -33,7 +32,7 @@ from sqlalchemy import false, func, insert, literal, select, text, union_all
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import schema, sqlite_image, summaries
+from fuseki.book.storage import pgcopy, schema, sqlite_image, summaries
 from fuseki.book.storage.schema import games, segment_table, segments, staging_table
 
 # A level holding this many segments is merged into one segment of the next level.  A merge
@@ -93,9 +92,8 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
     if dialect == "sqlite":
         _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
     elif dialect == "postgresql":
-        data = "".join(f"{k}\t{c}\n" for k, c in zip(keys.tolist(), codes.tolist()))
         with conn.connection.dbapi_connection.cursor() as cur:
-            cur.copy_expert(f"COPY {table.name} (key, code) FROM STDIN", io.StringIO(data))
+            pgcopy.copy_in(cur, table.name, ["key", "code"], [(keys, 8), (codes, 8)])
     else:
         conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
     if summary is None:
