@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
 
@@ -38,6 +40,23 @@ class Placement:
     cells: tuple[tuple[int, int], ...]  # (board point, BLACK/WHITE/EMPTY), sorted
     back: dict[int, int] = field(compare=False, hash=False)  # board point in the region -> pattern point
     swapped: bool = False  # the colours exchanged (--swap-colours)
+
+
+@dataclass(frozen=True)
+class PlacementTable:
+    """Placements as rows of arrays: ``point``/``want`` (placements, cells) sorted by point,
+    ``back_point``/``back_pattern`` (placements, region points): board point and the pattern
+    point on it; ``swapped``, ``orientation`` (0-15: 8 times swapped plus the symmetry) and
+    ``shift`` (placements,): each placement's cells are its orientation's cells at shift 0 plus
+    ``shift``."""
+
+    point: np.ndarray
+    want: np.ndarray
+    back_point: np.ndarray
+    back_pattern: np.ndarray
+    swapped: np.ndarray
+    orientation: np.ndarray
+    shift: np.ndarray
 
 
 @dataclass
@@ -79,26 +98,42 @@ class Pattern:
 
     def placements(self) -> list[Placement]:
         """Every distinct placement, unswapped ones first (a game counts once per placement set)."""
-        if "_placements" in self.__dict__:
-            return self.__dict__["_placements"]
-        orbits = self.orbits()
-        found: dict[tuple, Placement] = {}
+        table = self.placement_table()
+        return [Placement(tuple(zip(table.point[i].tolist(), table.want[i].tolist())),
+                          dict(zip(table.back_point[i].tolist(), table.back_pattern[i].tolist())),
+                          bool(table.swapped[i]))
+                for i in range(len(table.swapped))]
+
+    def placement_table(self) -> PlacementTable:
+        """:meth:`placements` as arrays, built without a Python object per placement (an anywhere
+        pattern has thousands): for each orientation, its cells at every shift at once."""
+        if "_table" in self.__dict__:
+            return self.__dict__["_table"]
+        orbit_min = self._orbit_min()
+        parts = []
         for swapped in ((False, True) if self.swap_colours else (False,)):
             for t in range(8):
-                for dx, dy in self._shifts(t):
-                    placement = self._place(t, dx, dy, swapped)
-                    # the same cells read the same way up to the pattern's symmetry: one placement
-                    # (a side pattern slid into a corner may read the same cells another way: kept)
-                    way = frozenset((q, orbits[p][0]) for q, p in placement.back.items())
-                    found.setdefault((placement.cells, way), placement)
-        self.__dict__["_placements"] = list(found.values())
-        return self.__dict__["_placements"]
+                part = self._oriented(t, swapped)
+                # the same cells read the same way up to the pattern's symmetry: one placement
+                # (a side pattern slid into a corner may read the same cells another way: kept)
+                order = np.argsort(part.back_point[0], kind="stable")
+                way = orbit_min[part.back_pattern[:, order]]
+                parts.append((part, np.hstack([part.point, part.want, part.back_point[:, order], way])))
+        keys = np.vstack([k for _p, k in parts])
+        _unique, first = np.unique(keys, axis=0, return_index=True)
+        keep = np.sort(first)
+        table = PlacementTable(*(np.concatenate([getattr(p, name) for p, _k in parts])[keep]
+                                 for name in ("point", "want", "back_point", "back_pattern", "swapped",
+                                              "orientation", "shift")))
+        self.__dict__["_table"] = table
+        return table
 
     def orbits(self) -> dict[int, tuple[int, ...]]:
         """pattern point -> the points equivalent to it under the pattern's own symmetry."""
         if "_orbits" in self.__dict__:
             return self.__dict__["_orbits"]
-        base = self._place(0, 0, 0, False)
+        base = self._oriented(0, False, ((0, 0),))
+        base_back = dict(zip(base.back_point[0].tolist(), base.back_pattern[0].tolist()))
         parent = {p: p for p in self.points()}
 
         def root(p: int) -> int:
@@ -107,12 +142,14 @@ class Pattern:
             return p
 
         for t in range(8):
-            for dx, dy in self._shifts(t):
-                other = self._place(t, dx, dy, False)
-                if other.cells != base.cells or set(other.back) != set(base.back):
+            other = self._oriented(t, False)
+            same = (other.point == base.point).all(axis=1) & (other.want == base.want).all(axis=1)
+            for i in np.flatnonzero(same).tolist():
+                back = dict(zip(other.back_point[i].tolist(), other.back_pattern[i].tolist()))
+                if set(back) != set(base_back):
                     continue
-                for board_point, pattern_point in other.back.items():  # pattern_point lands on board_point
-                    a, b = root(pattern_point), root(base.back[board_point])
+                for board_point, pattern_point in back.items():  # pattern_point lands on board_point
+                    a, b = root(pattern_point), root(base_back[board_point])
                     if a != b:
                         parent[max(a, b)] = min(a, b)
         groups: dict[int, list[int]] = {}
@@ -120,6 +157,31 @@ class Pattern:
             groups.setdefault(root(p), []).append(p)
         self.__dict__["_orbits"] = {p: tuple(sorted(groups[root(p)])) for p in self.points()}
         return self.__dict__["_orbits"]
+
+    def _orbit_min(self) -> np.ndarray:
+        """pattern point -> the smallest point of its orbit (an array over padded points)."""
+        orbit_min = np.full((self.size + 2) ** 2, -1, dtype=np.int64)
+        for p, orbit in self.orbits().items():
+            orbit_min[p] = orbit[0]
+        return orbit_min
+
+    def _oriented(self, t: int, swapped: bool, shifts=None) -> PlacementTable:
+        """The placements of orientation ``t`` at each of ``shifts`` (default: all of ``_shifts``),
+        cells sorted by board point (shifting keeps the order)."""
+        turned = self._turned(t)
+        shift = np.array([dy * (self.size + 2) + dx for dx, dy in (shifts or self._shifts(t))], dtype=np.int64)
+        cells = sorted((q, SWAP[self.cells[p]] if swapped else self.cells[p])
+                       for p, _x, _y, q in turned if p in self.cells)
+        point = np.array([q for q, _w in cells], dtype=np.int64)
+        want = np.array([w for _q, w in cells], dtype=np.int64)
+        back_point = np.array([q for _p, _x, _y, q in turned], dtype=np.int64)
+        back_pattern = np.array([p for p, _x, _y, _q in turned], dtype=np.int64)
+        n = len(shift)
+        return PlacementTable(point[None, :] + shift[:, None], np.broadcast_to(want, (n, len(want))),
+                              back_point[None, :] + shift[:, None],
+                              np.broadcast_to(back_pattern, (n, len(back_pattern))),
+                              np.full(n, swapped, dtype=np.bool_), np.full(n, 8 * swapped + t, dtype=np.int64),
+                              shift)
 
     def _turned(self, t: int) -> list[tuple[int, int, int, int]]:
         """(pattern point, x, y, its padded point) of each region point under symmetry t (cached)."""
@@ -142,13 +204,3 @@ class Pattern:
         dxs = range(-low_x, last - high_x + 1) if slide_x else (0,)  # to the edges included
         dys = range(-low_y, last - high_y + 1) if slide_y else (0,)
         return [(dx, dy) for dx in dxs for dy in dys]
-
-    def _place(self, t: int, dx: int, dy: int, swapped: bool) -> Placement:
-        shift = dy * (self.size + 2) + dx  # a padded point moves by this (the shift stays on the board)
-        back, cells = {}, []
-        for p, _x, _y, q in self._turned(t):
-            back[q + shift] = p
-            want = self.cells.get(p)
-            if want is not None:
-                cells.append((q + shift, SWAP[want] if swapped else want))
-        return Placement(tuple(sorted(cells)), back, swapped)

@@ -18,19 +18,21 @@ from numba import get_num_threads, njit, prange
 
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
-NONE = -1  # out_move of a game that never matched; out_next of a match at the game's end
+NONE = -1  # out_move of a game that never matched; out_point of a tenuki, a pass or the game's end
 EMPTY = 0
 
 
 @njit(cache=True, parallel=True)
-def scan(chunks, events, offsets, games, points, by_want_start, by_want_place, cell_start, cell_point,
-         cell_want, stoneless, back, swapped, out_move, out_place, out_next, out_colour):
+def scan(chunks, events, offsets, games, held, points, by_want_start, by_want_place, cell_start, cell_point,
+         cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts, way_place,
+         out_move, out_place, out_point, out_colour):
     """``_scan_range`` over ``games`` in ``chunks`` shared by numba's threads."""
     count = games.shape[0]
     for c in prange(chunks):
-        _scan_range(count * c // chunks, count * (c + 1) // chunks, events, offsets, games, points,
+        _scan_range(count * c // chunks, count * (c + 1) // chunks, events, offsets, games, held, points,
                     by_want_start, by_want_place, cell_start, cell_point, cell_want, stoneless, back,
-                    swapped, out_move, out_place, out_next, out_colour)
+                    swapped, way_start, way_point, way_colour, way_shifts, way_place,
+                    out_move, out_place, out_point, out_colour)
 
 
 @njit(cache=True)
@@ -41,26 +43,104 @@ def _holds(colour, i, cell_start, cell_point, cell_want):
     return True
 
 
+# ctz by de Bruijn multiplication: the lowest set bit of a word times _DE_BRUIJN, top 6 bits
+_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_LOWEST_BIT = np.zeros(64, dtype=np.int64)
+for _bit in range(64):
+    _LOWEST_BIT[(((1 << _bit) * 0x03F79D71B4CB0A89) & (2 ** 64 - 1)) >> 58] = _bit
+
+
 @njit(cache=True)
-def _scan_range(first, last, events, offsets, games, points, by_want_start, by_want_place, cell_start,
-                cell_point, cell_want, stoneless, back, swapped, out_move, out_place, out_next, out_colour):
+def _live(held_g, way_start, way_point, way_colour, way_shifts, way_place, acc, live):
+    """Write into ``live`` the placements whose stones all lie where the game ever had a stone
+    of their colour (``held_g``: ``ever_held`` of one game); returns how many.
+
+    Orientation o's placements are its cells at shift 0 plus a shift; shifted so that the
+    smallest is 0, bit s of ``way_shifts[o]`` says whether shift s is a placement
+    (``way_place[o, s]``).  The shifts where a stone at point q of colour c can lie are the
+    game's bit set of c shifted down by q; their AND over the orientation's stones (``way_*``
+    of o in ``way_start[o]:way_start[o + 1]``, points at the smallest shift) are the live ones.
+    """
+    words = acc.shape[0]
+    one = np.uint64(1)
+    alive = 0
+    for o in range(way_start.shape[0] - 1):
+        for w in range(words):
+            acc[w] = way_shifts[o, w]
+        for j in range(way_start[o], way_start[o + 1]):
+            q = way_point[j]
+            c = way_colour[j] - 1
+            down, bits = q >> 6, np.uint64(q & 63)
+            left = False
+            for w in range(words):
+                lo = held_g[c, w + down] if w + down < words else np.uint64(0)
+                if bits:
+                    hi = held_g[c, w + down + 1] if w + down + 1 < words else np.uint64(0)
+                    lo = (lo >> bits) | (hi << (np.uint64(64) - bits))
+                acc[w] &= lo
+                left = left or acc[w] != 0
+            if not left:
+                break
+        for w in range(words):
+            m = acc[w]
+            while m:
+                lowest = m & (~m + one)
+                bit = _LOWEST_BIT[(lowest * _DE_BRUIJN) >> np.uint64(58)]
+                live[alive] = way_place[o, 64 * w + bit]
+                alive += 1
+                m ^= lowest
+    return alive
+
+
+@njit(cache=True)
+def _scan_range(first, last, events, offsets, games, held, points, by_want_start, by_want_place, cell_start,
+                cell_point, cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts,
+                way_place, out_move, out_place, out_point, out_colour):
     """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for g in ``games[first:last]``.
 
     A placement can only come to hold when one of its cells changes to what it wants there:
     each event at point x with value v lists the placements wanting v at x
     (``by_want_place[by_want_start[3 x + v]:by_want_start[3 x + v + 1]]``), and after the
     move's events those are checked cell by cell (``cell_*`` of placement i in
-    ``cell_start[i]:cell_start[i + 1]``).  ``stoneless``: the placements the empty board
-    holds; ``back[placement, x]``: the pattern point (orbit) of board point x, or -1.
+    ``cell_start[i]:cell_start[i + 1]``).  Only the game's *live* placements take part: those
+    whose stones all lie where the game ever had a stone of that colour (``held[g]``), the
+    others can never hold (``_live``); a game with none is skipped without a replay.  With few
+    live placements (most anywhere placements are dead in any one game) their wants are linked
+    per point and value for this game alone (``head``/``link``), so an event looks at live
+    placements only.  ``stoneless``: the placements the empty board holds;
+    ``back[placement, x]``: the pattern point (orbit) of board point x, or -1.
     Writes, per game: the move number of the first match (NONE: none), the placement, the
-    next move's point (0: pass, NONE: the game ended) and colour.
+    pattern point (its orbit's smallest) of the move played next (NONE: a tenuki, a pass or
+    the game's end) and that move's colour (0: the game ended).
     """
     places = cell_start.shape[0] - 1
     colour = np.zeros(points, dtype=np.int64)
     candidates = np.empty(by_want_place.shape[0] + places, dtype=np.int64)
     holding = np.empty(places, dtype=np.int64)
+    live = np.empty(places, dtype=np.int64)
+    head = np.full(3 * points, -1, dtype=np.int64)  # first live want of 3 x + v, or -1
+    link = np.empty(by_want_place.shape[0], dtype=np.int64)  # next want of the same 3 x + v
+    link_place = np.empty(by_want_place.shape[0], dtype=np.int64)
+    acc = np.empty(held.shape[2], dtype=np.uint64)
     for n in range(first, last):
         g = games[n]
+        out_move[n] = NONE
+        alive = _live(held[g], way_start, way_point, way_colour, way_shifts, way_place, acc, live)
+        if alive == 0:
+            continue
+        # link the live placements' wants; a dense list of every placement is no slower once
+        # most are live
+        linked = 2 * alive < places
+        wants = 0
+        if linked:
+            for a in range(alive - 1, -1, -1):
+                i = live[a]
+                for j in range(cell_start[i], cell_start[i + 1]):
+                    key = 3 * cell_point[j] + cell_want[j]
+                    link_place[wants] = i
+                    link[wants] = head[key]
+                    head[key] = wants
+                    wants += 1
         colour[:] = EMPTY
         k, end = offsets[g], offsets[g + 1]
         found = 0
@@ -68,15 +148,14 @@ def _scan_range(first, last, events, offsets, games, points, by_want_start, by_w
             while k < end and (events[k] >> 12) >= EVENT_SETUP:
                 colour[events[k] & 4095] = (events[k] >> 12) - EVENT_SETUP + 1
                 k += 1
-            for i in range(places):
-                if _holds(colour, i, cell_start, cell_point, cell_want):
-                    holding[found] = i
+            for a in range(alive):
+                if _holds(colour, live[a], cell_start, cell_point, cell_want):
+                    holding[found] = live[a]
                     found += 1
         else:
             for i in stoneless:
                 holding[found] = i
                 found += 1
-        out_move[n] = NONE
         number = 0
         while True:
             if found:
@@ -93,7 +172,7 @@ def _scan_range(first, last, events, offsets, games, points, by_want_start, by_w
                         best, best_key = i, key
                 out_move[n] = number
                 out_place[n] = best
-                out_next[n] = nxt
+                out_point[n] = back[best, nxt] if nxt > 0 else NONE
                 out_colour[n] = who
                 break
             if k >= end:
@@ -106,10 +185,18 @@ def _scan_range(first, last, events, offsets, games, points, by_want_start, by_w
                 k += 1
                 if x != 0:
                     colour[x] = v
-                    for j in range(by_want_start[3 * x + v], by_want_start[3 * x + v + 1]):
-                        if listed < candidates.shape[0]:
-                            candidates[listed] = by_want_place[j]
-                            listed += 1
+                    if linked:
+                        e = head[3 * x + v]
+                        while e >= 0:
+                            if listed < candidates.shape[0]:
+                                candidates[listed] = link_place[e]
+                                listed += 1
+                            e = link[e]
+                    else:
+                        for j in range(by_want_start[3 * x + v], by_want_start[3 * x + v + 1]):
+                            if listed < candidates.shape[0]:
+                                candidates[listed] = by_want_place[j]
+                                listed += 1
                 if k >= end or (events[k] >> 12) != EVENT_REMOVE:
                     break
             for m in range(listed):
@@ -123,40 +210,70 @@ def _scan_range(first, last, events, offsets, games, points, by_want_start, by_w
                         if candidates[later] == i:
                             candidates[later] = -1
             number += 1
+        if linked:
+            for a in range(alive):
+                i = live[a]
+                for j in range(cell_start[i], cell_start[i + 1]):
+                    head[3 * cell_point[j] + cell_want[j]] = -1
 
 
-def tables(placements, size: int, orbits: dict[int, tuple[int, ...]]):
-    """The scan's arrays for ``placements`` (see ``_scan_range``); ``back`` names each pattern
-    point by its orbit's smallest point, so that the choice among overlapping placements does
-    not depend on their order."""
+def tables(table, size: int, orbit_min: np.ndarray):
+    """The scan's arrays for ``table`` (a ``pattern.PlacementTable``; see ``_scan_range``);
+    ``back`` names each pattern point by its orbit's smallest point (``orbit_min``), so that
+    the choice among overlapping placements does not depend on their order."""
     points = (size + 2) ** 2
-    entries = sorted((3 * q + want, i) for i, placement in enumerate(placements) for q, want in placement.cells)
-    by_want = np.array(entries, dtype=np.int64).reshape(-1, 2)
-    by_want_start = np.searchsorted(by_want[:, 0], np.arange(3 * points + 1)).astype(np.int64)
-    cell_start = np.zeros(len(placements) + 1, dtype=np.int64)
-    np.cumsum([len(p.cells) for p in placements], out=cell_start[1:])
-    # stones first: a candidate usually fails at its first other stone (an empty point rarely decides)
-    cells = np.array([cell for p in placements for cell in sorted(p.cells, key=lambda c: c[1] == EMPTY)],
-                     dtype=np.int64).reshape(-1, 2)
-    stoneless = np.array([i for i, p in enumerate(placements) if all(w == EMPTY for _q, w in p.cells)],
-                         dtype=np.int64)
-    back = np.full((len(placements), points), -1, dtype=np.int64)
-    for i, placement in enumerate(placements):
-        for q, p in placement.back.items():
-            back[i, q] = orbits[p][0]
-    swapped = np.array([p.swapped for p in placements], dtype=np.int64)
-    return (points, by_want_start, by_want[:, 1].copy(), cell_start, cells[:, 0].copy(), cells[:, 1].copy(),
-            stoneless, back, swapped)
+    places, width = table.point.shape
+    keys = (3 * table.point + table.want).ravel()
+    owner = np.repeat(np.arange(places, dtype=np.int64), width)
+    order = np.lexsort((owner, keys))
+    by_want_start = np.searchsorted(keys[order], np.arange(3 * points + 1)).astype(np.int64)
+    cell_start = np.arange(places + 1, dtype=np.int64) * width
+    # stones first: a candidate usually fails at its first other stone (an empty point rarely
+    # decides), and ``_may_hold`` stops at the first empty point
+    stones_first = np.argsort(table.want == EMPTY, axis=1, kind="stable")
+    cell_point = np.take_along_axis(table.point, stones_first, axis=1).ravel()
+    cell_want = np.take_along_axis(table.want, stones_first, axis=1).ravel()
+    stoneless = np.flatnonzero((table.want == EMPTY).all(axis=1)).astype(np.int64)
+    back = np.full((places, points), -1, dtype=np.int64)
+    back[np.arange(places)[:, None], table.back_point] = orbit_min[table.back_pattern]
+    return (points, by_want_start, owner[order], cell_start, cell_point, cell_want, stoneless, back,
+            table.swapped.astype(np.int64), *_ways(table, points))
 
 
-def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, placements, size: int, orbits):
-    """(move numbers, placement indices, next points, next colours) of ``games``; see ``scan``."""
+def _ways(table, points: int):
+    """``_live``'s arrays: each orientation's stones at its smallest shift, its shifts as bits
+    and the placement at each shift."""
+    words = (points + 63) // 64
+    ways = np.unique(table.orientation)
+    way_start = np.zeros(len(ways) + 1, dtype=np.int64)
+    way_shifts = np.zeros((len(ways), words), dtype=np.uint64)
+    way_place = np.full((len(ways), 64 * words), -1, dtype=np.int64)
+    way_point, way_colour = [], []
+    for o, way in enumerate(ways.tolist()):
+        rows = np.flatnonzero(table.orientation == way)
+        first = rows[np.argmin(table.shift[rows])]
+        shifts = table.shift[rows] - table.shift[first]
+        way_place[o, shifts] = rows
+        np.bitwise_or.at(way_shifts[o], shifts >> 6, np.left_shift(np.uint64(1), (shifts & 63).astype(np.uint64)))
+        stones = table.want[first] != EMPTY
+        way_point.extend(table.point[first][stones].tolist())
+        way_colour.extend(table.want[first][stones].tolist())
+        way_start[o + 1] = len(way_point)
+    return (way_start, np.array(way_point, dtype=np.int64), np.array(way_colour, dtype=np.int64), way_shifts,
+            way_place)
+
+
+def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.ndarray, table, size: int,
+        orbit_min: np.ndarray):
+    """(move numbers, placement indices, pattern points of the next moves, their colours) of
+    ``games``; see ``_scan_range``.
+    ``held``: ``ever_held`` of all the games ``games`` index."""
     out = [np.empty(len(games), dtype=np.int64) for _ in range(4)]
-    scan(4 * get_num_threads(), events, offsets, games, *tables(placements, size, orbits), *out)
+    scan(4 * get_num_threads(), events, offsets, games, held, *tables(table, size, orbit_min), *out)
     return out
 
 
-# --- the pre-filter: the points each game ever held a stone of each colour ----------------------
+# --- the points each game ever held a stone of each colour: which placements can ever hold ------
 
 @njit(cache=True)
 def ever_held(events, offsets, words):
@@ -172,35 +289,3 @@ def ever_held(events, offsets, words):
             colour = (kind - EVENT_SETUP) if kind >= EVENT_SETUP else (kind - EVENT_MOVE)
             held[g, colour, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
     return held
-
-
-@njit(cache=True, parallel=True)
-def may_match(held, masks, games):
-    """Of ``games``, those where some placement's stones (``masks[placement]``: bit sets like
-    ``held``'s) all lie on points that held a stone of their colour at some time."""
-    keep = np.zeros(games.shape[0], dtype=np.bool_)
-    for n in prange(games.shape[0]):
-        g = games[n]
-        for i in range(masks.shape[0]):
-            ok = True
-            for c in range(2):
-                for w in range(masks.shape[2]):
-                    if held[g, c, w] & masks[i, c, w] != masks[i, c, w]:
-                        ok = False
-                        break
-                if not ok:
-                    break
-            if ok:
-                keep[n] = True
-                break
-    return keep
-
-
-def stone_masks(placements, words: int) -> np.ndarray:
-    """Each placement's stones as bit sets (placements, 2, words), for ``may_match``."""
-    masks = np.zeros((len(placements), 2, words), dtype=np.uint64)
-    for i, placement in enumerate(placements):
-        for q, want in placement.cells:
-            if want != EMPTY:
-                masks[i, want - 1, q >> 6] |= np.uint64(1) << np.uint64(q & 63)
-    return masks

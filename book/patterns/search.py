@@ -21,11 +21,6 @@ from fuseki.book.patterns import index, scan
 from fuseki.book.patterns.pattern import Pattern
 from fuseki.engine.core.base import BLACK, WHITE
 
-# Games are first kept only where some placement's stones all lie on points that held a stone
-# of that colour at some time; checking that costs each game a look at every placement, so
-# patterns of more placements than this (anywhere patterns) go straight to the scan.
-PREFILTER_PLACEMENTS = 256
-
 
 @dataclass
 class Continuation:
@@ -80,32 +75,31 @@ def search(book, pattern: Pattern, filters=None) -> PatternResult:
     chosen = np.arange(len(game_ids), dtype=np.int64)
     if filters.selects_games() and len(game_ids):
         chosen = chosen[book._mask(filters, int(game_ids.max()))[game_ids]]
-    placements = pattern.placements()
+    table = pattern.placement_table()
     orbits = pattern.orbits()
-    if len(placements) <= PREFILTER_PLACEMENTS:
-        chosen = chosen[scan.may_match(held, scan.stone_masks(placements, held.shape[2]), chosen)]
-    moves, places, nexts, colours = scan.run(events, offsets, chosen, placements, pattern.size, orbits)
+    orbit_min = pattern._orbit_min()
+    moves, places, points, colours = scan.run(events, offsets, chosen, held, table, pattern.size, orbit_min)
     game_ids = game_ids[chosen]
     matched = np.flatnonzero(moves != scan.NONE)
-    table: dict[tuple[int, ...], Continuation] = {}
+    table_of: dict[tuple[int, ...], Continuation] = {}
     tenuki = Continuation(None)
-    for g in matched.tolist():
-        placement = placements[places[g]]
+    winners = winner_of[game_ids[matched]].tolist()
+    for g, won_by, point, is_swapped in zip(matched.tolist(), winners, points[matched].tolist(),
+                                            table.swapped[places[matched]].tolist()):
         colour = int(colours[g])
-        won = winner_of[game_ids[g]] == colour
-        if placement.swapped and colour:
+        won = won_by == colour
+        if is_swapped and colour:
             colour = WHITE if colour == BLACK else BLACK
-        point = placement.back.get(int(nexts[g])) if nexts[g] > 0 else None
-        if point is None:
+        if point < 0:
             if colour:
                 tenuki.add(colour, won)
             else:
                 tenuki.ended += 1
             continue
         orbit = orbits[point]
-        entry = table.setdefault(orbit, Continuation(orbit[0], orbit))
+        entry = table_of.setdefault(orbit, Continuation(orbit[0], orbit))
         entry.add(colour, won)
-    continuations = sorted(table.values(), key=lambda c: (-c.games, c.point))
+    continuations = sorted(table_of.values(), key=lambda c: (-c.games, c.point))
     found = {int(game_ids[g]): int(moves[g]) for g in matched.tolist()}
     return PatternResult(pattern, len(found), continuations, tenuki, found)
 
