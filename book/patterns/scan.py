@@ -20,6 +20,9 @@ from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
 NONE = -1  # out_move of a game that never matched; out_point of a tenuki, a pass or the game's end
 EMPTY = 0
+# from this many placements on (side and anywhere patterns), a game's live placements are linked
+# for it alone; below, the lists of every placement are as short (bench/patterns.py)
+LINK_PLACEMENTS = 64
 
 
 @njit(cache=True, parallel=True)
@@ -73,6 +76,8 @@ def _live(held_g, way_start, way_point, way_colour, way_shifts, way_place, acc, 
             down, bits = q >> 6, np.uint64(q & 63)
             left = False
             for w in range(words):
+                if acc[w] == 0:  # no shift left in this word (a corner pattern has one shift)
+                    continue
                 lo = held_g[c, w + down] if w + down < words else np.uint64(0)
                 if bits:
                     hi = held_g[c, w + down + 1] if w + down + 1 < words else np.uint64(0)
@@ -128,9 +133,9 @@ def _scan_range(first, last, events, offsets, games, held, points, by_want_start
         alive = _live(held[g], way_start, way_point, way_colour, way_shifts, way_place, acc, live)
         if alive == 0:
             continue
-        # link the live placements' wants; a dense list of every placement is no slower once
-        # most are live
-        linked = 2 * alive < places
+        # link the live placements' wants, unless the dense lists of every placement are short
+        # anyway (few placements: corners) or most placements are live
+        linked = places >= LINK_PLACEMENTS and 2 * alive < places
         wants = 0
         if linked:
             for a in range(alive - 1, -1, -1):
