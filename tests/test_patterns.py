@@ -281,3 +281,31 @@ def test_replay_events_leave_the_boards_the_rules_core_makes():
             played += 1
         assert stones == stones_of(board) and played == len(moves)
     assert captures > 50
+
+
+def test_live_placements_equal_a_direct_check(book_and_games):
+    """The scan's bit-shift pre-filter (``scan._live``) against a check written here: a
+    placement is live when each of its stones lies on a point the game ever held in that colour."""
+    from fuseki.book.patterns import scan
+    from fuseki.book.patterns.search import _indexed_games
+
+    book, games, size = book_and_games
+    _ids, events, offsets, _winner_of, held = _indexed_games(book, size)
+    rng = np.random.default_rng(size + 11)
+    for i, kind in enumerate(["corner", "side", "anywhere"] * 3):
+        pattern, _want = pattern_of(games, rng, kind, size, any_points=i % 2, swap=i % 3 == 0)
+        table = pattern.placement_table()
+        ways = scan.tables(table, size, pattern.orbit_min())[-5:]
+        acc = np.empty(held.shape[2], dtype=np.uint64)
+        live = np.empty(len(table.swapped), dtype=np.int64)
+        for g in range(len(offsets) - 1):
+            ever = {BLACK: set(), WHITE: set()}  # from the events, not from ``held``
+            for event in events[offsets[g]:offsets[g + 1]].tolist():
+                kind_of, point = event >> 12, event & 4095
+                if point and kind_of != scan.EVENT_REMOVE:
+                    ever[BLACK if kind_of in (scan.EVENT_MOVE, scan.EVENT_SETUP) else WHITE].add(point)
+            expected = {i for i in range(len(table.swapped))
+                        if all(q in ever[w] for q, w in zip(table.point[i].tolist(), table.want[i].tolist())
+                               if w != EMPTY)}
+            alive = scan._live(held[g], *ways, acc, live)
+            assert sorted(live[:alive].tolist()) == sorted(expected), (pattern.region, g)

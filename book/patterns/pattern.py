@@ -109,7 +109,7 @@ class Pattern:
         pattern has thousands): for each orientation, its cells at every shift at once."""
         if "_table" in self.__dict__:
             return self.__dict__["_table"]
-        orbit_min = self._orbit_min()
+        orbit_min = self.orbit_min()
         parts = []
         for swapped in ((False, True) if self.swap_colours else (False,)):
             for t in range(8):
@@ -158,7 +158,7 @@ class Pattern:
         self.__dict__["_orbits"] = {p: tuple(sorted(groups[root(p)])) for p in self.points()}
         return self.__dict__["_orbits"]
 
-    def _orbit_min(self) -> np.ndarray:
+    def orbit_min(self) -> np.ndarray:
         """pattern point -> the smallest point of its orbit (an array over padded points)."""
         orbit_min = np.full((self.size + 2) ** 2, -1, dtype=np.int64)
         for p, orbit in self.orbits().items():

@@ -2,9 +2,11 @@
 
 Each game is its list of board events (``engine.core.replay.replay_events``: setup stones,
 moves, the stones each move captured), so the scan needs no rules: it sets and clears
-points.  For every placement (``pattern.Placement``) it keeps how many of its cells the
-board does not satisfy; a change at a point updates only the placements covering that
-point, and the position matches when some placement's count is zero.  At a game's first
+points.  A game first keeps only its *live* placements (``pattern.PlacementTable`` rows):
+those whose stones all lie where the game ever had a stone of that colour, found for all
+shifts of an orientation at once by shifting bit sets; a game with none is not replayed.
+Then a placement is checked only when an event sets one of its points to what it wants
+there, and the position matches when some placement holds.  At a game's first
 match it notes the move number and the move played next, and the placement that move
 continues: among the matching placements, one whose region holds the next move (unswapped
 first, then the smallest pattern point it maps to, a point standing for its orbit), else the

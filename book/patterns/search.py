@@ -77,7 +77,7 @@ def search(book, pattern: Pattern, filters=None) -> PatternResult:
         chosen = chosen[book._mask(filters, int(game_ids.max()))[game_ids]]
     table = pattern.placement_table()
     orbits = pattern.orbits()
-    orbit_min = pattern._orbit_min()
+    orbit_min = pattern.orbit_min()
     moves, places, points, colours = scan.run(events, offsets, chosen, held, table, pattern.size, orbit_min)
     game_ids = game_ids[chosen]
     matched = np.flatnonzero(moves != scan.NONE)
