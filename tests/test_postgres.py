@@ -141,3 +141,32 @@ def test_binary_copy_equals_struct_packing_and_reads_back(pg_url):
             pgcopy.copy_in(cursor, "copied", ["k", "s", "i"], [(keys, 8), (small, 2), (ints, 4)])
         back = conn.exec_driver_sql("SELECT k, s, i FROM copied").all()
     assert sorted(back) == sorted(zip(keys.tolist(), small.tolist(), ints.tolist()))
+
+
+def test_a_reader_answers_after_a_merge_drops_the_segments_it_prepared(tmp_path, tygem_games, pg_url_factory):
+    """Readers keep one prepared statement per set of segments on each connection; a merge
+    drops those tables, and the same reader (same pooled connections) must answer from the
+    merged segment, unchanged, with no error."""
+    url = pg_url_factory()
+    archive = write_archive(tmp_path / "games.tgz", tygem_games[:600])
+    with Book.open(url) as writer:
+        import_paths(writer, [str(archive)], workers=0, batch_games=60)
+        with writer.engine.connect() as conn:
+            assert len(segments.snapshot(conn).ids) > 1
+        with Book.open(url, readonly=True) as reader:
+            boards = [Board(19)]
+            for colour, point in read_games(tygem_games[7][1], "g")[0].moves[:12]:
+                boards.append(boards[-1].copy())
+                boards[-1].play(colour, point)
+            before = [reader.next_moves(board) for board in boards]
+            before_player = reader.next_moves(boards[1], filters=Filters(player="a"))
+            with reader.engine.connect() as conn:
+                prepared = conn.connection.info.get(segments._PREPARED, {})
+                assert prepared, "the reader prepared no statement"
+            writer.compact()
+            with writer.engine.connect() as conn:
+                assert len(segments.snapshot(conn).ids) == 1
+            reader._hot.clear()
+            after = [reader.next_moves(board) for board in boards]
+            assert [(a.total, a.moves) for a in after] == [(b.total, b.moves) for b in before]
+            assert reader.next_moves(boards[1], filters=Filters(player="a")).moves == before_player.moves

@@ -23,6 +23,7 @@ READ COMMITTED; see ``Book._codes``).
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from functools import lru_cache
 from typing import NamedTuple
@@ -212,7 +213,7 @@ def snapshot(conn) -> Snapshot:
         version = conn.execute(select(func.max(games.c.id))).scalar()
         return Snapshot(int(version or 0), tuple(int(i) for i in conn.execute(select(segments.c.id)).scalars()),
                         frozenset())
-    version, ids, summarized_ids = conn.execute(statement).one()
+    (version, ids, summarized_ids), = _fetch(conn, statement)
     ids = tuple(sorted(int(i) for i in ids.split(","))) if ids else ()
     found = frozenset(int(i) for i in summarized_ids.split(",")) if summarized_ids else frozenset()
     return Snapshot(int(version or 0), ids, found & frozenset(ids))
@@ -233,7 +234,7 @@ def key_stats(conn, snap: Snapshot, key: int) -> tuple[summaries.Summary, np.nda
     """(the summaries' records of ``key``, the codes of the segments without it), one statement."""
     if not snap.ids:
         return summaries.empty(), np.empty(0, dtype=np.int64)
-    found = conn.execute(_key_statement(conn.dialect.name, snap.ids, snap.summarized), {"k": key}).all()
+    found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.summarized), key)
     stats = [summaries.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
     joined = ",".join(codes for blob, codes in found if codes)
     codes = np.fromstring(joined, dtype=np.int64, sep=",") if joined else np.empty(0, dtype=np.int64)
@@ -267,7 +268,7 @@ def codes(conn, ids: tuple[int, ...], key: int) -> np.ndarray:
     if dialect in _JOINED:
         # Fetching thousands of one-column rows costs ~1 us a row in the drivers; one string
         # of comma-separated codes parsed by numpy costs a fifth of that (the empty board).
-        found = conn.execute(_joined_codes(dialect, ids), {"k": key}).scalar()
+        found = _fetch(conn, _joined_codes(dialect, ids), key)[0][0]
         return np.fromstring(found, dtype=np.int64, sep=",") if found else np.empty(0, dtype=np.int64)
     found = []
     for segment in ids:
@@ -277,6 +278,34 @@ def codes(conn, ids: tuple[int, ...], key: int) -> np.ndarray:
 
 
 _JOINED = {"sqlite", "postgresql"}  # databases that aggregate the codes into one string
+
+# PostgreSQL plans a statement over every segment each time it is sent: more than running it
+# (bench/book.py --into postgresql://...), so each connection prepares it once.  The snapshot's
+# segments name the statement; a merge makes new ones, and the oldest are deallocated.
+PREPARED_PER_CONNECTION = 16
+_PREPARED = "fuseki_prepared"  # key of a DBAPI connection's .info: statement -> its name
+_NAMES = itertools.count()
+
+
+def _fetch(conn, statement, key: int | None = None) -> list:
+    """The rows of ``statement`` (a ``text`` with one parameter ``:k``, given as ``key``, or
+    none); on PostgreSQL through a statement prepared once per connection (prepared statements
+    live as long as the session, through rollbacks; ``.info`` as long as the DBAPI connection)."""
+    if conn.dialect.name != "postgresql":
+        return conn.execute(statement, {} if key is None else {"k": key}).all()
+    prepared = conn.connection.info.setdefault(_PREPARED, {})
+    name = prepared.pop(statement, None)
+    if name is None:
+        name = f"fuseki_{next(_NAMES)}"
+        head = "" if key is None else " (bigint)"
+        body = statement.text.replace(":k", "$1").replace("%", "%%")  # the driver formats with %
+        conn.exec_driver_sql(f"PREPARE {name}{head} AS {body}")
+        while len(prepared) >= PREPARED_PER_CONNECTION:
+            conn.exec_driver_sql(f"DEALLOCATE {prepared.pop(next(iter(prepared)))}")
+    prepared[statement] = name  # last used last
+    if key is None:
+        return conn.exec_driver_sql(f"EXECUTE {name}").all()
+    return conn.exec_driver_sql(f"EXECUTE {name} (%(k)s)", {"k": key}).all()
 
 
 @lru_cache(maxsize=64)
