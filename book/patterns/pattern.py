@@ -159,11 +159,15 @@ class Pattern:
         return self.__dict__["_orbits"]
 
     def orbit_min(self) -> np.ndarray:
-        """pattern point -> the smallest point of its orbit (an array over padded points)."""
-        orbit_min = np.full((self.size + 2) ** 2, -1, dtype=np.int64)
-        for p, orbit in self.orbits().items():
-            orbit_min[p] = orbit[0]
-        return orbit_min
+        """pattern point -> the smallest point of its orbit (an array over padded points, cached:
+        the placement table and the scan's tables both read it)."""
+        if "_orbit_min" not in self.__dict__:
+            orbit_min = np.full((self.size + 2) ** 2, -1, dtype=np.int64)
+            for p, orbit in self.orbits().items():
+                orbit_min[p] = orbit[0]
+            orbit_min.setflags(write=False)
+            self.__dict__["_orbit_min"] = orbit_min
+        return self.__dict__["_orbit_min"]
 
     def _oriented(self, t: int, swapped: bool, shifts=None) -> PlacementTable:
         """The placements of orientation ``t`` at each of ``shifts`` (default: all of ``_shifts``),
