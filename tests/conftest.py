@@ -238,21 +238,37 @@ IMPORT_SCRIPT = """
 import sys
 from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
-book_url, batch, workers, *paths = sys.argv[1:]
+book_url, batch, workers, announce, *paths = sys.argv[1:]
+
+
+class Batches:  # says each committed batch on stdout, so that a test can time a kill into the writing
+    def start(self, total):
+        pass
+
+    def update(self, report, read, force=False):
+        print("batch", report.added, flush=True)
+
+    def done(self):
+        pass
+
+
 book = Book.open(book_url)
 print("open", flush=True)
-report = import_paths(book, paths, workers=int(workers), batch_games=int(batch))
+report = import_paths(book, paths, workers=int(workers), batch_games=int(batch),
+                      progress=Batches() if announce == "1" else None)
 book.close()
 print(report.added, report.duplicates, len(report.skipped), flush=True)
 """
 
 
-def import_command(book: str, paths: list, batch_games: int = 100, workers: int = 0) -> list[str]:
+def import_command(book: str, paths: list, batch_games: int = 100, workers: int = 0,
+                   announce_batches: bool = False) -> list[str]:
     """argv of a subprocess importing ``paths`` into ``book`` (run it with cwd=ROOT).
 
-    It prints ``open`` once the book is open, then ``added duplicates skipped`` at the end.
+    It prints ``open`` once the book is open, ``batch N`` after each batch it commits (N: the
+    games added so far) when ``announce_batches``, then ``added duplicates skipped`` at the end.
     """
     import sys
 
     return [sys.executable, "-c", IMPORT_SCRIPT, str(book), str(batch_games), str(workers),
-            *map(str, paths)]
+            "1" if announce_batches else "0", *map(str, paths)]

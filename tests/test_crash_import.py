@@ -2,7 +2,8 @@
 
 On SQLite and on PostgreSQL, a 1,000-game subset of the Tygem archive is imported (batches of 50 games, one worker
 process, as ``fuseki import`` runs) and the import's process group is killed at a random
-moment, at least ten times.  After every kill:
+moment, ten times: after a random number of the batches it says it committed, and a random
+part of the time between two commits later.  After every kill:
 
 - the book opens (``Book.open``) and, on SQLite, ``PRAGMA integrity_check`` says ``ok``;
 - every game has all its positions and nothing else: move numbers 0..n-1 with n =
@@ -12,7 +13,7 @@ moment, at least ten times.  After every kill:
 and the import run again to the end holds exactly the games (fingerprints) and position
 rows of a clean import.  When a run finishes before its kill, or is killed after its last
 batch, the book is checked against the clean import and started afresh, so that the kills
-keep landing while it is written (a third of them at least must find a partial book).
+keep landing while it is written (half of them at least must find a partial book).
 """
 
 from __future__ import annotations
@@ -43,10 +44,27 @@ GAMES = 1000
 
 def run_import(book: str, archive: Path) -> subprocess.Popen:
     """The import in its own process group; returns once it says the book is open."""
-    process = subprocess.Popen(import_command(book, [archive], batch_games=50, workers=1), cwd=ROOT,
-                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    process = subprocess.Popen(import_command(book, [archive], batch_games=50, workers=1, announce_batches=True),
+                               cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
     assert process.stdout.readline() == b"open\n", process.communicate()[1].decode(errors="replace")[-3000:]
     return process
+
+
+def batches_then(process: subprocess.Popen, count: int) -> bool:
+    """Waits until the import has committed ``count`` batches that added games; False if it ended first.
+
+    A re-run into a partial book first finds the games it holds (batches that add none), so
+    those do not count: the kill must land where games are still being written.
+    """
+    added = b"0"
+    while count:
+        line = process.stdout.readline()
+        if not line.startswith(b"batch "):
+            return False
+        if line.split()[1] != added:
+            added, count = line.split()[1], count - 1
+    return True
 
 
 def finish(process: subprocess.Popen) -> None:
@@ -121,30 +139,36 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
     archive = write_archive(tmp_path / "games.tgz", tygem_games[:GAMES])
     clean = new_book()
     process = run_import(clean, archive)
-    started = time.monotonic()
+    commits = [time.monotonic()]  # the book open, then each batch's commit
+    while process.stdout.readline().startswith(b"batch "):
+        commits.append(time.monotonic())
     finish(process)
-    full = time.monotonic() - started  # from the book open to the end
     expected = check_book(clean)
     assert len(expected[0]) == GAMES
+    batches = len(commits) - 2  # the last line repeats the last batch: every input is read
+    between = sorted(b - a for a, b in zip(commits, commits[1:]))[len(commits) // 2]
 
+    # A kill lands after a random number of commits and a random part of the time between two,
+    # wherever in the import that is: in the book's creation, a batch's write, its commit.
     rng = random.Random(SEED)
     book = new_book()
     kills, completed, seen = 0, 0, []
     while kills < KILLS:
         assert kills + completed < 3 * KILLS, "the imports keep finishing before their kill"
         process = run_import(book, archive)
-        try:
-            process.wait(timeout=rng.uniform(0.05, 0.8 * full))
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)  # the import and its worker
-            process.wait()
-            kills += 1
-            found = check_book(book)
-            seen.append(len(found[0]))
-            if len(found[0]) == GAMES:  # killed after its last batch: start over, to kill mid-import
-                assert found == expected
-                book = new_book()
-            continue
+        if batches_then(process, rng.randrange(batches - 1)):
+            try:
+                process.wait(timeout=rng.uniform(0.0, 1.5 * between))
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)  # the import and its worker
+                process.wait()
+                kills += 1
+                found = check_book(book)
+                seen.append(len(found[0]))
+                if len(found[0]) == GAMES:  # killed after its last batch: start over, to kill mid-import
+                    assert found == expected
+                    book = new_book()
+                continue
         finish(process)
         completed += 1
         assert check_book(book) == expected
@@ -154,5 +178,5 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
     assert check_book(book) == expected
     partial = [n for n in seen if 0 < n < GAMES]
     print(f"\ncrash test: {kills} kills (books of {seen} games after them), "
-          f"{completed} runs finished first; clean import {full:.1f} s")
-    assert len(partial) >= KILLS // 3, f"too few kills landed while games were written: {seen}"
+          f"{completed} runs finished first; {batches} batches, {between:.2f} s apart")
+    assert len(partial) >= KILLS // 2, f"too few kills landed while games were written: {seen}"
