@@ -10,6 +10,8 @@
   lines, 64 KB headers, bad percent escapes, a half-sent request) and still answers.
 - ``bench/web_load.py`` runs 50 clients for 5 s from a second process against it: no
   errors, and it reports throughput and p99 latency (the 30 s run is the bench's default).
+- ``fuseki serve --workers 3`` answers from three processes, and Ctrl-C, SIGTERM or a SIGKILL
+  of the master process leaves none of them behind.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import os
 import random
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -155,3 +158,74 @@ def test_fifty_clients_for_five_seconds_without_an_error(server):
     assert figures["still_running"] == 0 and time.monotonic() - started < 60
     assert figures["requests"] >= 100 and figures["p99_ms"] > 0
     assert process.poll() is None
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry))
+    return found
+
+
+def start_serve(book: str, *options: str) -> tuple[subprocess.Popen, int]:
+    process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", book, "--port", "0", *options],
+                               cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    match = re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+    assert match, process.communicate(timeout=10)[1][-2000:]
+    return process, int(match.group(1))
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def gone(pids: set[int], within: float) -> bool:
+    """Every one of ``pids`` has ended within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while any(alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@pytest.mark.parametrize("stop", ["SIGINT to the group (Ctrl-C)", "SIGTERM", "SIGKILL of the master"])
+def test_the_server_processes_answer_and_stop_without_leaving_one_behind(web_book, stop):
+    process, port = start_serve(web_book, "--workers", "3")
+    try:
+        workers = set()
+        deadline = time.monotonic() + 30
+        while len(workers) < 3 and time.monotonic() < deadline:
+            workers = children(process.pid)
+            time.sleep(0.1)
+        assert len(workers) == 3, f"{len(workers)} worker processes, not 3"
+        for _ in range(12):  # on fresh connections, so that the answers come from the workers in turn
+            answer = raw_request("127.0.0.1", port, b"GET /api/position?moves=pd HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                    b"Connection: close\r\n\r\n")
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:300]
+        if stop.startswith("SIGINT"):
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGTERM if stop == "SIGTERM" else signal.SIGKILL)
+        code = process.wait(15)
+        err = process.stderr.read()
+        assert gone(workers, 10), f"worker processes left after {stop}: {[p for p in workers if alive(p)]}"
+        if stop != "SIGKILL of the master":
+            assert code == 0 and "Traceback" not in err, (code, err[-3000:])
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)

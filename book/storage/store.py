@@ -52,6 +52,7 @@ from fuseki.engine.core.base import BLACK, WHITE
 END = -2
 HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
 HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
+POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
 
 
@@ -148,13 +149,17 @@ def _sqlite_path(url) -> str | None:
 
 
 def _make_engine(url, readonly: bool) -> Engine:
+    # A connection for each thread that asks at once (the web server's request threads): with
+    # SQLAlchemy's default of 5 (+10 opened and closed again per query) the 50 visitors of
+    # bench/web_load.py queued for connections until they timed out.
+    pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_SIZE}
     if url.get_backend_name() == "postgresql" and readonly:
         # The server refuses every write of a read-only book's sessions, as SQLite's mode=ro does.
-        return create_engine(url, pool_pre_ping=True,
+        return create_engine(url, pool_pre_ping=True, **pool,
                              connect_args={"options": "-c default_transaction_read_only=on"})
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60})
+        return create_engine(url, pool_pre_ping=True, **pool)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **pool)
 
     # SQLAlchemy's documented recipe for SQLite transactions: the driver's own implicit
     # BEGIN is turned off and SQLAlchemy's begin emits it, so that a writer can ask for

@@ -15,39 +15,37 @@ def add_commands(subparsers) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=5000, help="port (default 5000; 0 picks a free one)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="server processes (default: one per core)")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="threads per server process (default 2)")
     p.set_defaults(run=run_serve)
 
 
 def run_serve(args) -> int:
-    from werkzeug.serving import WSGIRequestHandler, make_server
-
-    class KeepAlive(WSGIRequestHandler):
-        # HTTP/1.1: a browser's (or bench/web_load.py's) next request reuses its connection and
-        # its thread; werkzeug's HTTP/1.0 opened a connection and started a thread per request
-        protocol_version = "HTTP/1.1"
-
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.cli import CommandError
     from fuseki.book.ui.web.app import LOOPBACK_NAMES
+    from fuseki.book.ui.web.server import THREADS, BookServer, default_workers
 
+    workers = default_workers() if args.workers is None else args.workers
+    threads = THREADS if args.threads is None else args.threads
+    if workers < 1 or threads < 1:
+        raise CommandError("--workers and --threads must be at least 1")
     url = book_location(args)
     book = open_book(url, readonly=True)  # a missing or broken book: one line, before anything is made
-    if book.statistics is None:
-        _update_pattern_index(url)
     try:
-        stats = book.stats()
-        trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
-        server = make_server(args.host, args.port, create_app(book, trusted_hosts=trusted), threaded=True,
-                             request_handler=KeepAlive)
-        host = f"[{args.host}]" if ":" in args.host else args.host
-        print(f"fuseki serve: book {url} ({stats.games} games) at http://{host}:{server.port}/", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+        if book.statistics is None:
+            _update_pattern_index(url)
+        games = book.stats().games
     finally:
-        book.close()
+        book.close()  # each server process opens its own (a connection must not cross a fork)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+
+    def announce(port: int) -> None:
+        print(f"fuseki serve: book {url} ({games} games) at http://{host}:{port}/", flush=True)
+
+    trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
+    BookServer(url, args.host, args.port, workers, threads, trusted, announce).run()
     return 0
 
 

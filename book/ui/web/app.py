@@ -34,12 +34,13 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
 Points go out as SGF letters (``sgf``) and GTP vertices (``vertex``) of the board
 the client shows.  The book is opened read-only; import stays a CLI command.
 
-Requests run at once, without a lock of the application's: ``fuseki serve`` answers each
-on a thread of its own and they share the one ``Book``, which is safe to share between
-threads (see ``book.store.Book``): its engine's pool lends each query a connection of its
-own, and its caches hold arrays that are complete before other threads can see them.  So
-a slow query (a common position on a big book, a long game list) stalls only its own
-visitor; tests/test_web_threads.py holds one request inside a query while others answer.
+Requests run at once, without a lock of the application's: ``fuseki serve``
+(``book.ui.web.server``) runs one application per process, each answering on a few threads
+that share its ``Book``, which is safe to share between threads (see ``book.store.Book``):
+its engine's pool lends each query a connection of its own, and its caches hold arrays that
+are complete before other threads can see them.  So a slow query (a common position on a big
+book, a long game list) stalls only its own visitor; tests/test_web_threads.py holds one
+request inside a query while others answer.
 """
 
 from __future__ import annotations
