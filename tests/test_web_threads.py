@@ -126,6 +126,18 @@ def test_threads_get_the_answers_one_thread_gets(book_url, tmp_path, monkeypatch
         book.close()
 
 
+def on_statements(engine, callback) -> None:
+    """``callback(sql)`` as each statement of ``engine``'s connections starts: on SQLite from
+    the driver (the book's reads go to the driver's cursor, past SQLAlchemy), elsewhere from
+    SQLAlchemy's ``before_cursor_execute``."""
+    if engine.dialect.name == "sqlite":
+        @event.listens_for(engine, "checkout")
+        def trace(dbapi_connection, _record, _proxy):
+            dbapi_connection.set_trace_callback(callback)
+    else:
+        event.listen(engine, "before_cursor_execute", lambda _conn, _cursor, statement, *_args: callback(statement))
+
+
 def test_a_request_held_inside_a_query_does_not_stop_the_others(book_url, tmp_path):
     from fuseki.book.ui.web import create_app
 
@@ -144,7 +156,7 @@ def test_a_request_held_inside_a_query_does_not_stop_the_others(book_url, tmp_pa
             inside.set()
             release.wait(30)
 
-    event.listen(book.engine, "before_cursor_execute", hold)
+    on_statements(book.engine, hold)
     held: dict = {}
     holder = threading.Thread(name="held", target=lambda: held.update(
         answer=app.test_client().get("/api/position?moves=pd,dp&size=19").get_json()))
@@ -236,7 +248,7 @@ def test_threads_missing_the_same_cache_entry_read_it_once(book_url, tmp_path, m
     book = store.Book.open(book_url, readonly=True)
     reads = {"codes": 0, "ranks": 0}
 
-    def count(_conn, _cursor, statement, *_args):
+    def count(statement):
         # the rank array's build asks the largest id first (its own query goes through the driver)
         kind = ("codes" if "positions_" in statement and "segments" not in statement
                 else "ranks" if "max(games.id)" in statement else None)
@@ -244,7 +256,7 @@ def test_threads_missing_the_same_cache_entry_read_it_once(book_url, tmp_path, m
             reads[kind] += 1
             time.sleep(0.2)  # long enough for every other thread to miss the cache too, without the locks
 
-    event.listen(book.engine, "before_cursor_execute", count)
+    on_statements(book.engine, count)
     board = board_after_moves(["pd"], 19)
     start = threading.Barrier(16)
     pages = []

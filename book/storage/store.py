@@ -168,8 +168,8 @@ def _make_engine(url, readonly: bool) -> Engine:
     @event.listens_for(engine, "begin")
     def _begin(conn):
         options = conn.get_execution_options()
-        if options.get("isolation_level") != "AUTOCOMMIT":
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("fuseki_write") else "BEGIN")
+        if options.get("isolation_level") != "AUTOCOMMIT":  # on the driver's cursor: every query begins one
+            conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE" if options.get("fuseki_write") else "BEGIN")
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn, _record):

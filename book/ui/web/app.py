@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from flask import Flask, Response, jsonify, request, send_from_directory
@@ -130,7 +131,15 @@ def _filters_arg():
 
 def point_json(point: int, size: int) -> dict:
     """``{"sgf": "pd", "vertex": "Q16"}`` (``sgf`` is ``""`` for a pass)."""
-    return {"sgf": coords.point_to_sgf(point, size), "vertex": coords.point_to_vertex(point, size)}
+    sgf, vertex = _point_names(size)[point]
+    return {"sgf": sgf, "vertex": vertex}
+
+
+@cache
+def _point_names(size: int) -> dict[int, tuple[str, str]]:
+    """point -> (SGF, vertex) of every point and the pass: a game's page names hundreds of points."""
+    return {point: (coords.point_to_sgf(point, size), coords.point_to_vertex(point, size))
+            for point in (*coords.board_points(size), coords.PASS)}
 
 
 def position_json(board: Board, symmetry: int = 0) -> dict:
