@@ -5,8 +5,9 @@
   order, while a ninth drops the book's caches again and again: every answer equals the
   one a single thread got first.  Both backends (``book_url``); the hot-position cache is
   made to take every position (``HOT_ROWS = 1``) so that its shared dict is in play.
-- A request held inside a database query (a SQLAlchemy ``before_cursor_execute`` listener
-  waits on an Event for the thread named ``held``) does not stop other requests: they are
+- A request held inside a database query (SQLite's trace callback, or SQLAlchemy's
+  ``before_cursor_execute`` on PostgreSQL, waits on an Event for the thread named ``held``)
+  does not stop other requests: they are
   answered while it is still held.  Under the old one-lock app they waited for it.  The
   proof is in the order of events, not in timings.
 - Sixteen threads asking at once for the same uncached position's games read its codes

@@ -230,6 +230,16 @@ _SNAPSHOT = {
 }
 
 
+def largest_game_id(conn) -> int:
+    """The book's largest game id (0: no game), on the fast path the snapshot takes."""
+    if conn.dialect.name not in _SNAPSHOT:
+        return int(conn.execute(select(func.max(games.c.id))).scalar() or 0)
+    return int(_fetch(conn, _LARGEST_ID)[0][0] or 0)
+
+
+_LARGEST_ID = text("SELECT max(id) FROM games")
+
+
 def key_stats(conn, snap: Snapshot, key: int) -> tuple[summaries.Summary, np.ndarray]:
     """(the summaries' records of ``key``, the codes of the segments without it), one statement."""
     if not snap.ids:

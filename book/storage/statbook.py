@@ -126,6 +126,10 @@ class StatisticsBook(Book):
     def max_game_id(self, conn=None) -> int:
         return 0
 
+    def version(self) -> int:
+        """Never changes: a statistics book is written once."""
+        return 0
+
     def stats(self) -> BookStats:
         """The games it was counted from, its positions (distinct, not rows), years and file size."""
         info = self.statistics

@@ -386,6 +386,12 @@ class Book:
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()
 
+    def version(self) -> int:
+        """A number that changes whenever the book's answers may: the largest game id (games are
+        only ever added, with larger ids; merges and summaries move rows, not answers)."""
+        with self.engine.connect() as conn:
+            return segments.largest_game_id(conn)
+
     def max_game_id(self, conn=None) -> int:
         """The largest game id (0 for an empty book)."""
         if conn is None:

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from flask import Flask, Response, jsonify, request, send_from_directory
+from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from fuseki.book.formats.headers import HEADER_NAMES
@@ -275,13 +275,20 @@ SECURITY_HEADERS = {
 }
 
 
-def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None) -> Flask:
+CACHED_ENDPOINTS = {"position", "games", "game"}  # answers that depend on the games only (book.ui.web.cache)
+
+
+def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None,
+               cache_bytes: int | None = None) -> Flask:
     """The Flask application over an open ``Book`` or one opened read-only from ``book_url``.
 
     ``trusted_hosts``: the Host header values to answer (others get 400); ``fuseki serve``
     on loopback passes ``LOOPBACK_NAMES``, so a page elsewhere cannot reach the book by
-    pointing a DNS name at 127.0.0.1 (DNS rebinding).
+    pointing a DNS name at 127.0.0.1 (DNS rebinding).  ``cache_bytes``: the answers kept
+    per URL while the book is unchanged (``book.ui.web.cache``; None: its default, 0: none).
     """
+    from fuseki.book.ui.web.cache import MAX_BYTES, ResponseCache
+
     if book is None:
         from fuseki.book.storage.store import Book
 
@@ -291,6 +298,8 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     trusted = {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None
     shared = _Shared(book)
     app.extensions["fuseki_book"] = book
+    cache = ResponseCache(MAX_BYTES if cache_bytes is None else cache_bytes)
+    app.extensions["fuseki_cache"] = cache
 
     def size_arg() -> int:
         return _int_arg("size", default_size(), 2, coords.MAX_SIZE)
@@ -320,6 +329,24 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
             return jsonify(error="400 Bad Request: host not trusted; this server answers only on "
                                  + ", ".join(sorted(trusted))), 400
         return None
+
+    @app.before_request
+    def answer_from_cache():
+        if not cache.max_bytes or request.endpoint not in CACHED_ENDPOINTS:
+            return None
+        g.fuseki_version = shared.book.version()  # before the answer: it is never older than this
+        kept = cache.get(request.full_path, g.fuseki_version)
+        if kept is None:
+            return None
+        del g.fuseki_version  # kept already
+        return Response(kept[0], mimetype=kept[1])
+
+    @app.after_request
+    def keep_in_cache(response: Response) -> Response:
+        version = g.pop("fuseki_version", None)
+        if version is not None and response.status_code == 200:
+            cache.put(request.full_path, version, response.get_data(), response.mimetype)
+        return response
 
     @app.after_request
     def security_headers(response: Response) -> Response:
