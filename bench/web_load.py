@@ -11,7 +11,12 @@ percentiles, in all and per endpoint.  ``--downloaders`` more threads meanwhile 
 SGF of the newest 1,000 games of a random opening move (``/api/games.sgf``) again and again:
 slow requests, which under one lock held every other visitor up.
 
-The baseline printed next to them is the same walk by one client alone for
+``--think`` makes each client pause after each answer (exponential, that mean), as a person
+reading the board does; without it (the default) every client asks again at once, which
+measures the server at saturation, where the load generator's own threads take their share
+of the same cores.
+
+The baseline printed next to them is a walk by one client alone for
 ``--baseline`` seconds before the load: what a visitor waits with nobody else there.
 The target (the issue "The book at 1.5 million games") is 50 clients, no error, p99 at
 most 100 ms.
@@ -46,11 +51,13 @@ REQUEST_TIMEOUT = 10.0
 class Client(threading.Thread):
     """One simulated user: random walks through the book until ``deadline``."""
 
-    def __init__(self, host: str, port: int, deadline: float, depth: int, seed: int, browse: float = 0.0):
+    def __init__(self, host: str, port: int, deadline: float, depth: int, seed: int, browse: float = 0.0,
+                 think: float = 0.0):
         super().__init__(daemon=True)
         self.host, self.port, self.deadline, self.depth = host, port, deadline, depth
-        self.browse = browse
+        self.browse, self.think = browse, think
         self.rng = random.Random(seed)
+        self.pauses = random.Random(-seed)  # its own: the walks are the same with or without pauses
         self.latencies: dict[str, list[float]] = {}  # endpoint -> seconds
         self.errors: list[str] = []
         self.conn: http.client.HTTPConnection | None = None
@@ -73,6 +80,8 @@ class Client(threading.Thread):
             self.conn = None
             return None
         self.latencies.setdefault(endpoint, []).append(time.perf_counter() - started)
+        if self.think:  # a person looks at the answer before the next click
+            time.sleep(min(self.pauses.expovariate(1 / self.think), max(0.0, self.deadline - time.monotonic())))
         if response.status != 200:
             self.errors.append(f"{path}: HTTP {response.status}: {body[:200]!r}")
             return None
@@ -147,14 +156,15 @@ def latency_figures(latencies: list[float]) -> dict:
 
 
 def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int = 1,
-             browse: float = 0.0, downloaders: int = 0) -> dict:
+             browse: float = 0.0, downloaders: int = 0, think: float = 0.0) -> dict:
     """Run the load and return the figures (see the module docstring); ``endpoints``: per endpoint."""
     parts = urlsplit(url)
     if parts.hostname not in LOOPBACK:
         raise SystemExit(f"web_load: only loopback servers ({', '.join(sorted(LOOPBACK))}), not {parts.hostname}")
     started = time.monotonic()
     deadline = started + duration
-    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse) for i in range(clients)]
+    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse, think)
+               for i in range(clients)]
     threads += [Downloader(parts.hostname, parts.port or 80, deadline, depth, seed - 1 - i) for i in range(downloaders)]
     for thread in threads:
         thread.start()
@@ -166,7 +176,7 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
     latencies = [t for times in per_endpoint.values() for t in times]
     errors = [e for thread in threads for e in thread.errors]
     return {
-        "clients": clients, "downloaders": downloaders, "duration_s": round(elapsed, 2),
+        "clients": clients, "downloaders": downloaders, "think_s": think, "duration_s": round(elapsed, 2),
         "requests": len(latencies) + len(errors),
         "errors": len(errors), "first_errors": errors[:5], "still_running": sum(t.is_alive() for t in threads),
         "throughput_rps": round(len(latencies) / elapsed, 1) if elapsed else 0.0,
@@ -202,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of the positions whose games a client lists and opens one (default 0.25)")
     p.add_argument("--downloaders", type=int, default=0,
                    help="more clients downloading 1,000 games' SGF at a time (default 0)")
+    p.add_argument("--think", type=float, default=0.0,
+                   help="mean seconds a client pauses after each answer, as a person reading the board "
+                        "(exponential; default 0: the next request at once, the server's saturation)")
     p.add_argument("--baseline", type=float, default=5.0,
                    help="seconds of one client alone before the load (default 5; 0: none)")
     args = p.parse_args(argv)
@@ -210,14 +223,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.book:
         server, url = start_server(args.book)
     try:
-        alone = run_load(url, 1, args.baseline, args.depth, args.seed, args.browse) if args.baseline else None
-        figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse, args.downloaders)
+        # the lone client walks other lines than the load's clients: its answers are not kept for them
+        alone = run_load(url, 1, args.baseline, args.depth, args.seed + 10_000, args.browse) if args.baseline else None
+        figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse, args.downloaders,
+                           args.think)
     finally:
         if server is not None:
             server.terminate()
             server.wait(10)
     figures["baseline"] = alone
-    print(f"{figures['clients']} clients and {figures['downloaders']} downloaders, {figures['duration_s']} s: "
+    pausing = f" pausing {args.think} s on average" if args.think else ""
+    print(f"{figures['clients']} clients{pausing} and {figures['downloaders']} downloaders, "
+          f"{figures['duration_s']} s: "
           f"{figures['requests']} requests, "
           f"{figures['errors']} errors, {figures['throughput_rps']} req/s, p50 {figures['p50_ms']} ms, "
           f"p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms (target: 0 errors, p99 <= 100 ms)",

@@ -9,16 +9,16 @@ GIL (the same bench: 1 thread 380 requests/s, 4 threads 300, 8 threads 277); the
 poller keeps every idle keep-alive connection without a thread.
 
 Each worker process opens the book read-only itself, after the fork (a SQLite or PostgreSQL
-connection must not cross a fork), and warms its caches on a thread of its own.  The master
+connection must not cross a fork), and warms its caches before it takes a connection.  The master
 process only listens and watches the workers; a worker whose master dies (SIGKILL) exits
 within a second, so a killed server leaves no process behind.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
-import threading
 
 from gunicorn.app.base import BaseApplication
 
@@ -37,14 +37,16 @@ def default_workers() -> int:
 class BookServer(BaseApplication):
     """A gunicorn application serving ``create_app(book_url=url)`` from each worker.
 
-    ``announce(port)`` runs in the master once the socket listens (``--port 0``: the port
-    the system chose)."""
+    ``announce(port)`` runs once, in the first worker that is warm (``--port 0``: the port
+    the system chose): a client that starts on that line finds a worker taking connections,
+    and a worker takes none before it is warm."""
 
     def __init__(self, url: str, host: str, port: int, workers: int, threads: int,
                  trusted_hosts: list[str] | None, announce):
         self.url, self.host, self.port = url, host, port
         self.workers, self.threads = workers, threads
         self.trusted_hosts, self.announce = trusted_hosts, announce
+        self.announced = multiprocessing.Value("b", 0)  # shared with the forked workers
         super().__init__(prog="fuseki serve")
 
     def load_config(self) -> None:
@@ -59,8 +61,7 @@ class BookServer(BaseApplication):
             "timeout": 300,  # the worker's heartbeat; long requests run on its threads meanwhile
             "loglevel": "warning",
             "accesslog": None,
-            "when_ready": lambda arbiter: self.announce(arbiter.LISTENERS[0].sock.getsockname()[1]),
-            "post_worker_init": _warm_up,
+            "post_worker_init": self._worker_ready,
         }
         for name, value in settings.items():
             self.cfg.set(name, value)
@@ -70,22 +71,22 @@ class BookServer(BaseApplication):
 
         return create_app(book_url=self.url, trusted_hosts=self.trusted_hosts)
 
+    def _worker_ready(self, worker) -> None:
+        """Warm the new worker before it takes a connection, then say the address once."""
+        _warm_up(worker.wsgi)
+        with self.announced.get_lock():
+            if not self.announced.value:
+                self.announced.value = 1
+                self.announce(worker.sockets[0].getsockname()[1])
 
-def _warm_up(worker) -> None:
-    """Read what every visitor's first requests need (the book's figures, the empty board's next
-    moves) on a thread of the new worker, so that they do not wait for a cold process."""
-    book = worker.wsgi.extensions.get("fuseki_book")
-    if book is None:
-        return
 
-    def warm() -> None:
-        from fuseki.engine.core.board import Board
-
-        try:
-            sizes = book.stats().sizes
-            for size in sorted(sizes, key=sizes.get, reverse=True)[:1]:
-                book.next_moves(Board(size))
-        except Exception as exc:  # noqa: BLE001  # a cold cache is slower, never wrong
-            print(f"fuseki serve: warm-up: {exc}", file=sys.stderr)
-
-    threading.Thread(target=warm, name="fuseki-warm-up", daemon=True).start()
+def _warm_up(app) -> None:
+    """Ask what every visitor's first requests ask (the book's figures, the empty board): a
+    cold process answers them in about half a second (the book's counts, the rules kernels'
+    first call), a warm one in milliseconds."""
+    client = app.test_client()
+    try:
+        for path in ("/api/info", "/api/position"):
+            client.get(path, headers={"Host": "127.0.0.1"})
+    except Exception as exc:  # noqa: BLE001  # a cold cache is slower, never wrong
+        print(f"fuseki serve: warm-up: {exc}", file=sys.stderr)
