@@ -24,8 +24,9 @@ from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 
 from fuseki.book.storage import aggregates, schema
+from fuseki.book.storage.connect import make_engine
 from fuseki.book.storage.orbits import merge_orbits
-from fuseki.book.storage.store import END, Book, BookError, BookStats, Filters, NextMoves, _make_engine, _signed
+from fuseki.book.storage.store import END, Book, BookError, BookStats, Filters, NextMoves, _signed
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
 
@@ -76,7 +77,7 @@ class StatisticsBook(Book):
         """Open the statistics book at ``path``; BookError if it is not one, SchemeMismatch
         if it was counted with other keys."""
         url = make_url(f"sqlite:///file:{Path(path).resolve()}?immutable=1&uri=true")
-        engine = _make_engine(url, readonly=True)
+        engine = make_engine(url, readonly=True)
         try:
             with engine.connect() as conn:
                 if not inspect(conn).has_table("meta"):

@@ -35,15 +35,15 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, make_dataclass
-from pathlib import Path
 
 import numpy as np
-from sqlalchemy import create_engine, event, func, inspect, or_, select
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy import func, inspect, or_, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
 from fuseki.book.storage import aggregates, schema, segments, summaries
+from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat, merge_orbits
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
@@ -52,7 +52,6 @@ from fuseki.engine.core.base import BLACK, WHITE
 END = -2
 HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
 HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
-POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
 
 
@@ -124,73 +123,6 @@ class BookStats:
 _ROW_COLUMNS = [games_table.c[f.name] for f in fields(GameRow) if f.name != "move_number"]
 
 
-def to_url(location: str, readonly: bool = False):
-    """A SQLAlchemy URL from a path or URL; read-only SQLite files open with ``mode=ro``."""
-    if "://" not in str(location):
-        path = Path(location).expanduser().resolve()
-        if readonly:
-            return make_url(f"sqlite:///file:{path}?mode=ro&uri=true")
-        return make_url(f"sqlite:///{path}")
-    url = make_url(location)
-    if url.drivername == "postgresql":
-        # SQLAlchemy 2.1 picks psycopg 3 for a bare postgresql://; the importer's COPY and the
-        # 'postgresql' extra are psycopg2.
-        url = url.set(drivername="postgresql+psycopg2")
-    if readonly and url.get_backend_name() == "sqlite" and url.database:
-        return url.set(database=f"file:{Path(url.database).resolve()}",
-                       query={**url.query, "mode": "ro", "uri": "true"})
-    return url
-
-
-def _sqlite_path(url) -> str | None:
-    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
-        return None
-    return url.database[5:] if url.database.startswith("file:") else url.database
-
-
-def _make_engine(url, readonly: bool) -> Engine:
-    # A connection for each thread that asks at once (the web server's request threads): with
-    # SQLAlchemy's default of 5 (+10 opened and closed again per query) the 50 visitors of
-    # bench/web_load.py queued for connections until they timed out.
-    pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_SIZE}
-    if url.get_backend_name() == "postgresql" and readonly:
-        # The server refuses every write of a read-only book's sessions, as SQLite's mode=ro does.
-        return create_engine(url, pool_pre_ping=True, **pool,
-                             connect_args={"options": "-c default_transaction_read_only=on"})
-    if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, **pool)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **pool)
-
-    # SQLAlchemy's documented recipe for SQLite transactions: the driver's own implicit
-    # BEGIN is turned off and SQLAlchemy's begin emits it, so that a writer can ask for
-    # BEGIN IMMEDIATE (Book.writing): two importers then queue for the write lock
-    # instead of one failing when its read snapshot cannot become a write.
-    @event.listens_for(engine, "begin")
-    def _begin(conn):
-        options = conn.get_execution_options()
-        if options.get("isolation_level") != "AUTOCOMMIT":  # on the driver's cursor: every query begins one
-            conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE" if options.get("fuseki_write") else "BEGIN")
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):
-        dbapi_conn.isolation_level = None
-        cur = dbapi_conn.cursor()
-        if not readonly:
-            # 16 KB pages: a third faster to fill with keys spread over the whole range than
-            # 4 KB ones (fewer splits and B-tree levels); only a new database takes it.
-            cur.execute("PRAGMA page_size=16384")
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
-            segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)
-        cur.execute("PRAGMA synchronous=NORMAL")
-        cur.execute("PRAGMA cache_size=-262144")  # 256 MB
-        cur.execute("PRAGMA mmap_size=1073741824")
-        cur.execute("PRAGMA temp_store=MEMORY")
-        cur.close()
-
-    return engine
-
-
 class Book:
     """An open book.  ``Book.open(location)``; see docs/book-api.md for the queries.
 
@@ -224,14 +156,14 @@ class Book:
         book (``book.aggregates``; the built-in book) opens read-only whatever is asked.
         """
         url = to_url(str(location), readonly)
-        path = _sqlite_path(url)
+        path = sqlite_path(url)
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
         if path and aggregates.is_statistics_file(path):  # never opened for writing (book.statbook)
             from fuseki.book.storage.statbook import StatisticsBook
 
             return StatisticsBook.open_file(path)
-        engine = _make_engine(url, readonly)
+        engine = make_engine(url, readonly)
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
             with engine.connect().execution_options(fuseki_write=not readonly) as conn, conn.begin():

@@ -1,0 +1,81 @@
+"""How a book connects: its URL, and the SQLAlchemy engine with the pool, pragmas and transactions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import Engine, make_url
+
+from fuseki.book.storage import segments
+
+POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
+
+
+def to_url(location: str, readonly: bool = False):
+    """A SQLAlchemy URL from a path or URL; read-only SQLite files open with ``mode=ro``."""
+    if "://" not in str(location):
+        path = Path(location).expanduser().resolve()
+        if readonly:
+            return make_url(f"sqlite:///file:{path}?mode=ro&uri=true")
+        return make_url(f"sqlite:///{path}")
+    url = make_url(location)
+    if url.drivername == "postgresql":
+        # SQLAlchemy 2.1 picks psycopg 3 for a bare postgresql://; the importer's COPY and the
+        # 'postgresql' extra are psycopg2.
+        url = url.set(drivername="postgresql+psycopg2")
+    if readonly and url.get_backend_name() == "sqlite" and url.database:
+        return url.set(database=f"file:{Path(url.database).resolve()}",
+                       query={**url.query, "mode": "ro", "uri": "true"})
+    return url
+
+
+def sqlite_path(url) -> str | None:
+    """The SQLite file of ``url``, or None (another database, or in memory)."""
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    return url.database[5:] if url.database.startswith("file:") else url.database
+
+
+def make_engine(url, readonly: bool) -> Engine:
+    """The SQLAlchemy engine of a book: its pool, and on SQLite the transactions and pragmas."""
+    # A connection for each thread that asks at once (the web server's request threads): with
+    # SQLAlchemy's default of 5 (+10 opened and closed again per query) the 50 visitors of
+    # bench/web_load.py queued for connections until they timed out.
+    pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_SIZE}
+    if url.get_backend_name() == "postgresql" and readonly:
+        # The server refuses every write of a read-only book's sessions, as SQLite's mode=ro does.
+        return create_engine(url, pool_pre_ping=True, **pool,
+                             connect_args={"options": "-c default_transaction_read_only=on"})
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True, **pool)
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **pool)
+
+    # SQLAlchemy's documented recipe for SQLite transactions: the driver's own implicit
+    # BEGIN is turned off and SQLAlchemy's begin emits it, so that a writer can ask for
+    # BEGIN IMMEDIATE (Book.writing): two importers then queue for the write lock
+    # instead of one failing when its read snapshot cannot become a write.
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        options = conn.get_execution_options()
+        if options.get("isolation_level") != "AUTOCOMMIT":  # on the driver's cursor: every query begins one
+            conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE" if options.get("fuseki_write") else "BEGIN")
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        if not readonly:
+            # 16 KB pages: a third faster to fill with keys spread over the whole range than
+            # 4 KB ones (fewer splits and B-tree levels); only a new database takes it.
+            cur.execute("PRAGMA page_size=16384")
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
+            segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA cache_size=-262144")  # 256 MB
+        cur.execute("PRAGMA mmap_size=1073741824")
+        cur.execute("PRAGMA temp_store=MEMORY")
+        cur.close()
+
+    return engine
