@@ -6,7 +6,9 @@ processes at once.
   orientations, with and without filters) and the same game pages;
 - two processes importing overlapping archives into one PostgreSQL book at the same time
   end with exactly the games and position rows of a single-process import of both;
-- ``fuseki import``/``fuseki stats`` take ``--book postgresql://...``.
+- ``fuseki import``/``fuseki stats`` take ``--book postgresql://...``;
+- every segment, written by an import or by a merge, has its primary key ``(key, code)``
+  (PostgreSQL builds it once the rows are in).
 
 Needs the loopback server of ``.ci/postgres`` (skips without it, fails in CI).
 """
@@ -19,7 +21,7 @@ import subprocess
 import sys
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from fuseki.book.formats.records import read_games
 from fuseki.book.pipeline.importer import import_paths
@@ -153,6 +155,7 @@ def test_a_reader_answers_after_a_merge_drops_the_segments_it_prepared(tmp_path,
         import_paths(writer, [str(archive)], workers=0, batch_games=60)
         with writer.engine.connect() as conn:
             assert len(segments.snapshot(conn).ids) > 1
+        assert keyed_segments(writer) == segment_ids(writer)
         with Book.open(url, readonly=True) as reader:
             boards = [Board(19)]
             for colour, point in read_games(tygem_games[7][1], "g")[0].moves[:12]:
@@ -170,3 +173,19 @@ def test_a_reader_answers_after_a_merge_drops_the_segments_it_prepared(tmp_path,
             after = [reader.next_moves(board) for board in boards]
             assert [(a.total, a.moves) for a in after] == [(b.total, b.moves) for b in before]
             assert reader.next_moves(boards[1], filters=Filters(player="a")).moves == before_player.moves
+            assert keyed_segments(writer) == segment_ids(writer)
+
+
+def keyed_segments(book) -> tuple[int, ...]:
+    """The segments whose table has its primary key ``(key, code)`` (PostgreSQL adds it after the rows)."""
+    with book.engine.connect() as conn:
+        found = conn.execute(text(
+            "SELECT c.relname FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid "
+            "WHERE k.contype = 'p' AND c.relname LIKE 'positions!_%' ESCAPE '!' "
+            "AND pg_get_constraintdef(k.oid) = 'PRIMARY KEY (key, code)'")).scalars().all()
+    return tuple(sorted(int(name.split("_")[1]) for name in found))
+
+
+def segment_ids(book) -> tuple[int, ...]:
+    with book.engine.connect() as conn:
+        return segments.snapshot(conn).ids

@@ -33,7 +33,12 @@ def binary_rows(columns: list[tuple[np.ndarray, int]]) -> bytes:
     return SIGNATURE + rows.tobytes() + TRAILER
 
 
-def copy_in(cursor, table: str, names: list[str], columns: list[tuple[np.ndarray, int]]) -> None:
-    """COPY the rows into ``table`` (columns ``names``) through a psycopg2 cursor."""
-    cursor.copy_expert(f"COPY {table} ({', '.join(names)}) FROM STDIN (FORMAT binary)",
+def copy_in(cursor, table: str, names: list[str], columns: list[tuple[np.ndarray, int]],
+            freeze: bool = False) -> None:
+    """COPY the rows into ``table`` (columns ``names``) through a psycopg2 cursor.
+
+    ``freeze``: for a table made in this transaction, the rows are written frozen (no later
+    pass of VACUUM or of the first readers setting their hint bits)."""
+    options = "FORMAT binary, FREEZE true" if freeze else "FORMAT binary"
+    cursor.copy_expert(f"COPY {table} ({', '.join(names)}) FROM STDIN ({options})",
                        io.BytesIO(binary_rows(columns)))

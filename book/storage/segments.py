@@ -88,13 +88,14 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
     """
     if not len(keys):
         return 0
-    segment, table = _new_segment_table(conn)
     dialect = conn.dialect.name
+    segment, table = _new_segment_table(conn, keyed=dialect != "postgresql")
     if dialect == "sqlite":
         _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
     elif dialect == "postgresql":
         with conn.connection.dbapi_connection.cursor() as cur:
-            pgcopy.copy_in(cur, table.name, ["key", "code"], [(keys, 8), (codes, 8)])
+            pgcopy.copy_in(cur, table.name, ["key", "code"], [(keys, 8), (codes, 8)], freeze=True)
+        _add_key(conn, table.name)
     else:
         conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
     if summary is None:
@@ -130,12 +131,14 @@ def merge_full_levels(conn) -> None:
 
 def merge(conn, parts: list[Segment], level: int) -> int:
     """Replace some segments by one of ``level`` holding all their rows; returns its id."""
-    segment, table = _new_segment_table(conn)
+    segment, table = _new_segment_table(conn, keyed=conn.dialect.name != "postgresql")
     union = " UNION ALL ".join(f"SELECT key, code FROM positions_{part.id}" for part in parts)
     # In key order SQLite appends each row (a merge of the sorted segments, no sort);
     # the pages are then about 88% full until Book.compact rewrites the file.
     order = " ORDER BY 1, 2" if conn.dialect.name == "sqlite" else ""
     conn.execute(text(f"INSERT INTO {table.name} (key, code) {union}{order}"))
+    if conn.dialect.name == "postgresql":
+        _add_key(conn, table.name)
     summaries.write(conn, segment, _merged_summary(conn, parts))
     for part in parts:
         segment_table(part.id).drop(conn)
@@ -332,12 +335,23 @@ def _joined_codes(dialect: str, ids: tuple[int, ...]):
     return text(f"SELECT string_agg(CAST(code AS TEXT), ',' ORDER BY code) FROM ({union}) AS found")
 
 
-def _new_segment_table(conn):
-    """(id, table) of a new, empty segment table; ids only grow (a merge's is the largest)."""
+def _new_segment_table(conn, keyed: bool = True):
+    """(id, table) of a new, empty segment table; ids only grow (a merge's is the largest).
+
+    ``keyed=False``: without its primary key yet (``_add_key`` adds it once the rows are in)."""
     segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
     table = segment_table(segment)
-    table.create(conn)
+    if keyed:
+        table.create(conn)
+    else:
+        conn.execute(text(f"CREATE TABLE {table.name} (key BIGINT NOT NULL, code BIGINT NOT NULL)"))
     return segment, table
+
+
+def _add_key(conn, name: str) -> None:
+    """The segment's primary key, built once its rows are in: PostgreSQL sorts them and writes
+    the B-tree in one pass, which costs less than inserting each row's entry during the COPY."""
+    conn.execute(text(f"ALTER TABLE {name} ADD CONSTRAINT pk_{name} PRIMARY KEY (key, code)"))
 
 
 def attach_stage(dbapi_connection) -> None:
