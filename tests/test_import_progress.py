@@ -19,7 +19,7 @@ import pytest
 
 from fuseki.book.formats.sources import iter_sources
 from fuseki.book.pipeline import importer
-from fuseki.book.pipeline.progress import InputBytes, Progress
+from fuseki.book.pipeline.progress import InputBytes, Progress, Steps
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, write_archive
@@ -137,3 +137,38 @@ def test_a_terminal_gets_a_tqdm_bar_with_a_percentage(tmp_path, archive):
     assert last[0].startswith("fuseki import: 3,000 games added, 0 duplicates")
     assert last[1].startswith("fuseki import: the engine's corner book (joseki) does not hold these games yet")
     assert "Traceback" not in out
+
+
+def test_counted_work_says_percent_rate_and_time_left_in_plain_lines():
+    stream = io.StringIO()
+    steps = Steps("pattern index", 1000, stream=stream, every=0)
+    for done in (250, 600, 1000):
+        time.sleep(0.01)
+        steps.update(done)
+    steps.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3, lines
+    found = [re.fullmatch(r"pattern index: (\d+)% \(([\d,]+) of 1,000 games\), ([\d,]+) games/s, \d+ s(, \d+ s left)?",
+                          line) for line in lines]
+    assert all(found), lines
+    assert [int(m.group(1)) for m in found] == [25, 60, 100]
+    assert found[0].group(4) and not found[2].group(4)  # time left while there is some
+    quiet = io.StringIO()
+    steps = Steps("corner book", 10, stream=quiet, every=60)
+    steps.update(5)  # within the first minute: nothing
+    assert quiet.getvalue() == ""
+
+
+def test_the_pattern_index_shows_a_bar_on_a_terminal(tmp_path, archive, monkeypatch):
+    book = str(tmp_path / "book.sqlite")
+    with Book.open(book) as opened:
+        importer.import_paths(opened, [str(archive)], workers=0)
+    script = ("import sys; from fuseki.book.patterns import index; index.CHUNK = 500; "
+              "from fuseki.book.storage.store import Book; b = Book.open(sys.argv[1]); "
+              "print('indexed', index.update(b, progress=sys.stderr)); b.close()")
+    code, out = run_in_terminal([sys.executable, "-c", script, book])
+    assert code == 0 and "Traceback" not in out, out[-3000:]
+    shares = [int(share) for share in re.findall(r"pattern index: +(\d+)%\|", out)]
+    # tqdm draws at most every 0.1 s: some chunks are not drawn (the last one, even: the bar goes)
+    assert len(shares) >= 2 and shares == sorted(shares) and shares[-1] > 0, out[-3000:]
+    assert "indexed 3000" in out

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from fuseki.book.patterns import corners, index
+from fuseki.book.pipeline.progress import Steps
 from fuseki.book.storage import pgcopy, schema
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
@@ -135,18 +136,18 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     per_part = counts.reshape(parts, -1).sum(axis=1)
     # signed keys (how the table stores them) ascend from the upper half: rows go in in key order
     order = list(range(parts // 2, parts)) + list(range(parts // 2)) if parts > 1 else [0]
-    began = time.perf_counter()
+    steps = Steps(f"corner book {size}x{size}", len(chosen), stream=progress) \
+        if progress is not None and parts > 1 else None
     for number, part in enumerate(order):
         keys = np.empty(per_part[part], dtype=np.uint64)
         moves = np.empty(per_part[part], dtype=np.int64)
         wins = np.empty(per_part[part], dtype=np.int8)
         written = emit(*args, 6 - bits, part, keys, moves, wins, counts)
         yield count(keys[:written], moves[:written], wins[:written], prune)
-        if progress is not None and parts > 1:
-            spent = time.perf_counter() - began
-            print(f"corner book: {size}x{size}: {100 * (number + 1) // parts}% counted ({number + 1} of {parts} "
-                  f"parts, {len(chosen) / spent * (number + 1) / parts:,.0f} games/s), {spent:.0f} s, "
-                  f"{spent / (number + 1) * (parts - number - 1):.0f} s left", file=progress, flush=True)
+        if steps is not None:  # each part is a slice of the keys of every game: a share of the whole work
+            steps.update(len(chosen) * (number + 1) // parts)
+    if steps is not None:
+        steps.close()
 
 
 def create_statement(dialect: str) -> str:

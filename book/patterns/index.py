@@ -11,12 +11,12 @@ since the last update are indexed, with a progress line); the meta row
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 from sqlalchemy import Column, Integer, LargeBinary, MetaData, Table, select
 
 from fuseki.book.formats.records import read_games
+from fuseki.book.pipeline.progress import Steps
 from fuseki.book.storage import schema
 from fuseki.engine.core.replay import replay_events
 
@@ -57,7 +57,8 @@ def update(book, progress=sys.stderr) -> int:
         metadata.create_all(conn)
         start = indexed_through(conn)
         top = book.max_game_id(conn)
-    done, began, said = 0, time.perf_counter(), time.perf_counter()
+    done, first = 0, start
+    steps = Steps("pattern index", top - first, stream=progress) if progress is not None else None
     while start < top:
         with book.engine.connect() as conn:
             found = conn.execute(select(schema.games.c.id, schema.games.c.sgf, schema.games.c.source)
@@ -75,11 +76,10 @@ def update(book, progress=sys.stderr) -> int:
             conn.execute(schema.meta.insert().values(name=THROUGH, value=str(last)))
         done += len(rows)
         start = last
-        if progress is not None and time.perf_counter() - said > 2:
-            said = time.perf_counter()
-            rate = done / (said - began)
-            print(f"pattern index: {done:,} games indexed, {rate:,.0f} games/s, "
-                  f"{(top - start) / max(rate, 1):,.0f} s left", file=progress, flush=True)
+        if steps is not None:
+            steps.update(start - first)  # games get consecutive ids: the ids passed are the games done
+    if steps is not None:
+        steps.close()
     return done
 
 

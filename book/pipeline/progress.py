@@ -180,3 +180,42 @@ class _Bar(tqdm):
     # No monitor thread: the import forks its workers after the bar is drawn, and a
     # thread's locks do not survive a fork; the bar is updated after every batch anyway.
     monitor_interval = 0
+
+
+class Steps:
+    """The progress of work counted in items (games indexed, games counted): a tqdm bar on a
+    terminal, else a line every ``every`` s with the percentage, the rate and the time left.
+
+    ``update(done)`` with the items done so far; ``close()`` at the end (the bar goes)."""
+
+    def __init__(self, label: str, total: int, unit: str = "games", stream=None, every: float = 2.0):
+        self.label, self.total, self.unit, self.every = label, max(total, 1), unit, every
+        self.stream = stream if stream is not None else sys.stderr
+        self.start_time = self.last = time.perf_counter()
+        self.bar = None
+        if hasattr(self.stream, "isatty") and self.stream.isatty():
+            self.bar = _Bar(total=self.total, file=self.stream, desc=label, unit=f" {unit}", unit_scale=True,
+                            leave=False, smoothing=0.1, dynamic_ncols=True)
+
+    def update(self, done: int) -> None:
+        """``done`` of the ``total`` items are done."""
+        done = min(done, self.total)
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+            return
+        now = time.perf_counter()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        elapsed = now - self.start_time
+        rate = done / elapsed if elapsed > 0 else 0.0
+        left = f", {_duration((self.total - done) / rate)} left" if 0 < done < self.total and rate else ""
+        self.stream.write(f"{self.label}: {100 * done // self.total}% ({done:,} of {self.total:,} {self.unit}), "
+                          f"{rate:,.0f} {self.unit}/s, {_duration(elapsed)}{left}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """The work has ended: the bar goes, so that a summary line stands alone."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
