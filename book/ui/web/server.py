@@ -1,12 +1,11 @@
 """``fuseki serve``'s HTTP server: gunicorn, one process per core, each with a few threads.
 
 Why processes: the requests are CPU work in Python (the board's replay, numpy, JSON), so the
-threads of one process share one core through the GIL; ``bench/web_load.py`` (50 clients, the
-377,899-game book, 2 cores) answered 148 requests/s with Werkzeug's thread-per-connection
-server, timing some out, and about 2.5 times as many with two processes of gunicorn's
-``gthread`` workers.  Why few threads: a thread more per process only adds contention for its
-GIL (the same bench: 1 thread 380 requests/s, 4 threads 300, 8 threads 277); the worker's
-poller keeps every idle keep-alive connection without a thread.
+threads of one process share one core through the GIL; ``bench/web_load.py`` measures the
+difference (the README has the figures: Werkzeug's thread per connection against these
+processes).  Why few threads: a thread more per process only adds contention for its GIL; the
+worker's poller keeps every idle keep-alive connection without a thread, and the second thread
+lets a slow request (a long download, a pattern search) leave its process answering.
 
 Each worker process opens the book read-only itself, after the fork (a SQLite or PostgreSQL
 connection must not cross a fork), and warms its caches before it takes a connection.  The master
