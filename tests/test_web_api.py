@@ -480,3 +480,21 @@ def test_pattern_search_and_its_games(book_path):
         assert "bad region" in error(client, "/api/pattern?region=Z99", 400)
     finally:
         app.extensions["fuseki_book"].close()
+
+
+def test_fuseki_serve_on_a_port_in_use_is_one_line(book_path):
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "fuseki", "serve", "--book", str(book_path),
+                                 "--port", str(port)],
+                                capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == (f"fuseki serve: cannot listen on 127.0.0.1 port {port}: Address already in use "
+                             "(another server there? --port picks another, --port 0 a free one)\n")

@@ -34,6 +34,7 @@ def run_serve(args) -> int:
     url = book_location(args)
     book = open_book(url, readonly=True)  # a missing or broken book: one line, before anything is made
     try:
+        _check_address(args.host, args.port)
         if book.statistics is None:
             _update_pattern_index(url)
         games = book.stats().games
@@ -47,6 +48,27 @@ def run_serve(args) -> int:
     trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
     BookServer(url, args.host, args.port, workers, threads, trusted, announce).run()
     return 0
+
+
+def _check_address(host: str, port: int) -> None:
+    """One line now if the address cannot be listened on (gunicorn would retry it five times,
+    logging each, and end without saying what to do)."""
+    import errno
+    import socket
+
+    from fuseki.book.ui.cli import CommandError
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+            probe.bind(infos[0][4])
+    except OSError as exc:
+        hint = (" (another server there? --port picks another, --port 0 a free one)"
+                if exc.errno == errno.EADDRINUSE else "")
+        raise CommandError(f"cannot listen on {host} port {port}: {exc.strerror or exc}{hint}") from None
 
 
 def _update_pattern_index(url: str) -> None:
