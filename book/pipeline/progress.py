@@ -171,9 +171,14 @@ class Progress:
 
     def done(self) -> None:
         """The import has ended: the bar goes, so that the summary line stands alone."""
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
+        _close_bar(self)
+
+
+def _close_bar(shown) -> None:
+    """Close the tqdm bar of a Progress or Steps, if it has one."""
+    if shown.bar is not None:
+        shown.bar.close()
+        shown.bar = None
 
 
 class _Bar(tqdm):
@@ -216,6 +221,4 @@ class Steps:
 
     def close(self) -> None:
         """The work has ended: the bar goes, so that a summary line stands alone."""
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
+        _close_bar(self)
