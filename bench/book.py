@@ -56,7 +56,7 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
-from fuseki.book.pipeline import importer  # noqa: E402
+from fuseki.book.pipeline import batches, importer  # noqa: E402
 from fuseki.book.storage import schema, segments  # noqa: E402
 from fuseki.book.storage.store import Book, Filters  # noqa: E402
 from fuseki.engine.core import coords, zobrist  # noqa: E402
@@ -343,7 +343,7 @@ def main() -> int:
         paths = source_paths(args, workdir)
         print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
 
-        importer.warm_up()  # numba's compile/cache load is not the pipeline's cost
+        batches.warm_up()  # numba's compile/cache load is not the pipeline's cost
         book = None
         runs = []
         for repeat in range(args.repeats):
@@ -370,6 +370,8 @@ def main() -> int:
         print(f"    CPU, medians: this process (writer, WAL checkpoints) {cpu:.2f} s, child processes "
               f"(reader, {args.workers} parser{'s' if args.workers != 1 else ''}) {worker:.2f} s; "
               f"load averages {', '.join(f'{r[3]:.1f}' for r in runs)}")
+        import corpus
+        print(f"    last run: {corpus.stage_figures(report)}")
 
         sample = [item.data for item, _ in zip(
             (s for s in iter_sources(paths) if isinstance(s, SourceFile)), range(args.baseline))]

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
-from fuseki.book.pipeline import importer
+from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import schema
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
@@ -46,7 +46,7 @@ def records(archives):
             except SgfError:
                 continue
             for record in games:
-                found.setdefault(importer.fingerprint(record), record)
+                found.setdefault(batches.fingerprint(record), record)
     return found
 
 

@@ -4,7 +4,7 @@ never hangs, never loses the good games of the same archive, and stays in bounde
 Mutants of real Tygem games (seeded): truncation, unbalanced brackets and parentheses,
 bad escapes, coordinates off the board, huge or odd ``SZ``, thousands of variations,
 trees nested 50,000 deep, tens of thousands of moves, byte flips.  Each goes through
-``importer.prepare`` (parse and replay, what the import worker does per file) under a
+``batches.prepare`` (parse and replay, what the import worker does per file) under a
 time limit; then all of them, shuffled among good games, go through a whole import.
 
 Bombs, each imported in a subprocess whose peak RSS is measured (getrusage):
@@ -31,7 +31,8 @@ import pytest
 
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
-from fuseki.book.pipeline.importer import fingerprint, import_paths, prepare
+from fuseki.book.pipeline.batches import fingerprint, prepare
+from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, write_archive

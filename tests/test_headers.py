@@ -17,7 +17,7 @@ from sqlalchemy import Float, Integer, SmallInteger, Text
 from fuseki.book.formats import headers
 from fuseki.book.formats.headers import HEADER_FIELDS, HEADER_NAMES
 from fuseki.book.formats.records import GameRecord, read_games, to_sgf
-from fuseki.book.pipeline import importer
+from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import schema, store
 from fuseki.book.storage.store import Book, GameRow
 from fuseki.book.ui.web.app import game_row_json, record_info
@@ -88,7 +88,7 @@ def test_a_game_reads_writes_and_stores_every_field():
     (again,) = read_games(written, "again.sgf")
     assert {name: getattr(again, name) for name in HEADER_NAMES} == VALUES
 
-    row = dict(zip(importer.GAME_COLUMNS[1:], importer.game_row(record, None, 7)))
+    row = dict(zip(batches.GAME_COLUMNS[1:], batches.game_row(record, None, 7)))
     assert {name: row[name] for name in HEADER_NAMES} == VALUES
 
     info = record_info(record)
@@ -101,7 +101,7 @@ def test_a_game_reads_writes_and_stores_every_field():
 def test_defaults_are_stored_as_the_column_defaults():
     (record,) = read_games(b"(;SZ[9];B[ee])", "bare.sgf")
     assert {name: getattr(record, name) for name in HEADER_NAMES} == {f.name: f.default for f in HEADER_FIELDS}
-    row = dict(zip(importer.GAME_COLUMNS[1:], importer.game_row(record, None, 7)))
+    row = dict(zip(batches.GAME_COLUMNS[1:], batches.game_row(record, None, 7)))
     assert {name: row[name] for name in HEADER_NAMES} == {f.name: f.stored_default for f in HEADER_FIELDS}
     assert row["winner"] == 0
 

@@ -8,8 +8,8 @@ from sqlalchemy import func, select
 
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
-from fuseki.book.pipeline import importer
-from fuseki.book.storage import schema, segments
+from fuseki.book.pipeline import batches, importer
+from fuseki.book.storage import schema, segments, sqlite_image
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -80,7 +80,7 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
         if len(calls) == 3:
             # die in the middle of the third batch's transaction: its games are written
             with book.engine.begin() as conn:
-                conn.execute(schema.games.insert(), [dict(zip(importer.GAME_COLUMNS, (10 ** 6,) + batch.games[0]))])
+                conn.execute(schema.games.insert(), [dict(zip(batches.GAME_COLUMNS, (10 ** 6,) + batch.games[0]))])
                 raise KeyboardInterrupt
         real(book, batch, report)
 
@@ -151,9 +151,9 @@ def test_positions_after_move_4095_are_not_stored(tmp_path, book_url):
 
 
 def test_codes_round_trip_their_fields():
-    record = importer.read_games(sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19)),
+    record = batches.read_games(sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19)),
                                                (WHITE, coords.PASS)], result="W+R"), "x")[0]
-    keys, lows, anomaly, _ = importer.replay_record(record)
+    keys, lows, anomaly, _ = batches.replay_record(record)
     assert anomaly is None and len(keys) == 3
     assert ((lows >> schema.MOVE_SHIFT) & schema.MOVE_MASK).tolist() == [0, 1, 2]
     nexts = (((lows >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2).tolist()
@@ -199,9 +199,9 @@ def test_replaying_many_games_at_once_equals_one_at_a_time(tmp_path):
     (tmp_path / "setup.sgf").write_bytes(sgf_text(19, [(WHITE, dd)], setup=[(BLACK, pd)], handicap=1))
     (tmp_path / "long.sgf").write_bytes(sgf_text(9, [(BLACK if i % 2 == 0 else WHITE, coords.PASS)
                                                      for i in range(4200)]))
-    records = [r for path in sorted(tmp_path.iterdir()) for r in importer.read_games(path.read_bytes(), path.name)]
-    one = {r.source: importer.replay_record(r) for r in records}
-    many = importer.replay_records(records)
+    records = [r for path in sorted(tmp_path.iterdir()) for r in batches.read_games(path.read_bytes(), path.name)]
+    one = {r.source: batches.replay_record(r) for r in records}
+    many = batches.replay_records(records)
     assert len(many) == len(one)
     for record, keys, lows, anomaly, fp in many:
         expected = one[record.source]
@@ -228,7 +228,7 @@ def test_records_without_moves_are_found_with_the_side_that_plays_next(tmp_path)
 
 
 def test_stored_sgf_is_each_games_own_bytes_whoever_compressed_it(tmp_path):
-    """The reader compresses files that are one game; the parser the rest: same stored bytes."""
+    """A file that is one game, text around a game, a collection: each game's own bytes, compressed."""
     files = {"one.sgf": b"\n(;SZ[9];B[ee];W[cc])\r\n\n",  # one game: the reader's blob is used
              "junk.sgf": b"saved by a client\n(;SZ[9];B[cg])",  # text before the game: the parser's
              "two.sgf": b"(;SZ[9];B[gc])\n(;SZ[9];B[gg];W[ee])\n"}  # a collection: the parser's
@@ -242,3 +242,73 @@ def test_stored_sgf_is_each_games_own_bytes_whoever_compressed_it(tmp_path):
                 blobs = conn.execute(select(schema.games.c.sgf)).scalars().all()
             assert {schema.decompress_sgf(blob) for blob in blobs} == expected
             assert sorted(blobs) == sorted(schema.compress_sgf(sgf) for sgf in expected)
+
+
+def summary_rows(book):
+    """Every segment summary's rows, whatever segment holds them."""
+    with book.engine.connect() as conn:
+        names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'summary_*' "
+                                     "AND type = 'table'").scalars().all()
+        return sorted(row for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all())
+
+
+def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tmp_path, monkeypatch):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=60, seed=5)
+    for i, (a, b) in enumerate([(3, 4), (10, 40), (7, 58)]):  # the same game in one batch, in two, far apart
+        (folder / f"g19_{b:03d}.sgf").write_bytes((folder / f"g19_{a:03d}.sgf").read_bytes().replace(
+            b"PB[", f"PB[copy{i} ".encode()))
+    numbered = []  # (first id, whether the writer numbered a worker's image)
+    add_to_codes = sqlite_image.add_to_codes
+
+    def counting(image, delta):
+        try:
+            add_to_codes(image, delta)
+        except ValueError:
+            numbered.append(False)
+            raise
+        numbered.append(True)
+
+    monkeypatch.setattr(sqlite_image, "add_to_codes", counting)
+    books = {}
+    for name, images, workers in [("rows", False, 0), ("images", True, 0), ("images2", True, 2)]:
+        monkeypatch.setattr(segments, "IMAGES", images)
+        book = Book.open(str(tmp_path / f"{name}.sqlite"))
+        report = importer.import_paths(book, [str(folder)], workers=workers, batch_games=8)
+        books[name] = (book, report)
+    assert numbered.count(True) >= 6  # the image path was taken, not only the rows path
+    base, base_report = books["rows"]
+    assert (base_report.added, base_report.duplicates) == (57, 3)
+    for book, report in list(books.values())[1:]:
+        assert (report.added, report.duplicates, report.positions) == \
+            (base_report.added, base_report.duplicates, base_report.positions)
+        assert ids(book) == ids(base) and rows(book) == rows(base)
+        assert summary_rows(book) == summary_rows(base)
+        with book.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+    for book, _ in books.values():
+        book.close()
+
+
+def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, monkeypatch):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=12, seed=6)
+    top = (sqlite_image.WIDE_CODES >> schema.GAME_SHIFT) - 5  # ids from here on do not fit in 6 bytes
+    found = []
+    for images in (False, True):
+        monkeypatch.setattr(segments, "IMAGES", images)
+        with Book.open(str(tmp_path / f"{images}.sqlite")) as book:
+            importer.import_paths(book, [str(folder / "g19_000.sgf")], workers=0)
+            with book.writing() as conn:  # as if the book held millions of games
+                conn.execute(schema.games.update().values(id=top))
+                for segment in segments.live(conn):
+                    conn.exec_driver_sql(f"UPDATE positions_{segment.id} SET code = code + {(top - 1) << 24}")
+            report = importer.import_paths(book, [str(folder)], workers=0, batch_games=8)
+            assert (report.added, report.duplicates) == (11, 1)
+            with book.engine.connect() as conn:
+                codes = sorted(conn.execute(segments.all_rows(conn)).all())
+                assert max(code >> schema.GAME_SHIFT for _, code in codes) == top + 11
+            found.append((ids(book), codes))
+    assert found[0] == found[1]

@@ -128,3 +128,78 @@ def test_any_rows_are_read_back_in_primary_key_order(rows):
     keys = [key for key, _ in rows]
     codes = [code for _, code in rows]
     assert read_back(staged(keys, codes)) == rows
+
+
+def slow_rows(image: np.ndarray) -> list[tuple[int, int]]:
+    """The rows SQLite itself reads from an image."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("ATTACH ':memory:' AS staged")
+    conn.deserialize(image.tobytes(), name="staged")
+    return read_back(conn)
+
+
+@pytest.mark.parametrize("count", [0, 1, 700, 5000, 60_000])
+def test_wide_codes_are_valid_records_and_adding_to_them_keeps_a_valid_tree(count):
+    rng = np.random.default_rng(count)
+    keys, codes = random_rows(rng, count, code_bits=40)
+    image = sqlite_image.rows_image(keys, codes, CREATE, wide_codes=True)
+    assert slow_rows(image) == list(zip(keys.tolist(), codes.tolist()))
+    delta = (5 << 24) + 3
+    sqlite_image.add_to_codes(image, delta)
+    assert slow_rows(image) == list(zip(keys.tolist(), (codes + delta).tolist()))
+    found_keys, found_codes = sqlite_image.image_rows(image)
+    assert np.array_equal(found_keys, keys) and np.array_equal(found_codes, codes + delta)
+
+
+def test_small_codes_written_wide_take_six_bytes_and_are_read_as_the_same_numbers():
+    keys = np.array([-5, 0, 1, 300], dtype=np.int64)
+    codes = np.array([0, 1, 7, 2 ** 47 - 1], dtype=np.int64)
+    narrow = sqlite_image.rows_image(keys, codes, CREATE)
+    wide = sqlite_image.rows_image(keys, codes, CREATE, wide_codes=True)
+    assert slow_rows(wide) == slow_rows(narrow) == list(zip(keys.tolist(), codes.tolist()))
+    payload = "SELECT sum(payload) FROM dbstat('staged') WHERE name = 'rows'"
+    sizes = []
+    for image in (narrow, wide):
+        conn = sqlite3.connect(":memory:")
+        conn.execute("ATTACH ':memory:' AS staged")
+        conn.deserialize(image.tobytes(), name="staged")
+        sizes.append(conn.execute(payload).fetchone()[0])
+    assert sizes[1] - sizes[0] == 6 + 6 + 5 + 0  # 0, 1 (no body), 7 (1 byte) and 2**47-1 (6 already)
+
+
+def test_codes_that_do_not_fit_or_are_not_wide_are_refused_and_the_image_is_unchanged():
+    keys, codes = np.array([1, 2], dtype=np.int64), np.array([0, 2 ** 47 - 10], dtype=np.int64)
+    with pytest.raises(ValueError, match="6 bytes"):
+        sqlite_image.rows_image(keys, np.array([0, 2 ** 47]), CREATE, wide_codes=True)
+    with pytest.raises(ValueError, match="6 bytes"):
+        sqlite_image.rows_image(keys, np.array([-1, 0]), CREATE, wide_codes=True)
+    image = sqlite_image.rows_image(keys, codes, CREATE, wide_codes=True)
+    before = image.copy()
+    with pytest.raises(ValueError, match="6 bytes"):
+        sqlite_image.add_to_codes(image, 10)
+    with pytest.raises(ValueError, match="6 bytes"):
+        sqlite_image.add_to_codes(image, -1)
+    assert np.array_equal(image, before)
+    narrow = sqlite_image.rows_image(keys, codes, CREATE)
+    with pytest.raises(ValueError, match="wide"):
+        sqlite_image.add_to_codes(narrow, 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1),
+                          st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1)),
+                unique=True, max_size=3000))
+def test_image_rows_reads_what_sqlite_reads(rows):
+    rows.sort()
+    keys = np.array([key for key, _ in rows], dtype=np.int64)
+    codes = np.array([code for _, code in rows], dtype=np.int64)
+    image = sqlite_image.rows_image(keys, codes, CREATE)
+    found_keys, found_codes = sqlite_image.image_rows(image)
+    assert list(zip(found_keys.tolist(), found_codes.tolist())) == slow_rows(image) == rows
+
+
+@pytest.mark.parametrize("count", [0, 1, 800, 60_000])
+def test_row_count_counts_the_rows_of_every_page(count):
+    keys, codes = random_rows(np.random.default_rng(count + 1), count)
+    image = sqlite_image.rows_image(keys, codes, CREATE)
+    assert sqlite_image.row_count(image) == len(slow_rows(image)) == len(keys)

@@ -79,19 +79,40 @@ def all_rows(conn):
     return union_all(*(select(table.c.key, table.c.code) for table in tables))
 
 
-def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary | None = None) -> int:
+def batch_image(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Rows (sorted by key) as the image ``write_segment`` takes on SQLite, its codes wide.
+
+    The importer's workers build it with the games numbered from 0, so that the writer
+    only adds the first game id (``sqlite_image.add_to_codes``) and links it in: the image
+    is built where there is a core for each worker, not in the one writer.
+    """
+    return sqlite_image.rows_image(keys, codes, _STAGE_DDL, wide_codes=True)
+
+
+IMAGES = _IMAGES  # whether SQLite takes rows as an image here (batch_image)
+
+
+def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary | None = None,
+                  image: np.ndarray | None = None) -> int:
     """Write position rows (sorted by key) as a new level-0 segment; returns its id (0: no rows).
 
     ``summary``: the rows' ``summaries.from_rows`` where the caller has it (the importer's
-    workers count it), else it is counted here.  Call inside the write transaction that
-    also writes the rows' games (Book.writing): the games' years are read from it.
+    workers count it), else it is counted here.  ``image``: on SQLite, the rows already
+    as a ``batch_image`` (then ``keys`` and ``codes`` may be empty; they are read from it
+    where needed).  Call inside the write transaction that also writes the rows' games
+    (Book.writing): the games' years are read from it.
     """
-    if not len(keys):
-        return 0
     dialect = conn.dialect.name
+    if image is not None and (dialect != "sqlite" or not _has_stage(conn.connection.dbapi_connection)
+                              or summary is None):
+        keys, codes = sqlite_image.image_rows(image)
+        image = None
+    rows = len(keys) if image is None else int(sqlite_image.row_count(image))
+    if not rows:
+        return 0
     segment, table = _new_segment_table(conn, keyed=dialect != "postgresql")
     if dialect == "sqlite":
-        _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
+        _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes, image)
     elif dialect == "postgresql":
         with conn.connection.dbapi_connection.cursor() as cur:
             pgcopy.copy_in(cur, table.name, ["key", "code"], [(keys, 8), (codes, 8)], freeze=True)
@@ -101,7 +122,7 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
     if summary is None:
         summary = _count_summary(conn, keys, codes, summaries.GAMES)
     summaries.write(conn, segment, summary)
-    conn.execute(insert(segments).values(id=segment, level=0, rows=len(keys)))
+    conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
     return segment
 
 
@@ -375,7 +396,8 @@ def _empty_stage() -> bytes:
     return sqlite_image.empty_image(_STAGE_DDL)
 
 
-def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray, codes: np.ndarray) -> None:
+def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray, codes: np.ndarray,
+                  image: np.ndarray | None = None) -> None:
     """Fill the new, empty segment table through a staging table of the same definition.
 
     SQLite's transfer optimisation (INSERT INTO t SELECT * FROM s) copies the records as
@@ -386,7 +408,8 @@ def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray, codes: np.ndar
     cursor = dbapi_connection.cursor()
     try:
         if _IMAGES and _has_stage(dbapi_connection):
-            image = sqlite_image.rows_image(keys, codes, _STAGE_DDL)
+            if image is None:
+                image = sqlite_image.rows_image(keys, codes, _STAGE_DDL)
             dbapi_connection.deserialize(image.data, name=STAGE)
             cursor.execute(f"INSERT INTO main.{table} SELECT * FROM {STAGE}.{staging_table.name}")
         else:

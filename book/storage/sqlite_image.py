@@ -36,25 +36,31 @@ PAGE_SIZE = 16384
 _LEAF, _INTERIOR = 0x0A, 0x02  # b-tree page types of an index (a table without rowid)
 _LEAF_HEADER, _INTERIOR_HEADER = 8, 12
 _PAGE_COUNT_OFFSET = 28  # in the database header: the size of the database in pages
+WIDE_CODES = 1 << 47  # codes written wide (serial type 5: 6 bytes, signed) are in [0, WIDE_CODES)
 
 
-def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str) -> np.ndarray:
+def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_codes: bool = False) -> np.ndarray:
     """The image (uint8) of a database whose one table, made by ``create_table``, holds the rows.
 
     ``create_table`` must make a table without rowid whose primary key is (key, code),
     both integers.  ``keys`` must be in ascending order; codes of equal keys may come
-    in any order.  Raises ValueError for unsorted keys or a repeated (key, code).
+    in any order.  ``wide_codes``: every code takes 6 bytes, where SQLite would take
+    the fewest (a valid record all the same), so that ``add_to_codes`` can change
+    them in place.  Raises ValueError for unsorted keys, a repeated (key, code), or
+    with ``wide_codes`` a code outside [0, WIDE_CODES).
     """
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     codes = np.array(codes, dtype=np.int64)  # a copy: ties are put in order in place
     if len(keys) != len(codes):
         raise ValueError("keys and codes differ in length")
+    if wide_codes and len(codes) and (codes.min() < 0 or codes.max() >= WIDE_CODES):
+        raise ValueError("a code does not fit in 6 bytes")
     if np.any(keys[1:] < keys[:-1]):
         raise ValueError("keys are not in ascending order")
     _order_ties(keys, codes)
     if np.any((keys[1:] == keys[:-1]) & (codes[1:] == codes[:-1])):
         raise ValueError("a (key, code) row is repeated")
-    sizes = _payload_sizes(keys, codes)
+    sizes = _payload_sizes(keys, codes, wide_codes)
     levels = []
     rows = np.arange(len(keys), dtype=np.int64)  # this level's rows
     children = np.empty(0, dtype=np.int64)  # the pages below this level (one more than its rows)
@@ -76,8 +82,37 @@ def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str) -> np.nda
     image[:PAGE_SIZE] = _first_page(create_table)
     image[_PAGE_COUNT_OFFSET:_PAGE_COUNT_OFFSET + 4] = np.frombuffer(pages.to_bytes(4, "big"), dtype=np.uint8)
     for rows, starts, ends, children, numbers in levels:
-        _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE)
+        _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE, wide_codes)
     return image
+
+
+def add_to_codes(image: np.ndarray, delta: int) -> None:
+    """Add ``delta`` to every code of an image written with ``wide_codes``, in place.
+
+    The importer's workers write a batch's image with the games numbered from 0; the
+    writer, once it knows the first game id, adds it (shifted) here instead of writing
+    the image again.  The same number added to every code keeps the rows in order, so
+    the tree stays valid.  Raises ValueError (the image unchanged) if a code is not
+    wide or would leave [0, WIDE_CODES).
+    """
+    wide, rows, low, high = _code_range(image, PAGE_SIZE)
+    if not wide:
+        raise ValueError("the image's codes are not all written wide")
+    if rows and (low + delta < 0 or high + delta >= WIDE_CODES):
+        raise ValueError("a code would not fit in 6 bytes")
+    _add_to_codes(image, PAGE_SIZE, delta)
+
+
+def row_count(image: np.ndarray) -> int:
+    """The number of rows of an image."""
+    return int(_row_count(image, PAGE_SIZE))
+
+
+def image_rows(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of every row of an image, in primary-key order."""
+    keys, codes = _rows(image, PAGE_SIZE)
+    order = np.lexsort((codes, keys))
+    return keys[order], codes[order]
 
 
 def empty_image(create_table: str) -> bytes:
@@ -133,11 +168,16 @@ def _serial_type(v):
     return 6, 8
 
 
+@njit(cache=True, inline="always")
+def _code_type(v, wide):
+    return (5, 6) if wide else _serial_type(v)
+
+
 @njit(cache=True)
-def _payload_sizes(keys, codes):
+def _payload_sizes(keys, codes, wide):
     sizes = np.empty(len(keys), dtype=np.int64)
     for i in range(len(keys)):
-        sizes[i] = 3 + _serial_type(keys[i])[1] + _serial_type(codes[i])[1]
+        sizes[i] = 3 + _serial_type(keys[i])[1] + _code_type(codes[i], wide)[1]
     return sizes
 
 
@@ -178,7 +218,7 @@ def _put(image, at, value, length):
 
 
 @njit(cache=True)
-def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, page_size):
+def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, page_size, wide):
     """Write one level's pages; on an interior level ``children[i]`` is the page before rows[i]."""
     interior = len(children) > 0
     header = _INTERIOR_HEADER if interior else _LEAF_HEADER
@@ -199,7 +239,7 @@ def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, size
                 _put(image, at, children[i], 4)
                 at += 4
             key_type, key_bytes = _serial_type(keys[r])
-            code_type, code_bytes = _serial_type(codes[r])
+            code_type, code_bytes = _code_type(codes[r], wide)
             image[at] = sizes[r]
             image[at + 1] = 3
             image[at + 2] = key_type
@@ -207,3 +247,89 @@ def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, size
             _put(image, at + 4, keys[r], key_bytes)
             _put(image, at + 4 + key_bytes, codes[r], code_bytes)
         _put(image, base + 5, top, 2)  # where the cell content starts
+
+
+# --- reading an image back: its b-tree pages are 2 .. the page count --------------------------
+
+_BODY_BYTES = np.array([0, 1, 2, 3, 4, 6, 8, 8, 0, 0], dtype=np.int64)  # by serial type (7: a float)
+
+
+@njit(cache=True, inline="always")
+def _get(image, at, length):
+    """The big-endian signed integer of ``length`` bytes at ``at``."""
+    value = np.int64(0)
+    for j in range(length):
+        value = (value << 8) | np.int64(image[at + j])
+    if 0 < length < 8 and image[at] >= 0x80:
+        value -= np.int64(1) << (8 * length)
+    return value
+
+
+@njit(cache=True, inline="always")
+def _cell(image, base, index, page_size):
+    """Where the record of a page's cell ``index`` starts (its payload size byte)."""
+    interior = image[base] == _INTERIOR
+    header = _INTERIOR_HEADER if interior else _LEAF_HEADER
+    pointer = (np.int64(image[base + header + 2 * index]) << 8) | np.int64(image[base + header + 2 * index + 1])
+    return base + pointer + (4 if interior else 0)
+
+
+@njit(cache=True, inline="always")
+def _cells(image, base):
+    return (np.int64(image[base + 3]) << 8) | np.int64(image[base + 4])
+
+
+@njit(cache=True)
+def _row_count(image, page_size):
+    total = 0
+    for page in range(2, len(image) // page_size + 1):
+        total += _cells(image, (page - 1) * page_size)
+    return total
+
+
+@njit(cache=True)
+def _rows(image, page_size):
+    pages = len(image) // page_size
+    total = _row_count(image, page_size)
+    keys = np.empty(total, dtype=np.int64)
+    codes = np.empty(total, dtype=np.int64)
+    n = 0
+    for page in range(2, pages + 1):
+        base = (page - 1) * page_size
+        for c in range(_cells(image, base)):
+            at = _cell(image, base, c, page_size)
+            key_bytes = _BODY_BYTES[image[at + 2]]
+            keys[n] = image[at + 2] - 8 if image[at + 2] >= 8 else _get(image, at + 4, key_bytes)
+            code_type = image[at + 3]
+            codes[n] = code_type - 8 if code_type >= 8 else _get(image, at + 4 + key_bytes, _BODY_BYTES[code_type])
+            n += 1
+    return keys, codes
+
+
+@njit(cache=True)
+def _code_range(image, page_size):
+    """(all codes wide, rows, smallest code, largest code) of an image."""
+    rows, low, high = 0, np.int64(0), np.int64(0)
+    for page in range(2, len(image) // page_size + 1):
+        base = (page - 1) * page_size
+        for c in range(_cells(image, base)):
+            at = _cell(image, base, c, page_size)
+            if image[at + 3] != 5:
+                return False, rows, low, high
+            code = _get(image, at + 4 + _BODY_BYTES[image[at + 2]], 6)
+            if rows == 0 or code < low:
+                low = code
+            if rows == 0 or code > high:
+                high = code
+            rows += 1
+    return True, rows, low, high
+
+
+@njit(cache=True)
+def _add_to_codes(image, page_size, delta):
+    for page in range(2, len(image) // page_size + 1):
+        base = (page - 1) * page_size
+        for c in range(_cells(image, base)):
+            at = _cell(image, base, c, page_size)
+            code_at = at + 4 + _BODY_BYTES[image[at + 2]]
+            _put(image, code_at, _get(image, code_at, 6) + delta, 6)
