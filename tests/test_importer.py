@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sources import SourceFile
 from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import schema, segments, sqlite_image
 from fuseki.book.storage.store import Book
@@ -312,3 +313,23 @@ def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, mo
                 assert max(code >> schema.GAME_SHIFT for _, code in codes) == top + 11
             found.append((ids(book), codes))
     assert found[0] == found[1]
+
+
+def test_a_parser_leaves_out_the_games_the_book_holds(tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=6, seed=8)
+    files = sorted(folder.iterdir())
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        importer.import_paths(book, [str(files[1]), str(files[4])], workers=0)
+        group = [SourceFile(path.name, path.read_bytes()) for path in files]
+        known = batches.KnownGames(book.engine.url)
+        batch = batches.prepare_group(group, image=True, known=known)
+        plain = batches.prepare_group(group, image=True)
+        assert (len(batch.games), batch.duplicates) == (4, 2) and (len(plain.games), plain.duplicates) == (6, 0)
+        assert [game[batches.ROW_FINGERPRINT] for game in batch.games] == \
+            [game[batches.ROW_FINGERPRINT] for i, game in enumerate(plain.games) if i not in (1, 4)]
+        report = importer.ImportReport()
+        importer.write_batch(book, batch, report)  # all new: the image, numbered in place
+        assert (report.added, report.duplicates) == (4, 2)
+        assert book.stats().games == 6

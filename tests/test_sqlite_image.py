@@ -77,6 +77,8 @@ def test_a_tree_three_levels_deep_is_read_back_whole():
     conn.deserialize(image.tobytes(), name="staged")
     found = np.array(read_back(conn), dtype=np.int64)
     assert np.array_equal(found[:, 0], keys) and np.array_equal(found[:, 1], codes)
+    walked_keys, walked_codes = sqlite_image.image_rows(image)  # the tree walked in order, three levels
+    assert np.array_equal(walked_keys, keys) and np.array_equal(walked_codes, codes)
 
 
 def test_every_integer_size_is_stored_as_sqlite_stores_it():

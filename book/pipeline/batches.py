@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
+from sqlalchemy import select
 
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
 from fuseki.book.formats.headers import HEADER_FIELDS
@@ -20,6 +21,7 @@ from fuseki.book.formats.positions import to_move_without_moves
 from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile
 from fuseki.book.storage import schema, segments, sqlite_image, summaries
+from fuseki.book.storage.connect import make_engine
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
@@ -72,15 +74,44 @@ class Batch:
     duplicates: int = 0
 
 
-def make_batch(prepared: Prepared, image: bool = False) -> Batch:
-    """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``."""
+class KnownGames:
+    """Which fingerprints the book already holds, asked by a parser of its own connection.
+
+    The writer checks every batch's games against the book anyway (it alone sees the
+    batches still in other parsers' hands); a batch with a game already there must be
+    written row by row instead of as the image.  Games repeated far apart (in the Tygem
+    archives, games of a few moves, the same in every month) are caught here, where
+    there is a core for each parser, so that almost every batch reaches the writer whole.
+    """
+
+    def __init__(self, url):
+        self.url, self.engine = url, None
+
+    def __call__(self, fingerprints: list[int]) -> set[int]:
+        if self.engine is None:  # opened in the parser process, after the fork
+            self.engine = make_engine(self.url, readonly=True)
+        found: set[int] = set()
+        with self.engine.connect() as conn:
+            for start in range(0, len(fingerprints), 500):  # under SQLite's old 999-parameter limit
+                part = fingerprints[start:start + 500]
+                found.update(conn.execute(select(schema.games.c.fingerprint)
+                                          .where(schema.games.c.fingerprint.in_(part))).scalars())
+        return found
+
+
+def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None) -> Batch:
+    """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``.
+
+    Games repeated within the chunks are left out, and with ``known`` the games the book holds."""
     if not prepared.games:
         return Batch(skipped=prepared.skipped)
-    firsts, seen = [], set()
+    firsts, seen = [], set() if known is None else known([game[ROW_FINGERPRINT] for game in prepared.games])
     for i, game in enumerate(prepared.games):  # the first of games with the same moves, as the writer keeps
         if game[ROW_FINGERPRINT] not in seen:
             seen.add(game[ROW_FINGERPRINT])
             firsts.append(i)
+    if not firsts:
+        return Batch(skipped=prepared.skipped, duplicates=len(prepared.games))
     games = [prepared.games[i] for i in firsts]
     keys = np.concatenate([prepared.keys[i] for i in firsts])
     order = np.argsort(keys)
@@ -248,10 +279,11 @@ def warm_up() -> None:
     sqlite_image.image_rows(image)
 
 
-def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: int = 0, image: bool = False) -> Batch:
+def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: int = 0, image: bool = False,
+                  known: KnownGames | None = None) -> Batch:
     """Parse, replay and sort one group of sources into the Batch the writer writes (``make_batch``)."""
     prepared = prepare([item for item in group if isinstance(item, SourceFile)], fast)
     prepared.skipped[:0] = [(item.name, item.reason) for item in group if isinstance(item, Skipped)]
-    batch = make_batch(prepared, image)
+    batch = make_batch(prepared, image, known)
     batch.read = read
     return batch

@@ -60,7 +60,15 @@ import numpy as np
 from sqlalchemy import select
 
 from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
-from fuseki.book.pipeline.batches import GAME_COLUMNS, ROW_ANOMALY, ROW_FINGERPRINT, Batch, prepare_group, warm_up
+from fuseki.book.pipeline.batches import (
+    GAME_COLUMNS,
+    ROW_ANOMALY,
+    ROW_FINGERPRINT,
+    Batch,
+    KnownGames,
+    prepare_group,
+    warm_up,
+)
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.storage import schema, segments, sqlite_image
@@ -109,6 +117,7 @@ class ImportReport:
 
 def write_batch(book, batch: Batch, report: ImportReport) -> None:
     """Write one batch's new games and their positions in one transaction."""
+    report.duplicates += batch.duplicates  # left out by the parser
     if not batch.games:
         return
     fingerprints = [game[ROW_FINGERPRINT] for game in batch.games]
@@ -126,7 +135,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
                 known.add(fp)
                 keep[i] = True
         added = int(keep.sum())
-        report.duplicates += len(fingerprints) - added + batch.duplicates
+        report.duplicates += len(fingerprints) - added
         if not added:
             return
         first_id = book.max_game_id(conn) + 1
@@ -241,7 +250,7 @@ def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: Inpu
         return
 
 
-def _parsed(inbox, fast: bool, image: bool):
+def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None):
     """What a parser sends: a batch for each group received, or the error, then a StageEnd (None after an error)."""
     try:
         while not isinstance(item := inbox.recv(), StageEnd):
@@ -249,7 +258,7 @@ def _parsed(inbox, fast: bool, image: bool):
                 yield item
             else:
                 group, read = item
-                yield prepare_group(group, fast, read, image)
+                yield prepare_group(group, fast, read, image, known)
         yield StageEnd(item.reader, time.process_time())
         return
     except (EOFError, OSError):  # the reader died, maybe halfway through sending
@@ -259,12 +268,12 @@ def _parsed(inbox, fast: bool, image: bool):
     yield None
 
 
-def _parser(parent: int, unused, inbox, fast: bool, image: bool, outbox) -> None:
+def _parser(parent: int, unused, inbox, fast: bool, image: bool, known: KnownGames | None, outbox) -> None:
     """Stage 2 (N processes): each turns its groups into batches, in the order received."""
     start_worker(parent, unused)
     sender = Sender(outbox)
     try:
-        for item in _parsed(inbox, fast, image):
+        for item in _parsed(inbox, fast, image, known):
             sender.send(item)
         sender.wait()
     except BrokenPipeError:  # the writer is gone
@@ -273,7 +282,7 @@ def _parser(parent: int, unused, inbox, fast: bool, image: bool, outbox) -> None
 
 def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
                    meter: InputBytes | None = None, stop=None, cpu: dict | None = None,
-                   image: bool = False) -> Iterator[Batch]:
+                   image: bool = False, book_url=None) -> Iterator[Batch]:
     """Batches in source order: made in this process, or by a pipeline of processes.
 
     With ``parsers`` = N > 0: one process reads the sources (decompressing archives)
@@ -284,7 +293,8 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     once ``stop`` (a threading.Event) is set.  The workers are gone when it ends
     (``book.pipeline.workers``).  Once every source is read, ``cpu`` (a dict) gets the
     CPU seconds of the stages: "reader" and "parsers".  ``image``: batches carry their rows
-    as an image (a SQLite book).
+    as an image (a SQLite book); the parsers then leave out the games the book at
+    ``book_url`` already holds (``KnownGames``).
     """
     cpu = {} if cpu is None else cpu
     if parsers <= 0:
@@ -302,6 +312,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
         cpu.update(reader=reading, parsers=parsing)
         return
     warm_up()
+    known = KnownGames(book_url) if image and book_url is not None else None
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     inboxes = [context.Pipe(duplex=False) for _ in range(parsers)]  # (receiving end, sending end)
@@ -314,7 +325,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     parent, sending = os.getpid(), [send for _, send in inboxes]
     stages = [context.Process(target=_reader, args=(parent, others(*sending), paths, batch_games, meter, sending),
                               name="import reader", daemon=True)]
-    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, fast, image, send),
+    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, fast, image, known, send),
                                name=f"import parser {k}", daemon=True)
                for k, ((receive, _), (_, send)) in enumerate(zip(inboxes, outboxes))]
     try:
@@ -367,7 +378,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
         progress.start(meter.total)
     image = book.engine.dialect.name == "sqlite" and segments.IMAGES
     batches = _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast, meter, stop,
-                             report.cpu, image)
+                             report.cpu, image, book.engine.url)
     writing = 0.0
     try:
         with closing(batches):  # the workers end here, however the loop does

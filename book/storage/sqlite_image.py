@@ -109,10 +109,8 @@ def row_count(image: np.ndarray) -> int:
 
 
 def image_rows(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(keys, codes) of every row of an image, in primary-key order."""
-    keys, codes = _rows(image, PAGE_SIZE)
-    order = np.lexsort((codes, keys))
-    return keys[order], codes[order]
+    """(keys, codes) of every row of an image, in primary-key order (the tree walked in order)."""
+    return _rows(image, PAGE_SIZE)
 
 
 def empty_image(create_table: str) -> bytes:
@@ -289,21 +287,43 @@ def _row_count(image, page_size):
 
 @njit(cache=True)
 def _rows(image, page_size):
-    pages = len(image) // page_size
+    """Every row, in order: each interior page's cells between the subtrees on their left
+    and right (the tree is at most a few levels deep; 64 is far more than a 4 GB image needs)."""
     total = _row_count(image, page_size)
     keys = np.empty(total, dtype=np.int64)
     codes = np.empty(total, dtype=np.int64)
-    n = 0
-    for page in range(2, pages + 1):
-        base = (page - 1) * page_size
-        for c in range(_cells(image, base)):
-            at = _cell(image, base, c, page_size)
-            key_bytes = _BODY_BYTES[image[at + 2]]
-            keys[n] = image[at + 2] - 8 if image[at + 2] >= 8 else _get(image, at + 4, key_bytes)
-            code_type = image[at + 3]
-            codes[n] = code_type - 8 if code_type >= 8 else _get(image, at + 4 + key_bytes, _BODY_BYTES[code_type])
-            n += 1
-    return keys, codes
+    pages = np.empty(64, dtype=np.int64)
+    states = np.empty(64, dtype=np.int64)  # interior: 2i = go down child i next, 2i + 1 = emit cell i
+    pages[0], states[0], depth, n = 2, 0, 1, 0
+    while depth > 0 and n < total:
+        base = (pages[depth - 1] - 1) * page_size
+        cells = _cells(image, base)
+        state = states[depth - 1]
+        if image[base] != _INTERIOR:  # a leaf: all its rows
+            for c in range(cells):
+                n = _emit(image, _cell(image, base, c, page_size), keys, codes, n)
+            depth -= 1
+        elif state > 2 * cells:
+            depth -= 1
+        elif state % 2 == 1:
+            n = _emit(image, _cell(image, base, state // 2, page_size), keys, codes, n)
+            states[depth - 1] += 1
+        else:
+            i = state // 2
+            at = base + 8 if i == cells else _cell(image, base, i, page_size) - 4
+            states[depth - 1] += 1
+            pages[depth], states[depth] = _get(image, at, 4) & 0xFFFFFFFF, 0
+            depth += 1
+    return keys[:n], codes[:n]
+
+
+@njit(cache=True, inline="always")
+def _emit(image, at, keys, codes, n):
+    key_type, code_type = image[at + 2], image[at + 3]
+    key_bytes = _BODY_BYTES[key_type]
+    keys[n] = key_type - 8 if key_type >= 8 else _get(image, at + 4, key_bytes)
+    codes[n] = code_type - 8 if code_type >= 8 else _get(image, at + 4 + key_bytes, _BODY_BYTES[code_type])
+    return n + 1
 
 
 @njit(cache=True)
