@@ -95,12 +95,13 @@ def add_to_codes(image: np.ndarray, delta: int) -> None:
     the tree stays valid.  Raises ValueError (the image unchanged) if a code is not
     wide or would leave [0, WIDE_CODES).
     """
-    wide, rows, low, high = _code_range(image, PAGE_SIZE)
-    if not wide:
-        raise ValueError("the image's codes are not all written wide")
-    if rows and (low + delta < 0 or high + delta >= WIDE_CODES):
-        raise ValueError("a code would not fit in 6 bytes")
-    _add_to_codes(image, PAGE_SIZE, delta)
+    # One pass that adds and checks; 6 bytes are a number modulo 2**48, so on failure the
+    # same pass subtracting gives back the image's bytes.
+    fits = _add_to_codes(image, PAGE_SIZE, delta)
+    if fits != 1:
+        _add_to_codes(image, PAGE_SIZE, -delta)
+        raise ValueError("a code would not fit in 6 bytes" if fits == 0
+                         else "the image's codes are not all written wide")
 
 
 def row_count(image: np.ndarray) -> int:
@@ -327,29 +328,20 @@ def _emit(image, at, keys, codes, n):
 
 
 @njit(cache=True)
-def _code_range(image, page_size):
-    """(all codes wide, rows, smallest code, largest code) of an image."""
-    rows, low, high = 0, np.int64(0), np.int64(0)
+def _add_to_codes(image, page_size, delta):
+    """Add to every wide code (modulo 2**48: undone by adding -delta); 1 if every sum is in
+    [0, WIDE_CODES), 0 if one is not, -1 if a code is not wide (all other codes changed)."""
+    fits = 1
     for page in range(2, len(image) // page_size + 1):
         base = (page - 1) * page_size
         for c in range(_cells(image, base)):
             at = _cell(image, base, c, page_size)
             if image[at + 3] != 5:
-                return False, rows, low, high
-            code = _get(image, at + 4 + _BODY_BYTES[image[at + 2]], 6)
-            if rows == 0 or code < low:
-                low = code
-            if rows == 0 or code > high:
-                high = code
-            rows += 1
-    return True, rows, low, high
-
-
-@njit(cache=True)
-def _add_to_codes(image, page_size, delta):
-    for page in range(2, len(image) // page_size + 1):
-        base = (page - 1) * page_size
-        for c in range(_cells(image, base)):
-            at = _cell(image, base, c, page_size)
+                fits = -1
+                continue
             code_at = at + 4 + _BODY_BYTES[image[at + 2]]
-            _put(image, code_at, _get(image, code_at, 6) + delta, 6)
+            code = _get(image, code_at, 6) + delta
+            if fits == 1 and (code < 0 or code >= WIDE_CODES):
+                fits = 0
+            _put(image, code_at, code, 6)
+    return fits
