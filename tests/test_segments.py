@@ -65,7 +65,7 @@ def test_a_batch_is_written_packed_so_the_book_needs_no_rewrite(tmp_path, monkey
     write_games(folder, count=400, seed=32, length=200)
     found = {}
     for images in (True, False):
-        monkeypatch.setattr(segments, "_IMAGES", images)
+        monkeypatch.setattr(segments, "IMAGES", images)
         path = tmp_path / f"book-{images}.sqlite"
         with Book.open(str(path)) as book:
             report = importer.import_paths(book, [str(folder)], workers=0, batch_games=1000)

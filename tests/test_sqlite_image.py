@@ -17,15 +17,21 @@ CREATE = ("CREATE TABLE rows (key INTEGER NOT NULL, code INTEGER NOT NULL, "
 EDGES = [0, 1, -1, 2, 127, 128, -128, -129, 32767, 32768, -32768, -32769, 8388607, 8388608,
          -8388608, -8388609, 2 ** 31 - 1, 2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 47 - 1, 2 ** 47,
          -2 ** 47, -2 ** 47 - 1, 2 ** 63 - 1, -2 ** 63]
+ANY_INTEGER = st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1)
+ANY_ROWS = st.lists(st.tuples(ANY_INTEGER, ANY_INTEGER), unique=True, max_size=3000)  # (key, code) rows
+
+
+def attached(image: np.ndarray) -> sqlite3.Connection:
+    """A connection with the image attached as ``staged``, as the importer opens it."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("ATTACH ':memory:' AS staged")
+    conn.deserialize(image.tobytes(), name="staged")
+    return conn
 
 
 def staged(keys, codes) -> sqlite3.Connection:
-    """A connection with the rows' image attached as ``staged``, as the importer opens it."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.execute("ATTACH ':memory:' AS staged")
-    conn.deserialize(sqlite_image.rows_image(np.array(keys, dtype=np.int64),
-                                             np.array(codes, dtype=np.int64), CREATE).tobytes(), name="staged")
-    return conn
+    """A connection with the rows' image attached as ``staged``."""
+    return attached(sqlite_image.rows_image(np.array(keys, dtype=np.int64), np.array(codes, dtype=np.int64), CREATE))
 
 
 def read_back(conn) -> list[tuple[int, int]]:
@@ -72,10 +78,7 @@ def test_a_tree_three_levels_deep_is_read_back_whole():
     keys, codes = random_rows(np.random.default_rng(7), 520_000, code_bits=62)
     image = sqlite_image.rows_image(keys, codes, CREATE)
     assert page_types(image) == [0x02, 0x02, 0x0A]
-    conn = sqlite3.connect(":memory:")
-    conn.execute("ATTACH ':memory:' AS staged")
-    conn.deserialize(image.tobytes(), name="staged")
-    found = np.array(read_back(conn), dtype=np.int64)
+    found = np.array(read_back(attached(image)), dtype=np.int64)
     assert np.array_equal(found[:, 0], keys) and np.array_equal(found[:, 1], codes)
     walked_keys, walked_codes = sqlite_image.image_rows(image)  # the tree walked in order, three levels
     assert np.array_equal(walked_keys, keys) and np.array_equal(walked_codes, codes)
@@ -122,9 +125,7 @@ def test_the_transfer_into_an_empty_table_of_the_same_definition_copies_every_ro
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1),
-                          st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1)),
-                unique=True, max_size=3000))
+@given(ANY_ROWS)
 def test_any_rows_are_read_back_in_primary_key_order(rows):
     rows.sort()
     keys = [key for key, _ in rows]
@@ -134,10 +135,7 @@ def test_any_rows_are_read_back_in_primary_key_order(rows):
 
 def slow_rows(image: np.ndarray) -> list[tuple[int, int]]:
     """The rows SQLite itself reads from an image."""
-    conn = sqlite3.connect(":memory:")
-    conn.execute("ATTACH ':memory:' AS staged")
-    conn.deserialize(image.tobytes(), name="staged")
-    return read_back(conn)
+    return read_back(attached(image))
 
 
 @pytest.mark.parametrize("count", [0, 1, 700, 5000, 60_000])
@@ -160,12 +158,7 @@ def test_small_codes_written_wide_take_six_bytes_and_are_read_as_the_same_number
     wide = sqlite_image.rows_image(keys, codes, CREATE, wide_codes=True)
     assert slow_rows(wide) == slow_rows(narrow) == list(zip(keys.tolist(), codes.tolist()))
     payload = "SELECT sum(payload) FROM dbstat('staged') WHERE name = 'rows'"
-    sizes = []
-    for image in (narrow, wide):
-        conn = sqlite3.connect(":memory:")
-        conn.execute("ATTACH ':memory:' AS staged")
-        conn.deserialize(image.tobytes(), name="staged")
-        sizes.append(conn.execute(payload).fetchone()[0])
+    sizes = [attached(image).execute(payload).fetchone()[0] for image in (narrow, wide)]
     assert sizes[1] - sizes[0] == 6 + 6 + 5 + 0  # 0, 1 (no body), 7 (1 byte) and 2**47-1 (6 already)
 
 
@@ -190,9 +183,7 @@ def test_codes_that_do_not_fit_or_are_not_wide_are_refused_and_the_image_is_unch
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1),
-                          st.sampled_from(EDGES) | st.integers(-2 ** 63, 2 ** 63 - 1)),
-                unique=True, max_size=3000))
+@given(ANY_ROWS)
 def test_image_rows_reads_what_sqlite_reads(rows):
     rows.sort()
     keys = np.array([key for key, _ in rows], dtype=np.int64)

@@ -105,7 +105,8 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     Games repeated within the chunks are left out, and with ``known`` the games the book holds."""
     if not prepared.games:
         return Batch(skipped=prepared.skipped)
-    firsts, seen = [], set() if known is None else known([game[ROW_FINGERPRINT] for game in prepared.games])
+    seen = set() if known is None else known([game[ROW_FINGERPRINT] for game in prepared.games])
+    firsts = []
     for i, game in enumerate(prepared.games):  # the first of games with the same moves, as the writer keeps
         if game[ROW_FINGERPRINT] not in seen:
             seen.add(game[ROW_FINGERPRINT])

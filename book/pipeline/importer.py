@@ -144,7 +144,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
         _insert_games(conn, rows)
         schema.index_players(conn)  # their names, for the player filter (same transaction)
         if batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
-            segments.write_segment(conn, _NONE, _NONE, batch.summary, image=batch.image)
+            segments.write_image_segment(conn, batch.image, batch.summary)
             positions = sqlite_image.row_count(batch.image)
         else:
             positions = _write_rows(conn, batch, ids, keep)
@@ -152,9 +152,6 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
-
-
-_NONE = np.empty(0, dtype=np.int64)
 
 
 def _number(image: np.ndarray, first_id: int) -> bool:

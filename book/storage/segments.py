@@ -48,7 +48,7 @@ FANOUT = 32
 # Where the sqlite3 module has no deserialize (a SQLite built without it), they go through a
 # temporary table instead, 250 rows an INSERT: the same segment, 1.3 s slower for 2.3 M rows.
 STAGE = "fuseki_import"
-_IMAGES = hasattr(sqlite3.Connection, "deserialize")
+IMAGES = hasattr(sqlite3.Connection, "deserialize")  # whether SQLite takes rows as an image here
 _STAGE_DDL = str(CreateTable(staging_table).compile(dialect=sqlite_dialect.dialect())).strip()
 _TEMP_STAGE = f"temp.{staging_table.name}"
 _ROWS_PER_STATEMENT = 250  # 500 parameters: under every SQLite's limit (999 before 3.32)
@@ -80,7 +80,7 @@ def all_rows(conn):
 
 
 def batch_image(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Rows (sorted by key) as the image ``write_segment`` takes on SQLite, its codes wide.
+    """Rows (sorted by key) as the image ``write_image_segment`` takes, its codes wide.
 
     The importer's workers build it with the games numbered from 0, so that the writer
     only adds the first game id (``sqlite_image.add_to_codes``) and links it in: the image
@@ -89,30 +89,19 @@ def batch_image(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return sqlite_image.rows_image(keys, codes, _STAGE_DDL, wide_codes=True)
 
 
-IMAGES = _IMAGES  # whether SQLite takes rows as an image here (batch_image)
-
-
-def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary | None = None,
-                  image: np.ndarray | None = None) -> int:
+def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary | None = None) -> int:
     """Write position rows (sorted by key) as a new level-0 segment; returns its id (0: no rows).
 
     ``summary``: the rows' ``summaries.from_rows`` where the caller has it (the importer's
-    workers count it), else it is counted here.  ``image``: on SQLite, the rows already
-    as a ``batch_image`` (then ``keys`` and ``codes`` may be empty; they are read from it
-    where needed).  Call inside the write transaction that also writes the rows' games
-    (Book.writing): the games' years are read from it.
+    workers count it), else it is counted here.  Call inside the write transaction that
+    also writes the rows' games (Book.writing): the games' years are read from it.
     """
-    dialect = conn.dialect.name
-    if image is not None and (dialect != "sqlite" or not _has_stage(conn.connection.dbapi_connection)
-                              or summary is None):
-        keys, codes = sqlite_image.image_rows(image)
-        image = None
-    rows = len(keys) if image is None else int(sqlite_image.row_count(image))
-    if not rows:
+    if not len(keys):
         return 0
+    dialect = conn.dialect.name
     segment, table = _new_segment_table(conn, keyed=dialect != "postgresql")
     if dialect == "sqlite":
-        _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes, image)
+        _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
     elif dialect == "postgresql":
         with conn.connection.dbapi_connection.cursor() as cur:
             pgcopy.copy_in(cur, table.name, ["key", "code"], [(keys, 8), (codes, 8)], freeze=True)
@@ -121,6 +110,27 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
         conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
     if summary is None:
         summary = _count_summary(conn, keys, codes, summaries.GAMES)
+    return _register(conn, segment, len(keys), summary)
+
+
+def write_image_segment(conn, image: np.ndarray, summary: summaries.Summary) -> int:
+    """``write_segment`` of rows given as a ``batch_image`` (its games numbered for this book).
+
+    On SQLite the image goes to SQLite as it is; elsewhere its rows are read back from it."""
+    dbapi_connection = conn.connection.dbapi_connection
+    if conn.dialect.name != "sqlite" or not IMAGES or not _has_stage(dbapi_connection):
+        keys, codes = sqlite_image.image_rows(image)
+        return write_segment(conn, keys, codes, summary)
+    rows = sqlite_image.row_count(image)
+    if not rows:
+        return 0
+    segment, table = _new_segment_table(conn)
+    _write_sqlite(dbapi_connection, table.name, None, None, image)
+    return _register(conn, segment, rows, summary)
+
+
+def _register(conn, segment: int, rows: int, summary: summaries.Summary) -> int:
+    """List a new level-0 segment, its summary beside it; returns its id."""
     summaries.write(conn, segment, summary)
     conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
     return segment
@@ -377,13 +387,13 @@ def _add_key(conn, name: str) -> None:
 
 def attach_stage(dbapi_connection) -> None:
     """Attach STAGE to a new SQLite connection that may write (outside any transaction)."""
-    if _IMAGES:
+    if IMAGES:
         dbapi_connection.execute(f"ATTACH ':memory:' AS {STAGE}")
 
 
 def clear_stage(dbapi_connection) -> None:
     """Give back the memory of the rows staged by the last write (after its commit)."""
-    if _IMAGES and _has_stage(dbapi_connection):
+    if IMAGES and _has_stage(dbapi_connection):
         dbapi_connection.deserialize(_empty_stage(), name=STAGE)
 
 
@@ -396,7 +406,7 @@ def _empty_stage() -> bytes:
     return sqlite_image.empty_image(_STAGE_DDL)
 
 
-def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray, codes: np.ndarray,
+def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray | None, codes: np.ndarray | None,
                   image: np.ndarray | None = None) -> None:
     """Fill the new, empty segment table through a staging table of the same definition.
 
@@ -407,7 +417,7 @@ def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray, codes: np.ndar
     """
     cursor = dbapi_connection.cursor()
     try:
-        if _IMAGES and _has_stage(dbapi_connection):
+        if IMAGES and _has_stage(dbapi_connection):
             if image is None:
                 image = sqlite_image.rows_image(keys, codes, _STAGE_DDL)
             dbapi_connection.deserialize(image.data, name=STAGE)

@@ -265,7 +265,7 @@ def _get(image, at, length):
 
 
 @njit(cache=True, inline="always")
-def _cell(image, base, index, page_size):
+def _cell(image, base, index):
     """Where the record of a page's cell ``index`` starts (its payload size byte)."""
     interior = image[base] == _INTERIOR
     header = _INTERIOR_HEADER if interior else _LEAF_HEADER
@@ -302,16 +302,16 @@ def _rows(image, page_size):
         state = states[depth - 1]
         if image[base] != _INTERIOR:  # a leaf: all its rows
             for c in range(cells):
-                n = _emit(image, _cell(image, base, c, page_size), keys, codes, n)
+                n = _emit(image, _cell(image, base, c), keys, codes, n)
             depth -= 1
         elif state > 2 * cells:
             depth -= 1
         elif state % 2 == 1:
-            n = _emit(image, _cell(image, base, state // 2, page_size), keys, codes, n)
+            n = _emit(image, _cell(image, base, state // 2), keys, codes, n)
             states[depth - 1] += 1
         else:
             i = state // 2
-            at = base + 8 if i == cells else _cell(image, base, i, page_size) - 4
+            at = base + 8 if i == cells else _cell(image, base, i) - 4
             states[depth - 1] += 1
             pages[depth], states[depth] = _get(image, at, 4) & 0xFFFFFFFF, 0
             depth += 1
@@ -335,7 +335,7 @@ def _add_to_codes(image, page_size, delta):
     for page in range(2, len(image) // page_size + 1):
         base = (page - 1) * page_size
         for c in range(_cells(image, base)):
-            at = _cell(image, base, c, page_size)
+            at = _cell(image, base, c)
             if image[at + 3] != 5:
                 fits = -1
                 continue

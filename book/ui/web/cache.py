@@ -18,7 +18,7 @@ MAX_BYTES = 32 * 1024 * 1024  # the answers' bodies, per server process
 
 
 class ResponseCache:
-    """URL -> (book version, status, body, content type), least recently used first out."""
+    """URL -> (book version, body, content type), least recently used first out."""
 
     def __init__(self, max_bytes: int = MAX_BYTES):
         self.max_bytes = max_bytes
