@@ -70,6 +70,8 @@ def percentile(values, q):
 
 
 def ms(values) -> str:
+    if not values:
+        return "(no positions to time)"
     return (f"median {1000 * statistics.median(values):7.3f} ms   p99 {1000 * percentile(values, 0.99):7.3f} ms"
             f"   max {1000 * max(values):7.2f} ms")
 
@@ -227,7 +229,9 @@ def held_out_boards(count: int, rng: random.Random) -> list[Board]:
     from fuseki.book.formats.records import read_games
 
     boards = []
-    for item in iter_sources([str(HELD_OUT)]):
+    if not HELD_OUT.exists():
+        print(f"    {HELD_OUT} not found: no held-out positions", file=sys.stderr)
+    for item in iter_sources([str(HELD_OUT)] if HELD_OUT.exists() else []):
         if len(boards) >= count:
             break
         if not isinstance(item, SourceFile):
