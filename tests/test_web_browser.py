@@ -241,6 +241,57 @@ def test_pattern_search_in_the_page(server, browser):
     wait.until(lambda _: text("move-number").startswith(f"move {games[0][4]} / "))
 
 
+def test_pattern_region_by_drag_with_any_points(server, browser):
+    """Drag from one corner of the region to the other (pointer events, as a mouse or a finger
+    does), mark an "any" point inside it and another outside (ignored), search: the page asks
+    for the region and its "any" point and shows what the API answers for them; no move is
+    played by the drag or the marking."""
+    import json
+    import urllib.request
+
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+
+    def text(element_id):
+        return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+    def point(sgf):
+        return browser.find_element(By.CSS_SELECTOR, f'#search-board rect[data-sgf="{sgf}"]')
+
+    browser.get(server)
+    wait.until(lambda _: "5 games" in text("book-info"))
+    wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, '#search-board rect[data-sgf="pd"]'))
+    point("pd").click()
+    wait.until(lambda _: "move 1" in text("search-status"))
+    assert browser.find_element(By.ID, "pattern-any").get_attribute("disabled")
+    browser.find_element(By.ID, "pattern-mode").click()
+    ActionChains(browser).click_and_hold(point("sg")).move_to_element(point("pd")) \
+        .move_to_element(point("ma")).release().perform()  # T13 -> N19, through Q16
+    wait.until(lambda _: "T13:N19" in text("pattern-region"))
+    assert "move 1" in text("search-status") and "active" not in browser.find_element(
+        By.ID, "pattern-mode").get_attribute("class")
+    browser.find_element(By.ID, "pattern-any").click()
+    point("qc").click()  # R17, inside
+    point("dd").click()  # D16, outside: nothing
+    wait.until(lambda _: "any R17" in text("pattern-region"))
+    assert "D16" not in text("pattern-region") and "move 1" in text("search-status")
+    assert browser.find_elements(By.CSS_SELECTOR, '#search-board text.any[data-sgf="qc"]')
+    browser.find_element(By.ID, "pattern-search").click()
+    wait.until(lambda _: "corner pattern" in text("next-summary"))
+    asked = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/api/pattern?'))")
+    assert asked and "region=T13%3AN19" in asked[-1] and "any=R17" in asked[-1]
+    with urllib.request.urlopen(f"{server}api/pattern?size=19&moves=pd&region=T13:N19&any=R17", timeout=30) as reply:
+        expected = json.load(reply)
+    assert text("next-summary").startswith(f"{expected['total']} game")
+    point("qc").click()  # still marking: unmarks R17
+    wait.until(lambda _: "any" not in text("pattern-region"))
+
+
 def test_corner_table_in_the_page(server, browser):
     """The corner book's continuations are listed under the next moves (fuseki serve built it);
     a click on one plays it."""

@@ -21,8 +21,12 @@ const state = {
   gamesNext: null,
   game: null,       // {id, info, moves, symmetry, at}
   gameMove: 0,
-  picking: false,   // the next clicks on the search board pick the pattern's corners
+  picking: false,   // a drag (or two clicks) on the search board picks the pattern's region
+  dragFrom: null,   // the corner a drag on the search board started from
+  swallowClick: false,  // the click that ends a press used for picking plays no move
   region: [],       // the pattern's two opposite corners (SGF points)
+  anyMode: false,   // clicks inside the region mark and unmark "any" points
+  any: new Set(),   // the region's "any" points (SGF): they match anything
   pattern: null,    // the last pattern search's answer: the games column lists its games
 };
 
@@ -329,19 +333,89 @@ function vertexOf(sgf) {
 }
 
 async function boardClick(sgf) {
+  if (state.swallowClick) {  // the press picked a corner of the region
+    state.swallowClick = false;
+    return;
+  }
+  if (state.anyMode) return toggleAny(sgf);
   if (!state.picking) return playSearch(sgf);
-  state.region = state.region.length === 1 ? [state.region[0], sgf] : [sgf];
-  state.picking = state.region.length < 2;
+}
+
+function insideRegion(sgf) {
+  if (state.region.length !== 2) return false;
+  const [[ax, ay], [bx, by], [x, y]] = [xyOf(state.region[0]), xyOf(state.region[1]), xyOf(sgf)];
+  return Math.min(ax, bx) <= x && x <= Math.max(ax, bx) && Math.min(ay, by) <= y && y <= Math.max(ay, by);
+}
+
+function toggleAny(sgf) {
+  if (!insideRegion(sgf)) return;
+  if (state.any.has(sgf)) state.any.delete(sgf);
+  else state.any.add(sgf);
   drawRegion();
+}
+
+// The region is picked with the pointer, mouse or touch alike: press on one corner, drag to the
+// opposite one and let go; or click one corner, then the other.  The point under the pointer is
+// read from the board's click targets, which lie over everything else.
+function pointAt(event) {
+  const node = document.elementFromPoint(event.clientX, event.clientY);
+  return node && node.closest("#search-board .targets") ? node.dataset.sgf : null;
+}
+
+function setRegion(corners) {
+  state.region = corners;
+  state.any = new Set([...state.any].filter(insideRegion));
+  drawRegion();
+}
+
+function pickStart(event) {
+  state.swallowClick = false;
+  if (!state.picking) return;
+  const sgf = pointAt(event);
+  if (!sgf) return;
+  event.preventDefault();
+  state.swallowClick = true;
+  if (state.region.length === 1) {  // the second of two clicks (the first corner again: still waiting)
+    if (sgf !== state.region[0]) pickEnd(sgf);
+    return;
+  }
+  state.dragFrom = sgf;
+  setRegion([sgf]);
+}
+
+function pickMove(event) {
+  if (!state.dragFrom) return;
+  const sgf = pointAt(event);
+  const shown = state.region[state.region.length - 1];
+  if (sgf && sgf !== shown) setRegion(sgf === state.dragFrom ? [sgf] : [state.dragFrom, sgf]);
+}
+
+function pickRelease(event) {
+  if (!state.dragFrom) return;
+  const from = state.dragFrom;
+  state.dragFrom = null;
+  const sgf = pointAt(event) || state.region[state.region.length - 1];
+  if (sgf === from) setRegion([from]);  // a click: the other corner comes next
+  else pickEnd(sgf);
+}
+
+function pickEnd(sgf) {
+  state.picking = false;
+  setRegion([state.region[0], sgf]);
 }
 
 function drawRegion() {
   const svg = $("search-board");
-  svg.querySelectorAll(".region").forEach((node) => node.remove());
+  svg.querySelectorAll(".region, .any").forEach((node) => node.remove());
+  svg.classList.toggle("picking", state.picking);
   $("pattern-mode").classList.toggle("active", state.picking);
+  $("pattern-any").classList.toggle("active", state.anyMode);
+  $("pattern-any").disabled = state.region.length !== 2;
   $("pattern-search").disabled = state.region.length !== 2;
+  const anyList = [...state.any].map(vertexOf).sort();
   $("pattern-region").textContent = state.region.length
-    ? `region ${state.region.map(vertexOf).join(":")}${state.region.length === 1 ? ":…" : ""}` : "";
+    ? `region ${state.region.map(vertexOf).join(":")}${state.region.length === 1 ? ":…" : ""}` +
+      (anyList.length ? ` · any ${anyList.join(", ")}` : "") : "";
   if (!state.region.length) return;
   const [[ax, ay], [bx, by]] = [xyOf(state.region[0]), xyOf(state.region[state.region.length - 1])];
   const unit = 10;
@@ -349,13 +423,17 @@ function drawRegion() {
   const rect = el("rect", {x: (Math.min(ax, bx) - 0.5) * unit, y: (Math.min(ay, by) - 0.5) * unit,
                            width: (Math.abs(ax - bx) + 1) * unit, height: (Math.abs(ay - by) + 1) * unit,
                            class: "region"}, svg);
+  for (const sgf of state.any) {
+    const [x, y] = xyOf(sgf);
+    el("text", {x: x * unit, y: y * unit, class: "any", "data-sgf": sgf}, svg).textContent = "?";
+  }
   if (targets) svg.appendChild(targets);  // clicks still reach the points under the rectangle
   return rect;
 }
 
 function patternQuery(extra) {
-  return query({region: state.region.map(vertexOf).join(":"), swap: $("pattern-swap").checked ? "1" : "",
-                ...(extra || {})});
+  return query({region: state.region.map(vertexOf).join(":"), any: [...state.any].map(vertexOf).sort().join(","),
+                swap: $("pattern-swap").checked ? "1" : "", ...(extra || {})});
 }
 
 async function searchPattern() {
@@ -518,9 +596,21 @@ async function start() {
   $("games-next").addEventListener("click", serial(() => gamesPage(1)));
   $("pattern-mode").addEventListener("click", () => {
     state.picking = !state.picking;
-    if (state.picking) state.region = [];
+    state.anyMode = false;
+    if (state.picking) {
+      state.region = [];
+      state.any = new Set();
+    }
     drawRegion();
   });
+  $("pattern-any").addEventListener("click", () => {
+    state.anyMode = !state.anyMode;
+    drawRegion();
+  });
+  $("search-board").addEventListener("pointerdown", pickStart);
+  $("search-board").addEventListener("pointermove", pickMove);
+  document.addEventListener("pointerup", pickRelease);
+  document.addEventListener("pointercancel", pickRelease);
   $("pattern-search").addEventListener("click", serial(searchPattern));
   $("first").addEventListener("click", serial(() => showGameMove(0)));
   $("prev").addEventListener("click", serial(() => showGameMove(state.gameMove - 1)));
