@@ -1,4 +1,5 @@
-"""Pattern search (book.patterns) against a brute-force scan written here.
+"""Pattern search (book.patterns) against a brute-force scan written here, on generated games
+(19x19 and 9x9) and on 300 real Tygem games (skipped without ../shared).
 
 The brute force turns the *board* instead of placing the pattern: for each position of each
 game it draws the board in the 8 orientations as numpy arrays and slides the pattern's
@@ -12,9 +13,10 @@ colour and wins, tenuki.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
-from numpy.lib.stride_tricks import sliding_window_view
 
 from fuseki.book.patterns.pattern import Pattern, PatternError
 from fuseki.book.patterns.search import search
@@ -44,48 +46,63 @@ def make_games(folder, size, count, seed):
 
 
 def boards_of(moves, size):
-    """Array (positions, 8, size, size) of the board after 0..n moves, turned by symmetry t."""
+    """Array (positions, size, size) of the board after 0..n moves (rows y, columns x)."""
     board = Board(size)
-    out = []
+    out = np.zeros((len(moves) + 1, size, size), dtype=np.int8)
     for i in range(len(moves) + 1):
-        grid = np.zeros((8, size, size), dtype=np.int8)
         for colour in (BLACK, WHITE):
             for p in board.stones(colour):
                 x, y = point_to_xy(p, size)
-                for t in range(8):
-                    tx, ty = coords.transform_xy(t, x, y, size)
-                    grid[t, ty, tx] = colour
-        out.append(grid)
+                out[i, y, x] = colour
         if i < len(moves):
             board.play(*moves[i])
-    return np.array(out)
+    return out
+
+
+@functools.lru_cache
+def _turns(size):
+    """(8, size * size) flat indices: where ``coords.transform_xy`` takes each point, by symmetry."""
+    return np.array([[y * size + x for x, y in (coords.transform_xy(t, x, y, size)
+                                              for y in range(size) for x in range(size))] for t in range(8)])
+
+
+def turned(grids, size):
+    """(positions, 8, size, size): each board turned by symmetry t (``coords.transform_xy``)."""
+    flat = grids.reshape(grids.shape[0], -1)
+    out = np.empty((grids.shape[0], 8, size * size), dtype=grids.dtype)
+    for t, moved in enumerate(_turns(size)):
+        out[:, t, moved] = flat
+    return out.reshape(grids.shape[0], 8, size, size)
 
 
 def window_matches(grids, want, region, size):
-    """(positions, 8, dy, dx) booleans: the pattern (``want`` h x w, ANY ignored) matches."""
-    x0, y0, x1, y1 = region
-    views = sliding_window_view(grids, want.shape, axis=(2, 3))
-    care = want != ANY
-    hits = ((views == want) | ~care).all(axis=(-1, -2))
-    allowed = np.zeros(hits.shape[2:], dtype=bool)
-    slide_x = x0 > 0 and x1 < size - 1
-    slide_y = y0 > 0 and y1 < size - 1
-    ys = range(hits.shape[2]) if slide_y else [y0]
-    xs = range(hits.shape[3]) if slide_x else [x0]
-    for y in ys:
-        for x in xs:
-            allowed[y, x] = True
-    return hits & allowed
-
-
-def brute(games, size, region, want, swap):
-    """{game index: move number}, {point: [black, white, black wins, white wins]}, tenuki [b, w, ended]."""
+    """(positions, 8, dy, dx) booleans: the pattern (``want`` h x w, ANY ignored) matches with
+    its top left corner at (dx, dy) of the turned board; only the offsets the region as drawn
+    may slide to (along an axis whose edges it touches neither of) can be True."""
     x0, y0, x1, y1 = region
     h, w = want.shape
+    slide_x = x0 > 0 and x1 < size - 1
+    slide_y = y0 > 0 and y1 < size - 1
+    xs = range(size - w + 1) if slide_x else range(x0, x0 + 1)
+    ys = range(size - h + 1) if slide_y else range(y0, y0 + 1)
+    hits = np.ones(grids.shape[:2] + (len(ys), len(xs)), dtype=bool)
+    for (cy, cx), value in np.ndenumerate(want):  # one slice of every window per pattern cell
+        if value != ANY:
+            hits &= grids[:, :, ys[0] + cy:ys[-1] + cy + 1, xs[0] + cx:xs[-1] + cx + 1] == value
+    out = np.zeros(grids.shape[:2] + (size - h + 1, size - w + 1), dtype=bool)
+    out[:, :, ys[0]:ys[-1] + 1, xs[0]:xs[-1] + 1] = hits
+    return out
+
+
+def brute(games, size, region, want, swap, boards=None):
+    """{game index: move number}, {point: [black, white, black wins, white wins]}, tenuki [b, w, ended].
+
+    ``boards``: each game's ``boards_of``, if already drawn."""
+    x0, y0, x1, y1 = region
     swapped_want = np.where(want == BLACK, WHITE, np.where(want == WHITE, BLACK, want))
     matches, table, tenuki = {}, {}, [0, 0, 0]
     for g, (moves, winner, _year) in enumerate(games):
-        grids = boards_of(moves, size)
+        grids = turned(boards[g] if boards is not None else boards_of(moves, size), size)
         variants = [(False, window_matches(grids, want, region, size))]
         if swap:
             variants.append((True, window_matches(grids, swapped_want, region, size)))
@@ -184,12 +201,15 @@ def book_and_games(request, tmp_path_factory):
     book.close()
 
 
-def check(book, games, pattern, want, filters=None, keep=lambda game: True):
+def check(book, games, pattern, want, filters=None, keep=lambda game: True, ids=None, boards=None):
+    """Compare every count of the book's answer with ``brute``'s; ``ids``: each game's id in the
+    book (default: file order), ``boards``: each game's ``boards_of``, if drawn already."""
     found = search(book, pattern, filters)
     kept = [i for i, game in enumerate(games) if keep(game)]
+    ids = ids or list(range(1, len(games) + 1))
     matches, table, tenuki = brute([games[i] for i in kept], pattern.size, pattern.region, want,
-                                   pattern.swap_colours)
-    assert found.matches == {kept[g] + 1: number for g, number in matches.items()}  # ids in file order
+                                   pattern.swap_colours, boards and [boards[i] for i in kept])
+    assert found.matches == {ids[kept[g]]: number for g, number in matches.items()}
     got = {c.point: [c.black, c.white, c.black_wins, c.white_wins] for c in found.continuations}
     assert got == table
     for c in found.continuations:
@@ -309,3 +329,68 @@ def test_live_placements_equal_a_direct_check(book_and_games):
                                if w != EMPTY)}
             alive = scan._live(held[g], *ways, acc, live)
             assert sorted(live[:alive].tolist()) == sorted(expected), (pattern.region, g)
+
+
+# --- real games --------------------------------------------------------------------------------
+
+REAL_GAMES = 300
+
+
+@pytest.fixture(scope="module")
+def real_book(tmp_path_factory, tygem_games):
+    """The first 300 Tygem games (19x19, no setup stones) in a book, each also read here with
+    sgfmill and replayed with Board: (book, [(moves, winner, year)], their ids in the book,
+    their boards)."""
+    from sgfmill import sgf
+
+    from conftest import write_archive
+
+    members, games, boards = [], [], []
+    for name, data in tygem_games:
+        game = sgf.Sgf_game.from_bytes(data)
+        root = game.get_root()
+        if game.get_size() != 19 or root.has_setup_stones():
+            continue
+        moves = []
+        for node in game.get_main_sequence()[1:]:
+            colour, move = node.get_move()
+            if colour is not None:
+                point = PASS if move is None else xy_to_point(move[1], 18 - move[0], 19)
+                moves.append((BLACK if colour == "b" else WHITE, point))
+        try:
+            drawn = boards_of(moves, 19)
+        except Exception:  # an illegal move: not a game the brute force can follow
+            continue
+        winner = {"b": BLACK, "w": WHITE}.get(game.get_winner())
+        year = int(root.get("DT")[:4]) if root.has_property("DT") else None
+        if any(moves == other[0] for other in games):  # the book keeps one of each game
+            continue
+        members.append((name, data))
+        games.append((moves, winner, year))
+        boards.append(drawn)
+        if len(games) == REAL_GAMES:
+            break
+    folder = tmp_path_factory.mktemp("real-patterns")
+    archive = write_archive(folder / "games.tgz", members)
+    book = Book.open(str(folder / "book.sqlite"))
+    importer.import_paths(book, [str(archive)], workers=0)
+    with book.engine.connect() as conn:
+        id_of = {source: game_id for game_id, source in conn.exec_driver_sql("SELECT id, source FROM games")}
+    ids = [next(i for source, i in id_of.items() if source.endswith(name)) for name, _data in members]
+    assert len(set(ids)) == len(games) == REAL_GAMES
+    yield book, games, ids, boards
+    book.close()
+
+
+@pytest.mark.parametrize("kind", ["corner", "side", "anywhere"])
+def test_real_games_equal_the_brute_force(real_book, kind):
+    """Twelve patterns of each kind cut from the real games (any points and colour swap in turn,
+    corners up to 8x8): every count equals the brute force's over 300 whole games."""
+    book, games, ids, boards = real_book
+    rng = np.random.default_rng({"corner": 1, "side": 2, "anywhere": 3}[kind])
+    matched = 0
+    for i in range(12):
+        pattern, want = pattern_of(games, rng, kind, 19, any_points=i % 3, swap=i % 2 == 1)
+        assert pattern.kind == kind
+        matched += check(book, games, pattern, want, ids=ids, boards=boards).total
+    assert matched >= 12
