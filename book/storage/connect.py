@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 from sqlalchemy import create_engine, event
@@ -10,6 +12,7 @@ from sqlalchemy.engine import Engine, make_url
 from fuseki.book.storage import segments
 
 POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
+WAL_WAIT = 60.0  # seconds a connection waits for the lock that turning a new book to WAL needs
 
 
 def to_url(location: str, readonly: bool = False):
@@ -69,7 +72,7 @@ def make_engine(url, readonly: bool) -> Engine:
             # 16 KB pages: a third faster to fill with keys spread over the whole range than
             # 4 KB ones (fewer splits and B-tree levels); only a new database takes it.
             cur.execute("PRAGMA page_size=16384")
-            cur.execute("PRAGMA journal_mode=WAL")
+            _set_wal(cur)
             cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
             segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)
         cur.execute("PRAGMA synchronous=NORMAL")
@@ -79,3 +82,24 @@ def make_engine(url, readonly: bool) -> Engine:
         cur.close()
 
     return engine
+
+
+def _set_wal(cursor) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting while another process holds the book's lock.
+
+    Turning a new (still rollback-journal) file to WAL needs an exclusive lock, and SQLite
+    answers "database is locked" at once, without its busy handler, when another connection
+    holds one: two importers creating the same book at once failed so.  Once the file is in
+    WAL mode the pragma takes no lock.
+    """
+    deadline = time.monotonic() + WAL_WAIT
+    pause = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.2)
