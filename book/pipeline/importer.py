@@ -124,11 +124,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
     with book.writing() as conn:
-        known = set()
-        for start in range(0, len(fingerprints), 500):  # under SQLite's old 999-parameter limit
-            part = fingerprints[start:start + 500]
-            known.update(conn.execute(select(schema.games.c.fingerprint)
-                                      .where(schema.games.c.fingerprint.in_(part))).scalars())
+        known = _known_fingerprints(conn, fingerprints)
         keep = np.zeros(len(fingerprints), dtype=bool)
         for i, fp in enumerate(fingerprints):
             if fp not in known:
@@ -142,7 +138,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
         ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
         _insert_games(conn, rows)
-        schema.index_players(conn)  # their names, for the player filter (same transaction)
+        schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
         if batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
             segments.write_image_segment(conn, batch.image, batch.summary)
             positions = sqlite_image.row_count(batch.image)
@@ -152,6 +148,20 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
+
+
+def _known_fingerprints(conn, fingerprints: list) -> set:
+    """Those of ``fingerprints`` the book's games have."""
+    known = set()
+    for start in range(0, len(fingerprints), 500):  # under SQLite's old 999-parameter limit
+        part = fingerprints[start:start + 500]
+        if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy compiles a new IN each batch
+            found = conn.exec_driver_sql(
+                f"SELECT fingerprint FROM games WHERE fingerprint IN ({', '.join('?' * len(part))})", tuple(part))
+        else:
+            found = conn.execute(select(schema.games.c.fingerprint).where(schema.games.c.fingerprint.in_(part)))
+        known.update(found.scalars())
+    return known
 
 
 def _number(image: np.ndarray, first_id: int) -> bool:
@@ -178,6 +188,7 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     return len(keys)
 
 
+_BLACK, _WHITE = GAME_COLUMNS.index("black"), GAME_COLUMNS.index("white")  # in a row with its id
 _GAMES_INSERT = (f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) "
                  f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})")
 
