@@ -1,5 +1,5 @@
 """Pattern search (book.patterns) against a brute-force scan written here, on generated games
-(19x19 and 9x9) and on 300 real Tygem games (skipped without ../shared).
+(19x19 and 9x9; 19x19 on PostgreSQL too) and on 300 real Tygem games (skipped without ../shared).
 
 The brute force turns the *board* instead of placing the pattern: for each position of each
 game it draws the board in the 8 orientations as numpy arrays and slides the pattern's
@@ -14,6 +14,7 @@ colour and wins, tenuki.
 from __future__ import annotations
 
 import functools
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, point_to_xy, xy_to_point
 from fuseki.engine.core.board import Board
 
+from conftest import missing_service
 from test_store import OPENINGS, random_game, sgf_text
 
 ANY = -1
@@ -189,16 +191,27 @@ def pattern_of(games, rng, kind, size, any_points, swap):
     return Pattern(size, region, cells, swap_colours=swap), want
 
 
-@pytest.fixture(scope="module", params=[19, 9])
+@pytest.fixture(scope="module", params=[(19, "sqlite"), (9, "sqlite"), (19, "postgresql")],
+                ids=["19-sqlite", "9-sqlite", "19-postgresql"])
 def book_and_games(request, tmp_path_factory):
-    size = request.param
+    """A book of 90 generated games of one size, on SQLite or PostgreSQL (the same answers)."""
+    size, backend = request.param
     folder = tmp_path_factory.mktemp(f"patterns{size}")
     games = make_games(folder, size, 90, seed=size)
-    book = Book.open(str(folder / "book.sqlite"))
+    if backend == "sqlite":
+        url = str(folder / "book.sqlite")
+    else:
+        server = request.getfixturevalue("_postgres")
+        if isinstance(server, str):
+            missing_service(server)
+        url = server.create()
+    book = Book.open(url)
     importer.import_paths(book, [str(folder)], workers=0)
     assert book.stats().games == len(games)
     yield book, games, size
     book.close()
+    if backend != "sqlite":
+        server.drop(urlsplit(url).path.lstrip("/"))
 
 
 def check(book, games, pattern, want, filters=None, keep=lambda game: True, ids=None, boards=None):
