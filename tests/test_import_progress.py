@@ -172,3 +172,17 @@ def test_the_pattern_index_shows_a_bar_on_a_terminal(tmp_path, archive, monkeypa
     # tqdm draws at most every 0.1 s: some chunks are not drawn (the last one, even: the bar goes)
     assert len(shares) >= 2 and shares == sorted(shares) and shares[-1] > 0, out[-3000:]
     assert "indexed 3000" in out
+
+
+def test_the_default_progress_stream_is_stderr_as_it_is_when_written(monkeypatch):
+    """A default argument bound sys.stderr when the module was imported: a pattern search run
+    by a test after the one that imported it wrote into that test's closed capture."""
+    import io
+    import sys
+
+    from fuseki.book.pipeline.progress import STDERR
+
+    swapped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", swapped)
+    print("indexing", file=STDERR, flush=True)
+    assert swapped.getvalue() == "indexing\n"

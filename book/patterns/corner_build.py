@@ -13,14 +13,13 @@ most of the records); the meta rows say what the table was built from and how.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
 from numba import njit
 
 from fuseki.book.patterns import corners, index
-from fuseki.book.pipeline.progress import Steps
+from fuseki.book.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import pgcopy, schema
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
@@ -180,7 +179,7 @@ def settings_text(depth: int, prune: int) -> str:
     return f"depth={depth} prune={prune}"
 
 
-def update(book, progress=sys.stderr, depth: int = DEPTH, prune: int = PRUNE) -> bool:
+def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> bool:
     """Bring the book's corner book up to date (see the module docstring); True when it was rebuilt.
 
     A read-only book is left as it is (its corner book, if any, answers as built).

@@ -10,13 +10,11 @@ since the last update are indexed, with a progress line); the meta row
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 from sqlalchemy import Column, Integer, LargeBinary, MetaData, Table, select
 
 from fuseki.book.formats.records import read_games
-from fuseki.book.pipeline.progress import Steps
+from fuseki.book.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import schema
 from fuseki.engine.core.replay import replay_events
 
@@ -46,7 +44,7 @@ def game_events(record) -> np.ndarray:
     return replay_events(record.size, *arrays(record.setup), *arrays(record.moves))
 
 
-def update(book, progress=sys.stderr) -> int:
+def update(book, progress=STDERR) -> int:
     """Index the games added since the last update; returns how many were indexed."""
     if book.readonly:
         with book.engine.connect() as conn:

@@ -24,6 +24,17 @@ if TYPE_CHECKING:
     from fuseki.book.pipeline.importer import ImportReport
 
 
+class _CurrentStderr:
+    """``sys.stderr`` as it is when written to, not when a default argument was made (a
+    test's captured stream, closed since, or a stream a program swapped in later)."""
+
+    def __getattr__(self, name):
+        return getattr(sys.stderr, name)
+
+
+STDERR = _CurrentStderr()  # the default stream of long work's progress lines
+
+
 class InputBytes:
     """Bytes of the inputs read so far, out of ``total`` (known before reading).
 
