@@ -400,6 +400,8 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
                 if stop is not None and stop.is_set():
                     break
         report.stopped = stop is not None and stop.is_set()
+        if not report.stopped:
+            book.reclaim()  # the pages a merge freed, where no later batch took them
         if progress and not report.stopped:
             progress.update(report, meter.total)  # every source is read, whatever the last group was
     finally:

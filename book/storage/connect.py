@@ -72,6 +72,9 @@ def make_engine(url, readonly: bool) -> Engine:
             # 16 KB pages: a third faster to fill with keys spread over the whole range than
             # 4 KB ones (fewer splits and B-tree levels); only a new database takes it.
             cur.execute("PRAGMA page_size=16384")
+            # Pages a merge frees can be given back to the file system (Book.reclaim) without
+            # rewriting the whole file; only a new database takes it (VACUUM: Book.compact).
+            cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
             _set_wal(cur)
             cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
             segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)

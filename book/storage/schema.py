@@ -189,9 +189,9 @@ _segment_metadata = MetaData()
 
 
 @cache
-def segment_table(segment_id: int) -> Table:
+def segment_table(segment_id: int | str) -> Table:
     """The table ``positions_<segment_id>`` of one segment (see the module docstring)."""
-    name = f"positions_{int(segment_id)}"
+    name = f"positions_{segment_id if isinstance(segment_id, str) else int(segment_id)}"
     return Table(name, _segment_metadata, *_positions_columns(name), sqlite_with_rowid=False)
 
 
