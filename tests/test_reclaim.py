@@ -85,3 +85,19 @@ def test_an_older_book_keeps_its_free_pages_until_compact(tmp_path, archive, mon
         book.compact()
     after = pragmas(path)
     assert after["auto_vacuum"] == 2 and after["freelist_count"] == 0 and after["page_count"] < before["page_count"]
+
+
+def test_reclaim_moves_every_free_page_a_step_at_a_time(tmp_path, archive, monkeypatch):
+    path = tmp_path / "book.sqlite"
+    build(path, archive, 5, monkeypatch, reclaim=False)
+    before = pragmas(path)
+    with Book.open(str(path)) as book:
+        assert book.reclaim(pages_per_step=50) == before["freelist_count"] > 100
+        assert book.reclaim() == 0
+        answer = book.next_moves(Board(19))
+    after = pragmas(path)
+    assert after["freelist_count"] == 0 and after["page_count"] == before["page_count"] - before["freelist_count"]
+    monkeypatch.setattr(segments, "FANOUT", 1000)
+    with Book.open(str(tmp_path / "reference.sqlite")) as reference:  # the same games, never merged
+        importer.import_paths(reference, [str(archive)], workers=0, batch_games=BATCH)
+        assert reference.next_moves(Board(19)) == answer

@@ -378,9 +378,14 @@ class Book:
                 free = driver.execute("PRAGMA freelist_count").fetchone()[0]
                 if not free:
                     return reclaimed
-                step = min(free, pages_per_step)
-                driver.execute(f"PRAGMA incremental_vacuum({step})").fetchall()  # a row a page: step it through
-            reclaimed += step
+                # one page a statement: Python's sqlite3 runs a statement without result columns
+                # for one step only, and incremental_vacuum(N) frees a page a step
+                for _ in range(min(free, pages_per_step)):
+                    driver.execute("PRAGMA incremental_vacuum(1)")
+                left = driver.execute("PRAGMA freelist_count").fetchone()[0]
+            if left >= free:  # nothing moved: leave it, rather than loop
+                return reclaimed
+            reclaimed += free - left
 
     def _file_bytes(self, conn) -> int | None:
         if self.engine.dialect.name == "sqlite" and self.path:
