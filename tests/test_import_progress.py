@@ -186,3 +186,26 @@ def test_the_default_progress_stream_is_stderr_as_it_is_when_written(monkeypatch
     monkeypatch.setattr(sys, "stderr", swapped)
     print("indexing", file=STDERR, flush=True)
     assert swapped.getvalue() == "indexing\n"
+
+
+def test_a_merge_is_announced_before_it_runs(tmp_path, archive, monkeypatch):
+    """The writer writes no batch while it merges (minutes at a million games): the progress
+    says so first, with the number of segments and positions merged."""
+    from fuseki.book.storage import segments
+
+    monkeypatch.setattr(segments, "FANOUT", 4)
+    said: list[tuple[int, int]] = []
+    real_merge = segments.merge
+
+    def merge(conn, parts, level):  # what the book holds as the merge begins
+        said.append((len(parts), sum(part.rows for part in parts)))
+        return real_merge(conn, parts, level)
+
+    monkeypatch.setattr(segments, "merge", merge)
+    stream = io.StringIO()
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        importer.import_paths(book, [str(archive)], workers=0, batch_games=250, progress=Progress(stream, every=1e9))
+    announced = [(int(m.group(1)), int(m.group(2).replace(",", "")))
+                 for m in re.finditer(r"^merging (\d+) segments of ([\d,]+) positions into one$",
+                                      stream.getvalue(), re.MULTILINE)]
+    assert len(said) >= 2 and announced == said

@@ -115,8 +115,9 @@ class ImportReport:
 
 # --- writing (the main process's side) -------------------------------------------------------
 
-def write_batch(book, batch: Batch, report: ImportReport) -> None:
-    """Write one batch's new games and their positions in one transaction."""
+def write_batch(book, batch: Batch, report: ImportReport, announce=None) -> None:
+    """Write one batch's new games and their positions in one transaction (``announce``: see
+    ``segments.merge_full_levels``)."""
     report.duplicates += batch.duplicates  # left out by the parser
     if not batch.games:
         return
@@ -144,7 +145,7 @@ def write_batch(book, batch: Batch, report: ImportReport) -> None:
             positions = sqlite_image.row_count(batch.image)
         else:
             positions = _write_rows(conn, batch, ids, keep)
-        segments.merge_full_levels(conn)
+        segments.merge_full_levels(conn, announce)
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
@@ -393,7 +394,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
             for batch in batches:
                 report.skipped += batch.skipped
                 began = time.thread_time()
-                write_batch(book, batch, report)
+                write_batch(book, batch, report, progress.merging if progress else None)
                 writing += time.thread_time() - began
                 if progress:
                     progress.update(report, batch.read)

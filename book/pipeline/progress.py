@@ -180,6 +180,16 @@ class Progress:
                           f"{rate:,.0f} games/s, {_duration(elapsed)}{left}\n")
         self.stream.flush()
 
+    def merging(self, segments: int, rows: int) -> None:
+        """A merge of ``segments`` holding ``rows`` positions begins: no batch is written until
+        it ends (a minute or more at a million games), which the bar or a line says."""
+        text = f"merging {segments} segments of {rows:,} positions into one"
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=True)  # the next batch's update replaces it
+            return
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
     def done(self) -> None:
         """The import has ended: the bar goes, so that the summary line stands alone."""
         _close_bar(self)

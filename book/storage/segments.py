@@ -145,10 +145,11 @@ def _count_summary(conn, keys: np.ndarray, codes: np.ndarray, min_games: int) ->
     return summaries.from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], min_games)
 
 
-def merge_full_levels(conn) -> None:
+def merge_full_levels(conn, announce=None) -> None:
     """While a level holds FANOUT segments, merge its oldest FANOUT into one of the next level.
 
-    Call inside a write transaction.
+    Call inside a write transaction.  ``announce(segments, rows)``, if given, is called
+    before each merge (it takes minutes at a million games: the import's progress says why).
     """
     while True:
         by_level: dict[int, list[Segment]] = {}
@@ -157,7 +158,10 @@ def merge_full_levels(conn) -> None:
         full = sorted(level for level, found in by_level.items() if len(found) >= FANOUT)
         if not full:
             return
-        merge(conn, by_level[full[0]][:FANOUT], full[0] + 1)
+        parts = by_level[full[0]][:FANOUT]
+        if announce is not None:
+            announce(len(parts), sum(part.rows for part in parts))
+        merge(conn, parts, full[0] + 1)
 
 
 def merge(conn, parts: list[Segment], level: int) -> int:
