@@ -76,14 +76,14 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
     real = importer.write_batch
     calls = []
 
-    def interrupted(book, batch, report):
+    def interrupted(book, batch, report, *rest):
         calls.append(len(batch.games))
         if len(calls) == 3:
             # die in the middle of the third batch's transaction: its games are written
             with book.engine.begin() as conn:
                 conn.execute(schema.games.insert(), [dict(zip(batches.GAME_COLUMNS, (10 ** 6,) + batch.games[0]))])
                 raise KeyboardInterrupt
-        real(book, batch, report)
+        real(book, batch, report, *rest)
 
     monkeypatch.setattr(importer, "write_batch", interrupted)
     with Book.open(book_url) as book:

@@ -388,13 +388,14 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     image = book.engine.dialect.name == "sqlite" and segments.IMAGES
     batches = _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast, meter, stop,
                              report.cpu, image, book.engine.url)
+    merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
     writing = 0.0
     try:
         with closing(batches):  # the workers end here, however the loop does
             for batch in batches:
                 report.skipped += batch.skipped
                 began = time.thread_time()
-                write_batch(book, batch, report, progress.merging if progress else None)
+                write_batch(book, batch, report, merging)
                 writing += time.thread_time() - began
                 if progress:
                     progress.update(report, batch.read)

@@ -134,7 +134,8 @@ class Progress:
     """The import's progress on stderr: a tqdm bar on a terminal, else a line every ``every`` s.
 
     ``import_paths`` calls ``start(total)`` with the input's bytes, ``update(report, read)``
-    after each batch it commits, and ``done()`` at the end, however it ends.
+    after each batch it commits, ``merging(segments, rows)`` before a merge (a progress of
+    one's own may leave it out), and ``done()`` at the end, however it ends.
     """
 
     def __init__(self, stream=None, every: float = 5.0):
