@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
-from sqlalchemy import select
 
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
 from fuseki.book.formats.headers import HEADER_FIELDS
@@ -90,13 +89,8 @@ class KnownGames:
     def __call__(self, fingerprints: list[int]) -> set[int]:
         if self.engine is None:  # opened in the parser process, after the fork
             self.engine = make_engine(self.url, readonly=True)
-        found: set[int] = set()
         with self.engine.connect() as conn:
-            for start in range(0, len(fingerprints), 500):  # under SQLite's old 999-parameter limit
-                part = fingerprints[start:start + 500]
-                found.update(conn.execute(select(schema.games.c.fingerprint)
-                                          .where(schema.games.c.fingerprint.in_(part))).scalars())
-        return found
+            return schema.known_fingerprints(conn, fingerprints)
 
 
 def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None) -> Batch:

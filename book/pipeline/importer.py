@@ -57,7 +57,6 @@ from contextlib import closing
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import select
 
 from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
 from fuseki.book.pipeline.batches import (
@@ -125,7 +124,7 @@ def write_batch(book, batch: Batch, report: ImportReport, announce=None) -> None
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
     with book.writing() as conn:
-        known = _known_fingerprints(conn, fingerprints)
+        known = schema.known_fingerprints(conn, fingerprints)
         keep = np.zeros(len(fingerprints), dtype=bool)
         for i, fp in enumerate(fingerprints):
             if fp not in known:
@@ -149,20 +148,6 @@ def write_batch(book, batch: Batch, report: ImportReport, announce=None) -> None
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
-
-
-def _known_fingerprints(conn, fingerprints: list) -> set:
-    """Those of ``fingerprints`` the book's games have."""
-    known = set()
-    for start in range(0, len(fingerprints), 500):  # under SQLite's old 999-parameter limit
-        part = fingerprints[start:start + 500]
-        if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy compiles a new IN each batch
-            found = conn.exec_driver_sql(
-                f"SELECT fingerprint FROM games WHERE fingerprint IN ({', '.join('?' * len(part))})", tuple(part))
-        else:
-            found = conn.execute(select(schema.games.c.fingerprint).where(schema.games.c.fingerprint.in_(part)))
-        known.update(found.scalars())
-    return known
 
 
 def _number(image: np.ndarray, first_id: int) -> bool:

@@ -267,15 +267,7 @@ def index_players(conn, added: list[tuple[int, str | None, str | None]] | None =
         added = conn.execute(select(games.c.id, games.c.black, games.c.white).where(games.c.id > start)).all()
     links = {(fold_name(name), game_id) for game_id, *names in added for name in names if name}
     names = sorted({name for name, _ in links})
-    known: dict[str, int] = {}
-    for first in range(0, len(names), 500):  # under SQLite's old 999-parameter limit
-        part = names[first:first + 500]
-        if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy compiles a new IN each time
-            found = conn.exec_driver_sql(f"SELECT name, id FROM players WHERE name IN ({', '.join('?' * len(part))})",
-                                         tuple(part))
-        else:
-            found = conn.execute(select(players.c.name, players.c.id).where(players.c.name.in_(part)))
-        known.update(found.all())
+    known: dict[str, int] = dict(rows_where_in(conn, players.c.name, names, players.c.name, players.c.id))
     new = [name for name in names if name not in known]
     next_id = int(conn.execute(select(func.max(players.c.id))).scalar() or 0) + 1
     known.update(zip(new, range(next_id, next_id + len(new))))
@@ -283,6 +275,31 @@ def index_players(conn, added: list[tuple[int, str | None, str | None]] | None =
     _insert(conn, game_players, [(known[name], game_id) for name, game_id in sorted(links)])
     conn.execute(meta.delete().where(meta.c.name == PLAYERS_THROUGH))
     conn.execute(meta.insert().values(name=PLAYERS_THROUGH, value=str(top)))
+
+
+def rows_where_in(conn, column, values: list, *columns) -> list[tuple]:
+    """The rows (``columns``) of ``column``'s table where ``column`` is one of ``values``.
+
+    500 values a statement (under SQLite's old 999-parameter limit); on SQLite through the
+    driver, since SQLAlchemy compiles each new IN list again (the import's writer and its
+    parsers ask this for every batch).
+    """
+    found: list[tuple] = []
+    for start in range(0, len(values), 500):
+        part = list(values[start:start + 500])
+        if conn.dialect.name == "sqlite":
+            names = ", ".join(c.name for c in columns)
+            found += conn.exec_driver_sql(f"SELECT {names} FROM {column.table.name} WHERE {column.name} "
+                                          f"IN ({', '.join('?' * len(part))})", tuple(part)).all()
+        else:
+            found += conn.execute(select(*columns).where(column.in_(part))).all()
+    return [tuple(row) for row in found]
+
+
+def known_fingerprints(conn, fingerprints: list) -> set:
+    """Those of ``fingerprints`` the book's games have."""
+    fingerprint = games.c.fingerprint
+    return {row[0] for row in rows_where_in(conn, fingerprint, fingerprints, fingerprint)}
 
 
 def check_versions(conn) -> None:

@@ -369,12 +369,13 @@ class Book:
         """
         if self.readonly or self.engine.dialect.name != "sqlite":
             return 0
+        with self.engine.connect() as conn:
+            if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:  # 2: incremental
+                return 0
         reclaimed = 0
         while True:
             with self.writing() as conn:
                 driver = conn.connection.dbapi_connection
-                if driver.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:  # 2: incremental
-                    return reclaimed
                 free = driver.execute("PRAGMA freelist_count").fetchone()[0]
                 if not free:
                     return reclaimed
