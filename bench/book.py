@@ -57,7 +57,7 @@ from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
 from fuseki.book.pipeline import batches, importer  # noqa: E402
-from fuseki.book.storage import schema, segments  # noqa: E402
+from fuseki.book.storage import schema, segment_files, segments  # noqa: E402
 from fuseki.book.storage.store import Book, Filters  # noqa: E402
 from fuseki.engine.core import coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE, vertex_to_point  # noqa: E402
@@ -355,8 +355,12 @@ def main() -> int:
                 book.close()
                 if args.book:
                     with Book.open(url) as old, old.writing() as conn:
+                        files = {segment.id: segment.name for segment in segments.in_files(conn)}
                         for segment in segments.live(conn):
-                            schema.segment_table(segment.id).drop(conn)
+                            if segment.id not in files:
+                                schema.segment_table(segment.id).drop(conn)
+                        segment_files.remove(segments.book_folder(conn) or "", files.values())
+                        conn.execute(schema.segment_files.delete())
                         conn.execute(schema.segments.delete())
                         conn.execute(schema.games.delete())
                 else:

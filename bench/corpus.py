@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from fuseki.book.pipeline import batches, importer
-from fuseki.book.storage import segments
+from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book, Filters
 
 
@@ -110,11 +110,17 @@ def file_figures(path: str) -> None:
         games = conn.execute("SELECT count(*) FROM games").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
                               "AND name GLOB 'summary_*'").fetchone()[0]
-    print(f"file: {pages * size / 1e9:,.2f} GB for {games:,} games = {pages * size / games:,.0f} bytes/game, "
-          f"of which free pages {free * size / games:,.0f} bytes/game   target <= 5,000")
     with Book.open(path, readonly=True) as book, book.engine.connect() as conn:
         live = segments.live(conn)
-    print(f"    {len(live)} segments (levels {sorted(s.level for s in live)}), {tables} with summaries")
+        files = segments.in_files(conn)
+    folder = segment_files.folder_of(path)
+    beside = sum(os.path.getsize(os.path.join(folder, segment.name)) for segment in files)
+    total = pages * size + beside
+    print(f"file: {total / 1e9:,.2f} GB for {games:,} games = {total / games:,.0f} bytes/game "
+          f"(the book's file {pages * size / games:,.0f}, its {len(files)} segment files {beside / games:,.0f}), "
+          f"of which free pages {free * size / games:,.0f} bytes/game   target <= 5,000")
+    print(f"    {len(live)} segments (levels {sorted(s.level for s in live)}), "
+          f"{tables + len(files)} with summaries, {len(files)} of them files")
 
 
 def database_figures(url: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuseki.book.storage import aggregates, schema
+from fuseki.book.storage import aggregates, schema, segment_files
 
 END, PASS = -2, -1
 
@@ -54,7 +54,7 @@ def test_prune_keeps_every_move_of_a_kept_position_and_nothing_of_the_others():
 
 
 def test_key_ranges_cover_every_signed_key_once_in_order():
-    ranges = aggregates._ranges(64)
+    ranges = segment_files.key_ranges(64)
     assert ranges[0][0] == -(1 << 63) and ranges[-1][1] == (1 << 63) - 1
     assert all(high + 1 == low for (_, high), (low, _) in zip(ranges, ranges[1:]))
     # canonical keys crowd near 0 (the smallest of 8): the ranges are narrow there

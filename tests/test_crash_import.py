@@ -108,11 +108,11 @@ def check_book(location: str) -> tuple[frozenset, int]:
         return frozenset(), 0
     with book, book.engine.connect() as db:
         stats = book.stats()
-        rows = segments.all_rows(db).subquery()
-        owner = rows.c.code.op(">>")(24)
-        move = rows.c.code.op(">>")(12).op("&")(4095)
-        per_game = {gid: (n, lo, hi) for gid, n, lo, hi in db.execute(
-            select(owner, func.count(), func.min(move), func.max(move)).group_by(owner))}
+        _keys, codes = segments.all_rows(db)
+        per_game = {}
+        for owner, move in zip((codes >> 24).tolist(), ((codes >> 12) & 4095).tolist()):
+            n, lo, hi = per_game.get(owner, (0, move, move))
+            per_game[owner] = (n + 1, min(lo, move), max(hi, move))
         games = db.execute(text("SELECT id, move_count, anomaly, fingerprint FROM games")).all()
     ids = {gid for gid, _, _, _ in games}
     orphans = set(per_game) - ids

@@ -195,13 +195,13 @@ def test_a_merge_is_announced_before_it_runs(tmp_path, archive, monkeypatch):
 
     monkeypatch.setattr(segments, "FANOUT", 4)
     said: list[tuple[int, int]] = []
-    real_merge = segments.merge
+    real_sources = segments.merge_sources  # what a merge of segment files reads, as it begins
 
-    def merge(conn, parts, level):  # what the book holds as the merge begins
+    def merge_sources(conn, parts):
         said.append((len(parts), sum(part.rows for part in parts)))
-        return real_merge(conn, parts, level)
+        return real_sources(conn, parts)
 
-    monkeypatch.setattr(segments, "merge", merge)
+    monkeypatch.setattr(segments, "merge_sources", merge_sources)
     stream = io.StringIO()
     with Book.open(str(tmp_path / "book.sqlite")) as book:
         importer.import_paths(book, [str(archive)], workers=0, batch_games=250, progress=Progress(stream, every=1e9))

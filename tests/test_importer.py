@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sqlite3
+
 import numpy as np
 import pytest
 from sqlalchemy import func, select
@@ -10,7 +13,7 @@ from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
 from fuseki.book.pipeline import batches, importer
-from fuseki.book.storage import schema, segments, sqlite_image
+from fuseki.book.storage import schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -27,7 +30,7 @@ def ids(book):
 def rows(book):
     with book.engine.connect() as conn:
         games = sorted(conn.execute(select(schema.games.c.fingerprint, schema.games.c.id)).all())
-        positions = conn.execute(segments.all_rows(conn)).all()
+        positions = zip(*(column.tolist() for column in segments.all_rows(conn)))
     ids = {gid: fp for fp, gid in games}
     # game ids may differ between two imports; compare positions through the fingerprints
     return ([fp for fp, _ in games],
@@ -42,7 +45,7 @@ def count(book, table):
 def position_rows(book):
     """Rows found in the segment tables, checked against what the segment list says."""
     with book.engine.connect() as conn:
-        found = conn.execute(select(func.count()).select_from(segments.all_rows(conn).subquery())).scalar()
+        found = len(segments.all_rows(conn)[0])
         assert found == segments.row_count(conn)
     return found
 
@@ -269,7 +272,12 @@ def summary_rows(book):
     with book.engine.connect() as conn:
         names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'summary_*' "
                                      "AND type = 'table'").scalars().all()
-        return sorted(row for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all())
+        found = [tuple(row) for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all()]
+        folder = segments.book_folder(conn)
+        for segment in segments.in_files(conn):  # a segment file's summary is in the file
+            with sqlite3.connect(os.path.join(folder, segment.name)) as db:
+                found += db.execute("SELECT key, stats FROM summary").fetchall()
+        return sorted(found)
 
 
 def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tmp_path, monkeypatch):
@@ -292,12 +300,17 @@ def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tm
 
     monkeypatch.setattr(sqlite_image, "add_to_codes", counting)
     books = {}
-    for name, images, workers in [("rows", False, 0), ("images", True, 0), ("images2", True, 2)]:
+    for name, images, workers, files in [("rows", False, 0, False), ("images", True, 0, False),
+                                         ("images2", True, 2, False), ("files", True, 0, True), ("files2", True, 2, True)]:
         monkeypatch.setattr(segments, "IMAGES", images)
+        monkeypatch.setattr(segment_files, "ENABLED", files)
         book = Book.open(str(tmp_path / f"{name}.sqlite"))
         report = importer.import_paths(book, [str(folder)], workers=workers, batch_games=8)
         books[name] = (book, report)
     assert numbered.count(True) >= 6  # the image path was taken, not only the rows path
+    for name in ("files", "files2"):  # the segments are files, and no position table is in the book
+        with books[name][0].engine.connect() as conn:
+            assert len(segments.in_files(conn)) == len(segments.live(conn)) > 1
     base, base_report = books["rows"]
     assert (base_report.added, base_report.duplicates) == (57, 3)
     for book, report in list(books.values())[1:]:
@@ -316,6 +329,7 @@ def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, mo
     folder.mkdir()
     write_games(folder, count=12, seed=6)
     top = (sqlite_image.WIDE_CODES >> schema.GAME_SHIFT) - 5  # ids from here on do not fit in 6 bytes
+    monkeypatch.setattr(segment_files, "ENABLED", False)  # the images written into the book's own file
     found = []
     for images in (False, True):
         monkeypatch.setattr(segments, "IMAGES", images)
@@ -328,7 +342,7 @@ def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, mo
             report = importer.import_paths(book, [str(folder)], workers=0, batch_games=8)
             assert (report.added, report.duplicates) == (11, 1)
             with book.engine.connect() as conn:
-                codes = sorted(conn.execute(segments.all_rows(conn)).all())
+                codes = sorted(zip(*(column.tolist() for column in segments.all_rows(conn))))
                 assert max(code >> schema.GAME_SHIFT for _, code in codes) == top + 11
             found.append((ids(book), codes))
     assert found[0] == found[1]

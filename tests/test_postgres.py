@@ -40,7 +40,7 @@ def book_contents(url: str) -> tuple[int, int, set[int], int]:
     """(games, position rows, fingerprints, sum of move counts) of a book."""
     with Book.open(url, readonly=True) as book, book.engine.connect() as conn:
         games = conn.execute(select(func.count()).select_from(schema.games)).scalar()
-        rows = conn.execute(select(func.count()).select_from(segments.all_rows(conn).subquery())).scalar()
+        rows = len(segments.all_rows(conn)[0])
         prints = set(conn.execute(select(schema.games.c.fingerprint)).scalars())
         moves = conn.execute(select(func.sum(schema.games.c.move_count))).scalar() or 0
     return games, rows, prints, int(moves)

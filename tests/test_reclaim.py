@@ -9,12 +9,13 @@ merged.  Two faults of the past must not come back: the pages a merge frees stay
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 import pytest
 
 from fuseki.book.pipeline import importer
-from fuseki.book.storage import segments
+from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 
@@ -35,8 +36,10 @@ def archive(tmp_path_factory, tygem_games):
     return write_archive(tmp_path_factory.mktemp("reclaim") / "games.tgz", tygem_games[:GAMES])
 
 
-def build(path, archive, fanout, monkeypatch, reclaim=True, batch=BATCH):
+def build(path, archive, fanout, monkeypatch, reclaim=True, batch=BATCH, files=False):
+    """Import the archive (segments in the book's own file unless ``files``)."""
     monkeypatch.setattr(segments, "FANOUT", fanout)
+    monkeypatch.setattr(segment_files, "ENABLED", files)
     book = Book.open(str(path))
     if not reclaim:
         monkeypatch.setattr(book, "reclaim", lambda: 0)
@@ -101,3 +104,27 @@ def test_reclaim_moves_every_free_page_a_step_at_a_time(tmp_path, archive, monke
     with Book.open(str(tmp_path / "reference.sqlite")) as reference:  # the same games, never merged
         importer.import_paths(reference, [str(archive)], workers=0, batch_games=BATCH)
         assert reference.next_moves(Board(19)) == answer
+
+
+def test_segment_files_after_merges_are_packed_and_none_is_left_behind(tmp_path, archive, monkeypatch):
+    """Segments as files (book.segment_files): the merged files take no more room than one
+    batch's file of the same games, no file is left that the book does not name, and the
+    book's own file holds no positions."""
+    sizes, answers = {}, {}
+    for name, batch in (("one", 10 * GAMES), ("merged", BATCH)):
+        path = tmp_path / f"{name}.sqlite"
+        report, levels, answers[name] = build(path, archive, 5, monkeypatch, batch=batch, files=True)
+        assert report.added > 700
+        with Book.open(str(path), readonly=True) as book, book.engine.connect() as conn:
+            linked = {segment.name for segment in segments.in_files(conn)}
+            assert len(linked) == len(segments.live(conn)) == len(levels)
+            tables = conn.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE name GLOB 'positions_*'").scalar()
+            assert tables == 0
+        folder = segment_files.folder_of(str(path))
+        assert set(os.listdir(folder)) == linked
+        sizes[name] = sum(os.path.getsize(os.path.join(folder, file)) for file in linked)
+        for file in linked:
+            assert pragmas(os.path.join(folder, file))["freelist_count"] == 0
+    assert levels == [1, 1]  # the merged book's last batch made the second merge
+    assert sizes["merged"] <= 1.03 * sizes["one"], sizes
+    assert answers["merged"] == answers["one"]

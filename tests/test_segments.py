@@ -8,7 +8,7 @@ import numpy as np
 from sqlalchemy import func, select
 
 from fuseki.book.pipeline import importer
-from fuseki.book.storage import schema, segments
+from fuseki.book.storage import schema, segment_files, segments
 from fuseki.book.storage.store import Book, Filters
 
 from test_store import as_dict, sample_positions, write_games
@@ -22,7 +22,7 @@ def answers(book, boards):
 
 def position_rows(book):
     with book.engine.connect() as conn:
-        return conn.execute(select(func.count()).select_from(segments.all_rows(conn).subquery())).scalar()
+        return len(segments.all_rows(conn)[0])
 
 
 def test_full_levels_are_merged_and_the_answers_stay_the_same(tmp_path, book_url, monkeypatch):
@@ -63,6 +63,7 @@ def test_a_batch_is_written_packed_so_the_book_needs_no_rewrite(tmp_path, monkey
     folder = tmp_path / "games"
     folder.mkdir()
     write_games(folder, count=400, seed=32, length=200)
+    monkeypatch.setattr(segment_files, "ENABLED", False)  # the segments in the book's own file
     found = {}
     for images in (True, False):
         monkeypatch.setattr(segments, "IMAGES", images)
@@ -117,15 +118,18 @@ def test_a_merge_between_two_reads_makes_a_reader_start_again(tmp_path, book_url
         real_codes = segments.codes
         merged = []
 
-        def merge_first(conn, ids, key):
+        def merge_first(conn, snap, key):
             # another writer merges every segment just after this reader listed them
             if not merged:
                 merged.append(True)
-                with book.writing() as writer:
-                    segments.merge_all(writer)
-            return real_codes(conn, ids, key)
+                if snap.files:  # and removes their files before this reader opened them
+                    segment_files.forget(snap.folder, [])
+                book.merge_all()
+            return real_codes(conn, snap, key)
 
         monkeypatch.setattr(segments, "codes", merge_first)
         book.forget_caches()
         assert answers(book, boards) == expected
         assert merged
+        with book.engine.connect() as conn:
+            assert len(segments.live(conn)) == 1 and not segments.in_files(conn)

@@ -19,7 +19,7 @@ from fuseki.book.formats.headers import HEADER_FIELDS
 from fuseki.book.formats.positions import to_move_without_moves
 from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile
-from fuseki.book.storage import schema, segments, sqlite_image, summaries
+from fuseki.book.storage import schema, segment_files, segments, sqlite_image, summaries
 from fuseki.book.storage.connect import make_engine
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
@@ -58,7 +58,8 @@ class Batch:
     not matter here (SQLite's image orders their codes itself), so the sort need not be
     stable (4x faster: 12 instead of 53 ms for 400,000 rows).  For a SQLite book the
     rows come instead as ``image`` (``segments.batch_image``, the codes numbered by
-    owner), ``keys``/``lows``/``owners`` empty: the writer adds the first game id to it.
+    owner), ``keys``/``lows``/``owners`` empty: the writer adds the first game id to it; for
+    a SQLite book on disk, as a ``segment_file`` the parser wrote, which the writer links in.
     A game repeated within the batch is left out by the worker (``duplicates``).
     """
 
@@ -71,6 +72,9 @@ class Batch:
     summary: summaries.Summary | None = None  # the rows' summary (segments), if every game is new
     image: np.ndarray | None = None
     duplicates: int = 0
+    segment_file: str | None = None  # the rows as a segment file the parser wrote (book.segment_files)
+    segment_rows: int = 0  # its rows
+    linked: bool = False  # the writer listed the file in the book (else it removes it)
 
 
 class KnownGames:
@@ -93,8 +97,10 @@ class KnownGames:
             return schema.known_fingerprints(conn, fingerprints)
 
 
-def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None) -> Batch:
-    """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``.
+def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None,
+               files: tuple[str, int] | None = None) -> Batch:
+    """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``,
+    as a segment file if ``files`` (the book's folder, the pid of the process that links it).
 
     Games repeated within the chunks are left out, and with ``known`` the games the book holds."""
     if not prepared.games:
@@ -116,7 +122,13 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
                      dtype=np.int64)
     batch = Batch(games, keys, lows, owners, prepared.skipped, duplicates=len(prepared.games) - len(games),
                   summary=summaries.from_rows(keys, owners, lows, years[owners]))
-    if image:
+    if files is not None:
+        folder, owner = files
+        batch.segment_file = segment_files.write_image(
+            folder, segment_files.image(keys, (owners << schema.GAME_SHIFT) | lows), batch.summary, owner)
+        batch.segment_rows, batch.summary = len(keys), None
+        batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
+    elif image:
         batch.image = segments.batch_image(keys, (owners << schema.GAME_SHIFT) | lows)
         batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
     return batch
@@ -272,13 +284,14 @@ def warm_up() -> None:
     image = segments.batch_image(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64))
     sqlite_image.add_to_codes(image, 1 << schema.GAME_SHIFT)
     sqlite_image.image_rows(image)
+    segment_files.image(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64))
 
 
 def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: int = 0, image: bool = False,
-                  known: KnownGames | None = None) -> Batch:
+                  known: KnownGames | None = None, files: tuple[str, int] | None = None) -> Batch:
     """Parse, replay and sort one group of sources into the Batch the writer writes (``make_batch``)."""
     prepared = prepare([item for item in group if isinstance(item, SourceFile)], fast)
     prepared.skipped[:0] = [(item.name, item.reason) for item in group if isinstance(item, Skipped)]
-    batch = make_batch(prepared, image, known)
+    batch = make_batch(prepared, image, known, files)
     batch.read = read
     return batch

@@ -70,7 +70,7 @@ from fuseki.book.pipeline.batches import (
 )
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
-from fuseki.book.storage import schema, segments, sqlite_image
+from fuseki.book.storage import schema, segment_files, segments, sqlite_image
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
@@ -120,6 +120,15 @@ def write_batch(book, batch: Batch, report: ImportReport, announce=None) -> None
     report.duplicates += batch.duplicates  # left out by the parser
     if not batch.games:
         return
+    try:
+        _write(book, batch, report, announce)
+    finally:
+        if batch.segment_file is not None and not batch.linked:  # its rows went again, or not at all
+            with book.engine.connect() as conn:
+                segment_files.remove(segments.book_folder(conn), [batch.segment_file])
+
+
+def _write(book, batch: Batch, report: ImportReport, announce) -> None:
     fingerprints = [game[ROW_FINGERPRINT] for game in batch.games]
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
@@ -139,15 +148,23 @@ def write_batch(book, batch: Batch, report: ImportReport, announce=None) -> None
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
         _insert_games(conn, rows)
         schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
-        if batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
+        if batch.segment_file is not None and added == len(fingerprints):
+            segments.link_file(conn, batch.segment_file, batch.segment_rows, first_id << schema.GAME_SHIFT)
+            positions = batch.segment_rows
+        elif batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
             segments.write_image_segment(conn, batch.image, batch.summary)
             positions = sqlite_image.row_count(batch.image)
         else:
             positions = _write_rows(conn, batch, ids, keep)
-        segments.merge_full_levels(conn, announce)
+        files = segments.files_folder(conn)
+        if files is None:
+            segments.merge_full_levels(conn, announce)
+    batch.linked = batch.segment_file is not None and added == len(fingerprints)  # committed
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
+    if files is not None:
+        book.merge_segments(announce)  # segment files: merged outside the batch's transaction
 
 
 def _number(image: np.ndarray, first_id: int) -> bool:
@@ -163,7 +180,10 @@ def _number(image: np.ndarray, first_id: int) -> bool:
 def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     """Write the rows of the batch's new games (``keep``, numbered ``ids``); returns their number."""
     keys, lows, owners, summary = batch.keys, batch.lows, batch.owners, batch.summary
-    if batch.image is not None:
+    if batch.segment_file is not None:
+        keys, codes = segment_files.read_rows(os.path.join(segments.book_folder(conn), batch.segment_file))
+        owners, lows = codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1)
+    elif batch.image is not None:
         keys, codes = sqlite_image.image_rows(batch.image)
         owners, lows = codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1)
     codes = (ids[owners] << schema.GAME_SHIFT) | lows
@@ -244,7 +264,7 @@ def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: Inpu
         return
 
 
-def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None):
+def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None, files: tuple[str, int] | None):
     """What a parser sends: a batch for each group received, or the error, then a StageEnd (None after an error)."""
     try:
         while not isinstance(item := inbox.recv(), StageEnd):
@@ -252,7 +272,7 @@ def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None):
                 yield item
             else:
                 group, read = item
-                yield prepare_group(group, fast, read, image, known)
+                yield prepare_group(group, fast, read, image, known, files)
         yield StageEnd(item.reader, time.process_time())
         return
     except (EOFError, OSError):  # the reader died, maybe halfway through sending
@@ -262,12 +282,13 @@ def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None):
     yield None
 
 
-def _parser(parent: int, unused, inbox, fast: bool, image: bool, known: KnownGames | None, outbox) -> None:
+def _parser(parent: int, unused, inbox, fast: bool, image: bool, known: KnownGames | None,
+            files: tuple[str, int] | None, outbox) -> None:
     """Stage 2 (N processes): each turns its groups into batches, in the order received."""
     start_worker(parent, unused)
     sender = Sender(outbox)
     try:
-        for item in _parsed(inbox, fast, image, known):
+        for item in _parsed(inbox, fast, image, known, files):
             sender.send(item)
         sender.wait()
     except BrokenPipeError:  # the writer is gone
@@ -276,7 +297,7 @@ def _parser(parent: int, unused, inbox, fast: bool, image: bool, known: KnownGam
 
 def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
                    meter: InputBytes | None = None, stop=None, cpu: dict | None = None,
-                   image: bool = False, book_url=None) -> Iterator[Batch]:
+                   image: bool = False, book_url=None, files: str | None = None) -> Iterator[Batch]:
     """Batches in source order: made in this process, or by a pipeline of processes.
 
     With ``parsers`` = N > 0: one process reads the sources (decompressing archives)
@@ -288,8 +309,11 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     (``book.pipeline.workers``).  Once every source is read, ``cpu`` (a dict) gets the
     CPU seconds of the stages: "reader" and "parsers".  ``image``: batches carry their rows
     as an image (a SQLite book); the parsers then leave out the games the book at
-    ``book_url`` already holds (``KnownGames``).
+    ``book_url`` already holds (``KnownGames``).  ``files``: the folder of a SQLite book's
+    segment files, which the batches' rows then go to (``book.segment_files``), written by
+    the parsers: this process only links them in.
     """
+    target = None if files is None else (files, os.getpid())
     cpu = {} if cpu is None else cpu
     if parsers <= 0:
         groups, reading, parsing = _groups(paths, batch_games, meter), 0.0, 0.0
@@ -300,7 +324,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
             if group is None:
                 break
             began = time.thread_time()
-            batch = prepare_group(group, fast, read, image)
+            batch = prepare_group(group, fast, read, image, files=target)
             parsing += time.thread_time() - began
             yield batch
         cpu.update(reader=reading, parsers=parsing)
@@ -319,7 +343,8 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     parent, sending = os.getpid(), [send for _, send in inboxes]
     stages = [context.Process(target=_reader, args=(parent, others(*sending), paths, batch_games, meter, sending),
                               name="import reader", daemon=True)]
-    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, fast, image, known, send),
+    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, fast, image, known,
+                                                     target, send),
                                name=f"import parser {k}", daemon=True)
                for k, ((receive, _), (_, send)) in enumerate(zip(inboxes, outboxes))]
     try:
@@ -371,8 +396,10 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     if progress:
         progress.start(meter.total)
     image = book.engine.dialect.name == "sqlite" and segments.IMAGES
+    with book.engine.connect() as conn:
+        files = segments.files_folder(conn)
     batches = _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast, meter, stop,
-                             report.cpu, image, book.engine.url)
+                             report.cpu, image, book.engine.url, files)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
     writing = 0.0
     try:

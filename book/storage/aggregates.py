@@ -51,7 +51,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import schema, segments
+from fuseki.book.storage import schema, segment_files, segments
 
 STATISTICS = "statistics"  # meta book_kind of a statistics book
 KIND = "book_kind"
@@ -140,33 +140,26 @@ def from_book(conn, min_games: int = 1, ranges: int = RANGES) -> Iterator[Counts
     Reads every segment's rows of a range at once (a range holds every row of its keys),
     so memory stays at a ``ranges``-th of the book's rows.
     """
-    ids = tuple(segment.id for segment in segments.live(conn))
-    if not ids:
+    files = segments.in_files(conn)
+    in_files = {segment.id for segment in files}
+    ids = tuple(segment.id for segment in segments.live(conn) if segment.id not in in_files)
+    if not ids and not files:
         return
-    for low, high in _ranges(ranges):
+    folder = segments.book_folder(conn)
+    for low, high in segment_files.key_ranges(ranges):
         keys, codes = _range_rows(conn, ids, low, high)
+        if files:
+            file_keys, file_codes = segment_files.range_rows(folder, files, low, high)
+            keys, codes = np.concatenate([keys, file_keys]), np.concatenate([codes, file_codes])
         found = prune(count(keys, codes), min_games)
         if len(found):
             yield found
 
 
-def _ranges(count: int) -> list[tuple[int, int]]:
-    """About ``count`` signed key ranges ``(low, high)`` (inclusive), in signed order, each
-    holding about as many keys.
-
-    A canonical key is the smallest of 8 (unsigned), so keys crowd near 0: the fraction
-    below ``u`` (of 2**64) is ``1 - (1 - u)**8``, and the bounds are its quantiles.
-    """
-    cuts = {0, 1 << 63, 1 << 64}
-    cuts.update(int((1 - (1 - i / count) ** 0.125) * (1 << 64)) for i in range(1, count))
-    cuts = sorted(cuts)
-    ranges = [(low - (1 << 64) if low >= 1 << 63 else low, high - 1 - (1 << 64) if low >= 1 << 63 else high - 1)
-              for low, high in zip(cuts[:-1], cuts[1:]) if high > low]
-    return sorted(ranges)
-
-
 def _range_rows(conn, ids: tuple[int, ...], low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of every segment's rows with ``low <= key <= high``."""
+    if not ids:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     union = " UNION ALL ".join(f"SELECT key, code FROM positions_{int(i)} WHERE key BETWEEN :low AND :top"
                                for i in ids)
     bounds = {"low": low, "top": high}

@@ -178,7 +178,16 @@ segments = Table(
     Column("rows", BigInteger, nullable=False),
 )
 
-def _positions_columns(name: str) -> tuple:
+# A segment kept in a file beside the book (book.segment_files): its file, and what its codes lack.
+segment_files = Table(
+    "segment_files", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("file", Text, nullable=False),
+    Column("base", BigInteger, nullable=False),
+)
+
+
+def positions_columns(name: str) -> tuple:
     return (Column("key", BigInteger, nullable=False),
             Column("code", BigInteger, nullable=False),
             PrimaryKeyConstraint("key", "code", name=f"pk_{name}"))
@@ -192,12 +201,12 @@ _segment_metadata = MetaData()
 def segment_table(segment_id: int | str) -> Table:
     """The table ``positions_<segment_id>`` of one segment (see the module docstring)."""
     name = f"positions_{segment_id if isinstance(segment_id, str) else int(segment_id)}"
-    return Table(name, _segment_metadata, *_positions_columns(name), sqlite_with_rowid=False)
+    return Table(name, _segment_metadata, *positions_columns(name), sqlite_with_rowid=False)
 
 
 # A SQLite importer's staging table (in memory): the same columns and key as a segment,
 # which SQLite's whole-table transfer into a new segment needs (book.segments).
-staging_table = Table("fuseki_stage", MetaData(), *_positions_columns("fuseki_stage"),
+staging_table = Table("fuseki_stage", MetaData(), *positions_columns("fuseki_stage"),
                       sqlite_with_rowid=False)
 
 

@@ -24,17 +24,19 @@ READ COMMITTED; see ``Book._codes``).
 from __future__ import annotations
 
 import itertools
+import os
 import sqlite3
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from sqlalchemy import false, func, insert, literal, select, text, union_all
+from sqlalchemy import func, insert, select, text, union_all
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import pgcopy, schema, sqlite_image, summaries
+from fuseki.book.storage import pgcopy, schema, segment_files, sqlite_image, summaries
 from fuseki.book.storage.schema import games, segment_table, segments, staging_table
+from fuseki.book.storage.schema import segment_files as files_table
 
 # A level holding this many segments is merged into one segment of the next level.  A merge
 # rewrites its rows in one transaction, stalling the import; a query reads every segment, a
@@ -71,12 +73,44 @@ def row_count(conn) -> int:
     return int(conn.execute(select(func.sum(segments.c.rows))).scalar() or 0)
 
 
-def all_rows(conn):
-    """A SELECT of (key, code) over every segment's rows (for checks and whole-book reads)."""
-    tables = [segment_table(segment.id) for segment in live(conn)]
-    if not tables:
-        return select(literal(0).label("key"), literal(0).label("code")).where(false())
-    return union_all(*(select(table.c.key, table.c.code) for table in tables))
+def all_rows(conn) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of every segment's rows, in files or not (for checks: all in memory)."""
+    files = in_files(conn)
+    in_book = {segment.id for segment in files}
+    tables = [segment_table(segment.id) for segment in live(conn) if segment.id not in in_book]
+    keys, codes = [], []
+    if tables:
+        rows = conn.execute(union_all(*(select(table.c.key, table.c.code) for table in tables))).all()
+        pairs = np.array([tuple(row) for row in rows], dtype=np.int64).reshape(-1, 2)
+        keys.append(pairs[:, 0])
+        codes.append(pairs[:, 1])
+    folder = book_folder(conn)
+    for segment in files:
+        found_keys, found_codes = segment_files.read_rows(os.path.join(folder, segment.name))
+        keys.append(found_keys)
+        codes.append(found_codes + segment.base)
+    if not keys:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    return np.concatenate(keys), np.concatenate(codes)
+
+
+def rows_of(conn, segment_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of one segment's rows, in a file or not (for checks)."""
+    for segment in in_files(conn):
+        if segment.id == segment_id:
+            keys, codes = segment_files.read_rows(os.path.join(book_folder(conn), segment.name))
+            return keys, codes + segment.base
+    rows = conn.exec_driver_sql(f"SELECT key, code FROM positions_{int(segment_id)}").all()
+    pairs = np.array([tuple(row) for row in rows], dtype=np.int64).reshape(-1, 2)
+    return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def summary_of(conn, segment_id: int) -> summaries.Summary | None:
+    """One segment's summary, in a file or not; None: it has none (a book made before them)."""
+    for segment in in_files(conn):
+        if segment.id == segment_id:
+            return segment_files.read_summary(os.path.join(book_folder(conn), segment.name))
+    return summaries.read_all(conn, segment_id) if segment_id in summarized(conn) else None
 
 
 def batch_image(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -98,6 +132,11 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
     """
     if not len(keys):
         return 0
+    folder = files_folder(conn)
+    if folder is not None:
+        if summary is None:
+            summary = _count_summary(conn, keys, codes, summaries.GAMES)
+        return link_file(conn, segment_files.write_rows(folder, keys, codes, summary, os.getpid()), len(keys), 0)
     dialect = conn.dialect.name
     segment, table = _new_segment_table(conn, keyed=dialect != "postgresql")
     if dialect == "sqlite":
@@ -127,6 +166,50 @@ def write_image_segment(conn, image: np.ndarray, summary: summaries.Summary) -> 
     segment, table = _new_segment_table(conn)
     _write_sqlite(dbapi_connection, table.name, None, None, image)
     return _register(conn, segment, rows, summary)
+
+
+def files_folder(conn) -> str | None:
+    """The folder new segments of this book go to as files (``book.segment_files``); None:
+    they go into the database (PostgreSQL, a SQLite book in memory, files turned off)."""
+    if conn.dialect.name != "sqlite" or not segment_files.ENABLED:
+        return None
+    return book_folder(conn)
+
+
+def book_folder(conn) -> str | None:
+    """The folder beside a SQLite book on disk where its segment files are (None: no file)."""
+    if conn.dialect.name != "sqlite":
+        return None
+    info = conn.connection.info
+    if "fuseki_folder" not in info:
+        found = [path for _seq, name, path in conn.connection.dbapi_connection.execute("PRAGMA database_list")
+                 if name == "main"]
+        info["fuseki_folder"] = segment_files.folder_of(found[0]) if found and found[0] else None
+    return info["fuseki_folder"]
+
+
+def link_file(conn, name: str, rows: int, base: int) -> int:
+    """List a segment file (in the book's folder) as a new level-0 segment; returns its id.
+
+    ``base``: what its codes lack (the first game id, shifted).  Call in the write
+    transaction of its games."""
+    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    conn.execute(insert(files_table).values(id=segment, file=name, base=base))
+    conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
+    return segment
+
+
+def in_files(conn) -> list[segment_files.FileSegment]:
+    """The segments kept in files, oldest first (none in a book made before them)."""
+    if conn.dialect.name != "sqlite" or not _has_files_table(conn):
+        return []
+    query = select(files_table.c.id, files_table.c.file, files_table.c.base).order_by(files_table.c.id)
+    return [segment_files.FileSegment(int(i), name, int(base)) for i, name, base in conn.execute(query)]
+
+
+def _has_files_table(conn) -> bool:
+    return bool(conn.exec_driver_sql(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segment_files'").scalar())
 
 
 def _register(conn, segment: int, rows: int, summary: summaries.Summary) -> int:
@@ -162,6 +245,86 @@ def merge_full_levels(conn, announce=None) -> None:
         if announce is not None:
             announce(len(parts), sum(part.rows for part in parts))
         merge(conn, parts, full[0] + 1)
+
+
+def full_level(conn) -> tuple[list[Segment], int] | None:
+    """(the oldest FANOUT segments of the lowest full level, the level they merge into), or None."""
+    by_level: dict[int, list[Segment]] = {}
+    for segment in live(conn):
+        by_level.setdefault(segment.level, []).append(segment)
+    full = sorted(level for level, found in by_level.items() if len(found) >= FANOUT)
+    if not full:
+        return None
+    return by_level[full[0]][:FANOUT], full[0] + 1
+
+
+def merge_sources(conn, parts: list[Segment]) -> list[segment_files.Source]:
+    """What ``segment_files.merge`` reads for ``parts``: their files, or their tables in the book."""
+    book = book_folder(conn)[: -len(segment_files.SUFFIX)]
+    files = {segment.id: segment for segment in in_files(conn)}
+    have = summarized(conn)
+    sources = []
+    for part in parts:
+        if part.id in files:
+            found = files[part.id]
+            sources.append(segment_files.Source(os.path.join(book_folder(conn), found.name), "positions",
+                                                "summary", found.base))
+        else:
+            sources.append(segment_files.Source(book, f"positions_{part.id}",
+                                                f"summary_{part.id}" if part.id in have else None, 0))
+    return sources
+
+
+def link_merged(conn, parts: list[Segment], name: str, rows: int, level: int) -> list[str] | None:
+    """Replace ``parts`` by the segment file ``name`` (``segment_files.merge``) at ``level``;
+    returns the files to remove once this transaction commits, or None if a part is gone
+    (another importer merged it first: the caller removes ``name``)."""
+    ids = [part.id for part in parts]
+    present = set(conn.execute(select(segments.c.id).where(segments.c.id.in_(ids))).scalars())
+    if present != set(ids):
+        return None
+    files = {segment.id: segment.name for segment in in_files(conn)}
+    for part in parts:
+        if part.id not in files:
+            segment_table(part.id).drop(conn)
+            summaries.drop(conn, part.id)
+    conn.execute(files_table.delete().where(files_table.c.id.in_(ids)))
+    conn.execute(segments.delete().where(segments.c.id.in_(ids)))
+    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    conn.execute(insert(files_table).values(id=segment, file=name, base=0))
+    conn.execute(insert(segments).values(id=segment, level=level, rows=rows))
+    return [files[i] for i in ids if i in files]
+
+
+def fold_in(dbapi_connection, folder: str, segment: segment_files.FileSegment) -> None:
+    """Move a segment file's rows and summary into tables of the book's own file (``compact``:
+    a book in one file).  ``dbapi_connection``: a SQLite connection outside any transaction
+    (ATTACH needs that); commits.  The file is left for the caller to remove."""
+    path = os.path.join(folder, segment.name)
+    dbapi_connection.execute("ATTACH ? AS fold", (path,))
+    try:
+        dbapi_connection.execute("BEGIN IMMEDIATE")
+        try:
+            new = int(dbapi_connection.execute("SELECT coalesce(max(id), 0) + 1 FROM segments").fetchone()[0])
+            level, rows = dbapi_connection.execute("SELECT level, rows FROM segments WHERE id = ?",
+                                                   (segment.id,)).fetchone()
+            table = segment_table(new)
+            dbapi_connection.execute(str(CreateTable(table).compile(dialect=sqlite_dialect.dialect())))
+            dbapi_connection.execute(f"INSERT INTO main.{table.name} SELECT key, code + {int(segment.base)} "
+                                     "FROM fold.positions" if segment.base else
+                                     f"INSERT INTO main.{table.name} SELECT * FROM fold.positions")  # "*": the transfer
+            summary = summaries.summary_table(new)
+            dbapi_connection.execute(str(CreateTable(summary).compile(dialect=sqlite_dialect.dialect())))
+            dbapi_connection.execute(f"INSERT INTO main.{summary.name} SELECT * FROM fold.summary")
+            dbapi_connection.execute("DELETE FROM segment_files WHERE id = ?", (segment.id,))
+            dbapi_connection.execute("DELETE FROM segments WHERE id = ?", (segment.id,))
+            dbapi_connection.execute("INSERT INTO segments (id, level, rows) VALUES (?, ?, ?)", (new, level, rows))
+            dbapi_connection.execute("COMMIT")
+        except BaseException:
+            dbapi_connection.execute("ROLLBACK")
+            raise
+    finally:
+        dbapi_connection.execute("DETACH fold")
 
 
 def merge(conn, parts: list[Segment], level: int) -> int:
@@ -246,35 +409,55 @@ def merge_all(conn) -> None:
 
 
 class Snapshot(NamedTuple):
-    """What a reader's answer depends on, read in one statement."""
+    """What a reader's answer depends on, read in one read transaction."""
 
     version: int  # the largest game id
-    ids: tuple[int, ...]  # the segments
+    ids: tuple[int, ...]  # the segments in the book's own file
     summarized: frozenset[int]  # those of them with a summary
+    files: tuple[segment_files.FileSegment, ...] = ()  # the segments in files
+    folder: str | None = None  # where those are
 
 
 def snapshot(conn) -> Snapshot:
-    """The book's largest game id, segments and summarized segments, in one statement."""
+    """The book's largest game id, segments and summarized segments, in one read transaction."""
     statement = _SNAPSHOT.get(conn.dialect.name)
     if statement is None:  # another database: several statements
         version = conn.execute(select(func.max(games.c.id))).scalar()
-        return Snapshot(int(version or 0), tuple(int(i) for i in conn.execute(select(segments.c.id)).scalars()),
-                        frozenset())
-    (version, ids, summarized_ids), = _fetch(conn, statement)
+        files = tuple(in_files(conn))
+        in_book = {segment.id for segment in files}
+        ids = tuple(int(i) for i in conn.execute(select(segments.c.id)).scalars() if int(i) not in in_book)
+        return Snapshot(int(version or 0), ids, frozenset(), files, book_folder(conn) if files else None)
+    if conn.dialect.name == "sqlite":
+        (version, ids, summarized_ids, has_files), = _fetch(conn, statement)
+    else:
+        (version, ids, summarized_ids), = _fetch(conn, statement)
+        has_files = 0
     ids = tuple(sorted(int(i) for i in ids.split(","))) if ids else ()
     found = frozenset(int(i) for i in summarized_ids.split(",")) if summarized_ids else frozenset()
-    return Snapshot(int(version or 0), ids, found & frozenset(ids))
+    files: tuple[segment_files.FileSegment, ...] = ()
+    folder = None
+    if has_files:
+        (listed,), = _fetch(conn, _FILES)  # the same read transaction (_fetch began it)
+        if listed:
+            files = tuple(sorted(segment_files.FileSegment(int(i), name, int(base))
+                                 for i, name, base in (item.split(" ") for item in listed.split("\n"))))
+            filed = {segment.id for segment in files}
+            ids = tuple(i for i in ids if i not in filed)
+            folder = book_folder(conn)
+    return Snapshot(int(version or 0), ids, found & frozenset(ids), files, folder)
 
 
 _SNAPSHOT = {
     "sqlite": text("SELECT (SELECT max(id) FROM games), (SELECT group_concat(id) FROM segments), "
                    "(SELECT group_concat(substr(name, 9)) FROM sqlite_master "
-                   "WHERE type = 'table' AND name GLOB 'summary_*')"),
+                   "WHERE type = 'table' AND name GLOB 'summary_*'), "
+                   "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segment_files')"),
     "postgresql": text("SELECT (SELECT max(id) FROM games), "
                        "(SELECT string_agg(CAST(id AS TEXT), ',') FROM segments), "
                        "(SELECT string_agg(substr(tablename, 9), ',') FROM pg_tables "
                        "WHERE schemaname = current_schema() AND tablename LIKE 'summary!_%' ESCAPE '!')"),
 }
+_FILES = text("SELECT group_concat(id || ' ' || file || ' ' || base, char(10)) FROM segment_files")
 
 
 def largest_game_id(conn) -> int:
@@ -288,14 +471,19 @@ _LARGEST_ID = text("SELECT max(id) FROM games")
 
 
 def key_stats(conn, snap: Snapshot, key: int) -> tuple[summaries.Summary, np.ndarray]:
-    """(the summaries' records of ``key``, the codes of the segments without it), one statement."""
-    if not snap.ids:
-        return summaries.empty(), np.empty(0, dtype=np.int64)
-    found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.summarized), key)
-    stats = [summaries.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
-    joined = ",".join(codes for blob, codes in found if codes)
-    codes = np.fromstring(joined, dtype=np.int64, sep=",") if joined else np.empty(0, dtype=np.int64)
-    return summaries.combine(stats), codes
+    """(the summaries' records of ``key``, the codes of the segments without it): one statement
+    over the segments in the book's file, one a segment file."""
+    stats, joined = [], []
+    if snap.ids:
+        found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.summarized), key)
+        stats = [summaries.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
+        joined = [codes for blob, codes in found if codes]
+    if snap.files:
+        blobs, codes = segment_files.key_stats(snap.folder, snap.files, key)
+        stats += [summaries.from_stats(key, blob) for blob in blobs]
+        joined += codes
+    codes = np.fromstring(",".join(joined), dtype=np.int64, sep=",") if joined else np.empty(0, dtype=np.int64)
+    return summaries.combine(stats) if stats else summaries.empty(), codes
 
 
 @lru_cache(maxsize=64)
@@ -317,8 +505,17 @@ def _key_statement(dialect: str, ids: tuple[int, ...], summarized_ids: frozenset
     return text(" UNION ALL ".join(parts))
 
 
-def codes(conn, ids: tuple[int, ...], key: int) -> np.ndarray:
-    """Every code stored under ``key`` (signed) in the segments ``ids``."""
+def codes(conn, snap: Snapshot, key: int) -> np.ndarray:
+    """Every code stored under ``key`` (signed) in the snapshot's segments."""
+    found = _codes_in_book(conn, snap.ids, key)
+    if not snap.files:
+        return found
+    joined = segment_files.codes(snap.folder, snap.files, key)
+    in_files = np.fromstring(",".join(joined), dtype=np.int64, sep=",") if joined else np.empty(0, dtype=np.int64)
+    return np.concatenate([found, in_files])
+
+
+def _codes_in_book(conn, ids: tuple[int, ...], key: int) -> np.ndarray:
     if not ids:
         return np.empty(0, dtype=np.int64)
     dialect = conn.dialect.name

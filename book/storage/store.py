@@ -42,7 +42,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
-from fuseki.book.storage import aggregates, schema, segments, summaries
+from fuseki.book.storage import aggregates, schema, segment_files, segments, summaries
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat, merge_orbits
 from fuseki.book.storage.schema import games as games_table
@@ -147,6 +147,7 @@ class Book:
         self._reading = [threading.Lock() for _ in range(32)]
         self._ranking = threading.Lock()  # the same for the rank array (378k games: a second to build)
         self._checkpointer = Checkpointer(path) if path and not readonly else None
+        self._files: tuple = ()  # the segment files of the last snapshot read
 
     @classmethod
     def open(cls, location: str, readonly: bool = False) -> Book:
@@ -174,6 +175,9 @@ class Book:
                     schema.check_versions(conn)
                 else:
                     schema.create(conn)
+                    folder = segments.book_folder(conn)
+                    if folder:  # what an importer that stopped left (book.segment_files)
+                        segment_files.sweep(folder, {segment.name for segment in segments.in_files(conn)})
         except DBAPIError as exc:
             engine.dispose()
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
@@ -342,10 +346,7 @@ class Book:
         (``reclaim``); a query reads each segment, so a book grown by many imports answers
         a little faster afterwards.  A SQLite book made before incremental auto-vacuum gets it here.
         """
-        if self.readonly:
-            raise BookError("the book is open read-only")
-        with self.writing() as conn:
-            segments.merge_all(conn)
+        self.merge_all()
         if self._checkpointer:
             self._checkpointer.wait()  # its checkpoint would make the TRUNCATE below give up
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
@@ -356,6 +357,68 @@ class Book:
                 conn.exec_driver_sql("VACUUM")
                 if self.engine.dialect.name == "sqlite":
                     conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def merge_all(self) -> None:
+        """Merge every segment into one, in the book's own file (files too: ``_fold_files``)."""
+        if self.readonly:
+            raise BookError("the book is open read-only")
+        with self.engine.connect() as conn:
+            in_files = bool(segments.in_files(conn))
+        if in_files:
+            self._fold_files()
+        else:
+            with self.writing() as conn:
+                segments.merge_all(conn)
+
+    def merge_segments(self, announce=None) -> int:
+        """Merge full levels of a book whose segments are files (``book.segment_files``); returns
+        the merges made.  The merge reads and writes files outside any transaction (another
+        process's import goes on meanwhile); one short transaction links its file in.
+        ``announce(segments, rows)`` is called before each merge."""
+        merges = 0
+        while True:
+            with self.engine.connect() as conn:
+                plan = segments.full_level(conn)
+                if plan is None:
+                    return merges
+                parts, level = plan
+                sources, folder = segments.merge_sources(conn, parts), segments.book_folder(conn)
+            if announce is not None:
+                announce(len(parts), sum(part.rows for part in parts))
+            self.link_merge(parts, level, *segment_files.merge(sources, self.path, folder, os.getpid()))
+            merges += 1
+
+    def link_merge(self, parts, level: int, name: str, rows: int) -> bool:
+        """Link in a merged segment file (``segment_files.merge`` of ``parts``), then remove
+        the parts' files; False (and the file removed) if another writer merged a part first."""
+        with self.writing() as conn:
+            folder = segments.book_folder(conn)
+            replaced = segments.link_merged(conn, parts, name, rows, level)
+        segment_files.remove(folder, [name] if replaced is None else replaced)
+        return replaced is not None
+
+    def _fold_files(self) -> None:
+        """``compact`` of a book with segment files: every segment merged into one file, which
+        then moves into the book's own file (a book in one file, as the built-in book ships)."""
+        with self.engine.connect() as conn:
+            parts, folder = segments.live(conn), segments.book_folder(conn)
+            sources = segments.merge_sources(conn, parts)
+            level = max(part.level for part in parts)
+        name, rows = segment_files.merge(sources, self.path, folder, os.getpid())
+        if not self.link_merge(parts, level, name, rows):
+            raise BookError("another process changed the book's segments during compact: run it again")
+        with self.engine.connect() as conn:
+            merged, = segments.in_files(conn)
+        raw = self.engine.raw_connection()
+        try:
+            segments.fold_in(raw.driver_connection, folder, merged)
+        finally:
+            raw.close()
+        segment_files.remove(folder, [merged.name])
+        try:
+            os.rmdir(folder)
+        except OSError:  # not empty: another importer's files
+            pass
 
     def reclaim(self, pages_per_step: int = RECLAIM_PAGES) -> int:
         """Give the pages merges freed back to the file system; returns how many.
@@ -392,7 +455,9 @@ class Book:
         if self.engine.dialect.name == "sqlite" and self.path:
             # the database's pages, wherever they are now (file or write-ahead log)
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
-            return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar())
+            folder = segments.book_folder(conn)
+            in_files = sum(os.path.getsize(os.path.join(folder, segment.name)) for segment in segments.in_files(conn))
+            return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + in_files
         if self.engine.dialect.name == "postgresql":
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
         return None
@@ -483,14 +548,19 @@ class Book:
                     snap = segments.snapshot(conn)
                     if cached is not None and cached[0] == snap.version:
                         return cached[1], cached[2]
+                    if snap.files != self._files:
+                        self._forget_files(snap)
                     if every_row:
-                        records, codes = summaries.empty().records, segments.codes(conn, snap.ids, _signed(key))
+                        records, codes = summaries.empty().records, segments.codes(conn, snap, _signed(key))
                     else:
                         found, codes = segments.key_stats(conn, snap, _signed(key))
                         records = found.records
                 break
             except DBAPIError as exc:
                 if attempt == 2 or getattr(exc.orig, "pgcode", None) != "42P01":  # undefined_table
+                    raise
+            except segment_files.Gone:  # a merge replaced a file after the snapshot named it
+                if attempt == 2:
                     raise
         if len(codes) + len(records) >= HOT_ROWS:
             if not (codes[1:] >= codes[:-1]).all():
@@ -507,6 +577,13 @@ class Book:
                     _version, old_records, old_codes = self._hot.pop(next(iter(self._hot)))
                     self._hot_codes -= len(old_codes) + len(old_records)
         return records, codes
+
+    def _forget_files(self, snap) -> None:
+        """Close the kept connections of segment files a merge replaced."""
+        with self._lock:
+            self._files = snap.files
+        if snap.folder:
+            segment_files.forget(snap.folder, [segment.name for segment in snap.files])
 
     def _merge(self, index, games, black, white, size, keys, side, min_games) -> list[MoveStat]:
         """MoveStats in the asked orientation, orbits under the position's symmetry merged;

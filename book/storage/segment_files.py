@@ -1,0 +1,420 @@
+"""Segments as files beside a SQLite book, so that the one writer only links them in.
+
+A SQLite book ``games.sqlite`` keeps its newer segments (``book.segments``) in the folder
+``games.sqlite-segments/``: each is a small SQLite database of its own, written once and
+never changed, holding the table ``positions`` (key, code) and the table ``summary``
+(``book.summaries``).  The main file lists them in ``segment_files(id, file, base)``.
+
+Why: in one file, every row of every batch went through SQLite's single writer (its
+transfer of the batch's page image into a new table, the most of the writer's time), so
+an import could not go faster than that one core, whatever the number of parsers.  Now
+each parser writes its batch's image straight to a file (one ``write``), the writer adds
+one row, and a merge is done by whoever calls ``merge`` (the importer: a process of its
+own) and linked in by one short transaction.
+
+- Codes in a level-0 file number the batch's games from 0 (the parser cannot know the
+  ids the writer will give); ``base`` (the first id, shifted) is added when it is read.
+  A merge writes codes as they are read (base 0).
+- A file exists before its row and outlives it: a file no row names is left over by an
+  importer that stopped (or a merge whose parts are gone) and is removed when a writer
+  opens the book (``sweep``) -- unless the process named in the file's name still runs,
+  for it may link it yet.  Files a merge replaced are removed after its commit.
+- Readers open a file read-only and ``immutable`` (no locks: it never changes); a file
+  removed under a reader that already opened it stays readable (POSIX), one removed
+  before it opened it raises ``Gone`` and the reader takes a new snapshot.
+- ``Book.compact`` folds every segment back into the main file: a book for shipping
+  (the built-in book) is one file.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import uuid
+from typing import NamedTuple
+
+import numpy as np
+from sqlalchemy import MetaData, Table
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.schema import CreateTable
+
+from fuseki.book.storage import schema, sqlite_image, summaries
+
+SUFFIX = "-segments"  # the folder beside the book's file
+# New segments of a SQLite book on disk go to files; FUSEKI_SEGMENT_FILES=0 writes them into the
+# book's own file as before (bench/book.py's baseline; tests compare both).
+ENABLED = os.environ.get("FUSEKI_SEGMENT_FILES", "1") != "0"
+_POSITIONS = Table("positions", MetaData(), *schema.positions_columns("positions"), sqlite_with_rowid=False)
+POSITIONS_DDL = str(CreateTable(_POSITIONS).compile(dialect=sqlite_dialect.dialect())).strip()
+_SUMMARY_DDL = "CREATE TABLE summary (key INTEGER PRIMARY KEY, stats BLOB NOT NULL) WITHOUT ROWID"
+MERGE_ROWS_PER_STEP = 4_000_000  # a merge holds about this many rows (64 MB) at once
+
+
+class Gone(RuntimeError):
+    """A segment file named by a snapshot was removed (a merge replaced it) before it was opened."""
+
+
+class FileSegment(NamedTuple):
+    id: int
+    name: str  # in the book's folder
+    base: int  # added to every code read from it
+
+
+def key_ranges(count: int) -> list[tuple[int, int]]:
+    """About ``count`` signed key ranges ``(low, high)`` (inclusive), in signed order, each
+    holding about as many keys.
+
+    A canonical key is the smallest of 8 (unsigned), so keys crowd near 0: the fraction
+    below ``u`` (of 2**64) is ``1 - (1 - u)**8``, and the bounds are its quantiles.
+    """
+    cuts = {0, 1 << 63, 1 << 64}
+    cuts.update(int((1 - (1 - i / count) ** 0.125) * (1 << 64)) for i in range(1, count))
+    cuts = sorted(cuts)
+    ranges = [(low - (1 << 64) if low >= 1 << 63 else low, high - 1 - (1 << 64) if low >= 1 << 63 else high - 1)
+              for low, high in zip(cuts[:-1], cuts[1:]) if high > low]
+    return sorted(ranges)
+
+
+def folder_of(database: str) -> str:
+    """The folder of the segment files of the SQLite book at ``database``."""
+    return database + SUFFIX
+
+
+def new_name(owner: int) -> str:
+    """A fresh file name; ``owner``: the pid of the process that will link it (``sweep``)."""
+    return f"{owner}-{uuid.uuid4().hex}.seg"
+
+
+# --- writing -----------------------------------------------------------------------------
+
+def write_image(folder: str, image: np.ndarray, summary: summaries.Summary, owner: int) -> str:
+    """Write a segment file from an image of ``POSITIONS_DDL`` rows and their summary; returns its name.
+
+    The image goes to the file as it is (a parser's one write); the summary is added through
+    SQLite, whose commit also syncs the file: once this returns, the file is whole on disk.
+    """
+    os.makedirs(folder, exist_ok=True)
+    name = new_name(owner)
+    path = os.path.join(folder, name)
+    with open(path, "wb") as out:
+        out.write(image.data)
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("BEGIN")
+        _write_summary(connection, summary)
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    return name
+
+
+def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary, owner: int) -> str:
+    """``write_image`` of rows (sorted by key), codes as they are."""
+    return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), summary, owner)
+
+
+def image(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The page image of a segment file's ``positions`` (what a parser writes)."""
+    return sqlite_image.rows_image(keys, codes, POSITIONS_DDL)
+
+
+def _write_summary(connection, summary: summaries.Summary) -> None:
+    connection.execute(_SUMMARY_DDL)
+    connection.executemany("INSERT INTO summary (key, stats) VALUES (?, ?)", summaries.to_rows(summary))
+
+
+def remove(folder: str, names) -> None:
+    """Remove segment files (those already gone are no error)."""
+    for name in names:
+        try:
+            os.unlink(os.path.join(folder, name))
+        except FileNotFoundError:
+            pass
+
+
+def sweep(folder: str, linked: set[str]) -> list[str]:
+    """Remove the files no row names whose owner process is gone; returns their names.
+
+    Call holding the book's write lock, so that no writer links a file meanwhile."""
+    try:
+        found = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    removed = []
+    for name in found:
+        if name in linked or _owner_alive(name):
+            continue
+        remove(folder, [name])
+        removed.append(name)
+    return removed
+
+
+def _owner_alive(name: str) -> bool:
+    owner = name.split("-", 1)[0]
+    if not owner.isdigit():
+        return False
+    if int(owner) == os.getpid():
+        return True
+    try:
+        os.kill(int(owner), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+# --- reading -----------------------------------------------------------------------------
+
+class _Connections:
+    """Read-only connections to segment files, lent to one thread at a time.
+
+    Kept across queries (opening one costs more than reading a key from it); forgotten
+    when the file leaves the book's snapshots (``keep``) and in a forked child."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.free: dict[str, list[sqlite3.Connection]] = {}
+        self.pid = os.getpid()
+
+    def take(self, path: str) -> sqlite3.Connection:
+        with self.lock:
+            if self.pid != os.getpid():  # a forked child: the parent's connections are not ours
+                self.free, self.pid = {}, os.getpid()
+            spare = self.free.get(path)
+            if spare:
+                return spare.pop()
+        try:
+            return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+        except sqlite3.OperationalError:
+            if not os.path.exists(path):
+                raise Gone(path) from None
+            raise
+
+    def give(self, path: str, connection: sqlite3.Connection) -> None:
+        with self.lock:
+            self.free.setdefault(path, []).append(connection)
+
+    def keep(self, folder: str, names) -> None:
+        """Close the connections of the folder's files not in ``names``."""
+        paths = {os.path.join(folder, name) for name in names}
+        with self.lock:
+            stale = [path for path in self.free if os.path.dirname(path) == folder and path not in paths]
+            closing = [connection for path in stale for connection in self.free.pop(path)]
+        for connection in closing:
+            connection.close()
+
+
+_CONNECTIONS = _Connections()
+
+
+def _each(folder: str, files, statement: str, params: dict) -> list[tuple]:
+    """The first row of ``statement`` in each file, with ``:b`` its base."""
+    found = []
+    for segment in files:
+        path = os.path.join(folder, segment.name)
+        connection = _CONNECTIONS.take(path)
+        try:
+            found.append(connection.execute(statement, {**params, "b": segment.base}).fetchone())
+        finally:
+            _CONNECTIONS.give(path, connection)
+    return found
+
+
+def forget(folder: str, names) -> None:
+    """Close the kept connections of files no longer in the book (``names``: those still in)."""
+    _CONNECTIONS.keep(folder, names)
+
+
+_STATS = ("SELECT (SELECT stats FROM summary WHERE key = :k), "
+          "(SELECT group_concat(code + :b) FROM positions WHERE key = :k "
+          "AND NOT EXISTS (SELECT 1 FROM summary WHERE key = :k))")
+_CODES = "SELECT group_concat(code + :b) FROM positions WHERE key = :k"
+_RANGE = "SELECT group_concat(key), group_concat(code + :b) FROM positions WHERE key BETWEEN :low AND :top"
+
+
+def key_stats(folder: str, files, key: int) -> tuple[list[bytes], list[str]]:
+    """(summary blobs, comma-separated codes) of ``key`` in the files: a file that summarizes
+    the key gives its blob, another its rows."""
+    found = _each(folder, files, _STATS, {"k": key})
+    return [bytes(blob) for blob, _ in found if blob is not None], [codes for _, codes in found if codes]
+
+
+def codes(folder: str, files, key: int) -> list[str]:
+    """Every code of ``key`` in the files, as comma-separated strings."""
+    return [codes for codes, in _each(folder, files, _CODES, {"k": key}) if codes]
+
+
+def range_rows(folder: str, files, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of the files' rows with ``low <= key <= high`` (signed), file after file."""
+    keys, codes = [], []
+    for found_keys, found_codes in _each(folder, files, _RANGE, {"low": low, "top": high}):
+        if found_keys:
+            keys.append(np.fromstring(found_keys, dtype=np.int64, sep=","))
+            codes.append(np.fromstring(found_codes, dtype=np.int64, sep=","))
+    if not keys:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    return np.concatenate(keys), np.concatenate(codes)
+
+
+def read_rows(path: str) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of every row of one file, in key order, codes as stored."""
+    connection = sqlite3.connect(_read_uri(path, True), uri=True)
+    try:
+        rows = connection.execute("SELECT key, code FROM positions").fetchall()
+    finally:
+        connection.close()
+    pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def read_summary(path: str) -> summaries.Summary:
+    """Every record of one file's summary."""
+    connection = sqlite3.connect(_read_uri(path, True), uri=True)
+    try:
+        rows = connection.execute("SELECT key, stats FROM summary ORDER BY key").fetchall()
+    finally:
+        connection.close()
+    return summaries.combine([summaries.from_stats(int(k), bytes(s)) for k, s in rows])
+
+
+def row_count(folder: str, name: str) -> int:
+    """Rows in one file's ``positions``."""
+    return sum(count for count, in _each(folder, [FileSegment(0, name, 0)], "SELECT count(*) FROM positions", {}))
+
+
+# --- merging ------------------------------------------------------------------------------
+
+class Source(NamedTuple):
+    """A segment a merge reads: a file (``table`` 'positions') or a table of the book's own file."""
+
+    path: str
+    table: str  # positions table
+    summary: str | None  # its summary table, if it has one
+    base: int
+
+
+def merge(sources: list[Source], book_path: str, folder: str, owner: int) -> tuple[str, int]:
+    """Write one segment file holding every row of ``sources`` and their summary; returns
+    (its name, its rows).  Reads the book (read-only) for the years of games whose rows a
+    part did not summarize.  Changes nothing else: the caller links the file in.
+
+    Rows go through a key range at a time (``MERGE_ROWS_PER_STEP``), appended in order to a
+    scratch file; ``VACUUM INTO`` then writes the file packed (an appended B-tree keeps its
+    pages about 88% full).
+    """
+    os.makedirs(folder, exist_ok=True)
+    name = new_name(owner)
+    scratch = os.path.join(folder, name + ".merging")
+    out = sqlite3.connect(scratch, isolation_level=None)
+    total = 0
+    try:
+        out.execute("PRAGMA journal_mode=OFF")
+        out.execute("PRAGMA synchronous=OFF")
+        out.execute("PRAGMA page_size=16384")
+        out.execute(POSITIONS_DDL)
+        out.execute("ATTACH ':memory:' AS chunk")
+        readers = [sqlite3.connect(_read_uri(source.path, source.path != book_path), uri=True) for source in sources]
+        try:
+            rows = sum(reader.execute(f"SELECT count(*) FROM {source.table}").fetchone()[0]
+                       for reader, source in zip(readers, sources))
+            for low, high in key_ranges(max(1, rows // MERGE_ROWS_PER_STEP)):
+                keys, codes = _read_range(readers, sources, low, high)
+                if not len(keys):
+                    continue
+                order = np.lexsort((codes, keys))
+                out.deserialize(image(keys[order], codes[order]).data, name="chunk")
+                out.execute("BEGIN")
+                out.execute("INSERT INTO positions SELECT * FROM chunk.positions")
+                out.execute("COMMIT")
+                total += len(keys)
+            merged = _merged_summary(readers, sources, book_path)
+        finally:
+            for reader in readers:
+                reader.close()
+        out.execute("DETACH chunk")
+        out.execute("BEGIN")
+        _write_summary(out, merged)
+        out.execute("COMMIT")
+        path = os.path.join(folder, name)
+        out.execute("VACUUM INTO ?", (path,))
+    finally:
+        out.close()
+        remove(folder, [os.path.basename(scratch)])
+    _sync(path)
+    return name, total
+
+
+def _read_uri(path: str, immutable: bool) -> str:
+    return f"file:{path}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def _read_range(readers, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    keys, codes = [], []
+    for reader, source in zip(readers, sources):
+        found_keys, found_codes = reader.execute(
+            f"SELECT group_concat(key), group_concat(code + ?) FROM {source.table} WHERE key BETWEEN ? AND ?",
+            (source.base, low, high)).fetchone()
+        if found_keys:
+            keys.append(np.fromstring(found_keys, dtype=np.int64, sep=","))
+            codes.append(np.fromstring(found_codes, dtype=np.int64, sep=","))
+    if not keys:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    return np.concatenate(keys), np.concatenate(codes)
+
+
+def _merged_summary(readers, sources, book_path: str) -> summaries.Summary:
+    """The parts' summaries added up over the keys any of them summarized; a part that did
+    not summarize a key (or has no summary) gives its rows (as ``segments.merge``)."""
+    found = []
+    for reader, source in zip(readers, sources):
+        rows = reader.execute(f"SELECT key, stats FROM {source.summary}").fetchall() if source.summary else []
+        found.append(summaries.combine([summaries.from_stats(int(k), bytes(s)) for k, s in rows]))
+    every = np.unique(np.concatenate([summary.keys for summary in found]))
+    if not len(every):
+        return summaries.empty()
+    counted = []
+    for reader, source, summary in zip(readers, sources, found):
+        missing = np.setdiff1d(every, summary.keys, assume_unique=True)
+        if not len(missing):
+            continue
+        rows = reader.execute(
+            f"SELECT p.key, p.code + ? FROM json_each(?) AS j JOIN {source.table} AS p ON p.key = j.value",
+            (source.base, "[" + ",".join(map(str, missing.tolist())) + "]")).fetchall()
+        if rows:
+            pairs = np.array(rows, dtype=np.int64)
+            counted.append(_count(book_path, pairs[:, 0], pairs[:, 1]))
+    return summaries.combine(found + counted)
+
+
+def _count(book_path: str, keys: np.ndarray, codes: np.ndarray) -> summaries.Summary:
+    """The summary (every key) of rows, their games' years read from the book."""
+    ids = codes >> schema.GAME_SHIFT
+    low, high = int(ids.min()), int(ids.max())
+    years = np.full(high - low + 1, summaries.NO_YEAR, dtype=np.int64)
+    book = sqlite3.connect(_read_uri(book_path, False), uri=True)
+    try:
+        found = book.execute("SELECT id, year FROM games WHERE id BETWEEN ? AND ? AND year IS NOT NULL",
+                             (low, high)).fetchall()
+    finally:
+        book.close()
+    if found:
+        pairs = np.array(found, dtype=np.int64)
+        years[pairs[:, 0] - low] = pairs[:, 1]
+    return summaries.from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], 1)
+
+
+def _sync(path: str) -> None:
+    """The file and its folder's entry on disk (VACUUM INTO does not sync)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    descriptor = os.open(os.path.dirname(path), os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+

@@ -1,0 +1,119 @@
+"""book.segment_files: a SQLite book's segments as files beside it -- the same answers as
+segments in the book's own file, no file left behind, one file again after compact."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from fuseki.book.pipeline import importer
+from fuseki.book.storage import segment_files, segments
+from fuseki.book.storage.store import Book
+
+from test_segments import answers
+from test_store import sample_positions, write_games
+
+
+def in_book_file(path, batch_games, monkeypatch, folder, files):
+    monkeypatch.setattr(segment_files, "ENABLED", files)
+    with Book.open(str(path)) as book:
+        importer.import_paths(book, [str(folder)], workers=0, batch_games=batch_games)
+
+
+def listing(book):
+    with book.engine.connect() as conn:
+        return segments.live(conn), segments.in_files(conn)
+
+
+def test_files_answer_as_tables_do_through_mixed_merges_and_compact(tmp_path, monkeypatch):
+    """A book made with its segments in its own file goes on with files (as a book made
+    before them would): merges mix both kinds, and compact brings all back into one file."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = write_games(folder, count=80, seed=41)
+    boards = sample_positions(games, np.random.default_rng(5), count=20)
+    in_file_book = tmp_path / "tables.sqlite"
+    in_book_file(in_file_book, 8, monkeypatch, folder, files=False)
+    with Book.open(str(in_file_book)) as book:
+        expected = answers(book, boards)
+
+    monkeypatch.setattr(segments, "FANOUT", 3)
+    mixed = tmp_path / "mixed.sqlite"
+    first, rest = tmp_path / "first", tmp_path / "rest"
+    first.mkdir()
+    rest.mkdir()
+    for name in sorted(os.listdir(folder)):
+        (first if name < "g19_020" else rest).joinpath(name).write_bytes((folder / name).read_bytes())
+    in_book_file(mixed, 8, monkeypatch, first, files=False)  # the first 20 games: 2 tables
+    monkeypatch.setattr(segment_files, "ENABLED", True)
+    with Book.open(str(mixed)) as book:
+        importer.import_paths(book, [str(rest)], workers=0, batch_games=8)
+        live, files = listing(book)
+        assert files and all(segment.level >= 0 for segment in live)
+        assert any(segment.level >= 1 for segment in live)  # merges happened
+        assert answers(book, boards) == expected
+        stats = book.stats()
+        folder_bytes = sum(os.path.getsize(os.path.join(segment_files.folder_of(str(mixed)), f.name)) for f in files)
+        assert stats.file_bytes >= folder_bytes > 0 and stats.positions == sum(s.rows for s in live)
+
+        book.compact()
+        live, files = listing(book)
+        assert len(live) == 1 and not files
+        assert not os.path.exists(segment_files.folder_of(str(mixed)))  # one file again
+        assert answers(book, boards) == expected
+
+
+def test_a_writer_removes_the_files_of_importers_that_are_gone(tmp_path, monkeypatch):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=12, seed=42)
+    path = tmp_path / "book.sqlite"
+    in_book_file(path, 4, monkeypatch, folder, files=True)
+    files_folder = segment_files.folder_of(str(path))
+    linked = set(os.listdir(files_folder))
+    with Book.open(str(path), readonly=True) as book:
+        assert {segment.name for segment in listing(book)[1]} == linked and len(linked) > 2
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        left = {"dead": segment_files.new_name(int(gone)), "live": segment_files.new_name(alive.pid),
+                "ours": segment_files.new_name(os.getpid()), "odd": "notes.seg"}
+        for name in left.values():
+            (tmp_path / "book.sqlite-segments" / name).write_bytes(b"left over")
+        with Book.open(str(path), readonly=True) as book:  # a reader removes nothing
+            assert set(os.listdir(files_folder)) == linked | set(left.values())
+            assert book.stats().games == 12
+        with Book.open(str(path)) as book:
+            found = set(os.listdir(files_folder))
+            assert found == linked | {left["live"], left["ours"]}  # their processes may link them yet
+            assert book.stats().games == 12
+    finally:
+        alive.kill()
+        alive.wait()
+    with Book.open(str(path)):
+        assert set(os.listdir(files_folder)) == linked | {left["ours"]}
+
+
+def test_an_import_whose_games_the_book_has_leaves_no_file(tmp_path, monkeypatch):
+    """The writer finds games the parser did not leave out (in this process it asks no one):
+    their batch's file is written again without them, and the parser's file removed."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=10, seed=43)
+    monkeypatch.setattr(segment_files, "ENABLED", True)
+    path = tmp_path / "book.sqlite"
+    with Book.open(str(path)) as book:
+        importer.import_paths(book, [str(folder / "g19_003.sgf")], workers=0)
+        report = importer.import_paths(book, [str(folder)], workers=0, batch_games=100)
+        assert (report.added, report.duplicates) == (9, 1)
+        live, files = listing(book)
+        assert set(os.listdir(segment_files.folder_of(str(path)))) == {f.name for f in files}
+        assert len(files) == len(live) == 2
+        with book.engine.connect() as conn:
+            keys, codes = segments.all_rows(conn)
+        assert sorted(set((codes >> 24).tolist())) == list(range(1, 11))
