@@ -355,11 +355,11 @@ def main() -> int:
                 book.close()
                 if args.book:
                     with Book.open(url) as old, old.writing() as conn:
-                        files = {segment.id: segment.name for segment in segments.in_files(conn)}
+                        files = {segment.id: segment.name for segment in segment_files.in_files(conn)}
                         for segment in segments.live(conn):
                             if segment.id not in files:
                                 schema.segment_table(segment.id).drop(conn)
-                        segment_files.remove(segments.book_folder(conn) or "", files.values())
+                        segment_files.remove(segment_files.book_folder(conn) or "", files.values())
                         conn.execute(schema.segment_files.delete())
                         conn.execute(schema.segments.delete())
                         conn.execute(schema.games.delete())

@@ -112,7 +112,7 @@ def file_figures(path: str) -> None:
                               "AND name GLOB 'summary_*'").fetchone()[0]
     with Book.open(path, readonly=True) as book, book.engine.connect() as conn:
         live = segments.live(conn)
-        files = segments.in_files(conn)
+        files = segment_files.in_files(conn)
     folder = segment_files.folder_of(path)
     beside = sum(os.path.getsize(os.path.join(folder, segment.name)) for segment in files)
     total = pages * size + beside

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import text
 
 from fuseki.book.storage import segments
 from fuseki.book.storage.store import Book, BookError

@@ -273,8 +273,8 @@ def summary_rows(book):
         names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'summary_*' "
                                      "AND type = 'table'").scalars().all()
         found = [tuple(row) for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all()]
-        folder = segments.book_folder(conn)
-        for segment in segments.in_files(conn):  # a segment file's summary is in the file
+        folder = segment_files.book_folder(conn)
+        for segment in segment_files.in_files(conn):  # a segment file's summary is in the file
             with sqlite3.connect(os.path.join(folder, segment.name)) as db:
                 found += db.execute("SELECT key, stats FROM summary").fetchall()
         return sorted(found)
@@ -300,8 +300,9 @@ def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tm
 
     monkeypatch.setattr(sqlite_image, "add_to_codes", counting)
     books = {}
-    for name, images, workers, files in [("rows", False, 0, False), ("images", True, 0, False),
-                                         ("images2", True, 2, False), ("files", True, 0, True), ("files2", True, 2, True)]:
+    ways = [("rows", False, 0, False), ("images", True, 0, False), ("images2", True, 2, False),
+            ("files", True, 0, True), ("files2", True, 2, True)]
+    for name, images, workers, files in ways:
         monkeypatch.setattr(segments, "IMAGES", images)
         monkeypatch.setattr(segment_files, "ENABLED", files)
         book = Book.open(str(tmp_path / f"{name}.sqlite"))
@@ -310,7 +311,7 @@ def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tm
     assert numbered.count(True) >= 6  # the image path was taken, not only the rows path
     for name in ("files", "files2"):  # the segments are files, and no position table is in the book
         with books[name][0].engine.connect() as conn:
-            assert len(segments.in_files(conn)) == len(segments.live(conn)) > 1
+            assert len(segment_files.in_files(conn)) == len(segments.live(conn)) > 1
     base, base_report = books["rows"]
     assert (base_report.added, base_report.duplicates) == (57, 3)
     for book, report in list(books.values())[1:]:

@@ -116,7 +116,7 @@ def test_segment_files_after_merges_are_packed_and_none_is_left_behind(tmp_path,
         report, levels, answers[name] = build(path, archive, 5, monkeypatch, batch=batch, files=True)
         assert report.added > 700
         with Book.open(str(path), readonly=True) as book, book.engine.connect() as conn:
-            linked = {segment.name for segment in segments.in_files(conn)}
+            linked = {segment.name for segment in segment_files.in_files(conn)}
             assert len(linked) == len(segments.live(conn)) == len(levels)
             tables = conn.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE name GLOB 'positions_*'").scalar()
             assert tables == 0

@@ -8,12 +8,12 @@ import subprocess
 import sys
 
 import numpy as np
+from test_segments import answers
 
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 
-from test_segments import answers
 from test_store import sample_positions, write_games
 
 
@@ -25,7 +25,7 @@ def in_book_file(path, batch_games, monkeypatch, folder, files):
 
 def listing(book):
     with book.engine.connect() as conn:
-        return segments.live(conn), segments.in_files(conn)
+        return segments.live(conn), segment_files.in_files(conn)
 
 
 def test_files_answer_as_tables_do_through_mixed_merges_and_compact(tmp_path, monkeypatch):
@@ -117,3 +117,36 @@ def test_an_import_whose_games_the_book_has_leaves_no_file(tmp_path, monkeypatch
         with book.engine.connect() as conn:
             keys, codes = segments.all_rows(conn)
         assert sorted(set((codes >> 24).tolist())) == list(range(1, 11))
+
+
+def test_merges_in_a_process_of_their_own_give_the_same_book(tmp_path, monkeypatch):
+    """With parser processes the writer hands merges to a process of its own (importer.Merger)
+    and links them when done: the same answers as one segment, levels kept under FANOUT."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = write_games(folder, count=90, seed=44)
+    boards = sample_positions(games, np.random.default_rng(6), count=20)
+    in_book_file(tmp_path / "one.sqlite", 1000, monkeypatch, folder, files=True)
+    with Book.open(str(tmp_path / "one.sqlite")) as book:
+        expected = answers(book, boards)
+    monkeypatch.setattr(segments, "FANOUT", 3)
+    started = []
+    real_start = importer.Merger._start
+
+    def start(self):
+        real_start(self)
+        if self.job is not None:
+            started.append(self.job[0].pid)
+
+    monkeypatch.setattr(importer.Merger, "_start", start)
+    path = tmp_path / "merged.sqlite"
+    with Book.open(str(path)) as book:
+        report = importer.import_paths(book, [str(folder)], workers=2, batch_games=8)
+        assert report.added == 90
+        live, files = listing(book)
+        assert len(started) >= 3 and os.getpid() not in started  # merges ran, in other processes
+        levels = [segment.level for segment in live]
+        assert max(levels) >= 2 and all(levels.count(level) < 3 for level in set(levels))
+        assert len(files) == len(live)
+        assert set(os.listdir(segment_files.folder_of(str(path)))) == {f.name for f in files}
+        assert answers(book, boards) == expected

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
-from sqlalchemy import func, select
 
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, segment_files, segments
@@ -132,4 +131,4 @@ def test_a_merge_between_two_reads_makes_a_reader_start_again(tmp_path, book_url
         assert answers(book, boards) == expected
         assert merged
         with book.engine.connect() as conn:
-            assert len(segments.live(conn)) == 1 and not segments.in_files(conn)
+            assert len(segments.live(conn)) == 1 and not segment_files.in_files(conn)

@@ -70,7 +70,7 @@ from fuseki.book.pipeline.batches import (
 )
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
-from fuseki.book.storage import schema, segment_files, segments, sqlite_image
+from fuseki.book.storage import schema, segment_files, segment_merges, segments, sqlite_image
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
@@ -114,21 +114,21 @@ class ImportReport:
 
 # --- writing (the main process's side) -------------------------------------------------------
 
-def write_batch(book, batch: Batch, report: ImportReport, announce=None) -> None:
+def write_batch(book, batch: Batch, report: ImportReport, announce=None, merge: bool = True) -> None:
     """Write one batch's new games and their positions in one transaction (``announce``: see
-    ``segments.merge_full_levels``)."""
+    ``segments.merge_full_levels``; ``merge=False``: a ``Merger`` merges segment files)."""
     report.duplicates += batch.duplicates  # left out by the parser
     if not batch.games:
         return
     try:
-        _write(book, batch, report, announce)
+        _write(book, batch, report, announce, merge)
     finally:
         if batch.segment_file is not None and not batch.linked:  # its rows went again, or not at all
             with book.engine.connect() as conn:
-                segment_files.remove(segments.book_folder(conn), [batch.segment_file])
+                segment_files.remove(segment_files.book_folder(conn), [batch.segment_file])
 
 
-def _write(book, batch: Batch, report: ImportReport, announce) -> None:
+def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> None:
     fingerprints = [game[ROW_FINGERPRINT] for game in batch.games]
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
@@ -149,22 +149,22 @@ def _write(book, batch: Batch, report: ImportReport, announce) -> None:
         _insert_games(conn, rows)
         schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
         if batch.segment_file is not None and added == len(fingerprints):
-            segments.link_file(conn, batch.segment_file, batch.segment_rows, first_id << schema.GAME_SHIFT)
+            segment_files.link_file(conn, batch.segment_file, batch.segment_rows, first_id << schema.GAME_SHIFT)
             positions = batch.segment_rows
         elif batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
             segments.write_image_segment(conn, batch.image, batch.summary)
             positions = sqlite_image.row_count(batch.image)
         else:
             positions = _write_rows(conn, batch, ids, keep)
-        files = segments.files_folder(conn)
+        files = segment_files.files_folder(conn)
         if files is None:
             segments.merge_full_levels(conn, announce)
     batch.linked = batch.segment_file is not None and added == len(fingerprints)  # committed
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
-    if files is not None:
-        book.merge_segments(announce)  # segment files: merged outside the batch's transaction
+    if files is not None and merge:
+        segment_merges.merge_full_levels(book, announce)  # segment files: merged outside the batch's transaction
 
 
 def _number(image: np.ndarray, first_id: int) -> bool:
@@ -181,7 +181,7 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     """Write the rows of the batch's new games (``keep``, numbered ``ids``); returns their number."""
     keys, lows, owners, summary = batch.keys, batch.lows, batch.owners, batch.summary
     if batch.segment_file is not None:
-        keys, codes = segment_files.read_rows(os.path.join(segments.book_folder(conn), batch.segment_file))
+        keys, codes = segment_files.read_rows(os.path.join(segment_files.book_folder(conn), batch.segment_file))
         owners, lows = codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1)
     elif batch.image is not None:
         keys, codes = sqlite_image.image_rows(batch.image)
@@ -372,6 +372,70 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
         stop_all(stages, ends)
 
 
+def _merge_worker(parent: int, unused, sources, book_path: str, folder: str, outbox) -> None:
+    """A merge of segment files (``segment_files.merge``) in a process of its own; sends
+    (name, rows), or the error."""
+    start_worker(parent, unused)
+    try:
+        outbox.send(segment_files.merge(sources, book_path, folder, parent))
+    except Exception as exc:  # noqa: BLE001 - the writer raises it
+        outbox.send(RuntimeError(f"import merge failed: {type(exc).__name__}: {exc}"))
+
+
+class Merger:
+    """Merges full levels of segment files in a process of its own while the writer goes on
+    linking batches (a merge of 32 batches' files is seconds of CPU at 16,000 games a batch,
+    which the one writing process would spend instead): one merge at a time, linked in by
+    the writer when it is done (``poll``)."""
+
+    def __init__(self, book, announce=None):
+        self.book, self.announce, self.job = book, announce, None
+        methods = multiprocessing.get_all_start_methods()
+        self.context = multiprocessing.get_context("fork" if "fork" in methods else None)
+
+    def poll(self, wait: bool = False) -> None:
+        """Link the running merge if it is done (``wait``: once it is), then start the next."""
+        if self.job is not None:
+            process, end, parts, level = self.job
+            if not wait and not end.poll():
+                return
+            result = take(end, process)  # raises if the process died
+            self.job = None
+            stop_all([process], [end])
+            if isinstance(result, BaseException):
+                raise result
+            segment_merges.link_merge(self.book, parts, level, *result)
+        self._start()
+
+    def finish(self) -> None:
+        """Every full level merged and linked."""
+        while self.job is not None:
+            self.poll(wait=True)
+
+    def stop(self) -> None:
+        """End a running merge (its file is left for ``segment_files.sweep``)."""
+        if self.job is not None:
+            process, end, _parts, _level = self.job
+            self.job = None
+            stop_all([process], [end])
+
+    def _start(self) -> None:
+        with self.book.engine.connect() as conn:
+            plan = segments.full_level(conn)
+            if plan is None:
+                return
+            parts, level = plan
+            sources, folder = segments.merge_sources(conn, parts), segment_files.book_folder(conn)
+        if self.announce is not None:
+            self.announce(len(parts), sum(part.rows for part in parts))
+        receive, send = self.context.Pipe(duplex=False)
+        process = self.context.Process(target=_merge_worker, name="import merge", daemon=True,
+                                       args=(os.getpid(), [receive], sources, self.book.path, folder, send))
+        process.start()
+        send.close()
+        self.job = (process, receive, parts, level)
+
+
 def import_paths(book, paths: list[str], workers: int | None = None, batch_games: int | None = None,
                  progress: Progress | None = None, fast: bool = True, stop=None) -> ImportReport:
     """Import every game under ``paths`` (files, folders, archives) into ``book``.
@@ -397,28 +461,38 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
         progress.start(meter.total)
     image = book.engine.dialect.name == "sqlite" and segments.IMAGES
     with book.engine.connect() as conn:
-        files = segments.files_folder(conn)
+        files = segment_files.files_folder(conn)
     batches = _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast, meter, stop,
                              report.cpu, image, book.engine.url, files)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
+    # with worker processes, segment files merge in a process of their own too
+    merger = Merger(book, merging) if files is not None and (WORKERS if workers is None else workers) > 0 else None
     writing = 0.0
     try:
         with closing(batches):  # the workers end here, however the loop does
             for batch in batches:
                 report.skipped += batch.skipped
                 began = time.thread_time()
-                write_batch(book, batch, report, merging)
+                write_batch(book, batch, report, merging, merge=merger is None)
+                if merger is not None:
+                    merger.poll()
                 writing += time.thread_time() - began
                 if progress:
                     progress.update(report, batch.read)
                 if stop is not None and stop.is_set():
                     break
         report.stopped = stop is not None and stop.is_set()
+        if merger is not None and not report.stopped:
+            began = time.thread_time()
+            merger.finish()
+            writing += time.thread_time() - began
         if not report.stopped:
             book.reclaim()  # the pages a merge freed, where no later batch took them
         if progress and not report.stopped:
             progress.update(report, meter.total)  # every source is read, whatever the last group was
     finally:
+        if merger is not None:
+            merger.stop()
         report.elapsed = time.perf_counter() - start
         report.cpu["writer"] = writing
         book.forget_caches()

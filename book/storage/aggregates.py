@@ -140,12 +140,12 @@ def from_book(conn, min_games: int = 1, ranges: int = RANGES) -> Iterator[Counts
     Reads every segment's rows of a range at once (a range holds every row of its keys),
     so memory stays at a ``ranges``-th of the book's rows.
     """
-    files = segments.in_files(conn)
+    files = segment_files.in_files(conn)
     in_files = {segment.id for segment in files}
     ids = tuple(segment.id for segment in segments.live(conn) if segment.id not in in_files)
     if not ids and not files:
         return
-    folder = segments.book_folder(conn)
+    folder = segment_files.book_folder(conn)
     for low, high in segment_files.key_ranges(ranges):
         keys, codes = _range_rows(conn, ids, low, high)
         if files:

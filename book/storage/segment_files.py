@@ -35,11 +35,13 @@ import uuid
 from typing import NamedTuple
 
 import numpy as np
-from sqlalchemy import MetaData, Table
+from sqlalchemy import MetaData, Table, func, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
 from fuseki.book.storage import schema, sqlite_image, summaries
+from fuseki.book.storage.schema import segment_files as files_table
+from fuseki.book.storage.schema import segment_table, segments
 
 SUFFIX = "-segments"  # the folder beside the book's file
 # New segments of a SQLite book on disk go to files; FUSEKI_SEGMENT_FILES=0 writes them into the
@@ -84,6 +86,83 @@ def folder_of(database: str) -> str:
 def new_name(owner: int) -> str:
     """A fresh file name; ``owner``: the pid of the process that will link it (``sweep``)."""
     return f"{owner}-{uuid.uuid4().hex}.seg"
+
+
+# --- the book's list of files ------------------------------------------------------------
+
+def files_folder(conn) -> str | None:
+    """The folder new segments of this book go to as files (``book.segment_files``); None:
+    they go into the database (PostgreSQL, a SQLite book in memory, files turned off)."""
+    if conn.dialect.name != "sqlite" or not ENABLED:
+        return None
+    return book_folder(conn)
+
+
+def book_folder(conn) -> str | None:
+    """The folder beside a SQLite book on disk where its segment files are (None: no file)."""
+    if conn.dialect.name != "sqlite":
+        return None
+    info = conn.connection.info
+    if "fuseki_folder" not in info:
+        found = [path for _seq, name, path in conn.connection.dbapi_connection.execute("PRAGMA database_list")
+                 if name == "main"]
+        info["fuseki_folder"] = folder_of(found[0]) if found and found[0] else None
+    return info["fuseki_folder"]
+
+
+def link_file(conn, name: str, rows: int, base: int) -> int:
+    """List a segment file (in the book's folder) as a new level-0 segment; returns its id.
+
+    ``base``: what its codes lack (the first game id, shifted).  Call in the write
+    transaction of its games."""
+    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    conn.execute(insert(files_table).values(id=segment, file=name, base=base))
+    conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
+    return segment
+
+
+def in_files(conn) -> list[FileSegment]:
+    """The segments kept in files, oldest first (none in a book made before them)."""
+    if conn.dialect.name != "sqlite" or not _has_files_table(conn):
+        return []
+    query = select(files_table.c.id, files_table.c.file, files_table.c.base).order_by(files_table.c.id)
+    return [FileSegment(int(i), name, int(base)) for i, name, base in conn.execute(query)]
+
+
+def _has_files_table(conn) -> bool:
+    return bool(conn.exec_driver_sql(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segment_files'").scalar())
+
+
+def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
+    """Move a segment file's rows and summary into tables of the book's own file (``compact``:
+    a book in one file).  ``dbapi_connection``: a SQLite connection outside any transaction
+    (ATTACH needs that); commits.  The file is left for the caller to remove."""
+    path = os.path.join(folder, segment.name)
+    dbapi_connection.execute("ATTACH ? AS fold", (path,))
+    try:
+        dbapi_connection.execute("BEGIN IMMEDIATE")
+        try:
+            new = int(dbapi_connection.execute("SELECT coalesce(max(id), 0) + 1 FROM segments").fetchone()[0])
+            level, rows = dbapi_connection.execute("SELECT level, rows FROM segments WHERE id = ?",
+                                                   (segment.id,)).fetchone()
+            table = segment_table(new)
+            dbapi_connection.execute(str(CreateTable(table).compile(dialect=sqlite_dialect.dialect())))
+            dbapi_connection.execute(f"INSERT INTO main.{table.name} SELECT key, code + {int(segment.base)} "
+                                     "FROM fold.positions" if segment.base else
+                                     f"INSERT INTO main.{table.name} SELECT * FROM fold.positions")  # "*": the transfer
+            summary = summaries.summary_table(new)
+            dbapi_connection.execute(str(CreateTable(summary).compile(dialect=sqlite_dialect.dialect())))
+            dbapi_connection.execute(f"INSERT INTO main.{summary.name} SELECT * FROM fold.summary")
+            dbapi_connection.execute("DELETE FROM segment_files WHERE id = ?", (segment.id,))
+            dbapi_connection.execute("DELETE FROM segments WHERE id = ?", (segment.id,))
+            dbapi_connection.execute("INSERT INTO segments (id, level, rows) VALUES (?, ?, ?)", (new, level, rows))
+            dbapi_connection.execute("COMMIT")
+        except BaseException:
+            dbapi_connection.execute("ROLLBACK")
+            raise
+    finally:
+        dbapi_connection.execute("DETACH fold")
 
 
 # --- writing -----------------------------------------------------------------------------

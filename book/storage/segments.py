@@ -75,7 +75,7 @@ def row_count(conn) -> int:
 
 def all_rows(conn) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of every segment's rows, in files or not (for checks: all in memory)."""
-    files = in_files(conn)
+    files = segment_files.in_files(conn)
     in_book = {segment.id for segment in files}
     tables = [segment_table(segment.id) for segment in live(conn) if segment.id not in in_book]
     keys, codes = [], []
@@ -84,7 +84,7 @@ def all_rows(conn) -> tuple[np.ndarray, np.ndarray]:
         pairs = np.array([tuple(row) for row in rows], dtype=np.int64).reshape(-1, 2)
         keys.append(pairs[:, 0])
         codes.append(pairs[:, 1])
-    folder = book_folder(conn)
+    folder = segment_files.book_folder(conn)
     for segment in files:
         found_keys, found_codes = segment_files.read_rows(os.path.join(folder, segment.name))
         keys.append(found_keys)
@@ -96,9 +96,9 @@ def all_rows(conn) -> tuple[np.ndarray, np.ndarray]:
 
 def rows_of(conn, segment_id: int) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of one segment's rows, in a file or not (for checks)."""
-    for segment in in_files(conn):
+    for segment in segment_files.in_files(conn):
         if segment.id == segment_id:
-            keys, codes = segment_files.read_rows(os.path.join(book_folder(conn), segment.name))
+            keys, codes = segment_files.read_rows(os.path.join(segment_files.book_folder(conn), segment.name))
             return keys, codes + segment.base
     rows = conn.exec_driver_sql(f"SELECT key, code FROM positions_{int(segment_id)}").all()
     pairs = np.array([tuple(row) for row in rows], dtype=np.int64).reshape(-1, 2)
@@ -107,9 +107,9 @@ def rows_of(conn, segment_id: int) -> tuple[np.ndarray, np.ndarray]:
 
 def summary_of(conn, segment_id: int) -> summaries.Summary | None:
     """One segment's summary, in a file or not; None: it has none (a book made before them)."""
-    for segment in in_files(conn):
+    for segment in segment_files.in_files(conn):
         if segment.id == segment_id:
-            return segment_files.read_summary(os.path.join(book_folder(conn), segment.name))
+            return segment_files.read_summary(os.path.join(segment_files.book_folder(conn), segment.name))
     return summaries.read_all(conn, segment_id) if segment_id in summarized(conn) else None
 
 
@@ -132,11 +132,12 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
     """
     if not len(keys):
         return 0
-    folder = files_folder(conn)
+    folder = segment_files.files_folder(conn)
     if folder is not None:
         if summary is None:
             summary = _count_summary(conn, keys, codes, summaries.GAMES)
-        return link_file(conn, segment_files.write_rows(folder, keys, codes, summary, os.getpid()), len(keys), 0)
+        name = segment_files.write_rows(folder, keys, codes, summary, os.getpid())
+        return segment_files.link_file(conn, name, len(keys), 0)
     dialect = conn.dialect.name
     segment, table = _new_segment_table(conn, keyed=dialect != "postgresql")
     if dialect == "sqlite":
@@ -166,50 +167,6 @@ def write_image_segment(conn, image: np.ndarray, summary: summaries.Summary) -> 
     segment, table = _new_segment_table(conn)
     _write_sqlite(dbapi_connection, table.name, None, None, image)
     return _register(conn, segment, rows, summary)
-
-
-def files_folder(conn) -> str | None:
-    """The folder new segments of this book go to as files (``book.segment_files``); None:
-    they go into the database (PostgreSQL, a SQLite book in memory, files turned off)."""
-    if conn.dialect.name != "sqlite" or not segment_files.ENABLED:
-        return None
-    return book_folder(conn)
-
-
-def book_folder(conn) -> str | None:
-    """The folder beside a SQLite book on disk where its segment files are (None: no file)."""
-    if conn.dialect.name != "sqlite":
-        return None
-    info = conn.connection.info
-    if "fuseki_folder" not in info:
-        found = [path for _seq, name, path in conn.connection.dbapi_connection.execute("PRAGMA database_list")
-                 if name == "main"]
-        info["fuseki_folder"] = segment_files.folder_of(found[0]) if found and found[0] else None
-    return info["fuseki_folder"]
-
-
-def link_file(conn, name: str, rows: int, base: int) -> int:
-    """List a segment file (in the book's folder) as a new level-0 segment; returns its id.
-
-    ``base``: what its codes lack (the first game id, shifted).  Call in the write
-    transaction of its games."""
-    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
-    conn.execute(insert(files_table).values(id=segment, file=name, base=base))
-    conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
-    return segment
-
-
-def in_files(conn) -> list[segment_files.FileSegment]:
-    """The segments kept in files, oldest first (none in a book made before them)."""
-    if conn.dialect.name != "sqlite" or not _has_files_table(conn):
-        return []
-    query = select(files_table.c.id, files_table.c.file, files_table.c.base).order_by(files_table.c.id)
-    return [segment_files.FileSegment(int(i), name, int(base)) for i, name, base in conn.execute(query)]
-
-
-def _has_files_table(conn) -> bool:
-    return bool(conn.exec_driver_sql(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segment_files'").scalar())
 
 
 def _register(conn, segment: int, rows: int, summary: summaries.Summary) -> int:
@@ -260,14 +217,14 @@ def full_level(conn) -> tuple[list[Segment], int] | None:
 
 def merge_sources(conn, parts: list[Segment]) -> list[segment_files.Source]:
     """What ``segment_files.merge`` reads for ``parts``: their files, or their tables in the book."""
-    book = book_folder(conn)[: -len(segment_files.SUFFIX)]
-    files = {segment.id: segment for segment in in_files(conn)}
+    book = segment_files.book_folder(conn)[: -len(segment_files.SUFFIX)]
+    files = {segment.id: segment for segment in segment_files.in_files(conn)}
     have = summarized(conn)
     sources = []
     for part in parts:
         if part.id in files:
             found = files[part.id]
-            sources.append(segment_files.Source(os.path.join(book_folder(conn), found.name), "positions",
+            sources.append(segment_files.Source(os.path.join(segment_files.book_folder(conn), found.name), "positions",
                                                 "summary", found.base))
         else:
             sources.append(segment_files.Source(book, f"positions_{part.id}",
@@ -283,7 +240,7 @@ def link_merged(conn, parts: list[Segment], name: str, rows: int, level: int) ->
     present = set(conn.execute(select(segments.c.id).where(segments.c.id.in_(ids))).scalars())
     if present != set(ids):
         return None
-    files = {segment.id: segment.name for segment in in_files(conn)}
+    files = {segment.id: segment.name for segment in segment_files.in_files(conn)}
     for part in parts:
         if part.id not in files:
             segment_table(part.id).drop(conn)
@@ -294,37 +251,6 @@ def link_merged(conn, parts: list[Segment], name: str, rows: int, level: int) ->
     conn.execute(insert(files_table).values(id=segment, file=name, base=0))
     conn.execute(insert(segments).values(id=segment, level=level, rows=rows))
     return [files[i] for i in ids if i in files]
-
-
-def fold_in(dbapi_connection, folder: str, segment: segment_files.FileSegment) -> None:
-    """Move a segment file's rows and summary into tables of the book's own file (``compact``:
-    a book in one file).  ``dbapi_connection``: a SQLite connection outside any transaction
-    (ATTACH needs that); commits.  The file is left for the caller to remove."""
-    path = os.path.join(folder, segment.name)
-    dbapi_connection.execute("ATTACH ? AS fold", (path,))
-    try:
-        dbapi_connection.execute("BEGIN IMMEDIATE")
-        try:
-            new = int(dbapi_connection.execute("SELECT coalesce(max(id), 0) + 1 FROM segments").fetchone()[0])
-            level, rows = dbapi_connection.execute("SELECT level, rows FROM segments WHERE id = ?",
-                                                   (segment.id,)).fetchone()
-            table = segment_table(new)
-            dbapi_connection.execute(str(CreateTable(table).compile(dialect=sqlite_dialect.dialect())))
-            dbapi_connection.execute(f"INSERT INTO main.{table.name} SELECT key, code + {int(segment.base)} "
-                                     "FROM fold.positions" if segment.base else
-                                     f"INSERT INTO main.{table.name} SELECT * FROM fold.positions")  # "*": the transfer
-            summary = summaries.summary_table(new)
-            dbapi_connection.execute(str(CreateTable(summary).compile(dialect=sqlite_dialect.dialect())))
-            dbapi_connection.execute(f"INSERT INTO main.{summary.name} SELECT * FROM fold.summary")
-            dbapi_connection.execute("DELETE FROM segment_files WHERE id = ?", (segment.id,))
-            dbapi_connection.execute("DELETE FROM segments WHERE id = ?", (segment.id,))
-            dbapi_connection.execute("INSERT INTO segments (id, level, rows) VALUES (?, ?, ?)", (new, level, rows))
-            dbapi_connection.execute("COMMIT")
-        except BaseException:
-            dbapi_connection.execute("ROLLBACK")
-            raise
-    finally:
-        dbapi_connection.execute("DETACH fold")
 
 
 def merge(conn, parts: list[Segment], level: int) -> int:
@@ -423,10 +349,10 @@ def snapshot(conn) -> Snapshot:
     statement = _SNAPSHOT.get(conn.dialect.name)
     if statement is None:  # another database: several statements
         version = conn.execute(select(func.max(games.c.id))).scalar()
-        files = tuple(in_files(conn))
+        files = tuple(segment_files.in_files(conn))
         in_book = {segment.id for segment in files}
         ids = tuple(int(i) for i in conn.execute(select(segments.c.id)).scalars() if int(i) not in in_book)
-        return Snapshot(int(version or 0), ids, frozenset(), files, book_folder(conn) if files else None)
+        return Snapshot(int(version or 0), ids, frozenset(), files, segment_files.book_folder(conn) if files else None)
     if conn.dialect.name == "sqlite":
         (version, ids, summarized_ids, has_files), = _fetch(conn, statement)
     else:
@@ -443,7 +369,7 @@ def snapshot(conn) -> Snapshot:
                                  for i, name, base in (item.split(" ") for item in listed.split("\n"))))
             filed = {segment.id for segment in files}
             ids = tuple(i for i in ids if i not in filed)
-            folder = book_folder(conn)
+            folder = segment_files.book_folder(conn)
     return Snapshot(int(version or 0), ids, found & frozenset(ids), files, folder)
 
 

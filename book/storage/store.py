@@ -42,7 +42,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
-from fuseki.book.storage import aggregates, schema, segment_files, segments, summaries
+from fuseki.book.storage import aggregates, schema, segment_files, segment_merges, segments, summaries
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat, merge_orbits
 from fuseki.book.storage.schema import games as games_table
@@ -175,9 +175,9 @@ class Book:
                     schema.check_versions(conn)
                 else:
                     schema.create(conn)
-                    folder = segments.book_folder(conn)
+                    folder = segment_files.book_folder(conn)
                     if folder:  # what an importer that stopped left (book.segment_files)
-                        segment_files.sweep(folder, {segment.name for segment in segments.in_files(conn)})
+                        segment_files.sweep(folder, {segment.name for segment in segment_files.in_files(conn)})
         except DBAPIError as exc:
             engine.dispose()
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
@@ -363,100 +363,24 @@ class Book:
         if self.readonly:
             raise BookError("the book is open read-only")
         with self.engine.connect() as conn:
-            in_files = bool(segments.in_files(conn))
+            in_files = bool(segment_files.in_files(conn))
         if in_files:
-            self._fold_files()
+            segment_merges.fold_files(self)
         else:
             with self.writing() as conn:
                 segments.merge_all(conn)
 
-    def merge_segments(self, announce=None) -> int:
-        """Merge full levels of a book whose segments are files (``book.segment_files``); returns
-        the merges made.  The merge reads and writes files outside any transaction (another
-        process's import goes on meanwhile); one short transaction links its file in.
-        ``announce(segments, rows)`` is called before each merge."""
-        merges = 0
-        while True:
-            with self.engine.connect() as conn:
-                plan = segments.full_level(conn)
-                if plan is None:
-                    return merges
-                parts, level = plan
-                sources, folder = segments.merge_sources(conn, parts), segments.book_folder(conn)
-            if announce is not None:
-                announce(len(parts), sum(part.rows for part in parts))
-            self.link_merge(parts, level, *segment_files.merge(sources, self.path, folder, os.getpid()))
-            merges += 1
-
-    def link_merge(self, parts, level: int, name: str, rows: int) -> bool:
-        """Link in a merged segment file (``segment_files.merge`` of ``parts``), then remove
-        the parts' files; False (and the file removed) if another writer merged a part first."""
-        with self.writing() as conn:
-            folder = segments.book_folder(conn)
-            replaced = segments.link_merged(conn, parts, name, rows, level)
-        segment_files.remove(folder, [name] if replaced is None else replaced)
-        return replaced is not None
-
-    def _fold_files(self) -> None:
-        """``compact`` of a book with segment files: every segment merged into one file, which
-        then moves into the book's own file (a book in one file, as the built-in book ships)."""
-        with self.engine.connect() as conn:
-            parts, folder = segments.live(conn), segments.book_folder(conn)
-            sources = segments.merge_sources(conn, parts)
-            level = max(part.level for part in parts)
-        name, rows = segment_files.merge(sources, self.path, folder, os.getpid())
-        if not self.link_merge(parts, level, name, rows):
-            raise BookError("another process changed the book's segments during compact: run it again")
-        with self.engine.connect() as conn:
-            merged, = segments.in_files(conn)
-        raw = self.engine.raw_connection()
-        try:
-            segments.fold_in(raw.driver_connection, folder, merged)
-        finally:
-            raw.close()
-        segment_files.remove(folder, [merged.name])
-        try:
-            os.rmdir(folder)
-        except OSError:  # not empty: another importer's files
-            pass
-
     def reclaim(self, pages_per_step: int = RECLAIM_PAGES) -> int:
-        """Give the pages merges freed back to the file system; returns how many.
-
-        A merge writes its segment before it drops its parts, so their pages are free
-        afterwards; the next batches reuse them, but an import that ends after a merge left
-        them in the file (40% of it, measured).  SQLite books made since incremental
-        auto-vacuum move the last pages into the free ones and truncate, a step per
-        transaction so that the log stays bounded; an older book (no auto-vacuum) keeps
-        them until ``compact``.  Nothing to do on PostgreSQL (its VACUUM does it).
-        """
-        if self.readonly or self.engine.dialect.name != "sqlite":
-            return 0
-        with self.engine.connect() as conn:
-            if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:  # 2: incremental
-                return 0
-        reclaimed = 0
-        while True:
-            with self.writing() as conn:
-                driver = conn.connection.dbapi_connection
-                free = driver.execute("PRAGMA freelist_count").fetchone()[0]
-                if not free:
-                    return reclaimed
-                # one page a statement: Python's sqlite3 runs a statement without result columns
-                # for one step only, and incremental_vacuum(N) frees a page a step
-                for _ in range(min(free, pages_per_step)):
-                    driver.execute("PRAGMA incremental_vacuum(1)")
-                left = driver.execute("PRAGMA freelist_count").fetchone()[0]
-            if left >= free:  # nothing moved: leave it, rather than loop
-                return reclaimed
-            reclaimed += free - left
+        """Give the pages merges freed back to the file system; returns how many (see
+        ``segment_merges.reclaim``)."""
+        return segment_merges.reclaim(self, pages_per_step)
 
     def _file_bytes(self, conn) -> int | None:
         if self.engine.dialect.name == "sqlite" and self.path:
             # the database's pages, wherever they are now (file or write-ahead log)
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
-            folder = segments.book_folder(conn)
-            in_files = sum(os.path.getsize(os.path.join(folder, segment.name)) for segment in segments.in_files(conn))
+            folder = segment_files.book_folder(conn)
+            in_files = sum(_size(os.path.join(folder, segment.name)) for segment in segment_files.in_files(conn))
             return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + in_files
         if self.engine.dialect.name == "postgresql":
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
@@ -645,6 +569,14 @@ class Book:
             self._rank = None
             self._hot.clear()
             self._hot_codes = 0
+
+
+def _size(path: str) -> int:
+    """A file's size; 0 once gone (a merge replaced a segment file since the list was read)."""
+    try:
+        return os.path.getsize(path)
+    except FileNotFoundError:
+        return 0
 
 
 def _signed(key: int) -> int:
