@@ -473,7 +473,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
             for batch in batches:
                 report.skipped += batch.skipped
                 began = time.thread_time()
-                write_batch(book, batch, report, merging, merge=merger is None)
+                write_batch(book, batch, report, merging, merger is None)
                 if merger is not None:
                     merger.poll()
                 writing += time.thread_time() - began
