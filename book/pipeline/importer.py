@@ -331,8 +331,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
         return
     warm_up()
     known = KnownGames(book_url) if image and book_url is not None else None
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    context = _process_context()
     inboxes = [context.Pipe(duplex=False) for _ in range(parsers)]  # (receiving end, sending end)
     outboxes = [context.Pipe(duplex=False) for _ in range(parsers)]
     ends = [end for pipe in inboxes + outboxes for end in pipe]
@@ -372,6 +371,11 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
         stop_all(stages, ends)
 
 
+def _process_context():
+    """Fork where there is fork: the stages start at once, with the kernels already loaded."""
+    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+
+
 def _merge_worker(parent: int, unused, sources, book_path: str, folder: str, outbox) -> None:
     """A merge of segment files (``segment_files.merge``) in a process of its own; sends
     (name, rows), or the error."""
@@ -390,8 +394,7 @@ class Merger:
 
     def __init__(self, book, announce=None):
         self.book, self.announce, self.job = book, announce, None
-        methods = multiprocessing.get_all_start_methods()
-        self.context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self.context = _process_context()
 
     def poll(self, wait: bool = False) -> None:
         """Link the running merge if it is done (``wait``: once it is), then start the next."""

@@ -100,14 +100,25 @@ def files_folder(conn) -> str | None:
 
 def book_folder(conn) -> str | None:
     """The folder beside a SQLite book on disk where its segment files are (None: no file)."""
+    path = book_path(conn)
+    return folder_of(path) if path else None
+
+
+def book_path(conn) -> str | None:
+    """The file of a SQLite book (None: another database, or in memory), as SQLite opened it."""
     if conn.dialect.name != "sqlite":
         return None
     info = conn.connection.info
-    if "fuseki_folder" not in info:
+    if "fuseki_path" not in info:
         found = [path for _seq, name, path in conn.connection.dbapi_connection.execute("PRAGMA database_list")
                  if name == "main"]
-        info["fuseki_folder"] = folder_of(found[0]) if found and found[0] else None
-    return info["fuseki_folder"]
+        info["fuseki_path"] = found[0] if found and found[0] else None
+    return info["fuseki_path"]
+
+
+def new_segment_id(conn) -> int:
+    """The id of a new segment, in a file or not: ids only grow (a merge's is the largest)."""
+    return int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
 
 
 def link_file(conn, name: str, rows: int, base: int) -> int:
@@ -115,7 +126,7 @@ def link_file(conn, name: str, rows: int, base: int) -> int:
 
     ``base``: what its codes lack (the first game id, shifted).  Call in the write
     transaction of its games."""
-    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    segment = new_segment_id(conn)
     conn.execute(insert(files_table).values(id=segment, file=name, base=base))
     conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
     return segment
@@ -327,14 +338,17 @@ def codes(folder: str, files, key: int) -> list[str]:
 
 def range_rows(folder: str, files, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of the files' rows with ``low <= key <= high`` (signed), file after file."""
-    keys, codes = [], []
-    for found_keys, found_codes in _each(folder, files, _RANGE, {"low": low, "top": high}):
-        if found_keys:
-            keys.append(np.fromstring(found_keys, dtype=np.int64, sep=","))
-            codes.append(np.fromstring(found_codes, dtype=np.int64, sep=","))
-    if not keys:
+    return joined_rows(_each(folder, files, _RANGE, {"low": low, "top": high}))
+
+
+def joined_rows(found) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) from pairs of comma-separated strings (``group_concat``), one pair a segment:
+    numpy parses a string in a fifth of the time the driver takes for a row object a row."""
+    found = [(keys, codes) for keys, codes in found if keys]
+    if not found:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    return np.concatenate(keys), np.concatenate(codes)
+    return (np.concatenate([np.fromstring(keys, dtype=np.int64, sep=",") for keys, _ in found]),
+            np.concatenate([np.fromstring(codes, dtype=np.int64, sep=",") for _, codes in found]))
 
 
 def read_rows(path: str) -> tuple[np.ndarray, np.ndarray]:
@@ -352,15 +366,9 @@ def read_summary(path: str) -> summaries.Summary:
     """Every record of one file's summary."""
     connection = sqlite3.connect(_read_uri(path, True), uri=True)
     try:
-        rows = connection.execute("SELECT key, stats FROM summary ORDER BY key").fetchall()
+        return summaries.from_stored(connection.execute("SELECT key, stats FROM summary ORDER BY key").fetchall())
     finally:
         connection.close()
-    return summaries.combine([summaries.from_stats(int(k), bytes(s)) for k, s in rows])
-
-
-def row_count(folder: str, name: str) -> int:
-    """Rows in one file's ``positions``."""
-    return sum(count for count, in _each(folder, [FileSegment(0, name, 0)], "SELECT count(*) FROM positions", {}))
 
 
 # --- merging ------------------------------------------------------------------------------
@@ -430,70 +438,42 @@ def _read_uri(path: str, immutable: bool) -> str:
 
 
 def _read_range(readers, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
-    keys, codes = [], []
-    for reader, source in zip(readers, sources):
-        found_keys, found_codes = reader.execute(
-            f"SELECT group_concat(key), group_concat(code + ?) FROM {source.table} WHERE key BETWEEN ? AND ?",
-            (source.base, low, high)).fetchone()
-        if found_keys:
-            keys.append(np.fromstring(found_keys, dtype=np.int64, sep=","))
-            codes.append(np.fromstring(found_codes, dtype=np.int64, sep=","))
-    if not keys:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    return np.concatenate(keys), np.concatenate(codes)
+    return joined_rows(reader.execute(
+        f"SELECT group_concat(key), group_concat(code + ?) FROM {source.table} WHERE key BETWEEN ? AND ?",
+        (source.base, low, high)).fetchone() for reader, source in zip(readers, sources))
 
 
 def _merged_summary(readers, sources, book_path: str) -> summaries.Summary:
-    """The parts' summaries added up over the keys any of them summarized; a part that did
-    not summarize a key (or has no summary) gives its rows (as ``segments.merge``)."""
-    found = []
-    for reader, source in zip(readers, sources):
-        rows = reader.execute(f"SELECT key, stats FROM {source.summary}").fetchall() if source.summary else []
-        found.append(summaries.combine([summaries.from_stats(int(k), bytes(s)) for k, s in rows]))
-    every = np.unique(np.concatenate([summary.keys for summary in found]))
-    if not len(every):
-        return summaries.empty()
-    counted = []
-    for reader, source, summary in zip(readers, sources, found):
-        missing = np.setdiff1d(every, summary.keys, assume_unique=True)
-        if not len(missing):
-            continue
-        rows = reader.execute(
-            f"SELECT p.key, p.code + ? FROM json_each(?) AS j JOIN {source.table} AS p ON p.key = j.value",
-            (source.base, "[" + ",".join(map(str, missing.tolist())) + "]")).fetchall()
-        if rows:
-            pairs = np.array(rows, dtype=np.int64)
-            counted.append(_count(book_path, pairs[:, 0], pairs[:, 1]))
-    return summaries.combine(found + counted)
+    """The parts' summaries added up (``summaries.add_up``), as ``segments.merge`` does."""
+    found = [summaries.from_stored(reader.execute(f"SELECT key, stats FROM {source.summary}").fetchall())
+             if source.summary else summaries.empty() for reader, source in zip(readers, sources)]
+
+    def count_rows(i: int, missing: np.ndarray) -> summaries.Summary:
+        rows = readers[i].execute(
+            f"SELECT p.key, p.code + ? FROM json_each(?) AS j JOIN {sources[i].table} AS p ON p.key = j.value",
+            (sources[i].base, "[" + ",".join(map(str, missing.tolist())) + "]")).fetchall()
+        pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        return summaries.from_codes(pairs[:, 0], pairs[:, 1], lambda low, high: _years(book_path, low, high), 1)
+
+    return summaries.add_up(found, count_rows)
 
 
-def _count(book_path: str, keys: np.ndarray, codes: np.ndarray) -> summaries.Summary:
-    """The summary (every key) of rows, their games' years read from the book."""
-    ids = codes >> schema.GAME_SHIFT
-    low, high = int(ids.min()), int(ids.max())
-    years = np.full(high - low + 1, summaries.NO_YEAR, dtype=np.int64)
+def _years(book_path: str, low: int, high: int) -> tuple[int, np.ndarray]:
+    """``summaries.years_by_id`` read from the book's file (a merge process has no engine)."""
     book = sqlite3.connect(_read_uri(book_path, False), uri=True)
     try:
-        found = book.execute("SELECT id, year FROM games WHERE id BETWEEN ? AND ? AND year IS NOT NULL",
-                             (low, high)).fetchall()
+        found = book.execute(summaries.YEARS_QUERY, {"a": low, "b": high}).fetchall()
+        return low, summaries.years_array(low, high, found)
     finally:
         book.close()
-    if found:
-        pairs = np.array(found, dtype=np.int64)
-        years[pairs[:, 0] - low] = pairs[:, 1]
-    return summaries.from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], 1)
 
 
 def _sync(path: str) -> None:
     """The file and its folder's entry on disk (VACUUM INTO does not sync)."""
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    descriptor = os.open(os.path.dirname(path), os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    for synced in (path, os.path.dirname(path)):
+        descriptor = os.open(synced, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
 

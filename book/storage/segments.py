@@ -34,7 +34,7 @@ from sqlalchemy import func, insert, select, text, union_all
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import pgcopy, schema, segment_files, sqlite_image, summaries
+from fuseki.book.storage import pgcopy, segment_files, sqlite_image, summaries
 from fuseki.book.storage.schema import games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
 
@@ -178,11 +178,7 @@ def _register(conn, segment: int, rows: int, summary: summaries.Summary) -> int:
 
 def _count_summary(conn, keys: np.ndarray, codes: np.ndarray, min_games: int) -> summaries.Summary:
     """The summary of rows ``(key, code)`` (their games' years read from the games table)."""
-    if not len(keys):
-        return summaries.empty()
-    ids = codes >> schema.GAME_SHIFT
-    low, years = summaries.years_by_id(conn, int(ids.min()), int(ids.max()))
-    return summaries.from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], min_games)
+    return summaries.from_codes(keys, codes, lambda low, high: summaries.years_by_id(conn, low, high), min_games)
 
 
 def merge_full_levels(conn, announce=None) -> None:
@@ -217,7 +213,7 @@ def full_level(conn) -> tuple[list[Segment], int] | None:
 
 def merge_sources(conn, parts: list[Segment]) -> list[segment_files.Source]:
     """What ``segment_files.merge`` reads for ``parts``: their files, or their tables in the book."""
-    book = segment_files.book_folder(conn)[: -len(segment_files.SUFFIX)]
+    book = segment_files.book_path(conn)
     files = {segment.id: segment for segment in segment_files.in_files(conn)}
     have = summarized(conn)
     sources = []
@@ -247,7 +243,7 @@ def link_merged(conn, parts: list[Segment], name: str, rows: int, level: int) ->
             summaries.drop(conn, part.id)
     conn.execute(files_table.delete().where(files_table.c.id.in_(ids)))
     conn.execute(segments.delete().where(segments.c.id.in_(ids)))
-    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    segment = segment_files.new_segment_id(conn)
     conn.execute(insert(files_table).values(id=segment, file=name, base=0))
     conn.execute(insert(segments).values(id=segment, level=level, rows=rows))
     return [files[i] for i in ids if i in files]
@@ -282,21 +278,11 @@ def merge(conn, parts: list[Segment], level: int) -> int:
 
 
 def _merged_summary(conn, parts: list[Segment]) -> summaries.Summary:
-    """The parts' summaries added up over the keys any of them summarized; a part that did
-    not summarize a key (or has no summary: a book written before them) gives its rows."""
+    """The parts' summaries added up (``summaries.add_up``); a part without one (a book
+    written before them) gives its rows."""
     have = summarized(conn)
-    found = {part.id: summaries.read_all(conn, part.id) if part.id in have else summaries.empty()
-             for part in parts}
-    every = np.unique(np.concatenate([summary.keys for summary in found.values()]))
-    if not len(every):
-        return summaries.empty()
-    counted = []
-    for part in parts:
-        missing = np.setdiff1d(every, found[part.id].keys, assume_unique=True)
-        if len(missing):
-            keys, codes = rows_of_keys(conn, part.id, missing)
-            counted.append(_count_summary(conn, keys, codes, 1))
-    return summaries.combine(list(found.values()) + counted)
+    found = [summaries.read_all(conn, part.id) if part.id in have else summaries.empty() for part in parts]
+    return summaries.add_up(found, lambda i, keys: _count_summary(conn, *rows_of_keys(conn, parts[i].id, keys), 1))
 
 
 def rows_of_keys(conn, segment_id: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -506,7 +492,7 @@ def _new_segment_table(conn, keyed: bool = True):
     """(id, table) of a new, empty segment table; ids only grow (a merge's is the largest).
 
     ``keyed=False``: without its primary key yet (``_add_key`` adds it once the rows are in)."""
-    segment = int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    segment = segment_files.new_segment_id(conn)
     table = segment_table(segment)
     if keyed:
         table.create(conn)

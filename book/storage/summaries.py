@@ -25,6 +25,7 @@ rows per level-0 batch merged into it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -187,8 +188,7 @@ def write(conn, segment_id: int, summary: Summary) -> None:
 def read_all(conn, segment_id: int) -> Summary:
     """Every record of one segment's summary."""
     table = summary_table(segment_id)
-    found = conn.execute(text(f"SELECT key, stats FROM {table.name} ORDER BY key")).all()
-    return combine([from_stats(int(k), bytes(s)) for k, s in found])
+    return from_stored(conn.execute(text(f"SELECT key, stats FROM {table.name} ORDER BY key")).all())
 
 
 def drop(conn, segment_id: int) -> None:
@@ -197,10 +197,47 @@ def drop(conn, segment_id: int) -> None:
 
 def years_by_id(conn, low: int, high: int) -> tuple[int, np.ndarray]:
     """(low, year of game ``low + i`` at i) for the ids low..high (NO_YEAR: none, or no game)."""
+    found = conn.execute(text(YEARS_QUERY), {"a": low, "b": high}).all()
+    return low, years_array(low, high, found)
+
+
+# the games' years by id; named parameters, which the sqlite3 module takes as they are too
+YEARS_QUERY = "SELECT id, year FROM games WHERE id BETWEEN :a AND :b AND year IS NOT NULL"
+
+
+def years_array(low: int, high: int, found) -> np.ndarray:
+    """The years of the ids low..high from rows (id, year) of YEARS_QUERY (NO_YEAR where none)."""
     years = np.full(max(high - low + 1, 0), NO_YEAR, dtype=np.int64)
-    found = conn.execute(text("SELECT id, year FROM games WHERE id BETWEEN :a AND :b AND year IS NOT NULL"),
-                         {"a": low, "b": high}).all()
     if found:
         pairs = np.array([tuple(row) for row in found], dtype=np.int64)  # Rows: numpy would probe each
         years[pairs[:, 0] - low] = pairs[:, 1]
-    return low, years
+    return years
+
+
+def from_codes(keys: np.ndarray, codes: np.ndarray, years_by: Callable, min_games: int | None = None) -> Summary:
+    """The summary of position rows ``(key, code)`` (``schema``'s code layout);
+    ``years_by(low, high)`` gives (low, years) of the game ids low..high (``years_by_id``)."""
+    if not len(keys):
+        return empty()
+    ids = codes >> schema.GAME_SHIFT
+    low, years = years_by(int(ids.min()), int(ids.max()))
+    return from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], min_games)
+
+
+def add_up(parts: list[Summary], count_rows: Callable) -> Summary:
+    """A merge's summary: the parts' summaries added up over every key any of them summarized;
+    ``count_rows(i, keys)`` is the summary of part i's rows under the ``keys`` it did not summarize."""
+    every = np.unique(np.concatenate([part.keys for part in parts])) if parts else np.empty(0, dtype=np.int64)
+    if not len(every):
+        return empty()
+    counted = []
+    for i, part in enumerate(parts):
+        missing = np.setdiff1d(every, part.keys, assume_unique=True)
+        if len(missing):
+            counted.append(count_rows(i, missing))
+    return combine(parts + counted)
+
+
+def from_stored(rows) -> Summary:
+    """A summary from its stored rows (key, stats bytes)."""
+    return combine([from_stats(int(k), bytes(s)) for k, s in rows])
