@@ -317,9 +317,12 @@ def forget(folder: str, names) -> None:
     _CONNECTIONS.keep(folder, names)
 
 
-_STATS = ("SELECT (SELECT stats FROM summary WHERE key = :k), "
-          "(SELECT group_concat(code + :b) FROM positions WHERE key = :k "
-          "AND NOT EXISTS (SELECT 1 FROM summary WHERE key = :k))")
+# One row: the summary's record of the key, or else its rows.  The rows' subquery stands in a
+# SELECT whose WHERE is false when the summary has the key, so SQLite never reads them then (a
+# NOT EXISTS inside the subquery's own WHERE was checked row by row: 0.7 ms a file, the empty board).
+_STATS = ("SELECT stats, NULL FROM summary WHERE key = :k UNION ALL "
+          "SELECT NULL, (SELECT group_concat(code + :b) FROM positions WHERE key = :k) "
+          "WHERE NOT EXISTS (SELECT 1 FROM summary WHERE key = :k)")
 _CODES = "SELECT group_concat(code + :b) FROM positions WHERE key = :k"
 _RANGE = "SELECT group_concat(key), group_concat(code + :b) FROM positions WHERE key BETWEEN :low AND :top"
 
@@ -354,12 +357,11 @@ def joined_rows(found) -> tuple[np.ndarray, np.ndarray]:
 def read_rows(path: str) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of every row of one file, in key order, codes as stored."""
     connection = sqlite3.connect(_read_uri(path, True), uri=True)
-    try:
-        rows = connection.execute("SELECT key, code FROM positions").fetchall()
+    try:  # two strings parsed by numpy: a row object a row took 2.5 times as long
+        found = connection.execute("SELECT group_concat(key), group_concat(code) FROM positions").fetchone()
+        return joined_rows([found])
     finally:
         connection.close()
-    pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
-    return pairs[:, 0].copy(), pairs[:, 1].copy()
 
 
 def read_summary(path: str) -> summaries.Summary:
