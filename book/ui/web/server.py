@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 
 from gunicorn.app.base import BaseApplication
@@ -72,6 +73,12 @@ class BookServer(BaseApplication):
 
     def _worker_ready(self, worker) -> None:
         """Warm the new worker before it takes a connection, then say the address once."""
+        # Ctrl-C (SIGINT to the group) and the master's quick stop (SIGQUIT) made gunicorn raise
+        # SystemExit wherever the worker was, also inside a finalizer (numba's llvmlite objects),
+        # which Python prints as a traceback and ignores; the worker ends its loop instead (within
+        # its poller's second), as on SIGTERM.
+        for number in (signal.SIGINT, signal.SIGQUIT):
+            signal.signal(number, lambda _number, _frame: setattr(worker, "alive", False))
         _warm_up(worker.wsgi)
         with self.announced.get_lock():
             if not self.announced.value:
