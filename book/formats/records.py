@@ -72,7 +72,7 @@ GameRecord = make_dataclass(
 
 
 class Moves(Sequence):
-    """A record's moves held as an (n, 2) int64 array of (colour, point) rows.
+    """A record's moves held as an (n, 2) integer array of (colour, point) rows.
 
     Reads as a list of ``(colour, point)`` tuples (indexing, slicing gives a list,
     iteration, ``len``, ``==`` with any sequence of pairs); ``array`` is the array
@@ -269,7 +269,9 @@ def _compact_moves(data: bytes, start: int, end: int, size: int) -> Moves | None
     reading written in the test).
     """
     end = min(end, len(data))  # the loop does not check its indexes
-    out = np.empty((max(0, (end - start) // 4), 2), dtype=np.int64)  # ";B[]" is the shortest node
+    # ";B[]" is the shortest node; int16 (a point is under 2**15): a batch's records hold these
+    # buffers until they are replayed, at 8 bytes a move instead of 32 in int64
+    out = np.empty((max(0, (end - start) // 4), 2), dtype=np.int16)
     count = _scan_nodes(np.frombuffer(data, dtype=np.uint8), start, end, _letter_points(size), out)
     return Moves(out[:count]) if count >= 0 else None
 

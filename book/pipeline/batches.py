@@ -97,6 +97,12 @@ class KnownGames:
             return schema.known_fingerprints(conn, fingerprints)
 
 
+def years_of(games: list[tuple]) -> np.ndarray:
+    """The year of each ``game_row`` (``summaries.NO_YEAR`` where its date has none)."""
+    return np.array([summaries.NO_YEAR if game[ROW_YEAR] is None else game[ROW_YEAR] for game in games],
+                    dtype=np.int64)
+
+
 def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None,
                files: tuple[str, int] | None = None) -> Batch:
     """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``,
@@ -114,23 +120,34 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     if not firsts:
         return Batch(skipped=prepared.skipped, duplicates=len(prepared.games))
     games = [prepared.games[i] for i in firsts]
+    # A batch's rows are most of a parser's memory, so each array is dropped as soon as it is
+    # used (the prepared games' own arrays first: make_batch consumes them).
     keys = np.concatenate([prepared.keys[i] for i in firsts])
-    order = np.argsort(keys)
+    lows = np.concatenate([prepared.lows[i] for i in firsts])
     owners = np.repeat(np.arange(len(games), dtype=np.int64), [prepared.counts[i] for i in firsts])
-    keys, lows, owners = keys[order], np.concatenate([prepared.lows[i] for i in firsts])[order], owners[order]
-    years = np.array([summaries.NO_YEAR if game[ROW_YEAR] is None else game[ROW_YEAR] for game in games],
-                     dtype=np.int64)
+    prepared.keys, prepared.lows = [], []
+    order = np.argsort(keys)
+    keys = keys[order]
+    lows = lows[order]
+    owners = owners[order]
+    del order
+    years = years_of(games)
     batch = Batch(games, keys, lows, owners, prepared.skipped, duplicates=len(prepared.games) - len(games),
                   summary=summaries.from_rows(keys, owners, lows, years[owners]))
+    if files is None and not image:
+        return batch
+    batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
+    codes = owners  # the codes, numbered by owner, made in the owners' array
+    codes <<= schema.GAME_SHIFT
+    codes |= lows
+    del owners, lows
     if files is not None:
         folder, owner = files
-        batch.segment_file = segment_files.write_image(
-            folder, segment_files.image(keys, (owners << schema.GAME_SHIFT) | lows), batch.summary, owner)
+        batch.segment_file = segment_files.write_image(folder, segment_files.image(keys, codes, own_codes=True),
+                                                       batch.summary, owner)
         batch.segment_rows, batch.summary = len(keys), None
-        batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
-    elif image:
-        batch.image = segments.batch_image(keys, (owners << schema.GAME_SHIFT) | lows)
-        batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
+    else:
+        batch.image = segments.batch_image(keys, codes, own_codes=True)
     return batch
 
 
@@ -188,8 +205,11 @@ def _flat(pair_lists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     parts = [pairs.array if isinstance(pairs, Moves) else
              np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
              for pairs in pair_lists]
-    flat = np.concatenate(parts) if parts else np.empty((0, 2), dtype=np.int64)
-    return flat[:, 1].copy(), flat[:, 0].copy(), offsets
+    if not parts:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), offsets
+    # each column straight from the games' arrays: no concatenated pairs beside the columns
+    return (np.concatenate([part[:, 1] for part in parts], dtype=np.int64),
+            np.concatenate([part[:, 0] for part in parts], dtype=np.int64), offsets)
 
 
 def replay_records(records: list[GameRecord]):
@@ -210,14 +230,18 @@ def replay_records(records: list[GameRecord]):
         firsts = np.array([to_move_without_moves(r) for r in group], dtype=np.int64)
         out_key, out_next, counts = replay_games(size, setup_points, setup_colors, setup_offsets,
                                                  move_points, move_colors, move_offsets, firsts)
-        lows = ((out_next + 2) << schema.NEXT_SHIFT)
+        lows = out_next  # in place: a batch's arrays are most of a parser's memory
+        lows += 2
+        lows <<= schema.NEXT_SHIFT
         for g, record in enumerate(group):
             a, b = move_offsets[g], move_offsets[g + 1]
             s, t = setup_offsets[g], setup_offsets[g + 1]
             start, count = int(a) + g, int(counts[g])
             fp = _fingerprint(size, setup_points[s:t], setup_colors[s:t], move_points[a:b], move_colors[a:b])
             anomaly = _illegal_move(record, count - 1) if count < b - a + 1 else None
-            game_lows = lows[start:start + count] | _LOW_BASE[:count] | (record.winner or 0)
+            game_lows = lows[start:start + count]  # a view, completed in place
+            game_lows |= _LOW_BASE[:count]
+            game_lows |= record.winner or 0
             results.append((record, out_key[start:start + count], game_lows, anomaly, fp))
     return results
 

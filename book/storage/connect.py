@@ -79,7 +79,10 @@ def make_engine(url, readonly: bool) -> Engine:
             cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
             segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)
         cur.execute("PRAGMA synchronous=NORMAL")
-        cur.execute("PRAGMA cache_size=-262144")  # 256 MB
+        # Readers keep what they read (256 MB); a writer's cache would fill with the pages it
+        # wrote and never reads again (the games' records), while what it does read, the
+        # fingerprint and player indexes, fits in 64 MB (bench/book.py --corpus: peak memory).
+        cur.execute("PRAGMA cache_size=-262144" if readonly else "PRAGMA cache_size=-65536")
         cur.execute("PRAGMA mmap_size=1073741824")
         cur.execute("PRAGMA temp_store=MEMORY")
         cur.close()

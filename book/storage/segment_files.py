@@ -204,9 +204,10 @@ def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: summar
     return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), summary, owner)
 
 
-def image(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """The page image of a segment file's ``positions`` (what a parser writes)."""
-    return sqlite_image.rows_image(keys, codes, POSITIONS_DDL)
+def image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.ndarray:
+    """The page image of a segment file's ``positions`` (what a parser writes); ``own_codes``:
+    ``codes`` may be reordered in place (``sqlite_image.rows_image``)."""
+    return sqlite_image.rows_image(keys, codes, POSITIONS_DDL, own_codes=own_codes)
 
 
 def _write_summary(connection, summary: summaries.Summary) -> None:

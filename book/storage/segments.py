@@ -113,14 +113,14 @@ def summary_of(conn, segment_id: int) -> summaries.Summary | None:
     return summaries.read_all(conn, segment_id) if segment_id in summarized(conn) else None
 
 
-def batch_image(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+def batch_image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.ndarray:
     """Rows (sorted by key) as the image ``write_image_segment`` takes, its codes wide.
 
     The importer's workers build it with the games numbered from 0, so that the writer
     only adds the first game id (``sqlite_image.add_to_codes``) and links it in: the image
     is built where there is a core for each worker, not in the one writer.
     """
-    return sqlite_image.rows_image(keys, codes, _STAGE_DDL, wide_codes=True)
+    return sqlite_image.rows_image(keys, codes, _STAGE_DDL, wide_codes=True, own_codes=own_codes)
 
 
 def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary | None = None) -> int:

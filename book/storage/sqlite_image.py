@@ -39,7 +39,8 @@ _PAGE_COUNT_OFFSET = 28  # in the database header: the size of the database in p
 WIDE_CODES = 1 << 47  # codes written wide (serial type 5: 6 bytes, signed) are in [0, WIDE_CODES)
 
 
-def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_codes: bool = False) -> np.ndarray:
+def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_codes: bool = False,
+               own_codes: bool = False) -> np.ndarray:
     """The image (uint8) of a database whose one table, made by ``create_table``, holds the rows.
 
     ``create_table`` must make a table without rowid whose primary key is (key, code),
@@ -47,10 +48,11 @@ def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_code
     in any order.  ``wide_codes``: every code takes 6 bytes, where SQLite would take
     the fewest (a valid record all the same), so that ``add_to_codes`` can change
     them in place.  Raises ValueError for unsorted keys, a repeated (key, code), or
-    with ``wide_codes`` a code outside [0, WIDE_CODES).
+    with ``wide_codes`` a code outside [0, WIDE_CODES).  ``own_codes``: ``codes`` (int64) may be
+    reordered in place instead of copied (the caller has no further use for them).
     """
     keys = np.ascontiguousarray(keys, dtype=np.int64)
-    codes = np.array(codes, dtype=np.int64)  # a copy: ties are put in order in place
+    codes = np.ascontiguousarray(codes, dtype=np.int64) if own_codes else np.array(codes, dtype=np.int64)
     if len(keys) != len(codes):
         raise ValueError("keys and codes differ in length")
     if wide_codes and len(codes) and (codes.min() < 0 or codes.max() >= WIDE_CODES):
@@ -174,7 +176,7 @@ def _code_type(v, wide):
 
 @njit(cache=True)
 def _payload_sizes(keys, codes, wide):
-    sizes = np.empty(len(keys), dtype=np.int64)
+    sizes = np.empty(len(keys), dtype=np.int8)  # a payload is under 128 bytes
     for i in range(len(keys)):
         sizes[i] = 3 + _serial_type(keys[i])[1] + _code_type(codes[i], wide)[1]
     return sizes
@@ -207,7 +209,8 @@ def _plan_pages(rows, sizes, header, cell_overhead, page_size):
         ends[pages] = b
         pages += 1
         a = b + 1
-    return starts[:pages], ends[:pages]
+    # copies: views would keep the row-sized buffers alive until the image is written
+    return starts[:pages].copy(), ends[:pages].copy()
 
 
 @njit(cache=True, inline="always")
