@@ -314,11 +314,14 @@ def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tm
             assert len(segment_files.in_files(conn)) == len(segments.live(conn)) > 1
     base, base_report = books["rows"]
     assert (base_report.added, base_report.duplicates) == (57, 3)
-    for book, report in list(books.values())[1:]:
+    for name, (book, report) in list(books.items())[1:]:
         assert (report.added, report.duplicates, report.positions) == \
             (base_report.added, base_report.duplicates, base_report.positions)
-        assert ids(book) == ids(base) and rows(book) == rows(base)
-        assert summary_rows(book) == summary_rows(base)
+        # in the same (source) order; with files a game another batch brought leaves a gap in the ids
+        assert [source for _id, source in ids(book)] == [source for _id, source in ids(base)]
+        assert rows(book) == rows(base) and summary_rows(book) == summary_rows(base)
+        if not name.startswith("files"):
+            assert ids(book) == ids(base)
         with book.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
     for book, _ in books.values():

@@ -99,24 +99,57 @@ def test_a_writer_removes_the_files_of_importers_that_are_gone(tmp_path, monkeyp
         assert set(os.listdir(files_folder)) == linked | {left["ours"]}
 
 
-def test_an_import_whose_games_the_book_has_leaves_no_file(tmp_path, monkeypatch):
+def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_path, monkeypatch):
     """The writer finds games the parser did not leave out (in this process it asks no one):
-    their batch's file is written again without them, and the parser's file removed."""
+    their rows leave the parser's file and their counts its summary, the file is linked as
+    it is (no copy), the other games keep their numbers (a gap where one was dropped), and
+    the book answers as one made with its segments in tables."""
+    from test_importer import rows
+
+    from fuseki.book.storage import summaries
+
     folder = tmp_path / "games"
     folder.mkdir()
-    write_games(folder, count=10, seed=43)
-    monkeypatch.setattr(segment_files, "ENABLED", True)
-    path = tmp_path / "book.sqlite"
-    with Book.open(str(path)) as book:
+    games = write_games(folder, count=10, seed=43)
+    boards = sample_positions(games, np.random.default_rng(6), count=12)
+    monkeypatch.setattr(summaries, "GAMES", 2)  # summaries hold keys of this small batch too
+    dropped = []
+    drop_games = segment_files.drop_games
+    monkeypatch.setattr(segment_files, "drop_games", lambda path, *args: dropped.append(path) or
+                        drop_games(path, *args))
+    books = {}
+    for files in (True, False):
+        monkeypatch.setattr(segment_files, "ENABLED", files)
+        path = tmp_path / f"book-{files}.sqlite"
+        book = books[files] = Book.open(str(path))
         importer.import_paths(book, [str(folder / "g19_003.sgf")], workers=0)
         report = importer.import_paths(book, [str(folder)], workers=0, batch_games=100)
         assert (report.added, report.duplicates) == (9, 1)
-        live, files = listing(book)
-        assert set(os.listdir(segment_files.folder_of(str(path)))) == {f.name for f in files}
-        assert len(files) == len(live) == 2
-        with book.engine.connect() as conn:
-            keys, codes = segments.all_rows(conn)
-        assert sorted(set((codes >> 24).tolist())) == list(range(1, 11))
+    book = books[True]
+    live, files = listing(book)
+    assert len(files) == len(live) == 2 and os.path.basename(dropped[0]) == files[1].name
+    assert set(os.listdir(segment_files.folder_of(str(tmp_path / "book-True.sqlite")))) == {f.name for f in files}
+    assert rows(book) == rows(books[False])
+    assert answers(book, boards)[:-1] == answers(books[False], boards)[:-1]  # the last: game ids
+    with book.engine.connect() as conn:
+        years = {gid: summaries.NO_YEAR if year is None else year
+                 for gid, year in conn.exec_driver_sql("SELECT id, year FROM games").all()}
+        keys, codes = segments.all_rows(conn)
+    assert set((codes >> 24).tolist()) == set(years) and 5 not in years and max(years) == 11
+    # every key the file's summary holds counts exactly its rows' games (the dropped game's taken out)
+    path = os.path.join(segment_files.folder_of(str(tmp_path / "book-True.sqlite")), files[1].name)
+    file_keys, file_codes = segment_files.read_rows(path)
+    stored = segment_files.read_summary(path)
+    assert len(stored)
+    owners = (file_codes >> 24) + 2  # the file numbers its games from 0; ids start at 2 here
+    recount = summaries.from_rows(file_keys, owners, file_codes & 0xFFFFFF,
+                                  np.array([years[o] for o in owners.tolist()], dtype=np.int64), min_games=1)
+    games = np.bincount(np.unique(recount.keys, return_inverse=True)[1], weights=recount.records[:, 2])
+    popular = np.repeat(games >= summaries.GAMES, np.unique(recount.keys, return_counts=True)[1])
+    assert np.array_equal(recount.keys[popular], stored.keys)
+    assert np.array_equal(recount.records[popular], stored.records)
+    for each in books.values():
+        each.close()
 
 
 def test_merges_in_a_process_of_their_own_give_the_same_book(tmp_path, monkeypatch):

@@ -14,9 +14,13 @@ The pipeline (``import_paths``)::
   gives every position's canonical key and the next move in canonical orientation,
   once per group and board size), compresses the stored SGF, sorts the rows by key and,
   for a SQLite book, writes them as the segment's page image with the batch's games
-  numbered from 0.  The writer takes the batches in the order the groups were dealt, so
-  games are numbered in source order whatever N is, and only links them in: it adds the
-  first game id to the image's codes and hands it to SQLite.  Only the reader and the
+  numbered from 0: for a book on disk straight into a segment file beside the book
+  (``book.segment_files``).  The writer takes the batches in the order the groups were
+  dealt, so games are numbered in source order whatever N is, and only links them in:
+  one row naming the file and its first game id (a book without files: it adds that id
+  to the image's codes and hands the image to SQLite).  A game that a batch still in
+  another parser's hands also held reaches the writer twice: the second is taken out
+  of its file (``segment_files.drop_games``), and the ids leave a gap.  Only the reader and the
   writer are one process each, so they do as little per game as they can; each stage's
   CPU time is in the report (``ImportReport.cpu``).  With ``workers=0`` everything runs
   in the calling process (small imports, tests) and gives the same book.
@@ -67,6 +71,7 @@ from fuseki.book.pipeline.batches import (
     KnownGames,
     prepare_group,
     warm_up,
+    years_of,
 )
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
@@ -144,13 +149,19 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         if not added:
             return
         first_id = book.max_game_id(conn) + 1
-        ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
+        if batch.segment_file is not None:  # the file's numbers: game i is first_id + i (gaps where dropped)
+            ids = np.arange(first_id, first_id + len(fingerprints), dtype=np.int64)
+        else:
+            ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
         _insert_games(conn, rows)
         schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
-        if batch.segment_file is not None and added == len(fingerprints):
-            segment_files.link_file(conn, batch.segment_file, batch.segment_rows, first_id << schema.GAME_SHIFT)
+        if batch.segment_file is not None:
             positions = batch.segment_rows
+            if added < len(fingerprints):  # games another parser's batch brought: out of the file
+                path = os.path.join(segment_files.book_folder(conn), batch.segment_file)
+                positions -= segment_files.drop_games(path, np.flatnonzero(~keep), years_of(batch.games))
+            segment_files.link_file(conn, batch.segment_file, positions, first_id << schema.GAME_SHIFT)
         elif batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
             segments.write_image_segment(conn, batch.image, batch.summary)
             positions = sqlite_image.row_count(batch.image)
@@ -159,7 +170,7 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         files = segment_files.files_folder(conn)
         if files is None:
             segments.merge_full_levels(conn, announce)
-    batch.linked = batch.segment_file is not None and added == len(fingerprints)  # committed
+    batch.linked = batch.segment_file is not None  # committed
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
@@ -180,10 +191,7 @@ def _number(image: np.ndarray, first_id: int) -> bool:
 def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     """Write the rows of the batch's new games (``keep``, numbered ``ids``); returns their number."""
     keys, lows, owners, summary = batch.keys, batch.lows, batch.owners, batch.summary
-    if batch.segment_file is not None:
-        keys, codes = segment_files.read_rows(os.path.join(segment_files.book_folder(conn), batch.segment_file))
-        owners, lows = codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1)
-    elif batch.image is not None:
+    if batch.image is not None:
         keys, codes = sqlite_image.image_rows(batch.image)
         owners, lows = codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1)
     codes = (ids[owners] << schema.GAME_SHIFT) | lows

@@ -14,7 +14,9 @@ own) and linked in by one short transaction.
 
 - Codes in a level-0 file number the batch's games from 0 (the parser cannot know the
   ids the writer will give); ``base`` (the first id, shifted) is added when it is read.
-  A merge writes codes as they are read (base 0).
+  A merge writes codes as they are read (base 0).  Games of a batch that the book already
+  holds (another parser's batch brought them) leave the file before it is linked
+  (``drop_games``); the others keep their numbers.
 - A file exists before its row and outlives it: a file no row names is left over by an
   importer that stopped (or a merge whose parts are gone) and is removed when a writer
   opens the book (``sweep``) -- unless the process named in the file's name still runs,
@@ -202,6 +204,42 @@ def write_image(folder: str, image: np.ndarray, summary: summaries.Summary, owne
 def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary, owner: int) -> str:
     """``write_image`` of rows (sorted by key), codes as they are."""
     return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), summary, owner)
+
+
+def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
+    """Take the games numbered ``games`` (in the file, from 0) out of a segment file no row
+    names yet: their rows deleted, their counts taken out of its summary; returns how many
+    rows went.  ``years[i]``: the year of the file's game i (``summaries.NO_YEAR``: none).
+
+    The writer does this when another parser's batch already brought some of a batch's
+    games; the others keep their numbers (their ids leave a gap where these were).  One
+    scan of the file instead of reading every row and writing the file again."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file in the folder
+        connection.execute("BEGIN IMMEDIATE")
+        numbers = ",".join(str(int(game)) for game in games)
+        found = connection.execute(f"DELETE FROM positions WHERE code >> {schema.GAME_SHIFT} IN ({numbers}) "
+                                   "RETURNING key, code").fetchall()
+        if found:
+            keys, codes = (np.array(column, dtype=np.int64) for column in zip(*sorted(found)))
+            owners = codes >> schema.GAME_SHIFT
+            removed = summaries.from_rows(keys, owners, codes & ((1 << schema.GAME_SHIFT) - 1), years[owners],
+                                          min_games=1)
+            for key in np.unique(removed.keys).tolist():
+                stored = connection.execute("SELECT stats FROM summary WHERE key = ?", (key,)).fetchone()
+                if stored is None:  # a key the file keeps as rows only
+                    continue
+                left = summaries.subtract(summaries.from_stats(key, stored[0]), removed, key)
+                if left.records[:, summaries.COUNT].sum() >= summaries.GAMES:  # else as a fresh count: rows
+                    (_key, stats), = summaries.to_rows(left)
+                    connection.execute("UPDATE summary SET stats = ? WHERE key = ?", (stats, key))
+                else:
+                    connection.execute("DELETE FROM summary WHERE key = ?", (key,))
+        connection.execute("COMMIT")
+        return len(found)
+    finally:
+        connection.close()
 
 
 def image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.ndarray:

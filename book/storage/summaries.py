@@ -144,6 +144,17 @@ def _grouped(keys: np.ndarray, records: np.ndarray) -> Summary:
     return Summary(keys[starts], summed.astype(np.int32))
 
 
+def subtract(summary: Summary, removed: Summary, key: int) -> Summary:
+    """``summary`` less the records ``removed`` holds for ``key`` (games counted in both);
+    records left with no game are dropped."""
+    mine = removed.records[removed.keys == key].astype(np.int64)
+    mine[:, COUNT:] *= -1
+    left = _grouped(np.concatenate([summary.keys, np.full(len(mine), key, dtype=np.int64)]),
+                    np.concatenate([summary.records.astype(np.int64), mine]))
+    kept = left.records[:, COUNT] != 0
+    return Summary(left.keys[kept], left.records[kept])
+
+
 def to_rows(summary: Summary) -> list[tuple[int, bytes]]:
     """(key, stats bytes) per key, in key order."""
     if not len(summary):
