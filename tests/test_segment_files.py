@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 from test_segments import answers
@@ -82,9 +83,13 @@ def test_a_writer_removes_the_files_of_importers_that_are_gone(tmp_path, monkeyp
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         left = {"dead": segment_files.new_name(int(gone)), "live": segment_files.new_name(alive.pid),
-                "ours": segment_files.new_name(os.getpid()), "odd": "notes.seg"}
+                "ours": segment_files.new_name(os.getpid()), "odd": "notes.seg",
+                "reused": segment_files.new_name(alive.pid)}
         for name in left.values():
             (tmp_path / "book.sqlite-segments" / name).write_bytes(b"left over")
+        # written an hour before the live process started: its pid was another's then
+        old = time.time() - 3600
+        os.utime(tmp_path / "book.sqlite-segments" / left["reused"], (old, old))
         with Book.open(str(path), readonly=True) as book:  # a reader removes nothing
             assert set(os.listdir(files_folder)) == linked | set(left.values())
             assert book.stats().games == 12
@@ -182,4 +187,42 @@ def test_merges_in_a_process_of_their_own_give_the_same_book(tmp_path, monkeypat
         assert max(levels) >= 2 and all(levels.count(level) < 3 for level in set(levels))
         assert len(files) == len(live)
         assert set(os.listdir(segment_files.folder_of(str(path)))) == {f.name for f in files}
+        assert answers(book, boards) == expected
+
+
+def test_a_book_without_its_folder_is_refused_by_name_and_compact_makes_one_file(tmp_path, monkeypatch):
+    """A book copied without its -segments folder would answer from half its positions:
+    opening it (read-only or to write) names the folder and the way out; ``fuseki import
+    --compact`` alone, where both are, makes one file that opens anywhere."""
+    import shutil
+
+    from fuseki.book.storage.store import BookError
+    from fuseki.book.ui.cli import main
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = write_games(folder, count=30, seed=47)
+    boards = sample_positions(games, np.random.default_rng(9), count=10)
+    monkeypatch.setattr(segment_files, "ENABLED", True)
+    original = tmp_path / "book.sqlite"
+    with Book.open(str(original)) as book:
+        importer.import_paths(book, [str(folder)], workers=0, batch_games=8)
+        expected = answers(book, boards)
+        assert len(listing(book)[1]) >= 3
+    alone = tmp_path / "copy" / "book.sqlite"
+    alone.parent.mkdir()
+    shutil.copy(original, alone)
+    for readonly in (True, False):
+        try:
+            Book.open(str(alone), readonly=readonly).close()
+        except BookError as exc:
+            assert segment_files.folder_of(str(alone)) in str(exc) and "--compact" in str(exc)
+        else:
+            raise AssertionError("a book without its segment files opened")
+    assert main(["search", "--book", str(alone), "--moves", "pd"]) != 0
+
+    assert main(["import", "--compact", "--book", str(original)]) == 0
+    assert not os.path.exists(segment_files.folder_of(str(original)))
+    shutil.copy(original, alone)
+    with Book.open(str(alone), readonly=True) as book:
         assert answers(book, boards) == expected

@@ -142,6 +142,24 @@ def in_files(conn) -> list[FileSegment]:
     return [FileSegment(int(i), name, int(base)) for i, name, base in conn.execute(query)]
 
 
+def missing(engine) -> tuple[str, list[str]] | None:
+    """(folder, names) of the files the book lists that are not in its folder (None: none is
+    missing): a book copied or moved without its folder.  A merge that commits meanwhile
+    removes files it no longer lists, so a file counts as missing only if two reads list it."""
+    gone: set[str] | None = None
+    for _ in range(3):
+        with engine.connect() as conn:
+            folder = book_folder(conn)
+            listed = [segment.name for segment in in_files(conn)] if folder else []
+        found = {name for name in listed if not os.path.exists(os.path.join(folder, name))}
+        if not found:
+            return None
+        if gone is not None and found & gone:
+            return folder, sorted(found & gone)
+        gone = found
+    return None
+
+
 def _has_files_table(conn) -> bool:
     return bool(conn.exec_driver_sql(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segment_files'").scalar())
@@ -272,15 +290,18 @@ def sweep(folder: str, linked: set[str]) -> list[str]:
         return []
     removed = []
     for name in found:
-        if name in linked or _owner_alive(name):
+        if name in linked or _owner_alive(os.path.join(folder, name)):
             continue
         remove(folder, [name])
         removed.append(name)
     return removed
 
 
-def _owner_alive(name: str) -> bool:
-    owner = name.split("-", 1)[0]
+def _owner_alive(path: str) -> bool:
+    """Whether the process named in the file's name may still link it: it runs, and (where
+    Linux says when it started) it started before the file was written -- a pid used again
+    after a reboot or a wrap-around is another process."""
+    owner = os.path.basename(path).split("-", 1)[0]
     if not owner.isdigit():
         return False
     if int(owner) == os.getpid():
@@ -290,8 +311,28 @@ def _owner_alive(name: str) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
-        return True
-    return True
+        pass
+    started = _start_time(int(owner))
+    try:
+        written = os.path.getmtime(path)
+    except FileNotFoundError:
+        return True  # removed meanwhile: nothing to do
+    return started is None or started <= written + _START_SLACK
+
+
+_START_SLACK = 2.0  # seconds: the boot time Linux gives is whole seconds
+
+
+def _start_time(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), or None where /proc does not say."""
+    try:
+        with open(f"/proc/{pid}/stat") as found:
+            fields = found.read().rsplit(")", 1)[1].split()  # the name, in parentheses, may hold spaces
+        with open("/proc/stat") as found:
+            boot = next(int(line.split()[1]) for line in found if line.startswith("btime "))
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime, in clock ticks
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 # --- reading -----------------------------------------------------------------------------

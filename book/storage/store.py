@@ -153,7 +153,8 @@ class Book:
     def open(cls, location: str, readonly: bool = False) -> Book:
         """Open (and, unless read-only, create) the book at a path or SQLAlchemy URL.
 
-        Raises BookError when a read-only book does not exist or is not a book, and
+        Raises BookError when a read-only book does not exist or is not a book, or when a
+        SQLite book lists segment files its folder lacks (copied without it), and
         schema.SchemeMismatch when it was written with another hash scheme.  A statistics
         book (``book.aggregates``; the built-in book) opens read-only whatever is asked.
         """
@@ -178,6 +179,13 @@ class Book:
                     folder = segment_files.book_folder(conn)
                     if folder:  # what an importer that stopped left (book.segment_files)
                         segment_files.sweep(folder, {segment.name for segment in segment_files.in_files(conn)})
+            absent = segment_files.missing(engine) if path else None
+            if absent:
+                folder, names = absent
+                raise BookError(
+                    f"the book {path} lists {len(names)} segment file(s) that are not in {folder} "
+                    f"(first: {names[0]}): a book is its file and that folder together; copy or move both "
+                    f"(or run 'fuseki import --compact --book BOOK' where both are, to make one file)")
         except DBAPIError as exc:
             engine.dispose()
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__

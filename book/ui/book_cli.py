@@ -29,7 +29,8 @@ def add_commands(subparsers) -> None:
         "import", help="add the games of SGF files, folders and archives to the book",
         description="Add games to the book (re-importing adds nothing). "
                     "Example: fuseki import games/ tygem.tgz --book games.sqlite")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="SGF files, folders, .tgz/.tar/.zip archives")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="SGF files, folders, .tgz/.tar/.zip archives (none with --compact: compact only)")
     add_book_option(p)
     p.add_argument("--compact", action="store_true",
                    help="afterwards, merge the positions into one table and rewrite the file packed "
@@ -85,8 +86,17 @@ def run_import(args) -> int:
     from fuseki.book.pipeline.progress import Progress
     from fuseki.book.storage.store import Book
 
+    if not args.paths and not args.compact:
+        print("fuseki import: give the SGF files, folders or archives to import (or --compact alone)",
+              file=sys.stderr)
+        return 2
     book = Book.open(book_location(args))
     try:
+        if not args.paths:
+            start = time.perf_counter()
+            book.compact()
+            print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+            return 0
         with stop_on_signals() as stop:
             report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr),
                                            stop=stop)
