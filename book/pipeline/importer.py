@@ -81,9 +81,15 @@ from fuseki.book.storage import schema, segment_files, segment_merges, segments,
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
 # parser holds a batch's rows: bench/corpus.py prints its peak) and a progress line a batch.
 BATCH_GAMES = 16_000
-# Parser processes: one per core, up to 3: beyond that the one writer is the limit (each
-# parser holds a batch in memory), bench/book.py prints the CPU per game of each stage.
-WORKERS = min(3, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+# Parser processes: one per core, up to 8 where they write segment files (a SQLite book on
+# disk): the reader and the writer, which then only links the files in, each take about a
+# ninth of a parser's CPU per game, so more parsers would wait on them; up to 3 where the
+# writer still writes every row (PostgreSQL, files turned off), the limit there.  Each parser
+# holds a batch in memory.  bench/book.py --corpus prints each stage's CPU per game and the
+# import's memory.
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+WORKERS = min(8, CORES)
+WORKERS_WRITING_ROWS = min(3, CORES)
 GROUP_BYTES = 32 << 20  # a batch also ends at 32 MB of files (~5.6 M moves, 90 MB of rows): a bound on memory
 
 
@@ -451,9 +457,9 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
                  progress: Progress | None = None, fast: bool = True, stop=None) -> ImportReport:
     """Import every game under ``paths`` (files, folders, archives) into ``book``.
 
-    ``workers``: processes that parse and replay (0: this process; None: ``WORKERS``,
-    one per core up to 3).  ``progress``: a Progress to update (None: no progress
-    output).  ``stop``: a threading.Event (``book.ui.book_cli.stop_on_signals`` sets one
+    ``workers``: processes that parse and replay (0: this process; None: one per core,
+    up to ``WORKERS`` where they write segment files, else ``WORKERS_WRITING_ROWS``).
+    ``progress``: a Progress to update (None: no progress output).  ``stop``: a threading.Event (``book.ui.book_cli.stop_on_signals`` sets one
     on Ctrl-C); once it is set the import ends after the batch it is writing, and the
     report says ``stopped``: a re-run adds the rest.
     Returns the ImportReport.  Raises BookError for a read-only book.  Unreadable files
@@ -473,11 +479,13 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     image = book.engine.dialect.name == "sqlite" and segments.IMAGES
     with book.engine.connect() as conn:
         files = segment_files.files_folder(conn)
-    batches = _ready_batches(paths, WORKERS if workers is None else workers, batch_games, fast, meter, stop,
-                             report.cpu, image, book.engine.url, files)
+    if workers is None:
+        workers = WORKERS if files is not None else WORKERS_WRITING_ROWS
+    batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, image, book.engine.url,
+                             files)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
     # with worker processes, segment files merge in a process of their own too
-    merger = Merger(book, merging) if files is not None and (WORKERS if workers is None else workers) > 0 else None
+    merger = Merger(book, merging) if files is not None and workers > 0 else None
     writing = 0.0
     try:
         with closing(batches):  # the workers end here, however the loop does
