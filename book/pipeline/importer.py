@@ -459,9 +459,10 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
 
     ``workers``: processes that parse and replay (0: this process; None: one per core,
     up to ``WORKERS`` where they write segment files, else ``WORKERS_WRITING_ROWS``).
-    ``progress``: a Progress to update (None: no progress output).  ``stop``: a threading.Event (``book.ui.book_cli.stop_on_signals`` sets one
-    on Ctrl-C); once it is set the import ends after the batch it is writing, and the
-    report says ``stopped``: a re-run adds the rest.
+    ``progress``: a Progress to update (None: no progress output).  ``stop``: a
+    threading.Event (``book.ui.book_cli.stop_on_signals`` sets one on Ctrl-C); once it
+    is set the import ends after the batch it is writing, and the report says
+    ``stopped``: a re-run adds the rest.
     Returns the ImportReport.  Raises BookError for a read-only book.  Unreadable files
     are skipped, not raised.
     """
