@@ -117,14 +117,14 @@ def test_a_merge_between_two_reads_makes_a_reader_start_again(tmp_path, book_url
         real_codes = segments.codes
         merged = []
 
-        def merge_first(conn, snap, key):
+        def merge_first(conn, snap, key, games=None):
             # another writer merges every segment just after this reader listed them
             if not merged:
                 merged.append(True)
                 if snap.files:  # and removes their files before this reader opened them
                     segment_files.forget(snap.folder, [])
                 book.merge_all()
-            return real_codes(conn, snap, key)
+            return real_codes(conn, snap, key, games)
 
         monkeypatch.setattr(segments, "codes", merge_first)
         book.forget_caches()

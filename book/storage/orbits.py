@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+import numpy as np
+
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK
 
@@ -63,3 +65,16 @@ def merge_orbits(points, games, black, white, size: int, keys: list[int], side: 
 def _symmetry_lists(size: int) -> list[list[int]]:
     """``coords.symmetry_table`` as Python lists (indexing them is 10x cheaper than numpy's)."""
     return coords.symmetry_table(size).tolist()
+
+
+def tally(index, games, black, white, size: int, keys, side: int, min_games: int) -> list[MoveStat]:
+    """``merge_orbits`` of weighted visits: ``index`` is each visit's next point + 2 (1: PASS,
+    then the padded points), ``games``, ``black`` and ``white`` its weights (games, wins)."""
+    if not len(index):
+        return []
+    games = np.bincount(index, weights=games)
+    black = np.bincount(index, weights=black)
+    white = np.bincount(index, weights=white)
+    points = np.flatnonzero(games)
+    games, black, white = games[points].astype(int), black[points].astype(int), white[points].astype(int)
+    return merge_orbits(points - 2, games, black, white, size, keys, side, min_games)

@@ -35,7 +35,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
 from fuseki.book.storage import pgcopy, segment_files, sqlite_image, summaries
-from fuseki.book.storage.schema import games, segment_table, segments, staging_table
+from fuseki.book.storage.schema import GAME_SHIFT, games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
 
 # A level holding this many segments is merged into one segment of the next level.  A merge
@@ -417,9 +417,10 @@ def _key_statement(dialect: str, ids: tuple[int, ...], summarized_ids: frozenset
     return text(" UNION ALL ".join(parts))
 
 
-def codes(conn, snap: Snapshot, key: int) -> np.ndarray:
-    """Every code stored under ``key`` (signed) in the snapshot's segments."""
-    found = _codes_in_book(conn, snap.ids, key)
+def codes(conn, snap: Snapshot, key: int, games: np.ndarray | None = None) -> np.ndarray:
+    """Every code stored under ``key`` (signed) in the snapshot's segments; ``games``: PostgreSQL
+    returns only these games' codes (elsewhere they are all returned: the caller filters)."""
+    found = _codes_in_book(conn, snap.ids, key, games)
     if not snap.files:
         return found
     joined = segment_files.codes(snap.folder, snap.files, key)
@@ -427,10 +428,13 @@ def codes(conn, snap: Snapshot, key: int) -> np.ndarray:
     return np.concatenate([found, in_files])
 
 
-def _codes_in_book(conn, ids: tuple[int, ...], key: int) -> np.ndarray:
+def _codes_in_book(conn, ids: tuple[int, ...], key: int, games: np.ndarray | None = None) -> np.ndarray:
     if not ids:
         return np.empty(0, dtype=np.int64)
     dialect = conn.dialect.name
+    if dialect == "postgresql" and games is not None:  # a list the driver writes out: not prepared
+        found = conn.execute(_games_codes(ids), {"k": key, "g": games.tolist()}).scalar()
+        return np.fromstring(found, dtype=np.int64, sep=",") if found else np.empty(0, dtype=np.int64)
     if dialect in _JOINED:
         # Fetching thousands of one-column rows costs ~1 us a row in the drivers; one string
         # of comma-separated codes parsed by numpy costs a fifth of that (the empty board).
@@ -488,6 +492,15 @@ def _joined_codes(dialect: str, ids: tuple[int, ...]):
     # no ORDER BY: each segment gives its codes in order and the reader merges the runs (sorting
     # them here took PostgreSQL twice as long as the rest of the read, the empty board)
     return text(f"SELECT string_agg(CAST(code AS TEXT), ',') FROM ({union}) AS found")
+
+
+@lru_cache(maxsize=16)
+def _games_codes(ids: tuple[int, ...]):
+    """PostgreSQL: the codes of some games (``:g``, an array) under a key; the games are hashed
+    once (``IN (SELECT unnest(...))``), where ``= ANY(:g)`` compared each row with every game."""
+    union = " UNION ALL ".join(f"SELECT code FROM positions_{int(i)} WHERE key = :k" for i in ids)
+    return text(f"SELECT string_agg(CAST(code AS TEXT), ',') FROM ({union}) AS found "
+                f"WHERE code >> {GAME_SHIFT} IN (SELECT unnest(CAST(:g AS BIGINT[])))")
 
 
 def _new_segment_table(conn, keyed: bool = True):

@@ -42,9 +42,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
-from fuseki.book.storage import aggregates, schema, segment_files, segment_merges, segments, summaries
+from fuseki.book.storage import aggregates, orbits, schema, segment_files, segment_merges, segments, summaries
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
-from fuseki.book.storage.orbits import MoveStat, merge_orbits
+from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
 from fuseki.engine.core.base import BLACK, WHITE
@@ -54,6 +54,9 @@ HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
 HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
+# PostgreSQL: at a position of this many games, a player filter of at most PLAYER_GAMES_LISTED games
+# picks their rows in SQL (Book._player_games)
+PLAYER_READ_ROWS, PLAYER_GAMES_LISTED = 100_000, 20_000
 
 
 class BookError(ValueError):
@@ -222,7 +225,7 @@ class Book:
         weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, summaries.COUNT]])
         black = np.concatenate([winners[nexts != END] == BLACK, records[played, summaries.BLACK]])
         white = np.concatenate([winners[nexts != END] == WHITE, records[played, summaries.WHITE]])
-        stats = self._merge(index, weights, black, white, board.size, keys, side, filters.min_games)
+        stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
         total = len(nexts) + int(records[:, summaries.COUNT].sum())
         ended = int((nexts == END).sum()) + int(records[~played, summaries.COUNT].sum())
         return NextMoves(total=total, ended=ended, moves=stats, key=canonical, to_move=side)
@@ -441,7 +444,7 @@ class Book:
         """(summary records, game ids, move numbers, next points, winners) of ``key``: the
         records of the segments that summarize it (unfiltered) and each other game's first
         visit (filtered); ``every_row``: no summaries, every game from its rows."""
-        records, codes = self._codes(key, every_row)
+        records, codes = self._codes(key, every_row, self._player_games(key, filters) if every_row else None)
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)  # game id, then move number: the first visit of each game comes first
         game_ids = codes >> schema.GAME_SHIFT
@@ -460,9 +463,24 @@ class Book:
         winners = codes & schema.WINNER_MASK
         return records, game_ids, moves, nexts, winners
 
-    def _codes(self, key: int, every_row: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:
+        """The games a player filter keeps, for PostgreSQL to pick their rows of a busy position
+        itself instead of converting and sending every code (kept after, so a smaller position
+        reads them all); None on other databases, without a player, for a position of fewer
+        games (the summaries count them), or for a player of more games than one statement
+        should list."""
+        if not filters.player or self.engine.dialect.name != "postgresql" or (key, True) in self._hot:
+            return None
+        records, codes = self._codes(key)
+        if len(codes) + int(records[:, summaries.COUNT].sum()) < PLAYER_READ_ROWS:
+            return None
+        ids = np.flatnonzero(self._mask(filters, self.max_game_id()))
+        return ids if len(ids) <= PLAYER_GAMES_LISTED else None
+
+    def _codes(self, key: int, every_row: bool = False, games: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """(summary records, codes) of ``key``: see ``segments.key_stats``; ``every_row``: no
-        summaries, every code of every segment.
+        summaries, every code of every segment (``games``: of those games only, not kept).
 
         Big answers are cached while the largest game id is unchanged (games are only
         added, a batch's ids all new; merges move rows without changing them).  SQLite
@@ -470,10 +488,10 @@ class Book:
         a segment between two statements makes the read start again.
         """
         with self._reading[key % len(self._reading)]:
-            return self._read_codes(key, every_row)
+            return self._read_codes(key, every_row, games)
 
-    def _read_codes(self, key: int, every_row: bool) -> tuple[np.ndarray, np.ndarray]:
-        cached = self._hot.get((key, every_row))
+    def _read_codes(self, key: int, every_row: bool, games: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        cached = self._hot.get((key, every_row)) if games is None else None
         for attempt in range(3):
             try:
                 with self.engine.connect() as conn:
@@ -483,7 +501,7 @@ class Book:
                     if snap.files != self._files:
                         self._forget_files(snap)
                     if every_row:
-                        records, codes = summaries.empty().records, segments.codes(conn, snap, _signed(key))
+                        records, codes = summaries.empty().records, segments.codes(conn, snap, _signed(key), games)
                     else:
                         found, codes = segments.key_stats(conn, snap, _signed(key))
                         records = found.records
@@ -494,7 +512,7 @@ class Book:
             except segment_files.Gone:  # a merge replaced a file after the snapshot named it
                 if attempt == 2:
                     raise
-        if len(codes) + len(records) >= HOT_ROWS:
+        if games is None and len(codes) + len(records) >= HOT_ROWS:
             if not (codes[1:] >= codes[:-1]).all():
                 codes.sort()
             codes.setflags(write=False)
@@ -516,18 +534,6 @@ class Book:
             self._files = snap.files
         if snap.folder:
             segment_files.forget(snap.folder, [segment.name for segment in snap.files])
-
-    def _merge(self, index, games, black, white, size, keys, side, min_games) -> list[MoveStat]:
-        """MoveStats in the asked orientation, orbits under the position's symmetry merged;
-        ``index``: next point + 2 (1 PASS, then the padded points), weighted by games and wins."""
-        if not len(index):
-            return []
-        games = np.bincount(index, weights=games)
-        black = np.bincount(index, weights=black)
-        white = np.bincount(index, weights=white)
-        points = np.flatnonzero(games)
-        games, black, white = games[points].astype(int), black[points].astype(int), white[points].astype(int)
-        return merge_orbits(points - 2, games, black, white, size, keys, side, min_games)
 
     def _mask(self, filters: Filters, needed: int) -> np.ndarray:
         """Boolean mask over game ids of the games the filters keep (cached per Filters value)."""
