@@ -240,15 +240,18 @@ def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
         found = connection.execute(f"DELETE FROM positions WHERE code >> {schema.GAME_SHIFT} IN ({numbers}) "
                                    "RETURNING key, code").fetchall()
         if found:
-            keys, codes = (np.array(column, dtype=np.int64) for column in zip(*sorted(found)))
+            rows = np.array(found, dtype=np.int64)
+            keys, codes = rows[:, 0], rows[:, 1]
             owners = codes >> schema.GAME_SHIFT
             removed = summaries.from_rows(keys, owners, codes & ((1 << schema.GAME_SHIFT) - 1), years[owners],
                                           min_games=1)
-            for key in np.unique(removed.keys).tolist():
+            summarized = np.array(connection.execute("SELECT key FROM summary").fetchall(), dtype=np.int64)
+            summarized = summarized.reshape(-1)
+            firsts = np.searchsorted(removed.keys, summarized)  # removed: sorted by key
+            ends = np.searchsorted(removed.keys, summarized, side="right")
+            for key, first, end in zip(*(column[ends > firsts].tolist() for column in (summarized, firsts, ends))):
                 stored = connection.execute("SELECT stats FROM summary WHERE key = ?", (key,)).fetchone()
-                if stored is None:  # a key the file keeps as rows only
-                    continue
-                left = summaries.subtract(summaries.from_stats(key, stored[0]), removed, key)
+                left = summaries.subtract(summaries.from_stats(key, stored[0]), removed.records[first:end])
                 if left.records[:, summaries.COUNT].sum() >= summaries.GAMES:  # else as a fresh count: rows
                     (_key, stats), = summaries.to_rows(left)
                     connection.execute("UPDATE summary SET stats = ? WHERE key = ?", (stats, key))

@@ -144,12 +144,12 @@ def _grouped(keys: np.ndarray, records: np.ndarray) -> Summary:
     return Summary(keys[starts], summed.astype(np.int32))
 
 
-def subtract(summary: Summary, removed: Summary, key: int) -> Summary:
-    """``summary`` less the records ``removed`` holds for ``key`` (games counted in both);
-    records left with no game are dropped."""
-    mine = removed.records[removed.keys == key].astype(np.int64)
+def subtract(summary: Summary, records: np.ndarray) -> Summary:
+    """One key's ``summary`` less ``records`` of that key (of games it counted); records left
+    with no game are dropped."""
+    mine = records.astype(np.int64)
     mine[:, COUNT:] *= -1
-    left = _grouped(np.concatenate([summary.keys, np.full(len(mine), key, dtype=np.int64)]),
+    left = _grouped(np.concatenate([summary.keys, np.full(len(mine), summary.keys[0], dtype=np.int64)]),
                     np.concatenate([summary.records.astype(np.int64), mine]))
     kept = left.records[:, COUNT] != 0
     return Summary(left.keys[kept], left.records[kept])
