@@ -437,14 +437,10 @@ class Merger:
             stop_all([process], [end])
 
     def _start(self) -> None:
-        with self.book.engine.connect() as conn:
-            plan = segments.full_level(conn)
-            if plan is None:
-                return
-            parts, level = plan
-            sources, folder = segments.merge_sources(conn, parts), segment_files.book_folder(conn)
-        if self.announce is not None:
-            self.announce(len(parts), sum(part.rows for part in parts))
+        plan = segment_merges.next_merge(self.book, self.announce)
+        if plan is None:
+            return
+        parts, level, sources, folder = plan
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(target=_merge_worker, name="import merge", daemon=True,
                                        args=(os.getpid(), [receive], sources, self.book.path, folder, send))

@@ -37,7 +37,7 @@ import uuid
 from typing import NamedTuple
 
 import numpy as np
-from sqlalchemy import MetaData, Table, func, insert, select
+from sqlalchemy import MetaData, Table, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
@@ -120,7 +120,10 @@ def book_path(conn) -> str | None:
 
 def new_segment_id(conn) -> int:
     """The id of a new segment, in a file or not: ids only grow (a merge's is the largest)."""
-    return int(conn.execute(select(func.max(segments.c.id))).scalar() or 0) + 1
+    return int(conn.exec_driver_sql(_NEW_ID).scalar())
+
+
+_NEW_ID = "SELECT coalesce(max(id), 0) + 1 FROM segments"  # also on a bare sqlite3 connection (fold_in)
 
 
 def link_file(conn, name: str, rows: int, base: int) -> int:
@@ -174,7 +177,7 @@ def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
     try:
         dbapi_connection.execute("BEGIN IMMEDIATE")
         try:
-            new = int(dbapi_connection.execute("SELECT coalesce(max(id), 0) + 1 FROM segments").fetchone()[0])
+            new = int(dbapi_connection.execute(_NEW_ID).fetchone()[0])
             level, rows = dbapi_connection.execute("SELECT level, rows FROM segments WHERE id = ?",
                                                    (segment.id,)).fetchone()
             table = segment_table(new)
@@ -241,10 +244,7 @@ def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
                                    "RETURNING key, code").fetchall()
         if found:
             rows = np.array(found, dtype=np.int64)
-            keys, codes = rows[:, 0], rows[:, 1]
-            owners = codes >> schema.GAME_SHIFT
-            removed = summaries.from_rows(keys, owners, codes & ((1 << schema.GAME_SHIFT) - 1), years[owners],
-                                          min_games=1)
+            removed = summaries.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
             summarized = np.array(connection.execute("SELECT key FROM summary").fetchall(), dtype=np.int64)
             summarized = summarized.reshape(-1)
             firsts = np.searchsorted(removed.keys, summarized)  # removed: sorted by key
@@ -359,7 +359,7 @@ class _Connections:
             if spare:
                 return spare.pop()
         try:
-            return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+            return sqlite3.connect(_read_uri(path, True), uri=True, check_same_thread=False)
         except sqlite3.OperationalError:
             if not os.path.exists(path):
                 raise Gone(path) from None
@@ -407,7 +407,7 @@ _STATS = ("SELECT stats, NULL FROM summary WHERE key = :k UNION ALL "
           "SELECT NULL, (SELECT group_concat(code + :b) FROM positions WHERE key = :k) "
           "WHERE NOT EXISTS (SELECT 1 FROM summary WHERE key = :k)")
 _CODES = "SELECT group_concat(code + :b) FROM positions WHERE key = :k"
-_RANGE = "SELECT group_concat(key), group_concat(code + :b) FROM positions WHERE key BETWEEN :low AND :top"
+_RANGE = "SELECT group_concat(key), group_concat(code + :b) FROM {table} WHERE key BETWEEN :low AND :top"
 
 
 def key_stats(folder: str, files, key: int) -> tuple[list[bytes], list[str]]:
@@ -424,17 +424,21 @@ def codes(folder: str, files, key: int) -> list[str]:
 
 def range_rows(folder: str, files, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of the files' rows with ``low <= key <= high`` (signed), file after file."""
-    return joined_rows(_each(folder, files, _RANGE, {"low": low, "top": high}))
+    return joined_rows(_each(folder, files, _RANGE.format(table="positions"), {"low": low, "top": high}))
 
 
 def joined_rows(found) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) from pairs of comma-separated strings (``group_concat``), one pair a segment:
     numpy parses a string in a fifth of the time the driver takes for a row object a row."""
     found = [(keys, codes) for keys, codes in found if keys]
-    if not found:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    return (np.concatenate([np.fromstring(keys, dtype=np.int64, sep=",") for keys, _ in found]),
-            np.concatenate([np.fromstring(codes, dtype=np.int64, sep=",") for _, codes in found]))
+    return joined_numbers([keys for keys, _ in found]), joined_numbers([codes for _, codes in found])
+
+
+def joined_numbers(strings) -> np.ndarray:
+    """The int64 numbers of comma-separated strings (``group_concat``, ``string_agg``), in order;
+    None or empty strings hold none."""
+    found = ",".join(string for string in strings if string)
+    return np.fromstring(found, dtype=np.int64, sep=",") if found else np.empty(0, dtype=np.int64)
 
 
 def read_rows(path: str) -> tuple[np.ndarray, np.ndarray]:
@@ -523,9 +527,8 @@ def _read_uri(path: str, immutable: bool) -> str:
 
 
 def _read_range(readers, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
-    return joined_rows(reader.execute(
-        f"SELECT group_concat(key), group_concat(code + ?) FROM {source.table} WHERE key BETWEEN ? AND ?",
-        (source.base, low, high)).fetchone() for reader, source in zip(readers, sources))
+    return joined_rows(reader.execute(_RANGE.format(table=source.table), {"b": source.base, "low": low, "top": high}
+                                      ).fetchone() for reader, source in zip(readers, sources))
 
 
 def _merged_summary(readers, sources, book_path: str) -> summaries.Summary:

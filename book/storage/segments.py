@@ -80,10 +80,10 @@ def all_rows(conn) -> tuple[np.ndarray, np.ndarray]:
     tables = [segment_table(segment.id) for segment in live(conn) if segment.id not in in_book]
     keys, codes = [], []
     if tables:
-        rows = conn.execute(union_all(*(select(table.c.key, table.c.code) for table in tables))).all()
-        pairs = np.array([tuple(row) for row in rows], dtype=np.int64).reshape(-1, 2)
-        keys.append(pairs[:, 0])
-        codes.append(pairs[:, 1])
+        found_keys, found_codes = _pairs(conn.execute(union_all(*(select(table.c.key, table.c.code)
+                                                                  for table in tables))).all())
+        keys.append(found_keys)
+        codes.append(found_codes)
     folder = segment_files.book_folder(conn)
     for segment in files:
         found_keys, found_codes = segment_files.read_rows(os.path.join(folder, segment.name))
@@ -100,8 +100,12 @@ def rows_of(conn, segment_id: int) -> tuple[np.ndarray, np.ndarray]:
         if segment.id == segment_id:
             keys, codes = segment_files.read_rows(os.path.join(segment_files.book_folder(conn), segment.name))
             return keys, codes + segment.base
-    rows = conn.exec_driver_sql(f"SELECT key, code FROM positions_{int(segment_id)}").all()
-    pairs = np.array([tuple(row) for row in rows], dtype=np.int64).reshape(-1, 2)
+    return _pairs(conn.exec_driver_sql(f"SELECT key, code FROM positions_{int(segment_id)}").all())
+
+
+def _pairs(rows) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, codes) of driver rows (key, code)."""
+    pairs = np.array([tuple(row) for row in rows], dtype=np.int64).reshape(-1, 2)  # Rows: numpy would probe each
     return pairs[:, 0].copy(), pairs[:, 1].copy()
 
 
@@ -295,10 +299,7 @@ def rows_of_keys(conn, segment_id: int, keys: np.ndarray) -> tuple[np.ndarray, n
         query = text(f"SELECT p.key, p.code FROM unnest(CAST(:keys AS BIGINT[])) AS j(k) "
                      f"JOIN {table} AS p ON p.key = j.k")
         found = conn.execute(query, {"keys": keys.tolist()}).all()
-    if not found:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    pairs = np.array([tuple(row) for row in found], dtype=np.int64)  # Rows: numpy would probe each
-    return pairs[:, 0], pairs[:, 1]
+    return _pairs(found)
 
 
 def summarized(conn) -> set[int]:
@@ -394,8 +395,7 @@ def key_stats(conn, snap: Snapshot, key: int) -> tuple[summaries.Summary, np.nda
         blobs, codes = segment_files.key_stats(snap.folder, snap.files, key)
         stats += [summaries.from_stats(key, blob) for blob in blobs]
         joined += codes
-    codes = np.fromstring(",".join(joined), dtype=np.int64, sep=",") if joined else np.empty(0, dtype=np.int64)
-    return summaries.combine(stats) if stats else summaries.empty(), codes
+    return summaries.combine(stats) if stats else summaries.empty(), segment_files.joined_numbers(joined)
 
 
 @lru_cache(maxsize=64)
@@ -423,9 +423,7 @@ def codes(conn, snap: Snapshot, key: int, games: np.ndarray | None = None) -> np
     found = _codes_in_book(conn, snap.ids, key, games)
     if not snap.files:
         return found
-    joined = segment_files.codes(snap.folder, snap.files, key)
-    in_files = np.fromstring(",".join(joined), dtype=np.int64, sep=",") if joined else np.empty(0, dtype=np.int64)
-    return np.concatenate([found, in_files])
+    return np.concatenate([found, segment_files.joined_numbers(segment_files.codes(snap.folder, snap.files, key))])
 
 
 def _codes_in_book(conn, ids: tuple[int, ...], key: int, games: np.ndarray | None = None) -> np.ndarray:
@@ -433,13 +431,11 @@ def _codes_in_book(conn, ids: tuple[int, ...], key: int, games: np.ndarray | Non
         return np.empty(0, dtype=np.int64)
     dialect = conn.dialect.name
     if dialect == "postgresql" and games is not None:  # a list the driver writes out: not prepared
-        found = conn.execute(_games_codes(ids), {"k": key, "g": games.tolist()}).scalar()
-        return np.fromstring(found, dtype=np.int64, sep=",") if found else np.empty(0, dtype=np.int64)
+        return segment_files.joined_numbers([conn.execute(_games_codes(ids), {"k": key, "g": games.tolist()}).scalar()])
     if dialect in _JOINED:
         # Fetching thousands of one-column rows costs ~1 us a row in the drivers; one string
         # of comma-separated codes parsed by numpy costs a fifth of that (the empty board).
-        found = _fetch(conn, _joined_codes(dialect, ids), key)[0][0]
-        return np.fromstring(found, dtype=np.int64, sep=",") if found else np.empty(0, dtype=np.int64)
+        return segment_files.joined_numbers([_fetch(conn, _joined_codes(dialect, ids), key)[0][0]])
     found = []
     for segment in ids:
         table = segment_table(segment)
@@ -485,8 +481,13 @@ def _fetch(conn, statement, key: int | None = None) -> list:
 
 
 @lru_cache(maxsize=64)
+def _union(ids: tuple[int, ...]) -> str:
+    """The codes under ``:k`` of the segments ``ids``, one SELECT a segment."""
+    return " UNION ALL ".join(f"SELECT code FROM positions_{int(i)} WHERE key = :k" for i in ids)
+
+
 def _joined_codes(dialect: str, ids: tuple[int, ...]):
-    union = " UNION ALL ".join(f"SELECT code FROM positions_{int(i)} WHERE key = :k" for i in ids)
+    union = _union(ids)
     if dialect == "sqlite":
         return text(f"SELECT group_concat(code) FROM ({union})")
     # no ORDER BY: each segment gives its codes in order and the reader merges the runs (sorting
@@ -498,8 +499,7 @@ def _joined_codes(dialect: str, ids: tuple[int, ...]):
 def _games_codes(ids: tuple[int, ...]):
     """PostgreSQL: the codes of some games (``:g``, an array) under a key; the games are hashed
     once (``IN (SELECT unnest(...))``), where ``= ANY(:g)`` compared each row with every game."""
-    union = " UNION ALL ".join(f"SELECT code FROM positions_{int(i)} WHERE key = :k" for i in ids)
-    return text(f"SELECT string_agg(CAST(code AS TEXT), ',') FROM ({union}) AS found "
+    return text(f"SELECT string_agg(CAST(code AS TEXT), ',') FROM ({_union(ids)}) AS found "
                 f"WHERE code >> {GAME_SHIFT} IN (SELECT unnest(CAST(:g AS BIGINT[])))")
 
 

@@ -92,23 +92,19 @@ def run_import(args) -> int:
         return 2
     book = Book.open(book_location(args))
     try:
-        if not args.paths:
-            start = time.perf_counter()
-            book.compact()
-            print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-            return 0
-        with stop_on_signals() as stop:
-            report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr),
-                                           stop=stop)
-        if report.stopped:
-            print(f"fuseki import: {stopped_text(stop, report)}", file=sys.stderr)
-            return 128 + stop.signum if stop.signum else 1
-        print(f"fuseki import: {report}", file=sys.stderr)
+        if args.paths:
+            with stop_on_signals() as stop:
+                report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr),
+                                               stop=stop)
+            if report.stopped:
+                print(f"fuseki import: {stopped_text(stop, report)}", file=sys.stderr)
+                return 128 + stop.signum if stop.signum else 1
+            print(f"fuseki import: {report}", file=sys.stderr)
         if args.compact:
             start = time.perf_counter()
             book.compact()
             print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        hint = corner_book_hint(book, args)
+        hint = corner_book_hint(book, args) if args.paths else None
         if hint:
             print(f"fuseki import: {hint}", file=sys.stderr)
     finally:
