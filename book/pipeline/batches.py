@@ -9,6 +9,7 @@ writer only numbers the games and links the image in.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -59,7 +60,8 @@ class Batch:
     stable (4x faster: 12 instead of 53 ms for 400,000 rows).  For a SQLite book the
     rows come instead as ``image`` (``segments.batch_image``, the codes numbered by
     owner), ``keys``/``lows``/``owners`` empty: the writer adds the first game id to it; for
-    a SQLite book on disk, as a ``segment_file`` the parser wrote, which the writer links in.
+    a SQLite book on disk or a PostgreSQL book, ``written`` by the parser (a segment file, a
+    staged table: ``rows_to`` of ``make_batch``), which the writer links in.
     A game repeated within the batch is left out by the worker (``duplicates``).
     """
 
@@ -72,9 +74,9 @@ class Batch:
     summary: summaries.Summary | None = None  # the rows' summary (segments), if every game is new
     image: np.ndarray | None = None
     duplicates: int = 0
-    segment_file: str | None = None  # the rows as a segment file the parser wrote (book.segment_files)
-    segment_rows: int = 0  # its rows
-    linked: bool = False  # the writer listed the file in the book (else it removes it)
+    written: str | None = None  # where the parser wrote the rows: a segment file, a staged table
+    written_rows: int = 0  # how many
+    linked: bool = False  # the writer linked them into the book (else it removes them)
 
 
 class KnownGames:
@@ -104,9 +106,10 @@ def years_of(games: list[tuple]) -> np.ndarray:
 
 
 def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None,
-               files: tuple[str, int] | None = None) -> Batch:
+               rows_to: Callable | None = None) -> Batch:
     """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``,
-    as a segment file if ``files`` (the book's folder, the pid of the process that links it).
+    written by ``rows_to(keys, codes, summary) -> name`` if given (a segment file:
+    ``segment_files.FileWriter``; a staged table: ``pg_stage.Stager``), its games numbered from 0.
 
     Games repeated within the chunks are left out, and with ``known`` the games the book holds."""
     if not prepared.games:
@@ -134,18 +137,16 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     years = years_of(games)
     batch = Batch(games, keys, lows, owners, prepared.skipped, duplicates=len(prepared.games) - len(games),
                   summary=summaries.from_rows(keys, owners, lows, years[owners]))
-    if files is None and not image:
+    if rows_to is None and not image:
         return batch
     batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
     codes = owners  # the codes, numbered by owner, made in the owners' array
     codes <<= schema.GAME_SHIFT
     codes |= lows
     del owners, lows
-    if files is not None:
-        folder, owner = files
-        batch.segment_file = segment_files.write_image(folder, segment_files.image(keys, codes, own_codes=True),
-                                                       batch.summary, owner)
-        batch.segment_rows, batch.summary = len(keys), None
+    if rows_to is not None:
+        batch.written = rows_to(keys, codes, batch.summary)
+        batch.written_rows, batch.summary = len(keys), None
     else:
         batch.image = segments.batch_image(keys, codes, own_codes=True)
     return batch
@@ -312,10 +313,10 @@ def warm_up() -> None:
 
 
 def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: int = 0, image: bool = False,
-                  known: KnownGames | None = None, files: tuple[str, int] | None = None) -> Batch:
+                  known: KnownGames | None = None, rows_to: Callable | None = None) -> Batch:
     """Parse, replay and sort one group of sources into the Batch the writer writes (``make_batch``)."""
     prepared = prepare([item for item in group if isinstance(item, SourceFile)], fast)
     prepared.skipped[:0] = [(item.name, item.reason) for item in group if isinstance(item, Skipped)]
-    batch = make_batch(prepared, image, known, files)
+    batch = make_batch(prepared, image, known, rows_to)
     batch.read = read
     return batch

@@ -12,15 +12,17 @@ The pipeline (``import_paths``)::
   one group per batch.  Each parser reads its groups' SGF (``book.records.read_games``,
   fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
-  once per group and board size), compresses the stored SGF, sorts the rows by key and,
-  for a SQLite book, writes them as the segment's page image with the batch's games
-  numbered from 0: for a book on disk straight into a segment file beside the book
-  (``book.segment_files``).  The writer takes the batches in the order the groups were
-  dealt, so games are numbered in source order whatever N is, and only links them in:
-  one row naming the file and its first game id (a book without files: it adds that id
-  to the image's codes and hands the image to SQLite).  A game that a batch still in
-  another parser's hands also held reaches the writer twice: the second is taken out
-  of its file (``segment_files.drop_games``), and the ids leave a gap.  Only the reader and the
+  once per group and board size), compresses the stored SGF, sorts the rows by key and
+  writes them with the batch's games numbered from 0: for a SQLite book on disk, as a
+  segment file beside the book (``book.segment_files``); for a PostgreSQL book, as a table
+  of its own, COPYed on its own connection (``book.pg_stage``); for a SQLite book in
+  memory, as the segment's page image it sends.  The writer takes the batches in the
+  order the groups were dealt, so games are numbered in source order whatever N is, and
+  only links them in with their first game id: one row naming the file, or a rename and
+  a view over the staged table (an image: it adds that id to the image's codes and hands
+  the image to SQLite).  A game that a batch still in another parser's hands also held
+  reaches the writer twice: the second is taken out of the file or table
+  (``drop_games``), and the ids leave a gap.  Only the reader and the
   writer are one process each, so they do as little per game as they can; each stage's
   CPU time is in the report (``ImportReport.cpu``).  With ``workers=0`` everything runs
   in the calling process (small imports, tests) and gives the same book.
@@ -33,7 +35,8 @@ The pipeline (``import_paths``)::
   a table of their own, written in key order, so a batch costs the same whatever the
   book's size.  SQLite gets them as a database image built page by page
   (``book.sqlite_image``) and copied by SQLite's whole-table transfer, PostgreSQL
-  through ``COPY``, any other database through SQLAlchemy's portable ``insert()``.  Batches
+  through ``COPY`` (a parser's, or the writer's where staging is off), any other database
+  through SQLAlchemy's portable ``insert()``.  Batches
   take the book's write lock (``Book.writing``), so importers in several processes
   take turns and never read the same ``max(id)`` or miss each other's fingerprints.
   A SQLite book copies its write-ahead log back into the file on a thread of its own
@@ -75,18 +78,18 @@ from fuseki.book.pipeline.batches import (
 )
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
-from fuseki.book.storage import schema, segment_files, segment_merges, segments, sqlite_image
+from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
 # parser holds a batch's rows: bench/corpus.py prints its peak) and a progress line a batch.
 BATCH_GAMES = 16_000
-# Parser processes: one per core, up to 8 where they write segment files (a SQLite book on
-# disk): the reader and the writer, which then only links the files in, each take about a
-# ninth of a parser's CPU per game, so more parsers would wait on them; up to 3 where the
-# writer still writes every row (PostgreSQL, files turned off), the limit there.  Each parser
-# holds a batch in memory.  bench/book.py --corpus prints each stage's CPU per game and the
-# import's memory.
+# Parser processes: one per core, up to 8 where they write the rows themselves (segment files
+# of a SQLite book on disk, staged tables of a PostgreSQL book): the reader and the writer,
+# which then only links them in, each take a fraction of a parser's CPU per game, so more
+# parsers would wait on them; up to 3 where the writer still writes every row (a book in
+# memory, files or staging turned off), the limit there.  Each parser holds a batch in memory.
+# bench/book.py --corpus prints each stage's CPU per game and the import's memory.
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 WORKERS = min(8, CORES)
 WORKERS_WRITING_ROWS = min(3, CORES)
@@ -134,9 +137,12 @@ def write_batch(book, batch: Batch, report: ImportReport, announce=None, merge: 
     try:
         _write(book, batch, report, announce, merge)
     finally:
-        if batch.segment_file is not None and not batch.linked:  # its rows went again, or not at all
-            with book.engine.connect() as conn:
-                segment_files.remove(segment_files.book_folder(conn), [batch.segment_file])
+        if batch.written is not None and not batch.linked:  # its games were all in the book, or it failed
+            if book.engine.dialect.name == "postgresql":
+                pg_stage.drop(book.engine, batch.written)
+            else:
+                with book.engine.connect() as conn:
+                    segment_files.remove(segment_files.book_folder(conn), [batch.written])
 
 
 def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> None:
@@ -155,19 +161,19 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         if not added:
             return
         first_id = book.max_game_id(conn) + 1
-        if batch.segment_file is not None:  # the file's numbers: game i is first_id + i (gaps where dropped)
+        if batch.written is not None:  # the parser's numbers: game i is first_id + i (gaps where dropped)
             ids = np.arange(first_id, first_id + len(fingerprints), dtype=np.int64)
         else:
             ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
-        _insert_games(conn, rows)
+        schema.insert_rows(conn, schema.games, rows)
         schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
-        if batch.segment_file is not None:
-            positions = batch.segment_rows
-            if added < len(fingerprints):  # games another parser's batch brought: out of the file
-                path = os.path.join(segment_files.book_folder(conn), batch.segment_file)
-                positions -= segment_files.drop_games(path, np.flatnonzero(~keep), years_of(batch.games))
-            segment_files.link_file(conn, batch.segment_file, positions, first_id << schema.GAME_SHIFT)
+        if batch.written is not None:
+            positions = batch.written_rows - _drop_games(conn, batch, keep)
+            if conn.dialect.name == "postgresql":
+                pg_stage.link(conn, batch.written, positions, first_id << schema.GAME_SHIFT)
+            else:
+                segment_files.link_file(conn, batch.written, positions, first_id << schema.GAME_SHIFT)
         elif batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
             segments.write_image_segment(conn, batch.image, batch.summary)
             positions = sqlite_image.row_count(batch.image)
@@ -176,12 +182,23 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         files = segment_files.files_folder(conn)
         if files is None:
             segments.merge_full_levels(conn, announce)
-    batch.linked = batch.segment_file is not None  # committed
+    batch.linked = batch.written is not None  # committed
     report.added += len(rows)
     report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
     report.positions += positions
     if files is not None and merge:
         segment_merges.merge_full_levels(book, announce)  # segment files: merged outside the batch's transaction
+
+
+def _drop_games(conn, batch: Batch, keep: np.ndarray) -> int:
+    """Take the games another parser's batch brought (not ``keep``) out of what the parser
+    wrote; returns how many rows went."""
+    if keep.all():
+        return 0
+    games, years = np.flatnonzero(~keep), years_of(batch.games)
+    if conn.dialect.name == "postgresql":
+        return pg_stage.drop_games(conn, batch.written, games, years)
+    return segment_files.drop_games(os.path.join(segment_files.book_folder(conn), batch.written), games, years)
 
 
 def _number(image: np.ndarray, first_id: int) -> bool:
@@ -209,15 +226,6 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
 
 
 _BLACK, _WHITE = GAME_COLUMNS.index("black"), GAME_COLUMNS.index("white")  # in a row with its id
-_GAMES_INSERT = (f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) "
-                 f"VALUES ({', '.join('?' * len(GAME_COLUMNS))})")
-
-
-def _insert_games(conn, rows: list[tuple]) -> None:
-    if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy's per-row processing is 2/3 of the cost
-        conn.exec_driver_sql(_GAMES_INSERT, rows)
-    else:
-        conn.execute(schema.games.insert(), [dict(zip(GAME_COLUMNS, row)) for row in rows])
 
 
 # --- the pipeline ----------------------------------------------------------------------------
@@ -278,7 +286,7 @@ def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: Inpu
         return
 
 
-def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None, files: tuple[str, int] | None):
+def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None, rows_to):
     """What a parser sends: a batch for each group received, or the error, then a StageEnd (None after an error)."""
     try:
         while not isinstance(item := inbox.recv(), StageEnd):
@@ -286,7 +294,7 @@ def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None, files: tup
                 yield item
             else:
                 group, read = item
-                yield prepare_group(group, fast, read, image, known, files)
+                yield prepare_group(group, fast, read, image, known, rows_to)
         yield StageEnd(item.reader, time.process_time())
         return
     except (EOFError, OSError):  # the reader died, maybe halfway through sending
@@ -297,12 +305,12 @@ def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None, files: tup
 
 
 def _parser(parent: int, unused, inbox, fast: bool, image: bool, known: KnownGames | None,
-            files: tuple[str, int] | None, outbox) -> None:
+            rows_to, outbox) -> None:
     """Stage 2 (N processes): each turns its groups into batches, in the order received."""
     start_worker(parent, unused)
     sender = Sender(outbox)
     try:
-        for item in _parsed(inbox, fast, image, known, files):
+        for item in _parsed(inbox, fast, image, known, rows_to):
             sender.send(item)
         sender.wait()
     except BrokenPipeError:  # the writer is gone
@@ -311,7 +319,7 @@ def _parser(parent: int, unused, inbox, fast: bool, image: bool, known: KnownGam
 
 def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
                    meter: InputBytes | None = None, stop=None, cpu: dict | None = None,
-                   image: bool = False, book_url=None, files: str | None = None) -> Iterator[Batch]:
+                   image: bool = False, book_url=None, rows_to=None) -> Iterator[Batch]:
     """Batches in source order: made in this process, or by a pipeline of processes.
 
     With ``parsers`` = N > 0: one process reads the sources (decompressing archives)
@@ -322,12 +330,12 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     once ``stop`` (a threading.Event) is set.  The workers are gone when it ends
     (``book.pipeline.workers``).  Once every source is read, ``cpu`` (a dict) gets the
     CPU seconds of the stages: "reader" and "parsers".  ``image``: batches carry their rows
-    as an image (a SQLite book); the parsers then leave out the games the book at
-    ``book_url`` already holds (``KnownGames``).  ``files``: the folder of a SQLite book's
-    segment files, which the batches' rows then go to (``book.segment_files``), written by
-    the parsers: this process only links them in.
+    as an image (a SQLite book).  ``rows_to``: what writes each batch's rows where this
+    process only links them in (``batches.make_batch``): a SQLite book's segment files
+    (``book.segment_files``), a PostgreSQL book's staged tables (``book.pg_stage``).  With
+    either, the parsers leave out the games the book at ``book_url`` already holds
+    (``KnownGames``).
     """
-    target = None if files is None else (files, os.getpid())
     cpu = {} if cpu is None else cpu
     if parsers <= 0:
         groups, reading, parsing = _groups(paths, batch_games, meter), 0.0, 0.0
@@ -338,13 +346,13 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
             if group is None:
                 break
             began = time.thread_time()
-            batch = prepare_group(group, fast, read, image, files=target)
+            batch = prepare_group(group, fast, read, image, rows_to=rows_to)
             parsing += time.thread_time() - began
             yield batch
         cpu.update(reader=reading, parsers=parsing)
         return
     warm_up()
-    known = KnownGames(book_url) if image and book_url is not None else None
+    known = KnownGames(book_url) if (image or rows_to is not None) and book_url is not None else None
     context = _process_context()
     inboxes = [context.Pipe(duplex=False) for _ in range(parsers)]  # (receiving end, sending end)
     outboxes = [context.Pipe(duplex=False) for _ in range(parsers)]
@@ -357,7 +365,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     stages = [context.Process(target=_reader, args=(parent, others(*sending), paths, batch_games, meter, sending),
                               name="import reader", daemon=True)]
     stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, fast, image, known,
-                                                     target, send),
+                                                     rows_to, send),
                                name=f"import parser {k}", daemon=True)
                for k, ((receive, _), (_, send)) in enumerate(zip(inboxes, outboxes))]
     try:
@@ -454,7 +462,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     """Import every game under ``paths`` (files, folders, archives) into ``book``.
 
     ``workers``: processes that parse and replay (0: this process; None: one per core,
-    up to ``WORKERS`` where they write segment files, else ``WORKERS_WRITING_ROWS``).
+    up to ``WORKERS`` where they write the rows, else ``WORKERS_WRITING_ROWS``).
     ``progress``: a Progress to update (None: no progress output).  ``stop``: a
     threading.Event (``book.ui.book_cli.stop_on_signals`` sets one on Ctrl-C); once it
     is set the import ends after the batch it is writing, and the report says
@@ -476,10 +484,16 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     image = book.engine.dialect.name == "sqlite" and segments.IMAGES
     with book.engine.connect() as conn:
         files = segment_files.files_folder(conn)
+    held, rows_to = None, None  # where the parsers write the rows: the writer links them in
+    if files is not None:
+        rows_to = segment_files.FileWriter(files, os.getpid())
+    elif book.engine.dialect.name == "postgresql" and pg_stage.ENABLED:
+        held = pg_stage.hold(book.engine)
+        rows_to = pg_stage.Stager(book.engine.url, held.token)
     if workers is None:
-        workers = WORKERS if files is not None else WORKERS_WRITING_ROWS
+        workers = WORKERS if rows_to is not None else WORKERS_WRITING_ROWS
     batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, image, book.engine.url,
-                             files)
+                             rows_to)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
     # with worker processes, segment files merge in a process of their own too
     merger = Merger(book, merging) if files is not None and workers > 0 else None
@@ -509,6 +523,9 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     finally:
         if merger is not None:
             merger.stop()
+        if held is not None:
+            rows_to.close()  # its connection, where this process staged (workers=0)
+            pg_stage.release(held)
         report.elapsed = time.perf_counter() - start
         report.cpu["writer"] = writing
         book.forget_caches()

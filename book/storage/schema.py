@@ -280,8 +280,8 @@ def index_players(conn, added: list[tuple[int, str | None, str | None]] | None =
     new = [name for name in names if name not in known]
     next_id = int(conn.execute(select(func.max(players.c.id))).scalar() or 0) + 1
     known.update(zip(new, range(next_id, next_id + len(new))))
-    _insert(conn, players, [(known[name], name) for name in new])
-    _insert(conn, game_players, [(known[name], game_id) for name, game_id in sorted(links)])
+    insert_rows(conn, players, [(known[name], name) for name in new])
+    insert_rows(conn, game_players, [(known[name], game_id) for name, game_id in sorted(links)])
     conn.execute(meta.delete().where(meta.c.name == PLAYERS_THROUGH))
     conn.execute(meta.insert().values(name=PLAYERS_THROUGH, value=str(top)))
 
@@ -322,13 +322,20 @@ def check_versions(conn) -> None:
                 "import the games again into a new book")
 
 
-def _insert(conn, table: Table, rows: list[tuple]) -> None:
-    """Insert rows given in the table's column order."""
+def insert_rows(conn, table: Table, rows: list[tuple]) -> None:
+    """Insert rows given in the table's column order, through the driver where it can: the
+    import's writer inserts every game and player link, and SQLAlchemy's work per row (a
+    dict of parameters, then their processing) was most of that writer's time per game."""
     if not rows:
         return
-    if conn.dialect.name == "sqlite":  # the driver directly: SQLAlchemy's per-row work is most of the cost
-        columns = ", ".join(column.name for column in table.columns)
+    columns = ", ".join(column.name for column in table.columns)
+    if conn.dialect.name == "sqlite":
         conn.exec_driver_sql(f"INSERT INTO {table.name} ({columns}) VALUES ({', '.join('?' * len(rows[0]))})", rows)
+    elif conn.dialect.driver == "psycopg2":  # many rows a statement, each formatted by the driver
+        from psycopg2.extras import execute_values
+
+        with conn.connection.dbapi_connection.cursor() as cursor:
+            execute_values(cursor, f"INSERT INTO {table.name} ({columns}) VALUES %s", rows, page_size=1000)
     else:
         conn.execute(table.insert(), [dict(zip(table.columns.keys(), row)) for row in rows])
 

@@ -222,6 +222,18 @@ def write_image(folder: str, image: np.ndarray, summary: summaries.Summary, owne
     return name
 
 
+class FileWriter(NamedTuple):
+    """Writes a parser's batches as segment files of the book's folder (``batches.make_batch``'s
+    ``rows_to``): each call writes one batch's rows (sorted by key; its games numbered from 0,
+    the codes may be reordered) and summary, and returns the file's name."""
+
+    folder: str
+    owner: int  # the pid of the process that links the files (segment files' names start with it)
+
+    def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary) -> str:
+        return write_image(self.folder, image(keys, codes, own_codes=True), summary, self.owner)
+
+
 def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary, owner: int) -> str:
     """``write_image`` of rows (sorted by key), codes as they are."""
     return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), summary, owner)
@@ -245,18 +257,11 @@ def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
         if found:
             rows = np.array(found, dtype=np.int64)
             removed = summaries.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
-            summarized = np.array(connection.execute("SELECT key FROM summary").fetchall(), dtype=np.int64)
-            summarized = summarized.reshape(-1)
-            firsts = np.searchsorted(removed.keys, summarized)  # removed: sorted by key
-            ends = np.searchsorted(removed.keys, summarized, side="right")
-            for key, first, end in zip(*(column[ends > firsts].tolist() for column in (summarized, firsts, ends))):
-                stored = connection.execute("SELECT stats FROM summary WHERE key = ?", (key,)).fetchone()
-                left = summaries.subtract(summaries.from_stats(key, stored[0]), removed.records[first:end])
-                if left.records[:, summaries.COUNT].sum() >= summaries.GAMES:  # else as a fresh count: rows
-                    (_key, stats), = summaries.to_rows(left)
-                    connection.execute("UPDATE summary SET stats = ? WHERE key = ?", (stats, key))
-                else:
-                    connection.execute("DELETE FROM summary WHERE key = ?", (key,))
+            keys = ",".join(str(key) for key in np.unique(removed.keys).tolist())
+            stored = connection.execute(f"SELECT key, stats FROM summary WHERE key IN ({keys})").fetchall()
+            updates, deletes = summaries.take_out(stored, removed)
+            connection.executemany("UPDATE summary SET stats = ? WHERE key = ?", [(s, k) for k, s in updates])
+            connection.executemany("DELETE FROM summary WHERE key = ?", [(key,) for key in deletes])
         connection.execute("COMMIT")
         return len(found)
     finally:
@@ -281,6 +286,12 @@ def remove(folder: str, names) -> None:
             os.unlink(os.path.join(folder, name))
         except FileNotFoundError:
             pass
+
+
+def sweep_book(conn) -> list[str]:
+    """``sweep`` the folder of a SQLite book on disk (none: nothing to do)."""
+    folder = book_folder(conn)
+    return sweep(folder, {segment.name for segment in in_files(conn)}) if folder else []
 
 
 def sweep(folder: str, linked: set[str]) -> list[str]:

@@ -34,7 +34,7 @@ from sqlalchemy import func, insert, select, text, union_all
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import pgcopy, segment_files, sqlite_image, summaries
+from fuseki.book.storage import pg_stage, segment_files, sqlite_image, summaries
 from fuseki.book.storage.schema import GAME_SHIFT, games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
 
@@ -143,13 +143,13 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
         name = segment_files.write_rows(folder, keys, codes, summary, os.getpid())
         return segment_files.link_file(conn, name, len(keys), 0)
     dialect = conn.dialect.name
-    segment, table = _new_segment_table(conn, keyed=dialect != "postgresql")
+    if dialect == "postgresql":
+        segment = segment_files.new_segment_id(conn)
+        pg_stage.copy_rows(conn, segment_table(segment).name, keys, codes)
+        return _register(conn, segment, len(keys), summary or _count_summary(conn, keys, codes, summaries.GAMES))
+    segment, table = _new_segment_table(conn)
     if dialect == "sqlite":
         _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
-    elif dialect == "postgresql":
-        with conn.connection.dbapi_connection.cursor() as cur:
-            pgcopy.copy_in(cur, table.name, ["key", "code"], [(keys, 8), (codes, 8)], freeze=True)
-        _add_key(conn, table.name)
     else:
         conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
     if summary is None:
@@ -171,6 +171,14 @@ def write_image_segment(conn, image: np.ndarray, summary: summaries.Summary) -> 
     segment, table = _new_segment_table(conn)
     _write_sqlite(dbapi_connection, table.name, None, None, image)
     return _register(conn, segment, rows, summary)
+
+
+def _drop(conn, segment_id: int) -> None:
+    """Drop a segment's table (on PostgreSQL, a staged segment's view with its rows)."""
+    if conn.dialect.name == "postgresql":
+        pg_stage.drop_segment(conn, segment_id)
+    else:
+        segment_table(segment_id).drop(conn)
 
 
 def _register(conn, segment: int, rows: int, summary: summaries.Summary) -> int:
@@ -243,7 +251,7 @@ def link_merged(conn, parts: list[Segment], name: str, rows: int, level: int) ->
     files = {segment.id: segment.name for segment in segment_files.in_files(conn)}
     for part in parts:
         if part.id not in files:
-            segment_table(part.id).drop(conn)
+            _drop(conn, part.id)
             summaries.drop(conn, part.id)
     conn.execute(files_table.delete().where(files_table.c.id.in_(ids)))
     conn.execute(segments.delete().where(segments.c.id.in_(ids)))
@@ -271,10 +279,10 @@ def merge(conn, parts: list[Segment], level: int) -> int:
     else:
         conn.execute(text(f"INSERT INTO {table.name} (key, code) {union}"))
     if conn.dialect.name == "postgresql":
-        _add_key(conn, table.name)
+        pg_stage.add_key(conn, table.name)
     summaries.write(conn, segment, _merged_summary(conn, parts))
     for part in parts:
-        segment_table(part.id).drop(conn)
+        _drop(conn, part.id)
         summaries.drop(conn, part.id)
     conn.execute(segments.delete().where(segments.c.id.in_([part.id for part in parts])))
     conn.execute(insert(segments).values(id=segment, level=level, rows=sum(part.rows for part in parts)))
@@ -506,7 +514,7 @@ def _games_codes(ids: tuple[int, ...]):
 def _new_segment_table(conn, keyed: bool = True):
     """(id, table) of a new, empty segment table; ids only grow (a merge's is the largest).
 
-    ``keyed=False``: without its primary key yet (``_add_key`` adds it once the rows are in)."""
+    ``keyed=False``: without its primary key yet (``pg_stage.add_key`` adds it once the rows are in)."""
     segment = segment_files.new_segment_id(conn)
     table = segment_table(segment)
     if keyed:
@@ -514,12 +522,6 @@ def _new_segment_table(conn, keyed: bool = True):
     else:
         conn.execute(text(f"CREATE TABLE {table.name} (key BIGINT NOT NULL, code BIGINT NOT NULL)"))
     return segment, table
-
-
-def _add_key(conn, name: str) -> None:
-    """The segment's primary key, built once its rows are in: PostgreSQL sorts them and writes
-    the B-tree in one pass, which costs less than inserting each row's entry during the COPY."""
-    conn.execute(text(f"ALTER TABLE {name} ADD CONSTRAINT pk_{name} PRIMARY KEY (key, code)"))
 
 
 def attach_stage(dbapi_connection) -> None:

@@ -42,7 +42,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
-from fuseki.book.storage import aggregates, orbits, schema, segment_files, segment_merges, segments, summaries
+from fuseki.book.storage import aggregates, orbits, pg_stage, schema, segment_files, segment_merges, segments, summaries
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
@@ -179,9 +179,8 @@ class Book:
                     schema.check_versions(conn)
                 else:
                     schema.create(conn)
-                    folder = segment_files.book_folder(conn)
-                    if folder:  # what an importer that stopped left (book.segment_files)
-                        segment_files.sweep(folder, {segment.name for segment in segment_files.in_files(conn)})
+                    segment_files.sweep_book(conn)  # what an importer that stopped left
+                    pg_stage.sweep(conn)
             absent = segment_files.missing(engine) if path else None
             if absent:
                 folder, names = absent

@@ -41,9 +41,10 @@ YEAR, NEXT, COUNT, BLACK, WHITE = range(5)  # the columns of a record
 _metadata = MetaData()
 
 
-def summary_table(segment_id: int) -> Table:
-    """The table ``summary_<segment_id>`` (key signed, stats: the records' bytes)."""
-    name = f"summary_{int(segment_id)}"
+def summary_table(segment_id: int | str) -> Table:
+    """The table ``summary_<segment_id>`` (key signed, stats: the records' bytes); given a
+    name (str), the table of that name (a summary staged on PostgreSQL, ``book.pg_stage``)."""
+    name = segment_id if isinstance(segment_id, str) else f"summary_{int(segment_id)}"
     table = _metadata.tables.get(name)
     if table is None:
         table = Table(name, _metadata, Column("key", BigInteger, primary_key=True, autoincrement=False),
@@ -155,6 +156,24 @@ def subtract(summary: Summary, records: np.ndarray) -> Summary:
     return Summary(left.keys[kept], left.records[kept])
 
 
+def take_out(stored: list[tuple[int, bytes]], removed: Summary) -> tuple[list[tuple[int, bytes]], list[int]]:
+    """What stored summary rows (key, stats) become once some games are taken out of their
+    segment: (the rows to write again, the keys to delete).  ``removed``: the summary of
+    those games' rows (``from_codes`` with ``min_games`` 1).  A key left with fewer than
+    GAMES games is deleted: its rows answer, as a fresh count would have it."""
+    updates, deletes = [], []
+    for key, stats in stored:
+        first, end = np.searchsorted(removed.keys, key), np.searchsorted(removed.keys, key, side="right")
+        if first == end:
+            continue
+        left = subtract(from_stats(key, stats), removed.records[first:end])
+        if left.records[:, COUNT].sum() >= GAMES:
+            updates += to_rows(left)
+        else:
+            deletes.append(key)
+    return updates, deletes
+
+
 def to_rows(summary: Summary) -> list[tuple[int, bytes]]:
     """(key, stats bytes) per key, in key order."""
     if not len(summary):
@@ -185,7 +204,12 @@ def select_years(records: np.ndarray, year_from: int | None, year_to: int | None
 
 def write(conn, segment_id: int, summary: Summary) -> None:
     """Create ``summary_<segment_id>`` holding ``summary`` (inside the segment's transaction)."""
-    table = summary_table(segment_id)
+    write_table(conn, summary_table(segment_id).name, summary)
+
+
+def write_table(conn, name: str, summary: Summary) -> None:
+    """Create the summary table ``name`` holding ``summary``."""
+    table = summary_table(name)
     table.create(conn)
     rows = to_rows(summary)
     if not rows:
