@@ -30,7 +30,9 @@ from sqlalchemy import insert, text
 
 from fuseki.book.storage import pgcopy, schema, segment_files, summaries
 
-ENABLED = True  # False: the writer copies every row itself (bench/book.py's baseline; tests compare both)
+# FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
+# bench/book.py; tests compare both)
+ENABLED = os.environ.get("FUSEKI_PG_STAGE", "1") != "0"
 PREFIX = "fuseki_stage_"
 # Two-key advisory locks (a key space of their own beside the writers' one-key WRITE_LOCK):
 # (LOCK_CLASS, token) is held by the import whose staged tables carry token.

@@ -173,7 +173,7 @@ def write_image_segment(conn, image: np.ndarray, summary: summaries.Summary) -> 
     return _register(conn, segment, rows, summary)
 
 
-def _drop(conn, segment_id: int) -> None:
+def drop_table(conn, segment_id: int) -> None:
     """Drop a segment's table (on PostgreSQL, a staged segment's view with its rows)."""
     if conn.dialect.name == "postgresql":
         pg_stage.drop_segment(conn, segment_id)
@@ -251,7 +251,7 @@ def link_merged(conn, parts: list[Segment], name: str, rows: int, level: int) ->
     files = {segment.id: segment.name for segment in segment_files.in_files(conn)}
     for part in parts:
         if part.id not in files:
-            _drop(conn, part.id)
+            drop_table(conn, part.id)
             summaries.drop(conn, part.id)
     conn.execute(files_table.delete().where(files_table.c.id.in_(ids)))
     conn.execute(segments.delete().where(segments.c.id.in_(ids)))
@@ -282,7 +282,7 @@ def merge(conn, parts: list[Segment], level: int) -> int:
         pg_stage.add_key(conn, table.name)
     summaries.write(conn, segment, _merged_summary(conn, parts))
     for part in parts:
-        _drop(conn, part.id)
+        drop_table(conn, part.id)
         summaries.drop(conn, part.id)
     conn.execute(segments.delete().where(segments.c.id.in_([part.id for part in parts])))
     conn.execute(insert(segments).values(id=segment, level=level, rows=sum(part.rows for part in parts)))
