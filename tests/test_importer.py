@@ -280,13 +280,19 @@ def summary_rows(book):
         return sorted(found)
 
 
-def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tmp_path, monkeypatch):
-    folder = tmp_path / "games"
+def games_with_copies(folder, copies: list[tuple[int, int]]):
+    """60 generated games in ``folder``, game b of each (a, b) in ``copies`` the same moves as game a
+    (another black name): 57 distinct games."""
     folder.mkdir()
     write_games(folder, count=60, seed=5)
-    for i, (a, b) in enumerate([(3, 4), (10, 40), (7, 58)]):  # the same game in one batch, in two, far apart
+    for i, (a, b) in enumerate(copies):
         (folder / f"g19_{b:03d}.sgf").write_bytes((folder / f"g19_{a:03d}.sgf").read_bytes().replace(
             b"PB[", f"PB[copy{i} ".encode()))
+    return folder
+
+
+def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tmp_path, monkeypatch):
+    folder = games_with_copies(tmp_path / "games", [(3, 4), (10, 40), (7, 58)])  # in one batch, two, far apart
     numbered = []  # (first id, whether the writer numbered a worker's image)
     add_to_codes = sqlite_image.add_to_codes
 

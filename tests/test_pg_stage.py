@@ -19,13 +19,12 @@ import threading
 import numpy as np
 import pytest
 from sqlalchemy import select, text
+from test_importer import games_with_copies
 
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import pg_stage, schema, segments, summaries
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
-
-from test_store import write_games
 
 pytestmark = pytest.mark.slow  # several imports into fresh databases
 
@@ -69,13 +68,7 @@ def catalogue(book) -> tuple[int, int, list[str]]:
 
 @pytest.fixture
 def games_folder(tmp_path):
-    folder = tmp_path / "games"
-    folder.mkdir()
-    write_games(folder, count=60, seed=5)
-    for i, (a, b) in enumerate([(3, 4), (10, 17), (7, 58)]):  # the same game in one batch, in two, far apart
-        (folder / f"g19_{b:03d}.sgf").write_bytes((folder / f"g19_{a:03d}.sgf").read_bytes().replace(
-            b"PB[", f"PB[copy{i} ".encode()))
-    return folder
+    return games_with_copies(tmp_path / "games", [(3, 4), (10, 17), (7, 58)])  # in one batch, two, far apart
 
 
 def test_staged_batches_give_the_book_the_writer_writes(games_folder, pg_url_factory, monkeypatch):
