@@ -136,24 +136,22 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
     """
     if not len(keys):
         return 0
+    if summary is None:
+        summary = _count_summary(conn, keys, codes, summaries.GAMES)
     folder = segment_files.files_folder(conn)
     if folder is not None:
-        if summary is None:
-            summary = _count_summary(conn, keys, codes, summaries.GAMES)
         name = segment_files.write_rows(folder, keys, codes, summary, os.getpid())
         return segment_files.link_file(conn, name, len(keys), 0)
     dialect = conn.dialect.name
-    if dialect == "postgresql":
+    if dialect == "postgresql":  # its key built after the rows are in
         segment = segment_files.new_segment_id(conn)
         pg_stage.copy_rows(conn, segment_table(segment).name, keys, codes)
-        return _register(conn, segment, len(keys), summary or _count_summary(conn, keys, codes, summaries.GAMES))
-    segment, table = _new_segment_table(conn)
-    if dialect == "sqlite":
-        _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
     else:
-        conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
-    if summary is None:
-        summary = _count_summary(conn, keys, codes, summaries.GAMES)
+        segment, table = _new_segment_table(conn)
+        if dialect == "sqlite":
+            _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
+        else:
+            conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
     return _register(conn, segment, len(keys), summary)
 
 

@@ -211,13 +211,7 @@ def write_table(conn, name: str, summary: Summary) -> None:
     """Create the summary table ``name`` holding ``summary``."""
     table = summary_table(name)
     table.create(conn)
-    rows = to_rows(summary)
-    if not rows:
-        return
-    if conn.dialect.name == "sqlite":
-        conn.exec_driver_sql(f"INSERT INTO {table.name} (key, stats) VALUES (?, ?)", rows)
-    else:
-        conn.execute(table.insert(), [{"key": k, "stats": s} for k, s in rows])
+    schema.insert_rows(conn, table, to_rows(summary))
 
 
 def read_all(conn, segment_id: int) -> Summary:

@@ -37,8 +37,8 @@ def add_commands(subparsers) -> None:
                         "(seldom needed: an import's own tables are packed as written; it helps a "
                         "book grown by many imports; it copies the file once)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="processes that parse and replay (default: one per core, up to 8 for a SQLite "
-                        "book, 3 for PostgreSQL; 0: none, all in this process)")
+                   help="processes that parse, replay and write the positions (default: one per core, "
+                        "up to 8, 3 for a book in memory; 0: none, all in this process)")
     p.set_defaults(run=run_import)
 
     p = subparsers.add_parser(
