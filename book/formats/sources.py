@@ -11,6 +11,9 @@ walked recursively with names sorted, archive members in archive order.
   streamed member by member, in folders too.  Archives inside archives are not opened.
 - Names: a file's path as given or as found under the folder given; an archive member is
   ``"<archive path>:<member name>"`` -- the ``GameRecord.source`` convention.
+- ``open_archives=False`` leaves archives unread: each is an :class:`Archive` (its path and
+  size) in its place in the order, for another process to read with ``iter_sources([path])``
+  (the import's parsers read their own archives: ``book.pipeline.groups``).
 
 Memory stays bounded against archive bombs (:class:`Limits`): a member or file larger
 than ``max_file_bytes`` is refused with a Skipped, and so is a zip with more than
@@ -62,6 +65,17 @@ class Skipped:
     reason: str
 
 
+@dataclass
+class Archive:
+    """An archive left unread (``iter_sources(..., open_archives=False)``); ``size``: its bytes on disk.
+
+    ``iter_sources([name])`` gives what reading it in place would have given.
+    """
+
+    name: str
+    size: int
+
+
 @dataclass(frozen=True)
 class Limits:
     """Bounds against archive bombs (defaults: 10 MB per file, a million members)."""
@@ -70,17 +84,19 @@ class Limits:
     max_members: int = 1_000_000
 
 
-def iter_sources(paths: list[str], limits: Limits = Limits()) -> Iterator[SourceFile | Skipped]:
-    """Game files (and the reasons for what was not read) under ``paths``, in order."""
+def iter_sources(paths: list[str], limits: Limits = Limits(),
+                 open_archives: bool = True) -> Iterator[SourceFile | Skipped | Archive]:
+    """Game files (and the reasons for what was not read) under ``paths``, in order;
+    with ``open_archives=False``, each archive as an :class:`Archive` instead of its members."""
     for path in paths:
         if os.path.isdir(path):
-            yield from _walk(path, limits)
+            yield from _walk(path, limits, open_archives)
         elif not os.path.exists(path):
             yield Skipped(path, "no such file or folder")
         elif _kind(path) is None:
             yield Skipped(path, "not an SGF file, a Fuego book.dat or a .tgz/.tar.gz/.tar/.zip archive")
         else:
-            yield from _read_path(path, limits)
+            yield from _read_path(path, limits, open_archives)
 
 
 def _kind(name: str) -> str | None:
@@ -94,7 +110,7 @@ def _kind(name: str) -> str | None:
     return None
 
 
-def _walk(folder: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
+def _walk(folder: str, limits: Limits, open_archives: bool) -> Iterator[SourceFile | Skipped | Archive]:
     """Every game file and archive under ``folder`` in path order (a/x before b, b/y before c).
 
     Linked folders are not followed (no loops); a folder that cannot be listed is Skipped.
@@ -106,13 +122,19 @@ def _walk(folder: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk(entry.path, limits)
+            yield from _walk(entry.path, limits, open_archives)
         elif _kind(entry.name) is not None:
-            yield from _read_path(entry.path, limits)
+            yield from _read_path(entry.path, limits, open_archives)
 
 
-def _read_path(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
+def _read_path(path: str, limits: Limits, open_archives: bool = True) -> Iterator[SourceFile | Skipped | Archive]:
     kind = _kind(path)
+    if kind in ("tar", "zip") and not open_archives:
+        try:
+            yield Archive(path, os.path.getsize(path))
+            return
+        except OSError:
+            pass  # read it here, which names the reason
     if kind == "tar":
         yield from _read_tar(path, limits)
     elif kind == "zip":

@@ -77,6 +77,7 @@ class Batch:
     written: str | None = None  # where the parser wrote the rows: a segment file, a staged table
     written_rows: int = 0  # how many
     linked: bool = False  # the writer linked them into the book (else it removes them)
+    ends_group: bool = True  # the last batch of its parser's turn (``book.pipeline.groups.cut``)
 
 
 class KnownGames:

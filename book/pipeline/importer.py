@@ -2,14 +2,16 @@
 
 The pipeline (``import_paths``)::
 
-    reader process     iter_sources -> groups of files, dealt round-robin
+    reader process     iter_sources -> groups of files and archives, dealt round-robin
                                          |                     |
-    N parser processes          read_games -> replay -> sorted Batch   (one per group)
+    N parser processes   archives read -> read_games -> replay -> sorted Batch (one or more a group)
                                          |                     |
     this process                 taken in the same rotation -> write_batch -> database
 
-- The reader decompresses archives (``book.sources``) and cuts the files into groups,
-  one group per batch.  Each parser reads its groups' SGF (``book.records.read_games``,
+- The reader walks the paths and cuts the sources into groups, one turn of a parser each
+  (``book.pipeline.groups``); it leaves archives of a batch or two closed, for the parser
+  that gets them to decompress (``book.sources``), and reads only bigger ones itself.
+  Each parser cuts a group into batches, reads its SGF (``book.records.read_games``,
   fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
   once per group and board size), compresses the stored SGF, sorts the rows by key and
@@ -55,7 +57,6 @@ an anomaly.  Files that cannot be read at all are *skipped*, with the reason.
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 import os
 import time
@@ -65,7 +66,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fuseki.book.formats.sources import Skipped, SourceFile, iter_sources
 from fuseki.book.pipeline.batches import (
     GAME_COLUMNS,
     ROW_ANOMALY,
@@ -76,6 +76,7 @@ from fuseki.book.pipeline.batches import (
     warm_up,
     years_of,
 )
+from fuseki.book.pipeline.groups import cut, groups
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image
@@ -93,7 +94,6 @@ BATCH_GAMES = 16_000
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 WORKERS = min(8, CORES)
 WORKERS_WRITING_ROWS = min(3, CORES)
-GROUP_BYTES = 32 << 20  # a batch also ends at 32 MB of files (~5.6 M moves, 90 MB of rows): a bound on memory
 
 
 @dataclass
@@ -230,32 +230,6 @@ _BLACK, _WHITE = GAME_COLUMNS.index("black"), GAME_COLUMNS.index("white")  # in 
 
 # --- the pipeline ----------------------------------------------------------------------------
 
-def _groups(paths: list[str], batch_games: int,
-            meter: InputBytes | None) -> Iterator[tuple[list[SourceFile | Skipped], int]]:
-    """The sources in source order, in groups that each become one batch, with the bytes
-    of the input read once the group was cut (``meter.position``; 0 without a meter).
-
-    A group ends at ``batch_games`` files (a file is usually one game) or GROUP_BYTES
-    of them; the first groups are smaller (an eighth of ``batch_games``, doubling), so
-    the writer starts after a few hundred games instead of a whole batch.  Skipped
-    sources travel in their group, so they are reported in order.
-    """
-    group: list[SourceFile | Skipped] = []
-    files = held = 0
-    target = max(1, batch_games // 8)
-    for item in iter_sources(paths):
-        group.append(item)
-        if isinstance(item, SourceFile):
-            files += 1
-            held += len(item.data)
-            if files >= target or held >= GROUP_BYTES:
-                yield group, meter.position(item.name) if meter else 0
-                group, files, held = [], 0, 0
-                target = min(batch_games, 2 * target)
-    if group:
-        yield group, meter.total if meter else 0  # the sources are all read
-
-
 @dataclass
 class StageEnd:
     """The last item of a stage: the CPU seconds the reader and this parser spent."""
@@ -267,7 +241,7 @@ class StageEnd:
 def _dealt(paths: list[str], batch_games: int, meter: InputBytes | None, parsers: int):
     """What the reader deals out, a turn each: the groups, an error if reading failed, a StageEnd per parser."""
     try:
-        yield from _groups(paths, batch_games, meter)
+        yield from groups(paths, batch_games, meter)
     except Exception as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
         yield RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}")
     yield from [StageEnd(reader=time.process_time())] * parsers
@@ -286,15 +260,23 @@ def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: Inpu
         return
 
 
-def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None, rows_to):
-    """What a parser sends: a batch for each group received, or the error, then a StageEnd (None after an error)."""
+def _batches(group, read: int, batch_games: int, fast: bool, image: bool, known: KnownGames | None, rows_to):
+    """The batches of one group, its archives read here (``groups.cut``), the last one marked."""
+    for sources, read_after, last in cut(group, read, batch_games):
+        batch = prepare_group(sources, fast, read_after, image, known, rows_to)
+        batch.ends_group = last
+        yield batch
+
+
+def _parsed(inbox, batch_games: int, fast: bool, image: bool, known: KnownGames | None, rows_to):
+    """What a parser sends: the batches of each group received, or the error, then a StageEnd (None after an error)."""
     try:
         while not isinstance(item := inbox.recv(), StageEnd):
             if isinstance(item, BaseException):
                 yield item
             else:
                 group, read = item
-                yield prepare_group(group, fast, read, image, known, rows_to)
+                yield from _batches(group, read, batch_games, fast, image, known, rows_to)
         yield StageEnd(item.reader, time.process_time())
         return
     except (EOFError, OSError):  # the reader died, maybe halfway through sending
@@ -304,13 +286,13 @@ def _parsed(inbox, fast: bool, image: bool, known: KnownGames | None, rows_to):
     yield None
 
 
-def _parser(parent: int, unused, inbox, fast: bool, image: bool, known: KnownGames | None,
+def _parser(parent: int, unused, inbox, batch_games: int, fast: bool, image: bool, known: KnownGames | None,
             rows_to, outbox) -> None:
     """Stage 2 (N processes): each turns its groups into batches, in the order received."""
     start_worker(parent, unused)
     sender = Sender(outbox)
     try:
-        for item in _parsed(inbox, fast, image, known, rows_to):
+        for item in _parsed(inbox, batch_games, fast, image, known, rows_to):
             sender.send(item)
         sender.wait()
     except BrokenPipeError:  # the writer is gone
@@ -338,17 +320,21 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     """
     cpu = {} if cpu is None else cpu
     if parsers <= 0:
-        groups, reading, parsing = _groups(paths, batch_games, meter), 0.0, 0.0
+        dealt, reading, parsing = groups(paths, batch_games, meter), 0.0, 0.0
         while True:
             began = time.thread_time()
-            group, read = next(groups, (None, 0))
+            group, read = next(dealt, (None, 0))
             reading += time.thread_time() - began
             if group is None:
                 break
-            began = time.thread_time()
-            batch = prepare_group(group, fast, read, image, rows_to=rows_to)
-            parsing += time.thread_time() - began
-            yield batch
+            made = _batches(group, read, batch_games, fast, image, None, rows_to)
+            while True:
+                began = time.thread_time()
+                batch = next(made, None)
+                parsing += time.thread_time() - began
+                if batch is None:
+                    break
+                yield batch
         cpu.update(reader=reading, parsers=parsing)
         return
     warm_up()
@@ -364,8 +350,8 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     parent, sending = os.getpid(), [send for _, send in inboxes]
     stages = [context.Process(target=_reader, args=(parent, others(*sending), paths, batch_games, meter, sending),
                               name="import reader", daemon=True)]
-    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, fast, image, known,
-                                                     rows_to, send),
+    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, batch_games, fast, image,
+                                                     known, rows_to, send),
                                name=f"import parser {k}", daemon=True)
                for k, ((receive, _), (_, send)) in enumerate(zip(inboxes, outboxes))]
     try:
@@ -373,7 +359,8 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
             stage.start()
         for end in others(*(receive for receive, _ in outboxes)):
             end.close()  # ours: so that a dead stage is an end of file
-        for turn in itertools.count():
+        turn = 0
+        while True:
             item = take(outboxes[turn % parsers][0], stages[1 + turn % parsers], stop)
             if item is None:  # stop
                 return
@@ -389,6 +376,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
                 cpu.update(reader=item.reader, parsers=parsing)
                 return
             yield item
+            turn += item.ends_group  # a parser's turn ends with its group's last batch
     finally:
         stop_all(stages, ends)
 

@@ -1,0 +1,122 @@
+"""Archives read by the parsers (``book.pipeline.groups``): the same book as archives read by the reader."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from fuseki.book.formats.sources import Archive, SourceFile, iter_sources
+from fuseki.book.pipeline import groups, importer
+from fuseki.book.storage.store import Book
+
+from test_importer import ids, rows, summary_rows
+from test_sources import make_tar, make_zip
+from test_store import write_games
+
+
+def corpus(tmp_path):
+    """Archives of several sizes, a zip, a damaged archive, loose files and junk, in one folder.
+
+    Returns (folder, the archives' names by size class)."""
+    made = tmp_path / "made"
+    made.mkdir()
+    write_games(made, count=70, seed=11)
+    games = sorted(made.iterdir())
+    data = {path.name: path.read_bytes() for path in games}
+    names = list(data)
+    folder = tmp_path / "collection"
+    (folder / "loose").mkdir(parents=True)
+    make_tar(folder / "a-small.tgz", {n: data[n] for n in names[:3]} | {"kifu.index": b"not a game"})
+    make_tar(folder / "b-medium.tar.gz", {f"month/{n}": data[n] for n in names[3:15]} | {"bad.sgf": b"(;SZ[19];B[pd]"})
+    make_tar(folder / "c-big.tgz", {n: data[n] for n in names[15:45]})  # read by the reader (see below)
+    make_zip(folder / "d.zip", {n: data[n] for n in names[45:52]})
+    make_tar(folder / "e-copies.tgz", {f"again-{n}": data[n] for n in names[2:6]})  # duplicates of earlier games
+    whole = (folder / "c-big.tgz").read_bytes()
+    (folder / "f-truncated.tgz").write_bytes(whole[: len(whole) // 2])
+    for n in names[52:]:
+        (folder / "loose" / n).write_bytes(data[n])
+    sizes = {path.name: path.stat().st_size for path in folder.iterdir() if path.is_file()}
+    return folder, sizes
+
+
+@pytest.fixture
+def small_archives(monkeypatch):
+    """Archive game guesses made for the test's archives: 100 bytes a game (generated games compress to ~70)."""
+    monkeypatch.setattr(groups, "ARCHIVE_BYTES_A_GAME", 100)
+
+
+def test_the_reader_deals_small_archives_unread_and_reads_big_ones(tmp_path, small_archives):
+    folder, sizes = corpus(tmp_path)
+    batch_games = 8
+    assert sizes["c-big.tgz"] // 100 > groups.ARCHIVE_GAMES_A_TURN * batch_games >= sizes["d.zip"] // 100
+    dealt = [item for group, _ in groups.groups([str(folder)], batch_games, None) for item in group]
+    archives = [os.path.basename(item.name) for item in dealt if isinstance(item, Archive)]
+    assert archives == ["a-small.tgz", "b-medium.tar.gz", "d.zip", "e-copies.tgz", "f-truncated.tgz"]
+    assert any(isinstance(item, SourceFile) and item.name.startswith(str(folder / "c-big.tgz:")) for item in dealt)
+    # expanded, the groups give exactly what reading everything in place gives, in order
+    expanded = [source for group, read in groups.groups([str(folder)], batch_games, None)
+                for batch, _, _ in groups.cut(group, read, batch_games) for source in batch]
+    assert expanded == list(iter_sources([str(folder)]))
+
+
+def test_a_group_is_cut_into_bounded_batches_with_reads_that_never_go_back(tmp_path, small_archives):
+    folder, sizes = corpus(tmp_path)
+    group = [Archive(str(folder / name), sizes[name]) for name in ("b-medium.tar.gz", "a-small.tgz")]
+    read = 10_000_000
+    cut = list(groups.cut(group, read, 5))
+    files = [[s for s in batch if isinstance(s, SourceFile)] for batch, _, _ in cut]
+    assert [len(f) for f in files] == [5, 5, 5, 1]  # 13 SGF files (one broken) + 3
+    assert [last for _, _, last in cut] == [False, False, False, True]
+    reads = [r for _, r, _ in cut]
+    assert reads == sorted(reads) and reads[-1] == read
+    assert reads[0] == read - sizes["b-medium.tar.gz"] - sizes["a-small.tgz"]  # inside the first archive
+    assert reads[2] == read - sizes["a-small.tgz"]  # b read to its end, a not yet
+    assert list(groups.cut([], 5, 8)) == [([], 5, True)]  # an empty group still takes its turn
+
+
+class Reads:
+    """A progress that keeps what the import says it read."""
+
+    def start(self, total):
+        self.total, self.reads = total, []
+
+    def update(self, report, read, force=False):
+        self.reads.append(read)
+
+    def merging(self, segments, rows):
+        pass
+
+    def done(self):
+        pass
+
+
+@pytest.mark.parametrize("files", [True, False], ids=["segment-files", "book-tables"])
+def test_archives_read_by_the_parsers_give_the_same_book(tmp_path, small_archives, monkeypatch, files):
+    from fuseki.book.storage import segment_files
+
+    monkeypatch.setattr(segment_files, "ENABLED", files)
+    folder, _ = corpus(tmp_path)
+    made = {}
+    for name, parsers_read, workers in [("reader", False, 0), ("parsers0", True, 0), ("parsers2", True, 2),
+                                        ("reader2", False, 2), ("parsers3", True, 3)]:
+        monkeypatch.setattr(groups, "PARSERS_READ_ARCHIVES", parsers_read)
+        book = Book.open(str(tmp_path / f"{name}.sqlite"))
+        progress = Reads()
+        report = importer.import_paths(book, [str(folder)], workers=workers, batch_games=8, progress=progress)
+        assert progress.reads == sorted(progress.reads) and progress.reads[-1] == progress.total
+        made[name] = (book, report)
+    base, base_report = made["reader"]
+    # 70 games (one broken file is skipped); copies: 4 in e-copies, what the truncated copy of c-big holds
+    assert base_report.added == 70 and 4 < base_report.duplicates < 4 + 30
+    skipped = [os.path.basename(name).split(":")[0] for name, _ in base_report.skipped]
+    assert skipped == ["b-medium.tar.gz", "f-truncated.tgz"]
+    for name, (book, report) in made.items():
+        assert (report.added, report.duplicates, report.positions, report.skipped) == \
+            (base_report.added, base_report.duplicates, base_report.positions, base_report.skipped), name
+        assert [source for _, source in ids(book)] == [source for _, source in ids(base)], name  # source order
+        assert rows(book) == rows(base), name
+        if files:
+            assert summary_rows(book) == summary_rows(base), name
+    for book, _ in made.values():
+        book.close()
