@@ -64,7 +64,9 @@ def test_a_group_is_cut_into_bounded_batches_with_reads_that_never_go_back(tmp_p
     folder, sizes = corpus(tmp_path)
     group = [Archive(str(folder / name), sizes[name]) for name in ("b-medium.tar.gz", "a-small.tgz")]
     read = 10_000_000
-    cut = list(groups.cut(group, read, 5))
+    learnt = groups.ArchiveGames()
+    assert learnt.guess(group[0]) == sizes["b-medium.tar.gz"] // groups.ARCHIVE_BYTES_A_GAME  # the first guess
+    cut = list(groups.cut(group, read, 4, learnt))  # batches of at most 5 files (OVERFILL)
     files = [[s for s in batch if isinstance(s, SourceFile)] for batch, _, _ in cut]
     assert [len(f) for f in files] == [5, 5, 5, 1]  # 13 SGF files (one broken) + 3
     assert [last for _, _, last in cut] == [False, False, False, True]
@@ -73,6 +75,10 @@ def test_a_group_is_cut_into_bounded_batches_with_reads_that_never_go_back(tmp_p
     assert reads[0] == read - sizes["b-medium.tar.gz"] - sizes["a-small.tgz"]  # inside the first archive
     assert reads[2] == read - sizes["a-small.tgz"]  # b read to its end, a not yet
     assert list(groups.cut([], 5, 8)) == [([], 5, True)]  # an empty group still takes its turn
+    # what the archives held, for the reader's next guesses: 16 game files in both archives' bytes
+    both = sizes["b-medium.tar.gz"] + sizes["a-small.tgz"]
+    assert learnt.counts[:] == [both, 16, 1]  # and one group cut
+    assert learnt.guess(Archive("x.tgz", both * 10)) == 160
 
 
 class Reads:

@@ -19,12 +19,13 @@ import threading
 import numpy as np
 import pytest
 from sqlalchemy import select, text
-from test_importer import games_with_copies
 
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import pg_stage, schema, segments, summaries
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
+
+from test_importer import games_with_copies
 
 pytestmark = pytest.mark.slow  # several imports into fresh databases
 

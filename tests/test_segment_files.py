@@ -109,9 +109,9 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     their rows leave the parser's file and their counts its summary, the file is linked as
     it is (no copy), the other games keep their numbers (a gap where one was dropped), and
     the book answers as one made with its segments in tables."""
-    from test_importer import rows
-
     from fuseki.book.storage import summaries
+
+    from test_importer import rows
 
     folder = tmp_path / "games"
     folder.mkdir()

@@ -9,10 +9,18 @@ does per game only what listing a folder costs, whatever the number of parsers, 
 archives' bytes never go through a pipe.  A bigger archive (one file of a million games)
 is read by the reader as before, so that its games are spread over every parser.
 
-A parser cuts what it gets into batches of at most ``batch_games`` files or
-``GROUP_BYTES``, so a batch stays bounded in memory however wrong a guess of an archive's
-games is; it marks the last batch of the group (``Batch.ends_group``), and the writer takes
-batches from each parser in turn until that mark, so games stay in source order.
+How many games an archive holds is known only once it is read, so the reader guesses from
+its size: ``ARCHIVE_BYTES_A_GAME`` until the parsers have read some archives, then the games
+a byte the parsers found (``ArchiveGames``, counters the processes share).  For that, and
+since a group of archives is a few bytes that no pipe holds back, the reader deals at most
+two groups a parser ahead of the groups the parsers have finished (``ArchiveGames.wait``).
+
+Whole archives rarely add up to ``batch_games``, so a group of archives may hold up to
+``OVERFILL`` times that: batches near ``batch_games`` on average, not well under it (more
+segments, more merges).  A parser cuts what it gets into batches of at most that many files
+or ``GROUP_BYTES``, so a batch stays bounded in memory however wrong the guess of an
+archive's games is; it marks the last batch of the group (``Batch.ends_group``), and the
+writer takes batches from each parser in turn until that mark, so games stay in source order.
 
 ``FUSEKI_PARSERS_READ_ARCHIVES=0`` has the reader open every archive (the baseline of
 ``bench/book.py``).
@@ -20,7 +28,9 @@ batches from each parser in turn until that mark, so games stay in source order.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import time
 from collections.abc import Iterator
 
 from fuseki.book.formats.sources import Archive, Skipped, SourceFile, iter_sources
@@ -28,57 +38,81 @@ from fuseki.book.pipeline.progress import InputBytes
 
 PARSERS_READ_ARCHIVES = os.environ.get("FUSEKI_PARSERS_READ_ARCHIVES", "1") != "0"
 GROUP_BYTES = 32 << 20  # a batch also ends at 32 MB of files (~5.6 M moves, 90 MB of rows): a bound on memory
-# A guess of a game's compressed bytes in an archive, to size groups of archives (the Tygem
-# archives hold 360; a guess too low makes smaller batches, too high a second batch per turn).
+# A first guess of a game's compressed bytes in an archive, to size groups of archives until the
+# parsers have counted some (the Tygem archives hold 360): too low makes smaller batches, too
+# high a second batch in a turn.
 ARCHIVE_BYTES_A_GAME = 300
 # An archive of more batches than this is read by the reader: one parser would make them all
 # in a row while the others wait for their turns.
 ARCHIVE_GAMES_A_TURN = 2
+OVERFILL = 1.25  # a batch's files at most, in batch_games: what a group of archives may hold
 
 Source = SourceFile | Skipped | Archive
 
 
-def archive_games(archive: Archive) -> int:
-    """A guess of the games in ``archive`` from its size."""
-    return max(1, archive.size // ARCHIVE_BYTES_A_GAME)
+class ArchiveGames:
+    """The archive bytes and game files the parsers have read, shared by the processes of an
+    import (made before the fork); the reader's guess of an archive's games (``guess``)."""
+
+    def __init__(self, context=None):
+        self.counts = (context or multiprocessing).Array("q", 3)  # archive bytes, their files, groups cut
+
+    def add(self, size: int, files: int, groups: int = 0) -> None:
+        """An archive of ``size`` bytes was read and held ``files`` game files (``groups``: groups cut)."""
+        with self.counts.get_lock():
+            self.counts[0] += size
+            self.counts[1] += files
+            self.counts[2] += groups
+
+    def wait(self, groups: int) -> None:
+        """Until the parsers have cut ``groups`` groups."""
+        while self.counts[2] < groups:
+            time.sleep(0.005)
+
+    def guess(self, archive: Archive) -> int:
+        """The games ``archive`` likely holds, going by its size."""
+        size, files, _ = self.counts[:]
+        return max(1, archive.size * files // size if files else archive.size // ARCHIVE_BYTES_A_GAME)
 
 
-def _dealt_sources(paths: list[str], batch_games: int, parsers_read: bool) -> Iterator[Source]:
+def _dealt_sources(paths: list[str], batch_games: int, parsers_read: bool, games: ArchiveGames) -> Iterator[Source]:
     """The sources in order: archives small enough for one parser's turn as ``Archive``, the rest read."""
     if not parsers_read:
         yield from iter_sources(paths)
         return
     for item in iter_sources(paths, open_archives=False):
-        if isinstance(item, Archive) and archive_games(item) > ARCHIVE_GAMES_A_TURN * batch_games:
+        if isinstance(item, Archive) and games.guess(item) > ARCHIVE_GAMES_A_TURN * batch_games:
             yield from iter_sources([item.name])
         else:
             yield item
 
 
-def groups(paths: list[str], batch_games: int, meter: InputBytes | None,
-           parsers_read: bool | None = None) -> Iterator[tuple[list[Source], int]]:
+def groups(paths: list[str], batch_games: int, meter: InputBytes | None, parsers_read: bool | None = None,
+           games: ArchiveGames | None = None) -> Iterator[tuple[list[Source], int]]:
     """The sources in source order, in groups (a parser's turn each), with the bytes of the
     input read once the group was cut (``meter.position``; 0 without a meter).
 
     A group ends at ``batch_games`` files (a file is usually one game; an archive counts
-    the games its size suggests) or GROUP_BYTES of them; the first groups are smaller (an
+    the games ``games`` guesses) or GROUP_BYTES of them; the first groups are smaller (an
     eighth of ``batch_games``, doubling), so the writer starts after a few hundred games
-    instead of a whole batch.  An archive that would overfill a group starts the next one.
+    instead of a whole batch.  An archive that would take a group over ``OVERFILL`` times that
+    starts the next one.
     Skipped sources travel in their group, so they are reported in order.
     ``parsers_read``: deal archives unread (default ``PARSERS_READ_ARCHIVES``).
     """
     parsers_read = PARSERS_READ_ARCHIVES if parsers_read is None else parsers_read
+    games = ArchiveGames() if games is None else games
     group: list[Source] = []
     files = held = 0
     target = max(1, batch_games // 8)
-    for item in _dealt_sources(paths, batch_games, parsers_read):
+    for item in _dealt_sources(paths, batch_games, parsers_read, games):
         if isinstance(item, Archive):
-            games = archive_games(item)
-            if files and files + games > target:
+            guess = games.guess(item)
+            if files and files + guess > OVERFILL * target:
                 yield group, meter.position(group[-1].name) if meter else 0
                 group, files, held = [], 0, 0
                 target = min(batch_games, 2 * target)
-            files += games
+            files += guess
         elif isinstance(item, SourceFile):
             files += 1
             held += len(item.data)
@@ -91,20 +125,25 @@ def groups(paths: list[str], batch_games: int, meter: InputBytes | None,
         yield group, meter.total if meter else 0  # the sources are all read
 
 
-def cut(group: list[Source], read: int, batch_games: int) -> Iterator[tuple[list[SourceFile | Skipped], int, bool]]:
+def cut(group: list[Source], read: int, batch_games: int,
+        games: ArchiveGames | None = None) -> Iterator[tuple[list[SourceFile | Skipped], int, bool]]:
     """A group's sources, archives read, in batches: (sources, bytes read, whether it is the last).
 
-    A batch ends at ``batch_games`` files or GROUP_BYTES.  Its bytes read are the group's
+    A batch ends at ``OVERFILL * batch_games`` files or GROUP_BYTES.  Its bytes read are the group's
     ``read`` less the archives of the group not yet read to their end; the last batch has
     ``read``.  A group always gives at least one batch (maybe empty: its turn must be taken).
+    ``games`` learns what each archive held.
     """
     unread = sum(item.size for item in group if isinstance(item, Archive))
+    most = int(OVERFILL * batch_games)
     batch: list[SourceFile | Skipped] = []
     files = held = 0
     for item in group:
+        in_archive = files
         for source in iter_sources([item.name]) if isinstance(item, Archive) else (item,):
-            if files >= batch_games or held >= GROUP_BYTES:
+            if files >= most or held >= GROUP_BYTES:
                 yield batch, max(0, read - unread), False
+                in_archive -= files
                 batch, files, held = [], 0, 0
             batch.append(source)
             if isinstance(source, SourceFile):
@@ -112,4 +151,8 @@ def cut(group: list[Source], read: int, batch_games: int) -> Iterator[tuple[list
                 held += len(source.data)
         if isinstance(item, Archive):
             unread -= item.size
+            if games is not None:
+                games.add(item.size, files - in_archive)
+    if games is not None:
+        games.add(0, 0, groups=1)
     yield batch, read, True

@@ -76,7 +76,7 @@ from fuseki.book.pipeline.batches import (
     warm_up,
     years_of,
 )
-from fuseki.book.pipeline.groups import cut, groups
+from fuseki.book.pipeline.groups import ArchiveGames, cut, groups
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image
@@ -238,21 +238,23 @@ class StageEnd:
     parser: float = 0.0
 
 
-def _dealt(paths: list[str], batch_games: int, meter: InputBytes | None, parsers: int):
+def _dealt(paths: list[str], batch_games: int, meter: InputBytes | None, parsers: int, games: ArchiveGames):
     """What the reader deals out, a turn each: the groups, an error if reading failed, a StageEnd per parser."""
     try:
-        yield from groups(paths, batch_games, meter)
+        yield from groups(paths, batch_games, meter, games=games)
     except Exception as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
         yield RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}")
     yield from [StageEnd(reader=time.process_time())] * parsers
 
 
-def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: InputBytes | None, inboxes) -> None:
+def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: InputBytes | None, games: ArchiveGames,
+            inboxes) -> None:
     """Stage 1 (a process): read the sources, dealing group k to parser k mod N."""
     start_worker(parent, unused)
     senders = [Sender(end) for end in inboxes]
     try:
-        for turn, item in enumerate(_dealt(paths, batch_games, meter, len(senders))):
+        for turn, item in enumerate(_dealt(paths, batch_games, meter, len(senders), games)):
+            games.wait(turn - 2 * len(senders))  # the parsers' counts guide the next groups' sizes
             senders[turn % len(senders)].send(item)
         for sender in senders:
             sender.wait()
@@ -260,15 +262,17 @@ def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: Inpu
         return
 
 
-def _batches(group, read: int, batch_games: int, fast: bool, image: bool, known: KnownGames | None, rows_to):
+def _batches(group, read: int, batch_games: int, games: ArchiveGames, fast: bool, image: bool,
+             known: KnownGames | None, rows_to):
     """The batches of one group, its archives read here (``groups.cut``), the last one marked."""
-    for sources, read_after, last in cut(group, read, batch_games):
+    for sources, read_after, last in cut(group, read, batch_games, games):
         batch = prepare_group(sources, fast, read_after, image, known, rows_to)
         batch.ends_group = last
         yield batch
 
 
-def _parsed(inbox, batch_games: int, fast: bool, image: bool, known: KnownGames | None, rows_to):
+def _parsed(inbox, batch_games: int, games: ArchiveGames, fast: bool, image: bool, known: KnownGames | None,
+            rows_to):
     """What a parser sends: the batches of each group received, or the error, then a StageEnd (None after an error)."""
     try:
         while not isinstance(item := inbox.recv(), StageEnd):
@@ -276,7 +280,7 @@ def _parsed(inbox, batch_games: int, fast: bool, image: bool, known: KnownGames 
                 yield item
             else:
                 group, read = item
-                yield from _batches(group, read, batch_games, fast, image, known, rows_to)
+                yield from _batches(group, read, batch_games, games, fast, image, known, rows_to)
         yield StageEnd(item.reader, time.process_time())
         return
     except (EOFError, OSError):  # the reader died, maybe halfway through sending
@@ -286,13 +290,13 @@ def _parsed(inbox, batch_games: int, fast: bool, image: bool, known: KnownGames 
     yield None
 
 
-def _parser(parent: int, unused, inbox, batch_games: int, fast: bool, image: bool, known: KnownGames | None,
-            rows_to, outbox) -> None:
+def _parser(parent: int, unused, inbox, batch_games: int, games: ArchiveGames, fast: bool, image: bool,
+            known: KnownGames | None, rows_to, outbox) -> None:
     """Stage 2 (N processes): each turns its groups into batches, in the order received."""
     start_worker(parent, unused)
     sender = Sender(outbox)
     try:
-        for item in _parsed(inbox, batch_games, fast, image, known, rows_to):
+        for item in _parsed(inbox, batch_games, games, fast, image, known, rows_to):
             sender.send(item)
         sender.wait()
     except BrokenPipeError:  # the writer is gone
@@ -320,14 +324,15 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     """
     cpu = {} if cpu is None else cpu
     if parsers <= 0:
-        dealt, reading, parsing = groups(paths, batch_games, meter), 0.0, 0.0
+        games = ArchiveGames()
+        dealt, reading, parsing = groups(paths, batch_games, meter, games=games), 0.0, 0.0
         while True:
             began = time.thread_time()
             group, read = next(dealt, (None, 0))
             reading += time.thread_time() - began
             if group is None:
                 break
-            made = _batches(group, read, batch_games, fast, image, None, rows_to)
+            made = _batches(group, read, batch_games, games, fast, image, None, rows_to)
             while True:
                 began = time.thread_time()
                 batch = next(made, None)
@@ -340,6 +345,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     warm_up()
     known = KnownGames(book_url) if (image or rows_to is not None) and book_url is not None else None
     context = _process_context()
+    games = ArchiveGames(context)  # what the parsers learn of archives, for the reader's groups
     inboxes = [context.Pipe(duplex=False) for _ in range(parsers)]  # (receiving end, sending end)
     outboxes = [context.Pipe(duplex=False) for _ in range(parsers)]
     ends = [end for pipe in inboxes + outboxes for end in pipe]
@@ -348,10 +354,10 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
         return [end for end in ends if all(end is not k for k in kept)]
 
     parent, sending = os.getpid(), [send for _, send in inboxes]
-    stages = [context.Process(target=_reader, args=(parent, others(*sending), paths, batch_games, meter, sending),
-                              name="import reader", daemon=True)]
-    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, batch_games, fast, image,
-                                                     known, rows_to, send),
+    stages = [context.Process(target=_reader, name="import reader", daemon=True,
+                              args=(parent, others(*sending), paths, batch_games, meter, games, sending))]
+    stages += [context.Process(target=_parser, args=(parent, others(receive, send), receive, batch_games, games, fast,
+                                                     image, known, rows_to, send),
                                name=f"import parser {k}", daemon=True)
                for k, ((receive, _), (_, send)) in enumerate(zip(inboxes, outboxes))]
     try:
