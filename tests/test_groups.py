@@ -54,6 +54,10 @@ def test_the_reader_deals_small_archives_unread_and_reads_big_ones(tmp_path, sma
     archives = [os.path.basename(item.name) for item in dealt if isinstance(item, Archive)]
     assert archives == ["a-small.tgz", "b-medium.tar.gz", "d.zip", "e-copies.tgz", "f-truncated.tgz"]
     assert any(isinstance(item, SourceFile) and item.name.startswith(str(folder / "c-big.tgz:")) for item in dealt)
+    # fewer archives than two a parser: all read by the reader, or one parser would do the import
+    for paths, parsers in (([str(folder / "a-small.tgz")], 1), ([str(folder)], 3), ([str(folder)], 4)):
+        dealt = [item for group, _ in groups.groups(paths, batch_games, None, parsers=parsers) for item in group]
+        assert any(isinstance(item, Archive) for item in dealt) == (parsers == 3), (paths, parsers)
     # expanded, the groups give exactly what reading everything in place gives, in order
     expanded = [source for group, read in groups.groups([str(folder)], batch_games, None)
                 for batch, _, _ in groups.cut(group, read, batch_games) for source in batch]

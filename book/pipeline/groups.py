@@ -7,7 +7,9 @@ other process can share, so it leaves the archives closed: an archive of at most
 a size), and the parser that gets it decompresses it itself (``cut``).  The reader then
 does per game only what listing a folder costs, whatever the number of parsers, and the
 archives' bytes never go through a pipe.  A bigger archive (one file of a million games)
-is read by the reader as before, so that its games are spread over every parser.
+is read by the reader as before, so that its games are spread over every parser, and so are
+all archives where the paths hold fewer than two a parser (``fuseki import month.tgz``): a
+parser's turn would be the whole import.
 
 How many games an archive holds is known only once it is read, so the reader guesses from
 its size: ``ARCHIVE_BYTES_A_GAME`` until the parsers have read some archives, then the games
@@ -34,6 +36,7 @@ import time
 from collections.abc import Iterator
 
 from fuseki.book.formats.sources import Archive, Skipped, SourceFile, iter_sources
+from fuseki.book.formats.sources import _kind as source_kind  # which files iter_sources opens
 from fuseki.book.pipeline.progress import InputBytes
 
 PARSERS_READ_ARCHIVES = os.environ.get("FUSEKI_PARSERS_READ_ARCHIVES", "1") != "0"
@@ -75,6 +78,25 @@ class ArchiveGames:
         return max(1, archive.size * files // size if files else archive.size // ARCHIVE_BYTES_A_GAME)
 
 
+def _enough_archives(paths: list[str], wanted: int) -> bool:
+    """Whether ``paths`` hold at least ``wanted`` archives (a walk that stops once they are found)."""
+    found, stack = 0, list(paths)
+    while stack:
+        path = stack.pop()
+        if os.path.isdir(path):
+            try:
+                entries = list(os.scandir(path))
+            except OSError:
+                continue
+            stack += [entry.path for entry in entries
+                      if entry.is_dir(follow_symlinks=False) or source_kind(entry.name) in ("tar", "zip")]
+        elif source_kind(path) in ("tar", "zip"):
+            found += 1
+            if found >= wanted:
+                return True
+    return False
+
+
 def _dealt_sources(paths: list[str], batch_games: int, parsers_read: bool, games: ArchiveGames) -> Iterator[Source]:
     """The sources in order: archives small enough for one parser's turn as ``Archive``, the rest read."""
     if not parsers_read:
@@ -88,7 +110,7 @@ def _dealt_sources(paths: list[str], batch_games: int, parsers_read: bool, games
 
 
 def groups(paths: list[str], batch_games: int, meter: InputBytes | None, parsers_read: bool | None = None,
-           games: ArchiveGames | None = None) -> Iterator[tuple[list[Source], int]]:
+           games: ArchiveGames | None = None, parsers: int = 1) -> Iterator[tuple[list[Source], int]]:
     """The sources in source order, in groups (a parser's turn each), with the bytes of the
     input read once the group was cut (``meter.position``; 0 without a meter).
 
@@ -98,9 +120,11 @@ def groups(paths: list[str], batch_games: int, meter: InputBytes | None, parsers
     instead of a whole batch.  An archive that would take a group over ``OVERFILL`` times that
     starts the next one.
     Skipped sources travel in their group, so they are reported in order.
-    ``parsers_read``: deal archives unread (default ``PARSERS_READ_ARCHIVES``).
+    ``parsers_read``: deal archives unread (default: ``PARSERS_READ_ARCHIVES``, where the paths
+    hold at least two archives for each of the ``parsers``).
     """
-    parsers_read = PARSERS_READ_ARCHIVES if parsers_read is None else parsers_read
+    if parsers_read is None:
+        parsers_read = PARSERS_READ_ARCHIVES and _enough_archives(paths, 2 * max(1, parsers))
     games = ArchiveGames() if games is None else games
     group: list[Source] = []
     files = held = 0

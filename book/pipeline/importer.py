@@ -241,7 +241,7 @@ class StageEnd:
 def _dealt(paths: list[str], batch_games: int, meter: InputBytes | None, parsers: int, games: ArchiveGames):
     """What the reader deals out, a turn each: the groups, an error if reading failed, a StageEnd per parser."""
     try:
-        yield from groups(paths, batch_games, meter, games=games)
+        yield from groups(paths, batch_games, meter, games=games, parsers=parsers)
     except Exception as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
         yield RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}")
     yield from [StageEnd(reader=time.process_time())] * parsers
