@@ -1,4 +1,4 @@
-"""Archives read by the parsers (``book.pipeline.groups``): the same book as archives read by the reader."""
+"""Files and archives read by the parsers (``book.pipeline.groups``): the same book as read by the reader."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from fuseki.book.formats.sources import Archive, SourceFile, iter_sources
+from fuseki.book.formats.sources import Archive, GameFile, SourceFile, iter_sources
 from fuseki.book.pipeline import groups, importer
 from fuseki.book.storage.store import Book
 
@@ -16,7 +16,7 @@ from test_store import write_games
 
 
 def corpus(tmp_path):
-    """Archives of several sizes, a zip, a damaged archive, loose files and junk, in one folder.
+    """Archives of several sizes, a zip, a damaged archive, loose files (one broken) and junk, in one folder.
 
     Returns (folder, the archives' names by size class)."""
     made = tmp_path / "made"
@@ -36,6 +36,7 @@ def corpus(tmp_path):
     (folder / "f-truncated.tgz").write_bytes(whole[: len(whole) // 2])
     for n in names[52:]:
         (folder / "loose" / n).write_bytes(data[n])
+    (folder / "loose" / "zz-broken.sgf").write_bytes(b"(;SZ[19];B[pd]")
     sizes = {path.name: path.stat().st_size for path in folder.iterdir() if path.is_file()}
     return folder, sizes
 
@@ -54,6 +55,8 @@ def test_the_reader_deals_small_archives_unread_and_reads_big_ones(tmp_path, sma
     archives = [os.path.basename(item.name) for item in dealt if isinstance(item, Archive)]
     assert archives == ["a-small.tgz", "b-medium.tar.gz", "d.zip", "e-copies.tgz", "f-truncated.tgz"]
     assert any(isinstance(item, SourceFile) and item.name.startswith(str(folder / "c-big.tgz:")) for item in dealt)
+    loose = [item for item in dealt if item.name.startswith(str(folder / "loose"))]
+    assert len(loose) == 19 and all(isinstance(item, GameFile) for item in loose)  # dealt by name
     # fewer archives than two a parser: all read by the reader, or one parser would do the import
     for paths, parsers in (([str(folder / "a-small.tgz")], 1), ([str(folder)], 3), ([str(folder)], 4)):
         dealt = [item for group, _ in groups.groups(paths, batch_games, None, parsers=parsers) for item in group]
@@ -110,7 +113,7 @@ def test_archives_read_by_the_parsers_give_the_same_book(tmp_path, small_archive
     made = {}
     for name, parsers_read, workers in [("reader", False, 0), ("parsers0", True, 0), ("parsers2", True, 2),
                                         ("reader2", False, 2), ("parsers3", True, 3)]:
-        monkeypatch.setattr(groups, "PARSERS_READ_ARCHIVES", parsers_read)
+        monkeypatch.setattr(groups, "PARSERS_READ", parsers_read)
         book = Book.open(str(tmp_path / f"{name}.sqlite"))
         progress = Reads()
         report = importer.import_paths(book, [str(folder)], workers=workers, batch_games=8, progress=progress)
@@ -120,7 +123,7 @@ def test_archives_read_by_the_parsers_give_the_same_book(tmp_path, small_archive
     # 70 games (one broken file is skipped); copies: 4 in e-copies, what the truncated copy of c-big holds
     assert base_report.added == 70 and 4 < base_report.duplicates < 4 + 30
     skipped = [os.path.basename(name).split(":")[0] for name, _ in base_report.skipped]
-    assert skipped == ["b-medium.tar.gz", "f-truncated.tgz"]
+    assert skipped == ["b-medium.tar.gz", "f-truncated.tgz", "zz-broken.sgf"]
     for name, (book, report) in made.items():
         assert (report.added, report.duplicates, report.positions, report.skipped) == \
             (base_report.added, base_report.duplicates, base_report.positions, base_report.skipped), name

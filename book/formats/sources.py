@@ -11,9 +11,10 @@ walked recursively with names sorted, archive members in archive order.
   streamed member by member, in folders too.  Archives inside archives are not opened.
 - Names: a file's path as given or as found under the folder given; an archive member is
   ``"<archive path>:<member name>"`` -- the ``GameRecord.source`` convention.
-- ``open_archives=False`` leaves archives unread: each is an :class:`Archive` (its path and
-  size) in its place in the order, for another process to read with ``iter_sources([path])``
-  (the import's parsers read their own archives: ``book.pipeline.groups``).
+- ``read=False`` leaves the files unread: each game file is a :class:`GameFile` (its path)
+  and each archive an :class:`Archive` (its path and size) in its place in the order, for
+  another process to read with ``iter_sources([path])`` (the import's parsers read their own
+  files: ``book.pipeline.groups``).
 
 Memory stays bounded against archive bombs (:class:`Limits`): a member or file larger
 than ``max_file_bytes`` is refused with a Skipped, and so is a zip with more than
@@ -67,13 +68,23 @@ class Skipped:
 
 @dataclass
 class Archive:
-    """An archive left unread (``iter_sources(..., open_archives=False)``); ``size``: its bytes on disk.
+    """An archive left unread (``iter_sources(..., read=False)``); ``size``: its bytes on disk.
 
     ``iter_sources([name])`` gives what reading it in place would have given.
     """
 
     name: str
     size: int
+
+
+@dataclass
+class GameFile:
+    """A game file left unread (``iter_sources(..., read=False)``).
+
+    ``iter_sources([name])`` gives what reading it in place would have given.
+    """
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -85,18 +96,18 @@ class Limits:
 
 
 def iter_sources(paths: list[str], limits: Limits = Limits(),
-                 open_archives: bool = True) -> Iterator[SourceFile | Skipped | Archive]:
-    """Game files (and the reasons for what was not read) under ``paths``, in order;
-    with ``open_archives=False``, each archive as an :class:`Archive` instead of its members."""
+                 read: bool = True) -> Iterator[SourceFile | Skipped | Archive | GameFile]:
+    """Game files (and the reasons for what was not read) under ``paths``, in order; with
+    ``read=False``, each game file as a :class:`GameFile` and each archive as an :class:`Archive`."""
     for path in paths:
         if os.path.isdir(path):
-            yield from _walk(path, limits, open_archives)
+            yield from _walk(path, limits, read)
         elif not os.path.exists(path):
             yield Skipped(path, "no such file or folder")
         elif _kind(path) is None:
             yield Skipped(path, "not an SGF file, a Fuego book.dat or a .tgz/.tar.gz/.tar/.zip archive")
         else:
-            yield from _read_path(path, limits, open_archives)
+            yield from _read_path(path, limits, read)
 
 
 def _kind(name: str) -> str | None:
@@ -110,7 +121,7 @@ def _kind(name: str) -> str | None:
     return None
 
 
-def _walk(folder: str, limits: Limits, open_archives: bool) -> Iterator[SourceFile | Skipped | Archive]:
+def _walk(folder: str, limits: Limits, read: bool) -> Iterator[SourceFile | Skipped | Archive | GameFile]:
     """Every game file and archive under ``folder`` in path order (a/x before b, b/y before c).
 
     Linked folders are not followed (no loops); a folder that cannot be listed is Skipped.
@@ -122,14 +133,17 @@ def _walk(folder: str, limits: Limits, open_archives: bool) -> Iterator[SourceFi
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk(entry.path, limits, open_archives)
+            yield from _walk(entry.path, limits, read)
         elif _kind(entry.name) is not None:
-            yield from _read_path(entry.path, limits, open_archives)
+            yield from _read_path(entry.path, limits, read)
 
 
-def _read_path(path: str, limits: Limits, open_archives: bool = True) -> Iterator[SourceFile | Skipped | Archive]:
+def _read_path(path: str, limits: Limits, read: bool = True) -> Iterator[SourceFile | Skipped | Archive | GameFile]:
     kind = _kind(path)
-    if kind in ("tar", "zip") and not open_archives:
+    if kind == "game" and not read:
+        yield GameFile(path)
+        return
+    if kind in ("tar", "zip") and not read:
         try:
             yield Archive(path, os.path.getsize(path))
             return

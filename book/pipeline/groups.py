@@ -1,8 +1,10 @@
-"""How an import cuts its sources into groups, and who reads the archives.
+"""How an import cuts its sources into groups, and who reads the files and archives.
 
 The import's reader (one process: ``book.pipeline.importer``) walks the paths and deals
 groups of sources to the parsers, a group a turn.  Everything it does per game is work no
-other process can share, so it leaves the archives closed: an archive of at most
+other process can share, so it reads no file: a game file is dealt by its name, as a
+``sources.GameFile``, and the parser that gets it reads it.  It leaves the archives closed
+too: an archive of at most
 ``ARCHIVE_GAMES_A_TURN`` batches' worth is dealt whole, as a ``sources.Archive`` (a path and
 a size), and the parser that gets it decompresses it itself (``cut``).  The reader then
 does per game only what listing a folder costs, whatever the number of parsers, and the
@@ -24,7 +26,7 @@ or ``GROUP_BYTES``, so a batch stays bounded in memory however wrong the guess o
 archive's games is; it marks the last batch of the group (``Batch.ends_group``), and the
 writer takes batches from each parser in turn until that mark, so games stay in source order.
 
-``FUSEKI_PARSERS_READ_ARCHIVES=0`` has the reader open every archive (the baseline of
+``FUSEKI_PARSERS_READ=0`` has the reader read every file and archive (the baseline of
 ``bench/book.py``).
 """
 
@@ -35,11 +37,11 @@ import os
 import time
 from collections.abc import Iterator
 
-from fuseki.book.formats.sources import Archive, Skipped, SourceFile, iter_sources
+from fuseki.book.formats.sources import Archive, GameFile, Skipped, SourceFile, iter_sources
 from fuseki.book.formats.sources import _kind as source_kind  # which files iter_sources opens
 from fuseki.book.pipeline.progress import InputBytes
 
-PARSERS_READ_ARCHIVES = os.environ.get("FUSEKI_PARSERS_READ_ARCHIVES", "1") != "0"
+PARSERS_READ = os.environ.get("FUSEKI_PARSERS_READ", "1") != "0"
 GROUP_BYTES = 32 << 20  # a batch also ends at 32 MB of files (~5.6 M moves, 90 MB of rows): a bound on memory
 # A first guess of a game's compressed bytes in an archive, to size groups of archives until the
 # parsers have counted some (the Tygem archives hold 360): too low makes smaller batches, too
@@ -50,7 +52,7 @@ ARCHIVE_BYTES_A_GAME = 300
 ARCHIVE_GAMES_A_TURN = 2
 OVERFILL = 1.25  # a batch's files at most, in batch_games: what a group of archives may hold
 
-Source = SourceFile | Skipped | Archive
+Source = SourceFile | Skipped | Archive | GameFile
 
 
 class ArchiveGames:
@@ -97,13 +99,16 @@ def _enough_archives(paths: list[str], wanted: int) -> bool:
     return False
 
 
-def _dealt_sources(paths: list[str], batch_games: int, parsers_read: bool, games: ArchiveGames) -> Iterator[Source]:
-    """The sources in order: archives small enough for one parser's turn as ``Archive``, the rest read."""
+def _dealt_sources(paths: list[str], batch_games: int, parsers_read: bool, archives_unread: bool,
+                   games: ArchiveGames) -> Iterator[Source]:
+    """The sources in order: game files as ``GameFile`` and archives small enough for one parser's
+    turn as ``Archive`` (if ``archives_unread``), the rest read here; all read if not ``parsers_read``."""
     if not parsers_read:
         yield from iter_sources(paths)
         return
-    for item in iter_sources(paths, open_archives=False):
-        if isinstance(item, Archive) and games.guess(item) > ARCHIVE_GAMES_A_TURN * batch_games:
+    for item in iter_sources(paths, read=False):
+        if isinstance(item, Archive) and (not archives_unread
+                                          or games.guess(item) > ARCHIVE_GAMES_A_TURN * batch_games):
             yield from iter_sources([item.name])
         else:
             yield item
@@ -120,16 +125,16 @@ def groups(paths: list[str], batch_games: int, meter: InputBytes | None, parsers
     instead of a whole batch.  An archive that would take a group over ``OVERFILL`` times that
     starts the next one.
     Skipped sources travel in their group, so they are reported in order.
-    ``parsers_read``: deal archives unread (default: ``PARSERS_READ_ARCHIVES``, where the paths
-    hold at least two archives for each of the ``parsers``).
+    ``parsers_read``: deal files and archives unread (default ``PARSERS_READ``): archives
+    only where the paths hold at least two for each of the ``parsers``.
     """
-    if parsers_read is None:
-        parsers_read = PARSERS_READ_ARCHIVES and _enough_archives(paths, 2 * max(1, parsers))
+    parsers_read = PARSERS_READ if parsers_read is None else parsers_read
+    archives_unread = parsers_read and _enough_archives(paths, 2 * max(1, parsers))
     games = ArchiveGames() if games is None else games
     group: list[Source] = []
     files = held = 0
     target = max(1, batch_games // 8)
-    for item in _dealt_sources(paths, batch_games, parsers_read, games):
+    for item in _dealt_sources(paths, batch_games, parsers_read, archives_unread, games):
         if isinstance(item, Archive):
             guess = games.guess(item)
             if files and files + guess > OVERFILL * target:
@@ -140,6 +145,8 @@ def groups(paths: list[str], batch_games: int, meter: InputBytes | None, parsers
         elif isinstance(item, SourceFile):
             files += 1
             held += len(item.data)
+        elif isinstance(item, GameFile):
+            files += 1  # its bytes are the parser's to hold: ``cut`` bounds them
         group.append(item)
         if files >= target or held >= GROUP_BYTES:
             yield group, meter.position(item.name) if meter else 0
@@ -151,7 +158,7 @@ def groups(paths: list[str], batch_games: int, meter: InputBytes | None, parsers
 
 def cut(group: list[Source], read: int, batch_games: int,
         games: ArchiveGames | None = None) -> Iterator[tuple[list[SourceFile | Skipped], int, bool]]:
-    """A group's sources, archives read, in batches: (sources, bytes read, whether it is the last).
+    """A group's sources, files and archives read, in batches: (sources, bytes read, whether it is the last).
 
     A batch ends at ``OVERFILL * batch_games`` files or GROUP_BYTES.  Its bytes read are the group's
     ``read`` less the archives of the group not yet read to their end; the last batch has
@@ -164,7 +171,7 @@ def cut(group: list[Source], read: int, batch_games: int,
     files = held = 0
     for item in group:
         in_archive = files
-        for source in iter_sources([item.name]) if isinstance(item, Archive) else (item,):
+        for source in iter_sources([item.name]) if isinstance(item, (Archive, GameFile)) else (item,):
             if files >= most or held >= GROUP_BYTES:
                 yield batch, max(0, read - unread), False
                 in_archive -= files

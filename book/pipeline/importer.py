@@ -2,15 +2,16 @@
 
 The pipeline (``import_paths``)::
 
-    reader process     iter_sources -> groups of files and archives, dealt round-robin
+    reader process     iter_sources -> groups of file and archive names, dealt round-robin
                                          |                     |
-    N parser processes   archives read -> read_games -> replay -> sorted Batch (one or more a group)
+    N parser processes   files read -> read_games -> replay -> sorted Batch (one or more a group)
                                          |                     |
     this process                 taken in the same rotation -> write_batch -> database
 
 - The reader walks the paths and cuts the sources into groups, one turn of a parser each
-  (``book.pipeline.groups``); it leaves archives of a batch or two closed, for the parser
-  that gets them to decompress (``book.sources``), and reads only bigger ones itself.
+  (``book.pipeline.groups``); it deals game files by name and archives of a batch or two
+  closed, for the parser that gets them to read (``book.sources``), and reads only bigger
+  archives itself (and every archive where there are fewer than two a parser).
   Each parser cuts a group into batches, reads its SGF (``book.records.read_games``,
   fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
