@@ -32,13 +32,13 @@ writer takes batches from each parser in turn until that mark, so games stay in 
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import time
 from collections.abc import Iterator
 
 from fuseki.book.formats.sources import Archive, GameFile, Skipped, SourceFile, iter_sources
-from fuseki.book.formats.sources import _kind as source_kind  # which files iter_sources opens
 from fuseki.book.pipeline.progress import InputBytes
 
 PARSERS_READ = os.environ.get("FUSEKI_PARSERS_READ", "1") != "0"
@@ -62,12 +62,16 @@ class ArchiveGames:
     def __init__(self, context=None):
         self.counts = (context or multiprocessing).Array("q", 3)  # archive bytes, their files, groups cut
 
-    def add(self, size: int, files: int, groups: int = 0) -> None:
-        """An archive of ``size`` bytes was read and held ``files`` game files (``groups``: groups cut)."""
+    def archive_read(self, size: int, files: int) -> None:
+        """An archive of ``size`` bytes was read and held ``files`` game files."""
         with self.counts.get_lock():
             self.counts[0] += size
             self.counts[1] += files
-            self.counts[2] += groups
+
+    def group_cut(self) -> None:
+        """A parser has cut one more group."""
+        with self.counts.get_lock():
+            self.counts[2] += 1
 
     def wait(self, groups: int) -> None:
         """Until the parsers have cut ``groups`` groups."""
@@ -81,22 +85,9 @@ class ArchiveGames:
 
 
 def _enough_archives(paths: list[str], wanted: int) -> bool:
-    """Whether ``paths`` hold at least ``wanted`` archives (a walk that stops once they are found)."""
-    found, stack = 0, list(paths)
-    while stack:
-        path = stack.pop()
-        if os.path.isdir(path):
-            try:
-                entries = list(os.scandir(path))
-            except OSError:
-                continue
-            stack += [entry.path for entry in entries
-                      if entry.is_dir(follow_symlinks=False) or source_kind(entry.name) in ("tar", "zip")]
-        elif source_kind(path) in ("tar", "zip"):
-            found += 1
-            if found >= wanted:
-                return True
-    return False
+    """Whether ``paths`` hold at least ``wanted`` archives (a walk, reading nothing, that stops once they are found)."""
+    archives = (item for item in iter_sources(paths, read=False) if isinstance(item, Archive))
+    return len(list(itertools.islice(archives, wanted))) == wanted
 
 
 def _dealt_sources(paths: list[str], batch_games: int, parsers_read: bool, archives_unread: bool,
@@ -170,20 +161,20 @@ def cut(group: list[Source], read: int, batch_games: int,
     batch: list[SourceFile | Skipped] = []
     files = held = 0
     for item in group:
-        in_archive = files
+        in_item = 0  # game files read from it
         for source in iter_sources([item.name]) if isinstance(item, (Archive, GameFile)) else (item,):
             if files >= most or held >= GROUP_BYTES:
                 yield batch, max(0, read - unread), False
-                in_archive -= files
                 batch, files, held = [], 0, 0
             batch.append(source)
             if isinstance(source, SourceFile):
                 files += 1
+                in_item += 1
                 held += len(source.data)
         if isinstance(item, Archive):
             unread -= item.size
             if games is not None:
-                games.add(item.size, files - in_archive)
+                games.archive_read(item.size, in_item)
     if games is not None:
-        games.add(0, 0, groups=1)
+        games.group_cut()
     yield batch, read, True
