@@ -49,21 +49,31 @@ REQUEST_TIMEOUT = 10.0
 
 
 class Client(threading.Thread):
-    """One simulated user: random walks through the book until ``deadline``."""
+    """One simulated user: random walks through the book until ``deadline`` (or until ``until`` is
+    set, when given), and at least ``least`` requests whatever the clock says: a test asks for a
+    number of requests, never for what a busy machine manages in a time."""
 
     def __init__(self, host: str, port: int, deadline: float, depth: int, seed: int, browse: float = 0.0,
-                 think: float = 0.0):
+                 think: float = 0.0, least: int = 0, until: threading.Event | None = None):
         super().__init__(daemon=True)
         self.host, self.port, self.deadline, self.depth = host, port, deadline, depth
         self.browse, self.think = browse, think
+        self.least, self.until, self.asked = least, until, 0
         self.rng = random.Random(seed)
         self.pauses = random.Random(-seed)  # its own: the walks are the same with or without pauses
         self.latencies: dict[str, list[float]] = {}  # endpoint -> seconds
         self.errors: list[str] = []
         self.conn: http.client.HTTPConnection | None = None
 
+    def more(self) -> bool:
+        """Whether to make another request."""
+        if self.asked < self.least:
+            return True
+        return not self.until.is_set() if self.until is not None else time.monotonic() < self.deadline
+
     def get(self, path: str, endpoint: str) -> dict | None:
         started = time.perf_counter()
+        self.asked += 1
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=REQUEST_TIMEOUT)
@@ -88,10 +98,10 @@ class Client(threading.Thread):
         return json.loads(body)
 
     def run(self) -> None:
-        while time.monotonic() < self.deadline:
+        while self.more():
             moves: list[str] = []
             for _ in range(self.depth + 1):
-                if time.monotonic() >= self.deadline:
+                if not self.more():
                     break
                 query = urlencode({"moves": ",".join(moves)})
                 answer = self.get("/api/position?" + query, "position")
@@ -115,7 +125,7 @@ class Downloader(Client):
     """A visitor downloading the games of openings, one slow request after another."""
 
     def run(self) -> None:
-        while time.monotonic() < self.deadline:
+        while self.more():
             move = self.rng.choice(["pd", "dd", "qd", "dc", "pp"])
             self.get_sgf(f"/api/games.sgf?moves={move}")
         if self.conn is not None:
@@ -123,6 +133,7 @@ class Downloader(Client):
 
     def get_sgf(self, path: str) -> None:
         started = time.perf_counter()
+        self.asked += 1
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=REQUEST_TIMEOUT)
@@ -156,20 +167,27 @@ def latency_figures(latencies: list[float]) -> dict:
 
 
 def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int = 1,
-             browse: float = 0.0, downloaders: int = 0, think: float = 0.0) -> dict:
-    """Run the load and return the figures (see the module docstring); ``endpoints``: per endpoint."""
+             browse: float = 0.0, downloaders: int = 0, think: float = 0.0, least: int = 0,
+             until: threading.Event | None = None) -> dict:
+    """Run the load and return the figures (see the module docstring); ``endpoints``: per endpoint.
+
+    ``least``: requests each client makes at least, past the duration if need be; ``until``: an
+    event that ends the load instead of the duration (a test's: "while the import runs")."""
     parts = urlsplit(url)
     if parts.hostname not in LOOPBACK:
         raise SystemExit(f"web_load: only loopback servers ({', '.join(sorted(LOOPBACK))}), not {parts.hostname}")
     started = time.monotonic()
     deadline = started + duration
-    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse, think)
+    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse, think, least, until)
                for i in range(clients)]
-    threads += [Downloader(parts.hostname, parts.port or 80, deadline, depth, seed - 1 - i) for i in range(downloaders)]
+    threads += [Downloader(parts.hostname, parts.port or 80, deadline, depth, seed - 1 - i, least=least, until=until)
+                for i in range(downloaders)]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join(max(0.0, deadline + REQUEST_TIMEOUT + 50 - time.monotonic()))
+    if until is not None:
+        until.wait()
+    for thread in threads:  # a client that makes its ``least`` requests past the deadline is not stuck
+        thread.join(max(0.0, deadline + REQUEST_TIMEOUT + 50 - time.monotonic()) + least * REQUEST_TIMEOUT)
     elapsed = time.monotonic() - started
     endpoints = sorted({name for thread in threads for name in thread.latencies})
     per_endpoint = {name: [t for thread in threads for t in thread.latencies.get(name, ())] for name in endpoints}
@@ -206,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--book", help="start fuseki serve on this book for the run")
     p.add_argument("--clients", type=int, default=50)
     p.add_argument("--duration", type=float, default=30.0, help="seconds (default 30)")
+    p.add_argument("--least", type=int, default=0,
+                   help="requests each client makes at least, past the duration if need be (tests)")
     p.add_argument("--depth", type=int, default=12, help="moves per walk before starting over")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--browse", type=float, default=0.25,
@@ -226,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         # the lone client walks other lines than the load's clients: its answers are not kept for them
         alone = run_load(url, 1, args.baseline, args.depth, args.seed + 10_000, args.browse) if args.baseline else None
         figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse, args.downloaders,
-                           args.think)
+                           args.think, args.least)
     finally:
         if server is not None:
             server.terminate()

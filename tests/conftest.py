@@ -26,6 +26,7 @@ import atexit
 import itertools
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -73,12 +74,29 @@ def missing_service(reason: str):
     pytest.skip(reason)
 
 
+def find_program(name: str) -> str | None:
+    """The full path of program ``name``: PATH, then /usr/games (where Debian puts gnugo)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/games:/usr/local/games")
+
+
 def require_executable(name: str) -> str:
-    """The full path of program ``name`` (PATH, then /usr/games for Debian's gnugo), else skip/fail."""
-    path = shutil.which(name) or shutil.which(name, path="/usr/games:/usr/local/games")
+    """The full path of program ``name``, else skip (fail under ``FUSEKI_REQUIRE_SERVICES=1``)."""
+    path = find_program(name)
     if path is None:
         missing_service(f"{name} is not installed (bash .ci/setup installs it)")
     return path
+
+
+GNUGO = find_program("gnugo")
+
+
+@pytest.fixture
+def gnugo() -> str:
+    """GNU Go's path (the rules oracle and referee); skips without it, fails in CI."""
+    return require_executable("gnugo")
+
+
+needs_gnugo = pytest.mark.usefixtures("gnugo")
 
 
 # --- PostgreSQL ------------------------------------------------------------------------------
@@ -198,10 +216,19 @@ def is_sqlite(url: str) -> bool:
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The folder of real archives (tygem-2016-07.tgz, ai-games.tgz); skips when absent."""
+    """The folder of real archives (tygem-2016-07.tgz, ai-games.tgz); skips when absent
+    (fails under ``FUSEKI_REQUIRE_SERVICES=1``: CI has ``../shared`` beside the clone)."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"no shared data folder at {SHARED_DATA}")
+        missing_service(f"no shared data folder at {SHARED_DATA}")
     return SHARED_DATA
+
+
+def require_shared_file(*names: str) -> list[Path]:
+    """The named files of the shared data folder; skips (fails in CI) when one is missing."""
+    missing = [name for name in names if not (SHARED_DATA / name).exists()]
+    if missing:
+        missing_service(f"missing {', '.join(missing)} in {SHARED_DATA}")
+    return [SHARED_DATA / name for name in names]
 
 
 @pytest.fixture(scope="session")
@@ -247,6 +274,8 @@ class Batches:  # says each committed batch on stdout, so that a test can time a
 
     def update(self, report, read, force=False):
         print("batch", report.added, flush=True)
+        if announce == "paced":  # the test lets the writer go on when it has seen what it waits for
+            sys.stdin.readline()
 
     def done(self):
         pass
@@ -255,20 +284,75 @@ class Batches:  # says each committed batch on stdout, so that a test can time a
 book = Book.open(book_url)
 print("open", flush=True)
 report = import_paths(book, paths, workers=int(workers), batch_games=int(batch),
-                      progress=Batches() if announce == "1" else None)
+                      progress=Batches() if announce != "0" else None)
 book.close()
 print(report.added, report.duplicates, len(report.skipped), flush=True)
 """
 
 
 def import_command(book: str, paths: list, batch_games: int = 100, workers: int = 0,
-                   announce_batches: bool = False) -> list[str]:
+                   announce_batches: bool | str = False) -> list[str]:
     """argv of a subprocess importing ``paths`` into ``book`` (run it with cwd=ROOT).
 
     It prints ``open`` once the book is open, ``batch N`` after each batch it commits (N: the
     games added so far) when ``announce_batches``, then ``added duplicates skipped`` at the end.
+    With ``announce_batches="paced"`` it also stops after each ``batch N`` line until a line
+    comes on its stdin (see ``PacedImport``).
     """
     import sys
 
+    announce = "paced" if announce_batches == "paced" else "1" if announce_batches else "0"
     return [sys.executable, "-c", IMPORT_SCRIPT, str(book), str(batch_games), str(workers),
-            "1" if announce_batches else "0", *map(str, paths)]
+            announce, *map(str, paths)]
+
+
+class PacedImport:
+    """An import in another process that stops after each committed batch until it is released.
+
+    Tests of readers beside a writer use it to prove the overlap by synchronising, not by speed:
+    ``for added in importing.batches(): wait for the readers to see it; importing.release()``.
+    The import cannot end before the readers have seen every batch, however slow the machine.
+    """
+
+    def __init__(self, book: str, paths: list, batch_games: int = 20, workers: int = 0, env=None):
+        self.log = tempfile.TemporaryFile()  # stderr: a pipe nobody reads could fill and block the import
+        self.process = subprocess.Popen(import_command(book, paths, batch_games, workers, "paced"), cwd=ROOT,
+                                        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
+        self.summary: list[int] | None = None
+        line = self.process.stdout.readline()
+        if line.strip() != b"open":
+            self.fail(f"the import did not open the book: {line!r}")
+
+    def batches(self):
+        """The games added so far after each batch, while the import waits; ends with the import's
+        last line (``summary``: added, duplicates, skipped)."""
+        while line := self.process.stdout.readline():
+            word, *numbers = line.split()
+            if word != b"batch":
+                self.summary = [int(word), *map(int, numbers)]
+                return
+            yield int(numbers[0])
+        self.fail("the import ended without its summary")
+
+    def release(self) -> None:
+        """Let the import go on past the batch it stopped at."""
+        self.process.stdin.write(b"go\n")
+        self.process.stdin.flush()
+
+    def finish(self, timeout: float = 120) -> list[int]:
+        """Wait for the import to end; its summary.  Fails with its stderr if it did not succeed."""
+        if self.process.wait(timeout) != 0 or self.summary is None:
+            self.fail(f"the import exited with {self.process.returncode}")
+        return self.summary
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+        for stream in (self.process.stdin, self.process.stdout):
+            stream.close()
+        self.log.close()
+
+    def fail(self, reason: str):
+        self.log.seek(0)
+        pytest.fail(f"{reason}\n{self.log.read().decode(errors='replace')[-3000:]}")

@@ -20,6 +20,7 @@ from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK
 from fuseki.engine.core.board import Board
 
+from conftest import require_shared_file
 from test_store import as_dict, transformed
 
 pytestmark = pytest.mark.slow
@@ -27,12 +28,8 @@ ARCHIVES = ("tygem-2016-07.tgz", "ai-games.tgz")
 
 
 @pytest.fixture(scope="module")
-def archives(shared_data):
-    paths = [shared_data / name for name in ARCHIVES]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        pytest.skip(f"missing {missing}")
-    return [str(p) for p in paths]
+def archives():
+    return [str(p) for p in require_shared_file(*ARCHIVES)]
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,6 @@ fuseki's position through handicap, undo and loadsgf.
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -20,12 +18,10 @@ from fuseki.engine.gtp.config import Settings
 from fuseki.engine.players import engine_choosers
 from fuseki.engine.players.gtp_client import GtpClient
 
+from conftest import GNUGO, needs_gnugo
 from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
-GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games",
-                                                                           "/usr/local/games"]))
-needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed")
 
 
 class Script:

@@ -9,7 +9,6 @@ really read most games itself, so the comparison is not one of sgfmill with itse
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from fuseki.book.formats import records
 from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+from conftest import require_shared_file
 
 # archive -> (SGF files in it, least share the fast path must read itself); one month of the
 # 2005-2009 Tygem corpus stands for its 50 (bench/sgf_tiers.py: the same reading takes all 366,630)
@@ -49,9 +48,7 @@ def first_difference(a, b) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("archive", sorted(ARCHIVES))
 def test_fast_path_equals_sgfmill_on_every_game(archive):
-    path = DATA / archive
-    if not path.exists():
-        pytest.skip(f"{path} is not here")
+    path, = require_shared_file(archive)
     expected_files, least_fast_share = ARCHIVES[archive]
     files = fast_read = games = 0
     differences = []

@@ -151,7 +151,7 @@ def test_timeout(fake):
     t0 = time.monotonic()
     with pytest.raises(GtpTimeout):
         c.send("genmove b", timeout=0.5)
-    assert time.monotonic() - t0 < 3
+    assert time.monotonic() - t0 < 30  # the time-out ended the wait, not the 60 s hang (however busy the machine)
     with pytest.raises(EngineDead):
         c.send("name")
     c.close(timeout=0.5)  # kills the hanging process group

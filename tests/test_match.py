@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -19,12 +17,11 @@ from fuseki.engine.core.board import Board
 from fuseki.engine.players.match import Match, MatchConfig, MatchError, parse_score, repeats
 from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
 
+from conftest import GNUGO, needs_gnugo
 from test_gtp_client import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
 FUSEKI = f"{sys.executable} {ROOT / 'gtp_main.py'}"
-GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games",
-                                                                           "/usr/local/games"]))
 
 
 def quiet_match(config: MatchConfig) -> tuple[list[dict], list[str]]:
@@ -212,7 +209,7 @@ def test_cli(tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(GNUGO is None, reason="gnugo is not installed")
+@needs_gnugo
 def test_fuseki_against_gnugo_with_referee(tmp_path):
     gnugo = f"{GNUGO} --mode gtp --level 0"
     config = MatchConfig(black=f"{FUSEKI} --seed 5", white=gnugo, games=2, size=9, alternate=True,

@@ -11,8 +11,6 @@ Skipped only when no ``gnugo`` binary is found (PATH, then Debian's /usr/games),
 never under ``FUSEKI_REQUIRE_SERVICES=1`` (CI).
 """
 
-import os
-import shutil
 
 import numpy as np
 import pytest
@@ -23,13 +21,10 @@ from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import PASS
 from fuseki.engine.players.gtp_client import GtpClient, GtpFailure
 
-from conftest import services_required
-
-GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path=os.pathsep.join(["/usr/games", "/usr/local/games"]))
+from conftest import GNUGO, needs_gnugo
 
 # Skipped without gnugo, except in CI (FUSEKI_REQUIRE_SERVICES=1), where a missing oracle must fail.
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(GNUGO is None and not services_required(), reason="gnugo is not installed")]
+pytestmark = [pytest.mark.slow, needs_gnugo]
 
 NAME = {BLACK: "black", WHITE: "white"}
 

@@ -15,13 +15,14 @@
   without them), the herd that timed out the load run on the 378k-game book.
 - While another process imports 9x9 games into the same SQLite book, the threads' 19x19
   answers stay exactly those of the single thread (the new games cannot reach them), and
-  they see the book grow.
+  they see the book grow batch by batch.  The import stops after each batch until every
+  thread has answered again and a reader has seen the batch (``PacedImport``), so the
+  overlap holds on a machine of any speed.
 """
 
 from __future__ import annotations
 
 import random
-import subprocess
 import threading
 import time
 
@@ -35,7 +36,7 @@ from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
-from conftest import ROOT, import_command
+from conftest import PacedImport
 
 THREADS = 8
 LINES = ["", "pd", "pd,dp", "pd,dd", "dd,pp", "qd,qc,rc,dd,qb,dp,pc", "pd,dp,pq,dd,fq", "Q16,D4,pp"]
@@ -63,42 +64,68 @@ def answer(client, path: str) -> tuple[int, bytes]:
     return response.status_code, response.data
 
 
-def ask_from_threads(app, paths: list[str], rounds: int = 1, also=None) -> list[dict]:
-    """Every path ``rounds`` times from each of THREADS threads, each in its own shuffled order;
-    ``also`` runs beside them until they end.  One ``{path: [answers]}`` a thread."""
-    answers = [{} for _ in range(THREADS)]
-    errors = []
-    start = threading.Barrier(THREADS + (also is not None))
-    done = threading.Event()
+class Askers:
+    """THREADS threads, each asking every path ``rounds`` times in its own shuffled order (and on
+    until ``until`` is set, when given), while ``also`` runs beside them until they end."""
 
-    def work(n: int) -> None:
-        client = app.test_client()
-        order = [path for _ in range(rounds) for path in paths]
-        random.Random(n).shuffle(order)
-        start.wait(10)
+    def __init__(self, app, paths: list[str], rounds: int = 1, also=None, until: threading.Event | None = None):
+        self.answers: list[dict] = [{} for _ in range(THREADS)]
+        self.errors: list[str] = []
+        self.asked = [0] * THREADS  # answers each thread has had so far
+        self.start_together = threading.Barrier(THREADS + (also is not None))
+        self.done = threading.Event()
+        self.app, self.paths, self.rounds, self.also, self.until = app, paths, rounds, also, until
+        self.threads = [threading.Thread(target=self.work, args=(n,)) for n in range(THREADS)]
+        self.helper = threading.Thread(target=self.beside) if also else None
+
+    def work(self, n: int) -> None:
+        client = self.app.test_client()
+        order = list(self.paths)
+        self.start_together.wait(30)
         try:
-            for path in order:
-                answers[n].setdefault(path, []).append(answer(client, path))
+            done_rounds = 0
+            while done_rounds < self.rounds or (self.until is not None and not self.until.is_set()):
+                random.Random(n * 1000 + done_rounds).shuffle(order)
+                for path in order:
+                    self.answers[n].setdefault(path, []).append(answer(client, path))
+                    self.asked[n] += 1
+                done_rounds += 1
         except Exception as exc:  # noqa: BLE001 - reported by the test
-            errors.append(repr(exc))
+            self.errors.append(repr(exc))
 
-    def beside() -> None:
-        start.wait(10)
-        while not done.wait(0.002):  # now and then: a busy loop would only take the GIL
-            also()
+    def beside(self) -> None:
+        self.start_together.wait(30)
+        while not self.done.wait(0.002):  # now and then: a busy loop would only take the GIL
+            self.also()
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(THREADS)]
-    helper = threading.Thread(target=beside) if also else None
-    for thread in threads + ([helper] if helper else []):
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    done.set()
-    if helper:
-        helper.join(60)
-    assert not errors, errors[:3]
-    assert not any(thread.is_alive() for thread in threads)
-    return answers
+    def start(self) -> Askers:
+        for thread in self.threads + ([self.helper] if self.helper else []):
+            thread.start()
+        return self
+
+    def finish(self) -> list[dict]:
+        """Wait for the threads; one ``{path: [answers]}`` a thread."""
+        for thread in self.threads:
+            thread.join(300)
+        self.done.set()
+        if self.helper:
+            self.helper.join(60)
+        assert not self.errors, self.errors[:3]
+        assert not any(thread.is_alive() for thread in self.threads)
+        return self.answers
+
+
+def ask_from_threads(app, paths: list[str], rounds: int = 1, also=None) -> list[dict]:
+    """Every path ``rounds`` times from each of THREADS threads (see ``Askers``)."""
+    return Askers(app, paths, rounds, also).start().finish()
+
+
+def wait_until(condition, what: str, within: float = 120.0) -> None:
+    """Wait for ``condition()`` to hold; a generous deadline, only so that a bug fails, not hangs."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {within} s for {what}"
+        time.sleep(0.005)
 
 
 def assert_same_answers(expected: dict, answers: list[dict]) -> None:
@@ -208,6 +235,8 @@ def small_games(count: int, size: int = 9, seed: int = 0) -> dict[str, bytes]:
 
 @pytest.mark.slow  # an import in another process
 def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
+    """The import stops after each batch until the readers have seen it, and the threads ask
+    from before its first batch until after its end: the overlap is made, not hoped for."""
     from fuseki.book.ui.web import create_app
 
     monkeypatch.setattr(store, "HOT_ROWS", 1)
@@ -215,28 +244,38 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
     import_games(path, tmp_path / "sgf")
     folder = tmp_path / "small"
     folder.mkdir()
-    for name, data in small_games(1200).items():
+    for name, data in small_games(300).items():
         (folder / f"{name}.sgf").write_bytes(data)
     app = create_app(book_url=path)
     book = app.extensions["fuseki_book"]
+    importing = PacedImport(path, [folder], batch_games=20)
     try:
         client = app.test_client()
         paths = [p for p in request_paths(client) if "size=19" in p or "/api/game/" in p]
         expected = {p: answer(client, p) for p in paths}
-        writer = subprocess.Popen(import_command(path, [folder], batch_games=20), cwd=ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert writer.stdout.readline().strip() == b"open"
-        sizes = []
-        answers = ask_from_threads(app, paths, rounds=2,
-                                   also=lambda: sizes.append(client.get("/api/info").get_json()["games"]))
-        out, err = writer.communicate(timeout=120)
-        assert writer.returncode == 0, err.decode(errors="replace")[-3000:]
+        sizes: list[int] = []
+        ended = threading.Event()
+        askers = Askers(app, paths, rounds=1, until=ended,
+                        also=lambda: sizes.append(client.get("/api/info").get_json()["games"])).start()
+        wait_until(lambda: all(askers.asked), "every thread's first answer")
+        committed = [0]
+        for added in importing.batches():
+            # every thread answers again, and the sampler sees this batch, before the import goes on
+            committed.append(added)
+            asked, games = list(askers.asked), len(GAMES) + added
+            wait_until(lambda n=games: n in sizes, f"a reader to see the book at {games} games")
+            wait_until(lambda then=asked: all(map(int.__gt__, askers.asked, then)), "each thread to answer")
+            importing.release()
+        added = importing.finish()[0]
+        ended.set()
+        answers = askers.finish()
         assert_same_answers(expected, answers)
-        grown = sorted(set(sizes))
-        # the readers ran while the import wrote: they saw the book at several sizes
-        assert len(grown) >= 2 and grown[0] >= len(GAMES), grown
-        assert book.stats().games == len(GAMES) + int(out.split()[-3])
+        # the readers saw the book grow batch by batch, and never saw it shrink
+        assert sizes == sorted(sizes) and sizes[0] == len(GAMES), sizes[:5]
+        assert sorted(set(sizes)) == sorted({len(GAMES) + n for n in committed}), sorted(set(sizes))
+        assert len(set(committed)) > 5 and book.stats().games == len(GAMES) + added and added == 300
     finally:
+        importing.close()
         book.close()
 
 
