@@ -37,9 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from fuseki.engine.core.base import point_to_vertex
-from fuseki.engine.players.chooser import eligible
-
-POLICIES = ("best", "weighted", "winrate")
+from fuseki.engine.players.chooser import POLICIES, eligible
 
 
 @dataclass(frozen=True)

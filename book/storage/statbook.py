@@ -26,7 +26,9 @@ from sqlalchemy.engine import make_url
 from fuseki.book.storage import aggregates, schema
 from fuseki.book.storage.connect import make_engine
 from fuseki.book.storage.orbits import merge_orbits
-from fuseki.book.storage.store import END, Book, BookError, BookStats, Filters, NextMoves, _signed
+from fuseki.book.storage.store import Book, BookError, BookStats, Filters, NextMoves
+from fuseki.engine.core.base import END
+from fuseki.engine.core.zobrist import to_signed
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
 
@@ -103,7 +105,7 @@ class StatisticsBook(Book):
         keys = board.symmetric_keys(side)
         canonical = min(keys)
         with self.engine.connect() as conn:
-            found = aggregates.lookup(conn, _signed(canonical))
+            found = aggregates.lookup(conn, to_signed(canonical))
         ended = found.nexts == END
         played = ~ended
         moves = merge_orbits(found.nexts[played], found.games[played], found.black[played],

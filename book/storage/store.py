@@ -47,9 +47,9 @@ from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, END, WHITE
+from fuseki.engine.core.zobrist import to_signed
 
-END = -2
 HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
 HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
@@ -222,8 +222,8 @@ class Book:
         played = records[:, summaries.NEXT] != END
         index = np.concatenate([nexts[nexts != END], records[played, summaries.NEXT]]) + 2
         weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, summaries.COUNT]])
-        black = np.concatenate([winners[nexts != END] == BLACK, records[played, summaries.BLACK]])
-        white = np.concatenate([winners[nexts != END] == WHITE, records[played, summaries.WHITE]])
+        black = np.concatenate([winners[nexts != END] == BLACK, records[played, summaries.BLACK_WINS]])
+        white = np.concatenate([winners[nexts != END] == WHITE, records[played, summaries.WHITE_WINS]])
         stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
         total = len(nexts) + int(records[:, summaries.COUNT].sum())
         ended = int((nexts == END).sum()) + int(records[~played, summaries.COUNT].sum())
@@ -500,9 +500,9 @@ class Book:
                     if snap.files != self._files:
                         self._forget_files(snap)
                     if every_row:
-                        records, codes = summaries.empty().records, segments.codes(conn, snap, _signed(key), games)
+                        records, codes = summaries.empty().records, segments.codes(conn, snap, to_signed(key), games)
                     else:
-                        found, codes = segments.key_stats(conn, snap, _signed(key))
+                        found, codes = segments.key_stats(conn, snap, to_signed(key))
                         records = found.records
                 break
             except DBAPIError as exc:
@@ -591,7 +591,4 @@ def _size(path: str) -> int:
     except FileNotFoundError:
         return 0
 
-
-def _signed(key: int) -> int:
-    return key - (1 << 64) if key >= 1 << 63 else key
 

@@ -35,8 +35,7 @@ from fuseki.book.storage import schema
 
 GAMES = 16  # a level-0 segment summarizes the keys at least this many of its games reached
 NO_YEAR = -1  # the year of a game whose date has none
-END = -2
-YEAR, NEXT, COUNT, BLACK, WHITE = range(5)  # the columns of a record
+YEAR, NEXT, COUNT, BLACK_WINS, WHITE_WINS = range(5)  # the columns of a record
 
 _metadata = MetaData()
 
@@ -114,8 +113,8 @@ def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.
     records[:, YEAR] = years[heads]
     records[:, NEXT] = nexts[heads]
     records[:, COUNT] = np.diff(np.append(heads, len(keys)))
-    records[:, BLACK] = np.add.reduceat((winners == 1).astype(np.int64), heads) if len(heads) else 0
-    records[:, WHITE] = np.add.reduceat((winners == 2).astype(np.int64), heads) if len(heads) else 0
+    records[:, BLACK_WINS] = np.add.reduceat((winners == 1).astype(np.int64), heads) if len(heads) else 0
+    records[:, WHITE_WINS] = np.add.reduceat((winners == 2).astype(np.int64), heads) if len(heads) else 0
     return Summary(keys[heads], records)
 
 

@@ -302,7 +302,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     app.extensions["fuseki_cache"] = cache
 
     def size_arg() -> int:
-        return _int_arg("size", default_size(), 2, coords.MAX_SIZE)
+        return _int_arg("size", default_size(), coords.MIN_SIZE, coords.MAX_SIZE)
 
     def default_size() -> int:
         """The size most games in the book have (19 for an empty book), asked once."""
