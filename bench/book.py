@@ -57,7 +57,7 @@ from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
 from fuseki.book.pipeline import batches, importer  # noqa: E402
-from fuseki.book.storage import schema, segment_files, segments, summaries  # noqa: E402
+from fuseki.book.storage import nextmoves, schema, segment_files, segments  # noqa: E402
 from fuseki.book.storage.store import Book, Filters  # noqa: E402
 from fuseki.engine.core import coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE, vertex_to_point  # noqa: E402
@@ -359,7 +359,7 @@ def main() -> int:
                         for segment in segments.live(conn):
                             if segment.id not in files:
                                 segments.drop_table(conn, segment.id)
-                                summaries.drop(conn, segment.id)
+                                nextmoves.drop(conn, segment.id)
                         segment_files.remove(segment_files.book_folder(conn) or "", files.values())
                         conn.execute(schema.segment_files.delete())
                         conn.execute(schema.segments.delete())

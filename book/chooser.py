@@ -37,9 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from fuseki.engine.core.base import point_to_vertex
-from fuseki.engine.players.chooser import eligible
-
-POLICIES = ("best", "weighted", "winrate")
+from fuseki.engine.players.chooser import POLICIES, eligible
 
 
 @dataclass(frozen=True)
@@ -159,9 +157,9 @@ class NextMovesCache:
 
     The engine opens its book read-only and asks the same positions again and
     again (the next game's opening, the analysis commands' continuations), and
-    the store's cost grows with the games through a position (15 ms the first
-    time for the empty board of an 11,000-game Tygem book, 0.5 ms typical; a
-    kept answer takes 0.07 ms).  An answer is kept under the
+    the store's cost grows with the games through a position (bench/book.py
+    --corpus times the engine's first query, the empty board, and next_moves'
+    p50/p99; a kept answer costs a dict look-up).  An answer is kept under the
     position's canonical key with the 8 symmetric keys of the board it was
     asked for; the same position in another orientation ``T_t`` (``t`` such
     that the cached board's ``keys[t]`` is the new board's ``keys[0]``) gets

@@ -1,10 +1,11 @@
-"""Next-move counting (book/storage/aggregates.py) on hand-made rows of the positions index."""
+"""Next-move statistics without years (what book/storage/aggregates.py keeps: ``nextmoves.without_years``)
+on hand-made rows of the positions index, and the statistics book file."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from fuseki.book.storage import aggregates, schema, segment_files
+from fuseki.book.storage import aggregates, nextmoves, schema, segment_files
 
 END, PASS = -2, -1
 
@@ -22,8 +23,10 @@ def rows(*entries):
     return keys, codes
 
 
-def table(counts: aggregates.Counts) -> list[tuple]:
-    return list(zip(*(column.tolist() for column in counts)))
+def table(stats: nextmoves.NextMoveStats) -> list[tuple]:
+    """(key, next, games, black wins, white wins) rows; every record without a year."""
+    assert (stats.records[:, nextmoves.YEAR] == nextmoves.NO_YEAR).all()
+    return [(key, *record[1:]) for key, record in zip(stats.keys.tolist(), stats.records.tolist())]
 
 
 def test_each_game_counts_once_at_its_first_visit():
@@ -32,25 +35,24 @@ def test_each_game_counts_once_at_its_first_visit():
         (5, 1, 8, 99, 1),    # game 1 back at key 5 (a ko): not counted again
         (7, 1, 1, 70, 1), (7, 2, 1, END, 2), (7, 3, 1, PASS, 0),
     )
-    assert table(aggregates.count(keys, codes)) == [
+    assert table(nextmoves.without_years(keys, codes)) == [
         (5, 60, 2, 1, 1), (5, 61, 1, 1, 0),
         (7, END, 1, 0, 1), (7, PASS, 1, 0, 0), (7, 70, 1, 1, 0),
     ]
 
 
-def test_negative_keys_sort_first_and_totals_include_the_games_that_ended():
+def test_negative_keys_sort_first_and_the_games_that_ended_count_towards_min_games():
     keys, codes = rows((-3, 1, 4, END, 1), (-3, 2, 4, 50, 2), (9, 1, 0, 50, 1))
-    counts = aggregates.count(keys, codes)
-    assert counts.keys.tolist() == [-3, -3, 9]
-    found, reached = aggregates.totals(counts)
-    assert (found.tolist(), reached.tolist()) == ([-3, 9], [2, 1])
+    stats = nextmoves.without_years(keys, codes)
+    assert stats.keys.tolist() == [-3, -3, 9] and nextmoves.positions(stats) == 2
+    assert table(nextmoves.without_years(keys, codes, 2)) == [(-3, END, 1, 1, 0), (-3, 50, 1, 0, 1)]
 
 
-def test_prune_keeps_every_move_of_a_kept_position_and_nothing_of_the_others():
+def test_min_games_keeps_every_move_of_a_kept_position_and_nothing_of_the_others():
     keys, codes = rows((1, 1, 0, 60, 1), (1, 2, 0, 61, 2), (1, 3, 0, 62, 1), (2, 1, 1, 60, 1), (2, 2, 1, 60, 1))
-    kept = aggregates.prune(aggregates.count(keys, codes), 3)
+    kept = nextmoves.without_years(keys, codes, 3)
     assert table(kept) == [(1, 60, 1, 1, 0), (1, 61, 1, 0, 1), (1, 62, 1, 1, 0)]
-    assert len(aggregates.prune(kept, 4)) == 0 and len(aggregates.count(*rows())) == 0
+    assert len(nextmoves.without_years(keys, codes, 4)) == 0 and len(nextmoves.without_years(*rows())) == 0
 
 
 def test_key_ranges_cover_every_signed_key_once_in_order():
@@ -63,9 +65,24 @@ def test_key_ranges_cover_every_signed_key_once_in_order():
 
 def test_a_statistics_file_is_known_by_its_header(tmp_path):
     path = str(tmp_path / "stats.sqlite")
-    counts = aggregates.count(*rows((1, 1, 0, 60, 1)))
-    assert aggregates.write_file(path, [counts], {"title": "t"}) == 1
+    stats = nextmoves.without_years(*rows((1, 1, 0, 60, 1)))
+    assert aggregates.write_file(path, [stats], {"title": "t"}) == 1
     assert aggregates.is_statistics_file(path)
     (tmp_path / "text.sqlite").write_text("SQLite format 3 but not really")
     assert not aggregates.is_statistics_file(str(tmp_path / "text.sqlite"))
     assert sorted(name for name in __import__("os").listdir(tmp_path)) == ["stats.sqlite", "text.sqlite"]
+
+
+def test_a_position_reads_back_as_it_was_written(tmp_path):
+    import sqlite3
+
+    path = str(tmp_path / "stats.sqlite")
+    stats = nextmoves.without_years(*rows((-5, 1, 0, 60, 1), (-5, 2, 0, END, 2), (8, 1, 0, 61, 1)))
+    aggregates.write_file(path, [stats], {"title": "t"})
+    from sqlalchemy import create_engine
+
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
+    with engine.connect() as conn:
+        assert table(aggregates.lookup(conn, -5)) == [(-5, END, 1, 0, 1), (-5, 60, 1, 1, 0)]
+        assert len(aggregates.lookup(conn, 7)) == 0
+    engine.dispose()

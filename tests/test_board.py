@@ -523,3 +523,25 @@ def test_area(diagram, area):
     board = Board.from_ascii(diagram, komi=6.5)
     assert board.area() == area
     assert board.score() == area[0] - area[1] - 6.5
+
+
+def test_diagram_draws_stones_star_points_marks_and_a_region():
+    board = Board.from_ascii("""
+        . . . . . . . . .
+        . . . . . . . . .
+        . . X . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . O . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """)
+    whole = board.diagram(notes={9: "note"})
+    assert whole[0] == whole[-1] == "   A B C D E F G H J"
+    assert whole[1] == " 9 . . . . . . . . . 9     note"
+    assert whole[3] == " 7 . . X . . . + . . 7"
+    assert whole[5] == " 5 . . . . + . . . . 5"
+    assert whole[7] == " 3 . . + . . . O . . 3"
+    corner = board.diagram({coords.xy_to_point(0, 0, 9): "a", coords.xy_to_point(2, 2, 9): "#"}, (0, 0, 3, 3))
+    assert corner == ["   A B C D", " 9 a . . . 9", " 8 . . . . 8", " 7 . . # . 7", " 6 . . . . 6", "   A B C D"]

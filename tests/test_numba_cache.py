@@ -95,5 +95,5 @@ def test_the_kernels_copies_of_the_base_constants_equal_the_originals():
     their file); a copy that drifted from ``base`` would make the board and the book disagree."""
     from fuseki.engine.core import _kernels, base
 
-    for name in ("EMPTY", "BLACK", "WHITE", "BORDER", "PASS"):
+    for name in ("EMPTY", "BLACK", "WHITE", "BORDER", "PASS", "END"):
         assert getattr(_kernels, name) == getattr(base, name), name

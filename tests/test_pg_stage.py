@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import select, text
 
 from fuseki.book.pipeline import importer
-from fuseki.book.storage import pg_stage, schema, segments, summaries
+from fuseki.book.storage import nextmoves, pg_stage, schema, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 
@@ -39,7 +39,7 @@ def book_rows(book) -> tuple[list, list, list]:
         keys, codes = segments.all_rows(conn)
         positions = sorted(zip(keys.tolist(), [fingerprint[c >> schema.GAME_SHIFT] for c in codes.tolist()],
                                (codes & 0xFFFFFF).tolist()))
-        stored = summaries.combine([segments.summary_of(conn, s.id) for s in segments.live(conn)])
+        stored = nextmoves.combine([segments.summary_of(conn, s.id) for s in segments.live(conn)])
     return [source for _, _, source in games], positions, (stored.keys.tolist(), stored.records.tolist())
 
 
@@ -50,7 +50,7 @@ def fresh_counts_hold(book) -> int:
         live = [segment for segment in segments.live(conn) if segment.level == 0]
         for segment in live:
             keys, codes = segments.rows_of(conn, segment.id)
-            fresh = summaries.from_codes(keys, codes, lambda low, high: summaries.years_by_id(conn, low, high))
+            fresh = nextmoves.from_codes(keys, codes, lambda low, high: nextmoves.years_by_id(conn, low, high))
             stored = segments.summary_of(conn, segment.id)
             assert stored.keys.tolist() == fresh.keys.tolist(), f"segment {segment.id}"
             assert stored.records.tolist() == fresh.records.tolist(), f"segment {segment.id}"
@@ -113,7 +113,7 @@ def test_staged_tables_of_a_gone_import_are_swept_and_a_running_ones_kept(games_
         running = pg_stage.hold(book.engine)  # an import still at work
         gone = pg_stage.hold(book.engine)
         stagers = [pg_stage.Stager(book.engine.url, held.token) for held in (running, gone)]
-        kept, lost = (stager(keys, codes, summaries.empty()) for stager in stagers)
+        kept, lost = (stager(keys, codes, nextmoves.empty()) for stager in stagers)
         for stager in stagers:
             stager.close()
         gone.conn.invalidate()  # as a killed import's connection: the lock goes, not through release

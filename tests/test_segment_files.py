@@ -109,7 +109,7 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     their rows leave the parser's file and their counts its summary, the file is linked as
     it is (no copy), the other games keep their numbers (a gap where one was dropped), and
     the book answers as one made with its segments in tables."""
-    from fuseki.book.storage import summaries
+    from fuseki.book.storage import nextmoves
 
     from test_importer import rows
 
@@ -117,7 +117,7 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     folder.mkdir()
     games = write_games(folder, count=10, seed=43)
     boards = sample_positions(games, np.random.default_rng(6), count=12)
-    monkeypatch.setattr(summaries, "GAMES", 2)  # summaries hold keys of this small batch too
+    monkeypatch.setattr(nextmoves, "GAMES", 2)  # summaries hold keys of this small batch too
     dropped = []
     drop_games = segment_files.drop_games
     monkeypatch.setattr(segment_files, "drop_games", lambda path, *args: dropped.append(path) or
@@ -137,7 +137,7 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     assert rows(book) == rows(books[False])
     assert answers(book, boards)[:-1] == answers(books[False], boards)[:-1]  # the last: game ids
     with book.engine.connect() as conn:
-        years = {gid: summaries.NO_YEAR if year is None else year
+        years = {gid: nextmoves.NO_YEAR if year is None else year
                  for gid, year in conn.exec_driver_sql("SELECT id, year FROM games").all()}
         keys, codes = segments.all_rows(conn)
     assert set((codes >> 24).tolist()) == set(years) and 5 not in years and max(years) == 11
@@ -147,10 +147,10 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     stored = segment_files.read_summary(path)
     assert len(stored)
     owners = (file_codes >> 24) + 2  # the file numbers its games from 0; ids start at 2 here
-    recount = summaries.from_rows(file_keys, owners, file_codes & 0xFFFFFF,
+    recount = nextmoves.from_rows(file_keys, owners, file_codes & 0xFFFFFF,
                                   np.array([years[o] for o in owners.tolist()], dtype=np.int64), min_games=1)
     games = np.bincount(np.unique(recount.keys, return_inverse=True)[1], weights=recount.records[:, 2])
-    popular = np.repeat(games >= summaries.GAMES, np.unique(recount.keys, return_counts=True)[1])
+    popular = np.repeat(games >= nextmoves.GAMES, np.unique(recount.keys, return_counts=True)[1])
     assert np.array_equal(recount.keys[popular], stored.keys)
     assert np.array_equal(recount.records[popular], stored.records)
     for each in books.values():

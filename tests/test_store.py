@@ -138,13 +138,13 @@ def board_after(moves, size=19, upto=None):
 
 @pytest.fixture(params=["rows", "summaries"])
 def imported(request, tmp_path, book_url, monkeypatch):
-    """40 games in batches of 7.  "rows": no key reaches a summary (book.storage.summaries);
+    """40 games in batches of 7.  "rows": no key reaches a summary (book.storage.nextmoves);
     "summaries": every key of 2 games or more of a batch is summarized and 3 segments of a
     level merge, so the queries read summaries, merged summaries and rows together."""
-    from fuseki.book.storage import segments, summaries
+    from fuseki.book.storage import nextmoves, segments
 
     if request.param == "summaries":
-        monkeypatch.setattr(summaries, "GAMES", 2)
+        monkeypatch.setattr(nextmoves, "GAMES", 2)
         monkeypatch.setattr(segments, "FANOUT", 3)
     folder = tmp_path / "games"
     folder.mkdir()

@@ -38,7 +38,6 @@ from typing import TextIO
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 
-MAX_SIZE = coords.MAX_SIZE
 DEFAULT_MIN_GAMES = 10
 
 
@@ -112,7 +111,7 @@ def write_fuego_book(book, out: TextIO, min_games: int = DEFAULT_MIN_GAMES,
     sizes = sorted(book.stats().sizes) if sizes is None else list(sizes)
     written = 0
     for size in sizes:
-        if not 2 <= size <= MAX_SIZE:
+        if not coords.MIN_SIZE <= size <= coords.MAX_SIZE:
             continue
         for moves, replies in book_lines(book, size, min_games, max_moves):
             out.write(fuego_line(size, moves, replies) + "\n")
@@ -149,7 +148,7 @@ def read_fuego_book(text: str) -> Iterator[FuegoEntry]:
         if not words[0].isascii() or not words[0].isdigit() or int(words[0]) < 1:
             raise FuegoBookError(f"line {number}: invalid size {words[0]!r}")
         size = int(words[0])
-        if size > MAX_SIZE:
+        if size > coords.MAX_SIZE:
             continue
         if size < 2:
             raise FuegoBookError(f"line {number}: invalid size {size}")

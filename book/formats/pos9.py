@@ -70,7 +70,8 @@ SIZE = 9
 POINTS = SIZE * SIZE
 HEAD = 92           # PositionID + PositionDB
 EXTRA = 8           # PositionExtraInfo
-BLACK, WHITE, EMPTY = ord("#"), ord("O"), ord(".")
+# the board bytes of a record (not the core's colour codes, ``colors.BLACK`` ...)
+BLACK_BYTE, WHITE_BYTE, EMPTY_BYTE = ord("#"), ord("O"), ord(".")
 BLOCK_BYTES = 4 << 20  # bytes read at a time: about 40 000 position records
 
 _BOARD = slice(10, 10 + POINTS)
@@ -123,7 +124,7 @@ class Table9:
 
 def _xor_rows(boards: np.ndarray, black_keys: np.ndarray, white_keys: np.ndarray) -> np.ndarray:
     zero = np.uint64(0)
-    terms = np.where(boards == BLACK, black_keys, zero) ^ np.where(boards == WHITE, white_keys, zero)
+    terms = np.where(boards == BLACK_BYTE, black_keys, zero) ^ np.where(boards == WHITE_BYTE, white_keys, zero)
     return np.bitwise_xor.reduce(terms, axis=1) if len(boards) else np.zeros(0, np.uint64)
 
 
@@ -227,7 +228,7 @@ def as_boards(board) -> np.ndarray:
     """A (1, 81) uint8 array from 81 ASCII bytes or characters; raises ValueError otherwise."""
     raw = board.encode("ascii") if isinstance(board, str) else bytes(board)
     arr = np.frombuffer(raw, dtype=np.uint8)
-    if len(arr) != POINTS or not np.isin(arr, (BLACK, WHITE, EMPTY)).all():
+    if len(arr) != POINTS or not np.isin(arr, (BLACK_BYTE, WHITE_BYTE, EMPTY_BYTE)).all():
         raise ValueError(f"a 9x9 board is 81 of '#', 'O', '.', not {raw[:90]!r}")
     return arr.reshape(1, POINTS)
 
@@ -264,7 +265,7 @@ class Positions:
 
     def stones(self) -> np.ndarray:
         """Number of stones on each board."""
-        return np.count_nonzero(self.board != EMPTY, axis=1)
+        return np.count_nonzero(self.board != EMPTY_BYTE, axis=1)
 
     def record(self, i: int) -> tuple:
         """Record ``i`` as ``(hash, 'B'|'W', board str, (source, variation, move) or None)``."""
@@ -317,7 +318,7 @@ class Positions:
 
     @classmethod
     def empty(cls, n: int = 0) -> Positions:
-        return cls(np.zeros(n, np.uint64), np.zeros(n, np.uint8), np.full((n, POINTS), EMPTY, np.uint8),
+        return cls(np.zeros(n, np.uint64), np.zeros(n, np.uint8), np.full((n, POINTS), EMPTY_BYTE, np.uint8),
                    np.zeros(n, bool), np.zeros(n, np.uint32), np.zeros(n, np.uint16),
                    np.zeros(n, np.uint16), np.full(n, -1, np.int64))
 
@@ -447,7 +448,7 @@ def _decode(arr: np.ndarray, starts: np.ndarray) -> tuple[Positions, np.ndarray]
 
 def _first_invalid(block: Positions, tie: np.ndarray) -> int | None:
     """Index of the first record with a bad byte (the flag byte is checked by ``_record_starts``)."""
-    board_ok = ((block.board == BLACK) | (block.board == WHITE) | (block.board == EMPTY)).all(axis=1)
+    board_ok = ((block.board == BLACK_BYTE) | (block.board == WHITE_BYTE) | (block.board == EMPTY_BYTE)).all(axis=1)
     ok = (tie == 0) & ((block.to_move == ord("B")) | (block.to_move == ord("W"))) & board_ok
     ok &= ~block.has_extra | (block.source >= 1)
     bad = np.flatnonzero(~ok)
@@ -504,9 +505,9 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
     index = {p: i for i, p in enumerate(coords.board_points(SIZE))}
     rows, note = [], None
     for number, (colour, point) in enumerate(moves, start=1):
-        row = np.full(POINTS, EMPTY, np.uint8)
-        row[[index[p] for p in board.stones(colors.BLACK)]] = BLACK
-        row[[index[p] for p in board.stones(colors.WHITE)]] = WHITE
+        row = np.full(POINTS, EMPTY_BYTE, np.uint8)
+        row[[index[p] for p in board.stones(colors.BLACK)]] = BLACK_BYTE
+        row[[index[p] for p in board.stones(colors.WHITE)]] = WHITE_BYTE
         rows.append((row, "B" if colour == colors.BLACK else "W", number))
         try:
             board.play(colour, point)

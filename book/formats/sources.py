@@ -179,7 +179,7 @@ def _read_file(path: str, limits: Limits) -> SourceFile | Skipped:
 # mode 0.51 s (a TarInfo, an ExFileObject and small reads per member) and the
 # decompression itself 0.06 s; 6.5 s against 18.4 s for the 50 archives of 2005-2009
 # (bench/sgf_tiers.py prints both).  A whole import of the Tygem archive took 0.3-0.9 s
-# less of its ~4 s (2 cores, the reader process given tarfile instead).  What is
+# less of its ~4 s (bench/book.py; 2 cores, the reader process given tarfile instead).  What is
 # read is POSIX ustar, GNU (long names "L", base-256 sizes) and pax ("x" path and size),
 # as tarfile reads them (tests/test_sources.py holds the two equal).  Anything else that
 # changes which bytes a member holds raises _Unknown, and damage _TarDamage; either way

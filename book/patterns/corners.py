@@ -38,7 +38,7 @@ from fuseki.engine.core.base import BLACK, WHITE
 
 TABLE = "corner_moves"
 TENUKI = -1
-MIN_SIZE = 5  # below this a corner is the whole board: no corner book
+MIN_CORNER_BOOK_SIZE = 5  # below this a corner is the whole board: no corner book
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Frames:
 
 def corner_width(size: int) -> int:
     """W, the side of the corner region on a ``size`` board (0 when the board has no corners)."""
-    return size // 2 if size >= MIN_SIZE else 0
+    return size // 2 if size >= MIN_CORNER_BOOK_SIZE else 0
 
 
 @cache

@@ -20,7 +20,7 @@ from fuseki.book.formats.headers import HEADER_FIELDS
 from fuseki.book.formats.positions import to_move_without_moves
 from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile
-from fuseki.book.storage import schema, segment_files, segments, sqlite_image, summaries
+from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.connect import make_engine
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
@@ -57,7 +57,7 @@ class Batch:
     is the index in ``games`` of row i's game.  Rows go into the table's B-tree in key
     order (the writer assigns ids, nothing else); the order among rows of one key does
     not matter here (SQLite's image orders their codes itself), so the sort need not be
-    stable (4x faster: 12 instead of 53 ms for 400,000 rows).  For a SQLite book the
+    stable (an unstable sort is the faster one).  For a SQLite book the
     rows come instead as ``image`` (``segments.batch_image``, the codes numbered by
     owner), ``keys``/``lows``/``owners`` empty: the writer adds the first game id to it; for
     a SQLite book on disk or a PostgreSQL book, ``written`` by the parser (a segment file, a
@@ -71,7 +71,7 @@ class Batch:
     owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     skipped: list[tuple[str, str]] = field(default_factory=list)
     read: int = 0  # bytes of the input read once its group was cut (progress.InputBytes)
-    summary: summaries.Summary | None = None  # the rows' summary (segments), if every game is new
+    summary: nextmoves.NextMoveStats | None = None  # the rows' summary (segments), if every game is new
     image: np.ndarray | None = None
     duplicates: int = 0
     written: str | None = None  # where the parser wrote the rows: a segment file, a staged table
@@ -101,8 +101,8 @@ class KnownGames:
 
 
 def years_of(games: list[tuple]) -> np.ndarray:
-    """The year of each ``game_row`` (``summaries.NO_YEAR`` where its date has none)."""
-    return np.array([summaries.NO_YEAR if game[ROW_YEAR] is None else game[ROW_YEAR] for game in games],
+    """The year of each ``game_row`` (``nextmoves.NO_YEAR`` where its date has none)."""
+    return np.array([nextmoves.NO_YEAR if game[ROW_YEAR] is None else game[ROW_YEAR] for game in games],
                     dtype=np.int64)
 
 
@@ -137,7 +137,7 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     del order
     years = years_of(games)
     batch = Batch(games, keys, lows, owners, prepared.skipped, duplicates=len(prepared.games) - len(games),
-                  summary=summaries.from_rows(keys, owners, lows, years[owners]))
+                  summary=nextmoves.from_rows(keys, owners, lows, years[owners]))
     if rows_to is None and not image:
         return batch
     batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)

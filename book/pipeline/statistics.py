@@ -97,14 +97,14 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
                      description: str = "", corner_min_games: int | None = None) -> BuildReport:
     """Write the statistics book of an open book of games to ``out`` (and ``info_path(out)``),
     with its corner book's continuations of at least ``corner_min_games`` when it has one."""
-    from fuseki.book.storage import aggregates
+    from fuseki.book.storage import aggregates, nextmoves
 
     if min_games < 1:
         raise ValueError("min_games must be at least 1")
     stats = book.stats()
     with book.engine.connect() as conn:
-        kept = aggregates.concat(aggregates.from_book(conn, min_games))
-    positions = len(aggregates.totals(kept)[0])
+        kept = list(aggregates.from_book(conn, min_games))  # key ranges: no key in two of them
+    positions = sum(nextmoves.positions(chunk) for chunk in kept)
     years = f"{stats.years[0]}-{stats.years[1]}" if stats.years else ""
     meta = {"title": title, "description": description, "games": str(stats.games),
             "min_games": str(min_games), "positions": str(positions), "years": years,
@@ -119,7 +119,7 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
                 return
         corner_rows.append(corner_build.copy_into(book, target, corner_min_games))
 
-    rows = aggregates.write_file(out, [kept], meta, corner_book if corner_min_games is not None else None)
+    rows = aggregates.write_file(out, kept, meta, corner_book if corner_min_games is not None else None)
     info = {"title": title, "description": description, "games": stats.games, "min_games": min_games,
             "positions": positions, "rows": rows}
     if corner_rows:

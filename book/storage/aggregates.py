@@ -24,8 +24,8 @@ this table only: no games, no positions index.  It is marked twice: the meta row
 (``APPLICATION_ID``, what ``Book.open`` reads from the file's first 100 bytes, so that it
 never opens such a file for writing: that would turn it to WAL mode and add tables).
 
-Also meant for hot positions of a book of games (an aggregate instead of thousands of rows
-per query): ``count`` works on any rows of the positions index.
+In memory the rows are ``nextmoves.NextMoveStats`` (the one form of next-move statistics),
+with no year: ``NO_YEAR`` in every record.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
 import numpy as np
 from sqlalchemy import (
@@ -51,7 +50,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import schema, segment_files, segments
+from fuseki.book.storage import nextmoves, schema, segment_files, segments
+from fuseki.book.storage.nextmoves import NextMoveStats
 
 STATISTICS = "statistics"  # meta book_kind of a statistics book
 KIND = "book_kind"
@@ -73,69 +73,9 @@ next_stats = Table(
 )
 
 
-class Counts(NamedTuple):
-    """Rows of ``next_stats`` as arrays, sorted by (key, next); keys signed."""
-
-    keys: np.ndarray
-    nexts: np.ndarray
-    games: np.ndarray
-    black: np.ndarray
-    white: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-
-def empty() -> Counts:
-    """No rows."""
-    return Counts(*(np.empty(0, dtype=np.int64) for _ in range(5)))
-
-
-def count(keys: np.ndarray, codes: np.ndarray) -> Counts:
-    """The statistics of position rows ``(key, code)`` (any order; ``schema``'s code layout).
-
-    Each game counts once per key, at its first visit (smallest move number).  Every game
-    of a key must be among the rows, or its counts are partial.
-    """
-    if not len(keys):
-        return empty()
-    order = np.lexsort((codes, keys))  # key, then game id, then move number
-    keys, codes = keys[order], codes[order]
-    games = codes >> schema.GAME_SHIFT
-    first = np.ones(len(keys), dtype=bool)
-    first[1:] = (keys[1:] != keys[:-1]) | (games[1:] != games[:-1])
-    keys, codes = keys[first], codes[first]
-    nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
-    winners = codes & schema.WINNER_MASK
-    order = np.lexsort((nexts, keys))
-    keys, nexts, winners = keys[order], nexts[order], winners[order]
-    start = np.ones(len(keys), dtype=bool)
-    start[1:] = (keys[1:] != keys[:-1]) | (nexts[1:] != nexts[:-1])
-    starts = np.flatnonzero(start)
-    return Counts(keys[starts], nexts[starts], np.diff(np.append(starts, len(keys))),
-                  np.add.reduceat((winners == 1).astype(np.int64), starts),
-                  np.add.reduceat((winners == 2).astype(np.int64), starts))
-
-
-def totals(counts: Counts) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct keys, the games that reached each): every row's games, ``END`` included."""
-    if not len(counts):
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    start = np.ones(len(counts), dtype=bool)
-    start[1:] = counts.keys[1:] != counts.keys[:-1]
-    starts = np.flatnonzero(start)
-    return counts.keys[starts], np.add.reduceat(counts.games, starts)
-
-
-def prune(counts: Counts, min_games: int) -> Counts:
-    """The rows of the positions reached by at least ``min_games`` games (all their moves)."""
-    keys, reached = totals(counts)
-    keep = np.isin(counts.keys, keys[reached >= min_games], assume_unique=False)
-    return Counts(*(column[keep] for column in counts))
-
-
-def from_book(conn, min_games: int = 1, ranges: int = RANGES) -> Iterator[Counts]:
-    """The pruned statistics of a book of games, in key order, one key range at a time.
+def from_book(conn, min_games: int = 1, ranges: int = RANGES) -> Iterator[NextMoveStats]:
+    """The statistics of a book of games' positions reached by at least ``min_games`` games,
+    without years, in key order, one key range at a time.
 
     Reads every segment's rows of a range at once (a range holds every row of its keys),
     so memory stays at a ``ranges``-th of the book's rows.
@@ -151,7 +91,7 @@ def from_book(conn, min_games: int = 1, ranges: int = RANGES) -> Iterator[Counts
         if files:
             file_keys, file_codes = segment_files.range_rows(folder, files, low, high)
             keys, codes = np.concatenate([keys, file_keys]), np.concatenate([codes, file_codes])
-        found = prune(count(keys, codes), min_games)
+        found = nextmoves.without_years(keys, codes, min_games)
         if len(found):
             yield found
 
@@ -180,26 +120,20 @@ _JOINED = {
 }
 
 
-def lookup(conn, key: int) -> Counts:
-    """The rows of one position (``key`` signed), in next order."""
+def lookup(conn, key: int) -> NextMoveStats:
+    """The statistics of one position (``key`` signed), in next order, with no year."""
     rows = conn.execute(_LOOKUP, {"key": key}).all()
     if not rows:
-        return empty()
-    # columns from plain lists: numpy probes a Row object for the array protocols (4 ms for 100 rows)
-    columns = (np.array(column, dtype=np.int64) for column in zip(*rows))
-    return Counts(np.full(len(rows), key, dtype=np.int64), *columns)
+        return nextmoves.empty()
+    records = np.empty((len(rows), 5), dtype=np.int32)
+    records[:, nextmoves.YEAR] = nextmoves.NO_YEAR
+    # from plain lists: numpy probes a Row object for the array protocols
+    records[:, nextmoves.NEXT:] = [tuple(row) for row in rows]
+    return NextMoveStats(np.full(len(rows), key, dtype=np.int64), records)
 
 
 _LOOKUP = (select(next_stats.c.next, next_stats.c.games, next_stats.c.black_wins, next_stats.c.white_wins)
            .where(next_stats.c.key == bindparam("key")).order_by(next_stats.c.next))
-
-
-def concat(parts: Iterable[Counts]) -> Counts:
-    """Counts of disjoint key sets, one after another (kept in key order if the parts are)."""
-    parts = list(parts)
-    if not parts:
-        return empty()
-    return Counts(*(np.concatenate(columns) for columns in zip(*parts)))
 
 
 # --- statistics book files ---------------------------------------------------------------------
@@ -216,7 +150,7 @@ def is_statistics_file(path: str) -> bool:
             and int.from_bytes(header[68:72], "big") == APPLICATION_ID)
 
 
-def write_file(path: str, chunks: Iterable[Counts], meta: dict[str, str], extra=None) -> int:
+def write_file(path: str, chunks: Iterable[NextMoveStats], meta: dict[str, str], extra=None) -> int:
     """Write a statistics book: ``meta`` (with the versions and the kind) and the rows.
 
     ``extra(conn)``, if given, writes more tables (the corner book) through the sqlite3
@@ -241,9 +175,10 @@ def write_file(path: str, chunks: Iterable[Counts], meta: dict[str, str], extra=
         for table in (schema.meta, next_stats):
             conn.execute(str(CreateTable(table).compile(dialect=sqlite_dialect.dialect())))
         conn.executemany("INSERT INTO meta (name, value) VALUES (?, ?)", sorted(meta.items()))
-        for chunk in chunks:
+        for chunk in chunks:  # without years: a statistics book has no year column
             conn.executemany("INSERT INTO next_stats VALUES (?, ?, ?, ?, ?)",
-                             zip(*(column.tolist() for column in chunk)))
+                             zip(chunk.keys.tolist(), *(chunk.records[:, column].tolist() for column in
+                                 (nextmoves.NEXT, nextmoves.COUNT, nextmoves.BLACK_WINS, nextmoves.WHITE_WINS))))
             rows += len(chunk)
         if extra is not None:
             extra(conn)

@@ -4,8 +4,8 @@ A book counts next moves in the position's canonical orientation (``Board.symmet
 the smallest key; ``t*`` the first symmetry giving it).  ``merge_orbits`` maps them back to
 the asked board through ``symmetry_table[INVERSE[t*]]`` and merges the points equivalent under
 the position's own symmetry group (its *stabilizer*: every ``s`` with ``keys[s] == keys[0]``)
-into one ``MoveStat``.  The one place that does it, for the positions index (``store``) and
-for next-move statistics (``aggregates``, ``statbook``), so both answer alike.
+into one ``MoveStat``.  The one place that does it: ``Book.next_moves`` calls ``tally`` for a
+book of games and a statistics book alike (``statbook``), so both answer alike.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def merge_orbits(points, games, black, white, size: int, keys: list[int], side: 
 
 @cache
 def _symmetry_lists(size: int) -> list[list[int]]:
-    """``coords.symmetry_table`` as Python lists (indexing them is 10x cheaper than numpy's)."""
+    """``coords.symmetry_table`` as Python lists (indexing one point is cheaper in a list than in numpy)."""
     return coords.symmetry_table(size).tolist()
 
 

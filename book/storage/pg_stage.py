@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import insert, text
 
-from fuseki.book.storage import pgcopy, schema, segment_files, summaries
+from fuseki.book.storage import nextmoves, pgcopy, schema, segment_files
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
 # bench/book.py; tests compare both)
@@ -82,7 +82,7 @@ class Stager:
         self.url, self.token, self.engine = url, token, None
         self.numbers = itertools.count()
 
-    def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary) -> str:
+    def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats) -> str:
         if self.engine is None:
             from fuseki.book.storage.connect import make_engine  # connect imports segments, which imports this
 
@@ -90,7 +90,7 @@ class Stager:
         name = f"{PREFIX}{self.token}_{os.getpid()}_{next(self.numbers)}"
         with self.engine.begin() as conn:
             copy_rows(conn, name, keys, codes)
-            summaries.write_table(conn, f"{name}_summary", summary)
+            nextmoves.write_table(conn, f"{name}_summary", summary)
         return name
 
     def close(self) -> None:
@@ -183,7 +183,7 @@ def link(conn, name: str, rows: int, base: int) -> int:
 def drop_games(conn, name: str, games: np.ndarray, years: np.ndarray) -> int:
     """Take the games numbered ``games`` (from 0) out of the staged batch ``name``: their rows
     deleted, their counts taken out of its summary; returns how many rows went.
-    ``years[i]``: the year of the batch's game i (``summaries.NO_YEAR``: none).
+    ``years[i]``: the year of the batch's game i (``nextmoves.NO_YEAR``: none).
 
     ``segment_files.drop_games`` for a staged table: the writer does it when a batch still
     in another parser's hands brought some of this batch's games (the others keep their
@@ -194,11 +194,11 @@ def drop_games(conn, name: str, games: np.ndarray, years: np.ndarray) -> int:
     if not found:
         return 0
     rows = np.array([tuple(row) for row in found], dtype=np.int64)
-    removed = summaries.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
+    removed = nextmoves.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
     stored = conn.execute(text(f"SELECT key, stats FROM {name}_summary WHERE key IN "
                                "(SELECT unnest(CAST(:k AS BIGINT[])))"),
                           {"k": np.unique(removed.keys).tolist()}).all()
-    updates, deletes = summaries.take_out([(int(key), bytes(stats)) for key, stats in stored], removed)
+    updates, deletes = nextmoves.take_out([(int(key), bytes(stats)) for key, stats in stored], removed)
     if updates:
         conn.execute(text(f"UPDATE {name}_summary SET stats = :s WHERE key = :k"),
                      [{"k": key, "s": stats} for key, stats in updates])

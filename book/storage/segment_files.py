@@ -3,7 +3,7 @@
 A SQLite book ``games.sqlite`` keeps its newer segments (``book.segments``) in the folder
 ``games.sqlite-segments/``: each is a small SQLite database of its own, written once and
 never changed, holding the table ``positions`` (key, code) and the table ``summary``
-(``book.summaries``).  The main file lists them in ``segment_files(id, file, base)``.
+(``book.storage.nextmoves``).  The main file lists them in ``segment_files(id, file, base)``.
 
 Why: in one file, every row of every batch went through SQLite's single writer (its
 transfer of the batch's page image into a new table, the most of the writer's time), so
@@ -41,7 +41,7 @@ from sqlalchemy import MetaData, Table, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import schema, sqlite_image, summaries
+from fuseki.book.storage import nextmoves, schema, sqlite_image
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.schema import segment_table, segments
 
@@ -185,7 +185,7 @@ def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
             dbapi_connection.execute(f"INSERT INTO main.{table.name} SELECT key, code + {int(segment.base)} "
                                      "FROM fold.positions" if segment.base else
                                      f"INSERT INTO main.{table.name} SELECT * FROM fold.positions")  # "*": the transfer
-            summary = summaries.summary_table(new)
+            summary = nextmoves.summary_table(new)
             dbapi_connection.execute(str(CreateTable(summary).compile(dialect=sqlite_dialect.dialect())))
             dbapi_connection.execute(f"INSERT INTO main.{summary.name} SELECT * FROM fold.summary")
             dbapi_connection.execute("DELETE FROM segment_files WHERE id = ?", (segment.id,))
@@ -201,7 +201,7 @@ def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
 
 # --- writing -----------------------------------------------------------------------------
 
-def write_image(folder: str, image: np.ndarray, summary: summaries.Summary, owner: int) -> str:
+def write_image(folder: str, image: np.ndarray, summary: nextmoves.NextMoveStats, owner: int) -> str:
     """Write a segment file from an image of ``POSITIONS_DDL`` rows and their summary; returns its name.
 
     The image goes to the file as it is (a parser's one write); the summary is added through
@@ -230,11 +230,11 @@ class FileWriter(NamedTuple):
     folder: str
     owner: int  # the pid of the process that links the files (segment files' names start with it)
 
-    def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary) -> str:
+    def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats) -> str:
         return write_image(self.folder, image(keys, codes, own_codes=True), summary, self.owner)
 
 
-def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary, owner: int) -> str:
+def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats, owner: int) -> str:
     """``write_image`` of rows (sorted by key), codes as they are."""
     return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), summary, owner)
 
@@ -242,7 +242,7 @@ def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: summar
 def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
     """Take the games numbered ``games`` (in the file, from 0) out of a segment file no row
     names yet: their rows deleted, their counts taken out of its summary; returns how many
-    rows went.  ``years[i]``: the year of the file's game i (``summaries.NO_YEAR``: none).
+    rows went.  ``years[i]``: the year of the file's game i (``nextmoves.NO_YEAR``: none).
 
     The writer does this when another parser's batch already brought some of a batch's
     games; the others keep their numbers (their ids leave a gap where these were).  One
@@ -256,10 +256,10 @@ def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
                                    "RETURNING key, code").fetchall()
         if found:
             rows = np.array(found, dtype=np.int64)
-            removed = summaries.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
+            removed = nextmoves.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
             keys = ",".join(str(key) for key in np.unique(removed.keys).tolist())
             stored = connection.execute(f"SELECT key, stats FROM summary WHERE key IN ({keys})").fetchall()
-            updates, deletes = summaries.take_out(stored, removed)
+            updates, deletes = nextmoves.take_out(stored, removed)
             connection.executemany("UPDATE summary SET stats = ? WHERE key = ?", [(s, k) for k, s in updates])
             connection.executemany("DELETE FROM summary WHERE key = ?", [(key,) for key in deletes])
         connection.execute("COMMIT")
@@ -274,9 +274,9 @@ def image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.nd
     return sqlite_image.rows_image(keys, codes, POSITIONS_DDL, own_codes=own_codes)
 
 
-def _write_summary(connection, summary: summaries.Summary) -> None:
+def _write_summary(connection, summary: nextmoves.NextMoveStats) -> None:
     connection.execute(_SUMMARY_DDL)
-    connection.executemany("INSERT INTO summary (key, stats) VALUES (?, ?)", summaries.to_rows(summary))
+    connection.executemany("INSERT INTO summary (key, stats) VALUES (?, ?)", nextmoves.to_rows(summary))
 
 
 def remove(folder: str, names) -> None:
@@ -413,7 +413,8 @@ def forget(folder: str, names) -> None:
 
 # One row: the summary's record of the key, or else its rows.  The rows' subquery stands in a
 # SELECT whose WHERE is false when the summary has the key, so SQLite never reads them then (a
-# NOT EXISTS inside the subquery's own WHERE was checked row by row: 0.7 ms a file, the empty board).
+# NOT EXISTS inside the subquery's own WHERE was checked row by row: 0.7 ms a file, the empty board,
+# in bench/book.py --corpus's hot openings).
 _STATS = ("SELECT stats, NULL FROM summary WHERE key = :k UNION ALL "
           "SELECT NULL, (SELECT group_concat(code + :b) FROM positions WHERE key = :k) "
           "WHERE NOT EXISTS (SELECT 1 FROM summary WHERE key = :k)")
@@ -462,11 +463,11 @@ def read_rows(path: str) -> tuple[np.ndarray, np.ndarray]:
         connection.close()
 
 
-def read_summary(path: str) -> summaries.Summary:
+def read_summary(path: str) -> nextmoves.NextMoveStats:
     """Every record of one file's summary."""
     connection = sqlite3.connect(_read_uri(path, True), uri=True)
     try:
-        return summaries.from_stored(connection.execute("SELECT key, stats FROM summary ORDER BY key").fetchall())
+        return nextmoves.from_stored(connection.execute("SELECT key, stats FROM summary ORDER BY key").fetchall())
     finally:
         connection.close()
 
@@ -542,27 +543,27 @@ def _read_range(readers, sources, low: int, high: int) -> tuple[np.ndarray, np.n
                                       ).fetchone() for reader, source in zip(readers, sources))
 
 
-def _merged_summary(readers, sources, book_path: str) -> summaries.Summary:
-    """The parts' summaries added up (``summaries.add_up``), as ``segments.merge`` does."""
-    found = [summaries.from_stored(reader.execute(f"SELECT key, stats FROM {source.summary}").fetchall())
-             if source.summary else summaries.empty() for reader, source in zip(readers, sources)]
+def _merged_summary(readers, sources, book_path: str) -> nextmoves.NextMoveStats:
+    """The parts' summaries added up (``nextmoves.add_up``), as ``segments.merge`` does."""
+    found = [nextmoves.from_stored(reader.execute(f"SELECT key, stats FROM {source.summary}").fetchall())
+             if source.summary else nextmoves.empty() for reader, source in zip(readers, sources)]
 
-    def count_rows(i: int, missing: np.ndarray) -> summaries.Summary:
+    def count_rows(i: int, missing: np.ndarray) -> nextmoves.NextMoveStats:
         rows = readers[i].execute(
             f"SELECT p.key, p.code + ? FROM json_each(?) AS j JOIN {sources[i].table} AS p ON p.key = j.value",
             (sources[i].base, "[" + ",".join(map(str, missing.tolist())) + "]")).fetchall()
         pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
-        return summaries.from_codes(pairs[:, 0], pairs[:, 1], lambda low, high: _years(book_path, low, high), 1)
+        return nextmoves.from_codes(pairs[:, 0], pairs[:, 1], lambda low, high: _years(book_path, low, high), 1)
 
-    return summaries.add_up(found, count_rows)
+    return nextmoves.add_up(found, count_rows)
 
 
 def _years(book_path: str, low: int, high: int) -> tuple[int, np.ndarray]:
-    """``summaries.years_by_id`` read from the book's file (a merge process has no engine)."""
+    """``nextmoves.years_by_id`` read from the book's file (a merge process has no engine)."""
     book = sqlite3.connect(_read_uri(book_path, False), uri=True)
     try:
-        found = book.execute(summaries.YEARS_QUERY, {"a": low, "b": high}).fetchall()
-        return low, summaries.years_array(low, high, found)
+        found = book.execute(nextmoves.YEARS_QUERY, {"a": low, "b": high}).fetchall()
+        return low, nextmoves.years_array(low, high, found)
     finally:
         book.close()
 

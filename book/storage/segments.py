@@ -9,8 +9,8 @@ log_FANOUT(B) levels: a small LSM tree.
 
 Why not one big table: a batch's keys are spread over the whole key range, so every
 batch written into one B-tree rewrote nearly every leaf page of it (the log grew by
-the size of the whole table at each commit): 0.3 s for a batch of 2,000 games into an
-empty book, 1.4 s into a book of 70,000 games, growing without end -- an import's cost
+the size of the whole table at each commit): a batch's commit grew with the book without
+end (bench/book.py --corpus prints the import rate of each tenth of the games) -- an import's cost
 was quadratic in the book's size.  A new segment only appends pages.  On SQLite its
 rows come as a database image (``book.sqlite_image``) copied by SQLite's transfer of a
 whole table into an empty one, which packs the pages full: the book needs no ``VACUUM``
@@ -34,7 +34,7 @@ from sqlalchemy import func, insert, select, text, union_all
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import pg_stage, segment_files, sqlite_image, summaries
+from fuseki.book.storage import nextmoves, pg_stage, segment_files, sqlite_image
 from fuseki.book.storage.schema import GAME_SHIFT, games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
 
@@ -48,7 +48,7 @@ FANOUT = 32
 # in-memory database STAGE, attached to every connection that may write (attach_stage); the
 # image's table holds them in the staging table's definition, so SQLite's transfer copies them.
 # Where the sqlite3 module has no deserialize (a SQLite built without it), they go through a
-# temporary table instead, 250 rows an INSERT: the same segment, 1.3 s slower for 2.3 M rows.
+# temporary table instead, 250 rows an INSERT: the same segment, slower.
 STAGE = "fuseki_import"
 IMAGES = hasattr(sqlite3.Connection, "deserialize")  # whether SQLite takes rows as an image here
 _STAGE_DDL = str(CreateTable(staging_table).compile(dialect=sqlite_dialect.dialect())).strip()
@@ -109,12 +109,12 @@ def _pairs(rows) -> tuple[np.ndarray, np.ndarray]:
     return pairs[:, 0].copy(), pairs[:, 1].copy()
 
 
-def summary_of(conn, segment_id: int) -> summaries.Summary | None:
+def summary_of(conn, segment_id: int) -> nextmoves.NextMoveStats | None:
     """One segment's summary, in a file or not; None: it has none (a book made before them)."""
     for segment in segment_files.in_files(conn):
         if segment.id == segment_id:
             return segment_files.read_summary(os.path.join(segment_files.book_folder(conn), segment.name))
-    return summaries.read_all(conn, segment_id) if segment_id in summarized(conn) else None
+    return nextmoves.read_all(conn, segment_id) if segment_id in summarized(conn) else None
 
 
 def batch_image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.ndarray:
@@ -127,17 +127,17 @@ def batch_image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) ->
     return sqlite_image.rows_image(keys, codes, _STAGE_DDL, wide_codes=True, own_codes=own_codes)
 
 
-def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary | None = None) -> int:
+def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats | None = None) -> int:
     """Write position rows (sorted by key) as a new level-0 segment; returns its id (0: no rows).
 
-    ``summary``: the rows' ``summaries.from_rows`` where the caller has it (the importer's
+    ``summary``: the rows' ``nextmoves.from_rows`` where the caller has it (the importer's
     workers count it), else it is counted here.  Call inside the write transaction that
     also writes the rows' games (Book.writing): the games' years are read from it.
     """
     if not len(keys):
         return 0
     if summary is None:
-        summary = _count_summary(conn, keys, codes, summaries.GAMES)
+        summary = _count_summary(conn, keys, codes, nextmoves.GAMES)
     folder = segment_files.files_folder(conn)
     if folder is not None:
         name = segment_files.write_rows(folder, keys, codes, summary, os.getpid())
@@ -155,7 +155,7 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: summaries.
     return _register(conn, segment, len(keys), summary)
 
 
-def write_image_segment(conn, image: np.ndarray, summary: summaries.Summary) -> int:
+def write_image_segment(conn, image: np.ndarray, summary: nextmoves.NextMoveStats) -> int:
     """``write_segment`` of rows given as a ``batch_image`` (its games numbered for this book).
 
     On SQLite the image goes to SQLite as it is; elsewhere its rows are read back from it."""
@@ -179,16 +179,16 @@ def drop_table(conn, segment_id: int) -> None:
         segment_table(segment_id).drop(conn)
 
 
-def _register(conn, segment: int, rows: int, summary: summaries.Summary) -> int:
+def _register(conn, segment: int, rows: int, summary: nextmoves.NextMoveStats) -> int:
     """List a new level-0 segment, its summary beside it; returns its id."""
-    summaries.write(conn, segment, summary)
+    nextmoves.write(conn, segment, summary)
     conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
     return segment
 
 
-def _count_summary(conn, keys: np.ndarray, codes: np.ndarray, min_games: int) -> summaries.Summary:
+def _count_summary(conn, keys: np.ndarray, codes: np.ndarray, min_games: int) -> nextmoves.NextMoveStats:
     """The summary of rows ``(key, code)`` (their games' years read from the games table)."""
-    return summaries.from_codes(keys, codes, lambda low, high: summaries.years_by_id(conn, low, high), min_games)
+    return nextmoves.from_codes(keys, codes, lambda low, high: nextmoves.years_by_id(conn, low, high), min_games)
 
 
 def merge_full_levels(conn, announce=None) -> None:
@@ -250,7 +250,7 @@ def link_merged(conn, parts: list[Segment], name: str, rows: int, level: int) ->
     for part in parts:
         if part.id not in files:
             drop_table(conn, part.id)
-            summaries.drop(conn, part.id)
+            nextmoves.drop(conn, part.id)
     conn.execute(files_table.delete().where(files_table.c.id.in_(ids)))
     conn.execute(segments.delete().where(segments.c.id.in_(ids)))
     segment = segment_files.new_segment_id(conn)
@@ -278,21 +278,21 @@ def merge(conn, parts: list[Segment], level: int) -> int:
         conn.execute(text(f"INSERT INTO {table.name} (key, code) {union}"))
     if conn.dialect.name == "postgresql":
         pg_stage.add_key(conn, table.name)
-    summaries.write(conn, segment, _merged_summary(conn, parts))
+    nextmoves.write(conn, segment, _merged_summary(conn, parts))
     for part in parts:
         drop_table(conn, part.id)
-        summaries.drop(conn, part.id)
+        nextmoves.drop(conn, part.id)
     conn.execute(segments.delete().where(segments.c.id.in_([part.id for part in parts])))
     conn.execute(insert(segments).values(id=segment, level=level, rows=sum(part.rows for part in parts)))
     return segment
 
 
-def _merged_summary(conn, parts: list[Segment]) -> summaries.Summary:
-    """The parts' summaries added up (``summaries.add_up``); a part without one (a book
+def _merged_summary(conn, parts: list[Segment]) -> nextmoves.NextMoveStats:
+    """The parts' summaries added up (``nextmoves.add_up``); a part without one (a book
     written before them) gives its rows."""
     have = summarized(conn)
-    found = [summaries.read_all(conn, part.id) if part.id in have else summaries.empty() for part in parts]
-    return summaries.add_up(found, lambda i, keys: _count_summary(conn, *rows_of_keys(conn, parts[i].id, keys), 1))
+    found = [nextmoves.read_all(conn, part.id) if part.id in have else nextmoves.empty() for part in parts]
+    return nextmoves.add_up(found, lambda i, keys: _count_summary(conn, *rows_of_keys(conn, parts[i].id, keys), 1))
 
 
 def rows_of_keys(conn, segment_id: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -389,19 +389,19 @@ def largest_game_id(conn) -> int:
 _LARGEST_ID = text("SELECT max(id) FROM games")
 
 
-def key_stats(conn, snap: Snapshot, key: int) -> tuple[summaries.Summary, np.ndarray]:
+def key_stats(conn, snap: Snapshot, key: int) -> tuple[nextmoves.NextMoveStats, np.ndarray]:
     """(the summaries' records of ``key``, the codes of the segments without it): one statement
     over the segments in the book's file, one a segment file."""
     stats, joined = [], []
     if snap.ids:
         found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.summarized), key)
-        stats = [summaries.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
+        stats = [nextmoves.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
         joined = [codes for blob, codes in found if codes]
     if snap.files:
         blobs, codes = segment_files.key_stats(snap.folder, snap.files, key)
-        stats += [summaries.from_stats(key, blob) for blob in blobs]
+        stats += [nextmoves.from_stats(key, blob) for blob in blobs]
         joined += codes
-    return summaries.combine(stats) if stats else summaries.empty(), segment_files.joined_numbers(joined)
+    return nextmoves.combine(stats) if stats else nextmoves.empty(), segment_files.joined_numbers(joined)
 
 
 @lru_cache(maxsize=64)
@@ -439,8 +439,8 @@ def _codes_in_book(conn, ids: tuple[int, ...], key: int, games: np.ndarray | Non
     if dialect == "postgresql" and games is not None:  # a list the driver writes out: not prepared
         return segment_files.joined_numbers([conn.execute(_games_codes(ids), {"k": key, "g": games.tolist()}).scalar()])
     if dialect in _JOINED:
-        # Fetching thousands of one-column rows costs ~1 us a row in the drivers; one string
-        # of comma-separated codes parsed by numpy costs a fifth of that (the empty board).
+        # Fetching thousands of one-column rows costs the drivers more than one string of
+        # comma-separated codes parsed by numpy (the empty board).
         return segment_files.joined_numbers([_fetch(conn, _joined_codes(dialect, ids), key)[0][0]])
     found = []
     for segment in ids:
@@ -572,7 +572,7 @@ def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray | None, codes: 
 def _bind_rows(cursor, keys: np.ndarray, codes: np.ndarray) -> None:
     """Insert rows into the temporary staging table through the driver's cursor.
 
-    Multi-row VALUES: binding 2 x 250 parameters a statement is ~3x faster than
+    Multi-row VALUES: binding 2 x 250 parameters a statement is faster than
     executemany of one row a statement (sqlite3's per-statement overhead dominates).
     """
     whole = len(keys) // _ROWS_PER_STATEMENT * _ROWS_PER_STATEMENT

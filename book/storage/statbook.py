@@ -4,9 +4,10 @@
 ``StatisticsBook.open_file``: the same ``Book`` interface over the ``next_stats`` table
 instead of the positions index.  What it can answer it answers as a book of games would:
 
-- ``next_moves`` reads one position's rows (``aggregates.lookup``) and maps and merges them
-  with the store's own ``orbits.merge_orbits``, so its answer equals the full book's for every
-  position the statistics kept (tests/test_statbook.py checks it in all 8 orientations);
+- ``next_moves`` reads one position's statistics (``aggregates.lookup``) and answers with the
+  store's own ``Book.next_moves``, as from a segment's summary, so its answer equals the full
+  book's for every position the statistics kept (tests/test_statbook.py checks it in all 8
+  orientations);
 - ``stats`` gives the games it was built from (meta rows), its positions and file size.
 
 What needs games it refuses in words, never with an empty answer: ``games`` and a year or
@@ -20,13 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 
 from fuseki.book.storage import aggregates, schema
 from fuseki.book.storage.connect import make_engine
-from fuseki.book.storage.orbits import merge_orbits
-from fuseki.book.storage.store import END, Book, BookError, BookStats, Filters, NextMoves, _signed
+from fuseki.book.storage.store import Book, BookError, BookStats, Filters, NextMoves
+from fuseki.engine.core.zobrist import to_signed
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
 
@@ -95,21 +97,18 @@ class StatisticsBook(Book):
         return book
 
     def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
-        """As ``Book.next_moves``; StatisticsOnly for a year or player filter."""
-        side = board.to_move if to_move is None else to_move
-        filters = filters or Filters()
-        if filters.selects_games():
+        """As ``Book.next_moves`` (the same counting and orbit merging, over the position's
+        statistics instead of its rows); StatisticsOnly for a year or player filter."""
+        if filters is not None and filters.selects_games():
             raise StatisticsOnly(self.statistics.no_filters())
-        keys = board.symmetric_keys(side)
-        canonical = min(keys)
+        return super().next_moves(board, to_move, filters)
+
+    def _visits(self, key: int, filters: Filters, every_row: bool = False):
+        """The position's statistics as ``Book._visits`` gives a segment summary's, and no game."""
         with self.engine.connect() as conn:
-            found = aggregates.lookup(conn, _signed(canonical))
-        ended = found.nexts == END
-        played = ~ended
-        moves = merge_orbits(found.nexts[played], found.games[played], found.black[played],
-                             found.white[played], board.size, keys, side, filters.min_games)
-        return NextMoves(total=int(found.games.sum()), ended=int(found.games[ended].sum()), moves=moves,
-                         key=canonical, to_move=side)
+            found = aggregates.lookup(conn, to_signed(key))
+        none = np.empty(0, dtype=np.int64)
+        return found.records, none, none, none, none
 
     def games(self, board, *args, **options):
         """Raises StatisticsOnly: a statistics book has no games to list (whatever page is asked)."""

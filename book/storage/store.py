@@ -10,7 +10,7 @@ How a next-move query works (``Book.next_moves``):
    ``t*`` the first symmetry giving it, and the position's own symmetry group (its
    *stabilizer*) is every ``s`` with ``keys[s] == keys[0]``;
 2. one statement reads, in each segment (``book.segments``), the key's summary
-   (``book.summaries``: counts by year and next point, for the keys many games of
+   (``book.storage.nextmoves``: counts by year and next point, for the keys many games of
    the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
    key = :k``); numpy splits the codes into game id, move number, next point
    (canonical orientation) and winner, and adds the summaries' records (a year filter
@@ -42,14 +42,14 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.formats.headers import dataclass_fields
-from fuseki.book.storage import aggregates, orbits, pg_stage, schema, segment_files, segment_merges, segments, summaries
+from fuseki.book.storage import aggregates, nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.wal import Checkpointer
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, END, WHITE
+from fuseki.engine.core.zobrist import to_signed
 
-END = -2
 HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
 HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
@@ -218,15 +218,15 @@ class Book:
         canonical = min(keys)
         # the segments' summaries answer a year filter, not a player filter: that one reads every row
         records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters, every_row=bool(filters.player))
-        records = summaries.select_years(records, filters.year_from, filters.year_to)
-        played = records[:, summaries.NEXT] != END
-        index = np.concatenate([nexts[nexts != END], records[played, summaries.NEXT]]) + 2
-        weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, summaries.COUNT]])
-        black = np.concatenate([winners[nexts != END] == BLACK, records[played, summaries.BLACK]])
-        white = np.concatenate([winners[nexts != END] == WHITE, records[played, summaries.WHITE]])
+        records = nextmoves.select_years(records, filters.year_from, filters.year_to)
+        played = records[:, nextmoves.NEXT] != END
+        index = np.concatenate([nexts[nexts != END], records[played, nextmoves.NEXT]]) + 2
+        weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, nextmoves.COUNT]])
+        black = np.concatenate([winners[nexts != END] == BLACK, records[played, nextmoves.BLACK_WINS]])
+        white = np.concatenate([winners[nexts != END] == WHITE, records[played, nextmoves.WHITE_WINS]])
         stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
-        total = len(nexts) + int(records[:, summaries.COUNT].sum())
-        ended = int((nexts == END).sum()) + int(records[~played, summaries.COUNT].sum())
+        total = len(nexts) + int(records[:, nextmoves.COUNT].sum())
+        ended = int((nexts == END).sum()) + int(records[~played, nextmoves.COUNT].sum())
         return NextMoves(total=total, ended=ended, moves=stats, key=canonical, to_move=side)
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
@@ -471,7 +471,7 @@ class Book:
         if not filters.player or self.engine.dialect.name != "postgresql" or (key, True) in self._hot:
             return None
         records, codes = self._codes(key)
-        if len(codes) + int(records[:, summaries.COUNT].sum()) < PLAYER_READ_ROWS:
+        if len(codes) + int(records[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
             return None
         ids = np.flatnonzero(self._mask(filters, self.max_game_id()))
         return ids if len(ids) <= PLAYER_GAMES_LISTED else None
@@ -500,9 +500,9 @@ class Book:
                     if snap.files != self._files:
                         self._forget_files(snap)
                     if every_row:
-                        records, codes = summaries.empty().records, segments.codes(conn, snap, _signed(key), games)
+                        records, codes = nextmoves.empty().records, segments.codes(conn, snap, to_signed(key), games)
                     else:
-                        found, codes = segments.key_stats(conn, snap, _signed(key))
+                        found, codes = segments.key_stats(conn, snap, to_signed(key))
                         records = found.records
                 break
             except DBAPIError as exc:
@@ -591,7 +591,4 @@ def _size(path: str) -> int:
     except FileNotFoundError:
         return 0
 
-
-def _signed(key: int) -> int:
-    return key - (1 << 64) if key >= 1 << 63 else key
 

@@ -3,7 +3,7 @@
 SQLite's automatic checkpoint runs inside the COMMIT of the transaction that takes the
 log over its threshold, so the writer itself copies every page it changed back into
 the database file.  For an import that is most of the cost of a commit: 0.4-0.5 s of
-the writer's ~2.9 s for the 11,365 Tygem games, while the other core sits idle at the
+the writer's ~2.9 s for the 11,365 Tygem games (bench/book.py's writer CPU), while the other core sits idle at the
 start and the end of the import.  Python's sqlite3 releases the GIL while SQLite
 works, so a thread with its own connection can do that copy instead: a writable
 :class:`book.store.Book` turns the automatic checkpoint off and kicks a

@@ -15,7 +15,7 @@ import sys
 from fuseki.book.ui.book_cli import add_position_options, position_of
 from fuseki.book.ui.cli import add_book_option, book_location
 from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE, star_points, xy_to_point
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 TABLE_LIMIT = 8
@@ -52,22 +52,11 @@ def corner_lines(board, corner, last_point: int | None = None) -> list[str]:
     marked: dict[int, str] = {}
     for letter, move in zip(LETTERS[:TABLE_LIMIT], corner.moves):
         for point in move.points:
-            marked.setdefault(point, letter)
-    stars = set(star_points(size))
-    columns = "   " + " ".join(coords.GTP_COLUMNS[x0:x1 + 1])
-    lines = [columns]
-    for y in range(y0, y1 + 1):
-        cells = []
-        for x in range(x0, x1 + 1):
-            p = xy_to_point(x, y, size)
-            colour = board.color_at(p)
-            if colour in (BLACK, WHITE):
-                stone = "X" if colour == BLACK else "O"
-                cells.append(stone if p != last_point else {"X": "#", "O": "@"}[stone])  # the last move
-            else:
-                cells.append(marked.get(p, "+" if p in stars else "."))
-        lines.append(f"{size - y:2d} {' '.join(cells)} {size - y:<2d}".rstrip())
-    lines.append(columns)
+            if point != coords.PASS and board.color_at(point) == EMPTY:
+                marked.setdefault(point, letter)
+    if last_point is not None and last_point != coords.PASS and board.color_at(last_point) in (BLACK, WHITE):
+        marked[last_point] = "#" if board.color_at(last_point) == BLACK else "@"  # the last move
+    lines = board.diagram(marked, (x0, y0, x1, y1))
     for index, move in enumerate(corner.moves[:TABLE_LIMIT]):
         vertex = coords.point_to_vertex(move.point, size)
         lines.append(f"{LETTERS[index]} - {vertex:<5} {move.games:>7}  {100 * move.winrate:5.1f}%")

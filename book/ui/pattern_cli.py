@@ -14,7 +14,7 @@ import sys
 from fuseki.book.ui.book_cli import add_filter_options, add_position_options, parse_years, position_of
 from fuseki.book.ui.cli import add_book_option, book_location
 from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE, point_to_xy, star_points, xy_to_point
+from fuseki.engine.core.base import EMPTY, point_to_xy, xy_to_point
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 TABLE_LIMIT = 20
@@ -71,31 +71,18 @@ def pattern_from_board(board, region_text: str, any_text: str, swap: bool):
 def pattern_lines(board, pattern, result=None) -> list[str]:
     """The region as text: X/O stones, ``.`` empty, ``?`` any, letters on the continuations."""
     x0, y0, x1, y1 = pattern.region
-    size = pattern.size
     marked: dict[int, str] = {}
     if result is not None:
         for letter, move in zip(LETTERS[:TABLE_LIMIT], result.continuations):
             for point in move.points:
-                marked.setdefault(point, letter)
-    stars = set(star_points(size))
-    columns = "   " + " ".join(coords.GTP_COLUMNS[x0:x1 + 1])
-    lines = [columns]
+                if point != coords.PASS and board.color_at(point) == EMPTY:
+                    marked.setdefault(point, letter)
     for y in range(y0, y1 + 1):
-        cells = []
         for x in range(x0, x1 + 1):
-            p = xy_to_point(x, y, size)
-            colour = board.color_at(p)
-            if p not in pattern.cells:
-                cells.append("?")
-            elif colour == BLACK:
-                cells.append("X")
-            elif colour == WHITE:
-                cells.append("O")
-            else:
-                cells.append(marked.get(p, "+" if p in stars else "."))
-        lines.append(f"{size - y:2d} {' '.join(cells)} {size - y:<2d}".rstrip())
-    lines.append(columns)
-    return lines
+            point = xy_to_point(x, y, pattern.size)
+            if point not in pattern.cells:
+                marked[point] = "?"
+    return board.diagram(marked, pattern.region)
 
 
 def result_text(board, result) -> str:

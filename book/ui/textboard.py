@@ -12,11 +12,10 @@ Nothing here queries the book: the functions take a ``NextMoves`` / ``GameRow`` 
 from __future__ import annotations
 
 from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE, star_points
+from fuseki.engine.core.base import BLACK, EMPTY
 
 TABLE_LIMIT = 20
 LETTERS = "abcdefghijklmnopqrstuvwxyz"[:TABLE_LIMIT]  # one letter per table row, none on the board without one
-_STONES = {BLACK: "X", WHITE: "O"}
 
 
 def marks(found, letters: str = LETTERS) -> dict[int, str]:
@@ -32,27 +31,10 @@ def marks(found, letters: str = LETTERS) -> dict[int, str]:
 
 
 def board_lines(board, found=None, letters: str = LETTERS) -> list[str]:
-    """The board as text lines, with the next moves of ``found`` (a NextMoves) lettered."""
-    size = board.size
-    stars = set(star_points(size))
-    marked = marks(found, letters)
-    columns = "   " + " ".join(coords.GTP_COLUMNS[:size])
-    lines = [columns]
-    for y in range(size):
-        row = size - y
-        cells = []
-        for x in range(size):
-            point = coords.xy_to_point(x, y, size)
-            colour = board.color_at(point)
-            if colour in _STONES:
-                cells.append(_STONES[colour])
-            elif point in marked:
-                cells.append(marked[point])
-            else:
-                cells.append("+" if point in stars else ".")
-        lines.append(f"{row:2d} {' '.join(cells)} {row:<2d}".rstrip())
-    lines.append(columns)
-    return lines
+    """The board as text lines (``Board.diagram``), the next moves of ``found`` (a NextMoves)
+    lettered where no stone is."""
+    marked = {point: letter for point, letter in marks(found, letters).items() if board.color_at(point) == EMPTY}
+    return board.diagram(marked)
 
 
 def move_table(found, size: int, letters: str = LETTERS, limit: int = TABLE_LIMIT) -> str:

@@ -40,7 +40,7 @@ from numba import njit
 # another module's globals (tests/test_numba_cache.py checks the copies equal the originals).
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 PASS = -1
-END = -2  # next move of the last position of a game (importer output)
+END = -2  # base.END: next move of the last position of a game (importer output)
 
 OK, OCCUPIED, SUICIDE, KO = 0, 1, 2, 3
 _SIGN_BIT = np.int64(-(2 ** 63))

@@ -25,7 +25,8 @@ SGF point      two letters ``aa``...; ``''`` or ``tt``      ``pd``
 The padded array has one border line on every side, so the four neighbours of
 any point are ``p - 1, p + 1, p - W, p + W`` with ``W = size + 2`` and never
 leave the array.  ``PASS`` is ``-1`` everywhere; ``RESIGN`` (-2) is what a
-chooser answers to resign, never a point.
+chooser answers to resign, never a point; ``END`` (-2) is the "next move" a replay gives
+the last position of a game, never a point either.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ def parse_color(text: str) -> int:
 
 PASS = -1
 RESIGN = -2
+END = -2  # the "next move" of a game's last position (and of the position before an illegal move)
+MIN_SIZE = 2  # the smallest board a game is played on (GTP, settings, the web page); a record may say 1
 MAX_SIZE = 25
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # no I, as in the GTP spec
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"

@@ -14,7 +14,14 @@ import numpy as np
 
 from fuseki.engine.core import _kernels as K
 from fuseki.engine.core import coords, zobrist
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, IllegalMove, opponent  # noqa: F401 (IllegalMove re-exported)
+from fuseki.engine.core.base import (  # noqa: F401 (IllegalMove re-exported)
+    BLACK,
+    EMPTY,
+    WHITE,
+    IllegalMove,
+    opponent,
+    star_points,
+)
 
 _REASONS = {K.OCCUPIED: "occupied", K.SUICIDE: "suicide", K.KO: "ko"}
 
@@ -248,6 +255,37 @@ class Board:
         return "\n".join(
             "".join(chars[int(self._state[coords.xy_to_point(x, y, self.size)])] for x in range(self.size))
             for y in range(self.size))
+
+    def diagram(self, marks: dict[int, str] | None = None, region: tuple[int, int, int, int] | None = None,
+                notes: dict[int, str] | None = None) -> list[str]:
+        """The board as GNU Go's ``showboard`` draws it, one string a line: GTP column letters
+        (no ``I``) above and below, row numbers on both sides, ``X`` Black, ``O`` White, ``.``
+        empty, ``+`` star points.  The one text drawing of a board (GTP, the CLI, the shell).
+
+        ``marks``: point -> a character drawn there instead (a next move's letter, ``?`` for
+        any colour, the last move); ``region``: (x0, y0, x1, y1), inclusive, to draw part of
+        the board (a corner, a pattern); ``notes``: row number -> text after that row.
+        """
+        size = self.size
+        x0, y0, x1, y1 = region or (0, 0, size - 1, size - 1)
+        marks, notes = marks or {}, notes or {}
+        stars = set(star_points(size))
+        chars = {BLACK: "X", WHITE: "O"}
+        columns = "   " + " ".join(coords.GTP_COLUMNS[x0:x1 + 1])
+        lines = [columns]
+        for y in range(y0, y1 + 1):
+            row = size - y
+            cells = []
+            for x in range(x0, x1 + 1):
+                point = coords.xy_to_point(x, y, size)
+                mark = marks.get(point)
+                if mark is None:
+                    mark = chars.get(int(self._state[point]), "+" if point in stars else ".")
+                cells.append(mark)
+            note = "    " + notes[row] if row in notes else ""
+            lines.append(f"{row:2d} {' '.join(cells)} {row:<2d}{note}".rstrip())
+        lines.append(columns)
+        return lines
 
     @classmethod
     def from_ascii(cls, diagram: str, **options) -> Board:

@@ -28,6 +28,7 @@ import numpy as np
 from fuseki.engine.core.base import (  # noqa: F401 (re-exported)
     GTP_COLUMNS,
     MAX_SIZE,
+    MIN_SIZE,
     PASS,
     SGF_LETTERS,
     CoordinateError,

@@ -18,8 +18,6 @@ from fuseki.engine.core import _kernels as K
 from fuseki.engine.core import coords
 from fuseki.engine.core.board import side_keys, symmetric_kernel_keys
 
-END = K.END  # the "next move" of a game's last position (and of the position before an illegal move)
-
 
 @cache
 def _tables(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -85,7 +85,7 @@ def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[byte
 
 
 def warm_up(choosers=()) -> None:
-    """Load numba and the board's compiled kernels (about 0.5-1 s), then let each chooser
+    """Load numba and the board's compiled kernels (bench/book.py --corpus prints its time), then let each chooser
     that has a ``warm_up()`` prepare itself (the book opens its database).
 
     Run on a thread once the first answer is out: controllers send several set-up

@@ -33,11 +33,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from fuseki.engine.core.base import MAX_SIZE, MIN_SIZE
+from fuseki.engine.players.chooser import POLICIES
+
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "configs" / "fuseki.toml"  # shipped in the package
 DEFAULT_BOOK = "~/.local/share/fuseki/book.sqlite"
 BOOK_ENV = "FUSEKI_BOOK"
-POLICIES = ("best", "weighted", "winrate")
-MIN_SIZE, MAX_SIZE = 2, 25
 
 
 class ConfigError(ValueError):

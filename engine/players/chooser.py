@@ -27,6 +27,8 @@ from typing import Protocol
 
 from fuseki.engine.core.base import PASS
 
+POLICIES = ("best", "weighted", "winrate")  # how a chooser picks among candidate moves (book, corner book)
+
 
 class MoveChooser(Protocol):
     def choose(self, board, color: int) -> int | None:

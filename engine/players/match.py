@@ -381,8 +381,7 @@ class _GameRun:
 
         The area count is no judge here: stones left in the opponent's area make it
         neutral, so a lost game of a weak engine counts near even.  GNU Go's final_score
-        reads the game out mid-game (seconds a call at its default level, under 1 s at
-        --level 0 on 9x9), hence the spacing.
+        reads the game out mid-game (slow at its default level, quicker at --level 0), hence the spacing.
         """
         config = self.config
         if not config.adjudicate_resign or self.referee is None \

@@ -46,7 +46,6 @@ request inside a query while others answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -241,13 +240,53 @@ def orientation(record, at: int, search: Board) -> int:
 # --- the application ------------------------------------------------------------------------
 
 
-@dataclass
 class _Shared:
-    """The open book, shared by every request's thread without a lock (see the module docstring),
-    and the book's default board size once asked."""
+    """What every route reads: the open book, shared by every request's thread without a lock
+    (see the module docstring), the book's default board size once asked, and the request
+    arguments that several routes parse alike."""
 
-    book: object
-    default_size: int | None = None
+    def __init__(self, book):
+        self.book = book
+        self._default_size: int | None = None
+
+    def default_size(self) -> int:
+        """The size most games in the book have (19 for an empty book), asked once."""
+        if self._default_size is None:  # two first requests may both ask: the same answer, set whole
+            sizes = self.book.stats().sizes
+            self._default_size = max(sizes, key=lambda s: (sizes[s], s == 19)) if sizes else 19
+        return self._default_size
+
+    def search_board(self) -> Board:
+        """The board after the request's ``moves``, on its ``size`` (default: the book's)."""
+        size = _int_arg("size", self.default_size(), coords.MIN_SIZE, coords.MAX_SIZE)
+        return replay_moves(_moves_arg(size), size)
+
+    def load_record(self, game_id: int):
+        """The book's game ``game_id``; ApiError 404 if there is none."""
+        if game_id > MAX_ID:  # beyond SQLite's integers: no such game, and no driver error
+            raise ApiError(f"no game with id {game_id}", 404)
+        try:
+            return self.book.game(game_id)
+        except KeyError:
+            raise ApiError(f"no game with id {game_id}", 404) from None
+
+    def pattern_result(self):
+        """The pattern search of the request's region of the search board."""
+        from fuseki.book.patterns.pattern import PatternError
+        from fuseki.book.patterns.search import search
+        from fuseki.book.storage.store import BookError
+        from fuseki.book.ui.pattern_cli import pattern_from_board
+
+        board = self.search_board()
+        try:
+            pattern = pattern_from_board(board, request.args.get("region", ""), request.args.get("any", ""),
+                                         request.args.get("swap", "") in ("1", "true", "on"))
+        except PatternError as exc:
+            raise ApiError(str(exc), 400) from None
+        try:
+            return search(self.book, pattern, _filters_arg())
+        except BookError as exc:  # a statistics book, or an index a read-only server cannot build
+            raise ApiError(str(exc), 409) from None
 
 
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
@@ -295,33 +334,21 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         book = Book.open(book_url, readonly=True)
     app = Flask(__name__, static_folder=None)
     app.json.sort_keys = False
-    trusted = {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None
     shared = _Shared(book)
     app.extensions["fuseki_book"] = book
     cache = ResponseCache(MAX_BYTES if cache_bytes is None else cache_bytes)
     app.extensions["fuseki_cache"] = cache
+    _add_request_guards(app, shared, {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None, cache)
+    _add_page_routes(app, shared)
+    _add_position_routes(app, shared)
+    _add_pattern_routes(app, shared)
+    _add_game_routes(app, shared)
+    return app
 
-    def size_arg() -> int:
-        return _int_arg("size", default_size(), 2, coords.MAX_SIZE)
 
-    def default_size() -> int:
-        """The size most games in the book have (19 for an empty book), asked once."""
-        if shared.default_size is None:  # two first requests may both ask: the same answer, set whole
-            sizes = shared.book.stats().sizes
-            shared.default_size = max(sizes, key=lambda s: (sizes[s], s == 19)) if sizes else 19
-        return shared.default_size
-
-    def search_board() -> Board:
-        size = size_arg()
-        return replay_moves(_moves_arg(size), size)
-
-    def load_record(game_id: int):
-        if game_id > MAX_ID:  # beyond SQLite's integers: no such game, and no driver error
-            raise ApiError(f"no game with id {game_id}", 404)
-        try:
-            return shared.book.game(game_id)
-        except KeyError:
-            raise ApiError(f"no game with id {game_id}", 404) from None
+def _add_request_guards(app: Flask, shared: _Shared, trusted: set[str] | None, cache) -> None:
+    """What every request goes through: the Host check, the answers' cache, the security
+    headers, and errors answered as JSON."""
 
     @app.before_request
     def refuse_other_hosts():
@@ -365,6 +392,10 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     def http_error(exc: HTTPException):
         return jsonify(error=f"{exc.code} {exc.name}: {exc.description}"), exc.code
 
+
+def _add_page_routes(app: Flask, shared: _Shared) -> None:
+    """The static page and its files, and the book's description."""
+
     @app.get("/")
     def index():
         return send_from_directory(STATIC, "index.html")
@@ -380,19 +411,23 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         return jsonify(games=stats.games, positions=stats.positions,
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
                        years=list(stats.years) if stats.years else None,
-                       default_size=default_size(), letters=LETTERS,
+                       default_size=shared.default_size(), letters=LETTERS,
                        note=statistics.no_games() if statistics else None)
+
+
+def _add_position_routes(app: Flask, shared: _Shared) -> None:
+    """The search position: its next moves, its games (a page, or SGF), its corners."""
 
     @app.get("/api/position")
     def position():
-        board = search_board()
+        board = shared.search_board()
         filters = _filters_arg()
         found = shared.book.next_moves(board, filters=filters)
         return jsonify(**position_json(board), **next_moves_json(found, board.size))
 
     @app.get("/api/games")
     def games():
-        board = search_board()
+        board = shared.search_board()
         filters = _filters_arg()
         page = _int_arg("page", 1, 1, 10**8)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
@@ -410,7 +445,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
 
     @app.get("/api/games.sgf")
     def games_sgf():
-        board = search_board()
+        board = shared.search_board()
         filters = _filters_arg()
         # the newest MAX_DOWNLOAD games, in one query
         found = shared.book.games(board, filters=filters, page=1, page_size=MAX_DOWNLOAD)
@@ -418,40 +453,27 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         body = b"\n".join(piece.rstrip() for piece in pieces) + b"\n"
         return _sgf_response(body, "fuseki-games.sgf")
 
-    def pattern_result():
-        from fuseki.book.patterns.pattern import PatternError
-        from fuseki.book.patterns.search import search
-        from fuseki.book.storage.store import BookError
-        from fuseki.book.ui.pattern_cli import pattern_from_board
-
-        board = search_board()
-        try:
-            pattern = pattern_from_board(board, request.args.get("region", ""), request.args.get("any", ""),
-                                         request.args.get("swap", "") in ("1", "true", "on"))
-        except PatternError as exc:
-            raise ApiError(str(exc), 400) from None
-        try:
-            return search(shared.book, pattern, _filters_arg())
-        except BookError as exc:  # a statistics book, or an index a read-only server cannot build
-            raise ApiError(str(exc), 409) from None
-
     @app.get("/api/corners")
     def corners_view():
         from fuseki.book.patterns import corners
 
-        board = search_board()
+        board = shared.search_board()
         found = corners.of_book(shared.book, board, board.to_move)
         if found is None:
             return jsonify(corners=[], note="this book has no corner book: fuseki corners --book BOOK builds it")
         return jsonify(corners=corners_json(found, board), note=None)
 
+
+def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
+    """A region of the search position as a pattern: its continuations and its games."""
+
     @app.get("/api/pattern")
     def pattern():
-        return jsonify(pattern_json(pattern_result()))
+        return jsonify(pattern_json(shared.pattern_result()))
 
     @app.get("/api/pattern/games")
     def pattern_games():
-        result = pattern_result()
+        result = shared.pattern_result()
         page = _int_arg("page", 1, 1, 10**8)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
         after = _int_arg("after", None, 1, 2**31)
@@ -462,9 +484,13 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         return jsonify(total=found.total, page=found.page, pages=found.pages, after=found.after,
                        rows=[game_row_json(row) for row in found.rows])
 
+
+def _add_game_routes(app: Flask, shared: _Shared) -> None:
+    """One game of the book: its moves, its position at a move, its SGF."""
+
     @app.get("/api/game/<int:game_id>")
     def game(game_id: int):
-        record = load_record(game_id)
+        record = shared.load_record(game_id)
         at = _int_arg("at", 0, 0, len(record.moves))
         symmetry = 0
         if request.args.get("moves"):
@@ -477,7 +503,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
 
     @app.get("/api/game/<int:game_id>/position")
     def game_position(game_id: int):
-        record = load_record(game_id)
+        record = shared.load_record(game_id)
         move = _int_arg("move", 0, 0, len(record.moves))
         symmetry = _int_arg("sym", 0, 0, 7)
         answer = position_json(replay_record(record, move), symmetry)
@@ -490,11 +516,9 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
 
     @app.get("/api/game/<int:game_id>.sgf")
     def game_sgf(game_id: int):
-        load_record(game_id)
+        shared.load_record(game_id)
         body = shared.book.game_sgf(game_id)
         return _sgf_response(body, f"fuseki-game-{game_id}.sgf")
-
-    return app
 
 
 def _sgf_response(body: bytes, filename: str) -> Response:

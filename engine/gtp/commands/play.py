@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from fuseki.engine.core.base import BLACK, GTP_COLUMNS, RESIGN, WHITE, star_points
+from fuseki.engine.core.base import BLACK, MAX_SIZE, MIN_SIZE, RESIGN, WHITE
 from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import color, count, integer, number, vertex, vertex_text
-from fuseki.engine.gtp.config import MAX_SIZE, MIN_SIZE
 from fuseki.engine.gtp.protocol import GtpError
 
 
@@ -101,23 +100,7 @@ def list_stones(game, args):
 def diagram(game) -> str:
     """GNU Go's showboard layout: letters above and below, row numbers on both sides,
     ``X`` black, ``O`` white, ``.`` empty, ``+`` star points, prisoners on the right."""
-    board, size = game.board, game.size
-    from fuseki.engine.core import coords
-
-    stars = set(star_points(size))
-    letters = "   " + " ".join(GTP_COLUMNS[:size])
-    captures = board.captures
+    captures = game.board.captures
     notes = {2: f"WHITE (O) has captured {captures[WHITE]} stones",
              1: f"BLACK (X) has captured {captures[BLACK]} stones"}
-    rows = [letters]
-    for y in range(size):
-        row = size - y
-        cells = []
-        for x in range(size):
-            point = coords.xy_to_point(x, y, size)
-            cells.append(".XO"[board.color_at(point)] if board.color_at(point) or
-                         point not in stars else "+")
-        note = "    " + notes[row] if row in notes else ""
-        rows.append(f"{row:2d} {' '.join(cells)} {row:<2d}{note}".rstrip())
-    rows.append(letters)
-    return "\n".join(rows)
+    return "\n".join(game.board.diagram(notes=notes))

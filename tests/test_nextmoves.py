@@ -12,11 +12,11 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from fuseki.book.storage import schema, segments, summaries
+from fuseki.book.storage import nextmoves, schema, segments
 from fuseki.book.storage.store import Book
 
 
-def random_rows(rng, games=60, keys=12, years=(2005, 2006, summaries.NO_YEAR)):
+def random_rows(rng, games=60, keys=12, years=(2005, 2006, nextmoves.NO_YEAR)):
     """(keys, owners, lows, row years): each game visits some keys, a few twice (a ko)."""
     rows = []
     year_of = {g: years[int(rng.integers(len(years)))] for g in range(games)}
@@ -53,7 +53,7 @@ def count_by_hand(keys, owners, lows, years, min_games):
     return {key: {k: tuple(v) for k, v in moves.items()} for key, moves in table.items()}
 
 
-def as_table(summary: summaries.Summary):
+def as_table(summary: nextmoves.NextMoveStats):
     table = defaultdict(dict)
     for key, (year, nxt, games, black, white) in zip(summary.keys.tolist(), summary.records.tolist()):
         assert (year, nxt) not in table[key]
@@ -65,9 +65,9 @@ def as_table(summary: summaries.Summary):
 def test_records_equal_a_count_row_by_row(min_games):
     rng = np.random.default_rng(min_games)
     rows = random_rows(rng)
-    summary = summaries.from_rows(*rows, min_games=min_games)
+    summary = nextmoves.from_rows(*rows, min_games=min_games)
     assert as_table(summary) == count_by_hand(*rows, min_games)
-    order = np.lexsort((summary.records[:, summaries.NEXT], summary.records[:, summaries.YEAR], summary.keys))
+    order = np.lexsort((summary.records[:, nextmoves.NEXT], summary.records[:, nextmoves.YEAR], summary.keys))
     assert (order == np.arange(len(order))).all()  # sorted by (key, year, next)
 
 
@@ -75,19 +75,19 @@ def test_summaries_of_distinct_games_add_up_and_round_trip_through_bytes():
     rng = np.random.default_rng(3)
     keys, owners, lows, years = random_rows(rng, games=80)
     half = owners < 40
-    parts = [summaries.from_rows(keys[m], owners[m], lows[m], years[m], min_games=1) for m in (half, ~half)]
-    whole = summaries.from_rows(keys, owners, lows, years, min_games=1)
-    combined = summaries.combine(parts)
+    parts = [nextmoves.from_rows(keys[m], owners[m], lows[m], years[m], min_games=1) for m in (half, ~half)]
+    whole = nextmoves.from_rows(keys, owners, lows, years, min_games=1)
+    combined = nextmoves.combine(parts)
     assert as_table(combined) == as_table(whole)
-    back = summaries.combine([summaries.from_stats(k, s) for k, s in summaries.to_rows(whole)])
+    back = nextmoves.combine([nextmoves.from_stats(k, s) for k, s in nextmoves.to_rows(whole)])
     assert as_table(back) == as_table(whole)
 
 
 def test_a_year_filter_keeps_the_records_of_its_years_only():
-    records = np.array([[2005, 1, 3, 1, 2], [2006, 1, 2, 2, 0], [summaries.NO_YEAR, 1, 5, 0, 5]], dtype=np.int32)
-    assert summaries.select_years(records, None, None).tolist() == records.tolist()
-    assert summaries.select_years(records, 2006, None)[:, 0].tolist() == [2006]
-    assert summaries.select_years(records, None, 2005)[:, 0].tolist() == [2005]  # no year: not "before"
+    records = np.array([[2005, 1, 3, 1, 2], [2006, 1, 2, 2, 0], [nextmoves.NO_YEAR, 1, 5, 0, 5]], dtype=np.int32)
+    assert nextmoves.select_years(records, None, None).tolist() == records.tolist()
+    assert nextmoves.select_years(records, 2006, None)[:, 0].tolist() == [2006]
+    assert nextmoves.select_years(records, None, 2005)[:, 0].tolist() == [2005]  # no year: not "before"
 
 
 def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path, book_url, monkeypatch):
@@ -97,7 +97,7 @@ def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path,
 
     from test_store import write_games
 
-    monkeypatch.setattr(summaries, "GAMES", 3)
+    monkeypatch.setattr(nextmoves, "GAMES", 3)
     monkeypatch.setattr(segments, "FANOUT", 4)
     folder = tmp_path / "games"
     folder.mkdir()

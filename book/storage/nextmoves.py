@@ -1,4 +1,10 @@
-"""Segment summaries: next-move statistics of a segment's popular positions, kept beside its rows.
+"""Next-move statistics: per position, its next moves with their games and each colour's wins.
+
+The one form of them in memory is ``NextMoveStats``: signed position keys and, per key,
+records ``(year, next, games, black wins, white wins)`` sorted by (key, year, next).  Two
+places keep them: a segment's *summary* table (below), for the positions many of its games
+reached, and a statistics book's ``next_stats`` table (``book.storage.aggregates``: the
+built-in book), which keeps them without years (``NO_YEAR``).
 
 A position reached by many games (the empty board: every game) costs a next-move query
 one row per game, read and counted at every query: 378,000 rows for the empty board of
@@ -35,8 +41,7 @@ from fuseki.book.storage import schema
 
 GAMES = 16  # a level-0 segment summarizes the keys at least this many of its games reached
 NO_YEAR = -1  # the year of a game whose date has none
-END = -2
-YEAR, NEXT, COUNT, BLACK, WHITE = range(5)  # the columns of a record
+YEAR, NEXT, COUNT, BLACK_WINS, WHITE_WINS = range(5)  # the columns of a record
 
 _metadata = MetaData()
 
@@ -52,7 +57,7 @@ def summary_table(segment_id: int | str) -> Table:
     return table
 
 
-class Summary(NamedTuple):
+class NextMoveStats(NamedTuple):
     """Records of several keys: ``keys[i]`` owns ``records[i]``; sorted by (key, year, next)."""
 
     keys: np.ndarray  # int64, signed keys
@@ -62,12 +67,12 @@ class Summary(NamedTuple):
         return len(self.keys)
 
 
-def empty() -> Summary:
-    return Summary(np.empty(0, dtype=np.int64), np.empty((0, 5), dtype=np.int32))
+def empty() -> NextMoveStats:
+    return NextMoveStats(np.empty(0, dtype=np.int64), np.empty((0, 5), dtype=np.int32))
 
 
 def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.ndarray,
-              min_games: int | None = None) -> Summary:
+              min_games: int | None = None) -> NextMoveStats:
     """The summary of position rows: ``keys``, the row's game (``owners``: any id that tells
     games apart), ``lows`` (the code's low 24 bits: move number, next, winner) and the
     game's year per row; only keys reached by at least ``min_games`` games (default ``GAMES``)."""
@@ -114,12 +119,12 @@ def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.
     records[:, YEAR] = years[heads]
     records[:, NEXT] = nexts[heads]
     records[:, COUNT] = np.diff(np.append(heads, len(keys)))
-    records[:, BLACK] = np.add.reduceat((winners == 1).astype(np.int64), heads) if len(heads) else 0
-    records[:, WHITE] = np.add.reduceat((winners == 2).astype(np.int64), heads) if len(heads) else 0
-    return Summary(keys[heads], records)
+    records[:, BLACK_WINS] = np.add.reduceat((winners == 1).astype(np.int64), heads) if len(heads) else 0
+    records[:, WHITE_WINS] = np.add.reduceat((winners == 2).astype(np.int64), heads) if len(heads) else 0
+    return NextMoveStats(keys[heads], records)
 
 
-def combine(parts: list[Summary]) -> Summary:
+def combine(parts: list[NextMoveStats]) -> NextMoveStats:
     """One summary adding up the records of ``parts`` (their games must be distinct)."""
     parts = [part for part in parts if len(part)]
     if not parts:
@@ -128,7 +133,7 @@ def combine(parts: list[Summary]) -> Summary:
                     np.concatenate([part.records for part in parts]))
 
 
-def _grouped(keys: np.ndarray, records: np.ndarray) -> Summary:
+def _grouped(keys: np.ndarray, records: np.ndarray) -> NextMoveStats:
     """Records with equal (key, year, next) summed; sorted."""
     if not len(keys):
         return empty()
@@ -142,10 +147,10 @@ def _grouped(keys: np.ndarray, records: np.ndarray) -> Summary:
     summed = np.add.reduceat(records, starts, axis=0)
     summed[:, YEAR] = records[starts, YEAR]
     summed[:, NEXT] = records[starts, NEXT]
-    return Summary(keys[starts], summed.astype(np.int32))
+    return NextMoveStats(keys[starts], summed.astype(np.int32))
 
 
-def subtract(summary: Summary, records: np.ndarray) -> Summary:
+def subtract(summary: NextMoveStats, records: np.ndarray) -> NextMoveStats:
     """One key's ``summary`` less ``records`` of that key (of games it counted); records left
     with no game are dropped."""
     mine = records.astype(np.int64)
@@ -153,10 +158,10 @@ def subtract(summary: Summary, records: np.ndarray) -> Summary:
     left = _grouped(np.concatenate([summary.keys, np.full(len(mine), summary.keys[0], dtype=np.int64)]),
                     np.concatenate([summary.records.astype(np.int64), mine]))
     kept = left.records[:, COUNT] != 0
-    return Summary(left.keys[kept], left.records[kept])
+    return NextMoveStats(left.keys[kept], left.records[kept])
 
 
-def take_out(stored: list[tuple[int, bytes]], removed: Summary) -> tuple[list[tuple[int, bytes]], list[int]]:
+def take_out(stored: list[tuple[int, bytes]], removed: NextMoveStats) -> tuple[list[tuple[int, bytes]], list[int]]:
     """What stored summary rows (key, stats) become once some games are taken out of their
     segment: (the rows to write again, the keys to delete).  ``removed``: the summary of
     those games' rows (``from_codes`` with ``min_games`` 1).  A key left with fewer than
@@ -174,7 +179,7 @@ def take_out(stored: list[tuple[int, bytes]], removed: Summary) -> tuple[list[tu
     return updates, deletes
 
 
-def to_rows(summary: Summary) -> list[tuple[int, bytes]]:
+def to_rows(summary: NextMoveStats) -> list[tuple[int, bytes]]:
     """(key, stats bytes) per key, in key order."""
     if not len(summary):
         return []
@@ -184,10 +189,10 @@ def to_rows(summary: Summary) -> list[tuple[int, bytes]]:
     return [(int(summary.keys[s]), data[s:e].tobytes()) for s, e in zip(starts.tolist(), ends.tolist())]
 
 
-def from_stats(key: int, stats: bytes) -> Summary:
+def from_stats(key: int, stats: bytes) -> NextMoveStats:
     """One key's records back from its stored bytes."""
     records = np.frombuffer(stats, dtype="<i4").reshape(-1, 5).astype(np.int32)
-    return Summary(np.full(len(records), key, dtype=np.int64), records)
+    return NextMoveStats(np.full(len(records), key, dtype=np.int64), records)
 
 
 def select_years(records: np.ndarray, year_from: int | None, year_to: int | None) -> np.ndarray:
@@ -202,19 +207,19 @@ def select_years(records: np.ndarray, year_from: int | None, year_to: int | None
     return records[keep]
 
 
-def write(conn, segment_id: int, summary: Summary) -> None:
+def write(conn, segment_id: int, summary: NextMoveStats) -> None:
     """Create ``summary_<segment_id>`` holding ``summary`` (inside the segment's transaction)."""
     write_table(conn, summary_table(segment_id).name, summary)
 
 
-def write_table(conn, name: str, summary: Summary) -> None:
+def write_table(conn, name: str, summary: NextMoveStats) -> None:
     """Create the summary table ``name`` holding ``summary``."""
     table = summary_table(name)
     table.create(conn)
     schema.insert_rows(conn, table, to_rows(summary))
 
 
-def read_all(conn, segment_id: int) -> Summary:
+def read_all(conn, segment_id: int) -> NextMoveStats:
     """Every record of one segment's summary."""
     table = summary_table(segment_id)
     return from_stored(conn.execute(text(f"SELECT key, stats FROM {table.name} ORDER BY key")).all())
@@ -243,7 +248,7 @@ def years_array(low: int, high: int, found) -> np.ndarray:
     return years
 
 
-def from_codes(keys: np.ndarray, codes: np.ndarray, years_by: Callable, min_games: int | None = None) -> Summary:
+def from_codes(keys: np.ndarray, codes: np.ndarray, years_by: Callable, min_games: int | None = None) -> NextMoveStats:
     """The summary of position rows ``(key, code)`` (``schema``'s code layout);
     ``years_by(low, high)`` gives (low, years) of the game ids low..high (``years_by_id``)."""
     if not len(keys):
@@ -253,7 +258,22 @@ def from_codes(keys: np.ndarray, codes: np.ndarray, years_by: Callable, min_game
     return from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], min_games)
 
 
-def add_up(parts: list[Summary], count_rows: Callable) -> Summary:
+def without_years(keys: np.ndarray, codes: np.ndarray, min_games: int = 1) -> NextMoveStats:
+    """The statistics of position rows ``(key, code)`` with every game's year ``NO_YEAR`` (what a
+    statistics book keeps), of the keys reached by at least ``min_games`` games.  Every game of
+    a key must be among the rows, or its counts are partial."""
+    if not len(keys):
+        return empty()
+    return from_rows(keys, codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1),
+                     np.full(len(keys), NO_YEAR, dtype=np.int64), min_games)
+
+
+def positions(stats: NextMoveStats) -> int:
+    """How many distinct keys ``stats`` holds."""
+    return int(np.count_nonzero(np.diff(stats.keys))) + 1 if len(stats) else 0
+
+
+def add_up(parts: list[NextMoveStats], count_rows: Callable) -> NextMoveStats:
     """A merge's summary: the parts' summaries added up over every key any of them summarized;
     ``count_rows(i, keys)`` is the summary of part i's rows under the ``keys`` it did not summarize."""
     every = np.unique(np.concatenate([part.keys for part in parts])) if parts else np.empty(0, dtype=np.int64)
@@ -267,6 +287,6 @@ def add_up(parts: list[Summary], count_rows: Callable) -> Summary:
     return combine(parts + counted)
 
 
-def from_stored(rows) -> Summary:
+def from_stored(rows) -> NextMoveStats:
     """A summary from its stored rows (key, stats bytes)."""
     return combine([from_stats(int(k), bytes(s)) for k, s in rows])
