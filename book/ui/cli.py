@@ -16,7 +16,7 @@ COMMAND_MODULES = [
     "fuseki.book.ui.book_cli",
     "fuseki.book.ui.pos9_cli",
     "fuseki.book.ui.web_cli",
-    "fuseki.book.ui.shell",
+    "fuseki.book.ui.shell_cli",
     "fuseki.engine.players.match_cli",
     "fuseki.book.formats.fuego",
     "fuseki.book.ui.builtin_cli",
