@@ -26,7 +26,9 @@ VIEW_BLOCK_BYTES = 64 << 10  # small blocks, so the first board prints at once
 
 def add_commands(subparsers) -> None:
     parser = subparsers.add_parser("pos9", help="9x9 research files: positions, scores, Zobrist table",
-                                   description=__doc__.splitlines()[0])
+                                   description=__doc__.splitlines()[0],
+                                   epilog="Example: fuseki pos9 view positions.dat | less (fuseki pos9 "
+                                          "SUBCOMMAND --help says more)")
     sub = parser.add_subparsers(dest="pos9_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser("view", help="print each position as a 9x9 board",

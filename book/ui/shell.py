@@ -19,6 +19,7 @@ parameter), so tests drive the shell with ``onecmd`` and read a ``StringIO``.
 from __future__ import annotations
 
 import cmd
+import inspect
 import os
 import shutil
 import sys
@@ -141,7 +142,7 @@ class BookShell(cmd.Cmd):
         found = self.book.next_moves(self.board, filters=self.filters)
         self.last_search = (tuple(self.board.moves), found)
         self.pattern_shown = None  # games: this position's again
-        text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note())
+        text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note(), verbose=True)
         if not self.marks:
             lines = text.splitlines()
             lines[:self.board.size + 2] = textboard.board_lines(self.board, None)
@@ -312,12 +313,12 @@ class BookShell(cmd.Cmd):
         if not name:
             for command in self.command_names():
                 doc = getattr(self, "do_" + command).__doc__ or command
-                self.say(doc.splitlines()[0])
+                self.say(plain(doc).splitlines()[0])
             return
         method = getattr(self, "do_" + name, None)
         if method is None or name == "EOF":
             raise ShellError(f"no command '{name}' (listcommands shows them all)")
-        self.say(method.__doc__)
+        self.say(plain(method.__doc__))
 
     def do_exit(self, arg: str) -> bool:
         """exit: leave the shell (quit and end-of-file too)."""
@@ -447,6 +448,12 @@ def _side_by_side(panels: list[list[str]]) -> str:
                 for i in range(height)]
         blocks.append("\n".join(rows))
     return "\n\n".join(blocks)
+
+
+def plain(doc: str) -> str:
+    """A command's docstring as the shell's help shows it: without the reStructuredText
+    double backticks and the source's indentation."""
+    return inspect.cleandoc(doc).replace("``", "")
 
 
 def _complete_path(text: str, folders_only: bool) -> list[str]:
