@@ -225,9 +225,16 @@ class BookChooser:
         return self.opener.get()
 
     def warm_up(self) -> None:
-        """Open the book now (SQLAlchemy's import and the file): called by the GTP loop on a
-        thread once the first answer is out, so the first ``genmove`` does not wait for it."""
-        self.opener.get()
+        """Open the book now (SQLAlchemy's import and the file) and answer the empty 19x19
+        board (the first query's statements and pages, and the answer kept): called by the GTP
+        loop on a thread from the start, so that the first ``book_moves`` or ``genmove`` does
+        not wait for them."""
+        if self.opener.get() is None:
+            return
+        from fuseki.engine.core.board import Board
+
+        board = Board(19)
+        self.next_moves(board, board.to_move)
 
     def next_moves(self, board, color: int):
         """The book's ``NextMoves`` for ``color`` to play on ``board``, or None without a book."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from fuseki.book.ui.book_cli import parse_years
@@ -47,13 +49,19 @@ def test_search_prints_the_board_letters_hash_and_table(book, capsys):
     row16 = lines[4].split()  # the row of Q16 (Black) and D16 (the mirror of Q4, a letter)
     assert row16[0] == "16" and row16[16] == "X"
     assert lines[16].split()[4] == "O"  # D4
-    assert lines[21].startswith("hash ") and "Black to play" in lines[21]
+    assert lines[21] == "Black to play"  # the hash and canonical key only with --verbose
+    assert lines[22].split() == ["move", "games", "win", "%"]
     # 3 games reached "pd dp" (one as "dp pd", rotated 180 degrees); the position is
     # symmetric about the anti-diagonal, so Q4 and D16 are one move: a at both, 2 of 3 won
     assert "total 3 games" in out
     table = [line for line in lines if line[1:4] == " - "]
     assert [line.split()[2:] for line in table] == [["D16", "3", "66.7%"]]
     assert lines[4].split()[4] == "a" and lines[16].split()[16] == "a"
+
+
+def test_search_verbose_names_the_position_keys(book, capsys):
+    line = search(capsys, "--moves", "pd dp", "--book", book, "--verbose").splitlines()[21]
+    assert re.fullmatch(r"hash [0-9a-f]{16}  canonical [0-9a-f]{16}  Black to play", line), line
 
 
 def test_search_accepts_gtp_vertices_and_an_sgf_position(book, capsys, tmp_path):

@@ -133,6 +133,21 @@ def test_unreadable_files_are_skipped_with_reasons(tmp_path, book_url):
     assert "1 games added" in text and "3 files skipped" in text and "broken.sgf" in text
 
 
+@pytest.mark.parametrize("workers", [0, 1])
+def test_each_anomaly_is_named_with_its_file_game_and_move(tmp_path, book_url, workers):
+    pd, dd = coords.sgf_to_point("pd", 19), coords.sgf_to_point("dd", 19)
+    (tmp_path / "a_ok.sgf").write_bytes(sgf_text(19, [(BLACK, pd)]))
+    (tmp_path / "b_bad.sgf").write_bytes(sgf_text(19, [(BLACK, pd), (WHITE, dd), (BLACK, dd)]))
+    with Book.open(book_url) as book:
+        report = importer.import_paths(book, [str(tmp_path)], workers=workers)
+        assert report.added == 2
+        [(name, game_id, reason)] = report.anomalies
+        assert name == str(tmp_path / "b_bad.sgf") and book.game(game_id).source == name
+        assert reason.startswith("move 3 (B D16) is illegal")
+    text = str(report)
+    assert f"1 anomalies ({name} game {game_id}: move 3 (B D16) is illegal" in text
+
+
 def test_a_collection_file_gives_every_game(tmp_path, book_url):
     one = sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19))])
     two = sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))])
@@ -148,7 +163,7 @@ def test_positions_after_move_4095_are_not_stored(tmp_path, book_url):
     (tmp_path / "long.sgf").write_bytes(sgf_text(9, moves))
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "long.sgf")], workers=0)
-        assert (report.added, report.anomalies) == (1, 1)
+        assert (report.added, len(report.anomalies)) == (1, 1)
         assert book.stats().positions == schema.MAX_MOVE_NUMBER + 1  # before moves 1..4096
         found = book.next_moves(Board(9))
         assert found.total == 1 and found.moves[0].point == coords.PASS

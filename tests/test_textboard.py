@@ -20,7 +20,7 @@ def many_moves(count: int, size: int = 19) -> NextMoves:
 def test_every_letter_on_the_board_has_a_row_in_the_table():
     board, found = Board(19), many_moves(30)
     text = textboard.search_text(board, found)
-    board_part, table_part = text.split("\nhash ")
+    board_part, table_part = text.split("\nBlack to play")
     on_board = set(re.findall(r"(?<= )[a-z](?= )", board_part))
     rows = dict(re.findall(r"^([a-z]) - (\S+)", table_part, re.MULTILINE))
     assert on_board == set(rows) and len(rows) == textboard.TABLE_LIMIT

@@ -1,11 +1,14 @@
-"""The GTP loop warms the choosers up after its first answer: the book is open before the
-first ``genmove`` asks for it, and opening it twice at once (warm-up and genmove) is safe."""
+"""The GTP loop warms the choosers up from its start: the book is open, and has answered the
+empty board, before the first ``book_moves`` or ``genmove`` asks for it; opening it twice at
+once (warm-up and genmove) is safe; ``quit`` ends the process at once."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
-import time
+from pathlib import Path
 
 import gtp_main
 from fuseki.book import builtin
@@ -13,22 +16,36 @@ from fuseki.engine.gtp.cli import serve
 from fuseki.engine.gtp.config import BookSettings, Settings
 
 
-def test_the_book_opens_on_the_warm_up_thread_after_the_first_answer():
+def test_the_book_opens_and_answers_the_empty_board_on_the_warm_up_thread_before_any_line():
     engine = gtp_main.build_engine(Settings(seed=1, book=BookSettings(path=str(builtin.PATH))), log=lambda text: None)
     chooser = engine.game.advisor
     assert chooser is not None and chooser.opener._book is None  # nothing opened at start
     read_end, write_end = os.pipe()
     stdin, stdout = os.fdopen(read_end, "rb"), open(os.devnull, "wb")
-    loop = threading.Thread(target=serve, args=(engine, stdin, stdout), kwargs={"warm": True})
+    warmed = threading.Event()
+    loop = threading.Thread(target=serve, args=(engine, stdin, stdout), kwargs={"warm": True, "warmed": warmed})
     loop.start()
-    os.write(write_end, b"name\n")
-    deadline = time.monotonic() + 60
-    while chooser.opener._book is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.write(write_end, b"quit\n")
-    loop.join(30)
-    assert chooser.opener._book is not None, "the warm-up thread opened the book"
-    chooser.opener.close()
+    try:
+        assert warmed.wait(120), "the warm-up ended"  # no line sent: it does not wait for one
+        assert chooser.opener._book is not None, "the warm-up thread opened the book"
+        assert chooser._cache is not None and len(chooser._cache._entries) == 1  # the empty board's answer
+    finally:
+        os.write(write_end, b"quit\n")
+        loop.join(30)
+        chooser.opener.close()
+
+
+def test_quit_is_answered_and_the_process_ends_with_its_input_still_open():
+    process = subprocess.Popen([sys.executable, str(Path(gtp_main.__file__)), "--no-book"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        process.stdin.write(b"name\nquit\n")
+        process.stdin.flush()  # and left open: the engine must not wait for its end
+        assert process.wait(120) == 0
+        assert process.stdout.read() == b"= fuseki\n\n=\n\n"
+    finally:
+        process.kill()
+        process.stdin.close()
 
 
 def test_the_book_is_opened_once_by_racing_threads():

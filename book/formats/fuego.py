@@ -222,8 +222,7 @@ def is_fuego_book(head: bytes) -> bool:
 def add_commands(subparsers) -> None:
     from fuseki.book.ui.cli import subcommands
 
-    sub = subcommands(subparsers, "book", help="book files: export for other engines, build the built-in book",
-                      description="Write the book in other programs' formats; build the built-in book.")
+    sub = subcommands(subparsers, "book")
     p = sub.add_parser(
         "export", help="write the book as a Fuego/Pachi opening book (book.dat)",
         description="One line per position ('19 Q4 D16 | C4 D3'), for the moves played in at least "

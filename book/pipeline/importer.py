@@ -103,8 +103,10 @@ class ImportReport:
 
     added: int = 0
     duplicates: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    anomalies: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why it could not be read)
+    # (file, the game's id in the book, what: "move 3 (B D16) is illegal: ...") of each game added
+    # with an anomaly (module docstring)
+    anomalies: list[tuple[str, int, str]] = field(default_factory=list)
     positions: int = 0
     elapsed: float = 0.0
     stopped: bool = False  # ended early, asked to (``import_paths``'s ``stop``): a re-run adds the rest
@@ -123,7 +125,12 @@ class ImportReport:
             named = "; ".join(f"{name}: {reason}" for name, reason in self.skipped[:3])
             more = f"; {len(self.skipped) - 3:,} more" if len(self.skipped) > 3 else ""
             text += f" ({named}{more})"
-        text += f", {self.anomalies:,} anomalies, {self.elapsed:.1f} s, {self.rate:,.0f} games/s"
+        text += f", {len(self.anomalies):,} anomalies"
+        if self.anomalies:
+            named = "; ".join(f"{name} game {game_id}: {reason}" for name, game_id, reason in self.anomalies[:3])
+            more = f"; {len(self.anomalies) - 3:,} more" if len(self.anomalies) > 3 else ""
+            text += f" ({named}{more})"
+        text += f", {self.elapsed:.1f} s, {self.rate:,.0f} games/s"
         return text
 
 
@@ -185,7 +192,7 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
             segments.merge_full_levels(conn, announce)
     batch.linked = batch.written is not None  # committed
     report.added += len(rows)
-    report.anomalies += sum(1 for row in rows if row[ROW_ANOMALY + 1])
+    report.anomalies += [(row[_SOURCE], row[0], row[ROW_ANOMALY + 1]) for row in rows if row[ROW_ANOMALY + 1]]
     report.positions += positions
     if files is not None and merge:
         segment_merges.merge_full_levels(book, announce)  # segment files: merged outside the batch's transaction
@@ -227,6 +234,7 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
 
 
 _BLACK, _WHITE = GAME_COLUMNS.index("black"), GAME_COLUMNS.index("white")  # in a row with its id
+_SOURCE = GAME_COLUMNS.index("source")
 
 
 # --- the pipeline ----------------------------------------------------------------------------

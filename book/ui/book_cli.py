@@ -47,6 +47,7 @@ def add_commands(subparsers) -> None:
     add_position_options(p)
     add_filter_options(p)
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
+    p.add_argument("--verbose", action="store_true", help="also print the position's hash and canonical key")
     add_book_option(p)
     p.set_defaults(run=run_search)
 
@@ -217,7 +218,7 @@ def run_search(args) -> int:
         note += f"; years {args.year}"
     if args.player:
         note += f"; player {args.player}"
-    print(textboard.search_text(board, found, note=note))
+    print(textboard.search_text(board, found, note=note, verbose=args.verbose))
     return 0
 
 

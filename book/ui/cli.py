@@ -16,7 +16,7 @@ COMMAND_MODULES = [
     "fuseki.book.ui.book_cli",
     "fuseki.book.ui.pos9_cli",
     "fuseki.book.ui.web_cli",
-    "fuseki.book.ui.shell",
+    "fuseki.book.ui.shell_cli",
     "fuseki.engine.players.match_cli",
     "fuseki.book.formats.fuego",
     "fuseki.book.ui.builtin_cli",
@@ -44,12 +44,21 @@ def add_book_option(parser, help: str = BOOK_HELP) -> None:
     parser.add_argument("--book", default=None, metavar="URL", help=help)
 
 
-def subcommands(subparsers, name: str, **options):
-    """The subcommands of command ``name`` (``fuseki book export``, ``fuseki book build-builtin``):
-    the first module that asks adds the command (with ``options``), the others add to it."""
+# The commands that only group subcommands, which several modules add to (``subcommands``).
+GROUPS = {
+    "book": dict(help="book files: export for other engines, build the built-in book",
+                 description="Write the book in other programs' formats; build the built-in book.",
+                 epilog="Example: fuseki book export --fuego book.dat --min-games 20 (fuseki book "
+                        "SUBCOMMAND --help says more)"),
+}
+
+
+def subcommands(subparsers, name: str):
+    """The subcommands of command ``name`` of ``GROUPS`` (``fuseki book export``, ``fuseki book
+    build-builtin``): the first module that asks adds the command, the others add to it."""
     groups = vars(subparsers).setdefault("_fuseki_groups", {})
     if name not in groups:
-        parser = subparsers.add_parser(name, **options)
+        parser = subparsers.add_parser(name, **GROUPS[name])
         groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", required=True)
     return groups[name]
 
@@ -93,8 +102,22 @@ def open_book(location: str, readonly: bool):
         raise BookError(f"cannot open the book {location}: {reason}") from None
 
 
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose help is plain text: descriptions taken from docstrings quote names
+    in reStructuredText's double backticks, which a terminal would show as they are.
+    Its subcommands' parsers are of its class too (argparse makes them so)."""
+
+    def format_help(self) -> str:
+        return super().format_help().replace("``", "")
+
+    def format_usage(self) -> str:
+        return super().format_usage().replace("``", "")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fuseki", description=__doc__.splitlines()[0])
+    parser = Parser(prog="fuseki", description=__doc__.splitlines()[0],
+                    epilog="Example: fuseki import games/ tygem.tgz --book games.sqlite, then fuseki search "
+                           "--moves \"Q16 D4\" --book games.sqlite (fuseki COMMAND --help says more)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_commands(subparsers)

@@ -10,11 +10,15 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from fuseki.book.formats import pos9, pos9_scores
 from fuseki.book.ui.cli import CommandError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# The file formats (and numpy) are imported by the command that runs, not here: every
+# ``fuseki ... --help`` builds the parser, which imports this module.
 
 COLUMNS = "ABCDEFGHJ"
 VIEW_BLOCK_BYTES = 64 << 10  # small blocks, so the first board prints at once
@@ -22,7 +26,9 @@ VIEW_BLOCK_BYTES = 64 << 10  # small blocks, so the first board prints at once
 
 def add_commands(subparsers) -> None:
     parser = subparsers.add_parser("pos9", help="9x9 research files: positions, scores, Zobrist table",
-                                   description=__doc__.splitlines()[0])
+                                   description=__doc__.splitlines()[0],
+                                   epilog="Example: fuseki pos9 view positions.dat | less (fuseki pos9 "
+                                          "SUBCOMMAND --help says more)")
     sub = parser.add_subparsers(dest="pos9_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser("view", help="print each position as a 9x9 board",
@@ -72,6 +78,8 @@ def add_commands(subparsers) -> None:
 
 
 def run_view(args) -> int:
+    from fuseki.book.formats import pos9
+
     table = pos9.read_table(args.table) if args.table else pos9.default_table()
     out = sys.stdout
     for block in pos9.iter_positions(args.file, VIEW_BLOCK_BYTES):
@@ -99,6 +107,10 @@ def render(board: str) -> str:
 
 
 def run_histogram(args) -> int:
+    import numpy as np
+
+    from fuseki.book.formats import pos9
+
     counts = np.zeros(pos9.POINTS + 1, np.int64)
     try:
         for block in pos9.iter_positions(args.file):
@@ -111,6 +123,8 @@ def run_histogram(args) -> int:
 
 
 def _print_histogram(counts: np.ndarray) -> None:
+    import numpy as np
+
     present = np.flatnonzero(counts)
     print("stones  positions")
     if len(present):
@@ -120,6 +134,8 @@ def _print_histogram(counts: np.ndarray) -> None:
 
 
 def run_merge(args) -> int:
+    from fuseki.book.formats import pos9
+
     written, dropped, errors = pos9.merge_files(args.out, args.inputs)
     print(f"{args.out}: {written} positions written, {dropped} repeated PositionIDs dropped")
     for exc in errors:
@@ -128,6 +144,8 @@ def run_merge(args) -> int:
 
 
 def run_export(args) -> int:
+    from fuseki.book.formats import pos9
+
     if bool(args.book) == bool(args.sgf):
         raise CommandError("give SGF files or --book URL (one of the two)")
     table = pos9.read_table(args.table) if args.table else pos9.default_table()
@@ -155,6 +173,8 @@ def run_export(args) -> int:
 
 def _export_games(args):
     """(source id, name, GameRecord or None if unreadable) for each game to export."""
+    from fuseki.book.formats import pos9
+
     if args.book:
         from fuseki.book.storage.store import Book  # the book's source id is its game id, so files and book agree
 
@@ -180,6 +200,8 @@ def _export_games(args):
 
 
 def run_scores(args) -> int:
+    from fuseki.book.formats import pos9_scores
+
     print("hash              to_move  score  confidence")
     for block in pos9_scores.iter_scores(args.file):
         for h, to_move, score, confidence in zip(block.hash, block.to_move, block.score, block.confidence):
@@ -189,6 +211,8 @@ def run_scores(args) -> int:
 
 
 def run_table(args) -> int:
+    from fuseki.book.formats import pos9
+
     table = pos9.generate_table(args.seed) if args.seed is not None else pos9.default_table()
     pos9.write_table(args.out, table)
     origin = f"seed {args.seed:#x}" if args.seed is not None else "the project's table"

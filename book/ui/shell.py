@@ -19,6 +19,7 @@ parameter), so tests drive the shell with ``onecmd`` and read a ``StringIO``.
 from __future__ import annotations
 
 import cmd
+import inspect
 import os
 import shutil
 import sys
@@ -34,7 +35,6 @@ from fuseki.engine.core.board import Board, IllegalMove
 
 LETTERS = "abcdefghijkl"
 PAGE_SIZE = 20
-HISTORY_FILE = "~/.fuseki_history"
 COLOUR_NAME = {BLACK: "Black", WHITE: "White"}
 
 
@@ -142,7 +142,7 @@ class BookShell(cmd.Cmd):
         found = self.book.next_moves(self.board, filters=self.filters)
         self.last_search = (tuple(self.board.moves), found)
         self.pattern_shown = None  # games: this position's again
-        text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note())
+        text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note(), verbose=True)
         if not self.marks:
             lines = text.splitlines()
             lines[:self.board.size + 2] = textboard.board_lines(self.board, None)
@@ -313,12 +313,12 @@ class BookShell(cmd.Cmd):
         if not name:
             for command in self.command_names():
                 doc = getattr(self, "do_" + command).__doc__ or command
-                self.say(doc.splitlines()[0])
+                self.say(plain(doc).splitlines()[0])
             return
         method = getattr(self, "do_" + name, None)
         if method is None or name == "EOF":
             raise ShellError(f"no command '{name}' (listcommands shows them all)")
-        self.say(method.__doc__)
+        self.say(plain(method.__doc__))
 
     def do_exit(self, arg: str) -> bool:
         """exit: leave the shell (quit and end-of-file too)."""
@@ -450,6 +450,12 @@ def _side_by_side(panels: list[list[str]]) -> str:
     return "\n\n".join(blocks)
 
 
+def plain(doc: str) -> str:
+    """A command's docstring as the shell's help shows it: without the reStructuredText
+    double backticks and the source's indentation."""
+    return inspect.cleandoc(doc).replace("``", "")
+
+
 def _complete_path(text: str, folders_only: bool) -> list[str]:
     folder, _, stem = text.rpartition("/")
     base = Path(folder or ".").expanduser() if folder or not text.startswith("/") else Path("/")
@@ -460,63 +466,3 @@ def _complete_path(text: str, folders_only: bool) -> list[str]:
     prefix = folder + "/" if folder or text.startswith("/") else ""
     return [prefix + e.name + ("/" if e.is_dir() else "")
             for e in entries if e.name.startswith(stem) and (e.is_dir() or not folders_only)]
-
-
-# --- the command -----------------------------------------------------------------------------------
-
-
-def add_commands(subparsers) -> None:
-    from fuseki.book.ui.cli import add_book_option
-
-    p = subparsers.add_parser("shell", help="explore the book from a command line",
-                              description="A command line over the book: play moves, search, filter, "
-                                          "list games, import. Example: fuseki shell --book games.sqlite")
-    add_book_option(p)
-    p.add_argument("--size", type=int, default=19, help="board size of the search position (default 19)")
-    p.set_defaults(run=run_shell)
-
-
-def run_shell(args) -> int:
-    from fuseki.book.ui.cli import book_location, open_book
-
-    url = book_location(args)
-    book = open_book(url, readonly=False)
-    try:
-        shell = BookShell(book, url, size=args.size)
-        shell.say(shell.greeting())
-        interactive = sys.stdin.isatty()
-        if not interactive:  # commands from a file or pipe: answers only, no prompts
-            shell.prompt = ""
-        history = _start_history() if interactive else None
-        try:
-            shell.cmdloop()
-        except KeyboardInterrupt:
-            shell.say()
-        finally:
-            if history:
-                history()
-    finally:
-        book.close()
-    return 0
-
-
-def _start_history():
-    """Load the readline history; return the function that saves it (None without readline)."""
-    try:
-        import readline
-    except ImportError:
-        return None
-    path = os.path.expanduser(HISTORY_FILE)
-    readline.set_completer_delims(" \t\n")
-    try:
-        readline.read_history_file(path)
-    except OSError:
-        pass
-    readline.set_history_length(1000)
-
-    def save():
-        try:
-            readline.write_history_file(path)
-        except OSError:
-            pass
-    return save

@@ -37,9 +37,13 @@ def board_lines(board, found=None, letters: str = LETTERS) -> list[str]:
     return board.diagram(marked)
 
 
+TABLE_HEAD = "    move   games  win %"  # over move_table's columns (letter - vertex, games, win rate)
+
+
 def move_table(found, size: int, letters: str = LETTERS, limit: int = TABLE_LIMIT) -> str:
-    """``a - Q16   5405  52.1%`` lines (letter, vertex, games, win rate of the mover) and the total."""
-    lines = []
+    """A head (``TABLE_HEAD``), ``a - Q16   5405  52.1%`` lines (letter, vertex, games, win rate of
+    the player who played it) and the total."""
+    lines = [TABLE_HEAD] if found.moves else []
     for index, move in enumerate(found.moves[:limit]):
         letter = letters[index] if index < len(letters) else " "
         vertex = coords.point_to_vertex(move.point, size)
@@ -56,12 +60,13 @@ def move_table(found, size: int, letters: str = LETTERS, limit: int = TABLE_LIMI
     return "\n".join(lines)
 
 
-def search_text(board, found, letters: str = LETTERS, note: str = "") -> str:
-    """What ``fuseki search`` prints: the board, the position hash, the table."""
+def search_text(board, found, letters: str = LETTERS, note: str = "", verbose: bool = False) -> str:
+    """What ``fuseki search`` prints: the board, who plays (with ``verbose``, after the position's
+    hash and canonical key: the numbers a bug report or a look into the database needs), the table."""
     lines = board_lines(board, found, letters)
     side = "Black" if found.to_move == BLACK else "White"
-    lines.append(f"hash {board.position_key(found.to_move):016x}  canonical {found.key:016x}  "
-                 f"{side} to play{note}")
+    keys = f"hash {board.position_key(found.to_move):016x}  canonical {found.key:016x}  " if verbose else ""
+    lines.append(f"{keys}{side} to play{note}")
     lines.append(move_table(found, board.size, letters))
     return "\n".join(lines)
 

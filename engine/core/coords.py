@@ -22,8 +22,7 @@ Applying symmetry ``n`` to a position moves the stone at ``(x, y)`` to
 from __future__ import annotations
 
 from functools import cache
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from fuseki.engine.core.base import (  # noqa: F401 (re-exported)
     GTP_COLUMNS,
@@ -46,6 +45,9 @@ from fuseki.engine.core.base import (  # noqa: F401 (re-exported)
     width,
     xy_to_point,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 INVERSE = (0, 1, 2, 5, 4, 3, 6, 7)
 
@@ -88,6 +90,8 @@ def symmetry_table(size: int) -> np.ndarray:
     Border cells map to themselves, so the table can be applied to a whole
     padded array: ``transformed[table[n]] = board`` moves every stone.
     """
+    import numpy as np  # here, not above: the fuseki command's parser imports coords, numpy waits for use
+
     length = array_length(size)
     table = np.tile(np.arange(length, dtype=np.int32), (8, 1))
     for n in range(8):

@@ -8,6 +8,7 @@ longer than ``LINE_LIMIT`` is answered with ``?`` without being run.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -84,36 +85,46 @@ def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[byte
         yield line, False
 
 
-def warm_up(choosers=()) -> None:
-    """Load numba and the board's compiled kernels (bench/book.py --corpus prints its time), then let each chooser
-    that has a ``warm_up()`` prepare itself (the book opens its database).
+def warm_up(choosers=(), done: threading.Event | None = None) -> None:
+    """Let each chooser that has a ``warm_up()`` prepare itself (the book opens its database
+    and answers the empty board), then load the rest of the board's compiled kernels
+    (numba and the kernels: bench/cli.py times the start-up); ``done`` is set at the end,
+    whatever happened.
 
-    Run on a thread once the first answer is out: controllers send several set-up
-    commands before the first ``genmove``, and this loads the kernels meanwhile
-    (the reading thread waits on stdin, so it does not hold the interpreter).
+    Run on a thread from the start, while the loop waits for the first line: controllers
+    send several set-up commands (``name``, ``version``, ``list_commands``...) before the
+    first ``genmove`` or ``book_moves``, and this loads the kernels meanwhile (the reading
+    thread waits on stdin, so it does not hold the interpreter, and the set-up commands
+    need no kernel: they are answered between the imports).
     """
     try:
+        for chooser in choosers:  # first: the book's first answer is what a controller asks first
+            hook = getattr(chooser, "warm_up", None)
+            if hook is not None:
+                hook()
         import numpy as np
 
         from fuseki.engine.core.board import Board
         board = Board(9)
         board.play(board.to_move, board.random_move(board.to_move, np.random.default_rng(0)))
         board.area()
-        for chooser in choosers:
-            hook = getattr(chooser, "warm_up", None)
-            if hook is not None:
-                hook()
     except Exception as exc:  # the engine still works; the first genmove just loads them itself
         print(f"fuseki-gtp: warm-up failed: {exc!r}", file=sys.stderr)
+    finally:
+        if done is not None:
+            done.set()
 
 
 def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
-          warm: bool = False) -> None:
+          warm: bool = False, warmed: threading.Event | None = None) -> None:
     """Answer lines until ``quit`` or the end of input; lines over ``limit`` bytes are refused.
 
-    With ``warm``, the board's kernels load (and the choosers warm up) on a thread after the
-    first answer.
+    With ``warm``, the board's kernels load (and the choosers warm up) on a thread from the
+    start (``warm_up``); ``warmed``, if given, is set once they have.
     """
+    if warm:
+        choosers = list(getattr(engine.game, "choosers", ()))
+        threading.Thread(target=warm_up, args=(choosers, warmed), name="warm-up", daemon=True).start()
     for line, complete in read_lines(stdin, limit):
         if complete:
             response = engine.handle_bytes(line)
@@ -122,10 +133,6 @@ def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
         if response is not None:
             stdout.write(response.encode("utf-8", errors="replace"))
             stdout.flush()
-            if warm:
-                warm = False
-                choosers = list(getattr(engine.game, "choosers", ()))
-                threading.Thread(target=warm_up, args=(choosers,), name="warm-up", daemon=True).start()
         if engine.finished:
             return
     closing = engine.close_stream()  # an analysis response still open at the end of input
@@ -151,11 +158,35 @@ def main(argv: list[str] | None = None, build_engine: Callable | None = None) ->
         build_engine = engine_without_book
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() anywhere must not corrupt the protocol
+    engine = build_engine(settings, args.verbose)
     try:
-        serve(build_engine(settings, args.verbose), sys.stdin.buffer, stdout, warm=True)
+        serve(engine, sys.stdin.buffer, stdout, warm=True)
     except (KeyboardInterrupt, BrokenPipeError):
-        pass
-    return 0
+        return 0
+    exit_now(engine)
+    return 0  # not reached
+
+
+def exit_now(engine) -> None:
+    """End the process once the loop has ended (``quit`` answered, or the end of input):
+    close what holds another process (the fallback engine is sent ``quit``), flush, and exit
+    without the interpreter's teardown, which unloads numba, llvmlite and SQLAlchemy module by
+    module (0.25-0.65 s; GUIs such as Sabaki wait for the process to end).  The book is open
+    read-only: nothing of it needs writing back.
+    """
+    for chooser in getattr(engine.game, "choosers", ()):
+        close = getattr(chooser, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception as exc:  # noqa: BLE001 - the others still close, the process still ends
+                print(f"fuseki-gtp: {exc!r} while closing", file=sys.stderr)
+    for stream in (sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 def engine_without_book(settings, verbose: bool = False):
