@@ -4,6 +4,7 @@ once (warm-up and genmove) is safe; ``quit`` ends the process at once."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -59,3 +60,47 @@ def test_the_book_is_opened_once_by_racing_threads():
         thread.join()
     assert len({id(book) for book in books}) == 1 and books[0] is not None
     source.close()
+
+
+class HeldWarmUp:
+    """A chooser whose warm-up waits until the test lets it end."""
+
+    def __init__(self):
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def warm_up(self):
+        self.started.set()
+        assert self.release.wait(60)
+
+    def choose(self, board, colour):
+        return None
+
+
+def serve_with(chooser, lines: bytes) -> tuple[threading.Thread, io.BytesIO]:
+    engine = gtp_main.build_engine(Settings(seed=1, book=BookSettings(path="")), log=lambda text: None)
+    engine.game.choosers.insert(0, chooser)
+    stdout = io.BytesIO()
+    loop = threading.Thread(target=serve, args=(engine, io.BytesIO(lines), stdout), kwargs={"warm": True})
+    loop.start()
+    assert chooser.started.wait(60)
+    return loop, stdout
+
+
+def test_the_first_answer_waits_for_the_warm_up_and_later_ones_do_not():
+    chooser = HeldWarmUp()
+    loop, stdout = serve_with(chooser, b"name\nprotocol_version\n")
+    loop.join(0.5)  # the loop is waiting for the warm-up, not answering (a slower loop would only wait longer)
+    assert loop.is_alive() and stdout.getvalue() == b""
+    chooser.release.set()
+    loop.join(60)
+    assert stdout.getvalue() == b"= fuseki\n\n= 2\n\n"
+
+
+def test_quit_never_waits_for_the_warm_up():
+    chooser = HeldWarmUp()
+    loop, stdout = serve_with(chooser, b"7 quit\n")
+    try:
+        loop.join(60)  # answered while the warm-up is still held
+        assert not loop.is_alive() and stdout.getvalue() == b"=7\n\n"
+    finally:
+        chooser.release.set()

@@ -115,17 +115,36 @@ def warm_up(choosers=(), done: threading.Event | None = None) -> None:
             done.set()
 
 
+WARM_UP_WAIT = 120.0  # seconds: a warm-up that never ends must not keep the engine silent for ever
+
+
+def is_quit(line: bytes) -> bool:
+    """Whether a raw GTP line is ``quit`` (with or without an id): it never waits for the warm-up."""
+    words = line.split()
+    if words and words[0].isdigit():
+        words = words[1:]
+    return bool(words) and words[0].lower() == b"quit"
+
+
 def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
           warm: bool = False, warmed: threading.Event | None = None) -> None:
     """Answer lines until ``quit`` or the end of input; lines over ``limit`` bytes are refused.
 
     With ``warm``, the board's kernels load (and the choosers warm up) on a thread from the
-    start (``warm_up``); ``warmed``, if given, is set once they have.
+    start (``warm_up``); ``warmed``, if given, is set once they have.  The first command other
+    than ``quit`` is answered once the warm-up has ended, as KataGo answers once its network is
+    loaded: after the engine's first answer every answer is quick (the first ``book_moves``
+    after ``name`` comes from the warmed book, not from a second start-up beside the warm-up).
     """
+    ready = None
     if warm:
+        ready = warmed if warmed is not None else threading.Event()
         choosers = list(getattr(engine.game, "choosers", ()))
-        threading.Thread(target=warm_up, args=(choosers, warmed), name="warm-up", daemon=True).start()
+        threading.Thread(target=warm_up, args=(choosers, ready), name="warm-up", daemon=True).start()
     for line, complete in read_lines(stdin, limit):
+        if ready is not None and not is_quit(line):
+            ready.wait(WARM_UP_WAIT)
+            ready = None
         if complete:
             response = engine.handle_bytes(line)
         else:
