@@ -2,7 +2,7 @@
 
 This is the program that assembles the engine: it builds the move-chooser chain (the book,
 then the fallback engine of the settings, then random moves) and hands it to the GTP
-engine, which knows only the chooser interface.  ``python gtp_main.py [flags]`` runs it
+engine, which knows only the chooser interface.  ``python3 gtp_main.py [flags]`` runs it
 from a checkout, installed or not.
 """
 

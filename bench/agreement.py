@@ -17,12 +17,12 @@ archive of July 2016 (11,364 games), with ``fuseki import``'s importer.
 Also measured, each next to its baseline of the same run: ``Book.next_moves`` latency
 (positions of the held-out games' first 20 moves in random orientations, no cache;
 median and p99) on each book and on the plain book; and the first ``genmove`` of a fresh
-``python gtp_main.py`` (process start to the answer of ``genmove b`` on 19x19, median of
+``python3 gtp_main.py`` (process start to the answer of ``genmove b`` on 19x19, median of
 ``--starts`` processes) with the built-in book, next to ``--no-book``.
 
 Usage::
 
-    python bench/agreement.py [--book PATH ...] [--held-out ARCHIVE] [--games N] [--moves 20] [--no-baseline]
+    python3 bench/agreement.py [--book PATH ...] [--held-out ARCHIVE] [--games N] [--moves 20] [--no-baseline]
                               [--queries N] [--starts N]
 
 ``--book`` (repeatable): the books to measure (default: the built-in book).
@@ -153,7 +153,7 @@ def latency(location: str, games, moves: int, queries: int) -> list[float]:
 
 
 def first_genmove(args: list[str], starts: int) -> list[float]:
-    """Seconds from the start of ``python gtp_main.py ARGS`` to its answer of ``genmove b``."""
+    """Seconds from the start of ``python3 gtp_main.py ARGS`` to its answer of ``genmove b``."""
     env = {k: v for k, v in os.environ.items() if k != "FUSEKI_BOOK"}
     times = []
     with tempfile.TemporaryDirectory() as home:  # no book at the default location
@@ -211,7 +211,7 @@ def main() -> int:
             print(f"  {label[:90]:<90} median {1e3 * statistics.median(times):.3f} ms   "
                   f"p99 {1e3 * percentile(times, 0.99):.3f} ms")
     if args.starts:
-        print(f"\nfirst genmove of a fresh python gtp_main.py (start to answer, median of {args.starts})")
+        print(f"\nfirst genmove of a fresh python3 gtp_main.py (start to answer, median of {args.starts})")
         for flags, label in (([], "built-in book (no --book, no book at the default location)"),
                              (["--no-book"], "baseline: --no-book")):
             times = first_genmove(flags, args.starts)

@@ -26,9 +26,9 @@ next_moves median <= 1 ms and p99 <= 5 ms (<= 50 ms with filters), games first p
 
 Usage::
 
-    python bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W] [--repeats R] [--compact]
-    python bench/book.py --query-book PATH [--queries N] [--names N]
-    python bench/book.py --corpus PATH [PATH ...] [--into BOOK [--reuse]] [--workers W]   (bench/corpus.py)
+    python3 bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W] [--repeats R] [--compact]
+    python3 bench/book.py --query-book PATH [--queries N] [--names N]
+    python3 bench/book.py --corpus PATH [PATH ...] [--into BOOK [--reuse]] [--workers W]   (bench/corpus.py)
 
 ``--book``: a SQLAlchemy URL or path to import into (default: a fresh SQLite file in a
 temporary folder; a PostgreSQL URL must name an empty database).  ``--games N``:

@@ -1,4 +1,4 @@
-"""The book at the scale of a big corpus: ``python bench/book.py --corpus PATH [PATH ...]``.
+"""The book at the scale of a big corpus: ``python3 bench/book.py --corpus PATH [PATH ...]``.
 
 What issue "The book at 1.5 million games" asks to print, on the Tygem archives
 (``../shared/data/tygem-2005-2009/`` plus ``tygem-2016-07.tgz``, 378,000 games):

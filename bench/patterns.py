@@ -1,6 +1,6 @@
 """Pattern search timings (a script that prints figures, not a test).
 
-``python bench/patterns.py --book BOOK [--patterns 30]``: patterns cut from positions of the
+``python3 bench/patterns.py --book BOOK [--patterns 30]``: patterns cut from positions of the
 book's own games (a random game, a random move 8-60, a region with stones in it: corners of
 5x5 to 9x9, sides 4 deep and 5-9 long, anywhere 3x3 to 4x4 with at least 3 stones), searched
 one after another; p50/p99/max per kind, and the first search of the process apart (it

@@ -6,7 +6,7 @@ In one run, with the baseline measured alongside:
     *before* the clock starts): the numba kernel ``_kernels.replay_moves``, the
     Python-level ``Board.play`` loop, and ``sgfmill.boards.Board`` (the baseline);
 (b) random self-play games per second with ``_kernels.playout`` on 9x9 and 19x19;
-(c) the GTP engine (``python gtp_main.py``): process start to the answer to
+(c) the GTP engine (``python3 gtp_main.py``): process start to the answer to
     ``name``, the first ``genmove`` and the median ``genmove`` on 19x19.
 
 Every figure is the median over several repeats (machines are noisy), with the
@@ -15,7 +15,7 @@ range beside it.  Targets: replay >= 25x sgfmill (~1.2M moves/s), >= 5,000
 
 Usage::
 
-    python bench/rules.py [--quick] [--games N] [--repeats R]
+    python3 bench/rules.py [--quick] [--games N] [--repeats R]
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def bench_playouts(counts, repeats):
 # --- (c) GTP ------------------------------------------------------------------------
 
 class Gtp:
-    """``python gtp_main.py`` through the project's GTP client, timed from process start."""
+    """``python3 gtp_main.py`` through the project's GTP client, timed from process start."""
 
     def __init__(self):
         self.t0 = time.perf_counter()
@@ -205,7 +205,7 @@ class Gtp:
 
 
 def bench_gtp(starts, genmoves):
-    print("(c) GTP engine: python gtp_main.py")
+    print("(c) GTP engine: python3 gtp_main.py")
     if not (ROOT / "gtp_main.py").exists():
         print("  skipped: gtp_main.py is missing")
         return

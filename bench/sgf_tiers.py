@@ -20,7 +20,7 @@ shared machine does not count.
 
 Usage::
 
-    python bench/sgf_tiers.py [PATH ...] [--sample N] [--repeats R]
+    python3 bench/sgf_tiers.py [PATH ...] [--sample N] [--repeats R]
 
 Default paths: ../shared/data/tygem-2016-07.tgz, ai-games.tgz and tygem-2005-2009/ (its
 50 archives, 366,630 games; about three minutes).

@@ -23,8 +23,8 @@ most 100 ms.
 
 Examples::
 
-    python bench/web_load.py --book fuseki.db                     # starts fuseki serve itself, 30 s
-    python bench/web_load.py --url http://127.0.0.1:5000/ --clients 50 --duration 30
+    python3 bench/web_load.py --book fuseki.db                     # starts fuseki serve itself, 30 s
+    python3 bench/web_load.py --url http://127.0.0.1:5000/ --clients 50 --duration 30
 
 Only loopback addresses are accepted.  The last line of the output is JSON (for tests and
 scripts); the exit code is 1 when any request failed.

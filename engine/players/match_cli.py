@@ -10,7 +10,7 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "match", help="play games between two GTP engines and tabulate the results",
         description="Play games between two GTP engines (gogui-twogtp style), write one SGF per game "
-                    "and a results table. Example: fuseki match --black 'python gtp_main.py --seed 1' "
+                    "and a results table. Example: fuseki match --black 'python3 gtp_main.py --seed 1' "
                     "--white 'gnugo --mode gtp --level 0' --games 10 --size 9 --alternate "
                     "--sgf-dir runs/m1 --parallel 2")
     p.add_argument("--black", required=True, metavar="CMD", help="engine A, Black in the first game")

@@ -2,7 +2,7 @@
 
 Why processes: the requests are CPU work in Python (the board's replay, numpy, JSON), so the
 threads of one process share one core through the GIL; ``bench/web_load.py`` measures the
-difference (the README has the figures: Werkzeug's thread per connection against these
+difference (docs/benchmarks.md has the figures: Werkzeug's thread per connection against these
 processes).  Why few threads: a thread more per process only adds contention for its GIL; the
 worker's poller keeps every idle keep-alive connection without a thread, and the second thread
 lets a slow request (a long download, a pattern search) leave its process answering.
