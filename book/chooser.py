@@ -326,7 +326,7 @@ def book_choice(settings) -> tuple[str | None, str]:
     from pathlib import Path
 
     from fuseki.book import builtin
-    from fuseki.engine.gtp.config import DEFAULT_BOOK, book_location
+    from fuseki.engine.config import DEFAULT_BOOK, book_location
 
     if not settings.book.path:
         return None, "fuseki: no book"

@@ -78,7 +78,7 @@ def test_installed_from_the_wheel_the_engine_finds_its_settings_and_plays(wheel,
     site = tmp_path / "site"
     wheel.extractall(site)
     env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(tmp_path)}  # no checkout, no user book
-    code = ("from fuseki.engine.gtp import config, cli; import sys; "
+    code = ("from fuseki.engine import config; from fuseki.engine.gtp import cli; import sys; "
             "print(config.DEFAULT_PATH, config.DEFAULT_PATH.is_file()); "
             "print(str(config.DEFAULT_PATH) in cli.build_parser().format_help().replace('\\n', ' '))")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)

@@ -9,8 +9,8 @@ import time
 
 import gtp_main
 from fuseki.book import builtin
+from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.gtp.cli import serve
-from fuseki.engine.gtp.config import BookSettings, Settings
 
 
 def test_the_book_opens_on_the_warm_up_thread_after_the_first_answer():

@@ -70,7 +70,7 @@ def book_location(args) -> str:
         if args.book == BUILTIN and not os.path.exists(args.book):
             return str(builtin.PATH)
         return args.book
-    from fuseki.engine.gtp import config
+    from fuseki.engine import config
 
     settings = config.load()
     location = config.book_location(settings, create=True)

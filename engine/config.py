@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "configs" / "fuseki.toml"  # shipped in the package
+DEFAULT_PATH = Path(__file__).resolve().parents[1] / "configs" / "fuseki.toml"  # shipped in the package
 DEFAULT_BOOK = "~/.local/share/fuseki/book.sqlite"
 BOOK_ENV = "FUSEKI_BOOK"
 POLICIES = ("best", "weighted", "winrate")
