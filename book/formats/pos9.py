@@ -485,7 +485,7 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
                    normalise: bool = True) -> tuple[Positions, str | None]:
     """One record per position before each move of a game's main line.
 
-    ``setup`` and ``moves`` are ``(colour, point)`` pairs as in ``book.records.GameRecord``.
+    ``setup`` and ``moves`` are ``(colour, point)`` pairs as in ``book.model.records.GameRecord``.
     The record before move k (counted from 1) has the colour of move k to play and extra
     info ``(source, 0, k)``; variation 0 is the main line.  The hash is the
     rotation-normalised one unless ``normalise`` is False.  Replays with

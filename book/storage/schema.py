@@ -76,7 +76,7 @@ from sqlalchemy import (
     select,
 )
 
-from fuseki.book.formats.headers import HEADER_FIELDS, HeaderField
+from fuseki.book.model.headers import HEADER_FIELDS, HeaderField
 from fuseki.engine.core import zobrist
 
 SCHEMA_VERSION = "2"  # 2: positions in segment tables (book.segments)

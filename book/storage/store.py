@@ -41,7 +41,7 @@ from sqlalchemy import func, inspect, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from fuseki.book.formats.headers import dataclass_fields
+from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import aggregates, orbits, pg_stage, schema, segment_files, segment_merges, segments, summaries
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
@@ -97,7 +97,7 @@ GameRow = make_dataclass(
     namespace={"__module__": __name__, "__doc__": """A game's header as ``Book.games`` lists it.
 
     ``move_number``: where the position occurred in the game.  The header fields are those
-    of ``book.headers.HEADER_FIELDS``, keyword-only; ``winner`` is as stored (0 none, 1
+    of ``book.model.headers.HEADER_FIELDS``, keyword-only; ``winner`` is as stored (0 none, 1
     Black, 2 White).
     """},
 )
@@ -274,7 +274,7 @@ class Book:
         return GamesPage(rows, total, before // page_size + 1, pages, rows[-1].id if more and rows else None)
 
     def game(self, game_id: int):
-        """The stored game as a ``book.records.GameRecord``; KeyError if there is none."""
+        """The stored game as a ``book.model.records.GameRecord``; KeyError if there is none."""
         from fuseki.book.formats.records import read_games
 
         data = self.game_sgf(game_id)

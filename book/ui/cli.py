@@ -18,7 +18,7 @@ COMMAND_MODULES = [
     "fuseki.book.ui.web_cli",
     "fuseki.book.ui.shell",
     "fuseki.engine.players.match_cli",
-    "fuseki.book.formats.fuego",
+    "fuseki.book.ui.export_cli",
     "fuseki.book.ui.builtin_cli",
     "fuseki.book.ui.pattern_cli",
     "fuseki.book.ui.corners_cli",

@@ -53,8 +53,8 @@ from pathlib import Path
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from fuseki.book.formats.headers import HEADER_NAMES
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
+from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
