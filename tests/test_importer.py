@@ -13,6 +13,7 @@ from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
 from fuseki.book.pipeline import batches, importer
+from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.storage import schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
@@ -372,7 +373,7 @@ def test_a_parser_leaves_out_the_games_the_book_holds(tmp_path):
         assert (len(batch.games), batch.duplicates) == (4, 2) and (len(plain.games), plain.duplicates) == (6, 0)
         assert [game[batches.ROW_FINGERPRINT] for game in batch.games] == \
             [game[batches.ROW_FINGERPRINT] for i, game in enumerate(plain.games) if i not in (1, 4)]
-        report = importer.ImportReport()
+        report = ImportReport()
         importer.write_batch(book, batch, report)  # all new: the image, numbered in place
         assert (report.added, report.duplicates) == (4, 2)
         assert book.stats().games == 6

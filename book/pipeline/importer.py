@@ -63,7 +63,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -79,6 +79,7 @@ from fuseki.book.pipeline.batches import (
 )
 from fuseki.book.pipeline.groups import ArchiveGames, cut, groups
 from fuseki.book.pipeline.progress import InputBytes, Progress
+from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
 from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image
 
@@ -95,36 +96,6 @@ BATCH_GAMES = 16_000
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 WORKERS = min(8, CORES)
 WORKERS_WRITING_ROWS = min(3, CORES)
-
-
-@dataclass
-class ImportReport:
-    """What an import did; ``str()`` is the one-line summary."""
-
-    added: int = 0
-    duplicates: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    anomalies: int = 0
-    positions: int = 0
-    elapsed: float = 0.0
-    stopped: bool = False  # ended early, asked to (``import_paths``'s ``stop``): a re-run adds the rest
-    # CPU seconds of each stage: "reader", "parsers" (all of them), "writer" (its thread only);
-    # the reader and parsers are known once every source was read (not after a stop or error)
-    cpu: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def rate(self) -> float:
-        return (self.added + self.duplicates) / self.elapsed if self.elapsed > 0 else 0.0
-
-    def __str__(self) -> str:
-        text = f"{self.added:,} games added, {self.duplicates:,} duplicates, "
-        text += f"{len(self.skipped):,} files skipped"
-        if self.skipped:
-            named = "; ".join(f"{name}: {reason}" for name, reason in self.skipped[:3])
-            more = f"; {len(self.skipped) - 3:,} more" if len(self.skipped) > 3 else ""
-            text += f" ({named}{more})"
-        text += f", {self.anomalies:,} anomalies, {self.elapsed:.1f} s, {self.rate:,.0f} games/s"
-        return text
 
 
 # --- writing (the main process's side) -------------------------------------------------------
