@@ -81,7 +81,7 @@ from fuseki.book.pipeline.groups import ArchiveGames, cut, groups
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
-from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image
+from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image, sqlite_stage
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
@@ -447,7 +447,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     meter = InputBytes(paths) if progress else None  # a walk of the paths: only for a progress
     if progress:
         progress.start(meter.total)
-    image = book.engine.dialect.name == "sqlite" and segments.IMAGES
+    image = book.engine.dialect.name == "sqlite" and sqlite_stage.IMAGES
     with book.engine.connect() as conn:
         files = segment_files.files_folder(conn)
     held, rows_to = None, None  # where the parsers write the rows: the writer links them in

@@ -29,6 +29,7 @@ import numpy as np
 from sqlalchemy import insert, text
 
 from fuseki.book.storage import pgcopy, schema, segment_files, summaries
+from fuseki.book.storage.connect import make_engine
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
 # bench/book.py; tests compare both)
@@ -84,8 +85,6 @@ class Stager:
 
     def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: summaries.Summary) -> str:
         if self.engine is None:
-            from fuseki.book.storage.connect import make_engine  # connect imports segments, which imports this
-
             self.engine = make_engine(self.url, readonly=False)
         name = f"{PREFIX}{self.token}_{os.getpid()}_{next(self.numbers)}"
         with self.engine.begin() as conn:
