@@ -42,20 +42,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.headers import dataclass_fields
-from fuseki.book.storage import (
-    aggregates,
-    orbits,
-    pg_stage,
-    schema,
-    segment_files,
-    segment_merges,
-    segments,
-    sqlite_stage,
-    summaries,
-)
+from fuseki.book.storage import aggregates, orbits, pg_stage, schema, segment_files, segment_merges, segments, summaries
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
+from fuseki.book.storage.sqlite_stage import clear_stage
 from fuseki.book.storage.wal import Checkpointer
 from fuseki.engine.core.base import BLACK, WHITE
 
@@ -339,7 +330,7 @@ class Book:
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
                 yield conn
             if self.engine.dialect.name == "sqlite":
-                sqlite_stage.clear_stage(conn.connection.dbapi_connection)
+                clear_stage(conn.connection.dbapi_connection)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()
 
