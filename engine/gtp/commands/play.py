@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fuseki.engine.config import MAX_SIZE, MIN_SIZE
 from fuseki.engine.core.base import BLACK, GTP_COLUMNS, RESIGN, WHITE, star_points
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import color, count, integer, number, vertex, vertex_text
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import fuseki
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, IllegalMove, point_to_rowcol, rowcol_to_point
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import count, integer
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 _COLOURS = {"b": BLACK, "w": WHITE}
