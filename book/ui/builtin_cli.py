@@ -17,7 +17,7 @@ import sys
 
 def add_commands(subparsers) -> None:
     from fuseki.book.pipeline import statistics
-    from fuseki.book.ui.cli import subcommands
+    from fuseki.book.ui.cli_shared import subcommands
 
     sub = subcommands(subparsers, "book")
     p = sub.add_parser(
@@ -61,7 +61,7 @@ def run_build(args) -> int:
 
     from fuseki.book.pipeline import statistics
     from fuseki.book.pipeline.progress import Progress
-    from fuseki.book.ui.cli import CommandError
+    from fuseki.book.ui.cli_shared import CommandError
 
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")

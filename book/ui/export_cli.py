@@ -10,7 +10,7 @@ from fuseki.book.formats.fuego import DEFAULT_MIN_GAMES, write_fuego_book
 
 
 def add_commands(subparsers) -> None:
-    from fuseki.book.ui.cli import subcommands
+    from fuseki.book.ui.cli_shared import subcommands
 
     sub = subcommands(subparsers, "book", help="book files: export for other engines, build the built-in book",
                       description="Write the book in other programs' formats; build the built-in book.")
@@ -23,7 +23,7 @@ def add_commands(subparsers) -> None:
                    help=f"leave out moves played in fewer games (default {DEFAULT_MIN_GAMES})")
     p.add_argument("--max-moves", type=int, default=None, metavar="N",
                    help="no lines for positions after more than N moves (default: no limit)")
-    from fuseki.book.ui.cli import add_book_option
+    from fuseki.book.ui.cli_shared import add_book_option
 
     add_book_option(p)
     p.set_defaults(run=run_export)
@@ -31,7 +31,7 @@ def add_commands(subparsers) -> None:
 
 def run_export(args) -> int:
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui.cli import CommandError, book_location
+    from fuseki.book.ui.cli_shared import CommandError, book_location
 
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from fuseki.book.formats import pos9, pos9_scores
-from fuseki.book.ui.cli import CommandError
+from fuseki.book.ui.cli_shared import CommandError
 
 COLUMNS = "ABCDEFGHJ"
 VIEW_BLOCK_BYTES = 64 << 10  # small blocks, so the first board prints at once

@@ -466,7 +466,7 @@ def _complete_path(text: str, folders_only: bool) -> list[str]:
 
 
 def add_commands(subparsers) -> None:
-    from fuseki.book.ui.cli import add_book_option
+    from fuseki.book.ui.cli_shared import add_book_option
 
     p = subparsers.add_parser("shell", help="explore the book from a command line",
                               description="A command line over the book: play moves, search, filter, "
@@ -477,7 +477,7 @@ def add_commands(subparsers) -> None:
 
 
 def run_shell(args) -> int:
-    from fuseki.book.ui.cli import book_location, open_book
+    from fuseki.book.ui.cli_shared import book_location, open_book
 
     url = book_location(args)
     book = open_book(url, readonly=False)
