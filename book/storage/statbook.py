@@ -137,3 +137,6 @@ class StatisticsBook(Book):
         with self.engine.connect() as conn:
             file_bytes = self._file_bytes(conn)
         return BookStats(info.games, info.positions, dict(info.sizes), info.years, file_bytes)
+
+
+Book.open_statistics = StatisticsBook.open_file  # Book.open hands it a statistics file

@@ -136,6 +136,9 @@ class Book:
     arrays that are finished, and change their dicts under ``_lock``."""
 
     statistics = None  # a statistics book's StatisticsInfo (book.statbook); None: a book of games
+    # StatisticsBook.open_file: a statistics book is a Book of its own (book.storage.statbook, which
+    # imports this module); the storage package imports it and it puts its opener here.
+    open_statistics = None
 
     def __init__(self, engine: Engine, readonly: bool, path: str | None):
         self.engine = engine
@@ -166,10 +169,8 @@ class Book:
         path = sqlite_path(url)
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
-        if path and aggregates.is_statistics_file(path):  # never opened for writing (book.statbook)
-            from fuseki.book.storage.statbook import StatisticsBook
-
-            return StatisticsBook.open_file(path)
+        if path and aggregates.is_statistics_file(path):  # never opened for writing
+            return Book.open_statistics(path)
         engine = make_engine(url, readonly)
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
