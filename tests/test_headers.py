@@ -1,4 +1,4 @@
-"""book.headers is the one list of the game-header fields; everything that names them agrees with it.
+"""book.formats.headers is the one list of the game-header fields; everything that names them agrees with it.
 
 The places that once listed the fields each by hand -- ``GameRecord``, the ``games`` table,
 ``GameRow`` and the columns a games page reads, the importer's games row, the web app's

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def package_folders() -> set[str]:
-    """``fuseki.x.y`` for every folder of engine/ and book/ with an ``__init__.py``, and the root."""
+    """``fuseki.<folder>`` for every folder of engine/ and book/ with an ``__init__.py``, and the root."""
     names = {"fuseki"}
     for folder in ("engine", "book"):
         for init in (ROOT / folder).rglob("__init__.py"):

@@ -1,4 +1,4 @@
-"""book.records: SGF bytes -> GameRecord, on small texts written here.
+"""book.formats.records: SGF bytes -> GameRecord, on small texts written here.
 
 Every sample is read twice, by the fast path and by sgfmill (``fast=False``), and the two
 must agree; the expected values are written out from the SGF text, not from either reader.

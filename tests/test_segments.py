@@ -1,4 +1,4 @@
-"""book.segments: every batch a segment, full levels merged, the answers never change."""
+"""book.storage.segments: every batch a segment, full levels merged, the answers never change."""
 
 from __future__ import annotations
 

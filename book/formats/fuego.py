@@ -17,7 +17,7 @@ no comments, so we never write them).
   a position gets a line when some non-pass move was played from it in at
   least ``min_games`` games, and the walk goes on through those moves.
 - :func:`read_fuego_book` parses a file into :class:`FuegoEntry` values
-  (points as padded indexes, ``engine.coords``); it checks the syntax only,
+  (points as padded indexes, ``engine.core.coords``); it checks the syntax only,
   legality is the importer's replay's job.
 - :func:`fuego_records` turns a file into game records for the importer: one
   game per leaf of the file's move tree (a line followed to a move after

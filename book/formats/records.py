@@ -10,11 +10,11 @@ Layers (the style guide's "grammar, then typed properties, then replay"; replay 
    the same moves, so everything after the grammar (header fields, encodings,
    quirks) is shared code.
 2. **typed properties** -- header fields decoded from the raw root map
-   (``book.headers.read_header``, which also honours the ``CA`` charset), points
-   converted with ``engine.coords`` conventions.
+   (``book.formats.headers.read_header``, which also honours the ``CA`` charset), points
+   converted with ``engine.core.coords`` conventions.
 
-Conventions: points are padded indexes (``engine.coords``), ``PASS = -1``; colours are
-``engine.colors`` codes.  Setup is listed black, then white, then empty, each in
+Conventions: points are padded indexes (``engine.core.coords``), ``PASS = -1``; colours are
+``engine.core.base`` codes.  Setup is listed black, then white, then empty, each in
 increasing point order (sgfmill gives sets, so file order cannot be kept).
 
 Quirk normalised here (and recorded in ``notes``): handicap stones given in the node
@@ -418,7 +418,7 @@ def to_sgf(record: GameRecord) -> bytes:
     """FF[4] SGF bytes (UTF-8, ``CA[UTF-8]``) of a record's header, setup and moves.
 
     Writes GM, FF, CA, SZ, KM (when known), HA (when not 0), the text header fields
-    (``book.headers``: PB, PW, BR, WR, DT, EV, RE, RU) when not empty; setup as
+    (``book.formats.headers``: PB, PW, BR, WR, DT, EV, RE, RU) when not empty; setup as
     AB/AW/AE; moves as one node each, passes as ``[]``.  Raises CoordinateError for a
     point not on the board.
     """

@@ -76,7 +76,7 @@ def make_engine(url, readonly: bool) -> Engine:
             # rewriting the whole file; only a new database takes it (VACUUM: Book.compact).
             cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
             _set_wal(cur)
-            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
+            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.storage.wal)
             sqlite_stage.attach_stage(dbapi_conn)  # where an importer's rows are staged
         cur.execute("PRAGMA synchronous=NORMAL")
         # Readers keep what they read (256 MB); a writer's cache would fill with the pages it

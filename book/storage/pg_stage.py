@@ -1,7 +1,7 @@
 """A PostgreSQL book's new segments, written by the import's parsers in parallel ("staged").
 
 On SQLite each parser writes its batch's rows as a segment file and the one writer only
-links it in (``book.segment_files``).  This is the same for PostgreSQL, where files are
+links it in (``book.storage.segment_files``).  This is the same for PostgreSQL, where files are
 not at hand (the server may be another machine): each parser COPYs its batch's rows,
 its games numbered from 0, into a table of its own on its own connection, builds the
 table's primary key, writes the batch's summary beside it, and commits.  The writer then

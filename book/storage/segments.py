@@ -12,7 +12,7 @@ batch written into one B-tree rewrote nearly every leaf page of it (the log grew
 the size of the whole table at each commit): 0.3 s for a batch of 2,000 games into an
 empty book, 1.4 s into a book of 70,000 games, growing without end -- an import's cost
 was quadratic in the book's size.  A new segment only appends pages.  On SQLite its
-rows come as a database image (``book.sqlite_image``) copied by SQLite's transfer of a
+rows come as a database image (``book.storage.sqlite_image``) copied by SQLite's transfer of a
 whole table into an empty one, which packs the pages full: the book needs no ``VACUUM``
 to stay under 5 KB a game (random inserts left pages about 88% full).
 

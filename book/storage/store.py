@@ -1,16 +1,16 @@
 """The opening book: opening a database and asking it questions (the contract is docs/book-api.md).
 
 :class:`Book` owns one SQLAlchemy engine over SQLite (a path, or a ``sqlite:`` URL) or
-PostgreSQL (``postgresql://``); the tables are in ``book.schema``, the writing side in
-``book.importer``.  Every query binds its parameters; no user text is put into SQL.
+PostgreSQL (``postgresql://``); the tables are in ``book.storage.schema``, the writing side in
+``book.pipeline.importer``.  Every query binds its parameters; no user text is put into SQL.
 
 How a next-move query works (``Book.next_moves``):
 
 1. the asked board's 8 symmetric keys; the canonical key is the smallest (unsigned),
    ``t*`` the first symmetry giving it, and the position's own symmetry group (its
    *stabilizer*) is every ``s`` with ``keys[s] == keys[0]``;
-2. one statement reads, in each segment (``book.segments``), the key's summary
-   (``book.summaries``: counts by year and next point, for the keys many games of
+2. one statement reads, in each segment (``book.storage.segments``), the key's summary
+   (``book.storage.summaries``: counts by year and next point, for the keys many games of
    the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
    key = :k``); numpy splits the codes into game id, move number, next point
    (canonical orientation) and winner, and adds the summaries' records (a year filter
@@ -93,7 +93,7 @@ class NextMoves:
 GameRow = make_dataclass(
     "GameRow",
     [("id", int), *dataclass_fields(), ("size", int), ("move_count", int), ("source", str),
-     ("move_number", int)],  # the header fields (black ... rules) are book.headers'
+     ("move_number", int)],  # the header fields (black ... rules) are book.formats.headers'
     frozen=True,
     namespace={"__module__": __name__, "__doc__": """A game's header as ``Book.games`` lists it.
 
@@ -135,7 +135,7 @@ class Book:
     connection of its own, and the caches (``_hot``, ``_masks``, ``_rank``) only ever publish
     arrays that are finished, and change their dicts under ``_lock``."""
 
-    statistics = None  # a statistics book's StatisticsInfo (book.statbook); None: a book of games
+    statistics = None  # a statistics book's StatisticsInfo (book.storage.statbook); None: a book of games
     # StatisticsBook.open_file: a statistics book is a Book of its own (book.storage.statbook, which
     # imports this module); the storage package imports it and it puts its opener here.
     open_statistics = None
@@ -163,7 +163,7 @@ class Book:
         Raises BookError when a read-only book does not exist or is not a book, or when a
         SQLite book lists segment files its folder lacks (copied without it), and
         schema.SchemeMismatch when it was written with another hash scheme.  A statistics
-        book (``book.aggregates``; the built-in book) opens read-only whatever is asked.
+        book (``book.storage.aggregates``; the built-in book) opens read-only whatever is asked.
         """
         url = to_url(str(location), readonly)
         path = sqlite_path(url)

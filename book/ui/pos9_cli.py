@@ -1,7 +1,7 @@
 """``fuseki pos9 ...``: view, count, merge, export and score the 9x9 research files.
 
-A thin layer over ``book.pos9``: each command reads with the library, prints,
-and lets ``RecordError`` (a ValueError) reach ``book.cli.main``, which prints
+A thin layer over ``book.formats.pos9``: each command reads with the library, prints,
+and lets ``RecordError`` (a ValueError) reach ``book.ui.cli.main``, which prints
 it as one line and exits 1 -- after the good records before it were printed.
 """
 
