@@ -2,7 +2,7 @@
 
 In one run, on the Tygem archive (11,365 19x19 games):
 
-(a) import: end to end (archive -> fresh book) with ``book.importer.import_paths``,
+(a) import: end to end (archive -> fresh book) with ``book.pipeline.importer.import_paths``,
     games/s; and two baselines on a sample (default 500 games), in the same run: the
     issue's (sgfmill parses, ``sgfmill.boards.Board`` replays: the import must be 20x
     that), and the same plus what a book needs, done straightforwardly (Python computes

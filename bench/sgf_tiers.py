@@ -1,6 +1,6 @@
 """How often each reading of the SGF fast path is taken, and what each costs (prints figures).
 
-``book.records.read_games`` reads a file's moves with the first of
+``book.formats.records.read_games`` reads a file's moves with the first of
 ``records._MOVE_READINGS`` that takes them and hands everything else to sgfmill (the
 fourth reading, and the reference).  For each corpus (an archive, or a folder of them):
 
@@ -12,7 +12,7 @@ fourth reading, and the reference).  For each corpus (an archive, or a folder of
     reading pays for itself when that is positive;
 (c) sgfmill alone (``fast=False``) on a sample of files spread over the corpus, for what
     the fast path as a whole saves;
-(d) the archives read by ``book.sources`` (its own tar reader) and by ``tarfile``: the
+(d) the archives read by ``book.formats.sources`` (its own tar reader) and by ``tarfile``: the
     measured reason for the hand-written tar reader.
 
 Times are CPU seconds of this process (``time.process_time``), so that other work on a
@@ -163,7 +163,7 @@ def sample_sgfmill(files: list[SourceFile], tally: Tally, count: int) -> None:
 
 
 def archive_reading(path: Path, tally: Tally) -> list[SourceFile]:
-    """(d): the files of one archive, read by book.sources and again by tarfile (CPU seconds)."""
+    """(d): the files of one archive, read by book.formats.sources and again by tarfile (CPU seconds)."""
     start = time.process_time()
     files = [item for item in iter_sources([str(path)]) if isinstance(item, SourceFile)]
     tally.block_reader += time.process_time() - start
@@ -213,7 +213,7 @@ def report(name: str, tally: Tally) -> None:
         print(f"  (c) sample of {tally.sample_files:,} files: fast path {fast:.0f} us/file, sgfmill alone "
               f"{slow:.0f} us/file ({slow / fast:.0f}x); the corpus by sgfmill alone ~{slow * tally.files / 1e6:.0f} s")
     if tally.tarfile_reader:
-        print(f"  (d) archives read, CPU: book.sources {tally.block_reader:.2f} s, tarfile "
+        print(f"  (d) archives read, CPU: book.formats.sources {tally.block_reader:.2f} s, tarfile "
               f"{tally.tarfile_reader:.2f} s ({tally.tarfile_reader / tally.block_reader:.1f}x)")
 
 

@@ -27,7 +27,6 @@ Deliberately no import of numpy, numba or SQLAlchemy at import time.
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import sys
@@ -36,8 +35,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from fuseki.book.policies import policy_order
+from fuseki.engine.config import POLICIES
 from fuseki.engine.core.base import point_to_vertex
-from fuseki.engine.players.chooser import POLICIES, eligible
+from fuseki.engine.players.chooser import eligible
 
 
 @dataclass(frozen=True)
@@ -47,34 +48,6 @@ class Choice:
     point: int
     move: object  # the MoveStat
     skipped: tuple[tuple[int, str], ...] = ()  # (point, reason) of illegal book moves passed over
-
-
-def policy_order(moves: list, policy: str, temperature: float, rng: random.Random) -> list:
-    """``moves`` in the order the policy tries them (first = preferred).
-
-    ``weighted`` draws without replacement, so a later entry is the next draw
-    once the earlier ones are found illegal.
-    """
-    if policy == "best":
-        return sorted(moves, key=lambda m: -m.games)  # stable: keeps the book's tie order
-    if policy == "winrate":
-        return sorted(moves, key=lambda m: (-m.winrate, -m.games))
-    if policy == "weighted":
-        return _weighted_draws(moves, temperature, rng)
-    raise ValueError(f"unknown book policy {policy!r} (one of {', '.join(POLICIES)})")
-
-
-def _weighted_draws(moves: list, temperature: float, rng: random.Random) -> list:
-    # Weights in log space relative to the most played move, so huge counts and
-    # tiny temperatures neither overflow nor underflow to all-zero.
-    top = max((m.games for m in moves), default=1)
-    weights = [math.exp((math.log(m.games) - math.log(top)) / temperature) for m in moves]
-    pool, order = list(moves), []
-    while pool:
-        pick = rng.choices(range(len(pool)), weights=weights)[0]
-        order.append(pool.pop(pick))
-        weights.pop(pick)
-    return order
 
 
 def pick(moves: Sequence, board, color: int, policy: str = "best", min_games: int = 1,
@@ -331,7 +304,7 @@ def book_choice(settings) -> tuple[str | None, str]:
     from pathlib import Path
 
     from fuseki.book import builtin
-    from fuseki.engine.gtp.config import DEFAULT_BOOK, book_location
+    from fuseki.engine.config import DEFAULT_BOOK, book_location
 
     if not settings.book.path:
         return None, "fuseki: no book"

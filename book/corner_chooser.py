@@ -22,7 +22,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fuseki.book.chooser import policy_order
+from fuseki.book.policies import policy_order
 from fuseki.engine.players.chooser import eligible
 
 

@@ -1,5 +1,5 @@
 """A tiny real book for the book chooser, GTP book and Fuego tests: SGF games written here,
-imported with ``book.importer`` into a SQLite file.
+imported with ``book.pipeline.importer`` into a SQLite file.
 
 19x19 games (B first, results as given):
 

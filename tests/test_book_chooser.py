@@ -9,11 +9,11 @@ from collections import Counter
 import pytest
 
 from fuseki.book.chooser import BookChooser, NextMovesCache, from_settings, pick
+from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
 from fuseki.engine.gtp.commands import new_engine
-from fuseki.engine.gtp.config import BookSettings, Settings
 from tests.bookgames import KO_BEFORE, KO_OTHER, KO_TAKE, build_book
 
 THREE_FOUR = {"C4", "D3", "C16", "D17", "Q3", "R4", "Q17", "R16"}
@@ -218,7 +218,7 @@ def test_a_book_engine_answers_setup_commands_without_loading_the_book_stack(boo
 
     root = Path(__file__).resolve().parent.parent
     code = ("import sys; from gtp_main import build_engine\n"
-            "from fuseki.engine.gtp.config import BookSettings, Settings\n"
+            "from fuseki.engine.config import BookSettings, Settings\n"
             f"s = Settings(book=BookSettings(path={book_path!r}))\n"
             "e = build_engine(s, verbose=True)\n"
             "for line in ('name', 'list_commands', 'boardsize 19', 'komi 6.5', 'clear_board'):\n"

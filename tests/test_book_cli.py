@@ -1,4 +1,4 @@
-"""fuseki import / search / stats through book.cli.main."""
+"""fuseki import / search / stats through book.ui.cli.main."""
 
 from __future__ import annotations
 

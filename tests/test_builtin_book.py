@@ -21,9 +21,9 @@ import pytest
 from fuseki.book import builtin
 from fuseki.book.chooser import book_choice
 from fuseki.book.pipeline import importer
-from fuseki.book.pipeline.statistics import info_path, write_statistics
+from fuseki.book.statistics import info_path, write_statistics
 from fuseki.book.storage.store import Book
-from fuseki.engine.gtp.config import BookSettings, Settings
+from fuseki.engine.config import BookSettings, Settings
 
 from test_store import random_game, sgf_text, write_games
 
@@ -113,7 +113,7 @@ def test_no_book_and_book_flags(stats_path, home, tmp_path):
 def test_the_built_in_book_answers_setup_commands_without_loading_the_book_stack(stats_path, home):
     code = ("import sys; from pathlib import Path; import fuseki.book.builtin as b\n"
             f"b.PATH = Path({stats_path!r}); b.INFO = Path({info_path(stats_path)!r})\n"
-            "from gtp_main import build_engine; from fuseki.engine.gtp.config import Settings\n"
+            "from gtp_main import build_engine; from fuseki.engine.config import Settings\n"
             "e = build_engine(Settings(), log=lambda line: None)\n"
             "for line in ('name', 'list_commands', 'boardsize 19', 'komi 6.5', 'clear_board'):\n"
             "    assert e.handle_line(line).startswith('=')\n"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.engine import config
+from fuseki.engine.config import BookSettings, ConfigError, Settings
 from fuseki.engine.gtp import cli as gtp_cli
-from fuseki.engine.gtp import config
-from fuseki.engine.gtp.config import BookSettings, ConfigError, Settings
 
 SHIPPED = Path(__file__).resolve().parent.parent / "configs" / "fuseki.toml"
 

@@ -25,7 +25,7 @@ from fuseki.engine.core.coords import (
 
 SIZES = range(1, coords.MAX_SIZE + 1)
 
-# The issue's table, written out independently of engine.coords: (x, y) -> image, M = size - 1.
+# The issue's table, written out independently of engine.core.coords: (x, y) -> image, M = size - 1.
 ISSUE_TABLE = {
     0: lambda x, y, m: (x, y),
     1: lambda x, y, m: (m - x, y),

@@ -19,8 +19,8 @@ from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.shell import BookShell
+from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core import coords
-from fuseki.engine.gtp.config import BookSettings, Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gtp_main  # noqa: E402

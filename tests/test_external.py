@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.engine.config import Settings
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.gtp.commands import new_engine
-from fuseki.engine.gtp.config import Settings
 from fuseki.engine.players import engine_choosers
 from fuseki.engine.players.gtp_client import GtpClient
 

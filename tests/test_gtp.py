@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fuseki.engine.config import Settings
 from fuseki.engine.gtp.cli import read_lines, serve
 from fuseki.engine.gtp.commands import REGISTRY, new_engine
-from fuseki.engine.gtp.config import Settings
 from fuseki.engine.gtp.protocol import Engine, GtpError, Registry, _stderr_log
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from fuseki.book.chooser import from_settings
+from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
 from fuseki.engine.gtp.cli import serve
 from fuseki.engine.gtp.commands import new_engine
-from fuseki.engine.gtp.config import BookSettings, Settings
 from tests.bookgames import build_book
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.engine.config import Settings
 from fuseki.engine.gtp.commands import new_engine
-from fuseki.engine.gtp.config import Settings
 
 from test_gtp import diagram_stones, err, ok, session, snapshot
 

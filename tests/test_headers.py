@@ -1,4 +1,4 @@
-"""book.headers is the one list of the game-header fields; everything that names them agrees with it.
+"""book.formats.headers is the one list of the game-header fields; everything that names them agrees with it.
 
 The places that once listed the fields each by hand -- ``GameRecord``, the ``games`` table,
 ``GameRow`` and the columns a games page reads, the importer's games row, the web app's
@@ -15,8 +15,9 @@ import pytest
 from sqlalchemy import Float, Integer, SmallInteger, Text
 
 from fuseki.book.formats import headers
-from fuseki.book.formats.headers import HEADER_FIELDS, HEADER_NAMES
-from fuseki.book.formats.records import GameRecord, read_games, to_sgf
+from fuseki.book.formats.records import read_games, to_sgf
+from fuseki.book.model.headers import HEADER_FIELDS, HEADER_NAMES
+from fuseki.book.model.records import GameRecord
 from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import schema, store
 from fuseki.book.storage.store import Book, GameRow

@@ -20,6 +20,7 @@ import pytest
 from fuseki.book.formats.sources import iter_sources
 from fuseki.book.pipeline import importer
 from fuseki.book.pipeline.progress import InputBytes, Progress, Steps
+from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, write_archive
@@ -85,7 +86,7 @@ def test_the_interval_between_plain_lines():
     stream = io.StringIO()
     progress = Progress(stream, every=60)
     progress.start(1000)
-    report = importer.ImportReport(added=10, duplicates=2)
+    report = ImportReport(added=10, duplicates=2)
     progress.update(report, 100)  # within the first minute: nothing
     progress.update(report, 500, force=True)
     progress.done()

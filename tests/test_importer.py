@@ -13,7 +13,8 @@ from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
 from fuseki.book.pipeline import batches, importer
-from fuseki.book.storage import schema, segment_files, segments, sqlite_image
+from fuseki.book.pipeline.report import ImportReport
+from fuseki.book.storage import schema, segment_files, segments, sqlite_image, sqlite_stage
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -324,7 +325,7 @@ def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tm
     ways = [("rows", False, 0, False), ("images", True, 0, False), ("images2", True, 2, False),
             ("files", True, 0, True), ("files2", True, 2, True)]
     for name, images, workers, files in ways:
-        monkeypatch.setattr(segments, "IMAGES", images)
+        monkeypatch.setattr(sqlite_stage, "IMAGES", images)
         monkeypatch.setattr(segment_files, "ENABLED", files)
         book = Book.open(str(tmp_path / f"{name}.sqlite"))
         report = importer.import_paths(book, [str(folder)], workers=workers, batch_games=8)
@@ -357,7 +358,7 @@ def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, mo
     monkeypatch.setattr(segment_files, "ENABLED", False)  # the images written into the book's own file
     found = []
     for images in (False, True):
-        monkeypatch.setattr(segments, "IMAGES", images)
+        monkeypatch.setattr(sqlite_stage, "IMAGES", images)
         with Book.open(str(tmp_path / f"{images}.sqlite")) as book:
             importer.import_paths(book, [str(folder / "g19_000.sgf")], workers=0)
             with book.writing() as conn:  # as if the book held millions of games
@@ -387,7 +388,7 @@ def test_a_parser_leaves_out_the_games_the_book_holds(tmp_path):
         assert (len(batch.games), batch.duplicates) == (4, 2) and (len(plain.games), plain.duplicates) == (6, 0)
         assert [game[batches.ROW_FINGERPRINT] for game in batch.games] == \
             [game[batches.ROW_FINGERPRINT] for i, game in enumerate(plain.games) if i not in (1, 4)]
-        report = importer.ImportReport()
+        report = ImportReport()
         importer.write_batch(book, batch, report)  # all new: the image, numbered in place
         assert (report.added, report.duplicates) == (4, 2)
         assert book.stats().games == 6

@@ -14,7 +14,8 @@ from sgfmill import sgf
 from fuseki.book.ui import cli
 from fuseki.engine.core import coords
 from fuseki.engine.core.board import Board
-from fuseki.engine.players.match import Match, MatchConfig, MatchError, parse_score, repeats
+from fuseki.engine.players.match import Match
+from fuseki.engine.players.match_game import MatchConfig, MatchError, parse_score, repeats
 from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
 
 from conftest import GNUGO, needs_gnugo

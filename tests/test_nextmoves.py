@@ -1,4 +1,4 @@
-"""Segment summaries (book.storage.summaries) against counts made here, row by row.
+"""Segment summaries (book.storage.nextmoves) against counts made here, row by row.
 
 The queries that read them are tested in tests/test_store.py (its ``imported`` fixture runs
 every test once with summaries and merged summaries); here the records themselves: built

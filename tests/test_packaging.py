@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def package_folders() -> set[str]:
-    """``fuseki.x.y`` for every folder of engine/ and book/ with an ``__init__.py``, and the root."""
+    """``fuseki.<folder>`` for every folder of engine/ and book/ with an ``__init__.py``, and the root."""
     names = {"fuseki"}
     for folder in ("engine", "book"):
         for init in (ROOT / folder).rglob("__init__.py"):
@@ -78,7 +78,7 @@ def test_installed_from_the_wheel_the_engine_finds_its_settings_and_plays(wheel,
     site = tmp_path / "site"
     wheel.extractall(site)
     env = {**os.environ, "PYTHONPATH": str(site), "HOME": str(tmp_path)}  # no checkout, no user book
-    code = ("from fuseki.engine.gtp import config, cli; import sys; "
+    code = ("from fuseki.engine import config; from fuseki.engine.gtp import cli; import sys; "
             "print(config.DEFAULT_PATH, config.DEFAULT_PATH.is_file()); "
             "print(str(config.DEFAULT_PATH) in cli.build_parser().format_help().replace('\\n', ' '))")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)

@@ -284,7 +284,7 @@ def test_bad_patterns_are_refused_with_one_line(region, cells, message):
 
 
 def test_replay_events_leave_the_boards_the_rules_core_makes():
-    """engine.core.replay_events: setting and clearing points as its events say gives, before every
+    """engine.core.replay.replay_events: setting and clearing points as its events say gives, before every
     move and at the end, the stones Board has (long 9x9 games: many captures)."""
     from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP, replay_events
 

@@ -1,4 +1,4 @@
-"""PostgreSQL: batches staged by the parsers and linked in by the writer (``book.pg_stage``).
+"""PostgreSQL: batches staged by the parsers and linked in by the writer (``book.storage.pg_stage``).
 
 - a book whose parsers stage their rows (with parser processes, and in the importing
   process) equals one whose writer copies every row (``pg_stage.ENABLED`` off): the same

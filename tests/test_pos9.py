@@ -1,4 +1,4 @@
-"""Tests of book.pos9 and ``fuseki pos9``: byte fixtures are built here by hand, never with pos9."""
+"""Tests of book.formats.pos9 and ``fuseki pos9``: byte fixtures are built here by hand, never with pos9."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""book.positions: boards from typed move lists and from records, as search, shell and web read them."""
+"""book.formats.positions: boards from typed move lists and from records, as search, shell and web read them."""
 
 import pytest
 

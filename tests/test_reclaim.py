@@ -107,7 +107,7 @@ def test_reclaim_moves_every_free_page_a_step_at_a_time(tmp_path, archive, monke
 
 
 def test_segment_files_after_merges_are_packed_and_none_is_left_behind(tmp_path, archive, monkeypatch):
-    """Segments as files (book.segment_files): the merged files take no more room than one
+    """Segments as files (book.storage.segment_files): the merged files take no more room than one
     batch's file of the same games, no file is left that the book does not name, and the
     book's own file holds no positions."""
     sizes, answers = {}, {}

@@ -1,4 +1,4 @@
-"""book.records: SGF bytes -> GameRecord, on small texts written here.
+"""book.formats.records: SGF bytes -> GameRecord, on small texts written here.
 
 Every sample is read twice, by the fast path and by sgfmill (``fast=False``), and the two
 must agree; the expected values are written out from the SGF text, not from either reader.
@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuseki.book.formats import records
-from fuseki.book.formats.records import GameRecord, SgfError, read_games, to_sgf
+from fuseki.book.formats.records import SgfError, read_games, to_sgf
+from fuseki.book.model.records import GameRecord, Moves
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.coords import PASS, sgf_to_point
 
@@ -429,14 +430,14 @@ def test_moves_read_as_the_list_of_pairs_they_hold():
     record = read_games(b"(;SZ[9];B[ee]\n;W[];B[tt];W[aa])", "x")[0]
     pairs = [(BLACK, sgf_to_point("ee", 9)), (WHITE, PASS), (BLACK, PASS), (WHITE, sgf_to_point("aa", 9))]
     moves = record.moves
-    assert isinstance(moves, records.Moves)
+    assert isinstance(moves, Moves)
     assert moves == pairs and pairs == moves and list(moves) == pairs and len(moves) == 4
     assert moves[0] == pairs[0] and moves[-1] == pairs[-1] and moves[1:3] == pairs[1:3]
     assert all(type(v) is int for pair in moves for v in pair)
     assert moves != pairs[:3] and moves != pairs[::-1] and moves != "nonsense"
     assert pickle.loads(pickle.dumps(record)) == record
     slow, fast = (read_games(b"(;SZ[9];B[ee];W[cc])", "x", fast=flag)[0] for flag in (False, True))
-    assert type(slow.moves) is list and isinstance(fast.moves, records.Moves) and slow == fast
+    assert type(slow.moves) is list and isinstance(fast.moves, Moves) and slow == fast
 
 
 _ROOT_TEXT = st.lists(st.tuples(st.sampled_from(["GM", "SZ", "PB", "PW", "AB", "C", "PB", "KM"]),

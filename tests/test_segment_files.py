@@ -1,4 +1,4 @@
-"""book.segment_files: a SQLite book's segments as files beside it -- the same answers as
+"""book.storage.segment_files: a SQLite book's segments as files beside it -- the same answers as
 segments in the book's own file, no file left behind, one file again after compact."""
 
 from __future__ import annotations

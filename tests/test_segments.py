@@ -1,4 +1,4 @@
-"""book.segments: every batch a segment, full levels merged, the answers never change."""
+"""book.storage.segments: every batch a segment, full levels merged, the answers never change."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sqlite3
 import numpy as np
 
 from fuseki.book.pipeline import importer
-from fuseki.book.storage import schema, segment_files, segments
+from fuseki.book.storage import schema, segment_files, segments, sqlite_stage
 from fuseki.book.storage.store import Book, Filters
 
 from test_store import as_dict, sample_positions, write_games
@@ -65,7 +65,7 @@ def test_a_batch_is_written_packed_so_the_book_needs_no_rewrite(tmp_path, monkey
     monkeypatch.setattr(segment_files, "ENABLED", False)  # the segments in the book's own file
     found = {}
     for images in (True, False):
-        monkeypatch.setattr(segments, "IMAGES", images)
+        monkeypatch.setattr(sqlite_stage, "IMAGES", images)
         path = tmp_path / f"book-{images}.sqlite"
         with Book.open(str(path)) as book:
             report = importer.import_paths(book, [str(folder)], workers=0, batch_games=1000)
@@ -97,12 +97,12 @@ def test_the_staged_rows_are_let_go_after_each_write_and_a_reader_stages_nothing
         importer.import_paths(book, [str(folder)], workers=0, batch_games=10)
         with book.engine.connect() as conn:
             dbapi = conn.connection.dbapi_connection
-            staged = f"{segments.STAGE}.{schema.staging_table.name}"
+            staged = f"{sqlite_stage.STAGE}.{schema.staging_table.name}"
             assert dbapi.execute(f"SELECT count(*) FROM {staged}").fetchone() == (0,)
-            assert dbapi.execute(f"PRAGMA {segments.STAGE}.page_count").fetchone() == (2,)
+            assert dbapi.execute(f"PRAGMA {sqlite_stage.STAGE}.page_count").fetchone() == (2,)
     with Book.open(path, readonly=True) as book, book.engine.connect() as conn:
         names = [row[1] for row in conn.connection.dbapi_connection.execute("PRAGMA database_list")]
-        assert segments.STAGE not in names
+        assert sqlite_stage.STAGE not in names
 
 
 def test_a_merge_between_two_reads_makes_a_reader_start_again(tmp_path, book_url, monkeypatch):

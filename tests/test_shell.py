@@ -1,4 +1,4 @@
-"""``fuseki shell`` (book/shell.py) driven command by command on a small real book.
+"""``fuseki shell`` (book/ui/shell.py) driven command by command on a small real book.
 
 The book is the API tests' five games (``test_web_api.GAMES``), imported into a
 temporary SQLite file.  Each test feeds lines to ``BookShell.onecmd`` and reads

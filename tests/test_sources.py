@@ -1,4 +1,4 @@
-"""book.sources: files, folders and archives built here in tmp_path."""
+"""book.formats.sources: files, folders and archives built here in tmp_path."""
 
 from __future__ import annotations
 

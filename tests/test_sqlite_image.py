@@ -1,4 +1,4 @@
-"""book.sqlite_image: pages written by hand that SQLite itself reads, checks and copies."""
+"""book.storage.sqlite_image: pages written by hand that SQLite itself reads, checks and copies."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """A statistics book answers as the book of games it was counted from.
 
 Games are imported with the real importer into a book of games; its statistics book
-(``book.pipeline.statistics.write_statistics``) must give the same ``next_moves`` for every
+(``book.statistics.write_statistics``) must give the same ``next_moves`` for every
 position reached by at least ``min_games`` games, in all 8 orientations, and nothing for
 the others; what needs games (lists, records, filters) it refuses in words.
 """
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from fuseki.book.pipeline import importer
-from fuseki.book.pipeline.statistics import build, info_path, write_statistics
+from fuseki.book.statistics import build, info_path, write_statistics
 from fuseki.book.storage import aggregates
 from fuseki.book.storage.statbook import StatisticsBook, StatisticsOnly
 from fuseki.book.storage.store import Book, BookError, Filters

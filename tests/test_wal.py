@@ -1,4 +1,4 @@
-"""book.wal: a SQLite book's log is checkpointed on a thread, and stays bounded while it is written."""
+"""book.storage.wal: a SQLite book's log is checkpointed on a thread, and stays bounded while it is written."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import gtp_main
 from fuseki.book import builtin
+from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.gtp.cli import serve
-from fuseki.engine.gtp.config import BookSettings, Settings
 
 
 def test_the_book_opens_and_answers_the_empty_board_on_the_warm_up_thread_before_any_line():

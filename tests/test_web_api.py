@@ -1,4 +1,4 @@
-"""The explorer's JSON API (book/web/app.py) through Flask's test client, on a small real book.
+"""The explorer's JSON API (book/ui/web/app.py) through Flask's test client, on a small real book.
 
 The book is five short games written here and imported with the importer into a
 temporary SQLite file:

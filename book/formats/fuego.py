@@ -17,20 +17,18 @@ no comments, so we never write them).
   a position gets a line when some non-pass move was played from it in at
   least ``min_games`` games, and the walk goes on through those moves.
 - :func:`read_fuego_book` parses a file into :class:`FuegoEntry` values
-  (points as padded indexes, ``engine.coords``); it checks the syntax only,
+  (points as padded indexes, ``engine.core.coords``); it checks the syntax only,
   legality is the importer's replay's job.
 - :func:`fuego_records` turns a file into game records for the importer: one
   game per leaf of the file's move tree (a line followed to a move after
   which the file gives no further line), so a position's book count is the
   number of book lines through it.  Such games have no players, result or
   winner.
-- ``fuseki book export --fuego FILE [--min-games N] [--max-moves N] [--book URL]``.
+- ``fuseki book export`` (``book.ui.export_cli``) writes a book as one.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
@@ -67,10 +65,8 @@ def book_lines(book, size: int, min_games: int = DEFAULT_MIN_GAMES,
     again (another move order, or a rotation of one already written) is not
     written or walked again.  ``max_moves``: no lines for positions after more moves.
     """
-    from fuseki.book.storage.store import Filters
     from fuseki.engine.core.board import Board
 
-    filters = Filters(min_games=min_games)
     board, seq, seen = Board(size), [], set()
 
     def replies_here() -> list[int]:
@@ -79,7 +75,7 @@ def book_lines(book, size: int, min_games: int = DEFAULT_MIN_GAMES,
         if key in seen or (max_moves is not None and len(seq) > max_moves):
             return []
         seen.add(key)
-        found = book.next_moves(board, to_move=mover, filters=filters)
+        found = book.next_moves(board, to_move=mover)  # all of them: min_games is applied here
         return [m.point for m in found.moves
                 if m.games >= min_games and m.point != coords.PASS
                 and board.legal_reason(mover, m.point) is None]
@@ -190,12 +186,12 @@ def leaf_lines(entries: Iterable[FuegoEntry]) -> Iterator[tuple[int, tuple[int, 
 
 
 def fuego_records(text: str, source: str) -> Iterator:
-    """``book.records.GameRecord`` values for the importer: one per leaf line (see the module doc).
+    """``book.model.records.GameRecord`` values for the importer: one per leaf line (see the module doc).
 
     ``source`` names the file; each record's source is ``"<source>:<line number>"``.
     Raises FuegoBookError as ``read_fuego_book``.
     """
-    from fuseki.book.formats.records import GameRecord
+    from fuseki.book.model.records import GameRecord
 
     for size, line, number in leaf_lines(read_fuego_book(text)):
         moves = [(BLACK if i % 2 == 0 else WHITE, p) for i, p in enumerate(line)]
@@ -215,48 +211,3 @@ def is_fuego_book(head: bytes) -> bool:
         if words:
             return words[0].isdigit() and b"|" in words
     return False
-
-
-# --- fuseki book export -----------------------------------------------------------------
-
-def add_commands(subparsers) -> None:
-    from fuseki.book.ui.cli import subcommands
-
-    sub = subcommands(subparsers, "book")
-    p = sub.add_parser(
-        "export", help="write the book as a Fuego/Pachi opening book (book.dat)",
-        description="One line per position ('19 Q4 D16 | C4 D3'), for the moves played in at least "
-                    "--min-games games. Example: fuseki book export --fuego book.dat --min-games 20")
-    p.add_argument("--fuego", required=True, metavar="FILE", help="the file to write ('-': stdout)")
-    p.add_argument("--min-games", type=int, default=DEFAULT_MIN_GAMES, metavar="N",
-                   help=f"leave out moves played in fewer games (default {DEFAULT_MIN_GAMES})")
-    p.add_argument("--max-moves", type=int, default=None, metavar="N",
-                   help="no lines for positions after more than N moves (default: no limit)")
-    from fuseki.book.ui.cli import add_book_option
-
-    add_book_option(p)
-    p.set_defaults(run=run_export)
-
-
-def run_export(args) -> int:
-    from fuseki.book.storage.store import Book
-    from fuseki.book.ui.cli import CommandError, book_location
-
-    if args.min_games < 1:
-        raise CommandError("--min-games must be at least 1")
-    if args.max_moves is not None and args.max_moves < 0:
-        raise CommandError("--max-moves must be at least 0")
-    with Book.open(book_location(args), readonly=True) as book:
-        if args.fuego == "-":
-            count = write_fuego_book(book, sys.stdout, args.min_games, args.max_moves)
-        else:
-            temp = f"{args.fuego}.tmp{os.getpid()}"
-            try:
-                with open(temp, "w", encoding="ascii", newline="\n") as out:
-                    count = write_fuego_book(book, out, args.min_games, args.max_moves)
-                os.replace(temp, args.fuego)  # a reader never sees half a book
-            finally:
-                if os.path.exists(temp):
-                    os.remove(temp)
-    print(f"fuseki book export: {count} positions written to {args.fuego}", file=sys.stderr)
-    return 0

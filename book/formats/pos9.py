@@ -4,12 +4,12 @@ Reading guide: table file (``Table9``, ``read_table``, ``write_table``), then th
 rotation-normalised id (``normalised_hash``), then the position file
 (``Positions``, ``iter_positions``, ``read_positions``, ``write_positions``).
 The scored file (``Scores``, ``read_scores``, ``write_scores``) is in
-``book.pos9_scores``; the conventions below hold for both modules.
+``book.formats.pos9_scores``; the conventions below hold for both modules.
 
 Conventions
 -----------
 Board points are numbered 0..80 row by row from the top-left corner:
-``index = 9 * y + x`` with (x, y) as in ``engine.coords`` (column from the
+``index = 9 * y + x`` with (x, y) as in ``engine.core.coords`` (column from the
 left, row from the top).  A board is 81 ASCII bytes, ``#`` black, ``O`` white,
 ``.`` empty (``PositionDB`` order).
 
@@ -39,9 +39,9 @@ Records (offsets inside a record)::
 Hashes: a position hash is the XOR, over the stones, of the table's black or
 white column at the stone's point (the ko column is never used: positions
 carry no ko point).  The default table is the project's one table:
-``row 9*y + x = engine.zobrist.table().stone[0..2][y][x]``, so for a 9x9
-board ``engine.board.Board.hash`` equals ``Table9.hash`` of the same stones.
-The ``PositionID`` hash written by ``book.pos9_cli export`` is the
+``row 9*y + x = engine.core.zobrist.table().stone[0..2][y][x]``, so for a 9x9
+board ``engine.core.board.Board.hash`` equals ``Table9.hash`` of the same stones.
+The ``PositionID`` hash written by ``book.ui.pos9_cli export`` is the
 rotation-normalised one (``normalised_hash``).
 
 Malformed input raises ``RecordError`` (a ``ValueError``) naming the record
@@ -486,11 +486,11 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
                    normalise: bool = True) -> tuple[Positions, str | None]:
     """One record per position before each move of a game's main line.
 
-    ``setup`` and ``moves`` are ``(colour, point)`` pairs as in ``book.records.GameRecord``.
+    ``setup`` and ``moves`` are ``(colour, point)`` pairs as in ``book.model.records.GameRecord``.
     The record before move k (counted from 1) has the colour of move k to play and extra
     info ``(source, 0, k)``; variation 0 is the main line.  The hash is the
     rotation-normalised one unless ``normalise`` is False.  Replays with
-    ``engine.board.Board`` (suicide allowed, simple ko): the game stops at an illegal
+    ``engine.core.board.Board`` (suicide allowed, simple ko): the game stops at an illegal
     move, whose position is still written, and the reason is returned as the note.
     Raises ValueError unless ``size`` is 9.
     """

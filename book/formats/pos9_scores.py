@@ -1,7 +1,7 @@
 """The 9x9 scored-position file (issue 5): 12-byte records of a PositionID, a score and a confidence.
 
 Byte order, the ``PositionID`` layout and the error conventions are those of
-``book.pos9`` (read its docstring first)::
+``book.formats.pos9`` (read its docstring first)::
 
     scored file record: PositionID (10) + score (1 byte, 3..8: 3 means
     "3 or less", 8 "8 or more") + confidence (1 byte, 0..100) => 12 bytes.

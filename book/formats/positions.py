@@ -1,7 +1,7 @@
 """Boards from what people and records give: a typed move list, or a game record up to a move.
 
 Shared by ``fuseki search``, the shell and the web page so that they read moves and
-replay records the same way.  Legality is the rules core's (``engine.board``).
+replay records the same way.  Legality is the rules core's (``engine.core.board``).
 """
 
 from __future__ import annotations

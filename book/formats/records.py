@@ -10,11 +10,11 @@ Layers (the style guide's "grammar, then typed properties, then replay"; replay 
    the same moves, so everything after the grammar (header fields, encodings,
    quirks) is shared code.
 2. **typed properties** -- header fields decoded from the raw root map
-   (``book.headers.read_header``, which also honours the ``CA`` charset), points
-   converted with ``engine.coords`` conventions.
+   (``book.formats.headers.read_header``, which also honours the ``CA`` charset), points
+   converted with ``engine.core.coords`` conventions.
 
-Conventions: points are padded indexes (``engine.coords``), ``PASS = -1``; colours are
-``engine.colors`` codes.  Setup is listed black, then white, then empty, each in
+Conventions: points are padded indexes (``engine.core.coords``), ``PASS = -1``; colours are
+``engine.core.base`` codes.  Setup is listed black, then white, then empty, each in
 increasing point order (sgfmill gives sets, so file order cannot be kept).
 
 Quirk normalised here (and recorded in ``notes``): handicap stones given in the node
@@ -30,14 +30,15 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Sequence
-from dataclasses import field, make_dataclass
 from functools import cache
 
 import numpy as np
 from numba import njit
 from sgfmill import sgf, sgf_grammar, sgf_moves, sgf_properties
 
-from fuseki.book.formats.headers import TEXT_FIELDS, HeaderTextError, dataclass_fields, read_header
+from fuseki.book.formats.headers import HeaderTextError, read_header
+from fuseki.book.model.headers import TEXT_FIELDS
+from fuseki.book.model.records import GameRecord, Moves
 from fuseki.engine.core.base import (
     BLACK,
     EMPTY,
@@ -49,66 +50,6 @@ from fuseki.engine.core.base import (
     rowcol_to_point,
     xy_to_point,
 )
-
-GameRecord = make_dataclass(
-    "GameRecord",
-    [
-        ("size", int),
-        ("setup", list[tuple[int, int]]),  # root AB/AW/AE as (colour, point); AE gives (EMPTY, point)
-        ("moves", Sequence[tuple[int, int]]),  # main line (colour, point), PASS = -1: a list, or Moves
-        ("source", str),  # file name, or "archive.tgz:member/name.sgf"
-        ("sgf", bytes),  # the game's own SGF bytes, from "(;" to its closing ")"
-        *dataclass_fields(),  # black, white, ..., rules: listed once, in book.headers
-        ("encoding", str, field(default="utf-8")),  # codec the header text was decoded with
-        ("notes", list[str], field(default_factory=list)),  # quirks met and what was done about them
-    ],
-    slots=True,
-    namespace={"__module__": __name__, "__doc__": """One game's header, setup and main line, from SGF.
-
-    The header fields (``black``, ``white``, ..., ``rules``) are those of
-    ``book.headers.HEADER_FIELDS``, keyword-only, each with its default.
-    """},
-)
-
-
-class Moves(Sequence):
-    """A record's moves held as an (n, 2) integer array of (colour, point) rows.
-
-    Reads as a list of ``(colour, point)`` tuples (indexing, slicing gives a list,
-    iteration, ``len``, ``==`` with any sequence of pairs); ``array`` is the array
-    itself, which the importer replays without building a tuple per move.  The fast
-    path's records have these; 2.3 M tuples for the Tygem archive were a fifth of
-    its parsing time.
-    """
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: np.ndarray):
-        self.array = array
-
-    def __len__(self) -> int:
-        return len(self.array)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            rows = self.array[index]
-            return list(zip(rows[:, 0].tolist(), rows[:, 1].tolist()))
-        colour, point = self.array[index].tolist()
-        return colour, point
-
-    def __iter__(self):
-        return zip(self.array[:, 0].tolist(), self.array[:, 1].tolist())
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, Moves):
-            return np.array_equal(self.array, other.array)
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    def __repr__(self) -> str:
-        return repr(list(self))
-
-    def __reduce__(self):
-        return Moves, (self.array,)
 
 
 class SgfError(ValueError):
@@ -477,7 +418,7 @@ def to_sgf(record: GameRecord) -> bytes:
     """FF[4] SGF bytes (UTF-8, ``CA[UTF-8]``) of a record's header, setup and moves.
 
     Writes GM, FF, CA, SZ, KM (when known), HA (when not 0), the text header fields
-    (``book.headers``: PB, PW, BR, WR, DT, EV, RE, RU) when not empty; setup as
+    (``book.formats.headers``: PB, PW, BR, WR, DT, EV, RE, RU) when not empty; setup as
     AB/AW/AE; moves as one node each, passes as ``[]``.  Raises CoordinateError for a
     point not on the board.
     """

@@ -27,7 +27,7 @@ section); what it does not know (GNU sparse members, multi-volume continuations,
 headers, pax sparse records or a pax global path or size) or takes for damage is read by
 ``tarfile`` from that member on, so a variant costs speed, never games.
 
-This module does not parse SGF (``book.records`` does) and never raises for bad input.
+This module does not parse SGF (``book.formats.records`` does) and never raises for bad input.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 # Suffixes of files handed on as SourceFile.  Other formats (a Fuego opening book, say)
 # plug in by adding their suffix here and dispatching on the name in the importer.
 GAME_SUFFIXES = (".sgf", ".fuego")
-FUEGO_NAMES = ("book.dat",)  # Fuego's and Pachi's opening book file (text; book.fuego reads it)
+FUEGO_NAMES = ("book.dat",)  # Fuego's and Pachi's opening book file (text; book.formats.fuego reads it)
 TAR_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 ZIP_SUFFIXES = (".zip",)
 

@@ -16,10 +16,11 @@ from itertools import chain
 import numpy as np
 
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
-from fuseki.book.formats.headers import HEADER_FIELDS
 from fuseki.book.formats.positions import to_move_without_moves
-from fuseki.book.formats.records import GameRecord, Moves, SgfError, read_games
+from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile
+from fuseki.book.model.headers import HEADER_FIELDS
+from fuseki.book.model.records import GameRecord, Moves
 from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.connect import make_engine
 from fuseki.engine.core import coords
@@ -200,7 +201,7 @@ _LOW_BASE = np.arange(schema.MAX_MOVE_NUMBER + 1, dtype=np.int64) << schema.MOVE
 def _flat(pair_lists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(points, colours, offsets) of many games' (colour, point) pairs, concatenated.
 
-    The fast path's moves (``records.Moves``) are taken as the arrays they already are.
+    The fast path's moves (``book.model.records.Moves``) are taken as the arrays they already are.
     """
     offsets = np.zeros(len(pair_lists) + 1, dtype=np.int64)
     np.cumsum([len(pairs) for pairs in pair_lists], out=offsets[1:])
@@ -270,7 +271,7 @@ def game_row(record: GameRecord, anomaly: str | None, fp: int) -> tuple:
     the id in front and hands the rows to the driver (0.2 s less of the writer's time
     for the 11,365 Tygem games).
     """
-    row = {f.name: f.stored(getattr(record, f.name)) for f in HEADER_FIELDS}  # book.headers
+    row = {f.name: f.stored(getattr(record, f.name)) for f in HEADER_FIELDS}  # book.formats.headers
     row.update(size=record.size, move_count=len(record.moves), source=record.source, fingerprint=fp, anomaly=anomaly,
                sgf=schema.compress_sgf(record.sgf))
     return tuple(row[name] for name in GAME_COLUMNS[1:])

@@ -10,15 +10,15 @@ The pipeline (``import_paths``)::
 
 - The reader walks the paths and cuts the sources into groups, one turn of a parser each
   (``book.pipeline.groups``); it deals game files by name and archives of a batch or two
-  closed, for the parser that gets them to read (``book.sources``), and reads only bigger
+  closed, for the parser that gets them to read (``book.formats.sources``), and reads only bigger
   archives itself (and every archive where there are fewer than two a parser).
-  Each parser cuts a group into batches, reads its SGF (``book.records.read_games``,
+  Each parser cuts a group into batches, reads its SGF (``book.formats.records.read_games``,
   fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
   once per group and board size), compresses the stored SGF, sorts the rows by key and
   writes them with the batch's games numbered from 0: for a SQLite book on disk, as a
-  segment file beside the book (``book.segment_files``); for a PostgreSQL book, as a table
-  of its own, COPYed on its own connection (``book.pg_stage``); for a SQLite book in
+  segment file beside the book (``book.storage.segment_files``); for a PostgreSQL book, as a table
+  of its own, COPYed on its own connection (``book.storage.pg_stage``); for a SQLite book in
   memory, as the segment's page image it sends.  The writer takes the batches in the
   order the groups were dealt, so games are numbered in source order whatever N is, and
   only links them in with their first game id: one row naming the file, or a rename and
@@ -34,16 +34,16 @@ The pipeline (``import_paths``)::
   (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
   completes without duplicates.  Asked to stop (``stop``), it ends between batches; the
   workers die with this process however it ends (``book.pipeline.workers``).
-- A batch's rows become a new segment of the positions index (``book.segments``):
+- A batch's rows become a new segment of the positions index (``book.storage.segments``):
   a table of their own, written in key order, so a batch costs the same whatever the
   book's size.  SQLite gets them as a database image built page by page
-  (``book.sqlite_image``) and copied by SQLite's whole-table transfer, PostgreSQL
+  (``book.storage.sqlite_image``) and copied by SQLite's whole-table transfer, PostgreSQL
   through ``COPY`` (a parser's, or the writer's where staging is off), any other database
   through SQLAlchemy's portable ``insert()``.  Batches
   take the book's write lock (``Book.writing``), so importers in several processes
   take turns and never read the same ``max(id)`` or miss each other's fingerprints.
   A SQLite book copies its write-ahead log back into the file on a thread of its own
-  (``book.wal``), not in the writer's commits.
+  (``book.storage.wal``), not in the writer's commits.
 - Where the CPU goes (``bench/book.py`` prints it for each stage): parsing, replaying and
   sorting are most of it and run in N processes; the reader only decompresses and cuts;
   the writer's share is SQLite's own work (the whole-table transfer of the image, the
@@ -63,7 +63,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -79,8 +79,9 @@ from fuseki.book.pipeline.batches import (
 )
 from fuseki.book.pipeline.groups import ArchiveGames, cut, groups
 from fuseki.book.pipeline.progress import InputBytes, Progress
+from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
-from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image
+from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image, sqlite_stage
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
@@ -95,43 +96,6 @@ BATCH_GAMES = 16_000
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 WORKERS = min(8, CORES)
 WORKERS_WRITING_ROWS = min(3, CORES)
-
-
-@dataclass
-class ImportReport:
-    """What an import did; ``str()`` is the one-line summary."""
-
-    added: int = 0
-    duplicates: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why it could not be read)
-    # (file, the game's id in the book, what: "move 3 (B D16) is illegal: ...") of each game added
-    # with an anomaly (module docstring)
-    anomalies: list[tuple[str, int, str]] = field(default_factory=list)
-    positions: int = 0
-    elapsed: float = 0.0
-    stopped: bool = False  # ended early, asked to (``import_paths``'s ``stop``): a re-run adds the rest
-    # CPU seconds of each stage: "reader", "parsers" (all of them), "writer" (its thread only);
-    # the reader and parsers are known once every source was read (not after a stop or error)
-    cpu: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def rate(self) -> float:
-        return (self.added + self.duplicates) / self.elapsed if self.elapsed > 0 else 0.0
-
-    def __str__(self) -> str:
-        text = f"{self.added:,} games added, {self.duplicates:,} duplicates, "
-        text += f"{len(self.skipped):,} files skipped"
-        if self.skipped:
-            named = "; ".join(f"{name}: {reason}" for name, reason in self.skipped[:3])
-            more = f"; {len(self.skipped) - 3:,} more" if len(self.skipped) > 3 else ""
-            text += f" ({named}{more})"
-        text += f", {len(self.anomalies):,} anomalies"
-        if self.anomalies:
-            named = "; ".join(f"{name} game {game_id}: {reason}" for name, game_id, reason in self.anomalies[:3])
-            more = f"; {len(self.anomalies) - 3:,} more" if len(self.anomalies) > 3 else ""
-            text += f" ({named}{more})"
-        text += f", {self.elapsed:.1f} s, {self.rate:,.0f} games/s"
-        return text
 
 
 # --- writing (the main process's side) -------------------------------------------------------
@@ -327,7 +291,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     CPU seconds of the stages: "reader" and "parsers".  ``image``: batches carry their rows
     as an image (a SQLite book).  ``rows_to``: what writes each batch's rows where this
     process only links them in (``batches.make_batch``): a SQLite book's segment files
-    (``book.segment_files``), a PostgreSQL book's staged tables (``book.pg_stage``).  With
+    (``book.storage.segment_files``), a PostgreSQL book's staged tables (``book.storage.pg_stage``).  With
     either, the parsers leave out the games the book at ``book_url`` already holds
     (``KnownGames``).
     """
@@ -484,7 +448,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     meter = InputBytes(paths) if progress else None  # a walk of the paths: only for a progress
     if progress:
         progress.start(meter.total)
-    image = book.engine.dialect.name == "sqlite" and segments.IMAGES
+    image = book.engine.dialect.name == "sqlite" and sqlite_stage.IMAGES
     with book.engine.connect() as conn:
         files = segment_files.files_folder(conn)
     held, rows_to = None, None  # where the parsers write the rows: the writer links them in

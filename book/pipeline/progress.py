@@ -14,14 +14,11 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
 from fuseki.book.formats.sources import _kind as source_kind  # which files iter_sources opens
-
-if TYPE_CHECKING:
-    from fuseki.book.pipeline.importer import ImportReport
+from fuseki.book.pipeline.report import ImportReport
 
 
 class _CurrentStderr:

@@ -1,7 +1,7 @@
 """Next-move statistics: for a position, each next move with its games and each colour's wins.
 
 The table ``next_stats`` holds, per position and next move, what ``Book.next_moves`` counts
-from the positions index (``book.segments``) game by game:
+from the positions index (``book.storage.segments``) game by game:
 
 - ``key``: the canonical position key (the smallest of the 8 symmetric keys, compared
   unsigned), stored signed as in the segments (``zobrist.to_signed``);
@@ -18,7 +18,7 @@ games (the ``END`` row included) and the games that ended there are the ``END`` 
 The counting rule is the store's: a game counts once per position, at its first visit (a
 game may come back to a position through a ko or passes), with the move it played then.
 
-A *statistics book* (the built-in book, ``book.statbook``) is a SQLite file of ``meta`` and
+A *statistics book* (the built-in book, ``book.storage.statbook``) is a SQLite file of ``meta`` and
 this table only: no games, no positions index.  It is marked twice: the meta row
 ``book_kind = statistics`` (what a reader checks) and the SQLite header's application id
 (``APPLICATION_ID``, what ``Book.open`` reads from the file's first 100 bytes, so that it

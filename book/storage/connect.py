@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
 
-from fuseki.book.storage import segments
+from fuseki.book.storage import sqlite_stage
 
 POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
 WAL_WAIT = 60.0  # seconds a connection waits for the lock that turning a new book to WAL needs
@@ -76,8 +76,8 @@ def make_engine(url, readonly: bool) -> Engine:
             # rewriting the whole file; only a new database takes it (VACUUM: Book.compact).
             cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
             _set_wal(cur)
-            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.wal)
-            segments.attach_stage(dbapi_conn)  # where an importer's rows are staged (book.segments)
+            cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.storage.wal)
+            sqlite_stage.attach_stage(dbapi_conn)  # where an importer's rows are staged
         cur.execute("PRAGMA synchronous=NORMAL")
         # Readers keep what they read (256 MB); a writer's cache would fill with the pages it
         # wrote and never reads again (the games' records), while what it does read, the

@@ -48,7 +48,7 @@ _metadata = MetaData()
 
 def summary_table(segment_id: int | str) -> Table:
     """The table ``summary_<segment_id>`` (key signed, stats: the records' bytes); given a
-    name (str), the table of that name (a summary staged on PostgreSQL, ``book.pg_stage``)."""
+    name (str), the table of that name (a summary staged on PostgreSQL, ``book.storage.pg_stage``)."""
     name = segment_id if isinstance(segment_id, str) else f"summary_{int(segment_id)}"
     table = _metadata.tables.get(name)
     if table is None:

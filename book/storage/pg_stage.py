@@ -1,7 +1,7 @@
 """A PostgreSQL book's new segments, written by the import's parsers in parallel ("staged").
 
 On SQLite each parser writes its batch's rows as a segment file and the one writer only
-links it in (``book.segment_files``).  This is the same for PostgreSQL, where files are
+links it in (``book.storage.segment_files``).  This is the same for PostgreSQL, where files are
 not at hand (the server may be another machine): each parser COPYs its batch's rows,
 its games numbered from 0, into a table of its own on its own connection, builds the
 table's primary key, writes the batch's summary beside it, and commits.  The writer then
@@ -29,6 +29,7 @@ import numpy as np
 from sqlalchemy import insert, text
 
 from fuseki.book.storage import nextmoves, pgcopy, schema, segment_files
+from fuseki.book.storage.connect import make_engine
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
 # bench/book.py; tests compare both)
@@ -84,8 +85,6 @@ class Stager:
 
     def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats) -> str:
         if self.engine is None:
-            from fuseki.book.storage.connect import make_engine  # connect imports segments, which imports this
-
             self.engine = make_engine(self.url, readonly=False)
         name = f"{PREFIX}{self.token}_{os.getpid()}_{next(self.numbers)}"
         with self.engine.begin() as conn:

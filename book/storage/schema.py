@@ -9,7 +9,7 @@ The tables:
     refuses to open it.
 
 ``games``
-    One row per game: the header fields of ``book.headers``, in its order (``winner``
+    One row per game: the header fields of ``book.formats.headers``, in its order (``winner``
     0 none, 1 Black, 2 White), then ``size``, ``move_count``, ``source``,
     ``fingerprint`` (unique; blake2b-8 of size, setup and moves, so a re-import adds
     nothing), ``anomaly`` (null, or why the game's positions stop early) and ``sgf``
@@ -28,7 +28,7 @@ The tables:
 
 ``segments`` and ``positions_<id>``
     The positions index: one row per position per game -- every position of every
-    game, in canonical orientation -- kept in *segment* tables (``book.segments``):
+    game, in canonical orientation -- kept in *segment* tables (``book.storage.segments``):
     each batch an importer writes becomes a new table ``positions_<id>``, registered
     in ``segments(id, level, rows)``, and full levels are merged into one table of the
     next level (a small LSM tree).  A segment table holds:
@@ -76,10 +76,10 @@ from sqlalchemy import (
     select,
 )
 
-from fuseki.book.formats.headers import HEADER_FIELDS, HeaderField
+from fuseki.book.model.headers import HEADER_FIELDS, HeaderField
 from fuseki.engine.core import zobrist
 
-SCHEMA_VERSION = "2"  # 2: positions in segment tables (book.segments)
+SCHEMA_VERSION = "2"  # 2: positions in segment tables (book.storage.segments)
 WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
 HASH_NAME = "zobrist-splitmix64-v1"
 
@@ -137,7 +137,7 @@ def _header_column(header: HeaderField) -> Column:
 games = Table(
     "games", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),
-    *(_header_column(header) for header in HEADER_FIELDS),  # black ... rules (book.headers)
+    *(_header_column(header) for header in HEADER_FIELDS),  # black ... rules (book.formats.headers)
     Column("size", Integer, nullable=False),
     Column("move_count", Integer, nullable=False),
     Column("source", Text, nullable=False, default=""),
@@ -178,7 +178,7 @@ segments = Table(
     Column("rows", BigInteger, nullable=False),
 )
 
-# A segment kept in a file beside the book (book.segment_files): its file, and what its codes lack.
+# A segment kept in a file beside the book (book.storage.segment_files): its file, and what its codes lack.
 segment_files = Table(
     "segment_files", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),
@@ -205,7 +205,7 @@ def segment_table(segment_id: int | str) -> Table:
 
 
 # A SQLite importer's staging table (in memory): the same columns and key as a segment,
-# which SQLite's whole-table transfer into a new segment needs (book.segments).
+# which SQLite's whole-table transfer into a new segment needs (book.storage.segments).
 staging_table = Table("fuseki_stage", MetaData(), *positions_columns("fuseki_stage"),
                       sqlite_with_rowid=False)
 

@@ -1,6 +1,6 @@
 """Segments as files beside a SQLite book, so that the one writer only links them in.
 
-A SQLite book ``games.sqlite`` keeps its newer segments (``book.segments``) in the folder
+A SQLite book ``games.sqlite`` keeps its newer segments (``book.storage.segments``) in the folder
 ``games.sqlite-segments/``: each is a small SQLite database of its own, written once and
 never changed, holding the table ``positions`` (key, code) and the table ``summary``
 (``book.storage.nextmoves``).  The main file lists them in ``segment_files(id, file, base)``.
@@ -93,7 +93,7 @@ def new_name(owner: int) -> str:
 # --- the book's list of files ------------------------------------------------------------
 
 def files_folder(conn) -> str | None:
-    """The folder new segments of this book go to as files (``book.segment_files``); None:
+    """The folder new segments of this book go to as files (``book.storage.segment_files``); None:
     they go into the database (PostgreSQL, a SQLite book in memory, files turned off)."""
     if conn.dialect.name != "sqlite" or not ENABLED:
         return None

@@ -1,4 +1,4 @@
-"""Merges of a SQLite book's segment files (``book.segment_files``), done outside transactions.
+"""Merges of a SQLite book's segment files (``book.storage.segment_files``), done outside transactions.
 
 A merge reads and writes files only (``segment_files.merge``), so another process's import
 goes on meanwhile; one short write transaction then links its file in, and the parts' files

@@ -12,7 +12,7 @@ batch written into one B-tree rewrote nearly every leaf page of it (the log grew
 the size of the whole table at each commit): a batch's commit grew with the book without
 end (bench/book.py --corpus prints the import rate of each tenth of the games) -- an import's cost
 was quadratic in the book's size.  A new segment only appends pages.  On SQLite its
-rows come as a database image (``book.sqlite_image``) copied by SQLite's transfer of a
+rows come as a database image (``book.storage.sqlite_image``) copied by SQLite's transfer of a
 whole table into an empty one, which packs the pages full: the book needs no ``VACUUM``
 to stay under 5 KB a game (random inserts left pages about 88% full).
 
@@ -25,16 +25,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import sqlite3
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 from sqlalchemy import func, insert, select, text, union_all
-from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import nextmoves, pg_stage, segment_files, sqlite_image
+from fuseki.book.storage import nextmoves, pg_stage, segment_files, sqlite_image, sqlite_stage
 from fuseki.book.storage.schema import GAME_SHIFT, games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
 
@@ -44,15 +41,7 @@ from fuseki.book.storage.schema import segment_files as files_table
 # at 512,000 games; bench/corpus.py prints both costs.
 FANOUT = 32
 
-# SQLite: a batch's rows come to SQLite as a database image (book.sqlite_image) opened as the
-# in-memory database STAGE, attached to every connection that may write (attach_stage); the
-# image's table holds them in the staging table's definition, so SQLite's transfer copies them.
-# Where the sqlite3 module has no deserialize (a SQLite built without it), they go through a
-# temporary table instead, 250 rows an INSERT: the same segment, slower.
-STAGE = "fuseki_import"
-IMAGES = hasattr(sqlite3.Connection, "deserialize")  # whether SQLite takes rows as an image here
-_STAGE_DDL = str(CreateTable(staging_table).compile(dialect=sqlite_dialect.dialect())).strip()
-_TEMP_STAGE = f"temp.{staging_table.name}"
+_TEMP_STAGE = f"temp.{staging_table.name}"  # where rows go without images (sqlite_stage.IMAGES)
 _ROWS_PER_STATEMENT = 250  # 500 parameters: under every SQLite's limit (999 before 3.32)
 
 
@@ -124,7 +113,7 @@ def batch_image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) ->
     only adds the first game id (``sqlite_image.add_to_codes``) and links it in: the image
     is built where there is a core for each worker, not in the one writer.
     """
-    return sqlite_image.rows_image(keys, codes, _STAGE_DDL, wide_codes=True, own_codes=own_codes)
+    return sqlite_image.rows_image(keys, codes, sqlite_stage.STAGE_DDL, wide_codes=True, own_codes=own_codes)
 
 
 def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats | None = None) -> int:
@@ -160,7 +149,7 @@ def write_image_segment(conn, image: np.ndarray, summary: nextmoves.NextMoveStat
 
     On SQLite the image goes to SQLite as it is; elsewhere its rows are read back from it."""
     dbapi_connection = conn.connection.dbapi_connection
-    if conn.dialect.name != "sqlite" or not IMAGES or not _has_stage(dbapi_connection):
+    if conn.dialect.name != "sqlite" or not sqlite_stage.IMAGES or not sqlite_stage.has_stage(dbapi_connection):
         keys, codes = sqlite_image.image_rows(image)
         return write_segment(conn, keys, codes, summary)
     rows = sqlite_image.row_count(image)
@@ -522,46 +511,25 @@ def _new_segment_table(conn, keyed: bool = True):
     return segment, table
 
 
-def attach_stage(dbapi_connection) -> None:
-    """Attach STAGE to a new SQLite connection that may write (outside any transaction)."""
-    if IMAGES:
-        dbapi_connection.execute(f"ATTACH ':memory:' AS {STAGE}")
-
-
-def clear_stage(dbapi_connection) -> None:
-    """Give back the memory of the rows staged by the last write (after its commit)."""
-    if IMAGES and _has_stage(dbapi_connection):
-        dbapi_connection.deserialize(_empty_stage(), name=STAGE)
-
-
-def _has_stage(dbapi_connection) -> bool:
-    return any(name == STAGE for _seq, name, _file in dbapi_connection.execute("PRAGMA database_list"))
-
-
-@lru_cache(maxsize=1)
-def _empty_stage() -> bytes:
-    return sqlite_image.empty_image(_STAGE_DDL)
-
-
 def _write_sqlite(dbapi_connection, table: str, keys: np.ndarray | None, codes: np.ndarray | None,
                   image: np.ndarray | None = None) -> None:
     """Fill the new, empty segment table through a staging table of the same definition.
 
     SQLite's transfer optimisation (INSERT INTO t SELECT * FROM s) copies the records as
     they are and packs t's pages full, only between tables of the same columns and key
-    and into an empty t.  A transaction can stage one image: the transfer leaves STAGE
+    and into an empty t.  A transaction can stage one image: the transfer leaves the stage
     in the transaction until it ends.
     """
     cursor = dbapi_connection.cursor()
     try:
-        if IMAGES and _has_stage(dbapi_connection):
+        if sqlite_stage.IMAGES and sqlite_stage.has_stage(dbapi_connection):
             if image is None:
-                image = sqlite_image.rows_image(keys, codes, _STAGE_DDL)
-            dbapi_connection.deserialize(image.data, name=STAGE)
-            cursor.execute(f"INSERT INTO main.{table} SELECT * FROM {STAGE}.{staging_table.name}")
+                image = sqlite_image.rows_image(keys, codes, sqlite_stage.STAGE_DDL)
+            dbapi_connection.deserialize(image.data, name=sqlite_stage.STAGE)
+            cursor.execute(f"INSERT INTO main.{table} SELECT * FROM {sqlite_stage.STAGE}.{staging_table.name}")
         else:
             cursor.execute(f"DROP TABLE IF EXISTS {_TEMP_STAGE}")
-            cursor.execute(_STAGE_DDL.replace("CREATE TABLE ", "CREATE TEMPORARY TABLE ", 1))
+            cursor.execute(sqlite_stage.STAGE_DDL.replace("CREATE TABLE ", "CREATE TEMPORARY TABLE ", 1))
             _bind_rows(cursor, keys, codes)
             cursor.execute(f"INSERT INTO main.{table} SELECT * FROM {_TEMP_STAGE}")
             cursor.execute(f"DROP TABLE {_TEMP_STAGE}")

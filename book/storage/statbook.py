@@ -1,6 +1,6 @@
 """A statistics book: next-move statistics without games (the built-in book is one).
 
-``Book.open`` hands a file marked as a statistics book (``book.aggregates``) to
+``Book.open`` hands a file marked as a statistics book (``book.storage.aggregates``) to
 ``StatisticsBook.open_file``: the same ``Book`` interface over the ``next_stats`` table
 instead of the positions index.  What it can answer it answers as a book of games would:
 
@@ -136,3 +136,6 @@ class StatisticsBook(Book):
         with self.engine.connect() as conn:
             file_bytes = self._file_bytes(conn)
         return BookStats(info.games, info.positions, dict(info.sizes), info.years, file_bytes)
+
+
+Book.open_statistics = StatisticsBook.open_file  # Book.open hands it a statistics file

@@ -1,15 +1,15 @@
 """The opening book: opening a database and asking it questions (the contract is docs/book-api.md).
 
 :class:`Book` owns one SQLAlchemy engine over SQLite (a path, or a ``sqlite:`` URL) or
-PostgreSQL (``postgresql://``); the tables are in ``book.schema``, the writing side in
-``book.importer``.  Every query binds its parameters; no user text is put into SQL.
+PostgreSQL (``postgresql://``); the tables are in ``book.storage.schema``, the writing side in
+``book.pipeline.importer``.  Every query binds its parameters; no user text is put into SQL.
 
 How a next-move query works (``Book.next_moves``):
 
 1. the asked board's 8 symmetric keys; the canonical key is the smallest (unsigned),
    ``t*`` the first symmetry giving it, and the position's own symmetry group (its
    *stabilizer*) is every ``s`` with ``keys[s] == keys[0]``;
-2. one statement reads, in each segment (``book.segments``), the key's summary
+2. one statement reads, in each segment (``book.storage.segments``), the key's summary
    (``book.storage.nextmoves``: counts by year and next point, for the keys many games of
    the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
    key = :k``); numpy splits the codes into game id, move number, next point
@@ -41,11 +41,12 @@ from sqlalchemy import func, inspect, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from fuseki.book.formats.headers import dataclass_fields
+from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import aggregates, nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
 from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
+from fuseki.book.storage.sqlite_stage import clear_stage
 from fuseki.book.storage.wal import Checkpointer
 from fuseki.engine.core.base import BLACK, END, WHITE
 from fuseki.engine.core.zobrist import to_signed
@@ -92,12 +93,12 @@ class NextMoves:
 GameRow = make_dataclass(
     "GameRow",
     [("id", int), *dataclass_fields(), ("size", int), ("move_count", int), ("source", str),
-     ("move_number", int)],  # the header fields (black ... rules) are book.headers'
+     ("move_number", int)],  # the header fields (black ... rules) are book.formats.headers'
     frozen=True,
     namespace={"__module__": __name__, "__doc__": """A game's header as ``Book.games`` lists it.
 
     ``move_number``: where the position occurred in the game.  The header fields are those
-    of ``book.headers.HEADER_FIELDS``, keyword-only; ``winner`` is as stored (0 none, 1
+    of ``book.model.headers.HEADER_FIELDS``, keyword-only; ``winner`` is as stored (0 none, 1
     Black, 2 White).
     """},
 )
@@ -134,7 +135,10 @@ class Book:
     connection of its own, and the caches (``_hot``, ``_masks``, ``_rank``) only ever publish
     arrays that are finished, and change their dicts under ``_lock``."""
 
-    statistics = None  # a statistics book's StatisticsInfo (book.statbook); None: a book of games
+    statistics = None  # a statistics book's StatisticsInfo (book.storage.statbook); None: a book of games
+    # StatisticsBook.open_file: a statistics book is a Book of its own (book.storage.statbook, which
+    # imports this module); the storage package imports it and it puts its opener here.
+    open_statistics = None
 
     def __init__(self, engine: Engine, readonly: bool, path: str | None):
         self.engine = engine
@@ -159,16 +163,14 @@ class Book:
         Raises BookError when a read-only book does not exist or is not a book, or when a
         SQLite book lists segment files its folder lacks (copied without it), and
         schema.SchemeMismatch when it was written with another hash scheme.  A statistics
-        book (``book.aggregates``; the built-in book) opens read-only whatever is asked.
+        book (``book.storage.aggregates``; the built-in book) opens read-only whatever is asked.
         """
         url = to_url(str(location), readonly)
         path = sqlite_path(url)
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
-        if path and aggregates.is_statistics_file(path):  # never opened for writing (book.statbook)
-            from fuseki.book.storage.statbook import StatisticsBook
-
-            return StatisticsBook.open_file(path)
+        if path and aggregates.is_statistics_file(path):  # never opened for writing
+            return Book.open_statistics(path)
         engine = make_engine(url, readonly)
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
@@ -274,7 +276,7 @@ class Book:
         return GamesPage(rows, total, before // page_size + 1, pages, rows[-1].id if more and rows else None)
 
     def game(self, game_id: int):
-        """The stored game as a ``book.records.GameRecord``; KeyError if there is none."""
+        """The stored game as a ``book.model.records.GameRecord``; KeyError if there is none."""
         from fuseki.book.formats.records import read_games
 
         data = self.game_sgf(game_id)
@@ -329,7 +331,7 @@ class Book:
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
                 yield conn
             if self.engine.dialect.name == "sqlite":
-                segments.clear_stage(conn.connection.dbapi_connection)
+                clear_stage(conn.connection.dbapi_connection)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()
 

@@ -6,7 +6,7 @@ the database file.  For an import that is most of the cost of a commit: 0.4-0.5 
 the writer's ~2.9 s for the 11,365 Tygem games (bench/book.py's writer CPU), while the other core sits idle at the
 start and the end of the import.  Python's sqlite3 releases the GIL while SQLite
 works, so a thread with its own connection can do that copy instead: a writable
-:class:`book.store.Book` turns the automatic checkpoint off and kicks a
+:class:`book.storage.store.Book` turns the automatic checkpoint off and kicks a
 :class:`Checkpointer` after each write transaction.
 
 The checkpoints are PASSIVE: they never wait for readers or writers, and copy what

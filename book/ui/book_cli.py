@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from fuseki.book.ui.cli import add_book_option, book_location
+from fuseki.book.ui.cli_shared import add_book_option, book_location
 
 
 def add_commands(subparsers) -> None:

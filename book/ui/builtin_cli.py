@@ -4,7 +4,7 @@ Example::
 
     fuseki book build-builtin --from ../shared/data --out book/data/builtin.sqlite
 
-The same archives give the same bytes (``book.pipeline.statistics``); the book's JSON
+The same archives give the same bytes (``book.statistics``); the book's JSON
 file is written beside it.
 """
 
@@ -16,8 +16,8 @@ import sys
 
 
 def add_commands(subparsers) -> None:
-    from fuseki.book.pipeline import statistics
-    from fuseki.book.ui.cli import subcommands
+    from fuseki.book import statistics
+    from fuseki.book.ui.cli_shared import subcommands
 
     sub = subcommands(subparsers, "book")
     p = sub.add_parser(
@@ -59,9 +59,9 @@ def describe(paths: list[str]) -> str:
 def run_build(args) -> int:
     import time
 
-    from fuseki.book.pipeline import statistics
+    from fuseki.book import statistics
     from fuseki.book.pipeline.progress import Progress
-    from fuseki.book.ui.cli import CommandError
+    from fuseki.book.ui.cli_shared import CommandError
 
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")

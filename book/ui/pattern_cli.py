@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from fuseki.book.ui.book_cli import add_filter_options, add_position_options, parse_years, position_of
-from fuseki.book.ui.cli import add_book_option, book_location
+from fuseki.book.ui.cli_shared import add_book_option, book_location
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import EMPTY, point_to_xy, xy_to_point
 

@@ -1,7 +1,7 @@
 """``fuseki pos9 ...``: view, count, merge, export and score the 9x9 research files.
 
-A thin layer over ``book.pos9``: each command reads with the library, prints,
-and lets ``RecordError`` (a ValueError) reach ``book.cli.main``, which prints
+A thin layer over ``book.formats.pos9``: each command reads with the library, prints,
+and lets ``RecordError`` (a ValueError) reach ``book.ui.cli.main``, which prints
 it as one line and exits 1 -- after the good records before it were printed.
 """
 
@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fuseki.book.ui.cli import CommandError
+from fuseki.book.ui.cli_shared import CommandError
 
 if TYPE_CHECKING:
     import numpy as np

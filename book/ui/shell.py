@@ -1,9 +1,9 @@
 """``fuseki shell``: explore the book from a command line with history and tab completion.
 
 The shell keeps one search position (a ``Board`` replayed from the empty board,
-Black first, colours alternating) and the filters, and asks ``book.store.Book``
+Black first, colours alternating) and the filters, and asks ``book.storage.store.Book``
 for the next moves and games; the text board, the next-move table and the games
-list come from ``book.textboard``, shared with ``fuseki search`` (next-move
+list come from ``book.ui.textboard``, shared with ``fuseki search`` (next-move
 letters here are ``a``-``l``).  Commands (``help COMMAND``
 for each)::
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from fuseki.book.ui.cli import add_book_option, book_location, open_book
+from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
 
 HISTORY_FILE = "~/.fuseki_history"
 

@@ -5,7 +5,7 @@ Example: fuseki serve --book games.sqlite --port 8000, then open http://127.0.0.
 
 from __future__ import annotations
 
-from fuseki.book.ui.cli import add_book_option, book_location, open_book
+from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
 
 
 def add_commands(subparsers) -> None:
@@ -23,7 +23,7 @@ def add_commands(subparsers) -> None:
 
 
 def run_serve(args) -> int:
-    from fuseki.book.ui.cli import CommandError
+    from fuseki.book.ui.cli_shared import CommandError
     from fuseki.book.ui.web.app import LOOPBACK_NAMES
     from fuseki.book.ui.web.server import THREADS, BookServer, default_workers
 
@@ -56,7 +56,7 @@ def _check_address(host: str, port: int) -> None:
     import errno
     import socket
 
-    from fuseki.book.ui.cli import CommandError
+    from fuseki.book.ui.cli_shared import CommandError
 
     if port == 0:
         return

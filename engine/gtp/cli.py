@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from fuseki.engine.gtp import config
+from fuseki.engine import config
 
 LINE_LIMIT = 16 << 20  # bytes; longer lines are refused, not run
 

@@ -116,7 +116,7 @@ class Engine:
     """Answers GTP lines for one game state.
 
     ``game`` is whatever the handlers take as first argument (see
-    ``engine.commands.state.Game``); ``game.quit`` set to True by a handler ends
+    ``engine.gtp.commands.state.Game``); ``game.quit`` set to True by a handler ends
     the session after its response.  ``log`` receives diagnostics (one string a
     call) and defaults to stderr.
     """

@@ -27,8 +27,6 @@ from typing import Protocol
 
 from fuseki.engine.core.base import PASS
 
-POLICIES = ("best", "weighted", "winrate")  # how a chooser picks among candidate moves (book, corner book)
-
 
 class MoveChooser(Protocol):
     def choose(self, board, color: int) -> int | None:

@@ -12,7 +12,7 @@ game, then
 - otherwise starts again: ``boardsize``, ``clear_board``, ``komi`` and the
   whole record (after ``loadsgf``, a new game, or anything unexpected).
 
-``game`` is anything with ``record`` (``engine.commands.state.Game``'s
+``game`` is anything with ``record`` (``engine.gtp.commands.state.Game``'s
 entries: ``("move", colour, point)``, ``("handicap", points)``,
 ``("setup", colour, points)``) and ``clock``; without it the board's own
 ``moves`` are the record.  Time settings and ``time_left`` are forwarded when

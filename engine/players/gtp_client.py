@@ -18,7 +18,7 @@ daemon threads, so a chatty engine never blocks on a full pipe; the last
 ``STDERR_KEEP`` stderr lines are kept (``stderr_lines``, ``take_stderr``).
 
 Deliberately no Go knowledge here: vertices, colours and boards belong to the
-callers (``engine.external``, ``book.match``).
+callers (``engine.players.external``, ``engine.players.match``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fuseki.engine.players.match import RESULTS, Match, MatchConfig, MatchError, write_atomically
+from fuseki.engine.players.match import Match, write_atomically
+from fuseki.engine.players.match_game import RESULTS, MatchConfig, MatchError
 from fuseki.engine.players.match_report import load_openings, results_table
 
 

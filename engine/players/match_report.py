@@ -9,7 +9,7 @@ from pathlib import Path
 
 import fuseki
 from fuseki.engine.core.base import IllegalMove, point_to_rowcol, rowcol_to_point
-from fuseki.engine.players.match import LABELS, RESULTS, Game, MatchConfig, MatchError, repeats
+from fuseki.engine.players.match_game import LABELS, RESULTS, Game, MatchConfig, MatchError, repeats
 
 # --- SGF ------------------------------------------------------------------------------------
 

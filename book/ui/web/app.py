@@ -1,9 +1,9 @@
-"""The book explorer's web application: a JSON API over ``book.store.Book`` and one static page.
+"""The book explorer's web application: a JSON API over ``book.storage.store.Book`` and one static page.
 
 The API is stateless: the client sends the search position as its move sequence
 (``moves=pd,dp,pp`` in SGF letters, or ``Q16,D4`` as GTP vertices, ``pass``
 allowed; Black moves first and colours alternate) plus the filters, and the server
-replays it with ``engine.board.Board`` on every request.  The Flask layer only
+replays it with ``engine.core.board.Board`` on every request.  The Flask layer only
 translates: queries go through the ``Book`` methods (bound parameters, never SQL
 here), rules through ``Board``.
 
@@ -36,7 +36,7 @@ the client shows.  The book is opened read-only; import stays a CLI command.
 
 Requests run at once, without a lock of the application's: ``fuseki serve``
 (``book.ui.web.server``) runs one application per process, each answering on a few threads
-that share its ``Book``, which is safe to share between threads (see ``book.store.Book``):
+that share its ``Book``, which is safe to share between threads (see ``book.storage.store.Book``):
 its engine's pool lends each query a connection of its own, and its caches hold arrays that
 are complete before other threads can see them.  So a slow query (a common position on a big
 book, a long game list) stalls only its own visitor; tests/test_web_threads.py holds one
@@ -52,8 +52,8 @@ from pathlib import Path
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from fuseki.book.formats.headers import HEADER_NAMES
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
+from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -207,7 +207,7 @@ def corners_json(found, board) -> list[dict]:
 
 
 def game_row_json(row) -> dict:
-    """A games-list row: its id, the header fields (book.headers; the winner as a colour name),
+    """A games-list row: its id, the header fields (book.formats.headers; the winner as a colour name),
     size, move count and the move number where the position occurred."""
     answer = {name: getattr(row, name) for name in ("id", *HEADER_NAMES, "size", "move_count", "move_number")}
     answer["winner"] = COLOUR_NAME.get(row.winner)
@@ -215,7 +215,7 @@ def game_row_json(row) -> dict:
 
 
 def record_info(record) -> dict:
-    """A GameRecord's size, header fields (book.headers; the winner as a colour name) and move count."""
+    """A GameRecord's size, header fields (book.formats.headers; the winner as a colour name) and move count."""
     answer = {name: getattr(record, name) for name in ("size", *HEADER_NAMES)}
     answer["winner"] = COLOUR_NAME.get(record.winner)
     answer["move_count"] = len(record.moves)

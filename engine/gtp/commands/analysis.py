@@ -51,8 +51,8 @@ import math
 import re
 import string
 
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import SYNTAX, color, count, integer, vertex_text
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 from fuseki.engine.players.chooser import eligible
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import fuseki
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import count
+from fuseki.engine.gtp.commands.registry import command
 
 NAME = "fuseki"
 

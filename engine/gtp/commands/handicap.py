@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from fuseki.engine.core.base import PASS, fixed_points, max_fixed
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import count, integer, vertex, vertex_text
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 

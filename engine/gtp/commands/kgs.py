@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import count
 from fuseki.engine.gtp.commands.play import play_chosen
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 RULES = ("japanese", "chinese", "aga", "new_zealand")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fuseki.engine.core.base import BLACK, MAX_SIZE, MIN_SIZE, RESIGN, WHITE
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import color, count, integer, number, vertex, vertex_text
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 

@@ -8,8 +8,8 @@ area (stones plus territory reaching one colour only) minus komi.
 from __future__ import annotations
 
 from fuseki.engine.core.base import BLACK, WHITE
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import count, vertex_text
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 STATUSES = ("alive", "dead", "seki")

@@ -2,8 +2,8 @@
 
 Only what GTP needs: size, komi, handicap, setup stones (AB/AW/AE, in any
 node of the main line) and the main line's moves.  Reading SGF for the book
-is ``book/records.py``'s job.  sgfmill's points are (row from the bottom,
-column); ours are padded indices (see ``engine.coords``).
+is ``book/formats/records.py``'s job.  sgfmill's points are (row from the bottom,
+column); ours are padded indices (see ``engine.core.coords``).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import fuseki
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, IllegalMove, point_to_rowcol, rowcol_to_point
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import count, integer
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 _COLOURS = {"b": BLACK, "w": WHITE}
-MAX_FILE_BYTES = 10 << 20  # as book.sources.Limits: no game record is bigger
+MAX_FILE_BYTES = 10 << 20  # as book.formats.sources.Limits: no game record is bigger
 
 
 @command("loadsgf")

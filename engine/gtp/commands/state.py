@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fuseki.engine.config import Settings
 from fuseki.engine.core.base import PASS, RESIGN, point_to_vertex
-from fuseki.engine.gtp.config import Settings
 
 
 @dataclass

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import color, count, integer
+from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from fuseki.engine.core.base import MAX_SIZE, MIN_SIZE
-from fuseki.engine.players.chooser import POLICIES
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "configs" / "fuseki.toml"  # shipped in the package
+DEFAULT_PATH = Path(__file__).resolve().parents[1] / "configs" / "fuseki.toml"  # shipped in the package
+# the values of the [book] policy setting: how a chooser picks among candidate moves (book, corner book)
+POLICIES = ("best", "weighted", "winrate")
 DEFAULT_BOOK = "~/.local/share/fuseki/book.sqlite"
 BOOK_ENV = "FUSEKI_BOOK"
 
