@@ -19,7 +19,7 @@ def build_engine(settings=None, verbose: bool = False, log=None):
     """
     from fuseki.book.chooser import book_choice, from_settings
     from fuseki.engine.gtp.commands import REGISTRY, Game
-    from fuseki.engine.gtp.protocol import Engine
+    from fuseki.engine.gtp.protocol import GtpEngine
     from fuseki.engine.players import engine_choosers
 
     game = Game(settings)
@@ -32,7 +32,7 @@ def build_engine(settings=None, verbose: bool = False, log=None):
     game.choosers = ([book] if book is not None else []) + engine_choosers(game.settings, game)
     if verbose:
         game.log_source = log or (lambda text: print(text, file=sys.stderr, flush=True))
-    return Engine(game, REGISTRY, log)
+    return GtpEngine(game, REGISTRY, log)
 
 
 # What the engine imports once it plays (found, not imported, at start: the first answer

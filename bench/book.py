@@ -406,7 +406,7 @@ def main() -> int:
                 except sqlite3.Error:
                     pass
         if not args.compact:
-            with book.engine.connect() as conn:
+            with book.db.connect() as conn:
                 print(f"    {len(segments.live(conn))} segments (queries below read each)")
         else:
             start = time.perf_counter()

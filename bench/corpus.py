@@ -161,7 +161,7 @@ def file_figures(path: str) -> None:
         games = conn.execute("SELECT count(*) FROM games").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
                               "AND name GLOB 'summary_*'").fetchone()[0]
-    with Book.open(path, readonly=True) as book, book.engine.connect() as conn:
+    with Book.open(path, readonly=True) as book, book.db.connect() as conn:
         live = segments.live(conn)
         files = segment_files.in_files(conn)
     folder = segment_files.folder_of(path)
@@ -176,7 +176,7 @@ def file_figures(path: str) -> None:
 
 def database_figures(url: str) -> None:
     """A PostgreSQL book: the database's size per game, its segments and their indexes."""
-    with Book.open(url, readonly=True) as book, book.engine.connect() as conn:
+    with Book.open(url, readonly=True) as book, book.db.connect() as conn:
         size = conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar()
         games = conn.exec_driver_sql("SELECT count(*) FROM games").scalar()
         live = segments.live(conn)

@@ -99,7 +99,7 @@ def main() -> int:
               f"max {max(times):6.3f} s   games found: median {statistics.median(found):,.0f}, "
               f"max {max(found):,}")
     size = os.path.getsize(book.path) if book.path else 0
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         indexed = conn.exec_driver_sql("SELECT sum(length(events)) FROM pattern_events").scalar() or 0
     print(f"pattern index: {indexed / max(book.stats().games, 1):,.0f} bytes/game (file {size / 1e9:.2f} GB)")
     book.close()

@@ -102,7 +102,7 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
     if min_games < 1:
         raise ValueError("min_games must be at least 1")
     stats = book.stats()
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         kept = list(aggregates.from_book(conn, min_games))  # key ranges: no key in two of them
     positions = sum(nextmoves.positions(chunk) for chunk in kept)
     years = f"{stats.years[0]}-{stats.years[1]}" if stats.years else ""
@@ -114,7 +114,7 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
     def corner_book(target) -> None:
         from fuseki.book.patterns import corner_build, corners
 
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             if not corners.has_table(conn):
                 return
         corner_rows.append(corner_build.copy_into(book, target, corner_min_games))

@@ -66,7 +66,7 @@ def test_every_game_is_stored_once(built, records):
 
 def test_each_game_has_exactly_its_positions(built):
     book, _ = built
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         games = conn.execute(select(schema.games.c.move_count, schema.games.c.anomaly)).all()
     expected = 0
     for move_count, anomaly in games:

@@ -56,7 +56,7 @@ def test_read_only_books_refuse_every_write(tmp_path, tygem_games, book_url):
         with pytest.raises(BookError):
             import_paths(book, [str(archive)], workers=0)
         with pytest.raises(Exception) as refused:
-            with book.engine.begin() as conn:
+            with book.db.begin() as conn:
                 conn.execute(text("UPDATE games SET black = 'changed'"))
         assert "read" in str(refused.value).lower(), refused.value  # "readonly" / "read-only transaction"
         assert book.stats().games == 20

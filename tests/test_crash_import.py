@@ -107,7 +107,7 @@ def check_book(location: str) -> tuple[frozenset, int]:
     except BookError as exc:
         assert not is_sqlite(location) and "no meta table" in str(exc), exc
         return frozenset(), 0
-    with book, book.engine.connect() as db:
+    with book, book.db.connect() as db:
         stats = book.stats()
         _keys, codes = segments.all_rows(db)
         per_game = {}
@@ -178,7 +178,7 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
     finish(run_import(book, archive))
     assert check_book(book) == expected
     if not is_sqlite(book):  # the tables the killed imports staged went when the book was opened again
-        with Book.open(book, readonly=True) as opened, opened.engine.connect() as conn:
+        with Book.open(book, readonly=True) as opened, opened.db.connect() as conn:
             assert pg_stage.staged_tables(conn) == []
     partial = [n for n in seen if 0 < n < GAMES]
     print(f"\ncrash test: {kills} kills (books of {seen} games after them), "

@@ -191,7 +191,7 @@ def test_an_archive_of_good_and_bad_files_keeps_every_good_game(tmp_path, tygem_
     archive = write_archive(tmp_path / "mixed.tgz", members)
     with Book.open(str(tmp_path / "book.sqlite")) as book:
         report = import_paths(book, [str(archive)], workers=1, batch_games=100)
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             stored = set(conn.exec_driver_sql("SELECT fingerprint FROM games").scalars())
     wanted = {fingerprint(read_games(data, name)[0]) for name, data in good}
     assert wanted <= stored, f"{len(wanted - stored)} good games lost; report: {report}"

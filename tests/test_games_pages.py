@@ -146,7 +146,7 @@ def test_the_player_index_holds_every_name_of_every_game(book_of_games):
     expected = {(name.lower(), game[0]) for game in stored(book) for name in game[4:] if name}
     query = (select(schema.players.c.name, schema.game_players.c.game_id)
              .join(schema.game_players, schema.game_players.c.player_id == schema.players.c.id))
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         assert set(conn.execute(query).all()) == expected
         assert schema.players_through(conn) == book.max_game_id()
 
@@ -164,7 +164,7 @@ def test_a_book_without_the_index_answers_the_same_and_gets_it_when_opened_for_w
     with Book.open(book_url, readonly=True) as old:  # read-only: no index, the names are scanned
         assert [[row.id for row in old.games(board, filters=f, page_size=100).rows]
                 for f in ascii_filters] == before
-    with Book.open(book_url) as upgraded, upgraded.engine.connect() as conn:
+    with Book.open(book_url) as upgraded, upgraded.db.connect() as conn:
         assert schema.players_through(conn) == upgraded.max_game_id()
         assert [[row.id for row in upgraded.games(board, filters=f, page_size=100).rows]
                 for f in ascii_filters] == before

@@ -1,4 +1,4 @@
-"""The GTP front end, driven in-process through ``Engine.handle_line``.
+"""The GTP front end, driven in-process through ``GtpEngine.handle_line``.
 
 Transcripts are written as GTP sessions: a line of input, then the expected
 answer.  Every failing command is also checked to leave the board (seen
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from fuseki.engine.config import Settings
 from fuseki.engine.gtp.cli import read_lines, serve
 from fuseki.engine.gtp.commands import REGISTRY, new_engine
-from fuseki.engine.gtp.protocol import Engine, GtpError, Registry, _stderr_log
+from fuseki.engine.gtp.protocol import GtpEngine, GtpError, Registry, _stderr_log
 
 ROOT = Path(__file__).resolve().parent.parent
 STANDARD = ["protocol_version", "name", "version", "known_command", "list_commands", "quit",
@@ -182,7 +182,7 @@ def test_internal_errors_become_one_answer_and_are_logged():
         raise GtpError("cannot score")
 
     logged = []
-    engine = Engine(new_engine().game, registry, log=logged.append)
+    engine = GtpEngine(new_engine().game, registry, log=logged.append)
     assert engine.handle_line("4 boom") == "?4 internal error\n\n"
     assert "ZeroDivisionError" in logged[0] and logged[0].startswith("fuseki:")
     assert engine.handle_line("fail") == "? cannot score\n\n"

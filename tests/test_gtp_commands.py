@@ -1,4 +1,4 @@
-"""GTP commands beyond playing moves, driven in-process through ``Engine.handle_line``:
+"""GTP commands beyond playing moves, driven in-process through ``GtpEngine.handle_line``:
 handicap, scoring, time, KGS, loadsgf/printsgf, and the ``gtp_main.py`` process itself.
 
 The helpers are test_gtp.py's: transcripts written as GTP sessions, every failing command

@@ -24,12 +24,12 @@ from test_store import sgf_text, write_games
 
 
 def ids(book):
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         return conn.execute(select(schema.games.c.id, schema.games.c.source).order_by(schema.games.c.id)).all()
 
 
 def rows(book):
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         games = sorted(conn.execute(select(schema.games.c.fingerprint, schema.games.c.id)).all())
         positions = zip(*(column.tolist() for column in segments.all_rows(conn)))
     ids = {gid: fp for fp, gid in games}
@@ -39,13 +39,13 @@ def rows(book):
 
 
 def count(book, table):
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar()
 
 
 def position_rows(book):
     """Rows found in the segment tables, checked against what the segment list says."""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         found = len(segments.all_rows(conn)[0])
         assert found == segments.row_count(conn)
     return found
@@ -84,7 +84,7 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
         calls.append(len(batch.games))
         if len(calls) == 3:
             # die in the middle of the third batch's transaction: its games are written
-            with book.engine.begin() as conn:
+            with book.db.begin() as conn:
                 conn.execute(schema.games.insert(), [dict(zip(batches.GAME_COLUMNS, (10 ** 6,) + batch.games[0]))])
                 raise KeyboardInterrupt
         real(book, batch, report, *rest)
@@ -95,9 +95,9 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
             importer.import_paths(book, [str(folder)], workers=0, batch_games=5)
         kept = count(book, schema.games)
         assert 0 < kept <= sum(calls[:2]) < distinct
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             assert conn.execute(select(func.max(schema.games.c.id))).scalar() < 10 ** 6
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             lengths = conn.execute(select(schema.games.c.move_count)).scalars().all()
         assert position_rows(book) == sum(n + 1 for n in lengths)
         monkeypatch.setattr(importer, "write_batch", real)
@@ -277,7 +277,7 @@ def test_stored_sgf_is_each_games_own_bytes_whoever_compressed_it(tmp_path):
     for workers in (0, 1):
         with Book.open(str(tmp_path / f"{workers}.sqlite")) as book:
             importer.import_paths(book, [str(tmp_path)], workers=workers)
-            with book.engine.connect() as conn:
+            with book.db.connect() as conn:
                 blobs = conn.execute(select(schema.games.c.sgf)).scalars().all()
             assert {schema.decompress_sgf(blob) for blob in blobs} == expected
             assert sorted(blobs) == sorted(schema.compress_sgf(sgf) for sgf in expected)
@@ -285,7 +285,7 @@ def test_stored_sgf_is_each_games_own_bytes_whoever_compressed_it(tmp_path):
 
 def summary_rows(book):
     """Every segment summary's rows, whatever segment holds them."""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'summary_*' "
                                      "AND type = 'table'").scalars().all()
         found = [tuple(row) for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all()]
@@ -332,7 +332,7 @@ def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tm
         books[name] = (book, report)
     assert numbered.count(True) >= 6  # the image path was taken, not only the rows path
     for name in ("files", "files2"):  # the segments are files, and no position table is in the book
-        with books[name][0].engine.connect() as conn:
+        with books[name][0].db.connect() as conn:
             assert len(segment_files.in_files(conn)) == len(segments.live(conn)) > 1
     base, base_report = books["rows"]
     assert (base_report.added, base_report.duplicates) == (57, 3)
@@ -344,7 +344,7 @@ def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tm
         assert rows(book) == rows(base) and summary_rows(book) == summary_rows(base)
         if not name.startswith("files"):
             assert ids(book) == ids(base)
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
     for book, _ in books.values():
         book.close()
@@ -367,7 +367,7 @@ def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, mo
                     conn.exec_driver_sql(f"UPDATE positions_{segment.id} SET code = code + {(top - 1) << 24}")
             report = importer.import_paths(book, [str(folder)], workers=0, batch_games=8)
             assert (report.added, report.duplicates) == (11, 1)
-            with book.engine.connect() as conn:
+            with book.db.connect() as conn:
                 codes = sorted(zip(*(column.tolist() for column in segments.all_rows(conn))))
                 assert max(code >> schema.GAME_SHIFT for _, code in codes) == top + 11
             found.append((ids(book), codes))
@@ -382,7 +382,7 @@ def test_a_parser_leaves_out_the_games_the_book_holds(tmp_path):
     with Book.open(str(tmp_path / "book.sqlite")) as book:
         importer.import_paths(book, [str(files[1]), str(files[4])], workers=0)
         group = [SourceFile(path.name, path.read_bytes()) for path in files]
-        known = batches.KnownGames(book.engine.url)
+        known = batches.KnownGames(book.db.url)
         batch = batches.prepare_group(group, image=True, known=known)
         plain = batches.prepare_group(group, image=True)
         assert (len(batch.games), batch.duplicates) == (4, 2) and (len(plain.games), plain.duplicates) == (6, 0)

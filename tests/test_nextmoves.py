@@ -104,7 +104,7 @@ def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path,
     write_games(folder, count=60, seed=4)
     with Book.open(book_url) as book:
         importer.import_paths(book, [str(folder)], workers=0, batch_games=6)
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             live = segments.live(conn)
             assert any(s.level >= 1 for s in live), live
             years = dict(conn.exec_driver_sql("SELECT id, year FROM games").all())

@@ -387,7 +387,7 @@ def real_book(tmp_path_factory, tygem_games):
     archive = write_archive(folder / "games.tgz", members)
     book = Book.open(str(folder / "book.sqlite"))
     importer.import_paths(book, [str(archive)], workers=0)
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         id_of = {source: game_id for game_id, source in conn.exec_driver_sql("SELECT id, source FROM games")}
     ids = [next(i for source, i in id_of.items() if source.endswith(name)) for name, _data in members]
     assert len(set(ids)) == len(games) == REAL_GAMES

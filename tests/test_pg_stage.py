@@ -32,7 +32,7 @@ pytestmark = pytest.mark.slow  # several imports into fresh databases
 
 def book_rows(book) -> tuple[list, list, list]:
     """(sources in id order, position rows by fingerprint, (segment id, summary records)) of a book."""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         games = conn.execute(select(schema.games.c.id, schema.games.c.fingerprint, schema.games.c.source)
                              .order_by(schema.games.c.id)).all()
         fingerprint = {gid: fp for gid, fp, _ in games}
@@ -46,7 +46,7 @@ def book_rows(book) -> tuple[list, list, list]:
 def fresh_counts_hold(book) -> int:
     """Check each level-0 segment's summary against a count of its own rows; returns how many.
     (A merge adds up its parts' summaries: a key no part summarized stays rows.)"""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         live = [segment for segment in segments.live(conn) if segment.level == 0]
         for segment in live:
             keys, codes = segments.rows_of(conn, segment.id)
@@ -59,7 +59,7 @@ def fresh_counts_hold(book) -> int:
 
 def catalogue(book) -> tuple[int, int, list[str]]:
     """(segment views, their rows' tables, staged tables) in the book's database."""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         views = conn.execute(text("SELECT count(*) FROM pg_views WHERE schemaname = current_schema() "
                                   "AND viewname LIKE 'positions!_%' ESCAPE '!'")).scalar()
         tables = conn.execute(text("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() "
@@ -84,7 +84,7 @@ def test_staged_batches_give_the_book_the_writer_writes(games_folder, pg_url_fac
             found[name] = (report.added, report.duplicates, report.positions), book_rows(book)
             views, tables, left = catalogue(book)
             assert left == []  # every staged table linked or dropped
-            with book.engine.connect() as conn:
+            with book.db.connect() as conn:
                 assert views == tables == (len(segments.live(conn)) if staged else 0)
             assert fresh_counts_hold(book) > 3
     assert found["copied"][0][:2] == (57, 3)
@@ -110,9 +110,9 @@ def test_staged_tables_of_a_gone_import_are_swept_and_a_running_ones_kept(games_
     keys = np.array([1, 2, 2], dtype=np.int64)
     codes = np.array([5, 6, 1 << schema.GAME_SHIFT], dtype=np.int64)
     with Book.open(pg_url) as book:
-        running = pg_stage.hold(book.engine)  # an import still at work
-        gone = pg_stage.hold(book.engine)
-        stagers = [pg_stage.Stager(book.engine.url, held.token) for held in (running, gone)]
+        running = pg_stage.hold(book.db)  # an import still at work
+        gone = pg_stage.hold(book.db)
+        stagers = [pg_stage.Stager(book.db.url, held.token) for held in (running, gone)]
         kept, lost = (stager(keys, codes, nextmoves.empty()) for stager in stagers)
         for stager in stagers:
             stager.close()

@@ -38,7 +38,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 def book_contents(url: str) -> tuple[int, int, set[int], int]:
     """(games, position rows, fingerprints, sum of move counts) of a book."""
-    with Book.open(url, readonly=True) as book, book.engine.connect() as conn:
+    with Book.open(url, readonly=True) as book, book.db.connect() as conn:
         games = conn.execute(select(func.count()).select_from(schema.games)).scalar()
         rows = len(segments.all_rows(conn)[0])
         prints = set(conn.execute(select(schema.games.c.fingerprint)).scalars())
@@ -140,7 +140,7 @@ def test_binary_copy_equals_struct_packing_and_reads_back(pg_url):
     assert pgcopy.binary_rows([(keys, 8), (small, 2), (ints, 4)]) == slow
     assert pgcopy.binary_rows([(keys, 8), (small, 2), (ints, 4)], rows_per_chunk=7) == slow  # chunks end mid-way
     assert pgcopy.binary_rows([(keys[:0], 8)]) == slow[:19] + slow[-2:]  # no row: the header and the end
-    with Book.open(pg_url) as book, book.engine.begin() as conn:
+    with Book.open(pg_url) as book, book.db.begin() as conn:
         conn.exec_driver_sql("CREATE TABLE copied (k BIGINT, s SMALLINT, i INTEGER)")
         with conn.connection.dbapi_connection.cursor() as cursor:
             pgcopy.copy_in(cursor, "copied", ["k", "s", "i"], [(keys, 8), (small, 2), (ints, 4)])
@@ -156,7 +156,7 @@ def test_a_reader_answers_after_a_merge_drops_the_segments_it_prepared(tmp_path,
     archive = write_archive(tmp_path / "games.tgz", tygem_games[:600])
     with Book.open(url) as writer:
         import_paths(writer, [str(archive)], workers=0, batch_games=60)
-        with writer.engine.connect() as conn:
+        with writer.db.connect() as conn:
             assert len(segments.snapshot(conn).ids) > 1
         assert keyed_segments(writer) == segment_ids(writer)
         with Book.open(url, readonly=True) as reader:
@@ -166,11 +166,11 @@ def test_a_reader_answers_after_a_merge_drops_the_segments_it_prepared(tmp_path,
                 boards[-1].play(colour, point)
             before = [reader.next_moves(board) for board in boards]
             before_player = reader.next_moves(boards[1], filters=Filters(player="a"))
-            with reader.engine.connect() as conn:
+            with reader.db.connect() as conn:
                 prepared = conn.connection.info.get(segments._PREPARED, {})
                 assert prepared, "the reader prepared no statement"
             writer.compact()
-            with writer.engine.connect() as conn:
+            with writer.db.connect() as conn:
                 assert len(segments.snapshot(conn).ids) == 1
             reader._hot.clear()
             after = [reader.next_moves(board) for board in boards]
@@ -181,7 +181,7 @@ def test_a_reader_answers_after_a_merge_drops_the_segments_it_prepared(tmp_path,
 
 def keyed_segments(book) -> tuple[int, ...]:
     """The segments whose table has its primary key ``(key, code)`` (PostgreSQL adds it after the rows)."""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         found = conn.execute(text(
             "SELECT c.relname FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid "
             "WHERE k.contype = 'p' AND c.relname LIKE 'positions!_%' ESCAPE '!' "
@@ -190,5 +190,5 @@ def keyed_segments(book) -> tuple[int, ...]:
 
 
 def segment_ids(book) -> tuple[int, ...]:
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         return segments.snapshot(conn).ids

@@ -51,7 +51,7 @@ def build(path, archive, fanout, monkeypatch, reclaim=True, batch=BATCH, files=F
 
 
 def book_segments(book):
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         return segments.live(conn)
 
 
@@ -115,7 +115,7 @@ def test_segment_files_after_merges_are_packed_and_none_is_left_behind(tmp_path,
         path = tmp_path / f"{name}.sqlite"
         report, levels, answers[name] = build(path, archive, 5, monkeypatch, batch=batch, files=True)
         assert report.added > 700
-        with Book.open(str(path), readonly=True) as book, book.engine.connect() as conn:
+        with Book.open(str(path), readonly=True) as book, book.db.connect() as conn:
             linked = {segment.name for segment in segment_files.in_files(conn)}
             assert len(linked) == len(segments.live(conn)) == len(levels)
             tables = conn.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE name GLOB 'positions_*'").scalar()

@@ -25,7 +25,7 @@ def in_book_file(path, batch_games, monkeypatch, folder, files):
 
 
 def listing(book):
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         return segments.live(conn), segment_files.in_files(conn)
 
 
@@ -136,7 +136,7 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     assert set(os.listdir(segment_files.folder_of(str(tmp_path / "book-True.sqlite")))) == {f.name for f in files}
     assert rows(book) == rows(books[False])
     assert answers(book, boards)[:-1] == answers(books[False], boards)[:-1]  # the last: game ids
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         years = {gid: nextmoves.NO_YEAR if year is None else year
                  for gid, year in conn.exec_driver_sql("SELECT id, year FROM games").all()}
         keys, codes = segments.all_rows(conn)

@@ -20,7 +20,7 @@ def answers(book, boards):
 
 
 def position_rows(book):
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         return len(segments.all_rows(conn)[0])
 
 
@@ -31,7 +31,7 @@ def test_full_levels_are_merged_and_the_answers_stay_the_same(tmp_path, book_url
     boards = sample_positions(games, np.random.default_rng(3), count=20)
     with Book.open(str(tmp_path / "reference.sqlite")) as reference:
         importer.import_paths(reference, [str(folder)], workers=0, batch_games=1000)
-        with reference.engine.connect() as conn:
+        with reference.db.connect() as conn:
             assert len(segments.live(conn)) == 1
         expected = answers(reference, boards)
         expected_rows = position_rows(reference)
@@ -40,7 +40,7 @@ def test_full_levels_are_merged_and_the_answers_stay_the_same(tmp_path, book_url
     with Book.open(book_url) as book:
         # batches of 1, 2, 2, 2, ... games: 30 segments written, merged 3 at a time
         importer.import_paths(book, [str(folder)], workers=0, batch_games=2)
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             live = segments.live(conn)
             assert segments.row_count(conn) == expected_rows
         levels = [segment.level for segment in live]
@@ -50,7 +50,7 @@ def test_full_levels_are_merged_and_the_answers_stay_the_same(tmp_path, book_url
         assert answers(book, boards) == expected
 
         book.compact()
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             assert [segment.rows for segment in segments.live(conn)] == [expected_rows]
         assert position_rows(book) == expected_rows
         assert answers(book, boards) == expected
@@ -69,7 +69,7 @@ def test_a_batch_is_written_packed_so_the_book_needs_no_rewrite(tmp_path, monkey
         path = tmp_path / f"book-{images}.sqlite"
         with Book.open(str(path)) as book:
             report = importer.import_paths(book, [str(folder)], workers=0, batch_games=1000)
-            with book.engine.connect() as conn:
+            with book.db.connect() as conn:
                 ids = [segment.id for segment in segments.live(conn)]
         assert report.positions > 30_000 and len(ids) > 1
         with sqlite3.connect(path) as conn:
@@ -95,12 +95,12 @@ def test_the_staged_rows_are_let_go_after_each_write_and_a_reader_stages_nothing
     path = str(tmp_path / "book.sqlite")
     with Book.open(path) as book:
         importer.import_paths(book, [str(folder)], workers=0, batch_games=10)
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             dbapi = conn.connection.dbapi_connection
             staged = f"{sqlite_stage.STAGE}.{schema.staging_table.name}"
             assert dbapi.execute(f"SELECT count(*) FROM {staged}").fetchone() == (0,)
             assert dbapi.execute(f"PRAGMA {sqlite_stage.STAGE}.page_count").fetchone() == (2,)
-    with Book.open(path, readonly=True) as book, book.engine.connect() as conn:
+    with Book.open(path, readonly=True) as book, book.db.connect() as conn:
         names = [row[1] for row in conn.connection.dbapi_connection.execute("PRAGMA database_list")]
         assert sqlite_stage.STAGE not in names
 
@@ -130,5 +130,5 @@ def test_a_merge_between_two_reads_makes_a_reader_start_again(tmp_path, book_url
         book.forget_caches()
         assert answers(book, boards) == expected
         assert merged
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             assert len(segments.live(conn)) == 1 and not segment_files.in_files(conn)

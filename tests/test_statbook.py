@@ -215,6 +215,6 @@ def test_real_games_of_the_tygem_archive(tmp_path, shared_data):
 
 def stored_keys(stats: Book) -> set[int]:
     """The canonical keys (unsigned) of a statistics book's positions."""
-    with stats.engine.connect() as conn:
+    with stats.db.connect() as conn:
         keys = conn.exec_driver_sql("SELECT DISTINCT key FROM next_stats").scalars().all()
     return {key % (1 << 64) for key in keys}

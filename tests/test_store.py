@@ -346,7 +346,7 @@ def test_illegal_move_keeps_the_positions_before_it(tmp_path, book_url):
         assert (found.total, found.ended, found.moves) == (1, 1, [])
         row = book.games(board).rows[0]
         assert row.move_count == 4
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             anomaly = conn.execute(schema.games.select()).one().anomaly
         assert "move 3" in anomaly and "occupied" in anomaly
 
@@ -366,7 +366,7 @@ def test_a_book_with_another_hash_scheme_is_refused(tmp_path):
     path = tmp_path / "b.sqlite"
     Book.open(str(path)).close()
     book = Book.open(str(path))
-    with book.engine.begin() as conn:
+    with book.db.begin() as conn:
         conn.execute(schema.meta.update().where(schema.meta.c.name == "hash_scheme").values(value="other"))
     book.close()
     for readonly in (False, True):

@@ -154,16 +154,16 @@ def test_threads_get_the_answers_one_thread_gets(book_url, tmp_path, monkeypatch
         book.close()
 
 
-def on_statements(engine, callback) -> None:
-    """``callback(sql)`` as each statement of ``engine``'s connections starts: on SQLite from
+def on_statements(db, callback) -> None:
+    """``callback(sql)`` as each statement of ``db``'s connections starts: on SQLite from
     the driver (the book's reads go to the driver's cursor, past SQLAlchemy), elsewhere from
     SQLAlchemy's ``before_cursor_execute``."""
-    if engine.dialect.name == "sqlite":
-        @event.listens_for(engine, "checkout")
+    if db.dialect.name == "sqlite":
+        @event.listens_for(db, "checkout")
         def trace(dbapi_connection, _record, _proxy):
             dbapi_connection.set_trace_callback(callback)
     else:
-        event.listen(engine, "before_cursor_execute", lambda _conn, _cursor, statement, *_args: callback(statement))
+        event.listen(db, "before_cursor_execute", lambda _conn, _cursor, statement, *_args: callback(statement))
 
 
 def test_a_request_held_inside_a_query_does_not_stop_the_others(book_url, tmp_path):
@@ -184,7 +184,7 @@ def test_a_request_held_inside_a_query_does_not_stop_the_others(book_url, tmp_pa
             inside.set()
             release.wait(30)
 
-    on_statements(book.engine, hold)
+    on_statements(book.db, hold)
     held: dict = {}
     holder = threading.Thread(name="held", target=lambda: held.update(
         answer=app.test_client().get("/api/position?moves=pd,dp&size=19").get_json()))
@@ -297,7 +297,7 @@ def test_threads_missing_the_same_cache_entry_read_it_once(book_url, tmp_path, m
             reads[kind] += 1
             time.sleep(0.2)  # long enough for every other thread to miss the cache too, without the locks
 
-    on_statements(book.engine, count)
+    on_statements(book.db, count)
     board = board_after_moves(["pd"], 19)
     start = threading.Barrier(16)
     pages = []

@@ -160,7 +160,7 @@ def copy_into(book, target, least: int) -> int:
     """Copy the book's corner book, continuations played at least ``least`` times, into the
     sqlite3 connection ``target`` (a statistics book being written), in key order; the rows copied."""
     target.execute(create_statement("sqlite"))
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         rows = conn.exec_driver_sql(f"SELECT key, move, played, wins FROM {corners.TABLE} WHERE played >= {int(least)} "
                                     "ORDER BY key, move").all()
         _through, settings = built_through(conn)
@@ -187,7 +187,7 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
     if book.readonly:
         return False
     index.update(book, progress=progress)
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         through = index.indexed_through(conn)
         if corners.has_table(conn) and built_through(conn) == (through, settings_text(depth, prune)):
             return False

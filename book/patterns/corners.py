@@ -181,11 +181,11 @@ _KNOWN = weakref.WeakSet()  # engines of books seen with a corner book (a table 
 
 def of_book(book, board, color: int) -> list[CornerMoves] | None:
     """``lookup`` on an open ``Book`` (any kind: of games, statistics); None when it has no corner book."""
-    with book.engine.connect() as conn:
-        if book.engine not in _KNOWN:
+    with book.db.connect() as conn:
+        if book.db not in _KNOWN:
             if not has_table(conn):
                 return None
-            _KNOWN.add(book.engine)
+            _KNOWN.add(book.db)
         return lookup(conn, board, color)
 
 

@@ -47,18 +47,18 @@ def game_events(record) -> np.ndarray:
 def update(book, progress=STDERR) -> int:
     """Index the games added since the last update; returns how many were indexed."""
     if book.readonly:
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             if indexed_through(conn) < book.max_game_id(conn):
                 raise schema_error(book)
         return 0
-    with book.engine.begin() as conn:
+    with book.db.begin() as conn:
         metadata.create_all(conn)
         start = indexed_through(conn)
         top = book.max_game_id(conn)
     done, first = 0, start
     steps = Steps("pattern index", top - first, stream=progress) if progress is not None else None
     while start < top:
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             found = conn.execute(select(schema.games.c.id, schema.games.c.sgf, schema.games.c.source)
                                  .where(schema.games.c.id > start).order_by(schema.games.c.id)
                                  .limit(CHUNK)).all()

@@ -117,7 +117,7 @@ def _indexed_games(book, size: int):
     from fuseki.book.storage.schema import games
 
     with _LOADING:
-        with book.engine.connect() as conn:
+        with book.db.connect() as conn:
             top = book.max_game_id(conn)
             cached = _LOADED.get(book, {}).get(size)
             if cached is not None and cached[0] == top:

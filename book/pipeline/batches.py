@@ -22,7 +22,7 @@ from fuseki.book.formats.sources import Skipped, SourceFile
 from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves
 from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
-from fuseki.book.storage.connect import make_engine
+from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
@@ -92,12 +92,12 @@ class KnownGames:
     """
 
     def __init__(self, url):
-        self.url, self.engine = url, None
+        self.url, self.db = url, None
 
     def __call__(self, fingerprints: list[int]) -> set[int]:
-        if self.engine is None:  # opened in the parser process, after the fork
-            self.engine = make_engine(self.url, readonly=True)
-        with self.engine.connect() as conn:
+        if self.db is None:  # opened in the parser process, after the fork
+            self.db = make_db(self.url, readonly=True)
+        with self.db.connect() as conn:
             return schema.known_fingerprints(conn, fingerprints)
 
 

@@ -110,10 +110,10 @@ def write_batch(book, batch: Batch, report: ImportReport, announce=None, merge: 
         _write(book, batch, report, announce, merge)
     finally:
         if batch.written is not None and not batch.linked:  # its games were all in the book, or it failed
-            if book.engine.dialect.name == "postgresql":
-                pg_stage.drop(book.engine, batch.written)
+            if book.db.dialect.name == "postgresql":
+                pg_stage.drop(book.db, batch.written)
             else:
-                with book.engine.connect() as conn:
+                with book.db.connect() as conn:
                     segment_files.remove(segment_files.book_folder(conn), [batch.written])
 
 
@@ -448,18 +448,18 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     meter = InputBytes(paths) if progress else None  # a walk of the paths: only for a progress
     if progress:
         progress.start(meter.total)
-    image = book.engine.dialect.name == "sqlite" and sqlite_stage.IMAGES
-    with book.engine.connect() as conn:
+    image = book.db.dialect.name == "sqlite" and sqlite_stage.IMAGES
+    with book.db.connect() as conn:
         files = segment_files.files_folder(conn)
     held, rows_to = None, None  # where the parsers write the rows: the writer links them in
     if files is not None:
         rows_to = segment_files.FileWriter(files, os.getpid())
-    elif book.engine.dialect.name == "postgresql" and pg_stage.ENABLED:
-        held = pg_stage.hold(book.engine)
-        rows_to = pg_stage.Stager(book.engine.url, held.token)
+    elif book.db.dialect.name == "postgresql" and pg_stage.ENABLED:
+        held = pg_stage.hold(book.db)
+        rows_to = pg_stage.Stager(book.db.url, held.token)
     if workers is None:
         workers = WORKERS if rows_to is not None else WORKERS_WRITING_ROWS
-    batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, image, book.engine.url,
+    batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, image, book.db.url,
                              rows_to)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
     # with worker processes, segment files merge in a process of their own too

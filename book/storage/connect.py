@@ -40,7 +40,7 @@ def sqlite_path(url) -> str | None:
     return url.database[5:] if url.database.startswith("file:") else url.database
 
 
-def make_engine(url, readonly: bool) -> Engine:
+def make_db(url, readonly: bool) -> Engine:
     """The SQLAlchemy engine of a book: its pool, and on SQLite the transactions and pragmas."""
     # A connection for each thread that asks at once (the web server's request threads): with
     # SQLAlchemy's default of 5 (+10 opened and closed again per query) the 50 visitors of
@@ -52,19 +52,19 @@ def make_engine(url, readonly: bool) -> Engine:
                              connect_args={"options": "-c default_transaction_read_only=on"})
     if url.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True, **pool)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **pool)
+    db = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **pool)
 
     # SQLAlchemy's documented recipe for SQLite transactions: the driver's own implicit
     # BEGIN is turned off and SQLAlchemy's begin emits it, so that a writer can ask for
     # BEGIN IMMEDIATE (Book.writing): two importers then queue for the write lock
     # instead of one failing when its read snapshot cannot become a write.
-    @event.listens_for(engine, "begin")
+    @event.listens_for(db, "begin")
     def _begin(conn):
         options = conn.get_execution_options()
         if options.get("isolation_level") != "AUTOCOMMIT":  # on the driver's cursor: every query begins one
             conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE" if options.get("fuseki_write") else "BEGIN")
 
-    @event.listens_for(engine, "connect")
+    @event.listens_for(db, "connect")
     def _pragmas(dbapi_conn, _record):
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
@@ -87,7 +87,7 @@ def make_engine(url, readonly: bool) -> Engine:
         cur.execute("PRAGMA temp_store=MEMORY")
         cur.close()
 
-    return engine
+    return db
 
 
 def _set_wal(cursor) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 from sqlalchemy import insert, text
 
 from fuseki.book.storage import nextmoves, pgcopy, schema, segment_files
-from fuseki.book.storage.connect import make_engine
+from fuseki.book.storage.connect import make_db
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
 # bench/book.py; tests compare both)
@@ -80,22 +80,22 @@ class Stager:
     Made in the importing process and used in a parser process: it connects on first use."""
 
     def __init__(self, url, token: int):
-        self.url, self.token, self.engine = url, token, None
+        self.url, self.token, self.db = url, token, None
         self.numbers = itertools.count()
 
     def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats) -> str:
-        if self.engine is None:
-            self.engine = make_engine(self.url, readonly=False)
+        if self.db is None:
+            self.db = make_db(self.url, readonly=False)
         name = f"{PREFIX}{self.token}_{os.getpid()}_{next(self.numbers)}"
-        with self.engine.begin() as conn:
+        with self.db.begin() as conn:
             copy_rows(conn, name, keys, codes)
             nextmoves.write_table(conn, f"{name}_summary", summary)
         return name
 
     def close(self) -> None:
-        if self.engine is not None:
-            self.engine.dispose()
-            self.engine = None
+        if self.db is not None:
+            self.db.dispose()
+            self.db = None
 
 
 class Hold(NamedTuple):
@@ -105,9 +105,9 @@ class Hold(NamedTuple):
     conn: object
 
 
-def hold(engine) -> Hold:
+def hold(db) -> Hold:
     """A new import token, its lock held by a connection of its own until ``release``."""
-    conn = engine.connect()
+    conn = db.connect()
     try:
         while True:
             token = secrets.randbits(31)
@@ -158,9 +158,9 @@ def _drop(conn, names: list[str]) -> None:
         conn.exec_driver_sql(f"DROP TABLE IF EXISTS {', '.join(names)}")
 
 
-def drop(engine, name: str) -> None:
+def drop(db, name: str) -> None:
     """Drop a staged batch the writer did not link (its games were all in the book)."""
-    with engine.begin() as conn:
+    with db.begin() as conn:
         _drop(conn, [name, f"{name}_summary"])
 
 

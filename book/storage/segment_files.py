@@ -145,13 +145,13 @@ def in_files(conn) -> list[FileSegment]:
     return [FileSegment(int(i), name, int(base)) for i, name, base in conn.execute(query)]
 
 
-def missing(engine) -> tuple[str, list[str]] | None:
+def missing(db) -> tuple[str, list[str]] | None:
     """(folder, names) of the files the book lists that are not in its folder (None: none is
     missing): a book copied or moved without its folder.  A merge that commits meanwhile
     removes files it no longer lists, so a file counts as missing only if two reads list it."""
     gone: set[str] | None = None
     for _ in range(3):
-        with engine.connect() as conn:
+        with db.connect() as conn:
             folder = book_folder(conn)
             listed = [segment.name for segment in in_files(conn)] if folder else []
         found = {name for name in listed if not os.path.exists(os.path.join(folder, name))}
@@ -559,7 +559,7 @@ def _merged_summary(readers, sources, book_path: str) -> nextmoves.NextMoveStats
 
 
 def _years(book_path: str, low: int, high: int) -> tuple[int, np.ndarray]:
-    """``nextmoves.years_by_id`` read from the book's file (a merge process has no engine)."""
+    """``nextmoves.years_by_id`` read from the book's file (a merge process has no database connection)."""
     book = sqlite3.connect(_read_uri(book_path, False), uri=True)
     try:
         found = book.execute(nextmoves.YEARS_QUERY, {"a": low, "b": high}).fetchall()

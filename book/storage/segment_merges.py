@@ -28,7 +28,7 @@ def merge_full_levels(book, announce=None) -> int:
 def next_merge(book, announce=None):
     """(parts, level, sources, folder) of the next merge ``segment_files.merge`` is to make (the
     lowest full level's oldest segments), announced (``merge_full_levels``); None: no level is full."""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         plan = segments.full_level(conn)
         if plan is None:
             return None
@@ -54,16 +54,16 @@ def fold_files(book) -> None:
     moves into the book's own file (a book in one file, as the built-in book ships).
 
     Raises RuntimeError if another process merged the book's segments meanwhile."""
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         parts, folder = segments.live(conn), segment_files.book_folder(conn)
         sources = segments.merge_sources(conn, parts)
         level = max(part.level for part in parts)
     name, rows = segment_files.merge(sources, book.path, folder, os.getpid())
     if not link_merge(book, parts, level, name, rows):
         raise RuntimeError("another process changed the book's segments during compact: run it again")
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         merged, = segment_files.in_files(conn)
-    raw = book.engine.raw_connection()
+    raw = book.db.raw_connection()
     try:
         segment_files.fold_in(raw.driver_connection, folder, merged)
     finally:
@@ -85,9 +85,9 @@ def reclaim(book, pages_per_step: int) -> int:
     transaction so that the log stays bounded; an older book (no auto-vacuum) keeps
     them until ``compact``.  Nothing to do on PostgreSQL (its VACUUM does it).
     """
-    if book.readonly or book.engine.dialect.name != "sqlite":
+    if book.readonly or book.db.dialect.name != "sqlite":
         return 0
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:  # 2: incremental
             return 0
     reclaimed = 0

@@ -26,7 +26,7 @@ from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 
 from fuseki.book.storage import aggregates, schema
-from fuseki.book.storage.connect import make_engine
+from fuseki.book.storage.connect import make_db
 from fuseki.book.storage.store import Book, BookError, BookStats, Filters, NextMoves
 from fuseki.engine.core.zobrist import to_signed
 
@@ -79,20 +79,20 @@ class StatisticsBook(Book):
         """Open the statistics book at ``path``; BookError if it is not one, SchemeMismatch
         if it was counted with other keys."""
         url = make_url(f"sqlite:///file:{Path(path).resolve()}?immutable=1&uri=true")
-        engine = make_engine(url, readonly=True)
+        db = make_db(url, readonly=True)
         try:
-            with engine.connect() as conn:
+            with db.connect() as conn:
                 if not inspect(conn).has_table("meta"):
                     raise BookError(f"{path} is not a fuseki book (no meta table)")
                 schema.check_versions(conn)
                 meta = dict(conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all())
         except Exception:
-            engine.dispose()
+            db.dispose()
             raise
         if meta.get(aggregates.KIND) != aggregates.STATISTICS:
-            engine.dispose()
+            db.dispose()
             raise BookError(f"{path} is marked as a statistics book but its meta table does not say so")
-        book = cls(engine, True, path)
+        book = cls(db, True, path)
         book.statistics = StatisticsInfo.from_meta(meta, path)
         return book
 
@@ -105,7 +105,7 @@ class StatisticsBook(Book):
 
     def _visits(self, key: int, filters: Filters, every_row: bool = False):
         """The position's statistics as ``Book._visits`` gives a segment summary's, and no game."""
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             found = aggregates.lookup(conn, to_signed(key))
         none = np.empty(0, dtype=np.int64)
         return found.records, none, none, none, none
@@ -133,7 +133,7 @@ class StatisticsBook(Book):
     def stats(self) -> BookStats:
         """The games it was counted from, its positions (distinct, not rows), years and file size."""
         info = self.statistics
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             file_bytes = self._file_bytes(conn)
         return BookStats(info.games, info.positions, dict(info.sizes), info.years, file_bytes)
 

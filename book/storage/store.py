@@ -43,7 +43,7 @@ from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import aggregates, nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
-from fuseki.book.storage.connect import make_engine, sqlite_path, to_url
+from fuseki.book.storage.connect import make_db, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.sqlite_stage import clear_stage
@@ -140,8 +140,8 @@ class Book:
     # imports this module); the storage package imports it and it puts its opener here.
     open_statistics = None
 
-    def __init__(self, engine: Engine, readonly: bool, path: str | None):
-        self.engine = engine
+    def __init__(self, db: Engine, readonly: bool, path: str | None):
+        self.db = db  # the SQLAlchemy engine (not to be confused with the GTP engine)
         self.readonly = readonly
         self.path = path  # the SQLite file, or None
         self._lock = threading.Lock()
@@ -171,10 +171,10 @@ class Book:
             raise BookError(f"no book at {path}")
         if path and aggregates.is_statistics_file(path):  # never opened for writing
             return Book.open_statistics(path)
-        engine = make_engine(url, readonly)
+        db = make_db(url, readonly)
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
-            with engine.connect().execution_options(fuseki_write=not readonly) as conn, conn.begin():
+            with db.connect().execution_options(fuseki_write=not readonly) as conn, conn.begin():
                 if readonly:
                     if not inspect(conn).has_table("meta"):
                         raise BookError(f"{location} is not a fuseki book (no meta table)")
@@ -183,7 +183,7 @@ class Book:
                     schema.create(conn)
                     segment_files.sweep_book(conn)  # what an importer that stopped left
                     pg_stage.sweep(conn)
-            absent = segment_files.missing(engine) if path else None
+            absent = segment_files.missing(db) if path else None
             if absent:
                 folder, names = absent
                 raise BookError(
@@ -191,18 +191,18 @@ class Book:
                     f"(first: {names[0]}): a book is its file and that folder together; copy or move both "
                     f"(or run 'fuseki import --compact --book BOOK' where both are, to make one file)")
         except DBAPIError as exc:
-            engine.dispose()
+            db.dispose()
             reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
             raise BookError(f"cannot open the book {location}: {reason}") from None
         except Exception:
-            engine.dispose()
+            db.dispose()
             raise
-        return cls(engine, readonly, path)
+        return cls(db, readonly, path)
 
     def close(self) -> None:
         if self._checkpointer:
             self._checkpointer.close()
-        self.engine.dispose()
+        self.db.dispose()
 
     def __enter__(self) -> Book:
         return self
@@ -280,7 +280,7 @@ class Book:
         from fuseki.book.formats.records import read_games
 
         data = self.game_sgf(game_id)
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             source = conn.execute(select(games_table.c.source).where(games_table.c.id == game_id)).scalar()
         return read_games(data, source or f"game {game_id}")[0]
 
@@ -289,12 +289,12 @@ class Book:
         query = select(games_table.c.id).order_by(games_table.c.id)
         if size is not None:
             query = query.where(games_table.c.size == int(size))
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             return list(conn.execute(query).scalars())
 
     def game_sgf(self, game_id: int) -> bytes:
         """The stored game's own SGF bytes; KeyError if there is none."""
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             blob = conn.execute(select(games_table.c.sgf).where(games_table.c.id == int(game_id))).scalar()
         if blob is None:
             raise KeyError(f"no game {game_id} in the book")
@@ -302,7 +302,7 @@ class Book:
 
     def stats(self) -> BookStats:
         """Games, position rows, games per board size, years and the database's size."""
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             games = conn.execute(select(func.count()).select_from(games_table)).scalar() or 0
             rows = segments.row_count(conn)
             sizes = dict(conn.execute(select(games_table.c.size, func.count())
@@ -325,12 +325,12 @@ class Book:
             raise BookError("the book is open read-only")
         if self._checkpointer:
             self._checkpointer.bound()  # a log grown too long restarts with this write
-        with self.engine.connect().execution_options(fuseki_write=True) as conn:
+        with self.db.connect().execution_options(fuseki_write=True) as conn:
             with conn.begin():
-                if self.engine.dialect.name == "postgresql":
+                if self.db.dialect.name == "postgresql":
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
                 yield conn
-            if self.engine.dialect.name == "sqlite":
+            if self.db.dialect.name == "sqlite":
                 clear_stage(conn.connection.dbapi_connection)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()
@@ -338,13 +338,13 @@ class Book:
     def version(self) -> int:
         """A number that changes whenever the book's answers may: the largest game id (games are
         only ever added, with larger ids; merges and summaries move rows, not answers)."""
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             return segments.largest_game_id(conn)
 
     def max_game_id(self, conn=None) -> int:
         """The largest game id (0 for an empty book)."""
         if conn is None:
-            with self.engine.connect() as conn:
+            with self.db.connect() as conn:
                 return self.max_game_id(conn)
         return int(conn.execute(select(func.max(games_table.c.id))).scalar() or 0)
 
@@ -361,20 +361,20 @@ class Book:
         self.merge_all()
         if self._checkpointer:
             self._checkpointer.wait()  # its checkpoint would make the TRUNCATE below give up
-        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            if self.engine.dialect.name == "postgresql":
+        with self.db.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            if self.db.dialect.name == "postgresql":
                 conn.exec_driver_sql("VACUUM ANALYZE")
             else:
                 conn.exec_driver_sql("PRAGMA auto_vacuum=INCREMENTAL")  # an older book takes it here
                 conn.exec_driver_sql("VACUUM")
-                if self.engine.dialect.name == "sqlite":
+                if self.db.dialect.name == "sqlite":
                     conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def merge_all(self) -> None:
         """Merge every segment into one, in the book's own file (files too: ``_fold_files``)."""
         if self.readonly:
             raise BookError("the book is open read-only")
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             in_files = bool(segment_files.in_files(conn))
         if in_files:
             segment_merges.fold_files(self)
@@ -388,13 +388,13 @@ class Book:
         return segment_merges.reclaim(self, pages_per_step)
 
     def _file_bytes(self, conn) -> int | None:
-        if self.engine.dialect.name == "sqlite" and self.path:
+        if self.db.dialect.name == "sqlite" and self.path:
             # the database's pages, wherever they are now (file or write-ahead log)
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
             folder = segment_files.book_folder(conn)
             in_files = sum(_size(os.path.join(folder, segment.name)) for segment in segment_files.in_files(conn))
             return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + in_files
-        if self.engine.dialect.name == "postgresql":
+        if self.db.dialect.name == "postgresql":
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
         return None
 
@@ -402,7 +402,7 @@ class Book:
         """(games before the keyset, the ids after it newest first): the database sorts them."""
         ids = game_ids.tolist()
         order = (games_table.c.date.desc(), games_table.c.id.desc())
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             if after is None:
                 return 0, list(conn.execute(select(games_table.c.id).where(games_table.c.id.in_(ids))
                                             .order_by(*order)).scalars())
@@ -436,7 +436,7 @@ class Book:
 
     def _rows(self, chosen: list[int], place: dict[int, int]) -> list:
         """GameRows of ``chosen`` ids in that order; ``place``: id -> move number."""
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             found = conn.execute(select(*_ROW_COLUMNS).where(games_table.c.id.in_(chosen))).all()
         by_id = {row.id: row for row in found}
         return [GameRow(**by_id[i]._asdict(), move_number=place[i]) for i in chosen if i in by_id]
@@ -470,7 +470,7 @@ class Book:
         reads them all); None on other databases, without a player, for a position of fewer
         games (the summaries count them), or for a player of more games than one statement
         should list."""
-        if not filters.player or self.engine.dialect.name != "postgresql" or (key, True) in self._hot:
+        if not filters.player or self.db.dialect.name != "postgresql" or (key, True) in self._hot:
             return None
         records, codes = self._codes(key)
         if len(codes) + int(records[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
@@ -495,7 +495,7 @@ class Book:
         cached = self._hot.get((key, every_row)) if games is None else None
         for attempt in range(3):
             try:
-                with self.engine.connect() as conn:
+                with self.db.connect() as conn:
                     snap = segments.snapshot(conn)
                     if cached is not None and cached[0] == snap.version:
                         return cached[1], cached[2]
@@ -542,7 +542,7 @@ class Book:
         mask = self._masks.get(cache_key)
         if mask is not None and len(mask) > needed:
             return mask
-        with self.engine.connect() as conn:
+        with self.db.connect() as conn:
             top = self.max_game_id(conn)
             query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
             ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
@@ -565,7 +565,7 @@ class Book:
 
     def _build_ranks(self, needed: int) -> np.ndarray:
         order = select(games_table.c.id).order_by(games_table.c.date.desc(), games_table.c.id.desc())
-        with self.engine.connect() as conn:  # the driver's cursor: SQLAlchemy's rows cost 5x the query
+        with self.db.connect() as conn:  # the driver's cursor: SQLAlchemy's rows cost 5x the query
             top = self.max_game_id(conn)
             cursor = conn.connection.dbapi_connection.cursor()
             cursor.execute(str(order.compile(dialect=conn.dialect)))

@@ -117,7 +117,7 @@ def corner_book_hint(book, args) -> str | None:
     """What to run so that the engine plays joseki from this book's games (None: nothing)."""
     from fuseki.book.patterns import corner_build, corners
 
-    with book.engine.connect() as conn:
+    with book.db.connect() as conn:
         if not book.max_game_id(conn):
             return None
         if corners.has_table(conn) and corner_build.built_through(conn)[0] >= book.max_game_id(conn):

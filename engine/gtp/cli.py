@@ -211,9 +211,9 @@ def exit_now(engine) -> None:
 def engine_without_book(settings, verbose: bool = False):
     """An engine whose chain is the settings' fallback engine, then random moves."""
     from fuseki.engine.gtp.commands import REGISTRY, Game
-    from fuseki.engine.gtp.protocol import Engine
+    from fuseki.engine.gtp.protocol import GtpEngine
     from fuseki.engine.players import engine_choosers
 
     game = Game(settings)
     game.choosers = engine_choosers(settings, game)
-    return Engine(game, REGISTRY)
+    return GtpEngine(game, REGISTRY)

@@ -12,7 +12,7 @@ This module knows the protocol and nothing of Go.  A line goes through:
    line.  Response text never contains an empty line (it would end the
    response early), so empty lines inside it are dropped.
 
-``Engine.dispatch`` is the one place where exceptions become ``?`` responses:
+``GtpEngine.dispatch`` is the one place where exceptions become ``?`` responses:
 ``GtpError`` carries a standard message, the board's ``IllegalMove`` becomes
 ``illegal move``, and anything else becomes ``internal error`` with the
 traceback sent to the log (stderr), never to the controller.
@@ -112,7 +112,7 @@ def format_response(ok: bool, ident: str | None, text: str) -> str:
     return "\n".join([first] + [ln for ln in lines[1:] if ln.strip()]) + "\n\n"
 
 
-class Engine:
+class GtpEngine:
     """Answers GTP lines for one game state.
 
     ``game`` is whatever the handlers take as first argument (see

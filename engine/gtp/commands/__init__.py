@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fuseki.engine.gtp.commands.registry import REGISTRY
 from fuseki.engine.gtp.commands.state import Game
-from fuseki.engine.gtp.protocol import Engine
+from fuseki.engine.gtp.protocol import GtpEngine
 
 # Imported for their registrations (in registry.REGISTRY).  Not sorted: this order is the
 # list_commands order (the spec's required commands first).
@@ -21,7 +21,7 @@ from fuseki.engine.gtp.commands import core, play, handicap, scoring, timing, sg
 # isort: on
 
 
-def new_engine(settings=None, choosers=None, log=None) -> Engine:
+def new_engine(settings=None, choosers=None, log=None) -> GtpEngine:
     """A GTP engine on a fresh game that asks ``choosers`` in turn (see ``Game.choose``);
     without any, the seeded random chooser answers ``genmove``."""
-    return Engine(Game(settings, choosers), REGISTRY, log)
+    return GtpEngine(Game(settings, choosers), REGISTRY, log)
