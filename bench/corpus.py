@@ -221,10 +221,10 @@ def first_query(path: str) -> None:
 
 
 def forget_answers(book: Book) -> None:
-    """Empty the cache of big answers (Book._hot), keeping the filters' masks."""
+    """Empty the cache of big answers (Book._busy_rows), keeping the filters' masks."""
     with book._lock:
-        book._hot.clear()
-        book._hot_codes = 0
+        book._busy_rows.clear()
+        book._busy_codes = 0
 
 
 def next_moves_figures(bench_book, book: Book, sets, player: str) -> None:

@@ -411,7 +411,7 @@ def test_row_fetch_fallback_and_compact_give_the_same_answers(imported, monkeypa
 def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_url, monkeypatch):
     from fuseki.book.storage import store
 
-    monkeypatch.setattr(store, "HOT_ROWS", 2)  # cache every answer of 2 rows or more
+    monkeypatch.setattr(store, "BUSY_ROWS", 2)  # cache every answer of 2 rows or more
     folder = tmp_path / "one"
     folder.mkdir()
     first = write_games(folder, count=6, seed=21)
@@ -419,7 +419,7 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
     writer = Book.open(book_url)
     importer.import_paths(writer, [str(folder)], workers=0)
     assert reader.next_moves(Board(19)).total == len({tuple(g[0]) for g in first})
-    assert reader._hot  # the empty board's answer is cached now
+    assert reader._busy_rows  # the empty board's answer is cached now
     folder = tmp_path / "two"
     folder.mkdir()
     second = write_games(folder, count=5, seed=22)
@@ -438,9 +438,9 @@ def test_the_cache_of_big_answers_stays_within_its_budget(imported, monkeypatch)
     boards = sample_positions(games, np.random.default_rng(13), count=10)
     expected = [as_dict(book.next_moves(b)) for b in boards]
     book.forget_caches()
-    monkeypatch.setattr(store, "HOT_ROWS", 1)
-    monkeypatch.setattr(store, "HOT_CODES", 12)
+    monkeypatch.setattr(store, "BUSY_ROWS", 1)
+    monkeypatch.setattr(store, "BUSY_CODES", 12)
     for _ in range(2):
         assert [as_dict(book.next_moves(b)) for b in boards] == expected
-        assert book._hot_codes == sum(len(codes) + len(records) for _, records, codes in book._hot.values())
-        assert book._hot_codes <= 12 or len(book._hot) == 1
+        assert book._busy_codes == sum(len(codes) + len(records) for _, records, codes in book._busy_rows.values())
+        assert book._busy_codes <= 12 or len(book._busy_rows) == 1

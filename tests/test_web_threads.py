@@ -3,8 +3,8 @@
 - Eight threads, each with its own Flask test client, ask the same mix of requests
   (positions with and without filters, game lists, records, downloads) in their own
   order, while a ninth drops the book's caches again and again: every answer equals the
-  one a single thread got first.  Both backends (``book_url``); the hot-position cache is
-  made to take every position (``HOT_ROWS = 1``) so that its shared dict is in play.
+  one a single thread got first.  Both backends (``book_url``); the cache of busy positions' rows is
+  made to take every position (``BUSY_ROWS = 1``) so that its shared dict is in play.
 - A request held inside a database query (SQLite's trace callback, or SQLAlchemy's
   ``before_cursor_execute`` on PostgreSQL, waits on an Event for the thread named ``held``)
   does not stop other requests: they are
@@ -139,7 +139,7 @@ def assert_same_answers(expected: dict, answers: list[dict]) -> None:
 def test_threads_get_the_answers_one_thread_gets(book_url, tmp_path, monkeypatch):
     from fuseki.book.ui.web import create_app
 
-    monkeypatch.setattr(store, "HOT_ROWS", 1)  # every position goes through the shared cache
+    monkeypatch.setattr(store, "BUSY_ROWS", 1)  # every position goes through the shared cache
     import_games(book_url, tmp_path / "sgf")
     app = create_app(book_url=book_url)
     book = app.extensions["fuseki_book"]
@@ -239,7 +239,7 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
     from before its first batch until after its end: the overlap is made, not hoped for."""
     from fuseki.book.ui.web import create_app
 
-    monkeypatch.setattr(store, "HOT_ROWS", 1)
+    monkeypatch.setattr(store, "BUSY_ROWS", 1)
     path = str(tmp_path / "book.sqlite")
     import_games(path, tmp_path / "sgf")
     folder = tmp_path / "small"
@@ -282,7 +282,7 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
 def test_threads_missing_the_same_cache_entry_read_it_once(book_url, tmp_path, monkeypatch):
     from fuseki.book.formats.positions import board_after_moves
 
-    monkeypatch.setattr(store, "HOT_ROWS", 1)
+    monkeypatch.setattr(store, "BUSY_ROWS", 1)
     monkeypatch.setattr(store, "FEW_GAMES", 0)  # every list sorts by the rank array
     monkeypatch.setattr(segment_files, "ENABLED", False)  # its reads counted as the book's statements
     import_games(book_url, tmp_path / "sgf")

@@ -51,8 +51,8 @@ from fuseki.book.storage.wal import Checkpointer
 from fuseki.engine.core.base import BLACK, END, WHITE
 from fuseki.engine.core.zobrist import to_signed
 
-HOT_ROWS = 500  # positions with this many rows (games) or more are cached ...
-HOT_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
+BUSY_ROWS = 500  # the rows of a position with this many games or more are kept (Book._busy_rows) ...
+BUSY_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
 # PostgreSQL: at a position of this many games, a player filter of at most PLAYER_GAMES_LISTED games
@@ -132,7 +132,7 @@ class Book:
     """An open book.  ``Book.open(location)``; see docs/book-api.md for the queries.
 
     Threads may share one (the web server's requests do): the engine's pool lends each query a
-    connection of its own, and the caches (``_hot``, ``_masks``, ``_rank``) only ever publish
+    connection of its own, and the caches (``_busy_rows``, ``_masks``, ``_rank``) only ever publish
     arrays that are finished, and change their dicts under ``_lock``."""
 
     statistics = None  # a statistics book's StatisticsInfo (book.storage.statbook); None: a book of games
@@ -147,8 +147,9 @@ class Book:
         self._lock = threading.Lock()
         self._masks: dict[tuple, np.ndarray] = {}
         self._rank: np.ndarray | None = None
-        self._hot: dict[int, tuple[int, np.ndarray]] = {}  # key -> (max game id, codes)
-        self._hot_codes = 0
+        # the rows of busy positions, read once: (key, every row) -> (book version, records, codes)
+        self._busy_rows: dict[tuple, tuple] = {}
+        self._busy_codes = 0
         # one reader of a key at a time (32 stripes of keys): threads asking for a position not yet
         # cached wait for the first one's read instead of each reading it (the empty board: 378k rows)
         self._reading = [threading.Lock() for _ in range(32)]
@@ -470,7 +471,7 @@ class Book:
         reads them all); None on other databases, without a player, for a position of fewer
         games (the summaries count them), or for a player of more games than one statement
         should list."""
-        if not filters.player or self.db.dialect.name != "postgresql" or (key, True) in self._hot:
+        if not filters.player or self.db.dialect.name != "postgresql" or (key, True) in self._busy_rows:
             return None
         records, codes = self._codes(key)
         if len(codes) + int(records[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
@@ -492,7 +493,7 @@ class Book:
             return self._read_codes(key, every_row, games)
 
     def _read_codes(self, key: int, every_row: bool, games: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        cached = self._hot.get((key, every_row)) if games is None else None
+        cached = self._busy_rows.get((key, every_row)) if games is None else None
         for attempt in range(3):
             try:
                 with self.db.connect() as conn:
@@ -513,20 +514,20 @@ class Book:
             except segment_files.Gone:  # a merge replaced a file after the snapshot named it
                 if attempt == 2:
                     raise
-        if games is None and len(codes) + len(records) >= HOT_ROWS:
+        if games is None and len(codes) + len(records) >= BUSY_ROWS:
             if not (codes[1:] >= codes[:-1]).all():
                 codes.sort()
             codes.setflags(write=False)
             records.setflags(write=False)
             with self._lock:
-                stale = self._hot.pop((key, every_row), None)
+                stale = self._busy_rows.pop((key, every_row), None)
                 if stale is not None:
-                    self._hot_codes -= len(stale[2]) + len(stale[1])
-                self._hot[(key, every_row)] = (snap.version, records, codes)
-                self._hot_codes += len(codes) + len(records)
-                while self._hot_codes > HOT_CODES and len(self._hot) > 1:
-                    _version, old_records, old_codes = self._hot.pop(next(iter(self._hot)))
-                    self._hot_codes -= len(old_codes) + len(old_records)
+                    self._busy_codes -= len(stale[2]) + len(stale[1])
+                self._busy_rows[(key, every_row)] = (snap.version, records, codes)
+                self._busy_codes += len(codes) + len(records)
+                while self._busy_codes > BUSY_CODES and len(self._busy_rows) > 1:
+                    _version, old_records, old_codes = self._busy_rows.pop(next(iter(self._busy_rows)))
+                    self._busy_codes -= len(old_codes) + len(old_records)
         return records, codes
 
     def _forget_files(self, snap) -> None:
@@ -582,8 +583,8 @@ class Book:
         with self._lock:
             self._masks.clear()
             self._rank = None
-            self._hot.clear()
-            self._hot_codes = 0
+            self._busy_rows.clear()
+            self._busy_codes = 0
 
 
 def _size(path: str) -> int:
