@@ -1,0 +1,127 @@
+"""Issue 31, "bounded by design": what a long or hostile input costs grows with its size the
+right way.  Each test compares 2,000 with 20,000 moves (or files) and asserts a growth
+ratio or bytes per item, never a wall-clock time: linear work is 10x, quadratic 100x,
+and the bounds leave room for a busy machine.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import tracemalloc
+
+import numpy as np
+
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.coords import PASS
+from fuseki.engine.gtp.commands import new_engine
+
+SHORT, LONG = 2_000, 20_000
+LINEAR_BOUND = 20  # LONG / SHORT is 10: linear work grows 10x, quadratic 100x
+
+
+def passes_sgf(path, moves: int):
+    path.write_bytes(b"(;GM[1]SZ[19]" + b";B[];W[]" * (moves // 2) + b")")
+    return path
+
+
+def cpu_seconds(work, repeats: int = 3) -> float:
+    """The least CPU time of ``repeats`` runs of ``work(start)``: ``work`` gets a callable
+    to call once its own set-up is done, so that only what follows is counted."""
+    best = float("inf")
+    for _ in range(repeats):
+        marks: list[float] = []
+        work(lambda marks=marks: marks.append(time.process_time()))
+        best = min(best, time.process_time() - marks[0])
+    return best
+
+
+def kept_bytes(build):
+    """(bytes still held after ``build()``, its peak), as tracemalloc sees them; ``build``'s
+    result is kept alive until both are measured."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        kept = build()
+        gc.collect()  # sgfmill's trees are cycles: garbage, not kept memory
+        current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del kept
+    return current, peak
+
+
+# --- the engine ------------------------------------------------------------------------------
+
+
+def test_board_history_keeps_a_small_record_per_move_not_a_board():
+    def game(moves):
+        board = Board(19)
+        for i in range(moves):
+            board.play(1 + i % 2, PASS)
+        return board
+
+    game(10)  # numba compiled before measuring
+    per_move = kept_bytes(lambda: game(LONG))[0] / LONG
+    assert per_move < 400, f"{per_move:.0f} bytes a move (a copy of the board is 24,800)"
+
+
+def test_undo_restores_captures_ko_and_superko_history():
+    rng = np.random.default_rng(31)
+    board = Board(9, superko=True)
+    seen = [(board.ascii(), board.hash, board.ko_point, board.captures, board.to_move)]
+    for _ in range(400):
+        board.play(board.to_move, board.random_move(board.to_move, rng))
+        seen.append((board.ascii(), board.hash, board.ko_point, board.captures, board.to_move))
+    assert board.captures[1] + board.captures[2] > 0  # the game took stones
+    for expected in reversed(seen[:-1]):
+        board.undo()
+        assert (board.ascii(), board.hash, board.ko_point, board.captures, board.to_move) == expected
+    assert board._seen == {board.hash: 1}
+
+
+def test_undo_n_is_linear_in_n(tmp_path):
+    engine = new_engine(log=lambda text: None)
+
+    def undo(moves):
+        path = passes_sgf(tmp_path / f"{moves}.sgf", moves)
+
+        def work(start):
+            assert engine.handle_line(f"loadsgf {path}") == "=\n\n"
+            start()
+            assert engine.handle_line(f"undo {moves // 2}") == "=\n\n"
+        return cpu_seconds(work)
+
+    undo(100)
+    ratio = undo(LONG) / undo(SHORT)
+    assert ratio < LINEAR_BOUND, f"undo of {LONG // 2} took {ratio:.0f}x undo of {SHORT // 2}"
+
+
+def test_printsgf_is_linear_in_the_moves(tmp_path):
+    engine = new_engine(log=lambda text: None)
+
+    def printsgf(moves):
+        path = passes_sgf(tmp_path / f"{moves}.sgf", moves)
+        assert engine.handle_line(f"loadsgf {path}") == "=\n\n"
+
+        def work(start):
+            start()
+            assert engine.handle_line("printsgf").count(";") == moves + 1
+        return cpu_seconds(work)
+
+    printsgf(100)
+    ratio = printsgf(LONG) / printsgf(SHORT)
+    assert ratio < LINEAR_BOUND, f"printsgf of {LONG} moves took {ratio:.0f}x {SHORT}"
+
+
+def test_loadsgf_keeps_a_few_hundred_bytes_a_move(tmp_path):
+    engine = new_engine(log=lambda text: None)
+
+    def load(moves):
+        path = passes_sgf(tmp_path / f"{moves}.sgf", moves)
+        return kept_bytes(lambda: engine.handle_line(f"loadsgf {path}") or engine.game)
+
+    load(100)
+    (_, short_peak), (long, long_peak) = load(SHORT), load(LONG)
+    assert long / LONG < 400, f"{long / LONG:.0f} bytes kept a move"
+    assert long_peak / short_peak < LINEAR_BOUND
