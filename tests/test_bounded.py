@@ -125,3 +125,28 @@ def test_loadsgf_keeps_a_few_hundred_bytes_a_move(tmp_path):
     (_, short_peak), (long, long_peak) = load(SHORT), load(LONG)
     assert long / LONG < 400, f"{long / LONG:.0f} bytes kept a move"
     assert long_peak / short_peak < LINEAR_BOUND
+
+
+# --- the web page's replay -------------------------------------------------------------------
+
+
+def test_web_replay_of_a_long_game_keeps_a_few_hundred_bytes_a_move(tmp_path):
+    from test_web_api import build_book
+
+    from fuseki.book.ui.web import create_app
+
+    games = {f"passes{n}": b"(;GM[1]SZ[19]PB[a]PW[b]" + b";B[];W[]" * (n // 2) + b")" for n in (SHORT, LONG)}
+    app = create_app(book_url=str(build_book(tmp_path / "book.sqlite", games)))
+    try:
+        client = app.test_client()
+        peaks = {}
+        for game_id in (1, 2):
+            moves = len(client.get(f"/api/game/{game_id}").get_json()["moves"])
+            client.get(f"/api/game/{game_id}/position?move=1")  # caches warmed before measuring
+            url = f"/api/game/{game_id}/position?move={moves}"
+            peaks[moves] = kept_bytes(lambda url=url: client.get(url))[1]
+            assert client.get(url).get_json()["move_number"] == moves
+    finally:
+        app.extensions["fuseki_book"].close()
+    assert peaks[LONG] / LONG < 1_000, f"{peaks[LONG] / LONG:.0f} bytes a move (a board a move is 24,800)"
+    assert peaks[LONG] / peaks[SHORT] < LINEAR_BOUND
