@@ -7,14 +7,24 @@ and the bounds leave room for a busy machine.
 from __future__ import annotations
 
 import gc
+import os
+import threading
 import time
 import tracemalloc
 
 import numpy as np
+import pytest
+from test_web_api import build_book
 
+from fuseki.book.pipeline import importer
+from fuseki.book.storage.store import Book
+from fuseki.book.ui.web import create_app
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import PASS
 from fuseki.engine.gtp.commands import new_engine
+
+from test_store import sgf_text
 
 SHORT, LONG = 2_000, 20_000
 LINEAR_BOUND = 20  # LONG / SHORT is 10: linear work grows 10x, quadratic 100x
@@ -58,7 +68,7 @@ def test_board_history_keeps_a_small_record_per_move_not_a_board():
     def game(moves):
         board = Board(19)
         for i in range(moves):
-            board.play(1 + i % 2, PASS)
+            board.play(1 + i % 2, coords.PASS)
         return board
 
     game(10)  # numba compiled before measuring
@@ -131,10 +141,6 @@ def test_loadsgf_keeps_a_few_hundred_bytes_a_move(tmp_path):
 
 
 def test_web_replay_of_a_long_game_keeps_a_few_hundred_bytes_a_move(tmp_path):
-    from test_web_api import build_book
-
-    from fuseki.book.ui.web import create_app
-
     games = {f"passes{n}": b"(;GM[1]SZ[19]PB[a]PW[b]" + b";B[];W[]" * (n // 2) + b")" for n in (SHORT, LONG)}
     app = create_app(book_url=str(build_book(tmp_path / "book.sqlite", games)))
     try:
@@ -150,3 +156,48 @@ def test_web_replay_of_a_long_game_keeps_a_few_hundred_bytes_a_move(tmp_path):
         app.extensions["fuseki_book"].close()
     assert peaks[LONG] / LONG < 1_000, f"{peaks[LONG] / LONG:.0f} bytes a move (a board a move is 24,800)"
     assert peaks[LONG] / peaks[SHORT] < LINEAR_BOUND
+
+
+# --- the import -----------------------------------------------------------------------------
+
+
+class FifoWatch:
+    """Notices whether anyone opens a FIFO for reading, and lets them go on: opening it for
+    writing succeeds only while a reader has it open (else ENXIO), and closing it at once
+    gives that reader an end of file instead of a wait for ever."""
+
+    def __init__(self, path):
+        self.path, self.opened, self.done = str(path), False, threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self):
+        while not self.done.wait(0.005):
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
+                self.opened = True
+            except OSError:
+                pass
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_import_skips_and_names_a_fifo_beside_a_good_game(tmp_path, workers):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "a.sgf").write_bytes(sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))]))
+    os.mkfifo(folder / "x.sgf")
+    os.mkfifo(tmp_path / "named.sgf")
+    with FifoWatch(folder / "x.sgf") as in_folder, FifoWatch(tmp_path / "named.sgf") as named:
+        with Book.open(str(tmp_path / "book.sqlite")) as book:
+            report = importer.import_paths(book, [str(folder), str(tmp_path / "named.sgf")], workers=workers)
+    assert not in_folder.opened and not named.opened
+    assert report.added == 1
+    reason = "a FIFO, not a regular file: not opened"
+    assert sorted(report.skipped) == sorted([(str(tmp_path / "named.sgf"), reason), (str(folder / "x.sgf"), reason)])
