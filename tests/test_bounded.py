@@ -7,6 +7,7 @@ and the bounds leave room for a busy machine.
 from __future__ import annotations
 
 import gc
+import io
 import os
 import threading
 import time
@@ -18,6 +19,9 @@ from test_web_api import build_book
 
 from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
+from fuseki.book.ui.cli import main
+from fuseki.book.ui.shell import BookShell
+from fuseki.book.ui.textboard import one_line, printable
 from fuseki.book.ui.web import create_app
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK
@@ -201,3 +205,35 @@ def test_import_skips_and_names_a_fifo_beside_a_good_game(tmp_path, workers):
     assert report.added == 1
     reason = "a FIFO, not a regular file: not opened"
     assert sorted(report.skipped) == sorted([(str(tmp_path / "named.sgf"), reason), (str(folder / "x.sgf"), reason)])
+
+
+# --- text from records on a terminal ---------------------------------------------------------
+
+HOSTILE_NAME = "Lee\x00Sedol\x1b[31m"
+
+
+def test_shell_games_shows_control_characters_of_names_escaped(tmp_path):
+    game = sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19))], black=HOSTILE_NAME, white="Gu\u202eLi")
+    book_path = build_book(tmp_path / "book.sqlite", {"hostile": game})
+    with Book.open(str(book_path), readonly=True) as book:
+        shell = BookShell(book, str(book_path), stdout=io.StringIO())
+        shell.onecmd("games")
+        shown = shell.stdout.getvalue()
+    assert "\x1b" not in shown and "\x00" not in shown and "\u202e" not in shown
+    assert "Lee\\x00Sedol\\x1b[31m" in shown and "Gu\\u202eLi" in shown
+
+
+def test_import_report_shows_a_hostile_file_name_escaped(tmp_path, capsys):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "bad\x1b[2J.sgf").write_bytes(b"(;GM[1]SZ[19];B[pd];W[")
+    assert main(["import", str(folder), "--book", str(tmp_path / "book.sqlite"), "--workers", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "bad\\x1b[2J.sgf" in err
+
+
+def test_printable_keeps_lines_and_escapes_every_control_and_format_character():
+    assert printable("Lee Sedol 9d\nKe Jie") == "Lee Sedol 9d\nKe Jie"
+    assert printable("a\x00b\x1b[31mc\x7f\x9b\u202e\td") == "a\\x00b\\x1b[31mc\\x7f\\x9b\\u202e\\td"
+    assert printable("李昌鎬") == "李昌鎬"
+    assert one_line("a\nb\x1b") == "a\\nb\\x1b"
