@@ -237,3 +237,50 @@ def test_printable_keeps_lines_and_escapes_every_control_and_format_character():
     assert printable("a\x00b\x1b[31mc\x7f\x9b\u202e\td") == "a\\x00b\\x1b[31mc\\x7f\\x9b\\u202e\\td"
     assert printable("李昌鎬") == "李昌鎬"
     assert one_line("a\nb\x1b") == "a\\nb\\x1b"
+
+
+# --- smaller bounds ---------------------------------------------------------------------------
+
+
+def test_komi_outside_the_range_is_refused_and_changes_nothing(tmp_path):
+    from fuseki.engine.core.base import MAX_KOMI
+
+    engine = new_engine(log=lambda text: None)
+    assert engine.handle_line("komi 6.5") == "=\n\n"
+    for text in ("1e308", f"{MAX_KOMI + 0.5}", f"-{MAX_KOMI}.5", "1e4"):
+        assert engine.handle_line(f"komi {text}") == f"? komi out of range (-{MAX_KOMI}..{MAX_KOMI})\n\n"
+    assert "KM[6.5]" in engine.handle_line("printsgf")
+    assert engine.handle_line(f"komi -{MAX_KOMI}") == "=\n\n"
+    assert f"KM[-{MAX_KOMI}]" in engine.handle_line("printsgf")
+    (tmp_path / "km.sgf").write_bytes(b"(;GM[1]SZ[9]KM[1e308];B[ee])")
+    assert engine.handle_line(f"loadsgf {tmp_path / 'km.sgf'}") == "? cannot load file\n\n"
+    assert f"KM[-{MAX_KOMI}]" in engine.handle_line("printsgf")
+
+
+def test_a_1x1_game_is_skipped_and_named_and_the_others_enter_the_book(tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "one.sgf").write_bytes(b"(;GM[1]SZ[1]PB[a]PW[b];B[aa])")
+    (folder / "ok.sgf").write_bytes(sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))]))
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(folder)], workers=0)
+        assert book.stats().games == 1
+    assert report.added == 1
+    assert report.skipped == [(str(folder / "one.sgf"), "board size 1: the book keeps 2x2 to 25x25 games")]
+
+
+def test_web_integers_are_ascii_digits_and_after_takes_any_game_id(tmp_path):
+    from test_web_api import GAMES
+
+    app = create_app(book_url=str(build_book(tmp_path / "book.sqlite", GAMES)))
+    try:
+        client = app.test_client()
+        assert client.get("/api/games?page=\u0661").status_code == 400  # an Arabic-Indic 1
+        assert client.get("/api/games?page_size=\u0662\u0660").status_code == 400
+        assert client.get("/api/game/1/position?move=\uff11").status_code == 400  # a full-width 1
+        assert client.get("/api/games?after=2147483647").status_code == 404  # in range: no such game
+        assert client.get(f"/api/games?after={2**63 - 1}").status_code == 404
+        assert client.get(f"/api/games?after={2**63}").status_code == 400
+        assert client.get("/api/games?page=1").status_code == 200
+    finally:
+        app.extensions["fuseki_book"].close()

@@ -90,10 +90,13 @@ def replay_moves(tokens: list[str], size: int) -> Board:
 
 
 def _int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
+    """The argument as an integer of ``low..high``: ASCII digits only (``isdigit`` and ``int``
+    also take ``١``, an Arabic-Indic one), at most 20 characters (any 64-bit integer)."""
     text = request.args.get(name, "").strip()
     if not text:
         return default
-    if not (text.isdigit() or (text[0] == "-" and text[1:].isdigit())) or len(text) > 9:
+    digits = text[1:] if text[0] == "-" else text
+    if not (digits.isascii() and digits.isdigit()) or len(text) > 20:
         raise ApiError(f"{name} must be an integer, not '{text[:20]}'")
     value = int(text)
     if not low <= value <= high:
@@ -431,7 +434,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         filters = _filters_arg()
         page = _int_arg("page", 1, 1, 10**8)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        after = _int_arg("after", None, 1, 2**31)
+        after = _int_arg("after", None, 1, MAX_ID)  # a game id
         try:
             found = shared.book.games(board, filters=filters, page=page, page_size=page_size, after=after)
         except StatisticsOnly as exc:  # said in the games column, in place of the list
@@ -476,7 +479,7 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
         result = shared.pattern_result()
         page = _int_arg("page", 1, 1, 10**8)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        after = _int_arg("after", None, 1, 2**31)
+        after = _int_arg("after", None, 1, MAX_ID)  # a game id
         try:
             found = shared.book.page_of_games(result.matches, page=page, page_size=page_size, after=after)
         except ValueError as exc:

@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 import fuseki
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, IllegalMove, point_to_rowcol, rowcol_to_point
+from fuseki.engine.core.base import BLACK, EMPTY, MAX_KOMI, WHITE, IllegalMove, point_to_rowcol, rowcol_to_point
 from fuseki.engine.gtp.commands import command
 from fuseki.engine.gtp.commands.args import count, integer
 from fuseki.engine.gtp.protocol import GtpError
@@ -28,7 +28,7 @@ def loadsgf(game, args):
 
     Moves are numbered from 1 along the main line, setup stones are not moves.
     Fails with ``cannot load file`` (state unchanged) for a missing or broken
-    file, a size outside 2..25 or an illegal move before the stop.
+    file, a size outside 2..25, a komi outside +-MAX_KOMI or an illegal move before the stop.
     """
     path, *rest = count(args, 1, 2)
     stop = integer(rest[0]) if rest else None
@@ -86,6 +86,8 @@ def _replay(game, data: bytes, stop: int | None):
     root = tree.get_root()
     board = game.new_board(size)
     board.komi = tree.get_komi() if root.has_property("KM") else game.komi
+    if not -MAX_KOMI <= board.komi <= MAX_KOMI:  # NaN too
+        raise ValueError(f"komi {board.komi}")
     record: list[tuple] = []
     moves = 0
     for node in tree.get_main_sequence():
