@@ -64,6 +64,7 @@ MAX_PLAYER = 100         # longest player filter
 MAX_PAGE_SIZE = 100
 MAX_DOWNLOAD = 1000      # games in one SGF download
 MAX_ID = 2**63 - 1       # largest game id a database integer can hold
+MAX_PAGE = 10**8         # page= of a game list (keyset paging with after= has no such bound)
 LETTERS = "abcdefghijkl"  # next-move letters, as in the shell and ``fuseki search``
 COLOUR_NAME = {BLACK: "B", WHITE: "W"}
 STATIC = Path(__file__).parent / "static"
@@ -432,7 +433,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
     def games():
         board = shared.search_board()
         filters = _filters_arg()
-        page = _int_arg("page", 1, 1, 10**8)
+        page = _int_arg("page", 1, 1, MAX_PAGE)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
         after = _int_arg("after", None, 1, MAX_ID)  # a game id
         try:
@@ -477,7 +478,7 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
     @app.get("/api/pattern/games")
     def pattern_games():
         result = shared.pattern_result()
-        page = _int_arg("page", 1, 1, 10**8)
+        page = _int_arg("page", 1, 1, MAX_PAGE)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
         after = _int_arg("after", None, 1, MAX_ID)  # a game id
         try:
