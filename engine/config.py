@@ -3,7 +3,7 @@
 The file (``configs/fuseki.toml`` in the repository unless ``--config PATH``
 names another) has four tables; every key is optional::
 
-    [game]   board_size = 19        (2..25)     komi = 7.5
+    [game]   board_size = 19        (2..25)     komi = 7.5 (-1000..1000)
     [rules]  suicide = false        superko = false
     [engine] seed = 42              (an integer >= 0; absent: a fresh seed each run)
              fallback_engine = "gnugo --mode gtp"   (answers genmove when the book has no move)
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from fuseki.engine.core.base import MAX_SIZE, MIN_SIZE
+from fuseki.engine.core.base import MAX_KOMI, MAX_SIZE, MIN_SIZE
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "configs" / "fuseki.toml"  # shipped in the package
 # the values of the [book] policy setting: how a chooser picks among candidate moves (book, corner book)
@@ -88,6 +88,8 @@ def _size(value: Any) -> int:
 def _komi(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError("must be a number")
+    if abs(value) > MAX_KOMI:
+        raise ValueError(f"must be from {-MAX_KOMI} to {MAX_KOMI}")
     return float(value)
 
 

@@ -64,6 +64,8 @@ def test_flags_override_the_file(tmp_path):
     ("[game]\nboard_size = true\n", "game.board_size"),
     ("[game]\nkomi = \"7.5\"\n", "game.komi"),
     ("[game]\nkomi = nan\n", "game.komi"),
+    ("[game]\nkomi = 1e308\n", "game.komi"),
+    ("[game]\nkomi = -1000.5\n", "game.komi"),
     ("[rules]\nsuicide = \"yes\"\n", "rules.suicide"),
     ("[rules]\nsuperko = 1\n", "rules.superko"),
     ("[engine]\nseed = -1\n", "engine.seed"),

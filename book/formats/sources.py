@@ -9,6 +9,8 @@ walked recursively with names sorted, archive members in archive order.
   over silently (the AI archive holds ``kifu.index`` files and bare move lists).
 - ``.tgz``/``.tar.gz``/``.tar`` (also ``.tar.bz2``/``.tar.xz``) and ``.zip`` archives are
   streamed member by member, in folders too.  Archives inside archives are not opened.
+- Only regular files are opened (links followed): a FIFO, socket or device named like a game
+  file or an archive, in a folder or given by name, is a Skipped naming what it is.
 - Names: a file's path as given or as found under the folder given; an archive member is
   ``"<archive path>:<member name>"`` -- the ``GameRecord.source`` convention.
 - ``read=False`` leaves the files unread: each game file is a :class:`GameFile` (its path)
@@ -36,6 +38,7 @@ import bz2
 import gzip
 import lzma
 import os
+import stat
 import tarfile
 import zipfile
 import zlib
@@ -139,6 +142,10 @@ def _walk(folder: str, limits: Limits, read: bool) -> Iterator[SourceFile | Skip
 
 
 def _read_path(path: str, limits: Limits, read: bool = True) -> Iterator[SourceFile | Skipped | Archive | GameFile]:
+    not_regular = _not_regular(path)
+    if not_regular is not None:
+        yield Skipped(path, not_regular)
+        return
     kind = _kind(path)
     if kind == "game" and not read:
         yield GameFile(path)
@@ -155,6 +162,27 @@ def _read_path(path: str, limits: Limits, read: bool = True) -> Iterator[SourceF
         yield from _read_zip(path, limits)
     else:
         yield _read_file(path, limits)
+
+
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"))
+
+
+def _not_regular(path: str) -> str | None:
+    """Why ``path`` (links followed) must not be opened, or None for a regular file.
+
+    Opening a FIFO blocks until someone writes to it, and a device may never end
+    (``/dev/zero``): the import would hang with nothing committed.  A name that cannot be
+    looked at is left to the reader, which names the reason.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
+    return f"{kind}, not a regular file: not opened"
 
 
 def _too_big(name: str, size: int, limits: Limits) -> Skipped:

@@ -24,7 +24,7 @@ from fuseki.book.model.records import GameRecord, Moves
 from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE
+from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.replay import replay_game, replay_games
 
@@ -290,9 +290,16 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
     records: list[GameRecord] = []
     for source in files:
         try:
-            records += read_source(source, fast)
+            found = read_source(source, fast)
         except (SgfError, FuegoBookError, UnicodeDecodeError) as exc:
             out.skipped.append((source.name, str(exc).removeprefix(source.name + ": ")))
+            continue
+        for record in found:
+            if MIN_SIZE <= record.size <= MAX_SIZE:
+                records.append(record)
+            else:  # SGF allows SZ[1]; nobody plays on it and no position of it is worth a row
+                out.skipped.append((record.source, f"board size {record.size}: the book keeps "
+                                                   f"{MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE} games"))
     for record, keys, lows, anomaly, fp in replay_records(records):
         out.games.append(game_row(record, anomaly, fp))
         out.counts.append(len(keys))

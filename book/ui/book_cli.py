@@ -86,6 +86,7 @@ def run_import(args) -> int:
     from fuseki.book.pipeline import importer
     from fuseki.book.pipeline.progress import Progress
     from fuseki.book.storage.store import Book
+    from fuseki.book.ui.textboard import printable  # file and member names are anyone's text
 
     if not args.paths and not args.compact:
         print("fuseki import: give the SGF files, folders or archives to import (or --compact alone)",
@@ -98,9 +99,9 @@ def run_import(args) -> int:
                 report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr),
                                                stop=stop)
             if report.stopped:
-                print(f"fuseki import: {stopped_text(stop, report)}", file=sys.stderr)
+                print(f"fuseki import: {printable(stopped_text(stop, report))}", file=sys.stderr)
                 return 128 + stop.signum if stop.signum else 1
-            print(f"fuseki import: {report}", file=sys.stderr)
+            print(f"fuseki import: {printable(str(report))}", file=sys.stderr)
         if args.compact:
             start = time.perf_counter()
             book.compact()

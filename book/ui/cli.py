@@ -59,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args) or 0
     except (CommandError, OSError, ValueError) as exc:
-        print(f"fuseki {args.command}: {exc}", file=sys.stderr)
+        from fuseki.book.ui.textboard import printable  # a message may name a file or a record
+
+        print(f"fuseki {args.command}: {printable(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"fuseki {args.command}: interrupted", file=sys.stderr)

@@ -74,7 +74,8 @@ class BookShell(cmd.Cmd):
     # --- plumbing ---------------------------------------------------------------------
 
     def say(self, text: str = "") -> None:
-        self.stdout.write(text + "\n")
+        """Everything the shell shows goes through here: names from records and files included."""
+        self.stdout.write(textboard.printable(text) + "\n")
 
     def greeting(self) -> str:
         stats = self.book.stats()

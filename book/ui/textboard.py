@@ -7,6 +7,10 @@ lower-case letters on the next moves: ``a`` the most played, and every point
 equivalent to it under the position's symmetry marked with the same letter.
 
 Nothing here queries the book: the functions take a ``NextMoves`` / ``GameRow`` list.
+
+Text from records and files (player names, events, file and member names) reaches a terminal
+only through ``printable``: a name holding ``\x1b[31m`` or a NUL must not colour, move or
+clear the user's terminal.
 """
 
 from __future__ import annotations
@@ -16,6 +20,20 @@ from fuseki.engine.core.base import BLACK, EMPTY
 
 TABLE_LIMIT = 20
 LETTERS = "abcdefghijklmnopqrstuvwxyz"[:TABLE_LIMIT]  # one letter per table row, none on the board without one
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as its Python escape
+    (``\x1b``, ``\x00``, ``\x9b``, ``\u202e``: control and format characters); newlines are
+    kept, so a text of several lines keeps its lines."""
+    if text.isprintable() or all(c.isprintable() or c == "\n" for c in text):
+        return text
+    return "".join(c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in text)
+
+
+def one_line(text: str) -> str:
+    """``printable`` for a table's cell: a newline is escaped too."""
+    return printable(text).replace("\n", "\\n")
 
 
 def marks(found, letters: str = LETTERS) -> dict[int, str]:
@@ -75,8 +93,8 @@ def games_table(rows) -> str:
     """One line per GameRow: id, players with ranks, date, result, the move the position came at."""
     lines = [f"{'id':>7}  {'Black':<22} {'White':<22} {'date':<10} {'result':<10} {'move':>4}"]
     for row in rows:
-        black = f"{row.black} {row.black_rank}".strip()[:22]
-        white = f"{row.white} {row.white_rank}".strip()[:22]
-        lines.append(f"{row.id:>7}  {black:<22} {white:<22} {(row.date or '')[:10]:<10} "
-                     f"{(row.result or '')[:10]:<10} {row.move_number:>4}")
+        black = one_line(f"{row.black} {row.black_rank}".strip())[:22]
+        white = one_line(f"{row.white} {row.white_rank}".strip())[:22]
+        date, result = one_line(row.date or "")[:10], one_line(row.result or "")[:10]
+        lines.append(f"{row.id:>7}  {black:<22} {white:<22} {date:<10} {result:<10} {row.move_number:>4}")
     return "\n".join(lines)

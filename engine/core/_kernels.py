@@ -2,7 +2,8 @@
 eye test, area count, fast replay and random playouts).
 
 Everything here works on one flat ``int64`` state array so that a whole board
-is copied (for undo and superko) with a single ``ndarray.copy``.  With
+is copied (a superko trial, ``Board.copy``) with a single ``ndarray.copy``; undo
+keeps the changed colours only and calls ``rebuild`` (see ``board.py``).  With
 ``L = (size + 2) ** 2`` cells in the padded array (see ``coords``):
 
 =================  =============================================================

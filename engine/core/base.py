@@ -65,6 +65,9 @@ RESIGN = -2
 END = -2  # the "next move" of a game's last position (and of the position before an illegal move)
 MIN_SIZE = 2  # the smallest board a game is played on (GTP, settings, the web page); a record may say 1
 MAX_SIZE = 25
+# |komi| allowed (GTP komi, loadsgf's KM): above the area of the largest board (625), so every
+# komi that can decide a game fits; 1e308 would make scores meaningless (W+1e+308)
+MAX_KOMI = 1000
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # no I, as in the GTP spec
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

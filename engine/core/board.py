@@ -4,11 +4,17 @@
 arguments, keeps the history needed for undo and positional superko, and
 turns kernel result codes into ``IllegalMove`` exceptions.  It knows nothing
 of GTP, SGF or databases.  Points are padded indices (see ``coords``).
+
+The history is one small ``Change`` per move or setup (the points whose colour changed,
+the ko point and prisoners before), not a copy of the kernels' state (24 KB on 19x19):
+a 100,000-move game keeps a few hundred bytes a move, and ``undo`` rebuilds the chains
+from the colours it restores (``tests/test_bounded.py`` checks both growths).
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,6 +34,19 @@ _REASONS = {K.OCCUPIED: "occupied", K.SUICIDE: "suicide", K.KO: "ko"}
 
 class NothingToUndo(Exception):
     """``undo`` was asked with no move (or setup) to take back."""
+
+
+class Change(NamedTuple):
+    """What ``undo`` needs to take back one move or setup: the state before it, as a difference."""
+    to_move: int
+    moves: int                      # entries it added to ``Board.moves`` (1 for a move, 0 for setup)
+    ko: int                         # the ko point before, -1 for none
+    black_prisoners: int            # prisoners taken by Black before
+    white_prisoners: int
+    colours: tuple[tuple[int, int], ...]  # (point, colour before) of each point it changed
+
+
+_NO_POINTS: tuple = ()
 
 
 @cache
@@ -79,8 +98,10 @@ class Board:
         self._state = K.new_state(self.size)
         self.to_move = BLACK
         self.moves: list[tuple[int, int]] = []
-        self._history: list[tuple[np.ndarray, int, list]] = []
-        self._seen = {self.hash}
+        self._history: list[Change] = []
+        # hash -> how many positions of the history have it (positional superko; undo
+        # forgets a hash when its count falls to 0, without looking at the whole history)
+        self._seen: dict[int, int] = {self.hash: 1}
 
     def copy(self) -> Board:
         """An independent board in the same state (history included)."""
@@ -89,7 +110,7 @@ class Board:
         other._state = self._state.copy()
         other.moves = list(self.moves)
         other._history = list(self._history)
-        other._seen = set(self._seen)
+        other._seen = dict(self._seen)
         return other
 
     @property
@@ -171,16 +192,18 @@ class Board:
             raise ValueError(f"colour {color} cannot play")
         if point != coords.PASS and not self._on_board(point):
             raise IllegalMove("off board", point)
-        before = self._state.copy()
+        ko, prisoners = self._ko_and_prisoners()
+        colours = self._colours().copy() if point != coords.PASS else None
         result = K.play(self._state, self._keys, self.size, point, color, self.allow_suicide)
         if result < 0:
             raise IllegalMove(_REASONS[-result], point)
-        new_hash = self.hash
-        if self.superko and point != coords.PASS and new_hash in self._seen:
-            self._state = before
+        # a suicide (when allowed) takes the stone off again: compare rather than guess
+        changed = _NO_POINTS if colours is None else self._changed_since(colours)
+        change = Change(self.to_move, 1, ko, *prisoners, changed)
+        if self.superko and point != coords.PASS and self.hash in self._seen:
+            self._restore(change)
             raise IllegalMove("superko", point)
-        self._push(before, [(color, point)])
-        self._seen.add(new_hash)
+        self._push(change, [(color, point)])
         self.to_move = opponent(color)
         return result
 
@@ -188,13 +211,14 @@ class Board:
         """Take back the last move, handicap or setup; raises NothingToUndo."""
         if not self._history:
             raise NothingToUndo("nothing to undo")
-        state, to_move, moves = self._history.pop()
+        change = self._history.pop()
         added = self.hash
-        self._state = state.copy()  # copies of this board share the history arrays
-        self.to_move = to_move
-        del self.moves[len(self.moves) - len(moves):]
-        if added not in {h for h in self._history_hashes()}:
-            self._seen.discard(added)
+        self._restore(change)
+        self.to_move = change.to_move
+        del self.moves[len(self.moves) - change.moves:]
+        self._seen[added] -= 1
+        if not self._seen[added]:
+            del self._seen[added]
 
     def place_handicap(self, points: list[int]) -> None:
         """Put black handicap stones on an empty board; White plays next."""
@@ -211,13 +235,13 @@ class Board:
         """Setup stones (SGF AB/AW/AE; EMPTY removes): no captures, recorded for undo."""
         for p in points:
             self._check_point(p)
-        before = self._state.copy()
+        ko, prisoners = self._ko_and_prisoners()
+        colours = self._colours().copy()
         for p in points:
             self._state[p] = color
         K.rebuild(self._state, self._keys, self.size)
         self._state[self._meta + K.META_KO] = -1
-        self._push(before, [])
-        self._seen.add(self.hash)
+        self._push(Change(self.to_move, 0, ko, *prisoners, self._changed_since(colours)), [])
 
     # --- choosing and scoring -------------------------------------------------
 
@@ -301,7 +325,7 @@ class Board:
             if points:
                 board.set_stones(color, points)
         board._history.clear()
-        board._seen = {board.hash}
+        board._seen = {board.hash: 1}
         return board
 
     # --- internals ------------------------------------------------------------
@@ -318,11 +342,31 @@ class Board:
     def _hash_of(self, state: np.ndarray) -> int:
         return int(state[self._meta + K.META_HASH]) & 0xFFFFFFFFFFFFFFFF
 
-    def _push(self, before: np.ndarray, moves: list[tuple[int, int]]) -> None:
-        self._history.append((before, self.to_move, moves))
-        self.moves.extend(moves)
+    def _colours(self) -> np.ndarray:
+        return self._state[: coords.array_length(self.size)]
 
-    def _history_hashes(self):
-        yield self.hash
-        for state, _, _ in self._history:
-            yield self._hash_of(state)
+    def _ko_and_prisoners(self) -> tuple[int, tuple[int, int]]:
+        meta = self._meta
+        return (int(self._state[meta + K.META_KO]),
+                (int(self._state[meta + K.META_PRISONERS]), int(self._state[meta + K.META_PRISONERS + 1])))
+
+    def _changed_since(self, colours: np.ndarray) -> tuple[tuple[int, int], ...]:
+        """(point, colour in ``colours``) of each point whose colour is different now."""
+        points = np.flatnonzero(colours != self._colours())
+        return tuple((int(p), int(colours[p])) for p in points)
+
+    def _restore(self, change: Change) -> None:
+        """Put back the colours, ko point and prisoners from before ``change``."""
+        if change.colours:
+            for point, colour in change.colours:
+                self._state[point] = colour
+            K.rebuild(self._state, self._keys, self.size)
+        meta = self._meta
+        self._state[meta + K.META_KO] = change.ko
+        self._state[meta + K.META_PRISONERS] = change.black_prisoners
+        self._state[meta + K.META_PRISONERS + 1] = change.white_prisoners
+
+    def _push(self, change: Change, moves: list[tuple[int, int]]) -> None:
+        self._history.append(change)
+        self.moves.extend(moves)
+        self._seen[self.hash] = self._seen.get(self.hash, 0) + 1

@@ -64,6 +64,7 @@ MAX_PLAYER = 100         # longest player filter
 MAX_PAGE_SIZE = 100
 MAX_DOWNLOAD = 1000      # games in one SGF download
 MAX_ID = 2**63 - 1       # largest game id a database integer can hold
+MAX_PAGE = 10**8         # page= of a game list (keyset paging with after= has no such bound)
 LETTERS = "abcdefghijkl"  # next-move letters, as in the shell and ``fuseki search``
 COLOUR_NAME = {BLACK: "B", WHITE: "W"}
 STATIC = Path(__file__).parent / "static"
@@ -90,10 +91,13 @@ def replay_moves(tokens: list[str], size: int) -> Board:
 
 
 def _int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
+    """The argument as an integer of ``low..high``: ASCII digits only (``isdigit`` and ``int``
+    also take ``١``, an Arabic-Indic one), at most 20 characters (any 64-bit integer)."""
     text = request.args.get(name, "").strip()
     if not text:
         return default
-    if not (text.isdigit() or (text[0] == "-" and text[1:].isdigit())) or len(text) > 9:
+    digits = text[1:] if text[0] == "-" else text
+    if not (digits.isascii() and digits.isdigit()) or len(text) > 20:
         raise ApiError(f"{name} must be an integer, not '{text[:20]}'")
     value = int(text)
     if not low <= value <= high:
@@ -429,9 +433,9 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
     def games():
         board = shared.search_board()
         filters = _filters_arg()
-        page = _int_arg("page", 1, 1, 10**8)
+        page = _int_arg("page", 1, 1, MAX_PAGE)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        after = _int_arg("after", None, 1, 2**31)
+        after = _int_arg("after", None, 1, MAX_ID)  # a game id
         try:
             found = shared.book.games(board, filters=filters, page=page, page_size=page_size, after=after)
         except StatisticsOnly as exc:  # said in the games column, in place of the list
@@ -474,9 +478,9 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
     @app.get("/api/pattern/games")
     def pattern_games():
         result = shared.pattern_result()
-        page = _int_arg("page", 1, 1, 10**8)
+        page = _int_arg("page", 1, 1, MAX_PAGE)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        after = _int_arg("after", None, 1, 2**31)
+        after = _int_arg("after", None, 1, MAX_ID)  # a game id
         try:
             found = shared.book.page_of_games(result.matches, page=page, page_size=page_size, after=after)
         except ValueError as exc:

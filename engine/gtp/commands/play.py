@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fuseki.engine.core.base import BLACK, MAX_SIZE, MIN_SIZE, RESIGN, WHITE
+from fuseki.engine.core.base import BLACK, MAX_KOMI, MAX_SIZE, MIN_SIZE, RESIGN, WHITE
 from fuseki.engine.gtp.commands.args import color, count, integer, number, vertex, vertex_text
 from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
@@ -27,8 +27,12 @@ def clear_board(game, args):
 
 @command("komi")
 def komi(game, args):
+    """komi K: a float with |K| <= MAX_KOMI, else ``komi out of range`` (komi unchanged)."""
     (text,) = count(args, 1)
-    game.set_komi(number(text))
+    value = number(text)
+    if not -MAX_KOMI <= value <= MAX_KOMI:
+        raise GtpError(f"komi out of range (-{MAX_KOMI}..{MAX_KOMI})")
+    game.set_komi(value)
     return ""
 
 

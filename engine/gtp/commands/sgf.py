@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 import fuseki
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, IllegalMove, point_to_rowcol, rowcol_to_point
+from fuseki.engine.core.base import BLACK, EMPTY, MAX_KOMI, WHITE, IllegalMove, point_to_rowcol, rowcol_to_point
 from fuseki.engine.gtp.commands.args import count, integer
 from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
@@ -28,7 +28,7 @@ def loadsgf(game, args):
 
     Moves are numbered from 1 along the main line, setup stones are not moves.
     Fails with ``cannot load file`` (state unchanged) for a missing or broken
-    file, a size outside 2..25 or an illegal move before the stop.
+    file, a size outside 2..25, a komi outside +-MAX_KOMI or an illegal move before the stop.
     """
     path, *rest = count(args, 1, 2)
     stop = integer(rest[0]) if rest else None
@@ -86,6 +86,8 @@ def _replay(game, data: bytes, stop: int | None):
     root = tree.get_root()
     board = game.new_board(size)
     board.komi = tree.get_komi() if root.has_property("KM") else game.komi
+    if not -MAX_KOMI <= board.komi <= MAX_KOMI:  # NaN too
+        raise ValueError(f"komi {board.komi}")
     record: list[tuple] = []
     moves = 0
     for node in tree.get_main_sequence():
@@ -128,7 +130,11 @@ def _setup(board, record, node, size, handicap) -> None:
 
 
 def _record_sgf(game) -> str:
-    """The record as one SGF game: setup before the first move goes in the root node."""
+    """The record as one SGF game: setup before the first move goes in the root node.
+
+    Nodes are added as children of the last one (sgfmill's ``extend_main_sequence`` walks the
+    whole main line each time: printsgf of 20,000 moves was quadratic, 28 s).
+    """
     from sgfmill import sgf
 
     size = game.size
@@ -140,14 +146,14 @@ def _record_sgf(game) -> str:
     for entry in game.record:
         if entry[0] == "move":
             _flush(node, stones)
-            node = tree.extend_main_sequence()
+            node = node.new_child()
             node.set_move("b" if entry[1] == BLACK else "w", point_to_rowcol(entry[2], size))
             continue
         colour, points = (BLACK, entry[1]) if entry[0] == "handicap" else entry[1:]
         moves = {point_to_rowcol(p, size) for p in points}
         if node.has_property("B") or node.has_property("W") or any(moves & s for s in stones.values()):
             _flush(node, stones)  # a point changed twice needs a node of its own
-            node = tree.extend_main_sequence()
+            node = node.new_child()
         if entry[0] == "handicap":
             root.set("HA", len(points))
         stones[colour].update(moves)
