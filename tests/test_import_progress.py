@@ -72,7 +72,9 @@ def test_plain_lines_off_a_terminal_grow_to_100_percent(tmp_path, archive):
         report = importer.import_paths(book, [str(archive)], workers=1, batch_games=250,
                                        progress=Progress(stream, every=0))
     assert report.added == 3000
-    lines = stream.getvalue().splitlines()
+    named = [line for line in stream.getvalue().splitlines() if line.startswith("anomaly ")]
+    assert len(named) == len(report.anomalies)  # the random games' illegal moves, each named once
+    lines = [line for line in stream.getvalue().splitlines() if not line.startswith("anomaly ")]
     assert "\r" not in stream.getvalue() and len(lines) >= 10
     shares = [int(re.match(r"(\d+)% of [\d.,]+ [kMG]?B read, ", line).group(1)) for line in lines]
     assert shares == sorted(shares) and shares[-1] == 100
@@ -210,3 +212,31 @@ def test_a_merge_is_announced_before_it_runs(tmp_path, archive, monkeypatch):
                  for m in re.finditer(r"^merging (\d+) segments of ([\d,]+) positions into one$",
                                       stream.getvalue(), re.MULTILINE)]
     assert len(said) >= 2 and announced == said
+
+
+def test_every_skipped_file_and_every_anomaly_is_named_as_the_import_goes(tmp_path):
+    from fuseki.book.ui.textboard import printable
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    good = generated_games(30, moves=20)
+    for name, data in good:
+        (folder / name.replace("/", "-")).write_bytes(data)
+    broken = [f"broken{n}\x1b[31m.sgf" for n in range(5)]  # more than the summary's three
+    for name in broken:
+        (folder / name).write_bytes(b"(;GM[1]SZ[19];B[pd];W[")
+    # a game kept up to its illegal move: W plays on Black's stone
+    (folder / "zz-anomaly.sgf").write_bytes(b"(;GM[1]SZ[19]PB[x]PW[y];B[pd];W[pd])")
+    stream = io.StringIO()
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        report = importer.import_paths(book, [str(folder)], workers=0, batch_games=7,
+                                       progress=Progress(stream, every=3600, escape=printable))
+    lines = stream.getvalue().splitlines()
+    skipped = [line for line in lines if line.startswith("skipped ")]
+    anomalies = [line for line in lines if line.startswith("anomaly ")]
+    assert len(report.skipped) == 5 and len(skipped) == 5  # each named once, none left to "N more"
+    assert sorted(line.split(": ")[0] for line in skipped) == sorted(
+        f"skipped {printable(str(folder / name))}" for name in broken)
+    assert "\x1b" not in stream.getvalue() and "\\x1b[31m" in skipped[0]
+    assert len(report.anomalies) == 1 and len(anomalies) == 1
+    assert anomalies[0].startswith(f"anomaly {folder / 'zz-anomaly.sgf'} game ") and "illegal" in anomalies[0]

@@ -133,14 +133,22 @@ class Progress:
     ``import_paths`` calls ``start(total)`` with the input's bytes, ``update(report, read)``
     after each batch it commits, ``merging(segments, rows)`` before a merge (a progress of
     one's own may leave it out), and ``done()`` at the end, however it ends.
+
+    Every file skipped and every game kept with an anomaly is named on a line of its own as
+    soon as the report holds it (``skipped FILE: reason``, ``anomaly FILE game ID: reason``),
+    above the bar on a terminal; ``escape`` makes the names safe to show (they are anyone's
+    text: the command line passes ``textboard.printable``).
     """
 
-    def __init__(self, stream=None, every: float = 5.0):
+    def __init__(self, stream=None, every: float = 5.0, escape=str):
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.every = every
+        self.escape = escape
         self.total = 0
         self.bar = None
+        self.report: ImportReport | None = None
+        self.named = (0, 0)  # the skipped files and the anomalies named so far
         self.start_time = self.last = time.perf_counter()
 
     def start(self, total: int) -> None:
@@ -159,6 +167,8 @@ class Progress:
 
     def update(self, report: ImportReport, read: int, force: bool = False) -> None:
         """``read`` bytes of the input are read and their games in ``report``."""
+        self.report = report
+        self._name_new()
         now = time.perf_counter()
         games = report.added + report.duplicates
         rate = games / (now - self.start_time) if now > self.start_time else 0.0
@@ -190,7 +200,25 @@ class Progress:
 
     def done(self) -> None:
         """The import has ended: the bar goes, so that the summary line stands alone."""
+        self._name_new()
         _close_bar(self)
+
+    def _name_new(self) -> None:
+        """Name the skipped files and the anomalies the report gained since the last call."""
+        report = self.report
+        if report is None:
+            return
+        skips, anomalies = self.named
+        lines = [f"skipped {name}: {reason}" for name, reason in report.skipped[skips:]]
+        lines += [f"anomaly {name} game {game}: {reason}" for name, game, reason in report.anomalies[anomalies:]]
+        self.named = (len(report.skipped), len(report.anomalies))
+        for line in lines:
+            if self.bar is not None:
+                self.bar.write(self.escape(line), file=self.stream)  # above the bar, which is drawn again
+            else:
+                self.stream.write(self.escape(line) + "\n")
+        if lines:
+            self.stream.flush()
 
 
 def _close_bar(shown) -> None:

@@ -96,8 +96,8 @@ def run_import(args) -> int:
     try:
         if args.paths:
             with stop_on_signals() as stop:
-                report = importer.import_paths(book, args.paths, workers=args.workers, progress=Progress(sys.stderr),
-                                               stop=stop)
+                report = importer.import_paths(book, args.paths, workers=args.workers, stop=stop,
+                                               progress=Progress(sys.stderr, escape=printable))
             if report.stopped:
                 print(f"fuseki import: {printable(stopped_text(stop, report))}", file=sys.stderr)
                 return 128 + stop.signum if stop.signum else 1

@@ -62,6 +62,7 @@ def run_build(args) -> int:
     from fuseki.book import statistics
     from fuseki.book.pipeline.progress import Progress
     from fuseki.book.ui.cli_shared import CommandError
+    from fuseki.book.ui.textboard import printable
 
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")
@@ -69,7 +70,7 @@ def run_build(args) -> int:
     paths = statistics.corpus(args.data, held_out)
     start = time.perf_counter()
     report = statistics.build(paths, args.out, args.min_games, description=describe(paths), work=args.work,
-                              workers=args.workers, progress=Progress(sys.stderr),
+                              workers=args.workers, progress=Progress(sys.stderr, escape=printable),
                               corner_min_games=args.corner_min_games or None)
     print(f"fuseki book build-builtin: import: {report.import_text}", file=sys.stderr)
     print(f"fuseki book build-builtin: {args.out}: {report} "

@@ -270,7 +270,7 @@ class BookShell(cmd.Cmd):
         from fuseki.book.pipeline.progress import Progress
         from fuseki.book.ui.book_cli import stop_on_signals, stopped_text
 
-        progress = Progress() if self.use_rawinput else None
+        progress = Progress(escape=textboard.printable) if self.use_rawinput else None
         with stop_on_signals() as stop:  # Ctrl-C stops the import, not the shell
             report = importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress,
                                            stop=stop)
