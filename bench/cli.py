@@ -3,7 +3,8 @@
 ``python3 bench/cli.py [--book BOOK] [--runs 10] [--tree PATH]``: the wall time of whole
 processes, each started as a shell starts it, for ``python3 -c pass`` (the interpreter's own
 start-up, the floor), ``fuseki --help``, every ``fuseki SUBCOMMAND --help`` (subcommands of
-subcommands too), and with ``--book``, ``fuseki search`` and ``fuseki pattern`` on that book.
+subcommands too), and with ``--book``, ``fuseki search`` and ``fuseki pattern`` on that book
+and a fresh ``fuseki-gtp --book`` session (``name``, the first ``book_moves``, ``quit``, the end).
 Median and p99 of ``--runs`` runs each, the rounds interleaved so that a busy moment of the
 machine falls on every command alike; one untimed run of each first (a pattern search builds
 the book's pattern index once).  ``--tree`` runs the fuseki of another checkout (a copy of the
@@ -59,6 +60,33 @@ def timed(argv: list[str], env: dict) -> float:
     return elapsed
 
 
+def gtp_session(tree: Path, env: dict, book: str) -> dict[str, float]:
+    """Seconds of one fresh ``gtp_main.py --book``: its start to the answer of ``name``; then the first
+    ``book_moves``; then ``quit`` to its answer, and to the end of the process (GUIs wait for it)."""
+    process = subprocess.Popen([sys.executable, str(tree / "gtp_main.py"), "--book", book], env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def ask(command: str) -> None:
+        process.stdin.write(command.encode() + b"\n")
+        process.stdin.flush()
+        while process.stdout.readline() not in (b"\n", b""):
+            pass
+
+    began = time.perf_counter()
+    ask("name")
+    named = time.perf_counter()
+    ask("book_moves")
+    answered = time.perf_counter()
+    ask("quit")
+    quit_answered = time.perf_counter()
+    process.wait(60)
+    ended = time.perf_counter()
+    return {"fuseki-gtp: start to the answer of name": named - began,
+            "fuseki-gtp: then the first book_moves": answered - named,
+            "fuseki-gtp: quit to its answer": quit_answered - answered,
+            "fuseki-gtp: quit to the end of the process": ended - answered}
+
+
 def p99(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
@@ -90,9 +118,12 @@ def main() -> int:
         for _ in range(args.runs):
             for name, argv in commands.items():
                 times[name].append(timed(argv, env))
+            if args.book:
+                for name, seconds in gtp_session(args.tree.resolve(), env, book[1]).items():
+                    times.setdefault(name, []).append(seconds)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    width = max(len(name) for name in commands)
+    width = max(len(name) for name in times)
     print(f"tree {args.tree.resolve()}, {args.runs} runs each, {python}")
     print(f"{'command':<{width}}  median s   p99 s")
     for name, values in times.items():

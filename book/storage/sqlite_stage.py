@@ -19,7 +19,8 @@ from fuseki.book.storage.schema import staging_table
 # in-memory database STAGE, attached to every connection that may write (attach_stage); the
 # image's table holds them in the staging table's definition, so SQLite's transfer copies them.
 # Where the sqlite3 module has no deserialize (a SQLite built without it), they go through a
-# temporary table instead, 250 rows an INSERT: the same segment, 1.3 s slower for 2.3 M rows.
+# temporary table instead, 250 rows an INSERT: the same segment, slower (bench/book.py prints the
+# writer's CPU per game).
 STAGE = "fuseki_import"
 IMAGES = hasattr(sqlite3.Connection, "deserialize")  # whether SQLite takes rows as an image here
 STAGE_DDL = str(CreateTable(staging_table).compile(dialect=sqlite_dialect.dialect())).strip()

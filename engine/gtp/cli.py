@@ -190,7 +190,7 @@ def exit_now(engine) -> None:
     """End the process once the loop has ended (``quit`` answered, or the end of input):
     close what holds another process (the fallback engine is sent ``quit``), flush, and exit
     without the interpreter's teardown, which unloads numba, llvmlite and SQLAlchemy module by
-    module (0.25-0.65 s; GUIs such as Sabaki wait for the process to end).  The book is open
+    module (bench/cli.py times quit to the end of the process; GUIs such as Sabaki wait for it).  The book is open
     read-only: nothing of it needs writing back.
     """
     for chooser in getattr(engine.game, "choosers", ()):
