@@ -2,7 +2,7 @@
 
 ``data/builtin.sqlite`` is a statistics book (``book.storage.statbook``: next moves with
 games and wins, no game records) built by ``fuseki book build-builtin`` from the Tygem
-archives (``book.statistics``); ``data/builtin.json`` beside it says what it
+archives (``book.statbook_build``); ``data/builtin.json`` beside it says what it
 holds, so that ``fuseki-gtp`` can name its book at start without opening the database
 (and without importing numpy or SQLAlchemy: this module imports neither).
 

@@ -21,7 +21,7 @@ import pytest
 from fuseki.book import builtin
 from fuseki.book.chooser import book_choice
 from fuseki.book.pipeline import importer
-from fuseki.book.statistics import info_path, write_statistics
+from fuseki.book.statbook_build import info_path, write_statistics
 from fuseki.book.storage.store import Book
 from fuseki.engine.config import BookSettings, Settings
 

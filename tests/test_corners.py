@@ -359,7 +359,7 @@ def test_random_is_seeded(corner_book):
 
 def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_book, tmp_path):
     """The built-in book's way: write_statistics copies the continuations of >= N times."""
-    from fuseki.book.statistics import write_statistics
+    from fuseki.book.statbook_build import write_statistics
     from fuseki.book.storage.statbook import StatisticsBook
 
     path, games, size, table = corner_book

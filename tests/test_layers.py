@@ -29,7 +29,7 @@ LAYERS = [
     ("book formats", ["fuseki.book.formats"]),
     ("book storage", ["fuseki.book.storage"]),
     ("book pipeline and patterns", ["fuseki.book.pipeline", "fuseki.book.patterns"]),
-    ("book builders", ["fuseki.book.statistics"]),
+    ("book builders", ["fuseki.book.statbook_build"]),
     ("book choosers", ["fuseki.book.policies", "fuseki.book.chooser", "fuseki.book.corner_chooser"]),
     ("book ways in", ["fuseki.book.ui"]),
 ]

@@ -1,7 +1,7 @@
 """A statistics book answers as the book of games it was counted from.
 
 Games are imported with the real importer into a book of games; its statistics book
-(``book.statistics.write_statistics``) must give the same ``next_moves`` for every
+(``book.statbook_build.write_statistics``) must give the same ``next_moves`` for every
 position reached by at least ``min_games`` games, in all 8 orientations, and nothing for
 the others; what needs games (lists, records, filters) it refuses in words.
 """
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from fuseki.book.pipeline import importer
-from fuseki.book.statistics import build, info_path, write_statistics
-from fuseki.book.storage import aggregates
+from fuseki.book.statbook_build import build, info_path, write_statistics
+from fuseki.book.storage import statbook_table
 from fuseki.book.storage.statbook import StatisticsBook, StatisticsOnly
 from fuseki.book.storage.store import Book, BookError, Filters
 from fuseki.engine.core import coords
@@ -172,15 +172,15 @@ def test_the_same_games_give_the_same_bytes(tmp_path):
         assert report.games > 25 and report.rows > 0
         outputs.append((out.read_bytes(), open(info_path(str(out)), "rb").read()))
     assert outputs[0] == outputs[1]
-    assert aggregates.is_statistics_file(str(tmp_path / "a" / "book.sqlite"))
+    assert statbook_table.is_statistics_file(str(tmp_path / "a" / "book.sqlite"))
     assert not any(name.startswith("fuseki-build-") for name in os.listdir(tmp_path))  # no leftovers
 
 
 def test_a_book_of_games_is_not_a_statistics_book(tmp_path):
     path = str(tmp_path / "games.sqlite")
     Book.open(path).close()
-    assert not aggregates.is_statistics_file(path)
-    assert not aggregates.is_statistics_file(str(tmp_path / "missing.sqlite"))
+    assert not statbook_table.is_statistics_file(path)
+    assert not statbook_table.is_statistics_file(str(tmp_path / "missing.sqlite"))
     book = Book.open(path, readonly=True)
     assert book.statistics is None
     book.close()

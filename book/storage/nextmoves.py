@@ -3,7 +3,7 @@
 The one form of them in memory is ``NextMoveStats``: signed position keys and, per key,
 records ``(year, next, games, black wins, white wins)`` sorted by (key, year, next).  Two
 places keep them: a segment's *summary* table (below), for the positions many of its games
-reached, and a statistics book's ``next_stats`` table (``book.storage.aggregates``: the
+reached, and a statistics book's ``next_stats`` table (``book.storage.statbook_table``: the
 built-in book), which keeps them without years (``NO_YEAR``).
 
 A position reached by many games (the empty board: every game) costs a next-move query

@@ -1,10 +1,10 @@
 """A statistics book: next-move statistics without games (the built-in book is one).
 
-``Book.open`` hands a file marked as a statistics book (``book.storage.aggregates``) to
+``Book.open`` hands a file marked as a statistics book (``book.storage.statbook_table``) to
 ``StatisticsBook.open_file``: the same ``Book`` interface over the ``next_stats`` table
 instead of the positions index.  What it can answer it answers as a book of games would:
 
-- ``next_moves`` reads one position's statistics (``aggregates.lookup``) and answers with the
+- ``next_moves`` reads one position's statistics (``statbook_table.lookup``) and answers with the
   store's own ``Book.next_moves``, as from a segment's summary, so its answer equals the full
   book's for every position the statistics kept (tests/test_statbook.py checks it in all 8
   orientations);
@@ -25,7 +25,7 @@ import numpy as np
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 
-from fuseki.book.storage import aggregates, schema
+from fuseki.book.storage import schema, statbook_table
 from fuseki.book.storage.connect import make_db
 from fuseki.book.storage.store import Book, BookError, BookStats, Filters, NextMoves
 from fuseki.engine.core.zobrist import to_signed
@@ -89,7 +89,7 @@ class StatisticsBook(Book):
         except Exception:
             db.dispose()
             raise
-        if meta.get(aggregates.KIND) != aggregates.STATISTICS:
+        if meta.get(statbook_table.KIND) != statbook_table.STATISTICS:
             db.dispose()
             raise BookError(f"{path} is marked as a statistics book but its meta table does not say so")
         book = cls(db, True, path)
@@ -106,7 +106,7 @@ class StatisticsBook(Book):
     def _visits(self, key: int, filters: Filters, every_row: bool = False):
         """The position's statistics as ``Book._visits`` gives a segment summary's, and no game."""
         with self.db.connect() as conn:
-            found = aggregates.lookup(conn, to_signed(key))
+            found = statbook_table.lookup(conn, to_signed(key))
         none = np.empty(0, dtype=np.int64)
         return found.records, none, none, none, none
 

@@ -42,11 +42,12 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.headers import dataclass_fields
-from fuseki.book.storage import aggregates, nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
+from fuseki.book.storage import nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
 from fuseki.book.storage.connect import make_db, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.sqlite_stage import clear_stage
+from fuseki.book.storage.statbook_table import is_statistics_file
 from fuseki.book.storage.wal import Checkpointer
 from fuseki.engine.core.base import BLACK, END, WHITE
 from fuseki.engine.core.zobrist import to_signed
@@ -164,13 +165,13 @@ class Book:
         Raises BookError when a read-only book does not exist or is not a book, or when a
         SQLite book lists segment files its folder lacks (copied without it), and
         schema.SchemeMismatch when it was written with another hash scheme.  A statistics
-        book (``book.storage.aggregates``; the built-in book) opens read-only whatever is asked.
+        book (``book.storage.statbook_table``; the built-in book) opens read-only whatever is asked.
         """
         url = to_url(str(location), readonly)
         path = sqlite_path(url)
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
-        if path and aggregates.is_statistics_file(path):  # never opened for writing
+        if path and is_statistics_file(path):  # never opened for writing
             return Book.open_statistics(path)
         db = make_db(url, readonly)
         try:

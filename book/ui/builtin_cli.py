@@ -4,7 +4,7 @@ Example::
 
     fuseki book build-builtin --from ../shared/data --out book/data/builtin.sqlite
 
-The same archives give the same bytes (``book.statistics``); the book's JSON
+The same archives give the same bytes (``book.statbook_build``); the book's JSON
 file is written beside it.
 """
 
@@ -16,7 +16,7 @@ import sys
 
 
 def add_commands(subparsers) -> None:
-    from fuseki.book import statistics
+    from fuseki.book import statbook_build
     from fuseki.book.ui.cli_shared import subcommands
 
     sub = subcommands(subparsers, "book")
@@ -26,18 +26,18 @@ def add_commands(subparsers) -> None:
                     "--min-games games or more, and write their next-move statistics. Example: "
                     "fuseki book build-builtin --from ../shared/data --out book/data/builtin.sqlite")
     p.add_argument("--from", dest="data", required=True, metavar="DIR",
-                   help=f"the data folder holding {' and '.join(statistics.SOURCES)}")
+                   help=f"the data folder holding {' and '.join(statbook_build.SOURCES)}")
     p.add_argument("--out", required=True, metavar="FILE", help="the statistics book to write")
-    p.add_argument("--min-games", type=int, default=statistics.MIN_GAMES, metavar="N",
-                   help=f"keep positions reached by N games or more (default {statistics.MIN_GAMES})")
-    p.add_argument("--hold-out", default=statistics.HELD_OUT, metavar="ARCHIVE",
-                   help=f"the archive left out, to measure the book on (default {statistics.HELD_OUT}; "
+    p.add_argument("--min-games", type=int, default=statbook_build.MIN_GAMES, metavar="N",
+                   help=f"keep positions reached by N games or more (default {statbook_build.MIN_GAMES})")
+    p.add_argument("--hold-out", default=statbook_build.HELD_OUT, metavar="ARCHIVE",
+                   help=f"the archive left out, to measure the book on (default {statbook_build.HELD_OUT}; "
                         "'none': none)")
     p.add_argument("--work", default=None, metavar="DIR",
                    help="where the temporary book of games goes (about 2 GB; default: the temporary folder)")
-    p.add_argument("--corner-min-games", type=int, default=statistics.CORNER_MIN_GAMES, metavar="N",
+    p.add_argument("--corner-min-games", type=int, default=statbook_build.CORNER_MIN_GAMES, metavar="N",
                    help="keep the corner book's continuations played N times or more "
-                        f"(default {statistics.CORNER_MIN_GAMES}; 0: no corner book)")
+                        f"(default {statbook_build.CORNER_MIN_GAMES}; 0: no corner book)")
     p.add_argument("--workers", type=int, default=None, metavar="N", help="parser processes (as fuseki import)")
     p.set_defaults(run=run_build)
 
@@ -59,7 +59,7 @@ def describe(paths: list[str]) -> str:
 def run_build(args) -> int:
     import time
 
-    from fuseki.book import statistics
+    from fuseki.book import statbook_build
     from fuseki.book.pipeline.progress import Progress
     from fuseki.book.ui.cli_shared import CommandError
     from fuseki.book.ui.textboard import printable
@@ -67,9 +67,9 @@ def run_build(args) -> int:
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")
     held_out = None if args.hold_out.lower() == "none" else args.hold_out
-    paths = statistics.corpus(args.data, held_out)
+    paths = statbook_build.corpus(args.data, held_out)
     start = time.perf_counter()
-    report = statistics.build(paths, args.out, args.min_games, description=describe(paths), work=args.work,
+    report = statbook_build.build(paths, args.out, args.min_games, description=describe(paths), work=args.work,
                               workers=args.workers, progress=Progress(sys.stderr, escape=printable),
                               corner_min_games=args.corner_min_games or None)
     print(f"fuseki book build-builtin: import: {report.import_text}", file=sys.stderr)

@@ -3,8 +3,8 @@
 ``build(paths, out, min_games, ...)`` imports the game records into a temporary book of
 games with the real importer (``import_paths``: the same reading, replay, duplicates and
 anomalies as ``fuseki import``), counts every position's next moves from it
-(``aggregates.from_book``), keeps the positions reached by at least ``min_games`` games,
-and writes them as a statistics book (``aggregates.write_file``), with a small JSON file
+(``statbook_table.from_book``), keeps the positions reached by at least ``min_games`` games,
+and writes them as a statistics book (``statbook_table.write_file``), with a small JSON file
 beside it naming what it holds (read by ``fuseki-gtp`` at start, without opening the
 database).
 
@@ -97,13 +97,13 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
                      description: str = "", corner_min_games: int | None = None) -> BuildReport:
     """Write the statistics book of an open book of games to ``out`` (and ``info_path(out)``),
     with its corner book's continuations of at least ``corner_min_games`` when it has one."""
-    from fuseki.book.storage import aggregates, nextmoves
+    from fuseki.book.storage import nextmoves, statbook_table
 
     if min_games < 1:
         raise ValueError("min_games must be at least 1")
     stats = book.stats()
     with book.db.connect() as conn:
-        kept = list(aggregates.from_book(conn, min_games))  # key ranges: no key in two of them
+        kept = list(statbook_table.from_book(conn, min_games))  # key ranges: no key in two of them
     positions = sum(nextmoves.positions(chunk) for chunk in kept)
     years = f"{stats.years[0]}-{stats.years[1]}" if stats.years else ""
     meta = {"title": title, "description": description, "games": str(stats.games),
@@ -119,7 +119,7 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
                 return
         corner_rows.append(corner_build.copy_into(book, target, corner_min_games))
 
-    rows = aggregates.write_file(out, kept, meta, corner_book if corner_min_games is not None else None)
+    rows = statbook_table.write_file(out, kept, meta, corner_book if corner_min_games is not None else None)
     info = {"title": title, "description": description, "games": stats.games, "min_games": min_games,
             "positions": positions, "rows": rows}
     if corner_rows:

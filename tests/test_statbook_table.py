@@ -1,11 +1,11 @@
-"""Next-move statistics without years (what book/storage/aggregates.py keeps: ``nextmoves.without_years``)
+"""Next-move statistics without years (what book/storage/statbook_table.py keeps: ``nextmoves.without_years``)
 on hand-made rows of the positions index, and the statistics book file."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from fuseki.book.storage import aggregates, nextmoves, schema, segment_files
+from fuseki.book.storage import nextmoves, schema, segment_files, statbook_table
 
 END, PASS = -2, -1
 
@@ -66,10 +66,10 @@ def test_key_ranges_cover_every_signed_key_once_in_order():
 def test_a_statistics_file_is_known_by_its_header(tmp_path):
     path = str(tmp_path / "stats.sqlite")
     stats = nextmoves.without_years(*rows((1, 1, 0, 60, 1)))
-    assert aggregates.write_file(path, [stats], {"title": "t"}) == 1
-    assert aggregates.is_statistics_file(path)
+    assert statbook_table.write_file(path, [stats], {"title": "t"}) == 1
+    assert statbook_table.is_statistics_file(path)
     (tmp_path / "text.sqlite").write_text("SQLite format 3 but not really")
-    assert not aggregates.is_statistics_file(str(tmp_path / "text.sqlite"))
+    assert not statbook_table.is_statistics_file(str(tmp_path / "text.sqlite"))
     assert sorted(name for name in __import__("os").listdir(tmp_path)) == ["stats.sqlite", "text.sqlite"]
 
 
@@ -78,11 +78,11 @@ def test_a_position_reads_back_as_it_was_written(tmp_path):
 
     path = str(tmp_path / "stats.sqlite")
     stats = nextmoves.without_years(*rows((-5, 1, 0, 60, 1), (-5, 2, 0, END, 2), (8, 1, 0, 61, 1)))
-    aggregates.write_file(path, [stats], {"title": "t"})
+    statbook_table.write_file(path, [stats], {"title": "t"})
     from sqlalchemy import create_engine
 
     engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(path))
     with engine.connect() as conn:
-        assert table(aggregates.lookup(conn, -5)) == [(-5, END, 1, 0, 1), (-5, 60, 1, 1, 0)]
-        assert len(aggregates.lookup(conn, 7)) == 0
+        assert table(statbook_table.lookup(conn, -5)) == [(-5, END, 1, 0, 1), (-5, 60, 1, 1, 0)]
+        assert len(statbook_table.lookup(conn, 7)) == 0
     engine.dispose()
