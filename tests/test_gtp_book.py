@@ -303,3 +303,39 @@ def test_stream_over_a_pipe_stops_at_the_next_command(book_path):
         assert proc.wait(timeout=30) == 0
     finally:
         proc.kill()
+
+
+def test_analysis_lines_of_a_symmetric_position_follow_the_most_played_moves():
+    """On the built-in book's empty board (8-fold symmetric) each line plays, after its first move,
+    at every move the whole-board book knows, a move of the most games among the legal ones (ties:
+    any); the lines
+    of one orbit's points are the first point's line turned by the symmetry between them."""
+    from fuseki.book import builtin
+    from fuseki.engine.core.board import Board
+    from fuseki.engine.core.coords import symmetry_table
+
+    if not builtin.available():
+        pytest.skip("no built-in book in this checkout")
+    eng = engine_on(builtin.PATH, analysis_min_games=50)
+    chooser = eng.game.advisor
+    entries, _ = analyze(eng, "kata-analyze B 10")
+    assert len(entries) > 8
+    tables = symmetry_table(19).tolist()
+    point = {e["move"]: vertex_to_point(e["move"], 19) for e in entries}
+    for e in entries:
+        board, colour = Board(19), 1
+        for n, vertex in enumerate(e["pv"]):
+            p = vertex_to_point(vertex, 19)
+            found = chooser.next_moves(board, colour)
+            legal = [m for m in (found.moves if found else []) if m.point >= 0 and m.games >= chooser.min_games
+                     and any(board.legal_reason(colour, q) is None for q in m.points)]
+            if legal and n:  # the first move is the entry's own  # the whole-board book's: a most played move (the corner book answers elsewhere)
+                best = max(m.games for m in legal)
+                assert any(p in m.points and m.games == best for m in legal), (e["move"], e["pv"], vertex)
+            board.play(colour, p)
+            colour = 3 - colour
+        if "isSymmetryOf" in e:
+            first = next(f for f in entries if f["move"] == e["isSymmetryOf"])
+            turns = [t for t in tables if t[point[first["move"]]] == point[e["move"]]]
+            assert any([point_to_vertex(t[vertex_to_point(v, 19)], 19) for v in first["pv"]] == e["pv"]
+                       for t in turns), (first["pv"], e["pv"])
