@@ -329,7 +329,8 @@ def test_analysis_lines_of_a_symmetric_position_follow_the_most_played_moves():
             found = chooser.next_moves(board, colour)
             legal = [m for m in (found.moves if found else []) if m.point >= 0 and m.games >= chooser.min_games
                      and any(board.legal_reason(colour, q) is None for q in m.points)]
-            if legal and n:  # the first move is the entry's own  # the whole-board book's: a most played move (the corner book answers elsewhere)
+            # after the entry's own first move, the whole-board book's most played move (or the corner book's)
+            if legal and n:
                 best = max(m.games for m in legal)
                 assert any(p in m.points and m.games == best for m in legal), (e["move"], e["pv"], vertex)
             board.play(colour, p)
