@@ -18,7 +18,8 @@ MAX_LINES = 600
 # interface, and the settings (the book finds the engine's default book location there).
 BOOK_MAY_IMPORT = ("fuseki.engine.core.base", "fuseki.engine.core.coords", "fuseki.engine.core.board",
                    "fuseki.engine.core.zobrist", "fuseki.engine.players.chooser",
-                   "fuseki.engine.gtp.config", "fuseki.engine.core", "fuseki.engine.players.match_cli")
+                   "fuseki.engine.gtp.config", "fuseki.engine.core", "fuseki.engine.players.match_cli",
+                   "fuseki.engine.players.katago")  # the AI value cache asks KataGo (book.ai)
 
 
 def module_name(path: Path) -> str:

@@ -37,7 +37,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,9 +186,11 @@ def _to_play(query: dict, turn: int) -> str:
 def make_query(query_id: str, moves, *, rules: str = "japanese", komi: float = 6.5, size: int = 19,
                max_visits: int | None = None, analyze_turns: list[int] | None = None,
                include_policy: bool = False, initial_player: str | None = None,
-               override: dict | None = None) -> dict:
+               initial_stones=(), override: dict | None = None) -> dict:
     """The query dict for a position reached by ``moves`` ([(colour, vertex), ...]).
 
+    ``initial_stones`` ([(colour, vertex), ...]) sets up a position without its history (a
+    book's position is its stones); ``initial_player`` says who moves first then.
     ``override`` adds KataGo search settings for this query (``overrideSettings``), e.g.
     ``{"rootNumSymmetriesToSample": 8}`` to average the root's network evaluation over the
     8 symmetries.
@@ -203,6 +204,8 @@ def make_query(query_id: str, moves, *, rules: str = "japanese", komi: float = 6
         query["analyzeTurns"] = list(analyze_turns)
     if include_policy:
         query["includePolicy"] = True
+    if initial_stones:
+        query["initialStones"] = [[str(c).upper(), str(v)] for c, v in initial_stones]
     if initial_player is not None:
         query["initialPlayer"] = initial_player
     return query
@@ -250,6 +253,7 @@ class KataGo:
     def __init__(self, command: str | list[str], timeout: float = 120.0, start_timeout: float = 900.0,
                  env: dict | None = None):
         self.command = command if isinstance(command, str) else shlex.join(command)
+        self.network = network_name(command) if command else ""  # what the values were computed by
         self.timeout = timeout
         self.broken: str | None = None
         self._pending: dict[str, Pending] = {}
@@ -487,7 +491,14 @@ def find_command() -> str | None:
     return None
 
 
-def wait_all(pendings: list[Pending], timeout: float) -> list[list[Analysis]]:
-    """The results of several pending queries, with one deadline for all."""
-    deadline = time.monotonic() + timeout
-    return [p.result(max(0.0, deadline - time.monotonic())) for p in pendings]
+def network_name(command: str | list[str]) -> str:
+    """The network a KataGo command line loads: its ``-model`` file's name (links followed)
+    without ``.bin.gz``; '' when the command names none."""
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if "-model" not in argv[:-1]:
+        return ""
+    name = Path(argv[argv.index("-model") + 1]).resolve().name
+    for suffix in (".bin.gz", ".txt.gz", ".gz", ".bin"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
