@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -271,7 +272,13 @@ def test_close_leaves_no_process_behind(fake):
     child = int(katago.stderr_lines()[0])
     katago.close()
     assert katago.proc.poll() is not None
-    assert _gone(child)
+    try:
+        assert _gone(child)
+    finally:  # a failure must not leave the child behind either
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     with pytest.raises(KataGoError, match="closed"):
         katago.analyze([])
 

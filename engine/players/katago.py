@@ -445,11 +445,13 @@ class KataGo:
             self.proc.wait(timeout=10.0)
         except subprocess.TimeoutExpired:
             pass
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        # stdout and stderr are left to the reader threads, which end at their EOF: closing a
+        # pipe a thread is reading blocks until the read returns, forever if a process that
+        # escaped the group still holds the pipe's other end
         self._break(self.broken)
 
     def __enter__(self) -> KataGo:
