@@ -19,6 +19,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -128,9 +129,10 @@ def test_the_parser_names_an_answer_that_is_not_an_analysis():
 # lines of each query id, holding them until N queries have come, then answering the
 # latest first); exit (writes a KataGo-like error to stderr, exits 1); garbage (answers
 # GTP); hang (answers query_version, then nothing); crash (answers query_version, exits 3
-# on the first query); spawn (starts a child that sleeps, then hangs like hang); values
-# (answers every query with the first three free points of VERTICES as its candidate moves,
-# scores 3, 2, 1; counts the queries on stderr).
+# on the first query); deaf (answers query_version, then reads nothing); spawn (starts a
+# child that sleeps, then hangs like hang); values (answers every query with the first
+# three free points of VERTICES as its candidate moves, scores 3, 2, 1; counts the queries
+# on stderr).
 FAKE_KATAGO = r'''
 import json, subprocess, sys, time
 mode = sys.argv[1]
@@ -171,6 +173,8 @@ for line in sys.stdin:
         continue
     if mode == "crash":
         print("segfault-ish", file=sys.stderr, flush=True); sys.exit(3)
+    if mode == "deaf":
+        time.sleep(600)  # reads nothing more: KataGo's stdin pipe fills up
     if mode in ("hang", "spawn") or q.get("action"):
         continue
     held.append(recorded[q["id"]])
@@ -236,6 +240,18 @@ def test_a_hanging_katago_times_out_and_the_client_stays_usable(fake):
         assert katago.alive()
         with pytest.raises(KataGoTimeout):
             katago.analyze([], max_visits=1, timeout=0.3)
+
+
+def test_a_katago_that_stops_reading_never_blocks_the_caller(fake):
+    with KataGo(fake("deaf"), timeout=60) as katago:
+        sent = []
+        caller = threading.Thread(target=lambda: sent.append(  # 1 MB: far over a pipe's buffer
+            katago.submit([], max_visits=1, override={"padding": "x" * (1 << 20)})))
+        caller.start()
+        caller.join(timeout=30)  # generous: submitting only queues the line
+        assert not caller.is_alive() and len(sent) == 1
+        with pytest.raises(KataGoTimeout):
+            sent[0].result(timeout=0.3)
 
 
 def test_a_crash_fails_the_query_and_every_later_one(fake):

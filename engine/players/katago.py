@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import queue
 import shlex
 import shutil
 import signal
@@ -252,16 +253,17 @@ class KataGo:
 
     def __init__(self, command: str | list[str], timeout: float = 120.0, start_timeout: float = 900.0,
                  env: dict | None = None):
-        self.command = command if isinstance(command, str) else shlex.join(command)
-        self.network = network_name(command) if command else ""  # what the values were computed by
+        argv = _split(command)
+        self.command = shlex.join(argv)
+        self.network = network_name(argv)  # what the values were computed by
         self.timeout = timeout
         self.broken: str | None = None
         self._pending: dict[str, Pending] = {}
-        self._lock = threading.Lock()  # guards _pending, broken and writes to stdin
+        self._lock = threading.Lock()  # guards _pending and broken
+        self._outbox: queue.Queue = queue.Queue()  # lines for the writer thread; None ends it
         self._ids = itertools.count(1)
         self._stderr: deque[str] = deque(maxlen=STDERR_KEEP)
         self._errors: deque[str] = deque(maxlen=5)  # KataGo's errors that named no query
-        argv = _split(command)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, env=env, start_new_session=True)
@@ -270,6 +272,7 @@ class KataGo:
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="katago-stderr")
         self._stderr_reader.start()
         threading.Thread(target=self._read_stdout, daemon=True, name="katago-stdout").start()
+        threading.Thread(target=self._write_stdin, daemon=True, name="katago-stdin").start()
         try:
             answer = self.action("query_version", timeout=start_timeout)
         except KataGoTimeout:
@@ -301,11 +304,7 @@ class KataGo:
             if query["id"] in self._pending:
                 raise ValueError(f"query id {query['id']!r} is already in flight")
             self._pending[query["id"]] = pending
-            try:
-                self.proc.stdin.write(line.encode("utf-8"))
-                self.proc.stdin.flush()
-            except (OSError, ValueError):
-                pass  # the reader sees the exit and fails every pending query with the reason
+        self._outbox.put(line.encode("utf-8"))
         return pending
 
     def action(self, name: str, timeout: float | None = None, **fields) -> dict:
@@ -322,13 +321,7 @@ class KataGo:
         """Forget a timed-out query and ask KataGo to stop working on it (best effort)."""
         self._forget(query_id)
         line = json.dumps({"id": f"t{next(self._ids)}", "action": "terminate", "terminateId": query_id})
-        with self._lock:
-            if self.broken is None:
-                try:
-                    self.proc.stdin.write(line.encode("utf-8") + b"\n")
-                    self.proc.stdin.flush()
-                except (OSError, ValueError):
-                    pass
+        self._outbox.put(line.encode("utf-8") + b"\n")
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -344,6 +337,19 @@ class KataGo:
         self._stderr_reader.join(timeout=2.0)  # its last lines say why KataGo exited
         self._break(f"KataGo exited ({'exit code ' + str(code) if code is not None else 'closed its output'}; "
                     f"last stderr: {self._last_stderr()}): check its -model and -config paths, or {FIX_HINT}")
+
+    def _write_stdin(self) -> None:
+        """Write the queued lines: a KataGo that stops reading blocks this thread, never a caller."""
+        while (line := self._outbox.get()) is not None:
+            try:
+                self.proc.stdin.write(line)
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                return  # the stdout reader sees the exit and fails every pending query with the reason
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
 
     def _read_stderr(self) -> None:
         try:
@@ -445,10 +451,7 @@ class KataGo:
             self.proc.wait(timeout=10.0)
         except subprocess.TimeoutExpired:
             pass
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
+        self._outbox.put(None)  # the writer closes stdin
         # stdout and stderr are left to the reader threads, which end at their EOF: closing a
         # pipe a thread is reading blocks until the read returns, forever if a process that
         # escaped the group still holds the pipe's other end
