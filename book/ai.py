@@ -72,16 +72,14 @@ class AiJudge:
         s = self.settings
         pendings = [self.katago.submit(**query_settings(*boards[i], s.rules, s.komi, s.visits)) for i in missing]
         deadline = time.monotonic() + timeout
-        results = []
-        for done, pending in enumerate(pendings, 1):  # KataGo works on all of them meanwhile
-            results.append(pending.result(max(0.0, deadline - time.monotonic())))
+        for done, (i, pending) in enumerate(zip(missing, pendings), 1):  # KataGo works on all meanwhile
+            answers = pending.result(max(0.0, deadline - time.monotonic()))
+            board, side = boards[i]
+            root, moves = rows_of(answers[-1], board.size)
+            with self.cache.begin() as conn:  # one at a time: a run stopped half-way keeps what it got
+                ai_values.put(conn, board.symmetric_keys(side), board.size, s, root, moves)
             if progress:
                 progress(done, len(pendings))
-        with self.cache.begin() as conn:
-            for i, answers in zip(missing, results):
-                board, side = boards[i]
-                root, moves = rows_of(answers[-1], board.size)
-                ai_values.put(conn, board.symmetric_keys(side), board.size, s, root, moves)
         for i in missing:
             found[i] = self.cached(*boards[i])
         return found

@@ -5,7 +5,9 @@
   errors and warnings; a replaying program plays them back through the whole client, out of
   order.  No KataGo runs.
 - Faults, with tiny fake programs (``FAKE_KATAGO``): KataGo missing, exiting at start,
-  answering garbage, hanging, crashing mid-query; ``close`` leaves no process behind.
+  answering garbage, hanging, not reading, crashing mid-query; ``close`` leaves no process
+  behind.  And ``book.ai.AiJudge`` with the fake: one query per position whatever the
+  orientation, and a run stopped half-way keeps what it got.
 - The real KataGo (slow; needs ``bash .ci/katago``): a wrong model path, and one position
   entered in all 8 orientations gives the same values mapped onto the right points.
   Skipped, with the reason, when ``.ci/katago`` has not run, even under
@@ -132,7 +134,7 @@ def test_the_parser_names_an_answer_that_is_not_an_analysis():
 # on the first query); deaf (answers query_version, then reads nothing); spawn (starts a
 # child that sleeps, then hangs like hang); values (answers every query with the first
 # three free points of VERTICES as its candidate moves, scores 3, 2, 1; counts the queries
-# on stderr).
+# on stderr; with ARG, exits 3 at that query).
 FAKE_KATAGO = r'''
 import json, subprocess, sys, time
 mode = sys.argv[1]
@@ -164,6 +166,8 @@ for line in sys.stdin:
     if mode == "values":
         asked += 1
         print("query", asked, file=sys.stderr, flush=True)
+        if len(sys.argv) > 2 and asked == int(sys.argv[2]):
+            sys.exit(3)
         taken = {v for _c, v in q.get("initialStones", [])}
         free = [v for v in VERTICES if v not in taken][:3]
         infos = [{"move": v, "order": i, "visits": 10 - i, "winrate": 0.5 - i / 10, "scoreLead": 3.0 - i,
@@ -399,4 +403,62 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
             expected = {p if p == coords.PASS else coords.transform_point(n, coords.transform_point(
                 coords.INVERSE[3], p, 19), 19) for p in mine.points}
             assert set(got.points) == expected, n
+    cache.dispose()
+
+
+def test_a_judge_stopped_half_way_keeps_what_it_got_and_a_rerun_completes(fake, tmp_path):
+    from sqlalchemy import create_engine
+
+    from fuseki.book.ai import AiJudge
+    from fuseki.engine.core.base import BLACK, WHITE
+    from fuseki.engine.core.board import Board
+
+    cache = create_engine(f"sqlite:///{tmp_path / 'ai.sqlite'}")
+    boards = []
+    for vertex in ("D4", "C3"):
+        board = Board(19)
+        board.play(BLACK, coords.vertex_to_point(vertex, 19))
+        boards.append((board, WHITE))
+    with KataGo(fake("values", "2"), timeout=30) as katago:  # dies at the second position
+        judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=10, network="fake-net")
+        with pytest.raises(KataGoError, match="exit code 3"):
+            judge.values(boards)
+    assert judge.cached(*boards[0]) is not None and judge.cached(*boards[1]) is None
+    with KataGo(fake("values"), timeout=30) as katago:
+        judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=10, network="fake-net")
+        assert all(v is not None for v in judge.values(boards))
+        deadline = time.monotonic() + 30
+        while katago.stderr_lines()[-1:] != ["query 1"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert katago.stderr_lines() == ["query 1"]  # only the position the first run lacked
+    cache.dispose()
+
+
+def test_the_judge_asks_katago_once_per_position_and_maps_cached_values(fake, tmp_path):
+    from sqlalchemy import create_engine
+
+    from fuseki.book.ai import AiJudge
+    from fuseki.engine.core.base import BLACK, WHITE
+    from fuseki.engine.core.board import Board
+
+    cache = create_engine(f"sqlite:///{tmp_path / 'ai.sqlite'}")
+    with KataGo(fake("values"), timeout=30) as katago:
+        judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=10, network="fake-net")
+        board = Board(19)
+        board.play(BLACK, coords.vertex_to_point("D4", 19))
+        [values] = judge.values([(board, WHITE)])
+        assert [coords.point_to_vertex(m.point, 19) for m in values.moves] == ["Q16", "K10", "C3"]
+        assert [m.loss for m in values.moves] == [0.0, 1.0, 2.0]
+        assert (values.visits, values.settings.network) == (30, "fake-net")
+        for n in range(8):
+            turned = Board(19)
+            turned.play(BLACK, coords.transform_point(n, coords.vertex_to_point("D4", 19), 19))
+            [again] = judge.values([(turned, WHITE)])
+            assert [m.points for m in again.moves] == [
+                tuple(sorted({coords.transform_point(n, p, 19) for p in m.points})) for m in values.moves]
+        assert judge.cached(Board(19), BLACK) is None
+        deadline = time.monotonic() + 30
+        while katago.stderr_lines()[-1:] != ["query 1"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert katago.stderr_lines() == ["query 1"]  # one query; the 8 orientations came from the cache
     cache.dispose()
