@@ -68,3 +68,9 @@ def test_search_ai_without_katago_is_one_line(book, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0].startswith("asking KataGo")  # the progress line, then one line of error
     assert len(err) == 2 and "cannot start KataGo" in err[1] and "docs/katago.md" in err[1]
+
+
+def test_points_that_round_to_zero_print_without_a_sign():
+    from fuseki.book.ui.ai_text import points
+
+    assert [points(v) for v in (-0.04, 0.0, 0.04, -1.26, 2.0)] == ["   0.0", "   0.0", "   0.0", "  -1.3", "   2.0"]

@@ -73,6 +73,11 @@ def ai_values_for(args, board, to_move: int):
         cache.dispose()
 
 
+def points(value: float) -> str:
+    """Points to one decimal, 6 wide; a value that rounds to zero is 0.0, never -0.0."""
+    return f"{round(value, 1) + 0.0:6.1f}"
+
+
 def ai_table(found, values, size: int, letters: str) -> str:
     """The human next moves of ``found`` with KataGo's ``values`` beside them, then KataGo's
     moves nobody played; the last line names the network, rules, komi and visits."""
@@ -82,7 +87,7 @@ def ai_table(found, values, size: int, letters: str) -> str:
     def ai_columns(move) -> str:
         if move is None:
             return "|        -      -      -"
-        return f"| {100 * move.winrate:7.1f}% {move.score_lead:6.1f} {move.loss:6.1f}"
+        return f"| {100 * move.winrate:7.1f}% {points(move.score_lead)} {points(move.loss)}"
 
     played: set[int] = set()
     total = max(found.total, 1)
