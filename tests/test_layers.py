@@ -28,7 +28,7 @@ LAYERS = [
     ("book model", ["fuseki.book.model", "fuseki.book.builtin"]),
     ("book formats", ["fuseki.book.formats"]),
     ("book storage", ["fuseki.book.storage"]),
-    ("book pipeline and patterns", ["fuseki.book.pipeline", "fuseki.book.patterns"]),
+    ("book pipeline, patterns and the AI", ["fuseki.book.pipeline", "fuseki.book.patterns", "fuseki.book.ai"]),
     ("book builders", ["fuseki.book.statbook_build"]),
     ("book choosers", ["fuseki.book.policies", "fuseki.book.chooser", "fuseki.book.corner_chooser"]),
     ("book ways in", ["fuseki.book.ui"]),
@@ -37,7 +37,8 @@ LAYERS = [
 # players' chooser interface, and the match command (which the fuseki command loads by name).
 BOOK_MAY_IMPORT = ("fuseki.engine.core.base", "fuseki.engine.core.coords", "fuseki.engine.core.board",
                    "fuseki.engine.core.zobrist", "fuseki.engine.players.chooser",
-                   "fuseki.engine.config", "fuseki.engine.core", "fuseki.engine.players.match_cli")
+                   "fuseki.engine.config", "fuseki.engine.core", "fuseki.engine.players.match_cli",
+                   "fuseki.engine.players.katago")  # the AI value cache asks KataGo (book.ai)
 LOADS_BY_NAME = ("book/ui/cli.py",)  # modules that import others by their names (importlib)
 
 

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 
 
@@ -49,6 +50,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
     p.add_argument("--verbose", action="store_true", help="also print the position's hash and canonical key")
     add_book_option(p)
+    ai_text.add_ai_options(p)
     p.set_defaults(run=run_search)
 
     p = subparsers.add_parser("stats", help="games, positions, sizes, years and file size of the book",
@@ -219,7 +221,13 @@ def run_search(args) -> int:
         note += f"; years {args.year}"
     if args.player:
         note += f"; player {args.player}"
-    print(textboard.search_text(board, found, note=note, verbose=args.verbose))
+    text = textboard.search_text(board, found, note=note, verbose=args.verbose)
+    if args.ai:  # the human table is replaced by one with KataGo's columns beside it
+        values = ai_text.ai_values_for(args, board, found.to_move)
+        table = textboard.move_table(found, board.size)
+        text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, board.size, textboard.LETTERS)
+                + "\n" + table.rsplit("\n", 1)[-1])
+    print(text)
     return 0
 
 

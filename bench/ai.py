@@ -1,0 +1,135 @@
+"""KataGo's speed here and the AI value cache's look-up latency.
+
+1. KataGo (when ``--katago``, ``$FUSEKI_KATAGO`` or ``bash .ci/katago`` gives one): its start
+   (process start to the answer of ``query_version``: the network loaded, OpenCL tuning
+   already cached), then ``--positions`` distinct positions (random openings) evaluated
+   through ``book.ai.AiJudge`` at 1 visit (one network evaluation each: positions a second)
+   and, fewer, at ``--visits`` (visits a second).
+2. The cache: ``--cached`` random openings stored with 40 candidate moves each in a fresh
+   SQLite cache file, then looked up (``AiJudge.cached``) in random orientations: p50 and p99
+   of one look-up, beside the baseline of the same run: the same number of primary-key
+   reads of the same rows without decoding them (what SQLite alone costs).
+
+Usage::
+
+    python3 bench/ai.py [--katago CMD] [--positions 8] [--visits 16] [--cached 20000] [--lookups 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+__import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
+
+from sqlalchemy import create_engine, select  # noqa: E402
+
+from fuseki.book.ai import AiJudge  # noqa: E402
+from fuseki.book.storage import ai_values  # noqa: E402
+from fuseki.engine.core import coords, zobrist  # noqa: E402
+from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
+from fuseki.engine.core.board import Board  # noqa: E402
+from fuseki.engine.players.katago import KataGo, find_command  # noqa: E402
+
+
+def random_opening(rng: random.Random, moves: int, size: int = 19) -> Board:
+    board = Board(size)
+    color = BLACK
+    for _ in range(moves):
+        free = [p for p in coords.board_points(size) if board.is_legal(color, p)]
+        board.play(color, rng.choice(free))
+        color = WHITE if color == BLACK else BLACK
+    return board
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def bench_katago(command: str, positions: int, visits: int, rng: random.Random) -> None:
+    started = time.perf_counter()
+    with KataGo(command, timeout=3600) as katago:
+        print(f"KataGo {katago.version} ({katago.network}): ready in {time.perf_counter() - started:.1f} s")
+        with tempfile.TemporaryDirectory() as folder:
+            cache = create_engine(f"sqlite:///{folder}/ai.sqlite")
+            for count, v in ((positions, 1), (max(1, positions // 4), visits)):
+                judge = AiJudge(cache, katago, "japanese", 6.5, v)
+                boards = [(b, b.to_move) for b in (random_opening(rng, rng.randint(2, 12)) for _ in range(count))]
+                t0 = time.perf_counter()
+                judge.values(boards, timeout=3600)
+                spent = time.perf_counter() - t0
+                print(f"  {count} positions at {v} visit(s): {spent:.1f} s, {count / spent:.2f} positions/s, "
+                      f"{count * v / spent:.2f} visits/s")
+            cache.dispose()
+
+
+def bench_cache(cached: int, lookups: int, rng: random.Random) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        cache = create_engine(f"sqlite:///{folder}/ai.sqlite")
+        judge = AiJudge(cache, None, "japanese", 6.5, 32, network="bench-net")
+        boards = []
+        t0 = time.perf_counter()
+        with cache.begin() as conn:
+            for i in range(cached):
+                board = random_opening(rng, 2 + i % 10)
+                free = [p for p in coords.board_points(19) if board.color_at(p) == 0]
+                moves = [(p, 40 - j, rng.random(), rng.uniform(-5, 5), j * 0.3, rng.random())
+                         for j, p in enumerate(rng.sample(free, 40))]
+                ai_values.put(conn, board.symmetric_keys(), 19, judge.settings, (32, 0.5, 0.0), moves)
+                if i < lookups:
+                    boards.append(board)
+        print(f"cache: {cached:,} positions stored in {time.perf_counter() - t0:.1f} s, "
+              f"{os.path.getsize(f'{folder}/ai.sqlite') / cached:,.0f} bytes each")
+        asked = []
+        for board in boards:
+            n = rng.randrange(8)
+            turned = Board(19)
+            for color in (BLACK, WHITE):
+                turned.set_stones(color, [coords.transform_point(n, p, 19) for p in board.stones(color)])
+            asked.append((turned, board.to_move))
+        times, raw = [], []
+        for board, side in asked:
+            t = time.perf_counter()
+            assert judge.cached(board, side) is not None
+            times.append(time.perf_counter() - t)
+            key = zobrist.to_signed(min(board.symmetric_keys(side)))
+            t = time.perf_counter()
+            with cache.connect() as conn:
+                conn.execute(select(ai_values.ai_values.c.moves).where(ai_values.ai_values.c.key == key)).first()
+            raw.append(time.perf_counter() - t)
+        print(f"  look-up (keys, read, map to the orientation): p50 {1000 * statistics.median(times):.2f} ms, "
+              f"p99 {1000 * percentile(times, 0.99):.2f} ms")
+        print(f"  baseline, the same rows read by key alone:    p50 {1000 * statistics.median(raw):.2f} ms, "
+              f"p99 {1000 * percentile(raw, 0.99):.2f} ms")
+        cache.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--katago", help="KataGo's analysis command (default: $FUSEKI_KATAGO or .ci/katago's)")
+    parser.add_argument("--positions", type=int, default=8)
+    parser.add_argument("--visits", type=int, default=16)
+    parser.add_argument("--cached", type=int, default=20000)
+    parser.add_argument("--lookups", type=int, default=2000)
+    parser.add_argument("--no-katago", action="store_true")
+    args = parser.parse_args()
+    rng = random.Random(30)
+    command = None if args.no_katago else (args.katago or find_command())
+    if command:
+        bench_katago(command, args.positions, args.visits, rng)
+    elif not args.no_katago:
+        print("no KataGo (bash .ci/katago gets one): its speed is not measured")
+    bench_cache(args.cached, args.lookups, rng)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""``fuseki search --ai``: KataGo's values beside the human next moves, as text.
+
+The options name KataGo (``--katago``, else ``$FUSEKI_KATAGO``, else the one ``.ci/katago``
+installed), the visits, rules and komi; the values come through ``book.ai`` (the AI value
+cache in ``$FUSEKI_AI_CACHE``, default ``~/.local/share/fuseki/ai-cache.sqlite``, then
+KataGo for a position the cache lacks: the command waits for it and says so on stderr).
+
+The table: each human next move with KataGo's win rate and score lead for the player who
+plays it and its loss in points against KataGo's best move, then KataGo's own candidates
+that nobody played (``AI``).  A move played in at least ``POPULAR`` games that loses
+``MISTAKE_POINTS`` or more is marked ``?`` (a popular mistake); a move KataGo prefers
+(loss under ``GOOD_POINTS``) that few people play (under ``RARE`` of the games) ``!``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from fuseki.engine.core import coords
+
+POPULAR = 0.10  # share of the position's games that makes a move popular
+RARE = 0.02  # share under which a move is rarely played
+MISTAKE_POINTS = 2.0  # KataGo's loss, in points, that makes a popular move a mistake
+GOOD_POINTS = 0.5  # a loss under this is as good as KataGo's best move
+CACHE_ENV = "FUSEKI_AI_CACHE"
+DEFAULT_CACHE = "~/.local/share/fuseki/ai-cache.sqlite"
+
+
+def add_ai_options(p) -> None:
+    p.add_argument("--ai", action="store_true",
+                   help="show KataGo's win rate, score lead and loss beside each move (asks KataGo when "
+                        "the AI value cache lacks the position: see docs/katago.md)")
+    p.add_argument("--katago", metavar="CMD", help="KataGo's analysis command (default: $FUSEKI_KATAGO, "
+                   "else the one bash .ci/katago installed)")
+    p.add_argument("--visits", type=int, default=32, metavar="V", help="KataGo's visits a position (default 32)")
+    p.add_argument("--rules", default="japanese", help="rules KataGo judges by (default japanese)")
+    p.add_argument("--komi", type=float, default=6.5, help="komi KataGo judges with (default 6.5)")
+
+
+def cache_path() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE).expanduser()
+
+
+def ai_values_for(args, board, to_move: int):
+    """The AI values of the position (KataGo asked, with progress on stderr, if not cached)."""
+    from sqlalchemy import create_engine
+
+    from fuseki.book.ai import AiJudge
+    from fuseki.engine.players.katago import KataGo, KataGoError, find_command, network_name
+
+    command = args.katago or find_command()
+    if not command:
+        raise KataGoError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
+                          "(docs/katago.md)")
+    path = cache_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cache = create_engine(f"sqlite:///{path}")
+    try:
+        judge = AiJudge(cache, None, args.rules, args.komi, args.visits, network=network_name(command))
+        values = judge.cached(board, to_move)
+        if values is not None:
+            return values
+        print(f"asking KataGo ({judge.settings.network or 'its network'}, {args.visits} visits) for this "
+              f"position; on a CPU that takes minutes...", file=sys.stderr, flush=True)
+        with KataGo(command) as katago:
+            judge.katago = katago
+            return judge.values([(board, to_move)], timeout=max(600.0, 10.0 * args.visits))[0]
+    except KataGoError as exc:
+        raise ValueError(str(exc)) from None  # the fuseki command prints it as one line
+    finally:
+        cache.dispose()
+
+
+def points(value: float) -> str:
+    """Points to one decimal, 6 wide; a value that rounds to zero is 0.0, never -0.0."""
+    return f"{round(value, 1) + 0.0:6.1f}"
+
+
+def ai_table(found, values, size: int, letters: str) -> str:
+    """The human next moves of ``found`` with KataGo's ``values`` beside them, then KataGo's
+    moves nobody played; the last line names the network, rules, komi and visits."""
+    s = values.settings
+    lines = ["    move   games  win % |  AI win %   lead   loss"]
+
+    def ai_columns(move) -> str:
+        if move is None:
+            return "|        -      -      -"
+        return f"| {100 * move.winrate:7.1f}% {points(move.score_lead)} {points(move.loss)}"
+
+    played: set[int] = set()
+    total = max(found.total, 1)
+    for index, human in enumerate(found.moves[: len(letters)]):
+        ai = next((m for m in values.moves if set(m.points) & set(human.points)), None)
+        played.update(human.points)
+        mark = ""
+        if ai is not None and human.games >= POPULAR * total and ai.loss >= MISTAKE_POINTS:
+            mark = "  ? popular mistake"
+        elif ai is not None and human.games < RARE * total and ai.loss < GOOD_POINTS:
+            mark = "  ! AI's choice, rarely played"
+        vertex = coords.point_to_vertex(human.point, size)
+        lines.append(f"{letters[index]} - {vertex:<5} {human.games:>6}  {100 * human.winrate:5.1f}% "
+                     f"{ai_columns(ai)}{mark}")
+    for ai in values.moves:
+        if not set(ai.points) & played:
+            vertex = coords.point_to_vertex(ai.point, size)
+            lines.append(f"AI  {vertex:<5} {0:>6}      -  {ai_columns(ai)}  AI")
+    lines.append(f"KataGo: {s.network or 'unknown network'}, {s.rules} rules, komi {s.komi:g}, "
+                 f"{values.visits} visits; win rate and lead for the player who plays the move, "
+                 f"loss in points against KataGo's best")
+    return "\n".join(lines)

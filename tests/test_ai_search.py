@@ -1,0 +1,76 @@
+"""``fuseki search --ai``: KataGo's columns beside the human next moves, through the cache.
+
+KataGo here is the fake of test_katago.py in its ``values`` mode (its candidates are the
+first free points of D4, Q16, K10, C3, R17, leads 3, 2, 1): what is tested is the command's
+plumbing and table, the cache making a second search a lookup, and a missing KataGo one line.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+import pytest
+from test_katago import FAKE_KATAGO
+
+from fuseki.book.ui.cli import main
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
+
+from test_store import sgf_text
+
+PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
+
+
+@pytest.fixture
+def book(tmp_path, capsys, monkeypatch):
+    games = [[(BLACK, PD), (WHITE, DP), (BLACK, PP)], [(BLACK, PD), (WHITE, DP), (BLACK, DD)],
+             [(BLACK, PD), (WHITE, DP), (BLACK, PP)], [(BLACK, PD), (WHITE, DD), (BLACK, QC)]]
+    for i, moves in enumerate(games):
+        (tmp_path / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
+    path = str(tmp_path / "book.sqlite")
+    assert main(["import", str(tmp_path), "--book", path, "--workers", "0"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
+    return path
+
+
+@pytest.fixture
+def fake_katago(tmp_path):
+    script = tmp_path / "fake_katago.py"
+    script.write_text(FAKE_KATAGO)
+    return shlex.join([sys.executable, str(script), "values"])
+
+
+def test_search_ai_puts_katagos_values_beside_the_human_moves(book, fake_katago, capsys):
+    assert main(["search", "--moves", "pd dp", "--book", book, "--ai", "--katago", fake_katago]) == 0
+    captured = capsys.readouterr()
+    assert "asking KataGo" in captured.err
+    lines = captured.out.splitlines()
+    head = lines.index("    move   games  win % |  AI win %   lead   loss")
+    rows = lines[head + 1:]
+    # the human move (Q4 and D16 are one point under the position's symmetry; the repeated
+    # game counts once) with KataGo's columns: not a fake candidate, so dashes; then the
+    # fake's candidates (D4 and Q16 hold stones): K10, C3, R17, marked AI, loss against K10
+    assert rows[0].split()[:4] == ["a", "-", "D16", "2"] and rows[0].split()[-3:] == ["-", "-", "-"]
+    ai_rows = [r.split() for r in rows if r.startswith("AI ")]
+    assert [(r[1], r[-2]) for r in ai_rows] == [("K10", "0.0"), ("C3", "1.0"), ("R17", "2.0")]
+    assert "japanese rules, komi 6.5, 30 visits" in captured.out
+    assert rows[-1] == "total 2 games"
+    # a second look, in another orientation, is a lookup: no KataGo named, none found
+    assert main(["search", "--moves", "dp pd", "--book", book, "--ai", "--katago", "/nowhere/katago"]) == 0
+    again = capsys.readouterr()
+    assert "asking KataGo" not in again.err and "AI  " in again.out
+
+
+def test_search_ai_without_katago_is_one_line(book, capsys):
+    assert main(["search", "--moves", "pd", "--book", book, "--ai", "--katago", "/nowhere/katago analysis"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("asking KataGo")  # the progress line, then one line of error
+    assert len(err) == 2 and "cannot start KataGo" in err[1] and "docs/katago.md" in err[1]
+
+
+def test_points_that_round_to_zero_print_without_a_sign():
+    from fuseki.book.ui.ai_text import points
+
+    assert [points(v) for v in (-0.04, 0.0, 0.04, -1.26, 2.0)] == ["   0.0", "   0.0", "   0.0", "  -1.3", "   2.0"]

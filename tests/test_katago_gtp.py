@@ -1,0 +1,39 @@
+"""fuseki-gtp with the real KataGo behind it (``--fallback-engine "katago gtp ..."``).
+
+Slow; skipped until ``bash .ci/katago`` has run (it writes the ``gtp.cfg`` used here: 16
+visits, no pondering), also under ``FUSEKI_REQUIRE_SERVICES=1``, as tests/test_katago.py.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuseki.engine.players.gtp_client import GtpClient
+from fuseki.engine.players.katago import cache_folder
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_fuseki_gtp_plays_katagos_moves_where_it_has_no_book(tmp_path):
+    folder = cache_folder()
+    parts = [folder / "katago", folder / "model.bin.gz", folder / "gtp.cfg"]
+    if not all(p.exists() for p in parts):
+        pytest.skip(f"no KataGo: run `bash .ci/katago` (it fills {folder})")
+    katago = shlex.join([str(parts[0]), "gtp", "-model", str(parts[1]), "-config", str(parts[2])])
+    command = [sys.executable, str(ROOT / "gtp_main.py"), "--no-book", "--seed", "3", "--size", "19",
+               "--verbose", "--fallback-engine", katago]
+    with GtpClient(command, cwd=str(ROOT), timeout=600) as c:
+        c.send("play b D4")
+        mark = c.stderr_mark()
+        move = c.send("genmove w")
+        said = " ".join(c.take_stderr(mark))
+        # KataGo opens on the 3rd/4th lines of an empty corner, which random moves seldom do
+        col, row = "ABCDEFGHJKLMNOPQRST".index(move[0].upper()) + 1, int(move[1:])
+        assert {min(col, 20 - col), min(row, 20 - row)} <= {3, 4, 5}, move
+        assert "fallback" in said.lower(), said
+        assert c.send("genmove b")  # and the game goes on
