@@ -104,6 +104,7 @@ def run_import(args) -> int:
                 print(f"fuseki import: {printable(stopped_text(stop, report))}", file=sys.stderr)
                 return 128 + stop.signum if stop.signum else 1
             print(f"fuseki import: {printable(str(report))}", file=sys.stderr)
+            keep_pattern_index(book)
         if args.compact:
             start = time.perf_counter()
             book.compact()
@@ -114,6 +115,20 @@ def run_import(args) -> int:
     finally:
         book.close()
     return 0
+
+
+def keep_pattern_index(book) -> None:
+    """Index the new games where the book has a pattern index (a ``fuseki pattern`` made it):
+    a server that opened the book read-only could not search a stale index (it answered 409
+    until someone ran ``fuseki pattern`` with write access).  A book without one is left
+    without: the first pattern search builds it."""
+    from fuseki.book.patterns import index
+
+    with book.db.connect() as conn:
+        if not index.indexed_through(conn):
+            return
+    indexed = index.update(book, progress=sys.stderr)
+    print(f"fuseki import: pattern index: {indexed:,} new games indexed", file=sys.stderr)
 
 
 def corner_book_hint(book, args) -> str | None:
