@@ -243,13 +243,15 @@ def write_tgz_of_zeros(path: Path, members: list[tuple[str, bytes | int]]) -> in
     return total
 
 
-def write_zip_listing(path: Path, entries: int, name: bytes = b"g.sgf") -> None:
-    """A ZIP64 whose central directory lists ``entries`` members, all one empty local file."""
+def write_zip_listing(path: Path, entries: int, name: bytes = b"g.sgf", declared: int | None = None) -> None:
+    """A ZIP64 whose central directory lists ``entries`` members, all one empty local file; its
+    end records say ``declared`` members (default: ``entries``; fewer is a lie)."""
+    said = entries if declared is None else declared
     local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0x21, 0, 0, 0, len(name), 0) + name
     record = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 45, 20, 0, 0, 0, 0x21, 0, 0, 0,
                          len(name), 0, 0, 0, 0, 0, 0) + name
     directory = record * entries
-    end64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, entries, entries,
+    end64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, said, said,
                         len(directory), len(local))
     locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, len(local) + len(directory), 1)
     end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
@@ -331,3 +333,15 @@ def test_a_zip_listing_a_million_members_is_refused_at_once(tmp_path, tygem_game
     assert added == 1
     assert skipped == [f"{bomb} | 1000001 members, over the limit of 1000000"]
     assert rss < rss_limit and seconds < 10
+
+
+def test_a_zip_whose_end_record_lies_about_its_members_is_refused_at_once(tmp_path, tygem_games, rss_limit):
+    bomb = tmp_path / "liar.zip"
+    write_zip_listing(bomb, 1_000_001, declared=1)  # zipfile would build a ZipInfo for each listed one
+    name, game = tygem_games[0]
+    (tmp_path / "good.sgf").write_bytes(game)
+    added, rss, seconds, skipped = import_measured(tmp_path, [bomb, tmp_path / "good.sgf"])
+    print(f"\nzip listing 1,000,001 members, its end records saying 1: refused in {seconds} s, peak RSS {rss} MB")
+    assert added == 1
+    assert skipped == [f"{bomb} | more than 1000000 members listed (its end record says 1), over the limit"]
+    assert rss < rss_limit

@@ -524,3 +524,25 @@ def test_multi_volume_archives_written_by_gnu_tar(tmp_path):
     games, error = tarfile_outcome(volumes[1])
     assert error is None and games == [SourceFile(f"{volumes[1]}:games/b.sgf", GAME_B)]
     assert collect([volumes[1]]) == games
+
+
+def test_the_listed_member_count_equals_zipfiles(tmp_path):
+    """sources._listed_members steps over the central directory's entries; zipfile reads them
+    all: the counts are equal, names and comments long enough to cross its 1 MB reads."""
+    import random
+    import zipfile
+
+    from fuseki.book.formats.sources import _listed_members
+
+    rng = random.Random(7)
+    for trial in range(12):
+        path = tmp_path / f"{trial}.zip"
+        with zipfile.ZipFile(path, "w") as archive:
+            for i in range(rng.randint(0, 1500)):
+                info = zipfile.ZipInfo("x" * rng.randint(1, 3000) + f"{i}.sgf")
+                info.comment = b"c" * rng.randint(0, 300)
+                archive.writestr(info, b"(;GM[1])")
+            archive.comment = b"note" * rng.randint(0, 100)
+        with zipfile.ZipFile(path) as archive:
+            assert _listed_members(str(path), 10**6) == len(archive.infolist())
+        assert _listed_members(str(path), 3) == min(len(zipfile.ZipFile(path).infolist()), 4)
