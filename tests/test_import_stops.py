@@ -273,7 +273,8 @@ def test_ctrl_c_in_the_shell_stops_the_import_not_the_shell(tmp_path, small_arch
 
     # The shell draws its own progress (on a terminal): this one presses Ctrl-C after the
     # second batch, as a user would, with the shell's own signal handlers in place.
-    monkeypatch.setattr(progress, "Progress", lambda **_options: AtBatch(2, lambda: os.kill(os.getpid(), signal.SIGINT)))
+    monkeypatch.setattr(progress, "Progress",
+                        lambda **_options: AtBatch(2, lambda: os.kill(os.getpid(), signal.SIGINT)))
     monkeypatch.setattr(importer, "BATCH_GAMES", 2000)  # batches of 250 and 500 games, then 1,000
     before = signal.getsignal(signal.SIGINT)
     with Book.open(str(tmp_path / "book.sqlite")) as book:
