@@ -74,3 +74,12 @@ def test_points_that_round_to_zero_print_without_a_sign():
     from fuseki.book.ui.ai_text import points
 
     assert [points(v) for v in (-0.04, 0.0, 0.04, -1.26, 2.0)] == ["   0.0", "   0.0", "   0.0", "  -1.3", "   2.0"]
+
+
+def test_search_ai_with_no_katago_found_says_how_to_get_one(book, capsys, monkeypatch):
+    from fuseki.engine.players import katago
+
+    monkeypatch.setattr(katago, "find_command", lambda: None)  # none named, none installed
+    assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("fuseki search: no KataGo") and ".ci/katago" in err[0]

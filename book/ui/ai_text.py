@@ -48,12 +48,13 @@ def ai_values_for(args, board, to_move: int):
     from sqlalchemy import create_engine
 
     from fuseki.book.ai import AiJudge
+    from fuseki.book.ui.cli_shared import CommandError
     from fuseki.engine.players.katago import KataGo, KataGoError, find_command, network_name
 
     command = args.katago or find_command()
     if not command:
-        raise KataGoError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
-                          "(docs/katago.md)")
+        raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
+                           "(docs/katago.md)")
     path = cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     cache = create_engine(f"sqlite:///{path}")
@@ -68,7 +69,7 @@ def ai_values_for(args, board, to_move: int):
             judge.katago = katago
             return judge.values([(board, to_move)], timeout=max(600.0, 10.0 * args.visits))[0]
     except KataGoError as exc:
-        raise ValueError(str(exc)) from None  # the fuseki command prints it as one line
+        raise CommandError(str(exc)) from None  # the fuseki command prints it as one line
     finally:
         cache.dispose()
 
