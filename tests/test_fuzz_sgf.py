@@ -343,5 +343,5 @@ def test_a_zip_whose_end_record_lies_about_its_members_is_refused_at_once(tmp_pa
     added, rss, seconds, skipped = import_measured(tmp_path, [bomb, tmp_path / "good.sgf"])
     print(f"\nzip listing 1,000,001 members, its end records saying 1: refused in {seconds} s, peak RSS {rss} MB")
     assert added == 1
-    assert skipped == [f"{bomb} | more than 1000000 members listed (its end record says 1), over the limit"]
+    assert skipped == [f"{bomb} | more than 1000000 members listed (its end record says 1), over the limit of 1000000"]
     assert rss < rss_limit

@@ -488,58 +488,35 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, zlib
                RuntimeError, NotImplementedError)  # RuntimeError: encrypted member
 
 
-def _declared_members(path: str) -> int | None:
-    """The member count in a zip's end record (ZIP64's if there is one), or None if not found.
+def _zip_members(path: str, most: int) -> tuple[int, int] | None:
+    """(members the end record declares, members the central directory lists, counted up to
+    ``most + 1`` and no further) of a zip, ZIP64's figures where it has them; None when its end
+    record cannot be found.
 
-    Read before zipfile.ZipFile, which builds a ZipInfo for every member first: a zip
-    listing a million members took 440 MB and 25 s just to be refused.
+    Read before zipfile.ZipFile, which builds a ZipInfo for every entry of the directory
+    whatever the end record says: a zip listing a million members took 440 MB and 25 s just
+    to be refused, one whose end record claimed one member 540 MB.  Here the entries are only
+    stepped over, a megabyte of the directory at a time.
     """
     try:
         with open(path, "rb") as handle:
-            end = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, end - (1 << 16) - 22 - 76))  # longest comment, ZIP64 record+locator
-            tail = handle.read()
-    except OSError:
-        return None
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or len(tail) - at < 22:
-        return None
-    count = int.from_bytes(tail[at + 10:at + 12], "little")
-    at64 = tail.rfind(b"PK\x06\x06", 0, at)
-    if count == 0xFFFF and at64 >= 0 and at - at64 >= 40:
-        count = int.from_bytes(tail[at64 + 32:at64 + 40], "little")
-    return count
-
-
-def _listed_members(path: str, most: int) -> int | None:
-    """The members a zip's central directory really lists, counted up to ``most + 1`` (then no
-    further), or None if the directory cannot be found.
-
-    zipfile.ZipFile reads every entry of the directory whatever the end record's count says: a
-    zip whose end record claims one member and whose directory holds two million cost 953 MB
-    before the count of ZipInfos refused it.  Here the entries are only stepped over, a
-    megabyte of the directory at a time.
-    """
-    try:
-        with open(path, "rb") as handle:
-            end = handle.seek(0, os.SEEK_END)
-            start = max(0, end - (1 << 16) - 22 - 76)
+            start = max(0, handle.seek(0, os.SEEK_END) - (1 << 16) - 22 - 76)  # longest comment, ZIP64
             handle.seek(start)
             tail = handle.read()
             at = tail.rfind(b"PK\x05\x06")
             if at < 0 or len(tail) - at < 22:
                 return None
-            size = int.from_bytes(tail[at + 12:at + 16], "little")
+            declared, size = (int.from_bytes(tail[at + 10:at + 12], "little"),
+                              int.from_bytes(tail[at + 12:at + 16], "little"))
             at64 = tail.rfind(b"PK\x06\x06", 0, at)
-            if size == 0xFFFFFFFF and at64 >= 0 and at - at64 >= 48:
-                size = int.from_bytes(tail[at64 + 40:at64 + 48], "little")
+            if at64 >= 0 and at - at64 >= 56 and 0xFFFF in (declared, size & 0xFFFF):
+                declared, size = (int.from_bytes(tail[at64 + k:at64 + k + 8], "little") for k in (32, 40))
                 at = at64  # the directory ends where the ZIP64 end record begins
-            first = start + at - size  # as zipfile finds it: right before the end record
-            if first < 0:
-                return None
-            handle.seek(first)
-            count, buffer, offset, left = 0, b"", 0, size
-            while count <= most:
+            if start + at - size < 0:
+                return declared, 0
+            handle.seek(start + at - size)  # as zipfile finds it: right before the end record
+            listed, buffer, offset, left = 0, b"", 0, size
+            while listed <= most:
                 if len(buffer) - offset < 46:
                     if offset > len(buffer):  # the last entry's names ran past what was read
                         handle.seek(offset - len(buffer), os.SEEK_CUR)
@@ -548,29 +525,22 @@ def _listed_members(path: str, most: int) -> int | None:
                     chunk = handle.read(max(0, min(left, 1 << 20)))
                     left -= len(chunk)
                     buffer, offset = buffer[offset:] + chunk, 0
-                    if len(buffer) < 46:
-                        break
-                if buffer[offset:offset + 4] != b"PK\x01\x02":
+                if len(buffer) - offset < 46 or buffer[offset:offset + 4] != b"PK\x01\x02":
                     break
-                name, extra, comment = (int.from_bytes(buffer[offset + k:offset + k + 2], "little")
-                                        for k in (28, 30, 32))
-                offset += 46 + name + extra + comment
-                count += 1
-            return count
+                offset += 46 + sum(int.from_bytes(buffer[offset + k:offset + k + 2], "little") for k in (28, 30, 32))
+                listed += 1
+            return declared, listed
     except OSError:
         return None
 
 
 def _read_zip(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     """Read a zip's game members; a damaged member is skipped and the rest still read."""
-    declared = _declared_members(path)
-    if declared is not None and declared > limits.max_members:
-        yield Skipped(path, f"{declared} members, over the limit of {limits.max_members}")
-        return
-    listed = _listed_members(path, limits.max_members)
-    if listed is not None and listed > limits.max_members:
-        yield Skipped(path, f"more than {limits.max_members} members listed (its end record says "
-                            f"{declared}), over the limit")
+    declared, listed = _zip_members(path, limits.max_members) or (0, 0)
+    if max(declared, listed) > limits.max_members:
+        said = (f"{declared} members" if declared > limits.max_members else
+                f"more than {limits.max_members} members listed (its end record says {declared})")
+        yield Skipped(path, f"{said}, over the limit of {limits.max_members}")
         return
     try:
         archive = zipfile.ZipFile(path)
