@@ -1,7 +1,7 @@
 """Engine settings: defaults, then a TOML file, then command-line flags.
 
 The file (``configs/fuseki.toml`` in the repository unless ``--config PATH``
-names another) has four tables; every key is optional::
+names another) has five tables; every key is optional::
 
     [game]   board_size = 19        (2..25)     komi = 7.5 (-1000..1000)
     [rules]  suicide = false        superko = false
@@ -12,6 +12,7 @@ names another) has four tables; every key is optional::
              analysis_min_games = 2 (>= 1: the fewest games a move needs in analysis lines)
              corner_book = true     (out of the whole-board book, play the corner book's joseki)
              corner_until = 0       (>= 0: the last move number the corner book plays; 0: no limit)
+    [ai]     katago = "katago analysis -model M -config C"   (fuseki search --ai; after $FUSEKI_KATAGO)
 
 The book is found in this order: ``--book``, ``$FUSEKI_BOOK``, ``[book] path``,
 then ``DEFAULT_BOOK`` (``~/.local/share/fuseki/book.sqlite``), so that the
@@ -68,6 +69,7 @@ class Settings:
     superko: bool = False
     seed: int | None = None
     fallback_engine: str | None = None
+    katago: str | None = None  # KataGo's analysis engine command (fuseki search --ai)
     book: BookSettings = field(default_factory=BookSettings)
 
 
@@ -138,6 +140,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "rules.superko": ("superko", _boolean),
     "engine.seed": ("seed", _seed),
     "engine.fallback_engine": ("fallback_engine", _path),
+    "ai.katago": ("katago", _path),
     "book.path": ("book.path", _path),
     "book.policy": ("book.policy", _policy),
     "book.min_games": ("book.min_games", _min_games),

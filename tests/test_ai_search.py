@@ -79,7 +79,7 @@ def test_points_that_round_to_zero_print_without_a_sign():
 def test_search_ai_with_no_katago_found_says_how_to_get_one(book, capsys, monkeypatch):
     from fuseki.engine.players import katago
 
-    monkeypatch.setattr(katago, "find_command", lambda: None)  # none named, none installed
+    monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
     assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("fuseki search: no KataGo") and ".ci/katago" in err[0]

@@ -39,6 +39,8 @@ suicide = true
 superko = true
 [engine]
 seed = 7
+[ai]
+katago = "katago analysis -model m.bin.gz -config a.cfg"
 [book]
 path = "books/pro.db"
 policy = "weighted"
@@ -48,6 +50,7 @@ analysis_min_games = 5
 """)
     assert config.load(path) == Settings(
         board_size=9, komi=6.0, suicide=True, superko=True, seed=7,
+        katago="katago analysis -model m.bin.gz -config a.cfg",
         book=BookSettings(str(tmp_path / "books/pro.db"), "weighted", 3, 0.5, analysis_min_games=5))
 
 

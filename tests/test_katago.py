@@ -462,3 +462,14 @@ def test_the_judge_asks_katago_once_per_position_and_maps_cached_values(fake, tm
             time.sleep(0.05)
         assert katago.stderr_lines() == ["query 1"]  # one query; the 8 orientations came from the cache
     cache.dispose()
+
+
+def test_katago_is_found_by_flag_then_environment_then_settings_then_cache(tmp_path, monkeypatch):
+    from fuseki.engine.players import katago
+
+    monkeypatch.setattr(katago, "cache_folder", lambda: tmp_path / "none")  # nothing installed
+    monkeypatch.delenv("FUSEKI_KATAGO", raising=False)
+    assert katago.find_command() is None and katago.find_command("") is None
+    assert katago.find_command("katago analysis -model s.bin.gz") == "katago analysis -model s.bin.gz"
+    monkeypatch.setenv("FUSEKI_KATAGO", "katago analysis -model e.bin.gz")
+    assert katago.find_command("katago analysis -model s.bin.gz") == "katago analysis -model e.bin.gz"

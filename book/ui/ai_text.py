@@ -49,9 +49,10 @@ def ai_values_for(args, board, to_move: int):
 
     from fuseki.book.ai import AiJudge
     from fuseki.book.ui.cli_shared import CommandError
+    from fuseki.engine import config
     from fuseki.engine.players.katago import KataGo, KataGoError, find_command, network_name
 
-    command = args.katago or find_command()
+    command = args.katago or find_command(config.load().katago)
     if not command:
         raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
                            "(docs/katago.md)")

@@ -483,10 +483,10 @@ def cache_folder() -> Path:
     return Path(os.environ.get("FUSEKI_KATAGO_DIR") or Path.home() / ".cache" / "fuseki" / "katago")
 
 
-def find_command() -> str | None:
-    """The KataGo analysis command to run: ``$FUSEKI_KATAGO``, else the one ``.ci/katago``
-    installed, else None."""
-    named = os.environ.get("FUSEKI_KATAGO", "").strip()
+def find_command(configured: str | None = None) -> str | None:
+    """The KataGo analysis command to run: ``$FUSEKI_KATAGO``, else ``configured`` (the settings
+    file's ``[ai] katago``), else the one ``.ci/katago`` installed, else None."""
+    named = os.environ.get("FUSEKI_KATAGO", "").strip() or (configured or "").strip()
     if named:
         return named
     folder = cache_folder()
