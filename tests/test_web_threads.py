@@ -248,16 +248,18 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
         (folder / f"{name}.sgf").write_bytes(data)
     app = create_app(book_url=path)
     book = app.extensions["fuseki_book"]
-    importing = PacedImport(path, [folder], batch_games=20)
+    importing, ended = None, threading.Event()
     try:
         client = app.test_client()
         paths = [p for p in request_paths(client) if "size=19" in p or "/api/game/" in p]
         expected = {p: answer(client, p) for p in paths}
         sizes: list[int] = []
-        ended = threading.Event()
         askers = Askers(app, paths, rounds=1, until=ended,
                         also=lambda: sizes.append(client.get("/api/info").get_json()["games"])).start()
-        wait_until(lambda: all(askers.asked), "every thread's first answer")
+        # the import starts once every thread has answered and the book's size was seen: it
+        # commits its first batch as soon as it runs, before anyone could release it
+        wait_until(lambda: all(askers.asked) and sizes, "every thread's first answer")
+        importing = PacedImport(path, [folder], batch_games=20)
         committed = [0]
         for added in importing.batches():
             # every thread answers again, and the sampler sees this batch, before the import goes on
@@ -275,7 +277,9 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
         assert sorted(set(sizes)) == sorted({len(GAMES) + n for n in committed}), sorted(set(sizes))
         assert len(set(committed)) > 5 and book.stats().games == len(GAMES) + added and added == 300
     finally:
-        importing.close()
+        ended.set()  # the threads stop asking, whatever failed
+        if importing is not None:
+            importing.close()
         book.close()
 
 
