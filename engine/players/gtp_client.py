@@ -252,17 +252,23 @@ class GtpClient:
 
     def kill(self) -> None:
         """SIGKILL the engine's process group (what it started too) and reap it."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            pass
+        kill_group(self.proc, 5.0)
 
     def __enter__(self) -> GtpClient:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def kill_group(proc: subprocess.Popen, wait: float) -> None:
+    """SIGKILL the process group ``proc`` leads (what it started too) and reap ``proc``,
+    waiting at most ``wait`` seconds; one already gone is no error."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=wait)
+    except subprocess.TimeoutExpired:
+        pass

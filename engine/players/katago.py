@@ -35,12 +35,13 @@ import os
 import queue
 import shlex
 import shutil
-import signal
 import subprocess
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from fuseki.engine.players.gtp_client import kill_group
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP columns (no I), as KataGo writes them
 STDERR_KEEP = 200  # lines of KataGo's stderr kept, for the messages of its failures
@@ -443,14 +444,7 @@ class KataGo:
         """Kill KataGo's process group (what it started too) and reap it; idempotent."""
         with self._lock:
             self.broken = self.broken or "the KataGo client is closed"
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.wait(timeout=10.0)
-        except subprocess.TimeoutExpired:
-            pass
+        kill_group(self.proc, 10.0)
         self._outbox.put(None)  # the writer closes stdin
         # stdout and stderr are left to the reader threads, which end at their EOF: closing a
         # pipe a thread is reading blocks until the read returns, forever if a process that
