@@ -340,3 +340,44 @@ def test_analysis_lines_of_a_symmetric_position_follow_the_most_played_moves():
             turns = [t for t in tables if t[point[first["move"]]] == point[e["move"]]]
             assert any([point_to_vertex(t[vertex_to_point(v, 19)], 19) for v in first["pv"]] == e["pv"]
                        for t in turns), (first["pv"], e["pv"])
+
+
+class _PausingAdvisor:
+    """The engine's book, whose look-ups on the analysis thread wait, from the third on, until the
+    GTP loop has asked that thread to stop: what the loop does meanwhile is what a controller sees."""
+
+    def __init__(self, chooser, send_next):
+        self.chooser, self.send_next, self.calls = chooser, send_next, 0
+
+    def __getattr__(self, name):
+        return getattr(self.chooser, name)
+
+    def next_moves(self, board, to_move):
+        thread = threading.current_thread()
+        if thread.name == "analysis":
+            self.calls += 1
+            if self.calls == 3:
+                self.send_next()
+                assert thread.stopping.wait(60), "the loop did not read the next command"
+        return self.chooser.next_moves(board, to_move)
+
+
+def test_the_next_command_is_answered_while_the_analysis_is_still_running(book_path):
+    import io
+
+    full, _ = analyze(engine_on(book_path), "kata-analyze B 10")
+    read_end, write_end = os.pipe()
+    settings = Settings(seed=2, book=BookSettings(path=str(book_path)))
+    book = _PausingAdvisor(from_settings(settings, log=lambda text: None),
+                           lambda: os.write(write_end, b"name\nquit\n"))
+    eng = new_engine(settings, [book], log=lambda text: None)
+    os.write(write_end, b"kata-analyze B 10\n")
+    out = io.BytesIO()
+    with open(read_end, "rb", buffering=0) as stdin:
+        serve(eng, stdin, out)
+    os.close(write_end)
+    head, info, closing, answer = out.getvalue().decode().split("\n", 3)
+    entries = parse_info(info)
+    assert (head, closing, answer) == ("=", "", "= fuseki\n\n=\n\n")
+    # stopped after the entry in hand: the first ones, as the whole analysis gives them
+    assert 1 <= len(entries) < len(full) == 12 and entries == full[: len(entries)]

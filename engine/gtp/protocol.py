@@ -18,12 +18,16 @@ This module knows the protocol and nothing of Go.  A line goes through:
 traceback sent to the log (stderr), never to the controller.
 
 Handlers are plain functions ``handler(game, args) -> str`` registered by
-name; they never print.  A handler that sets ``game.streaming = True`` (the
-analysis commands, ``lz-analyze`` and friends) leaves its ``=`` response open:
-it is written without its closing empty line, and the next input line, of
+name; they never print.  A handler that sets ``game.streaming`` to an iterator of
+entries (the analysis commands, ``lz-analyze`` and friends) leaves its ``=`` response
+open: it is written without its closing empty line, and the next input line, of
 whatever kind, first closes it (Leela Zero's and KataGo's convention: the
 stream stops at the controller's next command); ``close_stream()`` gives the
-closing text at the end of input.  Only the core's numpy-free ``base`` is imported here,
+closing text at the end of input.  The entries are one line after the ``=``.  Where
+the loop reads its next line on a thread of its own (``engine.gtp.cli.serve`` sets
+``streams_aside``), it takes the iterator (``take_stream``) and runs it beside that
+read, so the engine answers the next command at once however long the entries take;
+otherwise they are computed into the response.  Only the core's numpy-free ``base`` is imported here,
 so that the engine answers its first command before numba is loaded.
 """
 
@@ -126,6 +130,8 @@ class GtpEngine:
         self.registry = registry
         self.log = log or _stderr_log
         self.stream_open = False  # an analysis response waits for the next line to end it
+        self.streams_aside = False  # True: the caller runs an open response's entries (take_stream)
+        self._stream = None
         game.command_names = registry.names()
 
     @property
@@ -168,8 +174,13 @@ class GtpEngine:
         handler = self.registry.get(name)
         if handler is None:
             return format_response(False, ident, "unknown command")
+        self.game.streaming = None
         try:
-            text = handler(self.game, args)
+            text = handler(self.game, args) or ""
+            entries, self.game.streaming = self.game.streaming, None
+            if entries is not None and not self.streams_aside:
+                line = " ".join(entries)  # computed here: nobody runs them aside
+                text, entries = (f"{text}\n{line}" if line else text), iter(())
         except GtpError as exc:
             return format_response(False, ident, exc.message)
         except IllegalMove:
@@ -178,11 +189,15 @@ class GtpEngine:
             self.log(f"fuseki: internal error in {name}: "
                      + "".join(traceback.format_exception(exc)).rstrip())
             return format_response(False, ident, "internal error")
-        response = format_response(True, ident, text or "")
-        if getattr(self.game, "streaming", False):
-            self.game.streaming, self.stream_open = False, True
-            response = response[:-1]  # left open: the next line ends it
-        return response
+        if entries is None:
+            return format_response(True, ident, text)
+        self._stream, self.stream_open = (entries if self.streams_aside else None), True
+        return format_response(True, ident, text)[:-1]  # left open: the next line ends it
+
+    def take_stream(self):
+        """The entries of the response just left open, to run aside (once), or None."""
+        stream, self._stream = self._stream, None
+        return stream
 
 
 def _stderr_log(text: str) -> None:

@@ -24,7 +24,9 @@
   response stays open until the controller sends its next line, which first
   ends it with the empty line (``game.streaming``, see ``engine.gtp``), as
   Leela Zero and KataGo do.  The book does not change while we wait, so the
-  line is written once, not every interval.  ``maxmoves N`` caps the entries;
+  line is written once, not every interval; ``fuseki-gtp`` computes it on a thread
+  while it reads that next line (``engine.gtp.cli.AsideStream``), which it answers at
+  once, the line then holding the entries found so far.  ``maxmoves N`` caps the entries;
   KataGo's other options are accepted and ignored, unknown words refused.
 
 Win rates are the player to move's, as both engines report them by default.
@@ -50,6 +52,7 @@ from __future__ import annotations
 import math
 import re
 import string
+from collections.abc import Iterator
 
 from fuseki.engine.gtp.commands.args import SYNTAX, color, count, integer, vertex_text
 from fuseki.engine.gtp.commands.registry import command
@@ -268,9 +271,16 @@ def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) ->
     Only moves of at least ``analysis_min_games`` games, with their shrunk win rate
     (see the module docstring).
     """
-    entries = book_entries(game, to_move, game.settings.book.analysis_min_games)
+    return list(iter_info_entries(game, game.board, to_move, kata, maxmoves))
+
+
+def iter_info_entries(game, board, to_move: int, kata: bool, maxmoves: int | None = None) -> Iterator[str]:
+    """``info_entries`` one at a time, for ``board``: what an analysis stream yields while the
+    GTP loop waits for the next command, which may stop it between two entries (each one main
+    line of book look-ups)."""
+    entries = advice(game, board, to_move, game.settings.book.analysis_min_games)[1]
     total = sum(move.games for move, _ in entries) or 1
-    board, out = game.board, []
+    out = 0
     symmetric = _symmetric_images(board, to_move) if any(len(points) > 1 for _, points in entries) else None
     for move, points in entries:
         share = move.games / total / len(points)  # an orbit's share split among its points
@@ -278,8 +288,8 @@ def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) ->
         lcb = wilson_lower(move.winrate * move.games, move.games)
         first = None
         for p in points:
-            if maxmoves is not None and len(out) >= maxmoves:
-                return out
+            if maxmoves is not None and out >= maxmoves:
+                return
             image = symmetric(points[0], p) if first is not None and symmetric else None
             # the line of an orbit's other points: the first one's, turned by the board's own symmetry
             # that takes the first point there (the book answers every orientation alike)
@@ -289,14 +299,14 @@ def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) ->
             vertex = vertex_text(p, game.size)
             if kata:
                 fields = (f"visits {move.games} winrate {winrate:.6f} prior {share:.6f} "
-                          f"lcb {lcb:.6f} order {len(out)}")
+                          f"lcb {lcb:.6f} order {out}")
                 if p != points[0]:
                     fields += f" isSymmetryOf {vertex_text(points[0], game.size)}"
             else:
                 fields = (f"visits {move.games} winrate {round(winrate * 10000)} "
-                          f"prior {round(share * 10000)} lcb {round(lcb * 10000)} order {len(out)}")
-            out.append(f"info move {vertex} {fields} pv {pv}")
-    return out
+                          f"prior {round(share * 10000)} lcb {round(lcb * 10000)} order {out}")
+            out += 1
+            yield f"info move {vertex} {fields} pv {pv}"
 
 
 def _symmetric_images(board, to_move: int):
@@ -315,9 +325,10 @@ def _symmetric_images(board, to_move: int):
 
 def _analyze(game, args, kata: bool) -> str:
     to_move, _interval, maxmoves = parse_analyze_args(args, game.board.to_move)
-    entries = info_entries(game, to_move, kata, maxmoves)
-    game.streaming = True  # the response stays open until the next input line (engine.gtp)
-    return "\n" + " ".join(entries) if entries else ""
+    # The response stays open until the next input line (engine.gtp); its entries come from a
+    # copy of the board, so the loop may run them on a thread while it reads that line.
+    game.streaming = iter_info_entries(game, game.board.copy(), to_move, kata, maxmoves)
+    return ""
 
 
 @command("lz-analyze")
