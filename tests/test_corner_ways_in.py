@@ -119,6 +119,40 @@ def test_fuseki_corners_builds_and_shows(tmp_path, capsys):
     assert "fuseki corners" not in capsys.readouterr().err
 
 
+def test_an_import_keeps_an_existing_corner_book_up_to_date(tmp_path, capsys):
+    """A read-only server or engine answers from the corner book as built: the import that adds
+    games rebuilds it, where there is one, to what a build from scratch on all the games gives."""
+    from fuseki.book.patterns import corner_build, corners
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, games in ((first, GAMES[:2]), (second, GAMES[2:])):
+        folder.mkdir()
+        for i, game in enumerate(games):
+            (folder / f"{folder.name}{i}.sgf").write_bytes(sgf_text(19, moves_of(game), result="B+R"))
+    kept, fresh = str(tmp_path / "kept.sqlite"), str(tmp_path / "fresh.sqlite")
+    assert main(["import", str(first), "--book", kept, "--workers", "0"]) == 0
+    assert main(["corners", "--book", kept, "--moves", ASKED]) == 0  # builds it from the first games
+    capsys.readouterr()
+    assert main(["import", str(second), "--book", kept, "--workers", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "corner book rebuilt with the new games" in err and "fuseki corners --book" not in err
+    assert main(["import", str(first), str(second), "--book", fresh, "--workers", "0"]) == 0
+    assert main(["corners", "--book", fresh, "--moves", ASKED]) == 0
+
+    def table(path):
+        book = Book.open(path, readonly=True)
+        try:
+            with book.db.connect() as conn:
+                rows = sorted(tuple(r) for r in conn.exec_driver_sql(f"SELECT * FROM {corners.TABLE}"))
+                return rows, corner_build.built_through(conn)[0], book.max_game_id(conn)
+        finally:
+            book.close()
+
+    kept_rows, kept_through, kept_last = table(kept)
+    fresh_rows, _, _ = table(fresh)
+    assert kept_through == kept_last and kept_rows == fresh_rows and kept_rows
+
+
 def test_shell_and_web_show_the_same(book_path):
     from fuseki.book.ui.web import create_app
 

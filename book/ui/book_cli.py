@@ -105,6 +105,7 @@ def run_import(args) -> int:
                 return 128 + stop.signum if stop.signum else 1
             print(f"fuseki import: {printable(str(report))}", file=sys.stderr)
             keep_pattern_index(book)
+            keep_corner_book(book)
         if args.compact:
             start = time.perf_counter()
             book.compact()
@@ -129,6 +130,22 @@ def keep_pattern_index(book) -> None:
             return
     indexed = index.update(book, progress=sys.stderr)
     print(f"fuseki import: pattern index: {indexed:,} new games indexed", file=sys.stderr)
+
+
+def keep_corner_book(book) -> None:
+    """Rebuild the corner book with the new games where the book has one (``fuseki corners`` or
+    ``fuseki serve`` made it), for the reason the pattern index is kept: a server or engine that
+    opened the book read-only answers from the corner book as it was built.  A book without one
+    is left without: the import's last line says what builds it."""
+    from fuseki.book.patterns import corner_build, corners
+
+    with book.db.connect() as conn:
+        if not corners.has_table(conn):
+            return
+    start = time.perf_counter()
+    if corner_build.update(book, progress=sys.stderr):
+        print(f"fuseki import: corner book rebuilt with the new games in {time.perf_counter() - start:.1f} s",
+              file=sys.stderr)
 
 
 def corner_book_hint(book, args) -> str | None:
