@@ -184,3 +184,29 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
     print(f"\ncrash test: {kills} kills (books of {seen} games after them), "
           f"{completed} runs finished first; {batches} batches, {between:.2f} s apart")
     assert len(partial) >= KILLS // 2, f"too few kills landed while games were written: {seen}"
+
+
+def _silent_stage(end) -> None:
+    """A pipeline stage that lives on and sends nothing (a parser stuck in a loop)."""
+    time.sleep(120)
+
+
+def test_a_silent_stage_is_given_up_after_its_stall_limit():
+    """The writer's wait for a parser ends when the parser dies (tested above) and also when it
+    lives on silently: ``take`` gives up after ``stall`` seconds, naming the worker, instead of
+    keeping the import waiting for ever."""
+    import multiprocessing
+
+    from fuseki.book.pipeline.workers import take
+
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    stage = context.Process(target=_silent_stage, args=(send,), daemon=True)
+    stage.start()
+    try:
+        with pytest.raises(RuntimeError, match=rf"import worker {stage.pid} sent nothing for 1 s"):
+            take(receive, stage, stall=1.0)
+        assert stage.is_alive()  # given up on while alive: not the death the other path reports
+    finally:
+        stage.kill()
+        stage.join()

@@ -80,7 +80,7 @@ from fuseki.book.pipeline.batches import (
 from fuseki.book.pipeline.groups import ArchiveGames, cut, groups
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.report import ImportReport
-from fuseki.book.pipeline.workers import Sender, start_worker, stop_all, take
+from fuseki.book.pipeline.workers import STALL_LIMIT, Sender, start_worker, stop_all, take
 from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image, sqlite_stage
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
@@ -340,7 +340,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
             end.close()  # ours: so that a dead stage is an end of file
         turn = 0
         while True:
-            item = take(outboxes[turn % parsers][0], stages[1 + turn % parsers], stop)
+            item = take(outboxes[turn % parsers][0], stages[1 + turn % parsers], stop, STALL_LIMIT)
             if item is None:  # stop
                 return
             if isinstance(item, BaseException):
@@ -348,7 +348,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
             if isinstance(item, StageEnd):  # the reader ended here: no group has this turn or a later one
                 parsing = item.parser
                 for later in range(turn + 1, turn + parsers):  # the other parsers' ends
-                    other = take(outboxes[later % parsers][0], stages[1 + later % parsers], stop)
+                    other = take(outboxes[later % parsers][0], stages[1 + later % parsers], stop, STALL_LIMIT)
                     if not isinstance(other, StageEnd):
                         return
                     parsing += other.parser

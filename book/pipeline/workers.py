@@ -22,8 +22,13 @@ import os
 import signal
 import sys
 import threading
+import time
 
 POLL = 0.5  # seconds between looks at ``stop`` while the writer waits for a batch
+# Seconds a parser may stay silent, alive, before the import gives up on it: its longest
+# legitimate work is one group (``book.pipeline.groups.GROUP_BYTES`` of files) or passing over
+# an archive's members, seconds; a parser stuck in a loop must not keep the import waiting for ever.
+STALL_LIMIT = 600.0
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -82,18 +87,22 @@ class Sender:
             raise error
 
 
-def take(end, stage, stop=None):
+def take(end, stage, stop=None, stall: float | None = None):
     """The next item from the pipe ``end`` that the process ``stage`` sends on; None once
     ``stop`` (a threading.Event) is set.
 
     Raises RuntimeError if ``stage`` died (the OOM killer, say), even halfway through
-    sending.
+    sending, or sent nothing for ``stall`` seconds (None: waits while it lives).
     """
+    deadline = None if stall is None else time.monotonic() + stall
     while True:
         if stop is not None and stop.is_set():  # first: after a stop, not one batch more
             return None
         if end.poll(POLL):
             break
+        if deadline is not None and time.monotonic() > deadline:
+            raise RuntimeError(f"import worker {stage.pid} sent nothing for {stall:.0f} s: stopped waiting "
+                               f"(see docs/limits.md)")
     try:
         return end.recv()
     except (EOFError, OSError):  # OSError: "got end of file during message"
