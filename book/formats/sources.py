@@ -21,7 +21,11 @@ walked recursively with names sorted, archive members in archive order.
 Memory stays bounded against archive bombs (:class:`Limits`): a member or file larger
 than ``max_file_bytes`` is refused with a Skipped, and so is a zip with more than
 ``max_members`` entries; a tar's members are only known while streaming, so a tar
-reaching the limit yields what came before and one Skipped for the rest.  A corrupt
+reaching the limit yields what came before and one Skipped for the rest.  Time stays
+bounded too: passing over a compressed tar's member means inflating it, so a tar whose
+members not read (not games, or games over ``max_file_bytes``) would inflate more than
+``max_skip_bytes`` stops at that member, decided from its header, with one Skipped naming
+it (a plain tar on disk is passed over by seeking, and has no such limit).  A corrupt
 archive yields a Skipped naming it, after any members read before the damage.
 
 Tars are read by a block reader of our own (3x faster than ``tarfile``:
@@ -91,10 +95,12 @@ class GameFile:
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds against archive bombs (defaults: 10 MB per file, a million members)."""
+    """Bounds against archive bombs (defaults: 10 MB per file, a million members, and 1 GiB
+    inflated to pass over what a compressed tar holds besides the games it reads)."""
 
     max_file_bytes: int = 10 * 1024 * 1024
     max_members: int = 1_000_000
+    max_skip_bytes: int = 1 << 30
 
 
 def iter_sources(paths: list[str], limits: Limits = Limits(),
@@ -210,7 +216,7 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     count = done = 0  # members whose header was read / which were read or passed over
     try:
         with tar_blocks.decompressed(path) as raw:
-            stream = tar_blocks.Stream(raw)
+            stream = tar_blocks.Stream(raw, limits.max_skip_bytes)
             for member, size, regular in tar_blocks.members(stream):
                 count += 1
                 if count > limits.max_members:
@@ -218,16 +224,19 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
                     return
                 name = f"{path}:{member}"
                 if not regular or _kind(member) != "game":
-                    stream.skip(size)
+                    stream.pass_over(f"member {member}", size)
                     item = None
                 elif size > limits.max_file_bytes:
-                    stream.skip(size)
+                    stream.pass_over(f"member {member}", size)
                     item = _too_big(name, size, limits)
                 else:
                     item = SourceFile(name, stream.exactly(size))
                 done = count
                 if item is not None:
                     yield item
+        return
+    except tar_blocks.PassLimit as exc:
+        yield _passing_over(path, exc.what, exc.size, limits)
         return
     except tar_blocks.Unknown:
         failure = None
@@ -243,25 +252,34 @@ _TARFILE_ERRORS = (tarfile.TarError, ValueError, *tar_blocks.TAR_ERRORS)
 
 def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
                            failure: tuple[int, str] | None) -> Iterator[SourceFile | Skipped]:
-    """The members of ``path`` after the first ``skip``, read by tarfile in stream mode.
+    """The members of ``path`` after the first ``skip``, read by tarfile (in stream mode where
+    compressed; a plain tar is passed over by seeking).  The limit on what is passed over
+    counts from the first member again: the members it passes over are inflated again.
 
     ``failure``: (members, reason) where the block reader met damage, or None if it met
     a variant it does not read.  If tarfile gets no further, that failure is the one
     reported, in the block reader's words (tarfile ends quietly at a bad header after the
     first); if it reads past it, the damage was a variant.
     """
-    count, error = 0, None
+    count, error, passed = 0, None, 0
     try:
-        with tarfile.open(path, "r|*", encoding="utf-8", errors="surrogateescape") as tar:
+        inflated = tar_blocks.compressed(path)
+        with tarfile.open(path, "r|*" if inflated else "r:", encoding="utf-8", errors="surrogateescape") as tar:
             while (info := tar.next()) is not None:
-                tar.members.clear()  # stream mode keeps every TarInfo otherwise; none is asked for again
+                tar.members.clear()  # tarfile keeps every TarInfo otherwise; none is asked for again
                 count += 1
+                game = info.isfile() and _kind(info.name) == "game"
+                if inflated and not (game and info.size <= limits.max_file_bytes):
+                    passed += info.size
+                    if passed > limits.max_skip_bytes:  # tar.next() would inflate it
+                        yield _passing_over(path, f"member {info.name}", info.size, limits)
+                        return
                 if count <= skip:
                     continue
                 if count > limits.max_members:
                     yield _too_many(path, limits)
                     return
-                if not info.isfile() or _kind(info.name) != "game":
+                if not game:
                     continue
                 name = f"{path}:{info.name}"
                 if info.size > limits.max_file_bytes:
@@ -274,6 +292,11 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
         count, error = failure
     if error is not None:
         yield Skipped(path, f"corrupt or unreadable archive after {count} members: {error}")
+
+
+def _passing_over(path: str, what: str, size: int, limits: Limits) -> Skipped:
+    return Skipped(path, f"stopped at {what}: passing over its {size} bytes would inflate more than the limit of "
+                         f"{limits.max_skip_bytes} bytes an archive may pass over; the rest is not read")
 
 
 def _too_many(path: str, limits: Limits) -> Skipped:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
+import os
 import zlib
 from collections.abc import Iterator
 
@@ -51,23 +53,62 @@ def _bad_header(reason: str) -> TarDamage:
     return TarDamage(f"bad member header ({reason})")
 
 
-def decompressed(path: str):
-    """The tar stream of ``path``, decompressed by the gzip/bz2/lzma readers."""
+class PassLimit(Exception):
+    """Passing over ``size`` more bytes of ``what`` would inflate more than ``Stream.most_passed``."""
+
+    def __init__(self, what: str, size: int):
+        super().__init__(what, size)
+        self.what, self.size = what, size
+
+
+def _opener(path: str):
     with open(path, "rb") as handle:
         magic = handle.read(6)
-    for prefix, opener in _OPENERS:
-        if magic.startswith(prefix):
-            return opener(path, "rb")
-    return open(path, "rb")
+    return next((opener for prefix, opener in _OPENERS if magic.startswith(prefix)), None)
+
+
+def compressed(path: str) -> bool:
+    """Whether ``path`` is gzip, bzip2 or xz (else a plain tar: passing over its data is a seek)."""
+    return _opener(path) is not None
+
+
+def decompressed(path: str):
+    """The tar stream of ``path``, decompressed by the gzip/bz2/lzma readers."""
+    opener = _opener(path)
+    return opener(path, "rb") if opener else open(path, "rb")
 
 
 class Stream:
-    """A decompressed stream read in 1 MB pieces: ``take(n)`` bytes, ``skip(n)`` bytes."""
+    """A decompressed stream read in 1 MB pieces: ``take(n)`` bytes, ``skip(n)`` bytes.
 
-    def __init__(self, raw):
+    Data not read (``pass_over``, ``take_passed``) is counted in ``passed`` and refused past
+    ``most_passed`` (PassLimit, before any of it is inflated): in a compressed tar, passing
+    over a member means inflating it.  A plain tar on disk is passed over by seeking, free.
+    """
+
+    def __init__(self, raw, most_passed: int | None = None):
         self.raw = raw
         self.buffer = b""
         self.at = 0
+        self.end = os.fstat(raw.fileno()).st_size if isinstance(raw, io.BufferedReader) else None  # a plain file
+        self.most_passed = most_passed
+        self.passed = 0
+
+    def _count(self, what: str, n: int) -> None:
+        if self.end is None and self.most_passed is not None:
+            if self.passed + n > self.most_passed:
+                raise PassLimit(what, n)
+            self.passed += n
+
+    def pass_over(self, what: str, n: int) -> None:
+        """``skip`` the ``n`` bytes of ``what``, a member not read; PassLimit past ``most_passed``."""
+        self._count(what, n)
+        self.skip(n)
+
+    def take_passed(self, what: str, n: int) -> bytes:
+        """``exactly`` ``n`` bytes of ``what``, an extension header, counted as ``pass_over`` counts."""
+        self._count(what, n)
+        return self.exactly(n)
 
     def take(self, n: int) -> bytes:
         """The next ``n`` bytes, or fewer at the end of the stream."""
@@ -87,7 +128,13 @@ class Stream:
         return data
 
     def skip(self, n: int) -> None:
-        """Pass over ``n`` bytes, holding at most a piece of them at once."""
+        """Pass over ``n`` bytes, holding at most a piece of them at once (a plain file: a seek)."""
+        if self.end is not None:
+            held = min(n, len(self.buffer) - self.at)
+            self.at += held
+            if n > held and self.raw.seek(n - held, os.SEEK_CUR) > self.end:
+                raise TarDamage("unexpected end of data")
+            return
         while n > 0:
             got = len(self.take(min(n, PIECE)))
             if not got:
@@ -156,7 +203,8 @@ def members(stream: Stream) -> Iterator[tuple[str, int, bool]]:
 
     The caller must take or skip exactly ``size`` bytes before asking for the next one.
     Ends at the end-of-archive block or at the end of the stream between members.
-    Raises Unknown at a header of a variant tarfile must read (before yielding it).
+    Raises Unknown at a header of a variant tarfile must read (before yielding it), and
+    PassLimit at an extension header whose data would pass the stream's ``most_passed``.
     """
     long_name = None
     pax: dict[bytes, bytes] = {}
@@ -180,7 +228,7 @@ def members(stream: Stream) -> Iterator[tuple[str, int, bool]]:
         if kind in b"LKxg":  # extension headers: they describe the member that follows
             if not 0 <= size <= _EXTENSION_LIMIT:
                 raise _bad_header(f"extension header of {size} bytes")
-            data = stream.exactly(size)
+            data = stream.take_passed(f"an extension header ({chr(kind)})", size)
             stream.skip(-size % BLOCK)
             if kind == ord("L"):
                 long_name = data.split(b"\0", 1)[0]
