@@ -127,6 +127,21 @@ def check_book(location: str) -> tuple[frozenset, int]:
     return frozenset(fp for _, _, _, fp in games), stats.positions
 
 
+def leftovers(location: str) -> set[str]:
+    """The segment files of a SQLite book that no row names (PostgreSQL: none)."""
+    folder = location + "-segments"
+    if not is_sqlite(location) or not os.path.isdir(folder):
+        return set()
+    db = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
+    try:
+        listed = {name for (name,) in db.execute("SELECT file FROM segment_files")}
+    except sqlite3.OperationalError:  # killed before the table was made
+        listed = set()
+    finally:
+        db.close()
+    return set(os.listdir(folder)) - listed
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def new_book(request, tmp_path):
     """``new_book() -> location``: a fresh, empty book each call, on one backend."""
@@ -153,7 +168,7 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
     # wherever in the import that is: in the book's creation, a batch's write, its commit.
     rng = random.Random(SEED)
     book = new_book()
-    kills, completed, seen = 0, 0, []
+    kills, completed, seen, swept = 0, 0, [], []
     while kills < KILLS:
         assert kills + completed < 3 * KILLS, "the imports keep finishing before their kill"
         process = run_import(book, archive)
@@ -164,8 +179,11 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
                 os.killpg(process.pid, signal.SIGKILL)  # the import and its worker
                 process.wait()
                 kills += 1
-                found = check_book(book)
+                left = leftovers(book)
+                found = check_book(book)  # its read-only open removes what the killed import left
                 seen.append(len(found[0]))
+                swept.append(len(left))
+                assert not found[0] or not leftovers(book), "a read-only open left a killed import's files"
                 if len(found[0]) == GAMES:  # killed after its last batch: start over, to kill mid-import
                     assert found == expected
                     book = new_book()
@@ -181,7 +199,7 @@ def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem
         with Book.open(book, readonly=True) as opened, opened.db.connect() as conn:
             assert pg_stage.staged_tables(conn) == []
     partial = [n for n in seen if 0 < n < GAMES]
-    print(f"\ncrash test: {kills} kills (books of {seen} games after them), "
+    print(f"\ncrash test: {kills} kills (books of {seen} games after them; segment files left {swept}), "
           f"{completed} runs finished first; {batches} batches, {between:.2f} s apart")
     assert len(partial) >= KILLS // 2, f"too few kills landed while games were written: {seen}"
 

@@ -90,9 +90,12 @@ def test_a_writer_removes_the_files_of_importers_that_are_gone(tmp_path, monkeyp
         # written an hour before the live process started: its pid was another's then
         old = time.time() - 3600
         os.utime(tmp_path / "book.sqlite-segments" / left["reused"], (old, old))
-        with Book.open(str(path), readonly=True) as book:  # a reader removes nothing
-            assert set(os.listdir(files_folder)) == linked | set(left.values())
+        with Book.open(str(path), readonly=True) as book:  # a reader removes as a writer does (segment_sweep)
+            assert set(os.listdir(files_folder)) == linked | {left["live"], left["ours"]}
             assert book.stats().games == 12
+        for name in ("dead", "odd", "reused"):  # again, for the writer
+            (tmp_path / "book.sqlite-segments" / left[name]).write_bytes(b"left over")
+        os.utime(tmp_path / "book.sqlite-segments" / left["reused"], (old, old))
         with Book.open(str(path)) as book:
             found = set(os.listdir(files_folder))
             assert found == linked | {left["live"], left["ours"]}  # their processes may link them yet

@@ -21,22 +21,23 @@ walked recursively with names sorted, archive members in archive order.
 Memory stays bounded against archive bombs (:class:`Limits`): a member or file larger
 than ``max_file_bytes`` is refused with a Skipped, and so is a zip with more than
 ``max_members`` entries; a tar's members are only known while streaming, so a tar
-reaching the limit yields what came before and one Skipped for the rest.  A corrupt
+reaching the limit yields what came before and one Skipped for the rest.  Time stays
+bounded too: passing over a compressed tar's member means inflating it, so a tar whose
+members not read (not games, or games over ``max_file_bytes``) would inflate more than
+``max_skip_bytes`` stops at that member, decided from its header, with one Skipped naming
+it (a plain tar on disk is passed over by seeking, and has no such limit).  A corrupt
 archive yields a Skipped naming it, after any members read before the damage.
 
-Tars are read by a block reader of our own (3x faster than ``tarfile``, see the tar
-section); what it does not know (GNU sparse members, multi-volume continuations, Solaris
-headers, pax sparse records or a pax global path or size) or takes for damage is read by
-``tarfile`` from that member on, so a variant costs speed, never games.
+Tars are read by a block reader of our own (3x faster than ``tarfile``:
+``book.formats.tar_blocks``); what it does not know (GNU sparse members, multi-volume
+continuations, Solaris headers, pax sparse records or a pax global path or size) or takes for
+damage is read by ``tarfile`` from that member on, so a variant costs speed, never games.
 
 This module does not parse SGF (``book.formats.records`` does) and never raises for bad input.
 """
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import os
 import stat
 import tarfile
@@ -44,6 +45,8 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from fuseki.book.formats import tar_blocks
 
 # Suffixes of files handed on as SourceFile.  Other formats (a Fuego opening book, say)
 # plug in by adding their suffix here and dispatching on the name in the importer.
@@ -92,10 +95,12 @@ class GameFile:
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds against archive bombs (defaults: 10 MB per file, a million members)."""
+    """Bounds against archive bombs (defaults: 10 MB per file, a million members, and 1 GiB
+    inflated to pass over what a compressed tar holds besides the games it reads)."""
 
     max_file_bytes: int = 10 * 1024 * 1024
     max_members: int = 1_000_000
+    max_skip_bytes: int = 1 << 30
 
 
 def iter_sources(paths: list[str], limits: Limits = Limits(),
@@ -200,204 +205,7 @@ def _read_file(path: str, limits: Limits) -> SourceFile | Skipped:
         return Skipped(path, f"cannot read: {exc.strerror or exc}")
 
 
-# --- tar -----------------------------------------------------------------------------------
-#
-# Read block by block here rather than with tarfile: on the Tygem archive (11,365 small
-# members, 15.5 MB of SGF; Python 3.11) this reader takes 0.16 s of CPU, tarfile's stream
-# mode 0.51 s (a TarInfo, an ExFileObject and small reads per member) and the
-# decompression itself 0.06 s; 6.5 s against 18.4 s for the 50 archives of 2005-2009
-# (bench/sgf_tiers.py prints both).  A whole import of the Tygem archive took 0.3-0.9 s
-# less of its ~4 s (bench/book.py; 2 cores, the reader process given tarfile instead).  What is
-# read is POSIX ustar, GNU (long names "L", base-256 sizes) and pax ("x" path and size),
-# as tarfile reads them (tests/test_sources.py holds the two equal).  Anything else that
-# changes which bytes a member holds raises _Unknown, and damage _TarDamage; either way
-# tarfile reads the archive from the member where this reader stopped.
-
-_BLOCK = 512
-_PIECE = 1 << 20  # bytes asked of the decompressor at a time
-_END_BLOCK = bytes(_BLOCK)
-_NO_DATA_TYPES = frozenset(b"123456")  # links, devices, folders, FIFOs: tarfile ignores their size
-_REGULAR_TYPES = frozenset(b"07\0")
-# Types whose data or following headers this reader would misread; tarfile knows them.
-# Other unknown types are skipped as tarfile skips them: not a file, ``size`` bytes of data.
-_HANDED_OVER = {ord("S"): "a GNU sparse member", ord("M"): "a multi-volume continuation",
-                ord("X"): "a Solaris extended header"}
-_SPARSE_KEY = b"GNU.sparse."  # pax records of a sparse member (formats 0.0, 0.1, 1.0)
-_GLOBAL_KEYS = (b"path", b"size")  # in a pax global header these would rename or resize members
-_EXTENSION_LIMIT = 1 << 20  # a long name or a pax header larger than this is damage, not a name
-_TAR_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
-_OPENERS = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
-
-
-class _TarDamage(Exception):
-    """A header that is not a tar header, or an archive that ends inside a member."""
-
-
-class _Unknown(Exception):
-    """A tar variant this reader does not read as tarfile does (see _HANDED_OVER)."""
-
-
-def _bad_header(reason: str) -> _TarDamage:
-    return _TarDamage(f"bad member header ({reason})")
-
-
-def _decompressed(path: str):
-    """The tar stream of ``path``, decompressed by the gzip/bz2/lzma readers."""
-    with open(path, "rb") as handle:
-        magic = handle.read(6)
-    for prefix, opener in _OPENERS:
-        if magic.startswith(prefix):
-            return opener(path, "rb")
-    return open(path, "rb")
-
-
-class _Stream:
-    """A decompressed stream read in 1 MB pieces: ``take(n)`` bytes, ``skip(n)`` bytes."""
-
-    def __init__(self, raw):
-        self.raw = raw
-        self.buffer = b""
-        self.at = 0
-
-    def take(self, n: int) -> bytes:
-        """The next ``n`` bytes, or fewer at the end of the stream."""
-        end = self.at + n
-        if end > len(self.buffer):
-            parts = [self.buffer[self.at:]]
-            have = len(parts[0])
-            while have < n:
-                piece = self.raw.read(max(_PIECE, n - have))
-                if not piece:
-                    break
-                parts.append(piece)
-                have += len(piece)
-            self.buffer, self.at, end = b"".join(parts), 0, n
-        data = self.buffer[self.at:end]
-        self.at += len(data)
-        return data
-
-    def skip(self, n: int) -> None:
-        """Pass over ``n`` bytes, holding at most a piece of them at once."""
-        while n > 0:
-            got = len(self.take(min(n, _PIECE)))
-            if not got:
-                raise _TarDamage("unexpected end of data")
-            n -= got
-
-    def exactly(self, n: int) -> bytes:
-        data = self.take(n)
-        if len(data) < n:
-            raise _TarDamage("unexpected end of data")
-        return data
-
-
-def _number(field: bytes) -> int:
-    """A header's numeric field: octal text, or GNU base-256 (first byte 0x80 or 0xff)."""
-    if field[:1] in (b"\x80", b"\xff"):
-        value = int.from_bytes(field[1:], "big")
-        return value - (1 << (8 * len(field) - 8)) if field[0] == 0xFF else value
-    text = field.split(b"\0", 1)[0].strip()
-    try:
-        return int(text or b"0", 8)
-    except ValueError:
-        raise _bad_header(f"invalid number field {text[:12]!r}") from None
-
-
-def _check(block: bytes) -> None:
-    """Raise _TarDamage unless the header's checksum is right (unsigned or signed sums, as tar writes)."""
-    expected = _number(block[148:156])
-    unsigned = sum(block) - sum(block[148:156]) + 8 * 32
-    if expected != unsigned:
-        signed = unsigned - 256 * sum(1 for b in block[:148] + block[156:] if b > 127)
-        if expected != signed:
-            raise _bad_header("bad checksum")
-
-
-def _pax_fields(data: bytes) -> dict[bytes, bytes]:
-    """The "length key=value\\n" records of a pax extended header."""
-    fields, at = {}, 0
-    while at < len(data) and data[at] != 0:
-        space = data.find(b" ", at)
-        try:
-            length = int(data[at:space])
-        except ValueError:
-            raise _bad_header("bad pax record") from None
-        record = data[space + 1:at + length]
-        if length <= 0 or not record.endswith(b"\n") or b"=" not in record:
-            raise _bad_header("bad pax record")
-        key, value = record[:-1].split(b"=", 1)
-        fields[key] = value
-        at += length
-    return fields
-
-
-def _extension(kind: int, data: bytes) -> dict[bytes, bytes]:
-    """The pax records of an "x" or "g" header; _Unknown for records this reader does not apply."""
-    fields = _pax_fields(data)
-    if any(key.startswith(_SPARSE_KEY) for key in fields):
-        raise _Unknown("a pax sparse member")
-    if kind == ord("g") and any(key in fields for key in _GLOBAL_KEYS):
-        raise _Unknown("a pax global header with a path or size")
-    return fields  # a global header's other records (a comment, times, owners) change no member's bytes
-
-
-def _members(stream: _Stream) -> Iterator[tuple[str, int, bool]]:
-    """(name, size, regular file?) of each member; its data is next in ``stream``.
-
-    The caller must take or skip exactly ``size`` bytes before asking for the next one.
-    Ends at the end-of-archive block or at the end of the stream between members.
-    Raises _Unknown at a header of a variant tarfile must read (before yielding it).
-    """
-    long_name = None
-    pax: dict[bytes, bytes] = {}
-    first = True
-    while True:
-        block = stream.take(_BLOCK)
-        if not block:
-            if first:
-                raise _TarDamage("empty file")
-            return
-        if len(block) < _BLOCK:
-            raise _bad_header("truncated header")
-        if block == _END_BLOCK:
-            return
-        _check(block)
-        first = False
-        kind = block[156]
-        if kind in _HANDED_OVER:
-            raise _Unknown(_HANDED_OVER[kind])
-        size = _number(block[124:136])
-        if kind in b"LKxg":  # extension headers: they describe the member that follows
-            if not 0 <= size <= _EXTENSION_LIMIT:
-                raise _bad_header(f"extension header of {size} bytes")
-            data = stream.exactly(size)
-            stream.skip(-size % _BLOCK)
-            if kind == ord("L"):
-                long_name = data.split(b"\0", 1)[0]
-            elif kind == ord("x"):
-                pax = _extension(kind, data)
-            elif kind == ord("g"):
-                _extension(kind, data)
-            continue
-        raw_name = block[:100].split(b"\0", 1)[0]
-        if block[257:263] == b"ustar\0" and block[345] != 0:  # POSIX ustar: a name prefix
-            raw_name = block[345:500].split(b"\0", 1)[0] + b"/" + raw_name
-        raw_name = pax.get(b"path", long_name or raw_name)
-        if b"size" in pax:
-            try:
-                size = int(pax[b"size"])
-            except ValueError:
-                raise _bad_header("bad pax size") from None
-        long_name, pax = None, {}
-        if size < 0:
-            raise _bad_header(f"negative member size {size}")
-        if kind in _NO_DATA_TYPES:
-            size = 0
-        regular = kind in _REGULAR_TYPES and not (kind == 0 and raw_name.endswith(b"/"))
-        yield raw_name.decode("utf-8", "surrogateescape"), size, regular
-        # the caller has now taken or skipped the data; the padding is ours
-        stream.skip(-size % _BLOCK)
-
+# --- tar (read by book.formats.tar_blocks; tarfile where it stops) ---------------------------
 
 def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     """Stream a tar (plain, gzip, bzip2 or xz) member by member.
@@ -407,19 +215,19 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     """
     count = done = 0  # members whose header was read / which were read or passed over
     try:
-        with _decompressed(path) as raw:
-            stream = _Stream(raw)
-            for member, size, regular in _members(stream):
+        with tar_blocks.decompressed(path) as raw:
+            stream = tar_blocks.Stream(raw, limits.max_skip_bytes)
+            for member, size, regular in tar_blocks.members(stream):
                 count += 1
                 if count > limits.max_members:
                     yield _too_many(path, limits)
                     return
                 name = f"{path}:{member}"
                 if not regular or _kind(member) != "game":
-                    stream.skip(size)
+                    stream.pass_over(f"member {member}", size)
                     item = None
                 elif size > limits.max_file_bytes:
-                    stream.skip(size)
+                    stream.pass_over(f"member {member}", size)
                     item = _too_big(name, size, limits)
                 else:
                     item = SourceFile(name, stream.exactly(size))
@@ -427,39 +235,51 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
                 if item is not None:
                     yield item
         return
-    except _Unknown:
+    except tar_blocks.PassLimit as exc:
+        yield _passing_over(path, exc.what, exc.size, limits)
+        return
+    except tar_blocks.Unknown:
         failure = None
-    except (_TarDamage, *_TAR_ERRORS) as exc:
+    except (tar_blocks.TarDamage, *tar_blocks.TAR_ERRORS) as exc:
         failure = count, _reason(exc)
     yield from _read_tar_with_tarfile(path, limits, done, failure)
 
 
 # What tarfile raises for bad input: its own errors, the decompressors', and ValueError from
 # a number field it cannot parse in a variant's extra headers.
-_TARFILE_ERRORS = (tarfile.TarError, ValueError, *_TAR_ERRORS)
+_TARFILE_ERRORS = (tarfile.TarError, ValueError, *tar_blocks.TAR_ERRORS)
 
 
 def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
                            failure: tuple[int, str] | None) -> Iterator[SourceFile | Skipped]:
-    """The members of ``path`` after the first ``skip``, read by tarfile in stream mode.
+    """The members of ``path`` after the first ``skip``, read by tarfile (in stream mode where
+    compressed; a plain tar is passed over by seeking).  The limit on what is passed over
+    counts from the first member again: the members it passes over are inflated again.
 
     ``failure``: (members, reason) where the block reader met damage, or None if it met
     a variant it does not read.  If tarfile gets no further, that failure is the one
     reported, in the block reader's words (tarfile ends quietly at a bad header after the
     first); if it reads past it, the damage was a variant.
     """
-    count, error = 0, None
+    count, error, passed = 0, None, 0
     try:
-        with tarfile.open(path, "r|*", encoding="utf-8", errors="surrogateescape") as tar:
+        inflated = tar_blocks.compressed(path)
+        with tarfile.open(path, "r|*" if inflated else "r:", encoding="utf-8", errors="surrogateescape") as tar:
             while (info := tar.next()) is not None:
-                tar.members.clear()  # stream mode keeps every TarInfo otherwise; none is asked for again
+                tar.members.clear()  # tarfile keeps every TarInfo otherwise; none is asked for again
                 count += 1
+                game = info.isfile() and _kind(info.name) == "game"
+                if inflated and not (game and info.size <= limits.max_file_bytes):
+                    passed += info.size
+                    if passed > limits.max_skip_bytes:  # tar.next() would inflate it
+                        yield _passing_over(path, f"member {info.name}", info.size, limits)
+                        return
                 if count <= skip:
                     continue
                 if count > limits.max_members:
                     yield _too_many(path, limits)
                     return
-                if not info.isfile() or _kind(info.name) != "game":
+                if not game:
                     continue
                 name = f"{path}:{info.name}"
                 if info.size > limits.max_file_bytes:
@@ -472,6 +292,11 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
         count, error = failure
     if error is not None:
         yield Skipped(path, f"corrupt or unreadable archive after {count} members: {error}")
+
+
+def _passing_over(path: str, what: str, size: int, limits: Limits) -> Skipped:
+    return Skipped(path, f"stopped at {what}: passing over its {size} bytes would inflate more than the limit of "
+                         f"{limits.max_skip_bytes} bytes an archive may pass over; the rest is not read")
 
 
 def _too_many(path: str, limits: Limits) -> Skipped:

@@ -405,7 +405,7 @@ class Merger:
             self.poll(wait=True)
 
     def stop(self) -> None:
-        """End a running merge (its file is left for ``segment_files.sweep``)."""
+        """End a running merge (its file is left for ``segment_sweep.sweep``)."""
         if self.job is not None:
             process, end, _parts, _level = self.job
             self.job = None

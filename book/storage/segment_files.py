@@ -18,9 +18,10 @@ own) and linked in by one short transaction.
   holds (another parser's batch brought them) leave the file before it is linked
   (``drop_games``); the others keep their numbers.
 - A file exists before its row and outlives it: a file no row names is left over by an
-  importer that stopped (or a merge whose parts are gone) and is removed when a writer
-  opens the book (``sweep``) -- unless the process named in the file's name still runs,
-  for it may link it yet.  Files a merge replaced are removed after its commit.
+  importer that stopped (or a merge whose parts are gone) and is removed when the book is
+  next opened, by a writer or a reader (``book.storage.segment_sweep``) -- unless the process
+  named in the file's name still runs, for it may link it yet.  Files a merge replaced are
+  removed after its commit.
 - Readers open a file read-only and ``immutable`` (no locks: it never changes); a file
   removed under a reader that already opened it stays readable (POSIX), one removed
   before it opened it raises ``Gone`` and the reader takes a new snapshot.
@@ -86,7 +87,7 @@ def folder_of(database: str) -> str:
 
 
 def new_name(owner: int) -> str:
-    """A fresh file name; ``owner``: the pid of the process that will link it (``sweep``)."""
+    """A fresh file name; ``owner``: the pid of the process that will link it (``segment_sweep``)."""
     return f"{owner}-{uuid.uuid4().hex}.seg"
 
 
@@ -286,67 +287,6 @@ def remove(folder: str, names) -> None:
             os.unlink(os.path.join(folder, name))
         except FileNotFoundError:
             pass
-
-
-def sweep_book(conn) -> list[str]:
-    """``sweep`` the folder of a SQLite book on disk (none: nothing to do)."""
-    folder = book_folder(conn)
-    return sweep(folder, {segment.name for segment in in_files(conn)}) if folder else []
-
-
-def sweep(folder: str, linked: set[str]) -> list[str]:
-    """Remove the files no row names whose owner process is gone; returns their names.
-
-    Call holding the book's write lock, so that no writer links a file meanwhile."""
-    try:
-        found = os.listdir(folder)
-    except FileNotFoundError:
-        return []
-    removed = []
-    for name in found:
-        if name in linked or _owner_alive(os.path.join(folder, name)):
-            continue
-        remove(folder, [name])
-        removed.append(name)
-    return removed
-
-
-def _owner_alive(path: str) -> bool:
-    """Whether the process named in the file's name may still link it: it runs, and (where
-    Linux says when it started) it started before the file was written -- a pid used again
-    after a reboot or a wrap-around is another process."""
-    owner = os.path.basename(path).split("-", 1)[0]
-    if not owner.isdigit():
-        return False
-    if int(owner) == os.getpid():
-        return True
-    try:
-        os.kill(int(owner), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        pass
-    started = _start_time(int(owner))
-    try:
-        written = os.path.getmtime(path)
-    except FileNotFoundError:
-        return True  # removed meanwhile: nothing to do
-    return started is None or started <= written + _START_SLACK
-
-
-_START_SLACK = 2.0  # seconds: the boot time Linux gives is whole seconds
-
-
-def _start_time(pid: int) -> float | None:
-    """When process ``pid`` started (seconds since the epoch), or None where /proc does not say."""
-    try:
-        with open(f"/proc/{pid}/stat") as found:
-            fields = found.read().rsplit(")", 1)[1].split()  # the name, in parentheses, may hold spaces
-        with open("/proc/stat") as found:
-            boot = next(int(line.split()[1]) for line in found if line.startswith("btime "))
-        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime, in clock ticks
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
 
 
 # --- reading -----------------------------------------------------------------------------

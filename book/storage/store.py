@@ -46,6 +46,7 @@ from fuseki.book.storage import nextmoves, orbits, pg_stage, schema, segment_fil
 from fuseki.book.storage.connect import make_db, sqlite_path, to_url
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
+from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
 from fuseki.book.storage.sqlite_stage import clear_stage
 from fuseki.book.storage.statbook_table import is_statistics_file
 from fuseki.book.storage.wal import Checkpointer
@@ -181,9 +182,10 @@ class Book:
                     if not inspect(conn).has_table("meta"):
                         raise BookError(f"{location} is not a fuseki book (no meta table)")
                     schema.check_versions(conn)
+                    sweep_dead(db)  # what an importer that stopped left, without the write lock (PostgreSQL: none)
                 else:
                     schema.create(conn)
-                    segment_files.sweep_book(conn)  # what an importer that stopped left
+                    sweep_book(conn)  # what an importer that stopped left
                     pg_stage.sweep(conn)
             absent = segment_files.missing(db) if path else None
             if absent:
