@@ -19,7 +19,6 @@ import os
 import sys
 from pathlib import Path
 
-from fuseki.book.ai import MARK_TEXT, mark
 from fuseki.engine.core import coords
 
 CACHE_ENV = "FUSEKI_AI_CACHE"
@@ -81,6 +80,8 @@ def points(value: float) -> str:
 def ai_table(found, values, size: int, letters: str) -> str:
     """The human next moves of ``found`` with KataGo's ``values`` beside them, then KataGo's
     moves nobody played; the last line names the network, rules, komi and visits."""
+    from fuseki.book.ai import MARK_TEXT, mark  # here: every fuseki command imports this module
+
     s = values.settings
     lines = ["    move   games  win % |  AI win %   lead   loss"]
 
