@@ -66,11 +66,12 @@ def fake(tmp_path):
 
 def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], network="test-net", visits=2):
     """Store values (sgf -> (win rate, lead, loss), best first) of the position after ``moves``."""
-    board = board_after_moves(moves.split(","), 19)
+    board = board_after_moves([m for m in moves.split(",") if m], 19)
     settings = AiSettings(rules="japanese", komi=6.5, network=network, visits=visits)
     rows = [(coords.sgf_to_point(sgf, 19), 10, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
     db = create_engine(f"sqlite:///{app.cache_path}")
     with db.begin() as conn:
+        ai_values.create(conn)  # the server makes it too; a test may write first
         ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, (20, 0.45, -1.0), rows)
     db.dispose()
 
