@@ -19,6 +19,7 @@ Each server process has its own service (its own KataGo when one is needed): ``f
 
 from __future__ import annotations
 
+import atexit
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -150,6 +151,7 @@ class AiService:
     def _start_worker(self) -> None:
         with self._lock:
             if self._worker is None and not self._closed:
+                atexit.register(self.close)  # a stopping server process takes its KataGo along
                 self._worker = threading.Thread(target=self._work, daemon=True, name="fuseki-katago")
                 self._worker.start()
 
