@@ -83,3 +83,27 @@ class AiJudge:
         for i in missing:
             found[i] = self.cached(*boards[i])
         return found
+
+
+# --- the marks: where KataGo and the players disagree (``fuseki search --ai``, the web page) ---
+
+POPULAR = 0.10  # share of the position's games that makes a move popular
+RARE = 0.02  # share under which a move is rarely played
+MISTAKE_POINTS = 2.0  # KataGo's loss, in points, that makes a popular move a mistake
+GOOD_POINTS = 0.5  # a loss under this is as good as KataGo's best move
+MISTAKE, CHOICE = "mistake", "choice"
+MARK_TEXT = {MISTAKE: "? popular mistake", CHOICE: "! AI's choice, rarely played"}
+
+
+def mark(games: int, total: int, loss: float | None) -> str | None:
+    """``MISTAKE`` for a move played in ``POPULAR`` of the ``total`` games or more that loses
+    ``MISTAKE_POINTS`` or more; ``CHOICE`` for one under ``GOOD_POINTS`` from KataGo's best that
+    under ``RARE`` of the games play; else None (also when KataGo has no value: ``loss`` None)."""
+    if loss is None:
+        return None
+    total = max(total, 1)
+    if games >= POPULAR * total and loss >= MISTAKE_POINTS:
+        return MISTAKE
+    if games < RARE * total and loss < GOOD_POINTS:
+        return CHOICE
+    return None

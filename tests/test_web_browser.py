@@ -10,6 +10,7 @@ under ``FUSEKI_REQUIRE_SERVICES=1``, as the other service tests do).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -32,14 +33,14 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def server(tmp_path):
-    """``(url, process)`` of a ``fuseki serve`` on a loopback port over a small book."""
-    book = build_book(tmp_path / "book.sqlite")
+@contextlib.contextmanager
+def serving(book, *args: str, env: dict | None = None):
+    """The URL of a ``fuseki serve`` of ``book`` on a loopback port (more ``args``, ``env``)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "fuseki", "serve", "--book", str(book), "--port", "0"],
+        [sys.executable, "-m", "fuseki", "serve", "--book", str(book), "--port", "0", *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
+        env={**os.environ, **(env or {}),
+             "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
     reader.start()
@@ -48,13 +49,22 @@ def server(tmp_path):
     if not match:
         process.kill()
         pytest.fail(f"fuseki serve did not start: {lines} {process.stderr.read()[-2000:]}")
-    yield match.group(0)
-    process.terminate()
     try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        yield match.group(0)
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def server(tmp_path):
+    """The URL of a ``fuseki serve`` on a loopback port over a small book."""
+    with serving(build_book(tmp_path / "book.sqlite")) as url:
+        yield url
 
 
 @pytest.fixture
@@ -316,3 +326,68 @@ def test_corner_table_in_the_page(server, browser):
     browser.find_element(By.CSS_SELECTOR, "#corner-table tbody tr").click()
     wait.until(lambda _: "move 1" in browser.find_element(By.ID, "search-status").text)
     assert f"last Black {vertex}" in browser.find_element(By.ID, "search-status").text
+
+
+def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
+    """``fuseki serve --ai`` with KataGo's values of the empty board in the cache file: the AI
+    columns, the marks and KataGo's own move fill the table, its moves are on the board, the
+    checkbox hides them (and is remembered); a position KataGo is thinking about fills in when
+    its values come (KataGo here is test_katago.py's fake that never answers: the values come
+    through the cache file, as the worker writes them)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    from test_katago import FAKE_KATAGO
+    from test_web_ai import put_values
+
+    script = tmp_path / "fake_katago.py"
+    script.write_text(FAKE_KATAGO)
+    cache = tmp_path / "ai-cache.sqlite"
+    spot = type("App", (), {"cache_path": cache})  # put_values writes to app.cache_path
+    # the empty board: Q16 (4 games) best, R16 (1 of 5 games) 2.5 points worse: a popular mistake
+    put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="")
+    wait = WebDriverWait(browser, 30)
+
+    def table():
+        return browser.execute_script(
+            "return [...document.querySelectorAll('#next-table tbody tr')]"
+            ".map(row => [...row.cells].map(cell => cell.textContent.trim()))")
+
+    def shown(selector):
+        return [e.is_displayed() for e in browser.find_elements(By.CSS_SELECTOR, selector)]
+
+    def text(element_id):
+        return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+    command = f"{sys.executable} {script} hang"
+    with serving(build_book(tmp_path / "book.sqlite"), "--ai", "--katago", command, "--visits", "2",
+                 env={"FUSEKI_AI_CACHE": str(cache)}) as url:
+        browser.get(url)
+        wait.until(lambda _: len(table()) == 3)
+        rows = table()
+        assert [r[2:] for r in rows] == [["4", "50.0%", "47.0%", "0.5", "0.0"],
+                                         ["1", "100.0%", "40.0%", "-2.0", "2.5 ?"],
+                                         ["0", "", "45.0%", "-0.5", "1.0 AI"]]
+        assert rows[2][1] == "K10" and "komi 6.5" in text("ai-status")
+        # KataGo's moves on the board: rings round the 4-4 and 3-4 letters, tengen numbered 2
+        circles = browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-marks circle")
+        assert len(circles) == 4 + 8 + 1 and all(shown("#search-board .ai-marks circle"))
+        assert [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-marks text")] == ["2"]
+        ARTIFACTS.mkdir(exist_ok=True)
+        assert browser.save_screenshot(str(ARTIFACTS / "explorer-ai.png"))
+
+        browser.find_element(By.ID, "ai-show").click()  # hides the columns, KataGo's rows and marks
+        wait.until(lambda _: not any(shown("#search-board .ai-marks circle")))
+        assert not any(shown("#next-table .ai-col")) and not any(shown("#next-table tr.ai-row"))
+        browser.refresh()  # remembered
+        wait.until(lambda _: len(table()) == 3)
+        assert not browser.find_element(By.ID, "ai-show").is_selected() and not any(shown("#next-table .ai-col"))
+        browser.find_element(By.ID, "ai-show").click()
+        wait.until(lambda _: all(shown("#next-table td.ai-col")))
+
+        # a position the cache lacks: KataGo is thinking, then its values fill in
+        browser.find_element(By.CSS_SELECTOR, '#search-board rect[data-sgf="pd"]').click()
+        wait.until(lambda _: "KataGo is thinking" in text("ai-status"))
+        put_values(spot, "pd", {"dp": (0.52, 0.3, 0.0), "dd": (0.44, -2.1, 2.4)}, network="")
+        wait.until(lambda _: "visits" in text("ai-status") and "thinking" not in text("ai-status"))
+        assert [r[-1] for r in table()] == ["0.0", "2.4 ?"]
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-marks circle")) == 1 + 2

@@ -7,9 +7,10 @@ KataGo for a position the cache lacks: the command waits for it and says so on s
 
 The table: each human next move with KataGo's win rate and score lead for the player who
 plays it and its loss in points against KataGo's best move, then KataGo's own candidates
-that nobody played (``AI``).  A move played in at least ``POPULAR`` games that loses
-``MISTAKE_POINTS`` or more is marked ``?`` (a popular mistake); a move KataGo prefers
-(loss under ``GOOD_POINTS``) that few people play (under ``RARE`` of the games) ``!``.
+that nobody played (``AI``).  The marks are ``book.ai.mark``'s, which the web page shares:
+a move played in at least ``book.ai.POPULAR`` of the games that loses ``MISTAKE_POINTS`` or more is
+marked ``?`` (a popular mistake); a move KataGo prefers (loss under ``GOOD_POINTS``) that
+few people play (under ``RARE`` of the games) ``!``.
 """
 
 from __future__ import annotations
@@ -20,10 +21,6 @@ from pathlib import Path
 
 from fuseki.engine.core import coords
 
-POPULAR = 0.10  # share of the position's games that makes a move popular
-RARE = 0.02  # share under which a move is rarely played
-MISTAKE_POINTS = 2.0  # KataGo's loss, in points, that makes a popular move a mistake
-GOOD_POINTS = 0.5  # a loss under this is as good as KataGo's best move
 CACHE_ENV = "FUSEKI_AI_CACHE"
 DEFAULT_CACHE = "~/.local/share/fuseki/ai-cache.sqlite"
 
@@ -83,6 +80,8 @@ def points(value: float) -> str:
 def ai_table(found, values, size: int, letters: str) -> str:
     """The human next moves of ``found`` with KataGo's ``values`` beside them, then KataGo's
     moves nobody played; the last line names the network, rules, komi and visits."""
+    from fuseki.book.ai import MARK_TEXT, mark  # here: every fuseki command imports this module
+
     s = values.settings
     lines = ["    move   games  win % |  AI win %   lead   loss"]
 
@@ -96,14 +95,11 @@ def ai_table(found, values, size: int, letters: str) -> str:
     for index, human in enumerate(found.moves[: len(letters)]):
         ai = next((m for m in values.moves if set(m.points) & set(human.points)), None)
         played.update(human.points)
-        mark = ""
-        if ai is not None and human.games >= POPULAR * total and ai.loss >= MISTAKE_POINTS:
-            mark = "  ? popular mistake"
-        elif ai is not None and human.games < RARE * total and ai.loss < GOOD_POINTS:
-            mark = "  ! AI's choice, rarely played"
+        kind = mark(human.games, total, ai.loss if ai is not None else None)
+        note = f"  {MARK_TEXT[kind]}" if kind else ""
         vertex = coords.point_to_vertex(human.point, size)
         lines.append(f"{letters[index]} - {vertex:<5} {human.games:>6}  {100 * human.winrate:5.1f}% "
-                     f"{ai_columns(ai)}{mark}")
+                     f"{ai_columns(ai)}{note}")
     for ai in values.moves:
         if not set(ai.points) & played:
             vertex = coords.point_to_vertex(ai.point, size)

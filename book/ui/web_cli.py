@@ -1,10 +1,14 @@
 """fuseki serve: explore the book in a web browser (read-only, on this machine only by default).
 
 Example: fuseki serve --book games.sqlite --port 8000, then open http://127.0.0.1:8000/
+
+With --ai the page puts KataGo's values beside the next moves (docs/katago.md); a position
+KataGo has not judged yet is asked in the background while the page waits for it.
 """
 
 from __future__ import annotations
 
+from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
 
 
@@ -16,9 +20,10 @@ def add_commands(subparsers) -> None:
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=5000, help="port (default 5000; 0 picks a free one)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="server processes (default: one per core)")
+                   help="server processes (default: one per core; one with --ai, each runs its own KataGo)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads per server process (default 2)")
+    ai_text.add_ai_options(p)
     p.set_defaults(run=run_serve)
 
 
@@ -27,7 +32,7 @@ def run_serve(args) -> int:
     from fuseki.book.ui.web.app import LOOPBACK_NAMES
     from fuseki.book.ui.web.server import THREADS, BookServer, default_workers
 
-    workers = default_workers() if args.workers is None else args.workers
+    workers = (1 if args.ai else default_workers()) if args.workers is None else args.workers
     threads = THREADS if args.threads is None else args.threads
     if workers < 1 or threads < 1:
         raise CommandError("--workers and --threads must be at least 1")
@@ -42,12 +47,35 @@ def run_serve(args) -> int:
         book.close()  # each server process opens its own (a connection must not cross a fork)
     host = f"[{args.host}]" if ":" in args.host else args.host
 
+    ai = _ai_options(args)
+
     def announce(port: int) -> None:
         print(f"fuseki serve: book {url} ({games} games) at http://{host}:{port}/", flush=True)
 
     trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
-    BookServer(url, args.host, args.port, workers, threads, trusted, announce).run()
+    BookServer(url, args.host, args.port, workers, threads, trusted, announce, ai).run()
     return 0
+
+
+def _ai_options(args):
+    """``--ai``'s settings, KataGo found as ``fuseki search --ai`` finds it; None without ``--ai``.
+    No KataGo found is no error: the page says so and shows the values already cached."""
+    import sys
+
+    from fuseki.book.ui.cli_shared import CommandError
+    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.engine import config
+    from fuseki.engine.players.katago import find_command
+
+    if not args.ai:
+        return None
+    if args.visits < 1 or args.komi * 2 != int(args.komi * 2):
+        raise CommandError("--visits must be at least 1 and --komi a whole or half number")
+    command = args.katago or find_command(config.load().katago)
+    print(f"fuseki serve: KataGo {command or 'not found (docs/katago.md)'}; values cached in "
+          f"{ai_text.cache_path()}", file=sys.stderr, flush=True)
+    return AiOptions(command=command, rules=args.rules, komi=args.komi, visits=args.visits,
+                     cache=ai_text.cache_path())
 
 
 def _check_address(host: str, port: int) -> None:

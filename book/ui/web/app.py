@@ -9,10 +9,14 @@ here), rules through ``Board``.
 
 Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
 
-    /api/info                         book statistics and the default board size; ``note``: why
+    /api/info                         book statistics and the default board size; ``ai``: the
+                                      KataGo settings with --ai (else null); ``note``: why
                                       a statistics book (the built-in one) lists no games
     /api/position?moves=&size=&year_from=&year_to=&player=
-                                      stones, captures, to_move, last move, next moves, totals
+                                      stones, captures, to_move, last move, next moves, totals;
+                                      with ``fuseki serve --ai``, KataGo's values (``ai``, and
+                                      each next move's ``ai``: book.ui.web.ai), ``pending``
+                                      while KataGo works on them (then never kept in the cache)
     /api/games?moves=&...&after=&page_size=
                                       the games that reached the position, one page, newest first
                                       (date, then id); ``after``: the previous page's ``after`` (its
@@ -251,6 +255,7 @@ class _Shared:
 
     def __init__(self, book):
         self.book = book
+        self.ai = None  # book.ui.web.ai.AiService with fuseki serve --ai
         self._default_size: int | None = None
 
     def default_size(self) -> int:
@@ -322,13 +327,14 @@ CACHED_ENDPOINTS = {"position", "games", "game"}  # answers that depend on the g
 
 
 def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None,
-               cache_bytes: int | None = None) -> Flask:
+               cache_bytes: int | None = None, ai=None) -> Flask:
     """The Flask application over an open ``Book`` or one opened read-only from ``book_url``.
 
     ``trusted_hosts``: the Host header values to answer (others get 400); ``fuseki serve``
     on loopback passes ``LOOPBACK_NAMES``, so a page elsewhere cannot reach the book by
     pointing a DNS name at 127.0.0.1 (DNS rebinding).  ``cache_bytes``: the answers kept
     per URL while the book is unchanged (``book.ui.web.cache``; None: its default, 0: none).
+    ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves.
     """
     from fuseki.book.ui.web.cache import MAX_BYTES, ResponseCache
 
@@ -340,6 +346,10 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     app.json.sort_keys = False
     shared = _Shared(book)
     app.extensions["fuseki_book"] = book
+    if ai is not None:
+        from fuseki.book.ui.web.ai import AiService
+
+        shared.ai = app.extensions["fuseki_ai"] = AiService(ai, getattr(book, "db", None))
     cache = ResponseCache(MAX_BYTES if cache_bytes is None else cache_bytes)
     app.extensions["fuseki_cache"] = cache
     _add_request_guards(app, shared, {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None, cache)
@@ -416,6 +426,7 @@ def _add_page_routes(app: Flask, shared: _Shared) -> None:
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
                        years=list(stats.years) if stats.years else None,
                        default_size=shared.default_size(), letters=LETTERS,
+                       ai=shared.ai.settings_json() if shared.ai else None,
                        note=statistics.no_games() if statistics else None)
 
 
@@ -427,7 +438,14 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         board = shared.search_board()
         filters = _filters_arg()
         found = shared.book.next_moves(board, filters=filters)
-        return jsonify(**position_json(board), **next_moves_json(found, board.size))
+        answer = {**position_json(board), **next_moves_json(found, board.size)}
+        if shared.ai is not None:
+            from fuseki.book.ui.web.ai import ai_json
+
+            answer["ai"] = ai_json(shared.ai, board, answer["next"], found)
+            if answer["ai"]["status"] != "ready":
+                g.pop("fuseki_version", None)  # not final: the answer cache must not keep it
+        return jsonify(answer)
 
     @app.get("/api/games")
     def games():

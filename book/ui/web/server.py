@@ -35,15 +35,15 @@ def default_workers() -> int:
 
 
 class BookServer(BaseApplication):
-    """A gunicorn application serving ``create_app(book_url=url)`` from each worker.
+    """A gunicorn application serving ``create_app(book_url=url, ai=ai)`` from each worker.
 
     ``announce(port)`` runs once, in the first worker that is warm (``--port 0``: the port
     the system chose): a client that starts on that line finds a worker taking connections,
     and a worker takes none before it is warm."""
 
     def __init__(self, url: str, host: str, port: int, workers: int, threads: int,
-                 trusted_hosts: list[str] | None, announce):
-        self.url, self.host, self.port = url, host, port
+                 trusted_hosts: list[str] | None, announce, ai=None):
+        self.url, self.host, self.port, self.ai = url, host, port, ai
         self.workers, self.threads = workers, threads
         self.trusted_hosts, self.announce = trusted_hosts, announce
         self.announced = multiprocessing.Value("b", 0)  # shared with the forked workers
@@ -69,7 +69,7 @@ class BookServer(BaseApplication):
     def load(self):
         from fuseki.book.ui.web import create_app
 
-        return create_app(book_url=self.url, trusted_hosts=self.trusted_hosts)
+        return create_app(book_url=self.url, trusted_hosts=self.trusted_hosts, ai=self.ai)
 
     def _worker_ready(self, worker) -> None:
         """Warm the new worker before it takes a connection, then say the address once."""

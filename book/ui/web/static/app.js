@@ -28,6 +28,8 @@ const state = {
   anyMode: false,   // clicks inside the region mark and unmark "any" points
   any: new Set(),   // the region's "any" points (SGF): they match anything
   pattern: null,    // the last pattern search's answer: the games column lists its games
+  ai: null,         // KataGo's settings when the server runs with --ai (/api/info)
+  aiPoll: null,     // the timer of the poll for a position KataGo is working on
 };
 
 const $ = (id) => document.getElementById(id);
@@ -161,6 +163,7 @@ function drawBoard(svg, size, position, marks, onClick) {
     el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.4, class: "mark-bg"}, letters);
     el("text", {x: x * unit, y: y * unit, "data-sgf": sgf}, letters).textContent = letter;
   }
+  if (position && position.ai) drawAiMarks(svg, position, marks);
   if (!onClick) return;
   const targets = el("g", {class: "targets"}, svg);
   for (let y = 0; y < size; y++) {
@@ -171,6 +174,49 @@ function drawBoard(svg, size, position, marks, onClick) {
       target.addEventListener("click", () => onClick(sgf));
     }
   }
+}
+
+// KataGo's candidate moves (fuseki serve --ai), in their own colour: a ring on the moves people
+// play (the best one green), a filled disc with KataGo's rank on the moves nobody played.
+function drawAiMarks(svg, position, marks) {
+  svg.querySelectorAll(".ai-marks").forEach((node) => node.remove());
+  const ai = position.ai;
+  if (!ai || ai.status !== "ready") return;
+  const unit = 10;
+  const occupied = new Set([...position.stones.B, ...position.stones.W]);
+  const group = el("g", {class: "ai-marks"});
+  ai.moves.forEach((move, rank) => {
+    for (const sgf of move.points) {
+      if (occupied.has(sgf)) continue;
+      const [x, y] = xyOf(sgf);
+      const lettered = marks && sgf in marks;
+      const circle = el("circle", {cx: x * unit, cy: y * unit, r: unit * (lettered ? 0.46 : 0.36), "data-sgf": sgf,
+                                   class: [rank === 0 ? "best" : "", lettered ? "" : "own"].join(" ").trim()}, group);
+      el("title", {}, circle).textContent =
+        `KataGo: ${move.vertex} win ${(100 * move.winrate).toFixed(1)}% lead ${move.score_lead.toFixed(1)} loss ${move.loss.toFixed(1)}`;
+      if (!lettered) el("text", {x: x * unit, y: y * unit, "data-sgf": sgf}, group).textContent = String(rank + 1);
+    }
+  });
+  svg.insertBefore(group, svg.querySelector(".targets"));
+}
+
+// A position KataGo is working on is asked again until its values come (or the visitor moved on).
+function pollAi(path) {
+  clearTimeout(state.aiPoll);
+  state.aiPoll = setTimeout(async () => {
+    if (path !== `/api/position?${query()}` || state.pattern) return;
+    let position;
+    try {
+      position = await api(path);
+    } catch (error) {
+      return pollAi(path);
+    }
+    if (path !== `/api/position?${query()}` || state.pattern) return;
+    if (position.ai.status === "pending") return pollAi(path);
+    state.position = position;
+    renderNextMoves(position);
+    drawAiMarks($("search-board"), position, state.searchMarks);
+  }, 1000);
 }
 
 // --- the search column -------------------------------------------------------------------------
@@ -190,7 +236,9 @@ async function refreshSearch() {
     if (!row.letter) continue;
     for (const sgf of row.points.length ? row.points : [row.sgf]) if (sgf && !(sgf in marks)) marks[sgf] = row.letter;
   }
+  state.searchMarks = marks;
   drawBoard($("search-board"), position.size, position, marks, serial(boardClick));
+  if (position.ai && position.ai.status === "pending") pollAi(`/api/position?${query()}`);
   state.pattern = null;
   drawRegion();
   const toMove = position.to_move === "B" ? "Black" : "White";
@@ -202,6 +250,7 @@ async function refreshSearch() {
   renderNextMoves(position);
   const cornerMarks = await refreshCorners();
   if (!position.next.length && Object.keys(cornerMarks).length) {  // out of book: the corner book's letters
+    state.searchMarks = cornerMarks;
     drawBoard($("search-board"), position.size, position, cornerMarks, serial(boardClick));
     drawRegion();
   }
@@ -235,6 +284,63 @@ function renderNextMoves(position) {
     tr.querySelector(".bar span").style.width = `${percent}%`;
     tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
     tr.addEventListener("click", serial(() => playSearch(row.sgf)));
+    if (position.ai) aiCells(tr, row.ai);
+    body.appendChild(tr);
+  }
+  renderAi(position, body);
+}
+
+const AI_MARKS = {mistake: ["?", "popular mistake"], choice: ["!", "AI's choice, rarely played"],
+                  ai: ["AI", "KataGo's move: nobody played it"]};
+
+// KataGo's three columns of a next-move row: its win rate and lead for the player who plays
+// the move, the points it loses against KataGo's best, and the mark (book.ai.mark's rule).
+function aiCells(tr, values, markName) {
+  const cells = [0, 1, 2].map(() => {
+    const td = document.createElement("td");
+    td.className = "num ai-col";
+    tr.appendChild(td);
+    return td;
+  });
+  if (!values) return;
+  cells[0].textContent = `${(100 * values.winrate).toFixed(1)}%`;
+  cells[1].textContent = values.score_lead.toFixed(1);
+  cells[2].textContent = (Math.round(values.loss * 10) / 10 + 0).toFixed(1);
+  const name = markName || values.mark;
+  if (name) {
+    const span = document.createElement("span");
+    span.className = `ai-mark ${name}`;
+    span.textContent = AI_MARKS[name][0];
+    span.title = AI_MARKS[name][1];
+    cells[2].append(" ", span);
+  }
+}
+
+// After the human rows: KataGo's moves nobody played, and the line naming what the values are.
+function renderAi(position, body) {
+  const ai = position.ai;
+  const status = $("ai-status");
+  if (!ai) {
+    status.textContent = "";
+    return;
+  }
+  const s = ai.settings;
+  const named = `KataGo ${s.network || "(unknown network)"}, ${s.rules} rules, komi ${s.komi}`;
+  status.dataset.status = ai.status;
+  if (ai.status === "pending") status.textContent = `KataGo is thinking… (${named}, ${s.visits} visits)`;
+  else if (ai.status === "unavailable") status.textContent = `KataGo unavailable: ${ai.reason}`;
+  if (ai.status !== "ready") return;
+  status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
+    "move, loss in points against KataGo's best · ? popular mistake · ! AI's choice, rarely played";
+  for (const move of ai.moves.filter((m) => m.mark === "ai")) {
+    const tr = document.createElement("tr");
+    tr.className = "ai-row";
+    tr.dataset.sgf = move.sgf;
+    tr.dataset.vertex = move.vertex;
+    tr.innerHTML = `<td class="letter"></td><td class="move"></td><td class="num">0</td><td class="rate"></td>`;
+    tr.children[1].textContent = move.vertex;
+    aiCells(tr, move, "ai");
+    tr.addEventListener("click", serial(() => playSearch(move.sgf)));
     body.appendChild(tr);
   }
 }
@@ -623,6 +729,13 @@ async function start() {
     if (event.key === "ArrowRight") step(1);
   });
   drawBoard($("replay-board"), state.size, null, {}, null);
+  const shown = localStorage.getItem("fuseki-ai") !== "hidden";  // the "AI" checkbox, remembered
+  $("ai-show").checked = shown;
+  document.body.classList.toggle("ai-hidden", !shown);
+  $("ai-show").addEventListener("change", () => {
+    localStorage.setItem("fuseki-ai", $("ai-show").checked ? "shown" : "hidden");
+    document.body.classList.toggle("ai-hidden", !$("ai-show").checked);
+  });
   try {
     const info = await api("/api/info");
     state.size = info.default_size;
@@ -635,6 +748,8 @@ async function start() {
       }
       $("size-label").hidden = false;
     }
+    state.ai = info.ai;
+    document.body.classList.toggle("ai-on", Boolean(info.ai));
     const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
     const kind = info.note ? " · next-move statistics only, no game records" : "";
     $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}${kind}`;

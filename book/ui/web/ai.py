@@ -1,0 +1,237 @@
+"""KataGo beside the web page's next moves (``fuseki serve --ai``): values at once, KataGo behind.
+
+A request never waits for KataGo.  ``AiService.answer(board)`` reads the position's values
+(any orientation) from the book's own ``ai_values`` table when it has one, else from the AI
+value cache file (``book.ui.ai_text.cache_path``); a position neither has is put in the
+service's queue and answered ``{"status": "pending"}`` at once.  One worker thread (started
+with the first job) takes the newest job first (the position a visitor looks at now), starts
+KataGo on its first job, asks it through ``book.ai.AiJudge`` and writes the values to the
+cache file (the book may be read-only), where the page's next poll finds them.
+
+The queue is bounded (``QUEUE``): a full queue drops its oldest job, and a position asked
+again (a poll) is queued again.  A position already queued is not queued twice.  KataGo
+missing, failing to start or breaking makes every position the cache lacks
+``{"status": "unavailable", "reason": one line}``; the human statistics answer as before.
+
+Each server process has its own service (its own KataGo when one is needed): ``fuseki serve
+--ai`` runs one process unless ``--workers`` says more.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from fuseki.book.ai import MARK_TEXT, mark
+from fuseki.book.storage import ai_values
+from fuseki.book.storage.ai_values import AiSettings, AiValues
+from fuseki.engine.core import coords
+
+QUEUE = 32  # positions waiting for KataGo, per server process
+NO_KATAGO = ("no KataGo: name one with fuseki serve --katago CMD or $FUSEKI_KATAGO, or run "
+             "`bash .ci/katago` (docs/katago.md)")
+
+
+@dataclass(frozen=True)
+class AiOptions:
+    """What ``fuseki serve --ai`` asks for: KataGo's command (None: none found), the
+    settings the values are for, and the cache file."""
+
+    command: str | None
+    rules: str = "japanese"
+    komi: float = 6.5
+    visits: int = 32
+    cache: Path | None = None  # None: ai_text.cache_path()
+
+
+class JobQueue:
+    """Positions waiting for KataGo: newest first, at most ``limit`` (the oldest go), each once."""
+
+    def __init__(self, limit: int = QUEUE):
+        self.limit = limit
+        self._jobs: OrderedDict[int, tuple] = OrderedDict()  # canonical key -> (board, side)
+        self._ready = threading.Condition()
+
+    def put(self, key: int, job: tuple) -> bool:
+        """Queue ``job`` under ``key``; False when it is queued already."""
+        with self._ready:
+            if key in self._jobs:
+                return False
+            self._jobs[key] = job
+            while len(self._jobs) > self.limit:
+                self._jobs.popitem(last=False)
+            self._ready.notify()
+            return True
+
+    def take(self, timeout: float | None = None) -> tuple[int, tuple] | None:
+        """The newest job (its key stays queued until ``done``), or None after ``timeout``."""
+        with self._ready:
+            if not self._ready.wait_for(lambda: self._jobs, timeout):
+                return None
+            key = next(reversed(self._jobs))
+            return key, self._jobs[key]
+
+    def done(self, key: int) -> None:
+        with self._ready:
+            self._jobs.pop(key, None)
+
+    def clear(self) -> None:
+        with self._ready:
+            self._jobs.clear()
+
+    def __len__(self) -> int:
+        with self._ready:
+            return len(self._jobs)
+
+
+class AiService:
+    """See the module docstring.  ``book_db``: the book's SQLAlchemy engine (its ``ai_values``
+    table is read if it has one)."""
+
+    def __init__(self, options: AiOptions, book_db=None):
+        from sqlalchemy import create_engine, inspect
+
+        from fuseki.book.ui.ai_text import cache_path
+        from fuseki.engine.players.katago import network_name
+
+        self.options = options
+        network = network_name(options.command) if options.command else ""
+        self.settings = AiSettings(rules=options.rules, komi=options.komi, network=network, visits=options.visits)
+        self.settings.row_key()  # a komi that is no whole or half number fails here, at start
+        self.book_db = book_db if book_db is not None and inspect(book_db).has_table("ai_values") else None
+        path = options.cache or cache_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.cache_db = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
+        with self.cache_db.begin() as conn:
+            ai_values.create(conn)
+        self.unavailable: str | None = None if options.command else NO_KATAGO
+        self.queue = JobQueue()
+        self._failed: dict[int, str] = {}  # positions KataGo refused or timed out on, and why
+        self._lock = threading.Lock()  # guards the worker's start and close
+        self._worker: threading.Thread | None = None
+        self._katago = None
+        self._closed = False
+
+    # --- the request's side ---------------------------------------------------------------------
+
+    def lookup(self, board, to_move: int) -> AiValues | None:
+        """The stored values of the position, the book's first, else the cache file's."""
+        keys = board.symmetric_keys(to_move)
+        for db in (self.book_db, self.cache_db):
+            if db is not None:
+                with db.connect() as conn:
+                    found = ai_values.get(conn, keys, board.size, self.settings)
+                if found is not None:
+                    return found
+        return None
+
+    def answer(self, board) -> tuple[str, AiValues | str | None]:
+        """("ready", values), ("pending", None) with the position queued, or ("unavailable", reason)."""
+        side = board.to_move
+        values = self.lookup(board, side)
+        if values is not None:
+            return "ready", values
+        key = min(board.symmetric_keys(side))
+        reason = self.unavailable or self._failed.get(key)
+        if reason:
+            return "unavailable", reason
+        self.queue.put(key, (board, side))
+        self._start_worker()
+        return "pending", None
+
+    def settings_json(self) -> dict:
+        s = self.settings
+        return {"network": s.network, "rules": s.rules, "komi": s.komi, "visits": s.visits}
+
+    # --- the worker -----------------------------------------------------------------------------
+
+    def _start_worker(self) -> None:
+        with self._lock:
+            if self._worker is None and not self._closed:
+                atexit.register(self.close)  # a stopping server process takes its KataGo along
+                self._worker = threading.Thread(target=self._work, daemon=True, name="fuseki-katago")
+                self._worker.start()
+
+    def _work(self) -> None:
+        from fuseki.book.ai import AiJudge
+        from fuseki.engine.players.katago import KataGo, KataGoError
+
+        judge = AiJudge(self.cache_db, None, self.settings.rules, self.settings.komi, self.settings.visits,
+                        network=self.settings.network)
+        while not self._closed and self.unavailable is None:
+            job = self.queue.take(timeout=1.0)
+            if job is None:
+                continue
+            key, (board, side) = job
+            try:
+                if self.lookup(board, side) is None:  # another server process may have asked meanwhile
+                    if judge.katago is None:
+                        katago = KataGo(self.options.command)
+                        with self._lock:
+                            self._katago = katago
+                            if self._closed:
+                                break
+                        judge.katago = katago
+                    judge.values([(board, side)], timeout=max(600.0, 10.0 * self.settings.visits))
+            except KataGoError as exc:
+                if judge.katago is None or judge.katago.broken:
+                    self.unavailable = str(exc)  # KataGo is gone: no later job can be answered
+                    self.queue.clear()
+                else:
+                    self._failed[key] = str(exc)  # this position only (a refusal, a time-out)
+            except Exception as exc:  # noqa: BLE001  # a worker that dies would leave every visitor pending
+                self._failed[key] = f"{type(exc).__name__}: {exc}"
+            finally:
+                self.queue.done(key)
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker and KataGo (their threads and process); the cache file stays."""
+        with self._lock:
+            self._closed = True
+            katago, self._katago = self._katago, None
+        if katago is not None:
+            katago.close()
+
+
+# --- the answer's JSON -------------------------------------------------------------------------
+
+
+def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
+    """The ``ai`` of a position answer; adds each human row's ``ai`` (None when KataGo did not
+    search the move) to ``next_rows`` (``app.next_moves_json``'s rows, whose ``points`` are SGF)."""
+    status, got = service.answer(board)
+    answer = {"status": status, "settings": service.settings_json()}
+    for row in next_rows:
+        row["ai"] = None
+    if status == "unavailable":
+        answer["reason"] = got
+    if status != "ready":
+        return answer
+    size = board.size
+    total = found.total
+    played: set[int] = set()
+    for row, stat in zip(next_rows, found.moves):
+        move = next((m for m in got.moves if set(m.points) & set(stat.points)), None)
+        played.update(stat.points)
+        if move is not None:
+            kind = mark(stat.games, total, move.loss)
+            row["ai"] = {**_values(move), "mark": kind, "mark_text": MARK_TEXT.get(kind)}
+    moves = []
+    for move in got.moves:
+        if move.point == coords.PASS:
+            continue
+        mine = not set(move.points) & played
+        moves.append({"sgf": coords.point_to_sgf(move.point, size), "vertex": coords.point_to_vertex(move.point, size),
+                      "points": [coords.point_to_sgf(p, size) for p in move.points], **_values(move),
+                      "played": not mine, "mark": "ai" if mine else None})
+    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves)
+    return answer
+
+
+def _values(move) -> dict:
+    return {"winrate": round(move.winrate, 4), "score_lead": round(move.score_lead, 2),
+            "loss": round(move.loss, 2) + 0.0, "visits": move.visits}

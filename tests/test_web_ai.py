@@ -1,0 +1,189 @@
+"""KataGo beside the web page's next moves (``fuseki serve --ai``, book/ui/web/ai.py), through the API.
+
+The book is test_web_api's five games.  The values of a position are written into the AI
+value cache file with ``ai_values.put`` (storage, as KataGo's answers are stored), so the
+mapping tests need no KataGo: the values must land on the right points in two orientations
+of one position, next to the human moves they belong to, with ``book.ai.mark``'s marks.
+What asks KataGo runs behind the requests: a request answers ``pending`` at once and a later
+poll finds the values; KataGo missing answers ``unavailable`` with a reason while the human
+statistics keep answering.  KataGo itself is test_katago.py's fake (a hanging one; one that
+answers) and, in the slow test, the real one at 1 visit.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+
+import pytest
+from sqlalchemy import create_engine
+from test_katago import FAKE_KATAGO, real_katago_command
+from test_web_api import build_book, ok
+
+from fuseki.book.ai import CHOICE, MISTAKE, mark
+from fuseki.book.formats.positions import board_after_moves
+from fuseki.book.storage import ai_values
+from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.ui.web.ai import NO_KATAGO, AiOptions, JobQueue
+from fuseki.engine.core import coords
+
+MISSING = "/nowhere/katago analysis -model /nowhere/test-net.bin.gz -config /nowhere/analysis.cfg"
+
+
+@pytest.fixture(scope="module")
+def book_path(tmp_path_factory):
+    return build_book(tmp_path_factory.mktemp("book") / "book.sqlite")
+
+
+@pytest.fixture
+def make_app(book_path, tmp_path):
+    """``make_app(command, visits=2)``: the application with --ai and a fresh cache file;
+    ``app.cache_path`` names the file."""
+    from fuseki.book.ui.web import create_app
+
+    apps = []
+
+    def make(command, visits=2):
+        app = create_app(book_url=str(book_path), ai=AiOptions(command=command, visits=visits,
+                                                                 cache=tmp_path / "ai-cache.sqlite"))
+        app.config["TESTING"] = False
+        app.cache_path = tmp_path / "ai-cache.sqlite"
+        apps.append(app)
+        return app
+    yield make
+    for app in apps:
+        app.extensions["fuseki_ai"].close()
+        app.extensions["fuseki_book"].close()
+
+
+@pytest.fixture
+def fake(tmp_path):
+    script = tmp_path / "fake_katago.py"
+    script.write_text(FAKE_KATAGO)
+    return lambda mode: shlex.join([sys.executable, str(script), mode])
+
+
+def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], network="test-net", visits=2):
+    """Store values (sgf -> (win rate, lead, loss), best first) of the position after ``moves``."""
+    board = board_after_moves([m for m in moves.split(",") if m], 19)
+    settings = AiSettings(rules="japanese", komi=6.5, network=network, visits=visits)
+    rows = [(coords.sgf_to_point(sgf, 19), 10, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
+    db = create_engine(f"sqlite:///{app.cache_path}")
+    with db.begin() as conn:
+        ai_values.create(conn)  # the server makes it too; a test may write first
+        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, (20, 0.45, -1.0), rows)
+    db.dispose()
+
+
+def poll(client, url, until, deadline=60.0):
+    """The first answer of ``url`` for which ``until(answer)`` holds; fails after ``deadline`` s."""
+    end = time.monotonic() + deadline
+    while True:
+        answer = ok(client, url)
+        if until(answer):
+            return answer
+        assert time.monotonic() < end, f"still {answer.get('ai')} after {deadline:g} s"
+        time.sleep(0.05)
+
+
+def row_with(answer, sgf):
+    return next(row for row in answer["next"] if sgf in row["points"] or row["sgf"] == sgf)
+
+
+def test_the_marks_rule_is_shared():
+    assert mark(games=30, total=100, loss=2.5) == MISTAKE
+    assert mark(games=30, total=100, loss=1.9) is None
+    assert mark(games=1, total=100, loss=0.2) == CHOICE
+    assert mark(games=1, total=100, loss=0.6) is None and mark(5, 100, None) is None
+
+
+def test_the_queue_takes_the_newest_first_folds_duplicates_and_drops_the_oldest():
+    jobs = JobQueue(limit=3)
+    assert jobs.put(1, "a") and jobs.put(2, "b") and not jobs.put(1, "a again")
+    assert jobs.put(3, "c") and jobs.put(4, "d") and len(jobs) == 3  # 1, the oldest, went
+    assert jobs.take(0) == (4, "d")
+    jobs.done(4)
+    assert [jobs.take(0), jobs.done(3), jobs.take(0), jobs.done(2), jobs.take(0)] == [(3, "c"), None, (2, "b"),
+                                                                                       None, None]
+
+
+@pytest.mark.parametrize("moves, mapping", [
+    ("pd", {"dp": "dp", "dd": "dd", "qp": "qp"}),
+    ("dd", {"dp": "pp", "dd": "pd", "qp": "cp"}),  # the same position flipped left-right
+])
+def test_cached_values_sit_beside_the_human_moves_in_any_orientation(make_app, moves, mapping):
+    app = make_app(MISSING)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0), "qp": (0.53, 1.2, 0.3)})
+    answer = ok(app.test_client(), f"/api/position?moves={moves}")
+    ai = answer["ai"]
+    assert ai["status"] == "ready" and (ai["winrate"], ai["score_lead"], ai["visits"]) == (0.45, -1.0, 20)
+    assert ai["settings"] == {"network": "test-net", "rules": "japanese", "komi": 6.5, "visits": 2}
+    # after B Q16: W dp in 3 games (seigen, takemiya, mirror), W dd in 1 (cho): 25% of the games
+    # losing 3 points is a popular mistake; the 3-3 point's neighbour qp, unplayed, is the AI's
+    best, worse = row_with(answer, mapping["dp"]), row_with(answer, mapping["dd"])
+    assert (best["games"], best["ai"]["loss"], best["ai"]["mark"]) == (3, 0.0, None)
+    assert best["ai"]["winrate"] == 0.55 and best["ai"]["score_lead"] == 1.5
+    assert (worse["games"], worse["ai"]["loss"], worse["ai"]["mark"]) == (1, 3.0, MISTAKE)
+    assert worse["ai"]["mark_text"] == "? popular mistake"
+    own = [m for m in ai["moves"] if m["mark"] == "ai"]
+    assert len(own) == 1 and mapping["qp"] in own[0]["points"] and own[0]["loss"] == 0.3
+    assert {m["sgf"] for m in ai["moves"] if m["played"]} <= set(best["points"]) | set(worse["points"])
+    info = ok(app.test_client(), "/api/info")
+    assert info["ai"]["network"] == "test-net"
+
+
+def test_a_pending_answer_is_not_kept_and_a_poll_finds_the_values(make_app, fake):
+    app = make_app(fake("hang"))  # KataGo takes the query and never answers
+    client = app.test_client()
+    url = "/api/position?moves=pd,dp"
+    started = time.monotonic()
+    first = ok(client, url)
+    assert first["ai"]["status"] == "pending" and time.monotonic() - started < 5  # never waits for KataGo
+    assert [row["ai"] for row in first["next"]] == [None] * len(first["next"]) and first["total"] == 3
+    assert ok(client, url)["ai"]["status"] == "pending"  # asked again: still queued once, still not kept
+    assert len(app.extensions["fuseki_ai"].queue) == 1
+    put_values(app, "pd,dp", {"pp": (0.5, 0.5, 0.0)}, network="")  # the fake names no network
+    ready = ok(client, url)
+    assert ready["ai"]["status"] == "ready" and "pp" in ready["ai"]["moves"][0]["points"]
+    assert ok(client, url) == ready  # a final answer may be kept
+
+
+def test_the_worker_asks_katago_and_writes_the_cache_file(make_app, fake):
+    app = make_app(fake("values"))  # answers D4, Q16, K10, C3, R17 (the free ones of them)
+    client = app.test_client()
+    url = "/api/position?moves=pd"
+    assert ok(client, url)["ai"]["status"] == "pending"
+    ready = poll(client, url, lambda a: a["ai"]["status"] != "pending")
+    assert ready["ai"]["status"] == "ready", ready["ai"]
+    assert [m["vertex"] for m in ready["ai"]["moves"]] == ["D4", "K10", "C3"]
+    board = board_after_moves(["pd"], 19)
+    db = create_engine(f"sqlite:///{app.cache_path}")
+    with db.connect() as conn:
+        stored = ai_values.get(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "", 2))
+    db.dispose()
+    assert stored is not None and len(stored.moves) == 3
+
+
+def test_a_missing_katago_is_unavailable_with_its_reason_and_the_statistics_answer(make_app):
+    client = make_app(MISSING).test_client()
+    answer = poll(client, "/api/position?moves=pd", lambda a: a["ai"]["status"] != "pending")
+    assert answer["ai"]["status"] == "unavailable"
+    assert "cannot start KataGo" in answer["ai"]["reason"] and "\n" not in answer["ai"]["reason"]
+    assert answer["total"] == 4 and [row["games"] for row in answer["next"]] == [3, 1]
+    other = ok(client, "/api/position?moves=qd")  # every later position at once
+    assert other["ai"]["status"] == "unavailable" and other["next"]
+    none = ok(make_app(None).test_client(), "/api/position")
+    assert none["ai"] == {"status": "unavailable", "settings": none["ai"]["settings"], "reason": NO_KATAGO}
+
+
+@pytest.mark.slow
+def test_the_real_katago_answers_a_poll_after_a_pending_answer(make_app):
+    client = make_app(real_katago_command(), visits=2).test_client()  # at 1 visit KataGo lists no move
+    url = "/api/position?moves=pd,dp"
+    assert ok(client, url)["ai"]["status"] == "pending"
+    ready = poll(client, url, lambda a: a["ai"]["status"] != "pending", deadline=900.0)
+    ai = ready["ai"]
+    assert ai["status"] == "ready", ai
+    assert ai["moves"] and ai["settings"]["network"].startswith("kata1-") and ai["visits"] >= 2
+    assert all(0.0 <= m["winrate"] <= 1.0 for m in ai["moves"])
