@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from test_web_api import build_book
 
+from fuseki.book.model.records import move_limit
 from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
@@ -154,7 +155,9 @@ def test_loadsgf_keeps_a_few_hundred_bytes_a_move(tmp_path):
 
 
 def test_web_replay_of_a_long_game_keeps_a_few_hundred_bytes_a_move(tmp_path):
-    games = {f"passes{n}": b"(;GM[1]SZ[19]PB[a]PW[b]" + b";B[];W[]" * (n // 2) + b")" for n in (SHORT, LONG)}
+    """The book keeps 1,444 moves of a 19x19 game (``move_limit``): the longest it can replay."""
+    short, long = move_limit(19) // 10, move_limit(19)
+    games = {f"passes{n}": b"(;GM[1]SZ[19]PB[a]PW[b]" + b";B[];W[]" * (n // 2) + b")" for n in (short, long)}
     app = create_app(book_url=str(build_book(tmp_path / "book.sqlite", games)))
     try:
         client = app.test_client()
@@ -167,8 +170,9 @@ def test_web_replay_of_a_long_game_keeps_a_few_hundred_bytes_a_move(tmp_path):
             assert client.get(url).get_json()["move_number"] == moves
     finally:
         app.extensions["fuseki_book"].close()
-    assert peaks[LONG] / LONG < 1_000, f"{peaks[LONG] / LONG:.0f} bytes a move (a board a move is 24,800)"
-    assert peaks[LONG] / peaks[SHORT] < LINEAR_BOUND
+    growth = (peaks[long] - peaks[short]) / (long - short)
+    assert growth < 1_000, f"{growth:.0f} bytes a move (a board a move is 24,800)"
+    assert peaks[long] / peaks[short] < LINEAR_BOUND
 
 
 # --- the import -----------------------------------------------------------------------------
@@ -213,7 +217,8 @@ def test_import_skips_and_names_a_fifo_beside_a_good_game(tmp_path, workers):
     assert not in_folder.opened and not named.opened
     assert report.added == 1
     reason = "a FIFO, not a regular file: not opened"
-    assert sorted(report.skipped) == sorted([(str(tmp_path / "named.sgf"), reason), (str(folder / "x.sgf"), reason)])
+    assert sorted((note.path, note.reason) for note in report.skipped) == \
+        sorted([(str(tmp_path / "named.sgf"), reason), (str(folder / "x.sgf"), reason)])
 
 
 # --- text from records on a terminal ---------------------------------------------------------
@@ -275,7 +280,8 @@ def test_a_1x1_game_is_skipped_and_named_and_the_others_enter_the_book(tmp_path)
         report = importer.import_paths(book, [str(folder)], workers=0)
         assert book.stats().games == 1
     assert report.added == 1
-    assert report.skipped == [(str(folder / "one.sgf"), "board size 1: the book keeps 2x2 to 25x25 games")]
+    assert [(note.path, note.member, note.reason) for note in report.skipped] == \
+        [(str(folder / "one.sgf"), None, "board size 1: the book keeps 2x2 to 25x25 games")]
 
 
 def test_web_integers_are_ascii_digits_and_after_takes_any_game_id(tmp_path):
@@ -293,3 +299,18 @@ def test_web_integers_are_ascii_digits_and_after_takes_any_game_id(tmp_path):
         assert client.get("/api/games?page=1").status_code == 200
     finally:
         app.extensions["fuseki_book"].close()
+
+
+def test_reading_a_game_past_the_move_limit_keeps_the_limit_whatever_its_length():
+    """The fast path counts the moves past ``move_limit`` without keeping them: reading 200,000
+    passes holds what reading 20,000 holds (a move kept each would be 10x), beside the bytes."""
+    from fuseki.book.formats.records import read_games
+
+    peaks = {}
+    for moves in (LONG, 10 * LONG):
+        data = b"(;GM[1]SZ[19]" + b";B[];W[]" * (moves // 2) + b")"
+        read_games(data, "warm-up")  # the scan's kernel loaded before measuring
+        record = read_games(data, "long.sgf")[0]
+        assert (len(record.moves), record.cut_from, len(record.sgf)) == (move_limit(19), moves, 13 + 4 * 1444 + 1)
+        peaks[moves] = kept_bytes(lambda data=data: read_games(data, "long.sgf"))[1]
+    assert peaks[10 * LONG] / peaks[LONG] < 2, peaks

@@ -174,8 +174,8 @@ def test_mutated_sgf_is_reported_never_crashes_nor_hangs(tygem_games):
         except Exception as exc:  # noqa: BLE001 - the point: nothing may escape
             pytest.fail(f"{kind}: {name} raised {type(exc).__name__}: {exc}\n{data[:300]!r}")
         slowest = max(slowest, (time.perf_counter() - started, name))
-        for skipped_name, reason in prepared.skipped:
-            assert skipped_name == name and reason.strip(), prepared.skipped
+        for note in prepared.skipped:
+            assert note.name == name and note.reason.strip(), prepared.skipped
         assert prepared.games or prepared.skipped, f"{name}: neither a game nor a reason"
         stored, skipped = outcomes.get(kind, (0, 0))
         outcomes[kind] = (stored + len(prepared.games), skipped + len(prepared.skipped))
@@ -195,7 +195,7 @@ def test_an_archive_of_good_and_bad_files_keeps_every_good_game(tmp_path, tygem_
             stored = set(conn.exec_driver_sql("SELECT fingerprint FROM games").scalars())
     wanted = {fingerprint(read_games(data, name)[0]) for name, data in good}
     assert wanted <= stored, f"{len(wanted - stored)} good games lost; report: {report}"
-    skipped = {name.split(":", 1)[1] for name, _ in report.skipped}
+    skipped = {note.member for note in report.skipped}
     assert skipped <= {name for name, _ in bad} and len(skipped) >= 30, report.skipped[:5]
 
 
@@ -270,8 +270,8 @@ with Book.open(sys.argv[1]) as book:
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(report.added, max(peak, children) // 1024, f"{time.perf_counter() - start:.1f}")
-for name, reason in report.skipped[:5]:
-    print(name, "|", reason)
+for note in report.skipped[:5]:
+    print(note.name, "|", note.reason)
 """
 
 

@@ -67,7 +67,7 @@ def test_parser_processes_and_in_process_give_the_same_book(tmp_path):
         assert ids(book) == ids(books[0])  # and numbered in the same (source) order
         assert (report.added, report.duplicates, report.skipped) == \
             (reports[0].added, reports[0].duplicates, reports[0].skipped)
-    assert [name for name, _ in reports[0].skipped] == [str(folder / "broken.sgf")]
+    assert [note.name for note in reports[0].skipped] == [str(folder / "broken.sgf")]
     for book in books:
         book.close()
 
@@ -127,9 +127,9 @@ def test_unreadable_files_are_skipped_with_reasons(tmp_path, book_url):
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path), str(tmp_path / "missing.sgf")], workers=0)
     assert report.added == 1
-    names = sorted(name.rsplit("/", 1)[-1] for name, _ in report.skipped)
+    names = sorted(note.name.rsplit("/", 1)[-1] for note in report.skipped)
     assert names == ["broken.sgf", "empty.sgf", "missing.sgf"]
-    assert all(reason for _, reason in report.skipped)
+    assert all(note.reason and note.kind == "skipped" and note.member is None for note in report.skipped)
     text = str(report)
     assert "1 games added" in text and "3 files skipped" in text and "broken.sgf" in text
 
@@ -142,9 +142,10 @@ def test_each_anomaly_is_named_with_its_file_game_and_move(tmp_path, book_url, w
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path)], workers=workers)
         assert report.added == 2
-        [(name, game_id, reason)] = report.anomalies
+        [note] = report.anomalies
+        name, game_id, reason = note.name, note.game, note.reason
         assert name == str(tmp_path / "b_bad.sgf") and book.game(game_id).source == name
-        assert reason.startswith("move 3 (B D16) is illegal")
+        assert reason.startswith("move 3 (B D16) is illegal") and (note.move, note.member) == (3, None)
     text = str(report)
     assert f"1 anomalies ({name} game {game_id}: move 3 (B D16) is illegal" in text
 
@@ -159,15 +160,25 @@ def test_a_collection_file_gives_every_game(tmp_path, book_url):
         assert len(book.next_moves(Board(19)).moves) == 2
 
 
-def test_positions_after_move_4095_are_not_stored(tmp_path, book_url):
+def test_a_game_past_the_move_limit_keeps_the_limit_and_says_so(tmp_path, book_url):
     moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4100)]
     (tmp_path / "long.sgf").write_bytes(sgf_text(9, moves))
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "long.sgf")], workers=0)
         assert (report.added, len(report.anomalies)) == (1, 1)
-        assert book.stats().positions == schema.MAX_MOVE_NUMBER + 1  # before moves 1..4096
+        assert book.stats().positions == 324 + 1  # 9x9: 4 x 81 moves, and the empty board
+        assert report.anomalies[0].reason.startswith("game has 4100 moves; kept the first 324")
         found = book.next_moves(Board(9))
         assert found.total == 1 and found.moves[0].point == coords.PASS
+
+
+def test_positions_after_move_4095_are_not_stored():
+    """No record read from SGF has that many moves (25x25's limit is 2,500): one built here."""
+    record = read_games(sgf_text(25, []), "long.sgf")[0]
+    record.moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4100)]
+    keys, _, anomaly, _ = batches.replay_record(record)
+    assert len(keys) == schema.MAX_MOVE_NUMBER + 1  # before moves 1..4096
+    assert anomaly == (4096, "positions after move 4095 are not stored")
 
 
 def test_codes_round_trip_their_fields():
@@ -239,6 +250,8 @@ def test_replaying_many_games_at_once_equals_one_at_a_time(tmp_path):
     (tmp_path / "long.sgf").write_bytes(sgf_text(9, [(BLACK if i % 2 == 0 else WHITE, coords.PASS)
                                                      for i in range(4200)]))
     records = [r for path in sorted(tmp_path.iterdir()) for r in batches.read_games(path.read_bytes(), path.name)]
+    long = next(r for r in records if r.source == "long.sgf")
+    long.moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4200)]  # past what SGF gives
     one = {r.source: batches.replay_record(r) for r in records}
     many = batches.replay_records(records)
     assert len(many) == len(one)

@@ -21,6 +21,10 @@ Quirk normalised here (and recorded in ``notes``): handicap stones given in the 
 after the root (``(;HA[3]...;AB[pd][dp][dd];W[..]``, Fox) are moved to the root; sgfmill
 alone would reject the game ("setup properties after the root node").
 
+A game longer than ``book.model.records.move_limit`` (4 x the board's points) is cut
+there by both paths: its ``moves`` and its ``sgf`` end at the limit, ``cut_from`` says how
+many moves it had.  The fast path counts the moves past the limit without keeping them.
+
 What this module deliberately does *not* do: check move legality (replay does), fix
 per-server komi conventions, or read anything but the main line (first variation).
 """
@@ -38,7 +42,7 @@ from sgfmill import sgf, sgf_grammar, sgf_moves, sgf_properties
 
 from fuseki.book.formats.headers import HeaderTextError, read_header
 from fuseki.book.model.headers import TEXT_FIELDS
-from fuseki.book.model.records import GameRecord, Moves
+from fuseki.book.model.records import GameRecord, Moves, move_limit
 from fuseki.engine.core.base import (
     BLACK,
     EMPTY,
@@ -117,10 +121,14 @@ def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
         setup = _fast_setup(root.get("AB"), table, size)
     except KeyError:
         raise _NotSimple("a setup point off the board or not plain") from None
-    moves, end = _fast_moves(data, position, size)
+    moves, played, cut, end = _fast_moves(data, position, size)
     if _START.search(data, end) is not None:
         raise _NotSimple("more than one game")
-    return _record(root, setup, moves, size, source, data[start.start() : end], notes, encoding)
+    game_bytes = data[start.start() : end] if played == len(moves) else data[start.start() : cut] + b")"
+    record = _record(root, setup, moves, size, source, game_bytes, notes, encoding)
+    if played > len(moves):
+        record.cut_from = played
+    return record
 
 
 _PLAIN_ROOT = re.compile(rb"(?:[A-Z]{1,64}\[[^\\\]]*\])*")  # one value each, no spaces, no escapes
@@ -159,8 +167,9 @@ def _general_root(data: bytes, begin: int, end: int) -> dict[str, list[bytes]]:
     return root
 
 
-def _fast_moves(data: bytes, position: int, size: int) -> tuple[Sequence[tuple[int, int]], int]:
-    """The moves from ``position`` to the game's closing ")", and the index after it.
+def _fast_moves(data: bytes, position: int, size: int) -> tuple[Sequence[tuple[int, int]], int, int, int]:
+    """The moves from ``position`` to the game's closing ")" (the first ``move_limit(size)``),
+    how many there were, the index in ``data`` after the last one kept, and the index after the ")".
 
     Tries each of _MOVE_READINGS in turn; raises _NotSimple if none reads them.
     """
@@ -176,8 +185,8 @@ def _scan(data: bytes, position: int, close: int, size: int):
     """Plain move nodes (``;B[pd]``, spaced as sgfmill allows) up to the last ")": _compact_moves."""
     if close < position:
         return None
-    moves = _compact_moves(data, position, close, size)
-    return None if moves is None else (moves, close + 1)
+    found = _compact_moves(data, position, close, size)
+    return None if found is None else (*found, close + 1)
 
 
 def _scan_stripped(data: bytes, position: int, close: int, size: int):
@@ -185,12 +194,14 @@ def _scan_stripped(data: bytes, position: int, close: int, size: int):
     if close < position:
         return None
     region = _EXTRA_PROP.sub(b"", data[position:close])
-    moves = _compact_moves(region, 0, len(region), size)
-    return None if moves is None else (moves, close + 1)
+    found = _compact_moves(region, 0, len(region), size)
+    if found is None or found[1] > len(found[0]):  # cut: sgfmill keeps the cut game's own bytes
+        return None
+    return (*found, close + 1)
 
 
-# The fast path's readings of the move line, tried in this order; each returns (moves,
-# index after the game's ")") or None.  Measured with bench/sgf_tiers.py on the three
+# The fast path's readings of the move line, tried in this order; each returns (moves, how
+# many, index after the last kept, index after the game's ")") or None.  Measured with bench/sgf_tiers.py on the three
 # shared corpora (385,254 files): _scan reads all but 111 (every Tygem game, 9-12 us
 # each, where sgfmill takes 1.7-1.9 ms); _scan_stripped reads 105 AI games with times
 # and comments on every move (0.03 s for them, 0.39 s without it).  A third reading, a
@@ -200,8 +211,9 @@ def _scan_stripped(data: bytes, position: int, close: int, size: int):
 _MOVE_READINGS = (_scan, _scan_stripped)
 
 
-def _compact_moves(data: bytes, start: int, end: int, size: int) -> Moves | None:
-    """The moves of ``data[start:end]`` if it is made only of plain move nodes, else None.
+def _compact_moves(data: bytes, start: int, end: int, size: int) -> tuple[Moves, int, int] | None:
+    """The moves of ``data[start:end]`` if it is made only of plain move nodes, else None:
+    (the first ``move_limit(size)``, how many there are, the index after the last one kept).
 
     A node is ";", then B or W, "[", a point of the board ("pd"), "tt" on boards up to
     19 or nothing (a pass), then "]"; ASCII whitespace (space, tab, LF, VT, FF, CR: the
@@ -211,10 +223,11 @@ def _compact_moves(data: bytes, start: int, end: int, size: int) -> Moves | None
     """
     end = min(end, len(data))  # the loop does not check its indexes
     # ";B[]" is the shortest node; int16 (a point is under 2**15): a batch's records hold these
-    # buffers until they are replayed, at 8 bytes a move instead of 32 in int64
-    out = np.empty((max(0, (end - start) // 4), 2), dtype=np.int16)
-    count = _scan_nodes(np.frombuffer(data, dtype=np.uint8), start, end, _letter_points(size), out)
-    return Moves(out[:count]) if count >= 0 else None
+    # buffers until they are replayed, at 8 bytes a move instead of 32 in int64.  The moves past
+    # the limit are counted, not kept: a 400,000-pass file costs its bytes' scan, no more.
+    out = np.empty((min(move_limit(size), max(0, (end - start) // 4)), 2), dtype=np.int16)
+    count, cut = _scan_nodes(np.frombuffer(data, dtype=np.uint8), start, end, _letter_points(size), out)
+    return (Moves(out[:min(count, len(out))]), count, cut) if count >= 0 else None
 
 
 @cache
@@ -237,34 +250,35 @@ def _after_spaces(buf, i, end):
 
 @njit(cache=True)
 def _scan_nodes(buf, start, end, letters, out):
-    """(colour, point) rows of the nodes in buf[start:end] into ``out``; how many, or -1.
+    """(colour, point) rows of the nodes in buf[start:end] into ``out``, as many as it holds;
+    (how many nodes there are, the index after the last one kept), or (-1, 0).
 
     Whitespace is looked for only where the expected byte is not there, and _after_spaces
     is inlined: skipping spaces before every token, or calling it, took 40% longer than
     the first scan, which took no space inside a node; this takes as long (bench/sgf_tiers.py's
     us/file of the Tygem archive).
     """
-    i, n = start, 0
+    i, n, cut = start, 0, start
     while True:
         if i < end and buf[i] != 59:  # ;
             i = _after_spaces(buf, i, end)
         if i == end:
-            return n
+            return n, cut
         if buf[i] != 59:
-            return -1
+            return -1, 0
         i += 1
         if i < end and buf[i] != 66 and buf[i] != 87:  # B, W
             i = _after_spaces(buf, i, end)
         if i == end:
-            return -1
+            return -1, 0
         colour = 1 if buf[i] == 66 else 2 if buf[i] == 87 else 0
         if colour == 0:
-            return -1
+            return -1, 0
         i += 1
         if i < end and buf[i] != 91:  # [
             i = _after_spaces(buf, i, end)
         if i == end or buf[i] != 91:
-            return -1
+            return -1, 0
         i += 1
         if i < end and buf[i] == 93:  # ]: a pass
             point = -1
@@ -272,15 +286,15 @@ def _scan_nodes(buf, start, end, letters, out):
         elif i + 2 < end and buf[i + 2] == 93:
             x, y = buf[i] - 97, buf[i + 1] - 97
             if not (0 <= x < 26 and 0 <= y < 26) or letters[x, y] == -2:
-                return -1
+                return -1, 0
             point = letters[x, y]
             i += 3
         else:
-            return -1
-        if n == out.shape[0]:
-            return -1
-        out[n, 0] = colour
-        out[n, 1] = point
+            return -1, 0
+        if n < out.shape[0]:
+            out[n, 0] = colour
+            out[n, 1] = point
+            cut = i
         n += 1
 
 
@@ -330,6 +344,9 @@ def _sgfmill_game(tree, game_bytes: bytes, source: str, index: int, encoding: st
         notes.append(_MOVED_SETUP_NOTE)
     root = dict(tree.sequence[0])  # copy: from_coarse_game_tree rewrites CA in place
     size = _size(root, _where(source, index, ""))
+    played = _cut_main_line(tree, move_limit(size))
+    if played > move_limit(size):
+        game_bytes = sgf_grammar.serialise_game_tree(tree, wrap=None)  # before CA is rewritten
     try:
         game = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding="ISO-8859-1")
         _board, plays = sgf_moves.get_setup_and_moves(game)
@@ -341,7 +358,28 @@ def _sgfmill_game(tree, game_bytes: bytes, source: str, index: int, encoding: st
     setup = [(colour, p) for colour, pts in ((BLACK, ab), (WHITE, aw), (EMPTY, ae))
              for p in sorted(rowcol_to_point(rc, size) for rc in pts)]
     moves = [(_COLOUR[colour], rowcol_to_point(rc, size)) for colour, rc in plays]
-    return _record(root, setup, moves, size, source, game_bytes, notes, encoding)
+    record = _record(root, setup, moves, size, source, game_bytes, notes, encoding)
+    if played > len(moves):
+        record.cut_from = played
+    return record
+
+
+def _cut_main_line(tree, limit: int) -> int:
+    """How many move nodes (B or W) the main line of sgfmill's coarse ``tree`` has; where that
+    is more than ``limit``, the line is cut after the ``limit``-th (no variation after it)."""
+    played, cut = 0, None
+    while tree is not None:
+        for at, node in enumerate(tree.sequence):
+            if "B" in node or "W" in node:
+                played += 1
+                if played == limit:
+                    cut = tree, at
+        tree = tree.children[0] if tree.children else None
+    if played > limit:
+        kept, at = cut
+        kept.sequence[at + 1:] = []
+        kept.children = []
+    return played
 
 
 def _move_root_setup(tree) -> bool:

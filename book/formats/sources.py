@@ -12,7 +12,8 @@ walked recursively with names sorted, archive members in archive order.
 - Only regular files are opened (links followed): a FIFO, socket or device named like a game
   file or an archive, in a folder or given by name, is a Skipped naming what it is.
 - Names: a file's path as given or as found under the folder given; an archive member is
-  ``"<archive path>:<member name>"`` -- the ``GameRecord.source`` convention.
+  ``"<archive path>:<member name>"`` -- the ``GameRecord.source`` convention -- and keeps
+  its member name apart too (``member``; ``path`` is the file on disk).
 - ``read=False`` leaves the files unread: each game file is a :class:`GameFile` (its path)
   and each archive an :class:`Archive` (its path and size) in its place in the order, for
   another process to read with ``iter_sources([path])`` (the import's parsers read their own
@@ -44,7 +45,7 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fuseki.book.formats import tar_blocks
 
@@ -58,18 +59,35 @@ ZIP_SUFFIXES = (".zip",)
 
 @dataclass
 class SourceFile:
-    """One game file's bytes; ``name`` is what GameRecord.source will say."""
+    """One game file's bytes; ``name`` is what GameRecord.source will say; ``member``: the
+    archive member's own name (``name`` is then "<archive path>:<member>"), or None."""
 
     name: str
     data: bytes
+    member: str | None = field(default=None, compare=False)  # ``name`` holds it too
+
+    @property
+    def path(self) -> str:
+        """The file on disk: the file itself, or the archive holding the member."""
+        return on_disk(self.name, self.member)
 
 
 @dataclass
 class Skipped:
-    """A file, member or archive that was not read, and why."""
+    """A file, member or archive that was not read, and why (``member``, ``path``: as SourceFile's)."""
 
     name: str
     reason: str
+    member: str | None = field(default=None, compare=False)  # ``name`` holds it too
+
+    @property
+    def path(self) -> str:
+        return on_disk(self.name, self.member)
+
+
+def on_disk(name: str, member: str | None) -> str:
+    """The archive path of a member's ``name`` ("<archive path>:<member>"), or ``name`` itself."""
+    return name if member is None else name[: len(name) - len(member) - 1]
 
 
 @dataclass
@@ -190,8 +208,8 @@ def _not_regular(path: str) -> str | None:
     return f"{kind}, not a regular file: not opened"
 
 
-def _too_big(name: str, size: int, limits: Limits) -> Skipped:
-    return Skipped(name, f"{size} bytes uncompressed, over the limit of {limits.max_file_bytes}")
+def _too_big(name: str, size: int, limits: Limits, member: str | None = None) -> Skipped:
+    return Skipped(name, f"{size} bytes uncompressed, over the limit of {limits.max_file_bytes}", member)
 
 
 def _read_file(path: str, limits: Limits) -> SourceFile | Skipped:
@@ -228,9 +246,9 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
                     item = None
                 elif size > limits.max_file_bytes:
                     stream.pass_over(f"member {member}", size)
-                    item = _too_big(name, size, limits)
+                    item = _too_big(name, size, limits, member)
                 else:
-                    item = SourceFile(name, stream.exactly(size))
+                    item = SourceFile(name, stream.exactly(size), member)
                 done = count
                 if item is not None:
                     yield item
@@ -283,9 +301,9 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
                     continue
                 name = f"{path}:{info.name}"
                 if info.size > limits.max_file_bytes:
-                    yield _too_big(name, info.size, limits)
+                    yield _too_big(name, info.size, limits, info.name)
                     continue
-                yield SourceFile(name, tar.extractfile(info).read())
+                yield SourceFile(name, tar.extractfile(info).read(), info.name)
     except _TARFILE_ERRORS as exc:
         error = _reason(exc)
     if failure is not None and count <= failure[0]:
@@ -380,19 +398,20 @@ def _read_zip(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
         for info in infos:
             if info.is_dir() or _kind(info.filename) != "game":
                 continue
-            yield _read_zip_member(archive, info, f"{path}:{info.filename}", limits)
+            yield _read_zip_member(archive, info, path, limits)
 
 
-def _read_zip_member(archive, info, name: str, limits: Limits) -> SourceFile | Skipped:
+def _read_zip_member(archive, info, path: str, limits: Limits) -> SourceFile | Skipped:
+    name, member = f"{path}:{info.filename}", info.filename
     if info.file_size > limits.max_file_bytes:
-        return _too_big(name, info.file_size, limits)
+        return _too_big(name, info.file_size, limits, member)
     try:
-        with archive.open(info) as member:
+        with archive.open(info) as stream:
             # read one byte more than allowed: a header may lie about the size
-            data = member.read(limits.max_file_bytes + 1)
+            data = stream.read(limits.max_file_bytes + 1)
     except _ZIP_ERRORS as exc:
-        return Skipped(name, f"corrupt member: {_reason(exc)}")
+        return Skipped(name, f"corrupt member: {_reason(exc)}", member)
     if len(data) > limits.max_file_bytes:
-        return _too_big(name, len(data), limits)
-    return SourceFile(name, data)
+        return _too_big(name, len(data), limits, member)
+    return SourceFile(name, data, member)
 

@@ -2,6 +2,8 @@
 
 A :class:`GameRecord` holds one game's header (``book.model.headers``), setup and main
 line; :class:`Moves` is the compact form of the main line that the SGF fast path gives.
+A record keeps at most :func:`move_limit` moves (``MOVES_PER_POINT`` times the board's points):
+the formats cut a longer game there and say how long it was (``cut_from``).
 Conventions: points are padded indexes (``engine.core.coords``), ``PASS = -1``; colours are
 ``engine.core.base`` codes.
 """
@@ -15,6 +17,22 @@ import numpy as np
 
 from fuseki.book.model.headers import dataclass_fields
 
+# The moves a record keeps: 4 x the board's points (19x19: 1,444; 9x9: 324), several times a
+# long real game; a 400,000-pass file of 3.2 MB would otherwise be stored, replayed and
+# exported whole.
+MOVES_PER_POINT = 4
+
+
+def move_limit(size: int) -> int:
+    """The moves a record of a ``size`` x ``size`` game keeps: ``MOVES_PER_POINT`` x its points."""
+    return MOVES_PER_POINT * size * size
+
+
+def move_limit_text(played: int, size: int) -> str:
+    """What the import says of a game of ``played`` moves cut at the limit."""
+    return (f"game has {played} moves; kept the first {move_limit(size)} "
+            f"(limit: {MOVES_PER_POINT} \u00d7 the board's points)")
+
 GameRecord = make_dataclass(
     "GameRecord",
     [
@@ -26,6 +44,9 @@ GameRecord = make_dataclass(
         *dataclass_fields(),  # black, white, ..., rules: listed once, in book.model.headers
         ("encoding", str, field(default="utf-8")),  # codec the header text was decoded with
         ("notes", list[str], field(default_factory=list)),  # quirks met and what was done about them
+        # the moves of the game in its file where it had more than move_limit(size): ``moves``
+        # and ``sgf`` hold the first move_limit(size); None: the game is whole
+        ("cut_from", int | None, field(default=None)),
     ],
     slots=True,
     namespace={"__module__": __name__, "__doc__": """One game's header, setup and main line, from SGF.

@@ -20,7 +20,8 @@ from fuseki.book.formats.positions import to_move_without_moves
 from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile
 from fuseki.book.model.headers import HEADER_FIELDS
-from fuseki.book.model.records import GameRecord, Moves
+from fuseki.book.model.records import GameRecord, Moves, move_limit, move_limit_text
+from fuseki.book.pipeline.report import ANOMALY, SKIPPED, Note
 from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import coords
@@ -40,14 +41,16 @@ class Prepared:
 
     ``games[i]`` is a ``game_row`` (the games table's columns but ``id``); game i owns
     ``counts[i]`` consecutive entries of ``keys`` (canonical keys, signed) and ``lows``
-    (the low 24 bits of positions.code).
+    (the low 24 bits of positions.code); ``anomalies[i]``: game i's, where it has any (their
+    ``game`` is None: the writer knows the id).
     """
 
     games: list[tuple] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
     keys: list[np.ndarray] = field(default_factory=list)
     lows: list[np.ndarray] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[Note] = field(default_factory=list)
+    anomalies: dict[int, list[Note]] = field(default_factory=dict)
 
 
 @dataclass
@@ -70,7 +73,8 @@ class Batch:
     keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     lows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    skipped: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[Note] = field(default_factory=list)
+    anomalies: dict[int, list[Note]] = field(default_factory=dict)  # of games[i] (Prepared's)
     read: int = 0  # bytes of the input read once its group was cut (progress.InputBytes)
     summary: nextmoves.NextMoveStats | None = None  # the rows' summary (segments), if every game is new
     image: np.ndarray | None = None
@@ -138,7 +142,8 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     del order
     years = years_of(games)
     batch = Batch(games, keys, lows, owners, prepared.skipped, duplicates=len(prepared.games) - len(games),
-                  summary=nextmoves.from_rows(keys, owners, lows, years[owners]))
+                  summary=nextmoves.from_rows(keys, owners, lows, years[owners]),
+                  anomalies={k: prepared.anomalies[i] for k, i in enumerate(firsts) if i in prepared.anomalies})
     if rows_to is None and not image:
         return batch
     batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
@@ -175,8 +180,9 @@ def fingerprint(record: GameRecord) -> int:
     return _fingerprint(record.size, *_arrays(record.setup), *_arrays(record.moves))
 
 
-def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | None, int]:
-    """(canonical keys, low codes, anomaly or None, fingerprint) of the positions a game reached."""
+def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, tuple[int, str] | None, int]:
+    """(canonical keys, low codes, anomaly or None, fingerprint) of the positions a game reached;
+    an anomaly is (the move it is about, what)."""
     size = record.size
     setup_points, setup_colors = _arrays(record.setup)
     move_points, move_colors = _arrays(record.moves)
@@ -185,7 +191,7 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, str | Non
     if len(move_points) > schema.MAX_MOVE_NUMBER:
         move_points = move_points[:schema.MAX_MOVE_NUMBER]
         move_colors = move_colors[:schema.MAX_MOVE_NUMBER]
-        anomaly = f"positions after move {schema.MAX_MOVE_NUMBER} are not stored"
+        anomaly = schema.MAX_MOVE_NUMBER + 1, f"positions after move {schema.MAX_MOVE_NUMBER} are not stored"
     n = len(move_points) + 1
     out_key, _, out_next, count = replay_game(size, setup_points, setup_colors, move_points, move_colors,
                                               to_move_without_moves(record))
@@ -249,8 +255,8 @@ def replay_records(records: list[GameRecord]):
     return results
 
 
-def _illegal_move(record: GameRecord, index: int) -> str:
-    """Why move ``index`` (0-based) of the record is illegal, replaying it with Board."""
+def _illegal_move(record: GameRecord, index: int) -> tuple[int, str]:
+    """(its number, why) of move ``index`` (0-based) of the record, illegal: replayed with Board."""
     board = Board(record.size)
     for colour in (BLACK, WHITE, EMPTY):
         points = [p for c, p in record.setup if c == colour]
@@ -261,7 +267,7 @@ def _illegal_move(record: GameRecord, index: int) -> str:
     colour, point = record.moves[index]
     reason = board.legal_reason(colour, point) or "illegal"
     name = "B" if colour == BLACK else "W"
-    return f"move {index + 1} ({name} {coords.point_to_vertex(point, record.size)}) is illegal: {reason}"
+    return index + 1, f"move {index + 1} ({name} {coords.point_to_vertex(point, record.size)}) is illegal: {reason}"
 
 
 def game_row(record: GameRecord, anomaly: str | None, fp: int) -> tuple:
@@ -288,20 +294,31 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
     """Parse and replay some files (runs in a parser process)."""
     out = Prepared()
     records: list[GameRecord] = []
+    origin: dict[int, SourceFile] = {}  # id(record): its file
     for source in files:
         try:
             found = read_source(source, fast)
         except (SgfError, FuegoBookError, UnicodeDecodeError) as exc:
-            out.skipped.append((source.name, str(exc).removeprefix(source.name + ": ")))
+            out.skipped.append(Note(SKIPPED, source.path, source.member,
+                                    str(exc).removeprefix(source.name + ": ")))
             continue
         for record in found:
             if MIN_SIZE <= record.size <= MAX_SIZE:
                 records.append(record)
+                origin[id(record)] = source
             else:  # SGF allows SZ[1]; nobody plays on it and no position of it is worth a row
-                out.skipped.append((record.source, f"board size {record.size}: the book keeps "
-                                                   f"{MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE} games"))
+                out.skipped.append(Note(SKIPPED, source.path, source.member,
+                                        f"board size {record.size}: the book keeps "
+                                        f"{MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE} games"))
     for record, keys, lows, anomaly, fp in replay_records(records):
-        out.games.append(game_row(record, anomaly, fp))
+        found = [] if record.cut_from is None else [(move_limit(record.size) + 1,
+                                                     move_limit_text(record.cut_from, record.size))]
+        found += [anomaly] if anomaly else []
+        if found:
+            source = origin[id(record)]
+            out.anomalies[len(out.games)] = [Note(ANOMALY, source.path, source.member, reason, move=move)
+                                             for move, reason in found]
+        out.games.append(game_row(record, "; ".join(reason for _, reason in found) or None, fp))
         out.counts.append(len(keys))
         out.keys.append(keys)
         out.lows.append(lows)
@@ -325,7 +342,8 @@ def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: in
                   known: KnownGames | None = None, rows_to: Callable | None = None) -> Batch:
     """Parse, replay and sort one group of sources into the Batch the writer writes (``make_batch``)."""
     prepared = prepare([item for item in group if isinstance(item, SourceFile)], fast)
-    prepared.skipped[:0] = [(item.name, item.reason) for item in group if isinstance(item, Skipped)]
+    prepared.skipped[:0] = [Note(SKIPPED, item.path, item.member, item.reason)
+                            for item in group if isinstance(item, Skipped)]
     batch = make_batch(prepared, image, known, rows_to)
     batch.read = read
     return batch

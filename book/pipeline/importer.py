@@ -52,8 +52,11 @@ The pipeline (``import_paths``)::
 
 Anomalies: a game with an illegal move keeps its positions up to that move (the one
 before it gets END as its next move), is stored, and its ``anomaly`` says which move
-and why.  Positions after move 4095 are not stored (``schema.MAX_MOVE_NUMBER``), also
-an anomaly.  Files that cannot be read at all are *skipped*, with the reason.
+and why.  A game longer than ``book.model.records.move_limit`` (4 x the board's points)
+is kept up to the limit (its record and its positions), also an anomaly; so is a game
+past move 4095 (``schema.MAX_MOVE_NUMBER``: no game read from SGF gets there now), whose
+later positions are not stored.  Files that cannot be read at all are *skipped*, with the
+reason.  The report holds each as a ``book.pipeline.report.Note``.
 """
 
 from __future__ import annotations
@@ -63,13 +66,12 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from fuseki.book.pipeline.batches import (
     GAME_COLUMNS,
-    ROW_ANOMALY,
     ROW_FINGERPRINT,
     Batch,
     KnownGames,
@@ -156,7 +158,7 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
             segments.merge_full_levels(conn, announce)
     batch.linked = batch.written is not None  # committed
     report.added += len(rows)
-    report.anomalies += [(row[_SOURCE], row[0], row[ROW_ANOMALY + 1]) for row in rows if row[ROW_ANOMALY + 1]]
+    report.note([replace(note, game=int(ids[i])) for i, notes in batch.anomalies.items() if keep[i] for note in notes])
     report.positions += positions
     if files is not None and merge:
         segment_merges.merge_full_levels(book, announce)  # segment files: merged outside the batch's transaction
@@ -198,7 +200,6 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
 
 
 _BLACK, _WHITE = GAME_COLUMNS.index("black"), GAME_COLUMNS.index("white")  # in a row with its id
-_SOURCE = GAME_COLUMNS.index("source")
 
 
 # --- the pipeline ----------------------------------------------------------------------------
@@ -425,7 +426,8 @@ class Merger:
 
 
 def import_paths(book, paths: list[str], workers: int | None = None, batch_games: int | None = None,
-                 progress: Progress | None = None, fast: bool = True, stop=None) -> ImportReport:
+                 progress: Progress | None = None, fast: bool = True, stop=None,
+                 report: ImportReport | None = None) -> ImportReport:
     """Import every game under ``paths`` (files, folders, archives) into ``book``.
 
     ``workers``: processes that parse and replay (0: this process; None: one per core,
@@ -433,7 +435,8 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     ``progress``: a Progress to update (None: no progress output).  ``stop``: a
     threading.Event (``book.ui.book_cli.stop_on_signals`` sets one on Ctrl-C); once it
     is set the import ends after the batch it is writing, and the report says
-    ``stopped``: a re-run adds the rest.
+    ``stopped``: a re-run adds the rest.  ``report``: the ImportReport to fill (one with a
+    ``listing`` writes each skipped file and anomaly as it comes), else a new one.
     Returns the ImportReport.  Raises BookError for a read-only book.  Unreadable files
     are skipped, not raised.
     """
@@ -442,7 +445,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     if book.readonly:
         raise BookError("the book is open read-only")
     batch_games = BATCH_GAMES if batch_games is None else batch_games
-    report = ImportReport()
+    report = ImportReport() if report is None else report
     start = time.perf_counter()
     paths = list(paths)
     meter = InputBytes(paths) if progress else None  # a walk of the paths: only for a progress
@@ -468,7 +471,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     try:
         with closing(batches):  # the workers end here, however the loop does
             for batch in batches:
-                report.skipped += batch.skipped
+                report.note(batch.skipped)
                 began = time.thread_time()
                 write_batch(book, batch, report, merging, merger is None)
                 if merger is not None:

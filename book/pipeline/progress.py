@@ -209,8 +209,8 @@ class Progress:
         if report is None:
             return
         skips, anomalies = self.named
-        lines = [f"skipped {name}: {reason}" for name, reason in report.skipped[skips:]]
-        lines += [f"anomaly {name} game {game}: {reason}" for name, game, reason in report.anomalies[anomalies:]]
+        lines = [f"skipped {note}" for note in report.skipped[skips:]]
+        lines += [f"anomaly {note}" for note in report.anomalies[anomalies:]]
         self.named = (len(report.skipped), len(report.anomalies))
         for line in lines:
             if self.bar is not None:

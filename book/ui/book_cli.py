@@ -40,6 +40,9 @@ def add_commands(subparsers) -> None:
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes that parse, replay and write the positions (default: one per core, "
                         "up to 8, 3 for a book in memory; 0: none, all in this process)")
+    p.add_argument("--report", metavar="FILE",
+                   help="write every skipped file and every anomaly to FILE, one JSON object a line "
+                        "(path, member, game, move, reason, kind), as the import goes")
     p.set_defaults(run=run_import)
 
     p = subparsers.add_parser(
@@ -84,22 +87,44 @@ def position_of(args):
 def run_import(args) -> int:
     """Exit code 0; 130 or 143 if stopped by SIGINT (Ctrl-C) or SIGTERM, after the batch
     being written (the summary says what was committed; the same import again adds the rest).
+    With ``--report FILE``, FILE lists every skipped file and anomaly, however the import ended.
     """
-    from fuseki.book.pipeline import importer
-    from fuseki.book.pipeline.progress import Progress
-    from fuseki.book.storage.store import Book
     from fuseki.book.ui.textboard import printable  # file and member names are anyone's text
 
     if not args.paths and not args.compact:
         print("fuseki import: give the SGF files, folders or archives to import (or --compact alone)",
               file=sys.stderr)
         return 2
+    listing = None
+    if args.report and args.paths:
+        try:  # before the book: a report that cannot be written stops nothing half done
+            listing = open(args.report, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            print(f"fuseki import: cannot write the report {printable(args.report)}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+    try:
+        return _import(args, listing)
+    finally:
+        if listing is not None:
+            listing.close()
+
+
+def _import(args, listing) -> int:
+    """run_import's work, ``listing`` (an open file, or None) receiving the report's notes."""
+    from fuseki.book.pipeline import importer
+    from fuseki.book.pipeline.progress import Progress
+    from fuseki.book.pipeline.report import ImportReport
+    from fuseki.book.storage.store import Book
+    from fuseki.book.ui.textboard import printable
+
     book = Book.open(book_location(args))
     try:
         if args.paths:
+            report = ImportReport(listing=None if listing is None else (args.report, listing))
             with stop_on_signals() as stop:
-                report = importer.import_paths(book, args.paths, workers=args.workers, stop=stop,
-                                               progress=Progress(sys.stderr, escape=printable))
+                importer.import_paths(book, args.paths, workers=args.workers, stop=stop, report=report,
+                                      progress=Progress(sys.stderr, escape=printable))
             if report.stopped:
                 print(f"fuseki import: {printable(stopped_text(stop, report))}", file=sys.stderr)
                 return 128 + stop.signum if stop.signum else 1
