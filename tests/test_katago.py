@@ -10,8 +10,8 @@
   orientation, and a run stopped half-way keeps what it got.
 - The real KataGo (slow; needs ``bash .ci/katago``): a wrong model path, and one position
   entered in all 8 orientations gives the same values mapped onto the right points.
-  Skipped, with the reason, when ``.ci/katago`` has not run, even under
-  ``FUSEKI_REQUIRE_SERVICES=1``: CI does not install KataGo yet.
+  Skipped, with the reason, when ``.ci/katago`` has not run; a failure under
+  ``FUSEKI_REQUIRE_SERVICES=1``, since ``.ci/setup`` runs it.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ from fuseki.engine.players.katago import (
     make_query,
     parse_analysis,
 )
+
+from conftest import missing_service
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "katago"
 
@@ -307,9 +309,8 @@ def test_close_leaves_no_process_behind(fake):
 
 def real_katago_command() -> str:
     command = find_command()
-    if command is None:
-        # Not require_service: CI does not run .ci/katago yet (the lead decides when).
-        pytest.skip(f"no KataGo: run `bash .ci/katago` (it fills {cache_folder()}) or set $FUSEKI_KATAGO")
+    if command is None:  # .ci/setup runs .ci/katago: in CI a missing KataGo is a failure
+        missing_service(f"no KataGo: run `bash .ci/katago` (it fills {cache_folder()}) or set $FUSEKI_KATAGO")
     return command
 
 

@@ -1,7 +1,7 @@
 """fuseki-gtp with the real KataGo behind it (``--fallback-engine "katago gtp ..."``).
 
 Slow; skipped until ``bash .ci/katago`` has run (it writes the ``gtp.cfg`` used here: 16
-visits, no pondering), also under ``FUSEKI_REQUIRE_SERVICES=1``, as tests/test_katago.py.
+visits, no pondering); under ``FUSEKI_REQUIRE_SERVICES=1`` a failure, as in tests/test_katago.py.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import pytest
 from fuseki.engine.players.gtp_client import GtpClient
 from fuseki.engine.players.katago import cache_folder
 
+from conftest import missing_service
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -23,7 +25,7 @@ def test_fuseki_gtp_plays_katagos_moves_where_it_has_no_book(tmp_path):
     folder = cache_folder()
     parts = [folder / "katago", folder / "model.bin.gz", folder / "gtp.cfg"]
     if not all(p.exists() for p in parts):
-        pytest.skip(f"no KataGo: run `bash .ci/katago` (it fills {folder})")
+        missing_service(f"no KataGo: run `bash .ci/katago` (it fills {folder})")
     katago = shlex.join([str(parts[0]), "gtp", "-model", str(parts[1]), "-config", str(parts[2])])
     command = [sys.executable, str(ROOT / "gtp_main.py"), "--no-book", "--seed", "3", "--size", "19",
                "--verbose", "--fallback-engine", katago]
