@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -27,7 +28,6 @@ from pathlib import Path
 
 import pytest
 from test_katago import GOLDEN, real_katago_command
-from test_store import sgf_text
 
 from fuseki.book import annotate
 from fuseki.book.ai import AiJudge
@@ -38,6 +38,8 @@ from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.katago import parse_analysis
+
+from test_store import sgf_text
 
 OPENINGS = [["pd", "dp", "pp", "dd"], ["pd", "dd", "pp"], ["dp", "pd"], ["qd", "dc"]]
 
@@ -197,7 +199,7 @@ def test_everything_stored_completes_without_katago(book_path, capsys):
     assert main(["ai", "annotate", "--book", book_path, "--min-games", "5", "--visits", "1",
                  "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
     err = capsys.readouterr().err
-    assert f"{len(positions)} already stored in the book" in err and ", 0 to ask KataGo" in err
+    assert re.search(f"; {len(positions)} already stored in the book [^,]*, 0 to ask KataGo", err), err
 
 
 def test_katago_that_cannot_start_is_one_line(book_path, capsys):
@@ -271,6 +273,6 @@ def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_
     assert main(["ai", "annotate", "--book", book_path, "--min-games", "2", "--limit", "5", "--visits", "2",
                  "--katago", command]) == 0
     err = capsys.readouterr().err
-    assert f"{len(first)} already stored in the book, {5 - len(first)} to ask KataGo" in err
+    assert re.search(f"; {len(first)} already stored in the book [^,]*, {5 - len(first)} to ask KataGo", err), err
     stored = [k for k, v in rows(book_path) if v == 2]
     assert len(stored) == len(set(stored)) == 5 and set(first) <= set(stored)

@@ -85,12 +85,13 @@ def run_annotate(args) -> int:
         if not left:
             return 0
         finder = annotate.BoardFinder(book, [p.key for p in positions])
-        steps = Steps("annotate", left, unit="positions", digits=2)
+        steps = None
         started = time.perf_counter()
         with stop_on_signals() as stop:
             try:
                 with KataGo(command, timeout=max(600.0, 10.0 * args.visits)) as katago:
                     say(f"KataGo ready in {time.perf_counter() - started:.1f} s")
+                    steps = Steps("annotate", left, unit="positions", digits=2)  # its clock starts now
                     judge.katago = katago
                     report = annotate.annotate(judge, positions, finder, writing, threads=args.threads,
                                                stop=stop, progress=lambda r: steps.update(r.done), warn=say,
@@ -102,7 +103,8 @@ def run_annotate(args) -> int:
                 with store.connect() as conn:
                     report.cached = len([p for p in positions if p.key in annotate.cached_keys(conn, judge.settings)])
             finally:
-                steps.close()
+                if steps is not None:
+                    steps.close()
         rate = report.done / report.seconds if report.seconds else 0.0
         summary = (f"{report.done:,} positions asked in {report.seconds:.1f} s ({rate:.2f} positions/s); "
                    f"{report.stored():,} of {report.total:,} stored in {where}")
