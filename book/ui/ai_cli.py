@@ -25,7 +25,9 @@ from fuseki.book.ui.cli_shared import CommandError, add_book_option, book_locati
 
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser("ai", help="KataGo's values of the book's positions (annotate)",
-                              description="KataGo beside the book (docs/katago.md).")
+                              description="KataGo beside the book (docs/katago.md).",
+                              epilog="Example: fuseki ai annotate --book games.sqlite --min-games 50 (fuseki ai "
+                                     "SUBCOMMAND --help says more)")
     commands = p.add_subparsers(dest="ai_command", metavar="SUBCOMMAND", required=True)
     a = commands.add_parser(
         "annotate", help="store KataGo's values of every position N games or more reached",
