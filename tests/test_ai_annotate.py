@@ -84,16 +84,28 @@ def games():
     return random_games(40)
 
 
-@pytest.fixture
-def book_path(tmp_path, games, capsys):
-    folder = tmp_path / "games"
+def import_games(folder: Path, games, location: str) -> str:
     folder.mkdir()
     for i, moves in enumerate(games):
         (folder / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
-    path = str(tmp_path / "book.sqlite")
-    assert main(["import", str(folder), "--book", path, "--workers", "0"]) == 0
+    assert main(["import", str(folder), "--book", location, "--workers", "0"]) == 0
+    return location
+
+
+@pytest.fixture
+def book_path(tmp_path, games, capsys):
+    """A SQLite book of ``games``."""
+    path = import_games(tmp_path / "games", games, str(tmp_path / "book.sqlite"))
     capsys.readouterr()
     return path
+
+
+@pytest.fixture
+def any_book(tmp_path, games, capsys, book_url):
+    """The book of ``games`` in SQLite, then in PostgreSQL (the values are kept in either)."""
+    location = import_games(tmp_path / "games", games, book_url)
+    capsys.readouterr()
+    return location
 
 
 def expected(games, min_games: int) -> list[tuple[int, int]]:
@@ -158,8 +170,8 @@ class RecordingKataGo:
         return type("Answered", (), {"done": done, "result": lambda self, timeout=None: [analysis]})()
 
 
-def test_a_cache_holding_some_positions_asks_only_for_the_others(book_path):
-    with Book.open(book_path) as book:
+def test_a_cache_holding_some_positions_asks_only_for_the_others(any_book):
+    with Book.open(any_book) as book:
         positions = annotate.popular_positions(book, 2)
         finder = annotate.BoardFinder(book, [p.key for p in positions])
         katago = RecordingKataGo()
@@ -185,8 +197,9 @@ def test_a_cache_holding_some_positions_asks_only_for_the_others(book_path):
         assert (again.cached, again.done, len(katago.asked)) == (len(positions), 0, len(asked))
 
 
-def test_everything_stored_completes_without_katago(book_path, capsys):
-    with Book.open(book_path) as book:
+def test_everything_stored_completes_without_katago_and_search_shows_it(any_book, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))  # not the user's
+    with Book.open(any_book) as book:
         positions = annotate.popular_positions(book, 5)
         finder = annotate.BoardFinder(book, [p.key for p in positions])
         settings = ai_values.AiSettings("japanese", 6.5, "model", 1)
@@ -196,10 +209,15 @@ def test_everything_stored_completes_without_katago(book_path, capsys):
             for board, side in boards:
                 ai_values.put(conn, board.symmetric_keys(side), 19, settings, (1, 0.5, 0.0), [])
     # the network is the -model file's name: a command that cannot start, naming the same network
-    assert main(["ai", "annotate", "--book", book_path, "--min-games", "5", "--visits", "1",
+    assert main(["ai", "annotate", "--book", any_book, "--min-games", "5", "--visits", "1",
                  "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
     err = capsys.readouterr().err
     assert re.search(f"; {len(positions)} already stored in the book [^,]*, 0 to ask KataGo", err), err
+    # search --ai shows the book's own values (network "model"), KataGo never started
+    assert main(["search", "--moves", "pd", "--book", any_book, "--ai", "--visits", "1",
+                 "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
+    shown = capsys.readouterr()
+    assert "asking KataGo" not in shown.err and "KataGo: model, japanese rules, komi 6.5, 1 visits" in shown.out
 
 
 def test_katago_that_cannot_start_is_one_line(book_path, capsys):
