@@ -294,3 +294,34 @@ def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_
     assert re.search(f"; {len(first)} already stored in the book [^,]*, {5 - len(first)} to ask KataGo", err), err
     stored = [k for k, v in rows(book_path) if v == 2]
     assert len(stored) == len(set(stored)) == 5 and set(first) <= set(stored)
+
+
+@pytest.mark.slow
+def test_real_annotate_stopped_by_ctrl_c_says_what_is_cached_and_exits_130(book_path, tmp_path):
+    command = real_katago_command()
+    argv = [sys.executable, "-m", "fuseki", "ai", "annotate", "--book", book_path, "--min-games", "2",
+            "--limit", "6", "--visits", "1", "--katago", command]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(tmp_path))
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None and not rows_or_none(book_path):
+            time.sleep(0.2)
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)  # close() ends KataGo's process group before it exits
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    cached = len(rows(book_path))
+    assert code == 130, err
+    assert f"stopped by SIGINT; {cached} positions cached, re-run to go on" in err.splitlines()[-1]
+
+
+def rows_or_none(path: str) -> list[tuple]:
+    try:
+        return rows(path)
+    except sqlite3.OperationalError:  # no ai_values table yet
+        return []
