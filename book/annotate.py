@@ -96,7 +96,7 @@ class BoardFinder:
         from fuseki.book.formats.positions import board_after_record
 
         _records, game_ids, moves, _nexts, _winners = self.book._visits(key, Filters(), every_row=True)
-        for game_id, move in list(zip(game_ids.tolist(), moves.tolist()))[:3]:
+        for game_id, move in zip(game_ids[:3].tolist(), moves[:3].tolist()):  # the first game will do
             board = board_after_record(self.book.game(game_id), move, strict=False)
             side = side_of(board, key)
             if side is not None:
