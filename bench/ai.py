@@ -82,8 +82,9 @@ def bench_annotate(command: str, count: int, threads: int) -> None:
     from fuseki.book.storage.store import Book
 
     with Book.open(str(builtin.PATH)) as book, tempfile.TemporaryDirectory() as folder:
-        positions = annotate.popular_positions(book, 1, limit=count)
-        finder = annotate.BoardFinder(book, [p.key for p in positions])
+        every = annotate.popular_positions(book, 1)
+        positions = every[:count]
+        finder = annotate.BoardFinder(book, [p.key for p in positions], annotate.walk_through(every, positions))
         t0 = time.perf_counter()
         for p in positions:
             finder.find(p.key)

@@ -68,6 +68,16 @@ def popular_positions(book: Book, min_games: int, limit: int | None = None) -> l
     return found[:limit] if limit is not None else found
 
 
+def walk_through(every: list[Popular], chosen: list[Popular]) -> list[int]:
+    """The keys a statistics book's walk to ``chosen`` (the first of ``every``, most played
+    first) may pass: every position played at least as often as the least played chosen one,
+    so that ``--limit`` cuts no chosen position off from its parent (a parent has at least its
+    child's games unless the child is also reached another way)."""
+    if not chosen:
+        return []
+    return [p.key for p in every if p.games >= chosen[-1].games]
+
+
 def side_of(board: Board, key: int) -> int | None:
     """The side to move for which ``board`` is the position ``key`` (canonical, unsigned)."""
     for side in (board.to_move, opponent(board.to_move)):
@@ -80,15 +90,25 @@ class BoardFinder:
     """``find(key)`` -> (board, side to move) of a position of ``wanted``, or None; see the
     module docstring."""
 
-    def __init__(self, book: Book, wanted: Iterable[int]):
+    def __init__(self, book: Book, wanted: Iterable[int], through: Iterable[int] = ()):
         self.book = book
         self.wanted = set(wanted)
+        # a statistics book's walk goes through these too (``walk_through``)
+        self.through = self.wanted | set(through)
         self._walked: dict[int, tuple[Board, int]] | None = None
 
+    def prepare(self) -> int | None:
+        """Walk a statistics book now (seconds for thousands of positions) rather than at the
+        first ``find``; how many of the wanted positions it reached (None: a book of games,
+        whose boards are read one at a time)."""
+        if self.book.statistics is None:
+            return None
+        if self._walked is None:
+            self._walked = self._walk()
+        return len(self._walked)
+
     def find(self, key: int) -> tuple[Board, int] | None:
-        if self.book.statistics is not None:
-            if self._walked is None:
-                self._walked = self._walk()
+        if self.prepare() is not None:
             return self._walked.get(key)
         return self._from_a_game(key)
 
@@ -104,16 +124,19 @@ class BoardFinder:
         return None
 
     def _walk(self) -> dict[int, tuple[Board, int]]:
-        """The wanted positions reachable from an empty board through wanted positions."""
+        """The wanted positions reachable from an empty board through ``through``."""
         found: dict[int, tuple[Board, int]] = {}
+        seen: set[int] = set()
         sizes = self.book.statistics.sizes or {19: 1}
         todo = deque((Board(size), BLACK) for size in sorted(sizes))
         while todo:
             board, side = todo.popleft()
             key = min(board.symmetric_keys(side))
-            if key not in self.wanted or key in found:
+            if key not in self.through or key in seen:
                 continue
-            found[key] = (board, side)
+            seen.add(key)
+            if key in self.wanted:
+                found[key] = (board, side)
             for move in self.book.next_moves(board, side).moves:
                 child = board.copy()
                 try:

@@ -141,6 +141,13 @@ def test_a_statistics_book_gives_the_same_positions_and_finds_their_boards(book_
         for p in found:  # the games share their openings: every position of 2+ games is reached through such
             board, side = finder.find(p.key)
             assert min(board.symmetric_keys(side)) == p.key
+        for limit in (1, 4, 7):  # the most played few: the walk may pass positions played as often
+            chosen = found[:limit]
+            finder = annotate.BoardFinder(stats, [p.key for p in chosen], annotate.walk_through(found, chosen))
+            assert finder.prepare() == limit
+            for p in chosen:
+                board, side = finder.find(p.key)
+                assert min(board.symmetric_keys(side)) == p.key
 
 
 class RecordingKataGo:

@@ -78,7 +78,8 @@ def run_annotate(args) -> int:
             cache = create_engine(f"sqlite:///{path}")
             store, writing, where = cache, cache.begin, f"the AI value cache {path}"
         judge = AiJudge(store, None, args.rules, args.komi, args.visits, network=network_name(command))
-        positions = annotate.popular_positions(book, args.min_games, args.limit)
+        every = annotate.popular_positions(book, args.min_games)
+        positions = every[: args.limit] if args.limit else every
         with store.connect() as conn:
             left = len([p for p in positions if p.key not in annotate.cached_keys(conn, judge.settings)])
         say(f"{len(positions):,} positions of {args.min_games}+ games; {len(positions) - left:,} already "
@@ -86,7 +87,13 @@ def run_annotate(args) -> int:
             f"{args.visits} visit(s))")
         if not left:
             return 0
-        finder = annotate.BoardFinder(book, [p.key for p in positions])
+        finder = annotate.BoardFinder(book, [p.key for p in positions], annotate.walk_through(every, positions))
+        started = time.perf_counter()
+        reached = finder.prepare()
+        if reached is not None:
+            skipped = f" (the {len(positions) - reached:,} others are skipped)" if reached < len(positions) else ""
+            say(f"{reached:,} of the {len(positions):,} positions reached from the empty board through positions "
+                f"of {args.min_games}+ games in {time.perf_counter() - started:.1f} s{skipped}")
         steps = None
         started = time.perf_counter()
         with stop_on_signals() as stop:
