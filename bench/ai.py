@@ -5,14 +5,19 @@
    already cached), then ``--positions`` distinct positions (random openings) evaluated
    through ``book.ai.AiJudge`` at 1 visit (one network evaluation each: positions a second)
    and, fewer, at ``--visits`` (visits a second).
-2. The cache: ``--cached`` random openings stored with 40 candidate moves each in a fresh
+2. ``fuseki ai annotate``'s loop (``book.annotate``) over the built-in book's ``--annotate``
+   most played positions at 1 visit, ``--threads`` queries in flight, each answer committed
+   to a fresh cache file: positions a second, KataGo's start and the search for the
+   positions' boards left out (the command's own progress line counts the same way).
+3. The cache: ``--cached`` random openings stored with 40 candidate moves each in a fresh
    SQLite cache file, then looked up (``AiJudge.cached``) in random orientations: p50 and p99
    of one look-up, beside the baseline of the same run: the same number of primary-key
    reads of the same rows without decoding them (what SQLite alone costs).
 
 Usage::
 
-    python3 bench/ai.py [--katago CMD] [--positions 8] [--visits 16] [--cached 20000] [--lookups 2000]
+    python3 bench/ai.py [--katago CMD] [--positions 8] [--visits 16] [--annotate 8] [--threads 2]
+                        [--cached 20000] [--lookups 2000]
 """
 
 from __future__ import annotations
@@ -72,6 +77,28 @@ def bench_katago(command: str, positions: int, visits: int, rng: random.Random) 
             cache.dispose()
 
 
+def bench_annotate(command: str, count: int, threads: int) -> None:
+    from fuseki.book import annotate, builtin
+    from fuseki.book.storage.store import Book
+
+    with Book.open(str(builtin.PATH)) as book, tempfile.TemporaryDirectory() as folder:
+        every = annotate.popular_positions(book, 1)
+        positions = every[:count]
+        finder = annotate.BoardFinder(book, [p.key for p in positions], annotate.walk_through(every, positions))
+        t0 = time.perf_counter()
+        for p in positions:
+            finder.find(p.key)
+        walked = time.perf_counter() - t0
+        cache = create_engine(f"sqlite:///{folder}/ai.sqlite")
+        with KataGo(command, timeout=3600) as katago:
+            judge = AiJudge(cache, katago, "japanese", 6.5, 1)
+            report = annotate.annotate(judge, positions, finder, cache.begin, threads=threads, timeout=3600)
+        cache.dispose()
+        print(f"annotate: the built-in book's {report.done} most played positions at 1 visit, {threads} in flight: "
+              f"{report.seconds:.1f} s, {report.done / report.seconds:.2f} positions/s "
+              f"(their boards found first in {walked:.1f} s)")
+
+
 def bench_cache(cached: int, lookups: int, rng: random.Random) -> None:
     with tempfile.TemporaryDirectory() as folder:
         cache = create_engine(f"sqlite:///{folder}/ai.sqlite")
@@ -118,6 +145,8 @@ def main() -> None:
     parser.add_argument("--katago", help="KataGo's analysis command (default: $FUSEKI_KATAGO or .ci/katago's)")
     parser.add_argument("--positions", type=int, default=8)
     parser.add_argument("--visits", type=int, default=16)
+    parser.add_argument("--annotate", type=int, default=8, help="positions fuseki ai annotate's loop asks for")
+    parser.add_argument("--threads", type=int, default=2, help="its queries in flight")
     parser.add_argument("--cached", type=int, default=20000)
     parser.add_argument("--lookups", type=int, default=2000)
     parser.add_argument("--no-katago", action="store_true")
@@ -126,6 +155,8 @@ def main() -> None:
     command = None if args.no_katago else (args.katago or find_command())
     if command:
         bench_katago(command, args.positions, args.visits, rng)
+        if args.annotate:
+            bench_annotate(command, args.annotate, args.threads)
     elif not args.no_katago:
         print("no KataGo (bash .ci/katago gets one): its speed is not measured")
     bench_cache(args.cached, args.lookups, rng)

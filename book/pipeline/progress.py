@@ -238,10 +238,13 @@ class Steps:
     """The progress of work counted in items (games indexed, games counted): a tqdm bar on a
     terminal, else a line every ``every`` s with the percentage, the rate and the time left.
 
-    ``update(done)`` with the items done so far; ``close()`` at the end (the bar goes)."""
+    ``update(done)`` with the items done so far; ``close()`` at the end (the bar goes).
+    ``digits``: decimals of the rate (work slower than an item a second needs some)."""
 
-    def __init__(self, label: str, total: int, unit: str = "games", stream=None, every: float = 2.0):
+    def __init__(self, label: str, total: int, unit: str = "games", stream=None, every: float = 2.0,
+                 digits: int = 0):
         self.label, self.total, self.unit, self.every = label, max(total, 1), unit, every
+        self.digits = digits
         self.stream = stream if stream is not None else sys.stderr
         self.start_time = self.last = time.perf_counter()
         self.bar = None
@@ -263,7 +266,7 @@ class Steps:
         rate = done / elapsed if elapsed > 0 else 0.0
         left = f", {_duration((self.total - done) / rate)} left" if 0 < done < self.total and rate else ""
         self.stream.write(f"{self.label}: {100 * done // self.total}% ({done:,} of {self.total:,} {self.unit}), "
-                          f"{rate:,.0f} {self.unit}/s, {_duration(elapsed)}{left}\n")
+                          f"{rate:,.{self.digits}f} {self.unit}/s, {_duration(elapsed)}{left}\n")
         self.stream.flush()
 
     def close(self) -> None:

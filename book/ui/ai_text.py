@@ -1,9 +1,10 @@
 """``fuseki search --ai``: KataGo's values beside the human next moves, as text.
 
 The options name KataGo (``--katago``, else ``$FUSEKI_KATAGO``, else the one ``.ci/katago``
-installed), the visits, rules and komi; the values come through ``book.ai`` (the AI value
-cache in ``$FUSEKI_AI_CACHE``, default ``~/.local/share/fuseki/ai-cache.sqlite``, then
-KataGo for a position the cache lacks: the command waits for it and says so on stderr).
+installed), the visits, rules and komi; the values are the book's own (``fuseki ai annotate``
+stores them in a book of games), else come through ``book.ai`` (the AI value cache in
+``$FUSEKI_AI_CACHE``, default ``~/.local/share/fuseki/ai-cache.sqlite``, then KataGo for a
+position the cache lacks: the command waits for it and says so on stderr).
 
 The table: each human next move with KataGo's win rate and score lead for the player who
 plays it and its loss in points against KataGo's best move, then KataGo's own candidates
@@ -40,8 +41,9 @@ def cache_path() -> Path:
     return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE).expanduser()
 
 
-def ai_values_for(args, board, to_move: int):
-    """The AI values of the position (KataGo asked, with progress on stderr, if not cached)."""
+def ai_values_for(args, board, to_move: int, book=None):
+    """The AI values of the position: those ``book`` holds (``fuseki ai annotate`` stored them
+    there), else the AI value cache's, else KataGo's (asked, with progress on stderr)."""
     from sqlalchemy import create_engine
 
     from fuseki.book.ai import AiJudge
@@ -53,6 +55,15 @@ def ai_values_for(args, board, to_move: int):
     if not command:
         raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
                            "(docs/katago.md)")
+    if book is not None and book.statistics is None:
+        from fuseki.book.annotate import stored_values
+        from fuseki.book.storage.ai_values import AiSettings
+
+        settings = AiSettings(rules=args.rules, komi=args.komi, network=network_name(command), visits=args.visits)
+        with book.db.connect() as conn:
+            values = stored_values(conn, board, to_move, settings)
+        if values is not None:
+            return values
     path = cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     cache = create_engine(f"sqlite:///{path}")

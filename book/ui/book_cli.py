@@ -271,6 +271,8 @@ def run_search(args) -> int:
     book = Book.open(book_location(args), readonly=True)
     try:
         found = book.next_moves(board, filters=filters)
+        # the book's own values first (fuseki ai annotate), then the cache, then KataGo
+        values = ai_text.ai_values_for(args, board, found.to_move, book) if args.ai else None
     finally:
         book.close()
     note = ""
@@ -280,7 +282,6 @@ def run_search(args) -> int:
         note += f"; player {args.player}"
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
     if args.ai:  # the human table is replaced by one with KataGo's columns beside it
-        values = ai_text.ai_values_for(args, board, found.to_move)
         table = textboard.move_table(found, board.size)
         text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, board.size, textboard.LETTERS)
                 + "\n" + table.rsplit("\n", 1)[-1])

@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "fuseki.book.ui.builtin_cli",
     "fuseki.book.ui.pattern_cli",
     "fuseki.book.ui.corners_cli",
+    "fuseki.book.ui.ai_cli",
 ]
 
 

@@ -18,8 +18,9 @@ BOOK_HELP = ("book database: a path or SQLAlchemy URL, or 'builtin' for the book
              "when there is none there)")
 BUILTIN = "builtin"  # --book builtin: the package's built-in book (book.builtin)
 # Commands that fall back on the built-in book: they only read (the shell imports too, but an empty
-# book made at the default location by a first look around would hide the built-in book from the engine).
-READING_COMMANDS = ("search", "stats", "serve", "book", "shell")
+# book made at the default location by a first look around would hide the built-in book from the engine;
+# ``ai annotate`` writes its values into a book only when one is there, else into the AI value cache).
+READING_COMMANDS = ("search", "stats", "serve", "book", "shell", "ai")
 
 
 def add_book_option(parser, help: str = BOOK_HELP) -> None:

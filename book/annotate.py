@@ -1,0 +1,253 @@
+"""KataGo's values of a book's most played positions, computed once and kept (``fuseki ai annotate``).
+
+1. ``popular_positions(book, min_games)``: every position reached by at least ``min_games``
+   games, most played first (ties by key), as (canonical key, games).  A book of games counts
+   them from its positions index (``statbook_table.from_book``: each game once per position),
+   a statistics book (the built-in book) sums its ``next_stats`` rows per key.
+2. ``BoardFinder``: a board for a canonical key.  A book of games replays one game that
+   reached it to that move (its move number is in the position's rows); a statistics book
+   has no games, so the finder walks its next moves from the empty board through the
+   positions of at least ``min_games`` games (a position reached only through less played
+   ones, or from handicap stones, is not found: ``missing`` counts them).  The side to move
+   is the one the key says (``Board.symmetric_keys(side)``): the side that played next in
+   the games.
+3. ``annotate(...)``: asks KataGo for the positions the AI value cache lacks (``cached_keys``:
+   the keys already stored for these settings are skipped, so a re-run goes on where a
+   stopped one ended), ``threads`` queries in flight at once, and commits each answer as
+   it arrives: a run killed loses at most the ones in flight.
+
+Where the values go is the caller's: the book's own ``ai_values`` table for a writable book
+(``Book.writing``), the user's cache file for a read-only statistics book.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import func, inspect, select
+
+from fuseki.book.ai import AiJudge, query_settings, rows_of
+from fuseki.book.storage import ai_values, statbook_table
+from fuseki.book.storage.store import Book, Filters
+from fuseki.engine.core.base import BLACK, IllegalMove, opponent
+from fuseki.engine.core.board import Board
+from fuseki.engine.core.zobrist import to_unsigned
+from fuseki.engine.players.katago import KataGoQueryError, KataGoTimeout
+
+
+@dataclass(frozen=True)
+class Popular:
+    """A position of the book: its canonical key (unsigned) and the games that reached it."""
+
+    key: int
+    games: int
+
+
+def popular_positions(book: Book, min_games: int, limit: int | None = None) -> list[Popular]:
+    """The positions of at least ``min_games`` games, most played first (then by key); the
+    first ``limit`` of them when given."""
+    if min_games < 1:
+        raise ValueError("--min-games must be at least 1")
+    found: list[Popular] = []
+    with book.db.connect() as conn:
+        if book.statistics is not None:
+            games = func.sum(statbook_table.next_stats.c.games)
+            rows = conn.execute(select(statbook_table.next_stats.c.key, games)
+                                .group_by(statbook_table.next_stats.c.key).having(games >= min_games))
+            found = [Popular(to_unsigned(int(k)), int(n)) for k, n in rows]
+        else:
+            for chunk in statbook_table.from_book(conn, min_games):
+                keys, counts = chunk.keys, chunk.records[:, 2]  # nextmoves.COUNT
+                starts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
+                found += [Popular(to_unsigned(int(keys[a])), int(counts[a:b].sum()))
+                          for a, b in zip(starts, starts[1:])]
+    found.sort(key=lambda p: (-p.games, p.key))
+    return found[:limit] if limit is not None else found
+
+
+def walk_through(every: list[Popular], chosen: list[Popular]) -> list[int]:
+    """The keys a statistics book's walk to ``chosen`` (the first of ``every``, most played
+    first) may pass: every position played at least as often as the least played chosen one,
+    so that ``--limit`` cuts no chosen position off from its parent (a parent has at least its
+    child's games unless the child is also reached another way)."""
+    if not chosen:
+        return []
+    return [p.key for p in every if p.games >= chosen[-1].games]
+
+
+def side_of(board: Board, key: int) -> int | None:
+    """The side to move for which ``board`` is the position ``key`` (canonical, unsigned)."""
+    for side in (board.to_move, opponent(board.to_move)):
+        if min(board.symmetric_keys(side)) == key:
+            return side
+    return None
+
+
+class BoardFinder:
+    """``find(key)`` -> (board, side to move) of a position of ``wanted``, or None; see the
+    module docstring."""
+
+    def __init__(self, book: Book, wanted: Iterable[int], through: Iterable[int] = ()):
+        self.book = book
+        self.wanted = set(wanted)
+        # a statistics book's walk goes through these too (``walk_through``)
+        self.through = self.wanted | set(through)
+        self._walked: dict[int, tuple[Board, int]] | None = None
+
+    def prepare(self) -> int | None:
+        """Walk a statistics book now (seconds for thousands of positions) rather than at the
+        first ``find``; how many of the wanted positions it reached (None: a book of games,
+        whose boards are read one at a time)."""
+        if self.book.statistics is None:
+            return None
+        if self._walked is None:
+            self._walked = self._walk()
+        return len(self._walked)
+
+    def find(self, key: int) -> tuple[Board, int] | None:
+        if self.prepare() is not None:
+            return self._walked.get(key)
+        return self._from_a_game(key)
+
+    def _from_a_game(self, key: int) -> tuple[Board, int] | None:
+        from fuseki.book.formats.positions import board_after_record
+
+        _records, game_ids, moves, _nexts, _winners = self.book._visits(key, Filters(), every_row=True)
+        for game_id, move in zip(game_ids[:3].tolist(), moves[:3].tolist()):  # the first game will do
+            board = board_after_record(self.book.game(game_id), move, strict=False)
+            side = side_of(board, key)
+            if side is not None:
+                return board, side
+        return None
+
+    def _walk(self) -> dict[int, tuple[Board, int]]:
+        """The wanted positions reachable from an empty board through ``through``."""
+        found: dict[int, tuple[Board, int]] = {}
+        seen: set[int] = set()
+        sizes = self.book.statistics.sizes or {19: 1}
+        todo = deque((Board(size), BLACK) for size in sorted(sizes))
+        while todo:
+            board, side = todo.popleft()
+            key = min(board.symmetric_keys(side))
+            if key not in self.through or key in seen:
+                continue
+            seen.add(key)
+            if key in self.wanted:
+                found[key] = (board, side)
+            for move in self.book.next_moves(board, side).moves:
+                child = board.copy()
+                try:
+                    child.play(side, move.point)
+                except IllegalMove:  # a statistics book's games may break the rules
+                    continue
+                todo.append((child, opponent(side)))
+            if len(found) == len(self.wanted):
+                break
+        return found
+
+
+def cached_keys(conn, settings: ai_values.AiSettings) -> set[int]:
+    """The canonical keys (unsigned) whose values are stored for ``settings``."""
+    if not inspect(conn).has_table("ai_values"):
+        return set()
+    cols, k = ai_values.ai_values.c, settings.row_key()
+    rows = conn.execute(select(cols.key).where(cols.rules == k["rules"], cols.komi_halves == k["komi_halves"],
+                                               cols.network == k["network"], cols.visits == k["visits"]))
+    return {to_unsigned(int(key)) for key in rows.scalars()}
+
+
+def stored_values(conn, board: Board, side: int, settings: ai_values.AiSettings) -> ai_values.AiValues | None:
+    """The values of ``board`` stored in ``conn``'s database (a book), None when it has none
+    (or no ``ai_values`` table: a book never annotated, perhaps open read-only)."""
+    if not inspect(conn).has_table("ai_values"):
+        return None
+    return ai_values.get(conn, board.symmetric_keys(side), board.size, settings)
+
+
+@dataclass
+class AnnotateReport:
+    """How a run went: ``total`` positions asked for, ``cached`` of them already stored
+    before, ``done`` answered and stored by this run, ``refused`` (KataGo refused the query),
+    ``missing`` (no board found), ``stopped`` (by a signal or a request)."""
+
+    total: int = 0
+    cached: int = 0
+    done: int = 0
+    refused: int = 0
+    missing: int = 0
+    stopped: bool = False
+    seconds: float = 0.0
+
+    def stored(self) -> int:
+        return self.cached + self.done
+
+
+def annotate(judge: AiJudge, positions: list[Popular], finder: BoardFinder, writing: Callable,
+             threads: int = 2, stop=None, progress: Callable[[AnnotateReport], None] | None = None,
+             timeout: float = 600.0, warn: Callable[[str], None] | None = None) -> AnnotateReport:
+    """Ask ``judge.katago`` for the values of each of ``positions`` that ``judge.cache`` lacks.
+
+    ``writing()`` gives a connection in a transaction of the database the values go to (its
+    commit stores one answer); ``threads`` queries are kept in flight; ``stop`` (an Event)
+    set ends the run before the next answer is stored; ``progress(report)`` after each
+    answer.  ``timeout``: seconds without any answer before KataGoTimeout.  KataGoError
+    other than a refused query (``warn`` is told, the position skipped) is raised.
+    """
+    start = time.perf_counter()
+    report = AnnotateReport()
+    with judge.cache.connect() as conn:
+        have = cached_keys(conn, judge.settings)
+    todo = deque(p.key for p in positions if p.key not in have)
+    report.total, report.cached = len(positions), len(positions) - len(todo)
+    if todo and judge.katago is None:
+        raise ValueError("no KataGo to compute the values the cache lacks")
+    s = judge.settings
+    inflight: deque = deque()  # (key, board, side, pending), oldest first
+    last = time.monotonic()
+    while todo or inflight:
+        if stop is not None and stop.is_set():
+            report.stopped = True
+            break
+        while todo and len(inflight) < max(1, threads):
+            key = todo.popleft()
+            found = finder.find(key)
+            if found is None:
+                report.missing += 1
+                continue
+            board, side = found
+            inflight.append((key, board, side, judge.katago.submit(**query_settings(board, side, *_asked(s)))))
+        ready = [entry for entry in inflight if entry[3].done.is_set()]
+        if not ready:
+            if not inflight:
+                continue
+            if time.monotonic() - last > timeout:
+                raise KataGoTimeout(f"no answer from KataGo within {timeout:g}s (too many visits for this "
+                                    f"machine? try fewer with --visits)")
+            inflight[0][3].done.wait(0.2)
+            continue
+        last = time.monotonic()
+        for entry in ready:
+            inflight.remove(entry)
+            key, board, side, pending = entry
+            try:
+                answers = pending.result(0)
+            except KataGoQueryError as exc:
+                report.refused += 1
+                if warn:
+                    warn(f"position {key:016x}: {exc}")
+                continue
+            root, moves = rows_of(answers[-1], board.size)
+            with writing() as wconn:
+                ai_values.put(wconn, board.symmetric_keys(side), board.size, s, root, moves)
+            report.done += 1
+            if progress:
+                progress(report)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _asked(settings: ai_values.AiSettings) -> tuple:
+    return settings.rules, settings.komi, settings.visits

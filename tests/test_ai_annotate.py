@@ -1,0 +1,334 @@
+"""``fuseki ai annotate``: which positions, from which board, skipping what is stored; KataGo for real.
+
+- Without KataGo: the positions of at least N games, most played first, against a slow
+  count written here (each test game replayed with the engine's ``Board``, its distinct
+  canonical positions counted once per game), in a book of games and in the statistics book
+  made from it; the board found for each key is that position with the side to move the key
+  says; a cache holding some positions makes ``annotate`` ask only for the others (KataGo
+  stands in as a recorder answering with a golden answer of the real one, no process).
+- The real KataGo (slow, skipped without ``bash .ci/katago``): a small book annotated through
+  the command at 1 visit, then ``fuseki search --ai`` showing the stored values with a
+  KataGo command that cannot start; a run killed with SIGKILL half-way, then re-run, ends
+  with every position stored once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+from test_katago import GOLDEN, real_katago_command
+
+from fuseki.book import annotate
+from fuseki.book.ai import AiJudge
+from fuseki.book.storage import ai_values
+from fuseki.book.storage.store import Book
+from fuseki.book.ui.cli import main
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE, opponent
+from fuseki.engine.core.board import Board
+from fuseki.engine.players.katago import parse_analysis
+
+from test_store import sgf_text
+
+OPENINGS = [["pd", "dp", "pp", "dd"], ["pd", "dd", "pp"], ["dp", "pd"], ["qd", "dc"]]
+
+
+def random_games(count: int, seed: int = 7) -> list[list[tuple[int, int]]]:
+    """Distinct games (the importer keeps one of identical games) that share a few openings,
+    then go on at random."""
+    rng = random.Random(seed)
+    games = []
+    while len(games) < count:
+        opening = rng.choice(OPENINGS)[: rng.randint(1, 4)]
+        board, color, moves = Board(19), BLACK, []
+        for sgf in opening:
+            point = coords.sgf_to_point(sgf, 19)
+            board.play(color, point)
+            moves.append((color, point))
+            color = opponent(color)
+        for _ in range(rng.randint(0, 3)):
+            point = rng.choice([p for p in coords.board_points(19) if board.is_legal(color, p)])
+            board.play(color, point)
+            moves.append((color, point))
+            color = opponent(color)
+        if moves not in games:
+            games.append(moves)
+    return games
+
+
+def slow_counts(games) -> Counter:
+    """Canonical key -> games that reached it (each game once), by replaying every game."""
+    reached = defaultdict(set)
+    for index, moves in enumerate(games):
+        board = Board(19)
+        reached[min(board.symmetric_keys(BLACK))].add(index)
+        for color, point in moves:
+            board.play(color, point)
+            reached[min(board.symmetric_keys(opponent(color)))].add(index)
+    return Counter({key: len(ids) for key, ids in reached.items()})
+
+
+@pytest.fixture(scope="module")
+def games():
+    return random_games(40)
+
+
+def import_games(folder: Path, games, location: str) -> str:
+    folder.mkdir()
+    for i, moves in enumerate(games):
+        (folder / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
+    assert main(["import", str(folder), "--book", location, "--workers", "0"]) == 0
+    return location
+
+
+@pytest.fixture
+def book_path(tmp_path, games, capsys):
+    """A SQLite book of ``games``."""
+    path = import_games(tmp_path / "games", games, str(tmp_path / "book.sqlite"))
+    capsys.readouterr()
+    return path
+
+
+@pytest.fixture
+def any_book(tmp_path, games, capsys, book_url):
+    """The book of ``games`` in SQLite, then in PostgreSQL (the values are kept in either)."""
+    location = import_games(tmp_path / "games", games, book_url)
+    capsys.readouterr()
+    return location
+
+
+def expected(games, min_games: int) -> list[tuple[int, int]]:
+    counts = slow_counts(games)
+    return sorted(((k, n) for k, n in counts.items() if n >= min_games), key=lambda kn: (-kn[1], kn[0]))
+
+
+@pytest.mark.parametrize("min_games", [1, 2, 5])
+def test_popular_positions_are_the_slow_counts_most_played_first(book_path, games, min_games):
+    with Book.open(book_path, readonly=True) as book:
+        found = annotate.popular_positions(book, min_games)
+        assert [(p.key, p.games) for p in found] == expected(games, min_games)
+        assert [(p.key, p.games) for p in annotate.popular_positions(book, min_games, limit=3)] == \
+            expected(games, min_games)[:3]
+        finder = annotate.BoardFinder(book, [p.key for p in found])
+        for p in found:
+            board, side = finder.find(p.key)
+            assert min(board.symmetric_keys(side)) == p.key
+            assert len(board.stones(BLACK)) - len(board.stones(WHITE)) == (1 if side == WHITE else 0)
+
+
+def test_a_statistics_book_gives_the_same_positions_and_finds_their_boards(book_path, games, tmp_path):
+    from fuseki.book.statbook_build import write_statistics
+
+    out = str(tmp_path / "stats.sqlite")
+    with Book.open(book_path, readonly=True) as book:
+        write_statistics(book, out, min_games=1)
+    with Book.open(out) as stats:
+        assert stats.statistics is not None
+        found = annotate.popular_positions(stats, 2)
+        assert [(p.key, p.games) for p in found] == expected(games, 2)
+        finder = annotate.BoardFinder(stats, [p.key for p in found])
+        for p in found:  # the games share their openings: every position of 2+ games is reached through such
+            board, side = finder.find(p.key)
+            assert min(board.symmetric_keys(side)) == p.key
+        for limit in (1, 4, 7):  # the most played few: the walk may pass positions played as often
+            chosen = found[:limit]
+            finder = annotate.BoardFinder(stats, [p.key for p in chosen], annotate.walk_through(found, chosen))
+            assert finder.prepare() == limit
+            for p in chosen:
+                board, side = finder.find(p.key)
+                assert min(board.symmetric_keys(side)) == p.key
+
+
+class RecordingKataGo:
+    """Stands in for ``KataGo`` in-process: records each position asked, answers at once with the
+    golden answer to the empty board recorded from the real KataGo."""
+
+    network = "recorded"
+
+    def __init__(self):
+        queries = {json.loads(e["sent"])["id"]: json.loads(e["sent"])
+                   for e in map(json.loads, (GOLDEN / "positions.jsonl").read_text().splitlines())
+                   if "sent" in e and e["sent"].startswith("{")}
+        answer = next(json.loads(e["received"]) for e in map(json.loads, (GOLDEN / "positions.jsonl")
+                                                                .read_text().splitlines())
+                      if "received" in e and '"id":"empty"' in e["received"].replace(" ", "")
+                      and "moveInfos" in e["received"])
+        self.analysis = parse_analysis(answer, queries["empty"])
+        self.asked: list[frozenset] = []
+
+    def submit(self, **settings):
+        import threading
+
+        self.asked.append(frozenset(map(tuple, settings["initial_stones"])))
+        done = threading.Event()
+        done.set()
+        analysis = self.analysis
+        return type("Answered", (), {"done": done, "result": lambda self, timeout=None: [analysis]})()
+
+
+def test_a_cache_holding_some_positions_asks_only_for_the_others(any_book):
+    with Book.open(any_book) as book:
+        positions = annotate.popular_positions(book, 2)
+        finder = annotate.BoardFinder(book, [p.key for p in positions])
+        katago = RecordingKataGo()
+        judge = AiJudge(book.db, katago, "japanese", 6.5, 1)
+        stored_before = positions[::3]
+        boards = [finder.find(p.key) for p in stored_before]
+        with book.writing() as conn:
+            for board, side in boards:
+                ai_values.put(conn, board.symmetric_keys(side), 19, judge.settings, (1, 0.5, 0.0), [])
+        report = annotate.annotate(judge, positions, finder, book.writing, threads=3)
+        assert (report.total, report.cached, report.done) == (len(positions), len(stored_before),
+                                                              len(positions) - len(stored_before))
+        asked = []
+        for p in positions:
+            board, side = finder.find(p.key)
+            if p not in stored_before:
+                asked.append(frozenset((("B" if c == BLACK else "W"), coords.point_to_vertex(pt, 19))
+                                       for c in (BLACK, WHITE) for pt in board.stones(c)))
+        assert sorted(map(sorted, katago.asked)) == sorted(map(sorted, asked))
+        with book.db.connect() as conn:
+            assert annotate.cached_keys(conn, judge.settings) == {p.key for p in positions}
+        again = annotate.annotate(judge, positions, finder, book.writing)  # all stored: nothing asked
+        assert (again.cached, again.done, len(katago.asked)) == (len(positions), 0, len(asked))
+
+
+def test_everything_stored_completes_without_katago_and_search_shows_it(any_book, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))  # not the user's
+    with Book.open(any_book) as book:
+        positions = annotate.popular_positions(book, 5)
+        finder = annotate.BoardFinder(book, [p.key for p in positions])
+        settings = ai_values.AiSettings("japanese", 6.5, "model", 1)
+        boards = [finder.find(p.key) for p in positions]
+        with book.writing() as conn:
+            ai_values.create(conn)
+            for board, side in boards:
+                ai_values.put(conn, board.symmetric_keys(side), 19, settings, (1, 0.5, 0.0), [])
+    # the network is the -model file's name: a command that cannot start, naming the same network
+    assert main(["ai", "annotate", "--book", any_book, "--min-games", "5", "--visits", "1",
+                 "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(f"; {len(positions)} already stored in the book [^,]*, 0 to ask KataGo", err), err
+    # search --ai shows the book's own values (network "model"), KataGo never started
+    assert main(["search", "--moves", "pd", "--book", any_book, "--ai", "--visits", "1",
+                 "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
+    shown = capsys.readouterr()
+    assert "asking KataGo" not in shown.err and "KataGo: model, japanese rules, komi 6.5, 1 visits" in shown.out
+
+
+def test_katago_that_cannot_start_is_one_line(book_path, capsys):
+    assert main(["ai", "annotate", "--book", book_path, "--min-games", "5", "--katago", "/nowhere/katago"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("fuseki ai: cannot start KataGo") and "docs/katago.md" in err[-1]
+
+
+def test_a_missing_book_is_not_created(tmp_path, capsys):
+    path = tmp_path / "none.sqlite"
+    assert main(["ai", "annotate", "--book", str(path), "--min-games", "5", "--katago", "/nowhere/k"]) == 1
+    assert "no book" in capsys.readouterr().err and not path.exists()
+
+
+# --- the real KataGo ---------------------------------------------------------------------------
+
+def rows(path: str) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT key, visits FROM ai_values").fetchall()
+
+
+@pytest.mark.slow
+def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_path, games, tmp_path, capsys,
+                                                                           monkeypatch):
+    command = real_katago_command()
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))  # not the user's
+    assert main(["ai", "annotate", "--book", book_path, "--min-games", "5", "--limit", "3", "--visits", "1",
+                 "--katago", command]) == 0
+    err = capsys.readouterr().err
+    assert "3 of 3 stored in the book" in err
+    assert len(rows(book_path)) == 3 and not (tmp_path / "ai-cache.sqlite").exists()
+    # the most played position is the empty board: search shows its stored values without KataGo
+    argv = command.split()
+    argv[0] = "/nowhere/katago"
+    t0 = time.perf_counter()
+    assert main(["search", "--moves", "", "--book", book_path, "--ai", "--visits", "1",
+                 "--katago", " ".join(argv)]) == 0
+    shown = capsys.readouterr()
+    assert time.perf_counter() - t0 < 30 and "asking KataGo" not in shown.err
+    assert "AI win %" in shown.out and "1 visits" in shown.out
+    # a run at 2 visits (other values) killed once its first answer is stored, then re-run
+    argv = [sys.executable, "-m", "fuseki", "ai", "annotate", "--book", book_path, "--min-games", "2",
+            "--limit", "5", "--visits", "2", "--threads", "2", "--katago", command]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            cwd=str(tmp_path))
+    katago_pid = None
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+            if katago_pid is None and children.exists() and children.read_text().split():
+                katago_pid = int(children.read_text().split()[0])
+            if any(v == 2 for _k, v in rows(book_path)):
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.stderr.read().decode()
+        proc.kill()  # SIGKILL: no handler runs
+        proc.wait()
+    finally:
+        if katago_pid is not None:  # KataGo runs in a session of its own: end it by its id
+            try:
+                os.killpg(katago_pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+    first = [k for k, v in rows(book_path) if v == 2]
+    assert 1 <= len(first) < 5
+    assert main(["ai", "annotate", "--book", book_path, "--min-games", "2", "--limit", "5", "--visits", "2",
+                 "--katago", command]) == 0
+    err = capsys.readouterr().err
+    assert re.search(f"; {len(first)} already stored in the book [^,]*, {5 - len(first)} to ask KataGo", err), err
+    stored = [k for k, v in rows(book_path) if v == 2]
+    assert len(stored) == len(set(stored)) == 5 and set(first) <= set(stored)
+
+
+@pytest.mark.slow
+def test_real_annotate_stopped_by_ctrl_c_says_what_is_cached_and_exits_130(book_path, tmp_path):
+    command = real_katago_command()
+    argv = [sys.executable, "-m", "fuseki", "ai", "annotate", "--book", book_path, "--min-games", "2",
+            "--limit", "6", "--visits", "1", "--katago", command]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(tmp_path))
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None and not rows_or_none(book_path):
+            time.sleep(0.2)
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)  # close() ends KataGo's process group before it exits
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    cached = len(rows(book_path))
+    assert code == 130, err
+    assert f"stopped by SIGINT; {cached} positions cached, re-run to go on" in err.splitlines()[-1]
+
+
+def rows_or_none(path: str) -> list[tuple]:
+    try:
+        return rows(path)
+    except sqlite3.OperationalError:  # no ai_values table yet
+        return []
