@@ -9,19 +9,35 @@ same way, so a fresh answer and a cached one are the same numbers on the same po
 
 A book position is its stones, not a game's history: KataGo gets it as ``initialStones``
 with the side to move, which is also what the cache's key says.
+
+``AiValueStores(book_db, cache_db, rules, komi, network)`` is the one reader of stored values
+for the ways in (``fuseki search --ai``, the web page; ready for the shell and the GTP
+engine): ``values(board, to_move)`` reads the book's own ``ai_values`` table (a book of
+games, or a statistics book's file: the built-in book ships its values there), then the
+user's cache file, and never asks KataGo.  Of the rows of the rules and komi it takes the
+network's when one is named (a KataGo is known), else any network's, and of those the one
+with the most visits (``ai_values.best``): the answer's settings say which.
+
+``next_move_values(...)`` gives each human next move its values, as KaTrain computes the
+points a move loses: KataGo's own candidate values when its search of the position visited
+the move (``source`` "search"), else the stored values of the position after the move (the
+child, the opponent to move: ``source`` "child"): win rate ``1 - child.winrate``, lead
+``-child.score_lead``, loss ``parent.score_lead - (-child.score_lead)``, unclamped.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, WHITE, IllegalMove, opponent
 from fuseki.engine.players.katago import Analysis, KataGo
 
 COLOR_LETTER = {BLACK: "B", WHITE: "W"}
@@ -83,6 +99,103 @@ class AiJudge:
         for i in missing:
             found[i] = self.cached(*boards[i])
         return found
+
+
+# --- the stored values, whoever stored them ---
+
+
+class AiValueStores:
+    """See the module docstring.  ``book_db``: the book's engine (its ``ai_values`` table is
+    read when it has one); ``cache_db``: the cache file's (None: none).  ``network`` None or
+    '': any network's values."""
+
+    def __init__(self, book_db: Engine | None, cache_db: Engine | None, rules: str, komi: float,
+                 network: str | None = None):
+        from sqlalchemy import inspect
+
+        AiSettings(rules, komi, network or "", 0).row_key()  # a komi no whole or half number fails here
+        self.rules, self.komi, self.network = rules, komi, network or None
+        self.dbs = [db for db in (book_db, cache_db) if db is not None and inspect(db).has_table("ai_values")]
+        self._owned: list[Engine] = []
+
+    @classmethod
+    def open(cls, book, path: Path, rules: str, komi: float, network: str | None = None) -> AiValueStores:
+        """The stores of ``book`` (a ``Book``, or None) and the cache file at ``path``
+        (``book.ui.ai_text.cache_path()``; a file not there is skipped, never made);
+        ``close()`` lets it go."""
+        from sqlalchemy import create_engine
+
+        cache = create_engine(f"sqlite:///{path}") if path.exists() else None
+        stores = cls(getattr(book, "db", None), cache, rules, komi, network)
+        stores._owned = [cache] if cache is not None else []
+        return stores
+
+    def values(self, board, to_move: int | None = None, network: str | None = None) -> AiValues | None:
+        """The stored values of (``board``, ``to_move``: default ``board.to_move``) in the
+        board's orientation, None when no store has them; ``network`` narrows to that one."""
+        side = board.to_move if to_move is None else to_move
+        keys = board.symmetric_keys(side)
+        for db in self.dbs:
+            with db.connect() as conn:
+                found = ai_values.best(conn, keys, board.size, self.rules, self.komi, network or self.network)
+            if found is not None:
+                return found
+        return None
+
+    def close(self) -> None:
+        for db in self._owned:
+            db.dispose()
+
+
+# --- a human move's values: KataGo's search, else the position after it (KaTrain's points lost) ---
+
+SEARCH, CHILD = "search", "child"
+
+
+@dataclass(frozen=True)
+class MoveValues:
+    """A next move's values for the player who plays it: win rate, score lead, the points it
+    loses against the position's evaluation, the visits behind them and their ``source``."""
+
+    winrate: float
+    score_lead: float
+    loss: float
+    visits: int
+    source: str  # SEARCH: KataGo's candidate; CHILD: the position after the move
+
+
+def next_move_values(values: AiValues, board, to_move: int, moves,
+                     child_values: Callable[..., AiValues | None]) -> list[MoveValues | None]:
+    """Per move of ``moves`` (each with ``point`` and ``points``, the book's next moves) of the
+    position (``board``, ``to_move``) whose values are ``values``: KataGo's candidate values
+    when its search visited the move, else from ``child_values(child_board, opponent,
+    network)`` (``AiValueStores.values``; asked for ``values``' network), else None."""
+    found: list[MoveValues | None] = []
+    for move in moves:
+        ai = next((m for m in values.moves if set(m.points) & set(move.points)), None)
+        if ai is not None:
+            found.append(MoveValues(ai.winrate, ai.score_lead, ai.loss, ai.visits, SEARCH))
+            continue
+        child = _child(board, to_move, move.point)
+        after = child_values(child, opponent(to_move), values.settings.network) if child is not None else None
+        if after is None:
+            found.append(None)
+            continue
+        lead = -after.score_lead
+        found.append(MoveValues(1.0 - after.winrate, lead, values.score_lead - lead, after.visits, CHILD))
+    return found
+
+
+def _child(board, to_move: int, point: int):
+    """The board after ``to_move`` plays ``point``, None for a pass or an illegal move."""
+    if point == coords.PASS:
+        return None
+    child = board.copy()
+    try:
+        child.play(to_move, point)
+    except IllegalMove:
+        return None
+    return child
 
 
 # --- the marks: where KataGo and the players disagree (``fuseki search --ai``, the web page) ---

@@ -159,14 +159,6 @@ def cached_keys(conn, settings: ai_values.AiSettings) -> set[int]:
     return {to_unsigned(int(key)) for key in rows.scalars()}
 
 
-def stored_values(conn, board: Board, side: int, settings: ai_values.AiSettings) -> ai_values.AiValues | None:
-    """The values of ``board`` stored in ``conn``'s database (a book), None when it has none
-    (or no ``ai_values`` table: a book never annotated, perhaps open read-only)."""
-    if not inspect(conn).has_table("ai_values"):
-        return None
-    return ai_values.get(conn, board.symmetric_keys(side), board.size, settings)
-
-
 @dataclass
 class AnnotateReport:
     """How a run went: ``total`` positions asked for, ``cached`` of them already stored

@@ -6,7 +6,9 @@ root's values for the side to move and, per candidate move, its values in the po
 book's next moves).  A look-up from any of the 8 orientations maps the points back with the
 same symmetry tables and merges the points equivalent under the position's own symmetry,
 as ``orbits.merge_orbits`` does for next moves, so a second look at a position in any
-orientation is one primary-key read.
+orientation is one primary-key read: ``get`` for exactly one settings' row (what
+``annotate`` resumes by), ``best`` for the most searched row of a rules and komi, of one
+network or of any (what the readers show: ``book.ai.AiValueStores``).
 
 ``moves`` is the bytes of a numpy record array (``MOVE_DTYPE``), best move first: the
 canonical padded point (``PASS`` = -1), visits, win rate and score lead for the player
@@ -125,12 +127,36 @@ def put(conn, keys: list[int], size: int, settings: AiSettings, root: tuple[int,
 
 def get(conn, keys: list[int], size: int, settings: AiSettings) -> AiValues | None:
     """The stored values of the position whose symmetric keys are ``keys``, in its orientation;
-    None when none are stored for these settings."""
+    None when none are stored for exactly these settings (``annotate``'s resume test)."""
     canonical = min(keys)
-    row = conn.execute(select(ai_values.c.root_visits, ai_values.c.root_winrate, ai_values.c.root_score_lead,
-                              ai_values.c.moves).where(*_where(zobrist.to_signed(canonical), settings))).first()
+    row = conn.execute(select(*_VALUE_COLUMNS).where(*_where(zobrist.to_signed(canonical), settings))).first()
+    return None if row is None else _decode(row, keys, size, settings)
+
+
+def best(conn, keys: list[int], size: int, rules: str, komi: float, network: str | None = None) -> AiValues | None:
+    """The most searched stored values of the position for ``rules`` and ``komi``: of the
+    ``network`` named, or of any network when it is None or '' (the answer's ``settings`` say
+    which network and visits it is); None when none are stored.  One read of a prefix of the
+    primary key (key, rules, komi, network), the row with the most visits first."""
+    cols = ai_values.c
+    canonical = min(keys)
+    halves = AiSettings(rules, komi, network or "", 0).row_key()["komi_halves"]
+    where = [cols.key == zobrist.to_signed(canonical), cols.rules == rules, cols.komi_halves == halves]
+    if network:
+        where.append(cols.network == network)
+    row = conn.execute(select(cols.network, cols.visits, *_VALUE_COLUMNS).where(*where)
+                       .order_by(cols.visits.desc(), cols.root_visits.desc(), cols.network).limit(1)).first()
     if row is None:
         return None
+    return _decode(row, keys, size, AiSettings(rules, komi, row.network, row.visits))
+
+
+_VALUE_COLUMNS = (ai_values.c.root_visits, ai_values.c.root_winrate, ai_values.c.root_score_lead, ai_values.c.moves)
+
+
+def _decode(row, keys: list[int], size: int, settings: AiSettings) -> AiValues:
+    """A stored row's values, its points mapped from canonical to the orientation of ``keys``."""
+    canonical = min(keys)
     records = np.frombuffer(row.moves, dtype=MOVE_DTYPE)
     table = _tables(size)
     back = table[coords.INVERSE[keys.index(canonical)]]

@@ -1,14 +1,16 @@
 """``fuseki search --ai``: KataGo's values beside the human next moves, as text.
 
 The options name KataGo (``--katago``, else ``$FUSEKI_KATAGO``, else the one ``.ci/katago``
-installed), the visits, rules and komi; the values are the book's own (``fuseki ai annotate``
-stores them in a book of games), else come through ``book.ai`` (the AI value cache in
-``$FUSEKI_AI_CACHE``, default ``~/.local/share/fuseki/ai-cache.sqlite``, then KataGo for a
-position the cache lacks: the command waits for it and says so on stderr).
+installed), the visits, rules and komi; the values are the stored ones
+(``book.ai.AiValueStores``: the book's own, as ``fuseki ai annotate`` or the built-in book's
+file keeps them, then the AI value cache in ``$FUSEKI_AI_CACHE``, default
+``~/.local/share/fuseki/ai-cache.sqlite``; the most searched of KataGo's network, or of any
+when no KataGo is found), else KataGo's (the command waits for it and says so on stderr).
 
-The table: each human next move with KataGo's win rate and score lead for the player who
-plays it and its loss in points against KataGo's best move, then KataGo's own candidates
-that nobody played (``AI``).  The marks are ``book.ai.mark``'s, which the web page shares:
+The table: each human next move with its win rate and score lead for the player who plays
+it and its loss in points (``book.ai.next_move_values``: KataGo's candidate values, else the
+stored position after the move's, marked ``*``), then KataGo's own candidates that nobody
+played (``AI``).  The marks are ``book.ai.mark``'s, which the web page shares:
 a move played in at least ``book.ai.POPULAR`` of the games that loses ``MISTAKE_POINTS`` or more is
 marked ``?`` (a popular mistake); a move KataGo prefers (loss under ``GOOD_POINTS``) that
 few people play (under ``RARE`` of the games) ``!``.
@@ -21,9 +23,6 @@ import sys
 from pathlib import Path
 
 from fuseki.engine.core import coords
-
-CACHE_ENV = "FUSEKI_AI_CACHE"
-DEFAULT_CACHE = "~/.local/share/fuseki/ai-cache.sqlite"
 
 
 def add_ai_options(p) -> None:
@@ -38,40 +37,48 @@ def add_ai_options(p) -> None:
 
 
 def cache_path() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE).expanduser()
+    """The user's AI value cache file: ``$FUSEKI_AI_CACHE``, else ``~/.local/share/fuseki/ai-cache.sqlite``."""
+    return Path(os.environ.get("FUSEKI_AI_CACHE") or "~/.local/share/fuseki/ai-cache.sqlite").expanduser()
 
 
-def ai_values_for(args, board, to_move: int, book=None):
-    """The AI values of the position: those ``book`` holds (``fuseki ai annotate`` stored them
-    there), else the AI value cache's, else KataGo's (asked, with progress on stderr)."""
+def ai_values_for(args, board, found, book=None, shown: int | None = None):
+    """(values, per human move values) of the position of ``found``: the stored values
+    (``book.ai.AiValueStores``: the book's own, then the cache file's), else KataGo's (asked,
+    with progress on stderr); each of the first ``shown`` human moves' values from
+    ``book.ai.next_move_values`` (KataGo's candidate, else the stored position after it)."""
+    from fuseki.book.ai import AiValueStores, next_move_values
+    from fuseki.engine import config
+    from fuseki.engine.players.katago import find_command, network_name
+
+    to_move = found.to_move
+    command = args.katago or find_command(config.load().katago)
+    network = network_name(command) if command else None  # no KataGo: any network's stored values
+    stores = AiValueStores.open(book, cache_path(), args.rules, args.komi, network)
+    try:
+        values = stores.values(board, to_move)
+        if values is None:
+            values = _ask_katago(args, board, to_move, command, network)
+        moves = found.moves[:shown] if shown is not None else found.moves
+        return values, next_move_values(values, board, to_move, moves, stores.values)
+    finally:
+        stores.close()
+
+
+def _ask_katago(args, board, to_move: int, command: str | None, network: str | None):
     from sqlalchemy import create_engine
 
     from fuseki.book.ai import AiJudge
     from fuseki.book.ui.cli_shared import CommandError
-    from fuseki.engine import config
-    from fuseki.engine.players.katago import KataGo, KataGoError, find_command, network_name
+    from fuseki.engine.players.katago import KataGo, KataGoError
 
-    command = args.katago or find_command(config.load().katago)
     if not command:
         raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
                            "(docs/katago.md)")
-    if book is not None and book.statistics is None:
-        from fuseki.book.annotate import stored_values
-        from fuseki.book.storage.ai_values import AiSettings
-
-        settings = AiSettings(rules=args.rules, komi=args.komi, network=network_name(command), visits=args.visits)
-        with book.db.connect() as conn:
-            values = stored_values(conn, board, to_move, settings)
-        if values is not None:
-            return values
     path = cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     cache = create_engine(f"sqlite:///{path}")
     try:
-        judge = AiJudge(cache, None, args.rules, args.komi, args.visits, network=network_name(command))
-        values = judge.cached(board, to_move)
-        if values is not None:
-            return values
+        judge = AiJudge(cache, None, args.rules, args.komi, args.visits, network=network)
         print(f"asking KataGo ({judge.settings.network or 'its network'}, {args.visits} visits) for this "
               f"position; on a CPU that takes minutes...", file=sys.stderr, flush=True)
         with KataGo(command) as katago:
@@ -88,10 +95,11 @@ def points(value: float) -> str:
     return f"{round(value, 1) + 0.0:6.1f}"
 
 
-def ai_table(found, values, size: int, letters: str) -> str:
-    """The human next moves of ``found`` with KataGo's ``values`` beside them, then KataGo's
-    moves nobody played; the last line names the network, rules, komi and visits."""
-    from fuseki.book.ai import MARK_TEXT, mark  # here: every fuseki command imports this module
+def ai_table(found, values, move_values, size: int, letters: str) -> str:
+    """The human next moves of ``found`` with their values (``move_values``, one per move
+    shown, from ``ai_values_for``) beside them, then KataGo's moves nobody played; the last
+    line names the network, rules, komi and visits."""
+    from fuseki.book.ai import CHILD, MARK_TEXT, mark  # here: every fuseki command imports this module
 
     s = values.settings
     lines = ["    move   games  win % |  AI win %   lead   loss"]
@@ -99,12 +107,12 @@ def ai_table(found, values, size: int, letters: str) -> str:
     def ai_columns(move) -> str:
         if move is None:
             return "|        -      -      -"
-        return f"| {100 * move.winrate:7.1f}% {points(move.score_lead)} {points(move.loss)}"
+        after = "*" if getattr(move, "source", None) == CHILD else ""
+        return f"| {100 * move.winrate:7.1f}% {points(move.score_lead)} {points(move.loss)}{after}"
 
     played: set[int] = set()
     total = max(found.total, 1)
-    for index, human in enumerate(found.moves[: len(letters)]):
-        ai = next((m for m in values.moves if set(m.points) & set(human.points)), None)
+    for index, (human, ai) in enumerate(zip(found.moves[: len(letters)], move_values)):
         played.update(human.points)
         kind = mark(human.games, total, ai.loss if ai is not None else None)
         note = f"  {MARK_TEXT[kind]}" if kind else ""
@@ -117,5 +125,6 @@ def ai_table(found, values, size: int, letters: str) -> str:
             lines.append(f"AI  {vertex:<5} {0:>6}      -  {ai_columns(ai)}  AI")
     lines.append(f"KataGo: {s.network or 'unknown network'}, {s.rules} rules, komi {s.komi:g}, "
                  f"{values.visits} visits; win rate and lead for the player who plays the move, "
-                 f"loss in points against KataGo's best")
+                 f"loss in points against KataGo's best (*: KataGo's search did not visit the move, its "
+                 f"values are the position after it's, its loss against this position's score lead)")
     return "\n".join(lines)

@@ -272,7 +272,8 @@ def run_search(args) -> int:
     try:
         found = book.next_moves(board, filters=filters)
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
-        values = ai_text.ai_values_for(args, board, found.to_move, book) if args.ai else None
+        if args.ai:
+            values, move_values = ai_text.ai_values_for(args, board, found, book, len(textboard.LETTERS))
     finally:
         book.close()
     note = ""
@@ -283,7 +284,8 @@ def run_search(args) -> int:
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
     if args.ai:  # the human table is replaced by one with KataGo's columns beside it
         table = textboard.move_table(found, board.size)
-        text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, board.size, textboard.LETTERS)
+        text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, board.size,
+                                                                        textboard.LETTERS)
                 + "\n" + table.rsplit("\n", 1)[-1])
     print(text)
     return 0

@@ -1,9 +1,12 @@
 """KataGo beside the web page's next moves (``fuseki serve --ai``): values at once, KataGo behind.
 
 A request never waits for KataGo.  ``AiService.answer(board)`` reads the position's values
-(any orientation) from the book's own ``ai_values`` table when it has one, else from the AI
-value cache file (``book.ui.ai_text.cache_path``); a position neither has is put in the
-service's queue and answered ``{"status": "pending"}`` at once.  One worker thread (started
+(any orientation) through ``book.ai.AiValueStores``: the book's own ``ai_values`` table when
+it has one (a book of games, or the built-in book's file), else the AI value cache file
+(``book.ui.ai_text.cache_path``), the most searched of the KataGo's network (of any network
+without a KataGo); a position neither has is put in the service's queue and answered
+``{"status": "pending"}`` at once.  ``ai_json`` gives each human next move its values with
+``book.ai.next_move_values`` (KataGo's candidate, else the stored position after the move).  One worker thread (started
 with the first job) takes the newest job first (the position a visitor looks at now), starts
 KataGo on its first job, asks it through ``book.ai.AiJudge`` and writes the values to the
 cache file (the book may be read-only), where the page's next poll finds them.
@@ -25,7 +28,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuseki.book.ai import MARK_TEXT, mark
+from fuseki.book.ai import MARK_TEXT, AiValueStores, mark, next_move_values
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import coords
@@ -92,7 +95,7 @@ class AiService:
     table is read if it has one)."""
 
     def __init__(self, options: AiOptions, book_db=None):
-        from sqlalchemy import create_engine, inspect
+        from sqlalchemy import create_engine
 
         from fuseki.book.ui.ai_text import cache_path
         from fuseki.engine.players.katago import network_name
@@ -101,12 +104,12 @@ class AiService:
         network = network_name(options.command) if options.command else ""
         self.settings = AiSettings(rules=options.rules, komi=options.komi, network=network, visits=options.visits)
         self.settings.row_key()  # a komi that is no whole or half number fails here, at start
-        self.book_db = book_db if book_db is not None and inspect(book_db).has_table("ai_values") else None
         path = options.cache or cache_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         self.cache_db = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
         with self.cache_db.begin() as conn:
             ai_values.create(conn)
+        self.stores = AiValueStores(book_db, self.cache_db, options.rules, options.komi, network or None)
         self.unavailable: str | None = None if options.command else NO_KATAGO
         self.queue = JobQueue()
         self._failed: dict[int, str] = {}  # positions KataGo refused or timed out on, and why
@@ -117,21 +120,10 @@ class AiService:
 
     # --- the request's side ---------------------------------------------------------------------
 
-    def lookup(self, board, to_move: int) -> AiValues | None:
-        """The stored values of the position, the book's first, else the cache file's."""
-        keys = board.symmetric_keys(to_move)
-        for db in (self.book_db, self.cache_db):
-            if db is not None:
-                with db.connect() as conn:
-                    found = ai_values.get(conn, keys, board.size, self.settings)
-                if found is not None:
-                    return found
-        return None
-
     def answer(self, board) -> tuple[str, AiValues | str | None]:
         """("ready", values), ("pending", None) with the position queued, or ("unavailable", reason)."""
         side = board.to_move
-        values = self.lookup(board, side)
+        values = self.stores.values(board, side)
         if values is not None:
             return "ready", values
         key = min(board.symmetric_keys(side))
@@ -167,7 +159,7 @@ class AiService:
                 continue
             key, (board, side) = job
             try:
-                if self.lookup(board, side) is None:  # another server process may have asked meanwhile
+                if self.stores.values(board, side) is None:  # another server process may have asked meanwhile
                     if judge.katago is None:
                         katago = KataGo(self.options.command)
                         with self._lock:
@@ -201,8 +193,10 @@ class AiService:
 
 
 def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
-    """The ``ai`` of a position answer; adds each human row's ``ai`` (None when KataGo did not
-    search the move) to ``next_rows`` (``app.next_moves_json``'s rows, whose ``points`` are SGF)."""
+    """The ``ai`` of a position answer (``settings``: those of the values found once ready);
+    adds each human row's ``ai`` (None when neither KataGo's search nor the position after the
+    move has values; ``source`` says which gave them) to ``next_rows``
+    (``app.next_moves_json``'s rows, whose ``points`` are SGF)."""
     status, got = service.answer(board)
     answer = {"status": status, "settings": service.settings_json()}
     for row in next_rows:
@@ -211,15 +205,18 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
         answer["reason"] = got
     if status != "ready":
         return answer
+    s = got.settings
+    answer["settings"] = {"network": s.network, "rules": s.rules, "komi": s.komi, "visits": s.visits}
     size = board.size
     total = found.total
     played: set[int] = set()
-    for row, stat in zip(next_rows, found.moves):
-        move = next((m for m in got.moves if set(m.points) & set(stat.points)), None)
+    stats = found.moves[:len(next_rows)]
+    for row, stat, move in zip(next_rows, stats, next_move_values(got, board, board.to_move, stats,
+                                                                  service.stores.values)):
         played.update(stat.points)
         if move is not None:
             kind = mark(stat.games, total, move.loss)
-            row["ai"] = {**_values(move), "mark": kind, "mark_text": MARK_TEXT.get(kind)}
+            row["ai"] = {**_values(move), "source": move.source, "mark": kind, "mark_text": MARK_TEXT.get(kind)}
     moves = []
     for move in got.moves:
         if move.point == coords.PASS:
