@@ -83,3 +83,33 @@ def test_search_ai_with_no_katago_found_says_how_to_get_one(book, capsys, monkey
     assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("fuseki search: no KataGo") and ".ci/katago" in err[0]
+
+
+def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_move(book, capsys, monkeypatch,
+                                                                                    tmp_path):
+    """No KataGo found: the stored values (any network's, the most visits) answer; D16, which
+    the stored search did not visit, gets the values of the position after it (marked *)."""
+    from sqlalchemy import create_engine
+
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.storage import ai_values
+    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.engine.players import katago
+
+    monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
+    db = create_engine(f"sqlite:///{tmp_path / 'ai-cache.sqlite'}")
+    with db.begin() as conn:
+        ai_values.create(conn)
+        for moves, visits, root, candidates in (("pd", 1, (1, 0.5, 0.0), []),
+                                                ("pd", 16, (17, 0.52, 0.4), [(DP, 9, 0.53, 0.5, 0.0, 0.4)]),
+                                                ("pd,dd", 2, (2, 0.7, -3.1), [])):
+            board = board_after_moves(moves.split(","), 19)
+            ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "shipped-net",
+                          visits), root, candidates)
+    db.dispose()
+    assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[2]: line.split() for line in out.splitlines() if line[:1] in "ab"}
+    assert rows["D4"][-3:] == ["53.0%", "0.5", "0.0"]  # KataGo's search visited it
+    assert rows["D16"][-3:] == ["30.0%", "3.1", "-2.7*"]  # 1 - 0.7; -(-3.1); 0.4 - 3.1
+    assert "KataGo: shipped-net, japanese rules, komi 6.5, 17 visits" in out

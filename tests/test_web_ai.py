@@ -64,7 +64,8 @@ def fake(tmp_path):
     return lambda mode: shlex.join([sys.executable, str(script), mode])
 
 
-def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], network="test-net", visits=2):
+def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], network="test-net", visits=2,
+               root=(20, 0.45, -1.0)):
     """Store values (sgf -> (win rate, lead, loss), best first) of the position after ``moves``."""
     board = board_after_moves([m for m in moves.split(",") if m], 19)
     settings = AiSettings(rules="japanese", komi=6.5, network=network, visits=visits)
@@ -72,7 +73,7 @@ def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], n
     db = create_engine(f"sqlite:///{app.cache_path}")
     with db.begin() as conn:
         ai_values.create(conn)  # the server makes it too; a test may write first
-        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, (20, 0.45, -1.0), rows)
+        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, root, rows)
     db.dispose()
 
 
@@ -131,6 +132,22 @@ def test_cached_values_sit_beside_the_human_moves_in_any_orientation(make_app, m
     assert {m["sgf"] for m in ai["moves"] if m["played"]} <= set(best["points"]) | set(worse["points"])
     info = ok(app.test_client(), "/api/info")
     assert info["ai"]["network"] == "test-net"
+
+
+@pytest.mark.parametrize("moves, dd", [("pd", "dd"), ("dd", "pd")])  # the second: flipped left-right
+def test_a_move_katago_did_not_search_gets_the_values_of_the_position_after_it(make_app, moves, dd):
+    app = make_app(MISSING)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, root=(20, 0.52, 1.2))  # the search visited D4 only
+    put_values(app, "pd,dd", {}, visits=1, root=(1, 0.61, 1.9))  # after W D16: Black 1.9 ahead
+    answer = ok(app.test_client(), f"/api/position?moves={moves}")
+    assert answer["ai"]["settings"]["visits"] == 2  # the position's own values
+    searched = [row for row in answer["next"] if row["ai"] and row["ai"]["source"] == "search"]
+    assert len(searched) == 1 and searched[0]["ai"]["loss"] == 0.0
+    after = row_with(answer, dd)["ai"]
+    # KaTrain's points lost: the parent's lead (1.2) minus the move's (-1.9), for White who plays it
+    assert after["source"] == "child" and after["visits"] == 1
+    assert (after["winrate"], after["score_lead"], after["loss"]) == (0.39, -1.9, 3.1)
+    assert after["mark"] == MISTAKE  # 1 of 4 games, 3.1 points: the same rule as the search's values
 
 
 def test_a_pending_answer_is_not_kept_and_a_poll_finds_the_values(make_app, fake):

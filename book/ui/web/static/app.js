@@ -306,6 +306,10 @@ function aiCells(tr, values, markName) {
   cells[0].textContent = `${(100 * values.winrate).toFixed(1)}%`;
   cells[1].textContent = values.score_lead.toFixed(1);
   cells[2].textContent = (Math.round(values.loss * 10) / 10 + 0).toFixed(1);
+  if (values.source === "child") {  // KataGo's search did not visit it: the position after it's values
+    cells[2].textContent += "*";
+    tr.title = `values of the position after the move (${values.visits} visits)`;
+  }
   const name = markName || values.mark;
   if (name) {
     const span = document.createElement("span");
@@ -331,7 +335,7 @@ function renderAi(position, body) {
   else if (ai.status === "unavailable") status.textContent = `KataGo unavailable: ${ai.reason}`;
   if (ai.status !== "ready") return;
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
-    "move, loss in points against KataGo's best · ? popular mistake · ! AI's choice, rarely played";
+    "move, loss in points against KataGo's best (* from the position after the move) · ? popular mistake · ! AI's choice, rarely played";
   for (const move of ai.moves.filter((m) => m.mark === "ai")) {
     const tr = document.createElement("tr");
     tr.className = "ai-row";
