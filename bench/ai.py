@@ -10,9 +10,11 @@
    to a fresh cache file: positions a second, KataGo's start and the search for the
    positions' boards left out (the command's own progress line counts the same way).
 3. The cache: ``--cached`` random openings stored with 40 candidate moves each in a fresh
-   SQLite cache file, then looked up (``AiJudge.cached``) in random orientations: p50 and p99
-   of one look-up, beside the baseline of the same run: the same number of primary-key
-   reads of the same rows without decoding them (what SQLite alone costs).
+   SQLite cache file, then looked up in random orientations, in turn: exactly the settings
+   stored (``AiJudge.cached``, ``ai_values.get``), through ``book.ai.AiValueStores`` (the
+   most visits of the network, ``ai_values.best``) and of any network: p50 and p99 of one
+   look-up, beside the baseline of the same run: the same number of primary-key reads of
+   the same rows without decoding them (what SQLite alone costs).
 
 Usage::
 
@@ -37,7 +39,7 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 
 from sqlalchemy import create_engine, select  # noqa: E402
 
-from fuseki.book.ai import AiJudge  # noqa: E402
+from fuseki.book.ai import AiJudge, AiValueStores  # noqa: E402
 from fuseki.book.storage import ai_values  # noqa: E402
 from fuseki.engine.core import coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
@@ -123,11 +125,19 @@ def bench_cache(cached: int, lookups: int, rng: random.Random) -> None:
             for color in (BLACK, WHITE):
                 turned.set_stones(color, [coords.transform_point(n, p, 19) for p in board.stones(color)])
             asked.append((turned, board.to_move))
-        times, raw = [], []
+        times, raw, best, anyone = [], [], [], []
+        named = AiValueStores(None, cache, "japanese", 6.5, "bench-net")
+        unnamed = AiValueStores(None, cache, "japanese", 6.5, None)
         for board, side in asked:
             t = time.perf_counter()
             assert judge.cached(board, side) is not None
             times.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            assert named.values(board, side) is not None
+            best.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            assert unnamed.values(board, side) is not None
+            anyone.append(time.perf_counter() - t)
             key = zobrist.to_signed(min(board.symmetric_keys(side)))
             t = time.perf_counter()
             with cache.connect() as conn:
@@ -135,6 +145,9 @@ def bench_cache(cached: int, lookups: int, rng: random.Random) -> None:
             raw.append(time.perf_counter() - t)
         print(f"  look-up (keys, read, map to the orientation): p50 {1000 * statistics.median(times):.2f} ms, "
               f"p99 {1000 * percentile(times, 0.99):.2f} ms")
+        for name, spent in (("AiValueStores, the network's most visits", best), ("AiValueStores, any network", anyone)):
+            print(f"  {name + ':':<45} p50 {1000 * statistics.median(spent):.2f} ms, "
+                  f"p99 {1000 * percentile(spent, 0.99):.2f} ms")
         print(f"  baseline, the same rows read by key alone:    p50 {1000 * statistics.median(raw):.2f} ms, "
               f"p99 {1000 * percentile(raw, 0.99):.2f} ms")
         cache.dispose()
