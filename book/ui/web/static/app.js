@@ -335,7 +335,8 @@ function renderAi(position, body) {
   else if (ai.status === "unavailable") status.textContent = `KataGo unavailable: ${ai.reason}`;
   if (ai.status !== "ready") return;
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
-    "move, loss in points against KataGo's best (* from the position after the move) · ? popular mistake · ! AI's choice, rarely played";
+    "move, loss in points against KataGo's best (* from the position after the move) · ? popular mistake · " +
+    "! AI's choice, rarely played";
   for (const move of ai.moves.filter((m) => m.mark === "ai")) {
     const tr = document.createElement("tr");
     tr.className = "ai-row";
