@@ -113,3 +113,48 @@ def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_m
     assert rows["D4"][-3:] == ["53.0%", "0.5", "0.0"]  # KataGo's search visited it
     assert rows["D16"][-3:] == ["30.0%", "3.1", "-2.7*"]  # 1 - 0.7; -(-3.1); 0.4 - 3.1
     assert "KataGo: shipped-net, japanese rules, komi 6.5, 17 visits" in out
+
+
+def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(book, capsys, monkeypatch,
+                                                                             tmp_path):
+    """How the built-in book ships its values: an annotate run on a statistics book writes them
+    to the cache file; ``fuseki ai copy`` puts them into the book's own file, where ``search
+    --ai`` finds them with no cache and no KataGo.  A second copy adds nothing."""
+    from sqlalchemy import create_engine
+
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.statbook_build import write_statistics
+    from fuseki.book.storage import ai_values
+    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.storage.store import Book
+    from fuseki.engine.players import katago
+
+    monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
+    stats = str(tmp_path / "stats.sqlite")
+    with Book.open(book, readonly=True) as games:
+        write_statistics(games, stats, min_games=1)
+    elsewhere = tmp_path / "computed-elsewhere.sqlite"
+    db = create_engine(f"sqlite:///{elsewhere}")
+    with db.begin() as conn:
+        ai_values.create(conn)
+        for moves, root, candidates in (("pd", (9, 0.52, 0.4), [(DP, 5, 0.53, 0.5, 0.0, 0.4)]),
+                                        ("pd,dp", (3, 0.45, -0.7), [])):
+            board = board_after_moves(moves.split(","), 19)
+            ai_values.put(conn, board.symmetric_keys(board.to_move), 19,
+                          AiSettings("japanese", 6.5, "gpu-net", 8), root, candidates)
+    db.dispose()
+    capsys.readouterr()
+    assert main(["ai", "copy", str(elsewhere), "--into", stats]) == 0
+    assert "2 positions' values read" in (err := capsys.readouterr().err) and "2 added" in err
+    assert main(["ai", "copy", str(elsewhere), "--into", stats]) == 0
+    assert "0 added" in capsys.readouterr().err
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "no-cache.sqlite"))
+    assert main(["search", "--moves", "dp", "--book", stats, "--ai"]) == 0  # the first move mirrored
+    out = capsys.readouterr().out
+    rows = {line.split()[2]: line.split() for line in out.splitlines() if line[:1] in "ab"}
+    turn = next(t for t in range(8) if coords.transform_point(t, PD, 19) == DP)  # how the asked position lies
+    searched = coords.point_to_vertex(coords.transform_point(turn, DP, 19), 19)
+    assert rows[searched][-3:] == ["53.0%", "0.5", "0.0"], out
+    assert "KataGo: gpu-net, japanese rules, komi 6.5, 9 visits" in out
+    assert not (tmp_path / "no-cache.sqlite").exists()
+    assert main(["ai", "copy", str(tmp_path / "nothing.sqlite"), "--into", stats]) == 1

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from sqlalchemy import BigInteger, Column, Float, Integer, LargeBinary, MetaData, String, Table, select
+from sqlalchemy import BigInteger, Column, Float, Integer, LargeBinary, MetaData, String, Table, func, select
 
 from fuseki.engine.core import coords, zobrist
 
@@ -149,6 +149,27 @@ def best(conn, keys: list[int], size: int, rules: str, komi: float, network: str
     if row is None:
         return None
     return _decode(row, keys, size, AiSettings(rules, komi, row.network, row.visits))
+
+
+def copy(source, target, chunk: int = 10_000) -> tuple[int, int]:
+    """Copy every row of ``source``'s ``ai_values`` (a connection: a cache file, a book) into
+    ``target``'s (its table made if missing), keeping the rows ``target`` already has for the
+    same key and settings: (rows read, rows added).  How values computed elsewhere (a machine
+    with a GPU, an annotate run) reach a book, the built-in book's file included."""
+    create(target)
+    dialect = target.dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    statement = insert(ai_values).on_conflict_do_nothing()
+    count = select(func.count()).select_from(ai_values)
+    before, read = target.execute(count).scalar_one(), 0
+    rows = source.execute(select(ai_values)).mappings()
+    while batch := [dict(row) for row in rows.fetchmany(chunk)]:
+        read += len(batch)
+        target.execute(statement, batch)
+    return read, target.execute(count).scalar_one() - before
 
 
 _VALUE_COLUMNS = (ai_values.c.root_visits, ai_values.c.root_winrate, ai_values.c.root_score_lead, ai_values.c.moves)

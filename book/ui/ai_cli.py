@@ -1,4 +1,5 @@
-"""fuseki ai annotate: KataGo's values of the book's most played positions, kept for later.
+"""fuseki ai annotate: KataGo's values of the book's most played positions, kept for later;
+fuseki ai copy: stored values from one file into a book's (how the built-in book gets them).
 
 Example::
 
@@ -24,7 +25,7 @@ from fuseki.book.ui.cli_shared import CommandError, add_book_option, book_locati
 
 
 def add_commands(subparsers) -> None:
-    p = subparsers.add_parser("ai", help="KataGo's values of the book's positions (annotate)",
+    p = subparsers.add_parser("ai", help="KataGo's values of the book's positions (annotate, copy)",
                               description="KataGo beside the book (docs/katago.md).",
                               epilog="Example: fuseki ai annotate --book games.sqlite --min-games 50 (fuseki ai "
                                      "SUBCOMMAND --help says more)")
@@ -46,6 +47,45 @@ def add_commands(subparsers) -> None:
     a.add_argument("--rules", default="japanese", help="rules KataGo judges by (default japanese)")
     a.add_argument("--komi", type=float, default=6.5, help="komi KataGo judges with (default 6.5)")
     a.set_defaults(run=run_annotate)
+    c = commands.add_parser(
+        "copy", help="copy stored AI values from a cache file or book into a book's file",
+        description="Copy every stored AI value of FROM (an AI value cache file, or a book) into the book "
+                    "file or URL INTO, keeping what INTO already holds for the same position and settings: "
+                    "values computed elsewhere (an annotate run on a machine with a GPU, or on the built-in "
+                    "book, which writes to the cache) reach a book, the built-in book's file included. "
+                    "Example: fuseki ai copy ~/.local/share/fuseki/ai-cache.sqlite --into book/data/builtin.sqlite")
+    c.add_argument("source", metavar="FROM", help="an SQLite file (or database URL) holding an ai_values table")
+    c.add_argument("--into", required=True, metavar="BOOK", help="the SQLite file or database URL to copy into")
+    c.set_defaults(run=run_copy)
+
+
+def run_copy(args) -> int:
+    """Exit code 0; 1 when FROM has no stored values or a file is missing."""
+    import os
+
+    from sqlalchemy import create_engine, inspect
+
+    from fuseki.book.storage import ai_values
+
+    def engine(location: str):
+        if "://" in location:
+            return create_engine(location)
+        if not os.path.isfile(location):
+            raise CommandError(f"{location}: no such file")
+        return create_engine(f"sqlite:///{location}")
+
+    source, target = engine(args.source), engine(args.into)
+    try:
+        if not inspect(source).has_table("ai_values"):
+            raise CommandError(f"{args.source}: no stored AI values (no ai_values table)")
+        with source.connect() as read, target.begin() as write:
+            rows, added = ai_values.copy(read, write)
+    finally:
+        source.dispose()
+        target.dispose()
+    print(f"fuseki ai copy: {rows:,} positions' values read from {args.source}, {added:,} added to {args.into} "
+          f"({rows - added:,} were there)", file=sys.stderr)
+    return 0
 
 
 def run_annotate(args) -> int:
