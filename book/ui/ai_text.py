@@ -18,10 +18,9 @@ few people play (under ``RARE`` of the games) ``!``.
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
+from fuseki.engine.config import ai_cache_path as cache_path  # noqa: F401 - the ways in name it here
 from fuseki.engine.core import coords
 
 
@@ -34,11 +33,6 @@ def add_ai_options(p) -> None:
     p.add_argument("--visits", type=int, default=32, metavar="V", help="KataGo's visits a position (default 32)")
     p.add_argument("--rules", default="japanese", help="rules KataGo judges by (default japanese)")
     p.add_argument("--komi", type=float, default=6.5, help="komi KataGo judges with (default 6.5)")
-
-
-def cache_path() -> Path:
-    """The user's AI value cache file: ``$FUSEKI_AI_CACHE``, else ``~/.local/share/fuseki/ai-cache.sqlite``."""
-    return Path(os.environ.get("FUSEKI_AI_CACHE") or "~/.local/share/fuseki/ai-cache.sqlite").expanduser()
 
 
 def ai_values_for(args, board, found, book=None, shown: int | None = None):
