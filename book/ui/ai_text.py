@@ -35,11 +35,13 @@ def add_ai_options(p) -> None:
     p.add_argument("--komi", type=float, default=6.5, help="komi KataGo judges with (default 6.5)")
 
 
-def ai_values_for(args, board, found, book=None, shown: int | None = None):
+def ai_values_for(args, board, found, book=None, shown: int | None = None, ask_unless_none: bool = False):
     """(values, per human move values) of the position of ``found``: the stored values
     (``book.ai.AiValueStores``: the book's own, then the cache file's), else KataGo's (asked,
     with progress on stderr); each of the first ``shown`` human moves' values from
-    ``book.ai.next_move_values`` (KataGo's candidate, else the stored position after it)."""
+    ``book.ai.next_move_values`` (KataGo's candidate, else the stored position after it).
+    With ``ask_unless_none`` (the shell), nothing stored and no KataGo configured is
+    (None, []) instead of the CommandError that says how to get one."""
     from fuseki.book.ai import AiValueStores, next_move_values
     from fuseki.engine import config
     from fuseki.engine.players.katago import find_command, network_name
@@ -50,6 +52,8 @@ def ai_values_for(args, board, found, book=None, shown: int | None = None):
     stores = AiValueStores.open(book, cache_path(), args.rules, args.komi, network)
     try:
         values = stores.values(board, to_move)
+        if values is None and ask_unless_none and not command:
+            return None, []
         if values is None:
             values = _ask_katago(args, board, to_move, command, network)
         moves = found.moves[:shown] if shown is not None else found.moves
