@@ -160,3 +160,19 @@ def test_positions_without_values_show_no_ai_fields(judged, plain):
         entries, _ = analyze(eng, "kata-analyze 10")
         assert entries and all("scoreLead" not in e for e in entries)
         assert "AI loss" not in ok(eng, "book-gfx")
+
+
+# --- the settings ----------------------------------------------------------------------------------
+
+def test_the_flag_and_the_settings(tmp_path):
+    from fuseki.engine import config
+    from fuseki.engine.gtp.cli import build_parser, settings_from
+
+    settings = settings_from(build_parser().parse_args(["--policy", "sound", "--max-loss", "1.5"]))
+    assert (settings.book.policy, settings.max_loss, settings.ai_rules, settings.ai_komi) == \
+        ("sound", 1.5, "japanese", 6.5)
+    for text, key in (("[ai]\nmax_loss = -1\n", "ai.max_loss"), ("[ai]\nkomi = 6.3\n", "ai.komi")):
+        path = tmp_path / "bad.toml"
+        path.write_text(text)
+        with pytest.raises(config.ConfigError, match=key):
+            config.load(path)
