@@ -11,12 +11,13 @@ A book position is its stones, not a game's history: KataGo gets it as ``initial
 with the side to move, which is also what the cache's key says.
 
 ``AiValueStores(book_db, cache_db, rules, komi, network)`` is the one reader of stored values
-for the ways in (``fuseki search --ai``, the web page; ready for the shell and the GTP
-engine): ``values(board, to_move)`` reads the book's own ``ai_values`` table (a book of
-games, or a statistics book's file: the built-in book ships its values there), then the
-user's cache file, and never asks KataGo.  Of the rows of the rules and komi it takes the
-network's when one is named (a KataGo is known), else any network's, and of those the one
-with the most visits (``ai_values.best``): the answer's settings say which.
+for the ways in (``fuseki search --ai``, the web page, the shell) and the GTP engine's book
+chooser (``book.chooser``: policy ``sound``, the analysis commands): ``values(board,
+to_move)`` reads the book's own ``ai_values`` table (a book of games, or a statistics book's
+file: the built-in book ships its values there), then the user's cache file, and never asks
+KataGo.  Of the rows of the rules and komi it takes the network's when one is named (a KataGo
+is known), else any network's, and of those the one with the most visits (``ai_values.best``):
+the answer's settings say which.
 
 ``next_move_values(...)`` gives each human next move its values, as KaTrain computes the
 points a move loses: KataGo's own candidate values when its search of the position visited
@@ -119,13 +120,13 @@ class AiValueStores:
         self._owned: list[Engine] = []
 
     @classmethod
-    def open(cls, book, path: Path, rules: str, komi: float, network: str | None = None) -> AiValueStores:
+    def open(cls, book, path: Path | None, rules: str, komi: float, network: str | None = None) -> AiValueStores:
         """The stores of ``book`` (a ``Book``, or None) and the cache file at ``path``
-        (``book.ui.ai_text.cache_path()``; a file not there is skipped, never made);
+        (``engine.config.ai_cache_path()``; a file not there, or None, is skipped, never made);
         ``close()`` lets it go."""
         from sqlalchemy import create_engine
 
-        cache = create_engine(f"sqlite:///{path}") if path.exists() else None
+        cache = create_engine(f"sqlite:///{path}") if path is not None and path.exists() else None
         stores = cls(getattr(book, "db", None), cache, rules, komi, network)
         stores._owned = [cache] if cache is not None else []
         return stores

@@ -7,7 +7,18 @@ policy among the book moves played in at least ``min_games`` games:
 - ``best``: the most played move (ties: the book's order, i.e. point order);
 - ``weighted``: at random, in proportion to ``games ** (1 / temperature)``
   (temperature 1: in proportion to games; lower is greedier, higher flatter);
-- ``winrate``: the best win rate for the player to move (ties: more games).
+- ``winrate``: the best win rate for the player to move (ties: more games);
+- ``sound``: as ``best``, among the moves whose stored AI loss (KataGo's points lost,
+  ``book.ai.next_move_values``: its search's values, else the stored position after the move)
+  is at most ``max_loss``; a move with no stored values is kept (unknown is not bad), and when
+  every move is skipped the chooser answers as out of book (the corner book, then the next
+  chooser of the chain, play).
+
+KataGo's values are only read, never asked for: ``ai_stores()`` opens ``book.ai.AiValueStores``
+(the book's own ``ai_values`` table, then the cache file ``ai_cache``, any network, the rules
+and komi ``ai_rules`` / ``ai_komi``) at the first question and keeps None when neither has the
+table, so that a book without values costs one look at its tables.  ``ai_move_values`` gives the
+analysis commands (``engine.gtp.commands.analysis``, which never imports the book) the same values.
 
 A book move stands for its orbit under the position's own symmetry
 (``MoveStat.points``); one of the orbit's legal points is drawn with the
@@ -179,7 +190,8 @@ class BookChooser:
     def __init__(self, location: str, policy: str = "best", min_games: int = 1,
                  temperature: float = 1.0, seed: int | None = None, verbose: bool = False,
                  log: Callable[[str], None] | None = None, corner_book: bool = True,
-                 corner_until: int = 0):
+                 corner_until: int = 0, max_loss: float = 2.0, ai_rules: str = "japanese",
+                 ai_komi: float = 6.5, ai_cache=None):
         if policy not in POLICIES:
             raise ValueError(f"unknown book policy {policy!r} (one of {', '.join(POLICIES)})")
         self.policy, self.min_games, self.temperature = policy, min_games, temperature
@@ -191,6 +203,9 @@ class BookChooser:
         self.rng = random.Random(seed)
         self.opener = LazyBook(location, self.log)
         self._cache = None
+        self.max_loss, self.ai_rules, self.ai_komi, self.ai_cache = max_loss, ai_rules, ai_komi, ai_cache
+        self._stores = None  # (book, AiValueStores or None) once looked for
+        self._stores_lock = threading.Lock()
 
     @property
     def book(self):
@@ -244,18 +259,85 @@ class BookChooser:
         found = self.corner_moves(board, color)
         return None if found is None else candidates(found, board, color)
 
+    # --- KataGo's stored values: read, never asked (see the module docstring) ---
+
+    def ai_stores(self):
+        """The book's and the cache file's stored AI values (``book.ai.AiValueStores``), or
+        None: no book, or neither has an ``ai_values`` table."""
+        book = self.book
+        if book is None:
+            return None
+        if self._stores is None or self._stores[0] is not book:
+            with self._stores_lock:
+                if self._stores is None or self._stores[0] is not book:
+                    self._stores = (book, self._open_stores(book))
+        return self._stores[1]
+
+    def _open_stores(self, book):
+        from fuseki.book.ai import AiValueStores
+
+        try:
+            stores = AiValueStores.open(book, self.ai_cache, self.ai_rules, self.ai_komi)
+        except Exception as exc:  # noqa: BLE001 - no values is what a store that cannot be read gives
+            self.log(f"fuseki: cannot read the stored AI values ({type(exc).__name__}: {exc}); "
+                     "playing without them")
+            return None
+        if not stores.dbs:
+            stores.close()
+            return None
+        return stores
+
+    def ai_move_values(self, board, color: int, moves) -> list | None:
+        """KataGo's stored values of each of ``moves`` (``point``, ``points``) for ``color`` on
+        ``board``: per move a ``book.ai.MoveValues`` (``winrate``, ``score_lead``, ``loss`` for
+        the mover, ``source``) or None; None when nothing is stored for the position."""
+        stores = self.ai_stores()
+        if stores is None or not moves:
+            return None
+        from fuseki.book.ai import next_move_values
+
+        values = stores.values(board, color)
+        if values is None:
+            return None
+        return next_move_values(values, board, color, moves, stores.values)
+
+    def _sound(self, board, color: int, moves) -> tuple[list, list[tuple[int, str]]]:
+        """(the eligible ``moves`` whose stored AI loss is at most ``max_loss`` or unknown,
+        (point, reason) of the others)."""
+        moves = eligible(moves, self.min_games)
+        values = self.ai_move_values(board, color, moves)
+        if values is None:
+            return moves, []
+        kept, skipped = [], []
+        for move, ai in zip(moves, values):
+            if ai is not None and ai.loss > self.max_loss:
+                skipped.append((move.point, f"AI loss {ai.loss:.1f} > {self.max_loss:g} points"))
+            else:
+                kept.append(move)
+        return kept, skipped
+
     def choose(self, board, color: int) -> int | None:
         found = self.next_moves(board, color)
         moves = found.moves if found is not None else []
+        condemned: list[tuple[int, str]] = []
+        if self.policy == "sound" and moves:
+            moves, condemned = self._sound(board, color, moves)
         choice = pick(moves, board, color, self.policy, self.min_games, self.temperature, self.rng)
         self.source = "book" if choice is not None else ""
+        if self.verbose:
+            self._report_condemned(board, color, condemned)
         if choice is None and found is not None:
             corner = self._choose_corner(board, color)
             if corner is not None:
                 return corner
         if self.verbose:
-            self._report(board, color, found, choice)
+            self._report(board, color, found, choice, bool(condemned))
         return None if choice is None else choice.point
+
+    def _report_condemned(self, board, color: int, condemned) -> None:
+        who = "B" if color == 1 else "W"
+        for point, reason in condemned:
+            self.log(f"fuseki: genmove {who}: book move {point_to_vertex(point, board.size)} skipped ({reason})")
 
     def _choose_corner(self, board, color: int) -> int | None:
         from fuseki.book.corner_chooser import pick_corner
@@ -278,11 +360,12 @@ class BookChooser:
                      f"{move.winrate:.0%} won by the mover)")
         return choice.point
 
-    def _report(self, board, color: int, found, choice: Choice | None) -> None:
+    def _report(self, board, color: int, found, choice: Choice | None, condemned: bool = False) -> None:
         who = "B" if color == 1 else "W"
         if choice is None:
             why = ("no book" if found is None else "position not in book" if not found.moves
-                   else f"no legal book move with >= {self.min_games} games")
+                   else f"no legal book move with >= {self.min_games} games"
+                   + (f" and an AI loss of at most {self.max_loss:g} points" if condemned else ""))
             self.log(f"fuseki: genmove {who}: out of book ({why}); asking the next chooser")
             return
         for point, reason in choice.skipped:
@@ -322,13 +405,16 @@ def from_settings(settings, verbose: bool = False,
 
     Opens nothing: the book is opened at the first ``genmove`` or analysis command.
     """
+    from fuseki.engine.config import ai_cache_path
+
     location, _line = book_choice(settings)
     if location is None:
         return None
     book = settings.book
     return BookChooser(location, book.policy, book.min_games, book.temperature,
                        seed=settings.seed, verbose=verbose, log=log, corner_book=book.corner_book,
-                       corner_until=book.corner_until)
+                       corner_until=book.corner_until, max_loss=settings.max_loss,
+                       ai_rules=settings.ai_rules, ai_komi=settings.ai_komi, ai_cache=ai_cache_path())
 
 
 def _stderr(text: str) -> None:

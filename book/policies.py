@@ -1,5 +1,6 @@
-"""How a book chooser orders the moves it may play: the policies ``best``, ``weighted`` and
-``winrate`` (``book.chooser`` explains them), shared by the whole-board chooser and the corner
+"""How a book chooser orders the moves it may play: the policies ``best``, ``weighted``,
+``winrate`` and ``sound`` (``book.chooser`` explains them; ``sound`` orders as ``best``, the
+chooser having left out the moves KataGo's stored values condemn), shared by the whole-board chooser and the corner
 book's (``book.corner_chooser``)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ def policy_order(moves: list, policy: str, temperature: float, rng: random.Rando
     ``weighted`` draws without replacement, so a later entry is the next draw
     once the earlier ones are found illegal.
     """
-    if policy == "best":
+    if policy in ("best", "sound"):
         return sorted(moves, key=lambda m: -m.games)  # stable: keeps the book's tie order
     if policy == "winrate":
         return sorted(moves, key=lambda m: (-m.winrate, -m.games))

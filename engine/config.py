@@ -7,12 +7,14 @@ names another) has five tables; every key is optional::
     [rules]  suicide = false        superko = false
     [engine] seed = 42              (an integer >= 0; absent: a fresh seed each run)
              fallback_engine = "gnugo --mode gtp"   (answers genmove when the book has no move)
-    [book]   path = "~/books/pro.sqlite"   policy = "best" | "weighted" | "winrate"
+    [book]   path = "~/books/pro.sqlite"   policy = "best" | "weighted" | "winrate" | "sound"
              min_games = 1          (>= 1)      temperature = 1.0   (> 0)
              analysis_min_games = 2 (>= 1: the fewest games a move needs in analysis lines)
              corner_book = true     (out of the whole-board book, play the corner book's joseki)
              corner_until = 0       (>= 0: the last move number the corner book plays; 0: no limit)
     [ai]     katago = "katago analysis -model M -config C"   (fuseki search --ai; after $FUSEKI_KATAGO)
+             max_loss = 2.0         (>= 0: policy "sound" skips book moves whose stored AI loss is over it)
+             rules = "japanese"     komi = 6.5   (the settings of the stored AI values the engine reads)
 
 The book is found in this order: ``--book``, ``$FUSEKI_BOOK``, ``[book] path``,
 then ``DEFAULT_BOOK`` (``~/.local/share/fuseki/book.sqlite``), so that the
@@ -37,10 +39,19 @@ from typing import Any
 from fuseki.engine.core.base import MAX_KOMI, MAX_SIZE, MIN_SIZE
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "configs" / "fuseki.toml"  # shipped in the package
-# the values of the [book] policy setting: how a chooser picks among candidate moves (book, corner book)
-POLICIES = ("best", "weighted", "winrate")
+# the values of the [book] policy setting: how a chooser picks among candidate moves (book, corner book);
+# "sound" is "best" without the book moves whose stored AI loss is over [ai] max_loss
+POLICIES = ("best", "weighted", "winrate", "sound")
 DEFAULT_BOOK = "~/.local/share/fuseki/book.sqlite"
 BOOK_ENV = "FUSEKI_BOOK"
+DEFAULT_AI_CACHE = "~/.local/share/fuseki/ai-cache.sqlite"
+AI_CACHE_ENV = "FUSEKI_AI_CACHE"
+
+
+def ai_cache_path() -> Path:
+    """The user's AI value cache file: ``$FUSEKI_AI_CACHE``, else ``DEFAULT_AI_CACHE`` (here, below
+    the book, so that the engine's book chooser and the ways in name the same file)."""
+    return Path(os.environ.get(AI_CACHE_ENV) or DEFAULT_AI_CACHE).expanduser()
 
 
 class ConfigError(ValueError):
@@ -70,6 +81,11 @@ class Settings:
     seed: int | None = None
     fallback_engine: str | None = None
     katago: str | None = None  # KataGo's analysis engine command (fuseki search --ai)
+    # policy "sound": the most played book move whose stored AI loss is at most max_loss points;
+    # the stored values read are those of ai_rules and ai_komi (fuseki ai annotate's defaults)
+    max_loss: float = 2.0
+    ai_rules: str = "japanese"
+    ai_komi: float = 6.5
     book: BookSettings = field(default_factory=BookSettings)
 
 
@@ -93,6 +109,25 @@ def _komi(value: Any) -> float:
     if abs(value) > MAX_KOMI:
         raise ValueError(f"must be from {-MAX_KOMI} to {MAX_KOMI}")
     return float(value)
+
+
+def _points(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError("must be a number >= 0")
+    return float(value)
+
+
+def _rules(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a rules name such as \"japanese\"")
+    return value
+
+
+def _ai_komi(value: Any) -> float:
+    komi = _komi(value)
+    if komi * 2 != int(komi * 2):
+        raise ValueError("must be a whole or half number (the AI values are stored so)")
+    return komi
 
 
 def _seed(value: Any) -> int:
@@ -141,6 +176,9 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "engine.seed": ("seed", _seed),
     "engine.fallback_engine": ("fallback_engine", _path),
     "ai.katago": ("katago", _path),
+    "ai.max_loss": ("max_loss", _points),
+    "ai.rules": ("ai_rules", _rules),
+    "ai.komi": ("ai_komi", _ai_komi),
     "book.path": ("book.path", _path),
     "book.policy": ("book.policy", _policy),
     "book.min_games": ("book.min_games", _min_games),

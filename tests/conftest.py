@@ -56,6 +56,9 @@ def _import_this_checkout() -> Path:
 
 
 CHECKOUT_PATH = _import_this_checkout()
+# the engine's book chooser reads the user's AI value cache: tests read none (a file not there)
+# unless they name one, here and in the engines and commands they start
+os.environ["FUSEKI_AI_CACHE"] = str(CHECKOUT_PATH / "no-ai-cache.sqlite")
 SHARED_DATA = ROOT.parent / "shared" / "data"
 POSTGRES_URL = os.environ.get("FUSEKI_TEST_POSTGRES",
                               "postgresql://fuseki:fuseki@127.0.0.1:5432/fuseki_test")

@@ -221,7 +221,7 @@ def test_rotations_agree(shell):
 
 def test_listcommands_and_help(shell):
     names = run(shell, "listcommands").split()
-    assert names == sorted(["board", "cd", "corners", "cwd", "exit", "games", "help", "import", "listcommands",
+    assert names == sorted(["ai", "board", "cd", "corners", "cwd", "exit", "games", "help", "import", "listcommands",
                             "ls", "pattern", "marks", "play", "player", "quit", "rotations", "search", "undo",
                             "year"])
     assert run(shell, "help undo").startswith("undo [N]:")
@@ -322,3 +322,89 @@ def test_pattern_then_games_lists_the_pattern_games(book_path, monkeypatch):
         assert "pattern needs a region" in run(shell, "pattern")
     finally:
         book.close()
+
+
+# --- ai on|off: KataGo's stored values beside the human moves -------------------------------------
+
+@pytest.fixture
+def no_katago(tmp_path, monkeypatch):
+    """No KataGo named or installed, and an AI value cache file of the test's own."""
+    monkeypatch.delenv("FUSEKI_KATAGO", raising=False)
+    monkeypatch.setenv("FUSEKI_KATAGO_DIR", str(tmp_path / "no-katago"))
+    cache = tmp_path / "ai-cache.sqlite"
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(cache))
+    return cache
+
+
+def store_empty_board(cache) -> None:
+    """Values of the empty board, black to play, through ai_values.put: KataGo's search visited
+    the star point (loss 0.3) and a point nobody played (K10); the 3-4 point (D17) gets its values
+    from the stored position after it (loss 0.5 - (-1.5) = 2.0)."""
+    from sqlalchemy import create_engine
+
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.storage import ai_values
+    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.engine.core import coords
+
+    settings = AiSettings("japanese", 6.5, "net-x", 8)
+    db = create_engine(f"sqlite:///{cache}")
+    with db.begin() as conn:
+        ai_values.create(conn)
+        for moves, root, rows in (([], (9, 0.52, 0.5), [("pd", 0.51, 0.2, 0.3), ("jj", 0.50, 0.1, 0.4)]),
+                                  (["dc"], (4, 0.55, 1.5), [])):
+            board = board_after_moves(moves, 19)
+            ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, root,
+                          [(coords.sgf_to_point(p, 19), 5, w, lead, loss, 0.1) for p, w, lead, loss in rows])
+    db.dispose()
+
+
+def test_ai_on_shows_the_stored_values_beside_the_human_moves(shell, no_katago):
+    store_empty_board(no_katago)
+    assert run(shell, "ai on") == "ai on\n"
+    out = run(shell, "search")
+    lines = out.splitlines()
+    head = lines.index("    move   games  win % |  AI win %   lead   loss")
+    assert lines[head + 1].split() == ["a", "-", "D16", "4", "50.0%", "|", "51.0%", "0.2", "0.3"]
+    assert lines[head + 2].split() == ["b", "-", "D17", "1", "100.0%", "|", "45.0%", "-1.5", "2.0*",
+                                       "?", "popular", "mistake"]  # 1 of 5 games, 2 points lost
+    assert lines[head + 3].split()[:2] == ["AI", "K10"]  # KataGo's, nobody played it
+    assert "KataGo: net-x, japanese rules, komi 6.5, 9 visits" in out and lines[-1] == "total 5 games"
+    assert "asking KataGo" not in out
+    assert run(shell, "ai off") == "ai off\n"
+    assert "AI win %" not in run(shell, "search")
+
+
+def test_ai_on_with_nothing_stored_and_no_katago_still_shows_the_human_table(shell, no_katago):
+    run(shell, "ai on")
+    run(shell, "play pd")
+    out = run(shell, "search")
+    assert "no stored AI values for this position" in out and "AI win %" not in out
+    assert table_rows(out) and "total" in out
+
+
+def test_ai_on_asks_a_configured_katago_and_says_so(book_path, no_katago, tmp_path, capfd):
+    import shlex
+
+    from test_katago import FAKE_KATAGO
+
+    from fuseki.book.ui.shell import _default_ai_options
+
+    script = tmp_path / "fake_katago.py"
+    script.write_text(FAKE_KATAGO)
+    options = _default_ai_options()
+    options.katago = shlex.join([sys.executable, str(script), "values"])
+    book = Book.open(str(book_path), readonly=True)
+    try:
+        shell = BookShell(book, str(book_path), stdout=io.StringIO(), ai_options=options)
+        run(shell, "ai on")
+        out = run(shell, "search")
+    finally:
+        book.close()
+    assert "asking KataGo" in capfd.readouterr().err
+    assert "AI win %" in out and "AI  " in out and "total 5 games" in out
+
+
+def test_ai_takes_on_or_off(shell):
+    assert run(shell, "ai maybe") == "error: ai takes on or off\n"
+    assert shell.complete_ai("o", "ai o", 3, 4) == ["on", "off"]

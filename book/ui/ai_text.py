@@ -18,10 +18,9 @@ few people play (under ``RARE`` of the games) ``!``.
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
+from fuseki.engine.config import ai_cache_path as cache_path  # noqa: F401 - the ways in name it here
 from fuseki.engine.core import coords
 
 
@@ -36,16 +35,13 @@ def add_ai_options(p) -> None:
     p.add_argument("--komi", type=float, default=6.5, help="komi KataGo judges with (default 6.5)")
 
 
-def cache_path() -> Path:
-    """The user's AI value cache file: ``$FUSEKI_AI_CACHE``, else ``~/.local/share/fuseki/ai-cache.sqlite``."""
-    return Path(os.environ.get("FUSEKI_AI_CACHE") or "~/.local/share/fuseki/ai-cache.sqlite").expanduser()
-
-
-def ai_values_for(args, board, found, book=None, shown: int | None = None):
+def ai_values_for(args, board, found, book=None, shown: int | None = None, ask_unless_none: bool = False):
     """(values, per human move values) of the position of ``found``: the stored values
     (``book.ai.AiValueStores``: the book's own, then the cache file's), else KataGo's (asked,
     with progress on stderr); each of the first ``shown`` human moves' values from
-    ``book.ai.next_move_values`` (KataGo's candidate, else the stored position after it)."""
+    ``book.ai.next_move_values`` (KataGo's candidate, else the stored position after it).
+    With ``ask_unless_none`` (the shell), nothing stored and no KataGo configured is
+    (None, []) instead of the CommandError that says how to get one."""
     from fuseki.book.ai import AiValueStores, next_move_values
     from fuseki.engine import config
     from fuseki.engine.players.katago import find_command, network_name
@@ -56,6 +52,8 @@ def ai_values_for(args, board, found, book=None, shown: int | None = None):
     stores = AiValueStores.open(book, cache_path(), args.rules, args.komi, network)
     try:
         values = stores.values(board, to_move)
+        if values is None and ask_unless_none and not command:
+            return None, []
         if values is None:
             values = _ask_katago(args, board, to_move, command, network)
         moves = found.moves[:shown] if shown is not None else found.moves

@@ -7,9 +7,14 @@ list come from ``book.ui.textboard``, shared with ``fuseki search`` (next-move
 letters here are ``a``-``l``).  Commands (``help COMMAND``
 for each)::
 
-    board  play MOVES...  undo [N]  search  marks on|off  rotations
+    board  play MOVES...  undo [N]  search  marks on|off  ai on|off  rotations
     year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
     import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
+
+With ``ai on`` (or ``fuseki shell --ai``) ``search`` shows KataGo's values beside the human
+moves, as ``fuseki search --ai`` does (``book.ui.ai_text``: the stored values, else KataGo's when
+one is configured, else a line saying none are stored; ``--katago``, ``--visits``, ``--rules``
+and ``--komi`` are ``search --ai``'s).
 
 Every bad input prints one line and leaves the position and the filters as they
 were; ``play`` and ``undo`` are all or nothing.  Output goes to ``stdout`` (a
@@ -58,8 +63,11 @@ class BookShell(cmd.Cmd):
     prompt = "fuseki> "
     doc_header = "Commands (help COMMAND for details):"
 
-    def __init__(self, book, url: str = "", size: int = 19, stdout=None):
+    def __init__(self, book, url: str = "", size: int = 19, stdout=None, ai_options=None):
         super().__init__(stdout=stdout or sys.stdout)
+        self.ai = False  # search shows KataGo's values (ai on|off)
+        # --katago, --visits, --rules, --komi (ai_text.add_ai_options); None: their defaults
+        self.ai_options = ai_options or _default_ai_options()
         self.book = book
         self.url = url
         self.board = Board(size)
@@ -148,7 +156,28 @@ class BookShell(cmd.Cmd):
             lines = text.splitlines()
             lines[:self.board.size + 2] = textboard.board_lines(self.board, None)
             text = "\n".join(lines)
+        if self.ai:
+            text = self._with_ai(found, text)
         self.say(text)
+
+    def _with_ai(self, found, text: str) -> str:
+        """``text`` (search's) with the human table replaced by ``ai_text.ai_table`` (the human
+        moves with KataGo's values beside them), or a line saying why there are none."""
+        from fuseki.book.ui import ai_text
+        from fuseki.book.ui.cli_shared import CommandError
+
+        try:
+            values, move_values = ai_text.ai_values_for(self.ai_options, self.board, found, self.book,
+                                                        len(LETTERS), ask_unless_none=True)
+        except CommandError as exc:  # KataGo failed: the human table still shows
+            return f"{text}\nAI: {exc}"
+        if values is None:
+            return (f"{text}\nno stored AI values for this position (and no KataGo to ask: "
+                    "--katago, $FUSEKI_KATAGO or bash .ci/katago; docs/katago.md)")
+        table = textboard.move_table(found, self.board.size, LETTERS)
+        return (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, self.board.size,
+                                                                  LETTERS)
+                + "\n" + table.rsplit("\n", 1)[-1])
 
     def do_pattern(self, arg: str) -> None:
         """pattern REGION [any POINTS] [swap]: the games reaching the region of the board (e.g.
@@ -191,6 +220,16 @@ class BookShell(cmd.Cmd):
             raise ShellError("marks takes on or off")
         self.marks = word == "on"
         self.say(f"marks {word}")
+
+    def do_ai(self, arg: str) -> None:
+        """ai on|off: search shows KataGo's win rate, score lead and loss beside each move (the
+        stored values; KataGo, when one is configured, is asked for a position none has, and the
+        shell waits: minutes on a CPU)."""
+        word = arg.strip().lower()
+        if word not in ("on", "off"):
+            raise ShellError("ai takes on or off")
+        self.ai = word == "on"
+        self.say(f"ai {word}")
 
     def do_rotations(self, arg: str) -> None:
         """rotations: the search in all 8 orientations side by side with their keys (they should agree)."""
@@ -342,6 +381,8 @@ class BookShell(cmd.Cmd):
     def complete_marks(self, text, *ignored):
         return [w for w in ("on", "off") if w.startswith(text)]
 
+    complete_ai = complete_marks
+
     def complete_year(self, text, *ignored):
         return [w for w in ("off",) if w.startswith(text)]
 
@@ -429,6 +470,17 @@ class BookShell(cmd.Cmd):
             last = f", last {COLOUR_NAME[colour]} {coords.point_to_vertex(point, board.size)}"
         return (f"move {len(board.moves)}{last}; {COLOUR_NAME[board.to_move]} to play; "
                 f"captures Black {board.captures[BLACK]} White {board.captures[WHITE]}")
+
+
+def _default_ai_options():
+    """``fuseki shell``'s AI options at their defaults (``ai_text.add_ai_options``)."""
+    import argparse
+
+    from fuseki.book.ui import ai_text
+
+    parser = argparse.ArgumentParser(add_help=False)
+    ai_text.add_ai_options(parser)
+    return parser.parse_args([])
 
 
 def _first_line(exc: Exception) -> str:

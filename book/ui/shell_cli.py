@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
+from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
 
 HISTORY_FILE = "~/.fuseki_history"
@@ -20,6 +21,7 @@ def add_commands(subparsers) -> None:
                                           "list games, import. Example: fuseki shell --book games.sqlite")
     add_book_option(p)
     p.add_argument("--size", type=int, default=19, help="board size of the search position (default 19)")
+    ai_text.add_ai_options(p)  # as fuseki search --ai; the shell's `ai on|off` switches it
     p.set_defaults(run=run_shell)
 
 
@@ -29,7 +31,8 @@ def run_shell(args) -> int:
     url = book_location(args)
     book = open_book(url, readonly=False)
     try:
-        shell = BookShell(book, url, size=args.size)
+        shell = BookShell(book, url, size=args.size, ai_options=args)
+        shell.ai = args.ai
         shell.say(shell.greeting())
         interactive = sys.stdin.isatty()
         if not interactive:  # commands from a file or pipe: answers only, no prompts

@@ -38,7 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     books.add_argument("--book", metavar="PATH", help="opening book database (default: the one fuseki import "
                                                      "fills, else the book built into the package)")
     books.add_argument("--no-book", action="store_true", help="play without an opening book")
-    p.add_argument("--policy", choices=config.POLICIES, help="how to pick among book moves")
+    p.add_argument("--policy", choices=config.POLICIES,
+                   help="how to pick among book moves (sound: the most played one whose stored AI loss "
+                        "is at most --max-loss)")
+    p.add_argument("--max-loss", type=float, metavar="POINTS",
+                   help="for --policy sound: skip book moves whose stored AI loss is over this (default 2.0)")
     p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
     p.add_argument("--temperature", type=float, metavar="T", help="for --policy weighted (> 0)")
     p.add_argument("--analysis-min-games", type=int, metavar="N",
@@ -65,7 +69,7 @@ def settings_from(args: argparse.Namespace) -> config.Settings:
         "book.min_games": args.min_games, "book.temperature": args.temperature,
         "book.analysis_min_games": args.analysis_min_games,
         "book.corner_book": args.corner_book, "book.corner_until": args.corner_until,
-        "engine.fallback_engine": args.fallback_engine,
+        "engine.fallback_engine": args.fallback_engine, "ai.max_loss": args.max_loss,
     })
 
 

@@ -45,6 +45,16 @@ Zero and KataGo lines have no field for where a candidate comes from, so there t
 candidates as any other (visits = times played in that corner).
 With no book (or none at the configured path) every command answers
 normally with nothing in it: no moves, no labels, no info lines.
+
+KataGo's stored judgement of a move, where the book or the user's AI value cache has it (the
+advisor's ``ai_move_values``: values read, never asked for; see ``book.chooser``), is shown
+beside the human figures: a ``kata-analyze`` entry gets ``scoreMean`` and ``scoreLead`` (the
+move's score lead for the player to move: Lizzie, Sabaki and KaTrain show it), its winrate and
+visits staying the human ones; GoGui's ``book-gfx`` status line gives a letter's ``AI loss`` in
+points.  KataGo's own best moves that nobody played are not added: an entry's visits are its
+games, and 0 visits would read as a move nobody should look at.  ``book_moves`` stays Fuego's
+plain list of points (its controllers read nothing else), and Leela Zero's lines have no
+score field.
 """
 
 from __future__ import annotations
@@ -52,6 +62,7 @@ from __future__ import annotations
 import math
 import re
 import string
+import sys
 from collections.abc import Iterator
 
 from fuseki.engine.gtp.commands.args import SYNTAX, color, count, integer, vertex_text
@@ -104,6 +115,20 @@ def _candidates(game, board, to_move: int, min_games: int | None):
     moves = corner_candidates(board, to_move) if corner_candidates is not None else None
     if moves:
         yield "corner book", eligible(moves, least), False
+
+
+def ai_values(game, board, to_move: int, moves: list) -> list:
+    """Per move of ``moves``, the advisor's stored AI values (``ai_move_values``: ``score_lead``
+    and ``loss`` for the mover), or None each: no advisor, nothing stored, or a store that
+    fails (said on stderr: the book's figures are still shown)."""
+    reader = getattr(game.advisor, "ai_move_values", None) if game.advisor is not None else None
+    found = None
+    if reader is not None and moves:
+        try:
+            found = reader(board, to_move, moves)
+        except Exception as exc:  # noqa: BLE001 - the human figures do not depend on it
+            print(f"fuseki-gtp: cannot read the stored AI values: {exc!r}", file=sys.stderr)
+    return list(found) if found is not None else [None] * len(moves)
 
 
 def _legal_points(move, board, to_move: int, eye_ok: bool) -> list[int]:
@@ -182,11 +207,13 @@ def book_gfx(game, args):
         return "TEXT out of book"
     total = sum(move.games for move, _ in entries)
     labels, shades, legend = [], [], []
-    for letter, (move, points) in zip(LETTERS, entries):
+    judged = ai_values(game, board, board.to_move, [move for move, _ in entries])
+    for letter, (move, points), ai in zip(LETTERS, entries, judged):
         for p in points:
             labels.append(f"{vertex_text(p, game.size)} {letter}")
             shades.append(f"{vertex_text(p, game.size)} {move.games / total:.3f}")
-        legend.append(f"{letter} {move.games} {move.winrate:.0%}")
+        loss = f" AI loss {round(ai.loss, 1) + 0.0:.1f}" if ai is not None else ""
+        legend.append(f"{letter} {move.games} {move.winrate:.0%}{loss}")
     return "\n".join([
         "LABEL " + " ".join(labels),
         "INFLUENCE " + " ".join(shades),
@@ -282,7 +309,8 @@ def iter_info_entries(game, board, to_move: int, kata: bool, maxmoves: int | Non
     total = sum(move.games for move, _ in entries) or 1
     out = 0
     symmetric = _symmetric_images(board, to_move) if any(len(points) > 1 for _, points in entries) else None
-    for move, points in entries:
+    judged = ai_values(game, board, to_move, [move for move, _ in entries]) if kata else [None] * len(entries)
+    for (move, points), ai in zip(entries, judged):
         share = move.games / total / len(points)  # an orbit's share split among its points
         winrate = shrunk_winrate(move.winrate, move.games)
         lcb = wilson_lower(move.winrate * move.games, move.games)
@@ -298,7 +326,8 @@ def iter_info_entries(game, board, to_move: int, kata: bool, maxmoves: int | Non
             pv = " ".join(vertex_text(q, game.size) for q in line)
             vertex = vertex_text(p, game.size)
             if kata:
-                fields = (f"visits {move.games} winrate {winrate:.6f} prior {share:.6f} "
+                score = f"scoreMean {ai.score_lead:.6f} scoreLead {ai.score_lead:.6f} " if ai is not None else ""
+                fields = (f"visits {move.games} winrate {winrate:.6f} {score}prior {share:.6f} "
                           f"lcb {lcb:.6f} order {out}")
                 if p != points[0]:
                     fields += f" isSymmetryOf {vertex_text(points[0], game.size)}"
