@@ -187,6 +187,20 @@ def next_move_values(values: AiValues, board, to_move: int, moves,
     return found
 
 
+@dataclass(frozen=True)
+class OnePoint:
+    """A next move as its one ``point`` (``points`` just it), for ``next_move_values``: a corner
+    book move stands for two points of a corner symmetric about its diagonal, which the rest of
+    the board may tell apart; its values are those of the point shown."""
+
+    point: int
+    points: tuple[int, ...]
+
+
+def one_point_each(moves) -> list[OnePoint]:
+    return [OnePoint(m.point, (m.point,)) for m in moves]
+
+
 def _child(board, to_move: int, point: int):
     """The board after ``to_move`` plays ``point``, None for a pass or an illegal move."""
     if point == coords.PASS:

@@ -87,6 +87,11 @@ class Pattern:
         return [xy_to_point(x, y, self.size) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)]
 
     @property
+    def whole_board(self) -> bool:
+        """Every point of the board is in the region and none is "any": the pattern is a position."""
+        return len(self.cells) == self.size * self.size
+
+    @property
     def kind(self) -> str:
         """"corner", "side" or "anywhere" (a band across the board counts as a side)."""
         x0, y0, x1, y1 = self.region

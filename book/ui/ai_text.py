@@ -42,11 +42,17 @@ def ai_values_for(args, board, found, book=None, shown: int | None = None, ask_u
     ``book.ai.next_move_values`` (KataGo's candidate, else the stored position after it).
     With ``ask_unless_none`` (the shell), nothing stored and no KataGo configured is
     (None, []) instead of the CommandError that says how to get one."""
+    moves = found.moves[:shown] if shown is not None else found.moves
+    return ai_values_of_moves(args, board, found.to_move, moves, book, ask_unless_none)
+
+
+def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_none: bool = False):
+    """``ai_values_for`` for any next moves of (``board``, ``to_move``), each with ``point`` and
+    ``points`` (the corner book's, a whole-board pattern's continuations)."""
     from fuseki.book.ai import AiValueStores, next_move_values
     from fuseki.engine import config
     from fuseki.engine.players.katago import find_command, network_name
 
-    to_move = found.to_move
     command = args.katago or find_command(config.load().katago)
     network = network_name(command) if command else None  # no KataGo: any network's stored values
     stores = AiValueStores.open(book, cache_path(), args.rules, args.komi, network)
@@ -56,8 +62,7 @@ def ai_values_for(args, board, found, book=None, shown: int | None = None, ask_u
             return None, []
         if values is None:
             values = _ask_katago(args, board, to_move, command, network)
-        moves = found.moves[:shown] if shown is not None else found.moves
-        return values, next_move_values(values, board, to_move, moves, stores.values)
+        return values, next_move_values(values, board, to_move, list(moves), stores.values)
     finally:
         stores.close()
 
@@ -93,36 +98,55 @@ def points(value: float) -> str:
     return f"{round(value, 1) + 0.0:6.1f}"
 
 
+AI_HEAD = "|  AI win %   lead   loss"
+NO_VALUES = ("no stored AI values for this position (and no KataGo to ask: --katago, $FUSEKI_KATAGO or "
+             "bash .ci/katago; docs/katago.md)")
+WHOLE_BOARD_ONLY = "AI values only for a whole-board pattern"
+
+
+def ai_columns(move) -> str:
+    """KataGo's columns of a row (a ``book.ai.MoveValues``, None: dashes): win rate, lead and
+    loss for the player who plays the move, ``*`` when they are the position after it's."""
+    from fuseki.book.ai import CHILD
+
+    if move is None:
+        return "|        -      -      -"
+    after = "*" if getattr(move, "source", None) == CHILD else ""
+    return f"| {100 * move.winrate:7.1f}% {points(move.score_lead)} {points(move.loss)}{after}"
+
+
+def ai_note(games: int, total: int, move) -> str:
+    """The row's mark (``book.ai.mark``) as two spaces and its text, or nothing."""
+    from fuseki.book.ai import MARK_TEXT, mark
+
+    kind = mark(games, total, move.loss if move is not None else None)
+    return f"  {MARK_TEXT[kind]}" if kind else ""
+
+
+def ai_footer(values) -> str:
+    """The line under an AI table naming the network, rules, komi and visits."""
+    s = values.settings
+    return (f"KataGo: {s.network or 'unknown network'}, {s.rules} rules, komi {s.komi:g}, "
+            f"{values.visits} visits; win rate and lead for the player who plays the move, "
+            f"loss in points against KataGo's best (*: KataGo's search did not visit the move, its "
+            f"values are the position after it's, its loss against this position's score lead)")
+
+
 def ai_table(found, values, move_values, size: int, letters: str) -> str:
     """The human next moves of ``found`` with their values (``move_values``, one per move
     shown, from ``ai_values_for``) beside them, then KataGo's moves nobody played; the last
     line names the network, rules, komi and visits."""
-    from fuseki.book.ai import CHILD, MARK_TEXT, mark  # here: every fuseki command imports this module
-
-    s = values.settings
-    lines = ["    move   games  win % |  AI win %   lead   loss"]
-
-    def ai_columns(move) -> str:
-        if move is None:
-            return "|        -      -      -"
-        after = "*" if getattr(move, "source", None) == CHILD else ""
-        return f"| {100 * move.winrate:7.1f}% {points(move.score_lead)} {points(move.loss)}{after}"
-
+    lines = [f"    move   games  win % {AI_HEAD}"]
     played: set[int] = set()
     total = max(found.total, 1)
     for index, (human, ai) in enumerate(zip(found.moves[: len(letters)], move_values)):
         played.update(human.points)
-        kind = mark(human.games, total, ai.loss if ai is not None else None)
-        note = f"  {MARK_TEXT[kind]}" if kind else ""
         vertex = coords.point_to_vertex(human.point, size)
         lines.append(f"{letters[index]} - {vertex:<5} {human.games:>6}  {100 * human.winrate:5.1f}% "
-                     f"{ai_columns(ai)}{note}")
+                     f"{ai_columns(ai)}{ai_note(human.games, total, ai)}")
     for ai in values.moves:
         if not set(ai.points) & played:
             vertex = coords.point_to_vertex(ai.point, size)
             lines.append(f"AI  {vertex:<5} {0:>6}      -  {ai_columns(ai)}  AI")
-    lines.append(f"KataGo: {s.network or 'unknown network'}, {s.rules} rules, komi {s.komi:g}, "
-                 f"{values.visits} visits; win rate and lead for the player who plays the move, "
-                 f"loss in points against KataGo's best (*: KataGo's search did not visit the move, its "
-                 f"values are the position after it's, its loss against this position's score lead)")
+    lines.append(ai_footer(values))
     return "\n".join(lines)

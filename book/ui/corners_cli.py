@@ -6,12 +6,20 @@ rebuilt from the pattern index when games were added); with a position (``--move
 ``--sgf``/``--move``, as for ``fuseki search``) it then prints each corner: the region drawn
 as text with its continuations lettered, the table (letter, vertex, games, win rate of the
 player who played it), and how often players left the corner (tenuki) instead.
+
+With ``--ai`` (``book.ui.ai_text.add_ai_options``) each continuation also gets KataGo's win
+rate, lead and loss for the player who plays it, and the marks, as ``fuseki search --ai``
+gives the next moves (``corner_ai``: the values of the whole position, stored or asked, through
+``book.ai.next_move_values``; a continuation is its one point on this board, the vertex shown);
+``tenuki`` has no single point and no values.  The last line names KataGo's network, rules,
+komi and visits.
 """
 
 from __future__ import annotations
 
 import sys
 
+from fuseki.book.ui import ai_text
 from fuseki.book.ui.book_cli import add_position_options, position_of
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 from fuseki.engine.core import coords
@@ -32,6 +40,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--color", choices=("B", "W", "b", "w"), help="the player to move (default: the next player)")
     p.add_argument("--build-only", action="store_true", help="build the corner book, show nothing")
     add_book_option(p)
+    ai_text.add_ai_options(p)
     p.set_defaults(run=run_corners)
 
 
@@ -45,8 +54,9 @@ def corner_region(corner: int, size: int) -> tuple[int, int, int, int]:
     return x0, y0, x0 + width - 1, y0 + width - 1
 
 
-def corner_lines(board, corner, last_point: int | None = None) -> list[str]:
-    """One corner (a ``corners.CornerMoves``) drawn as text: stones, letters on its moves, then its table."""
+def corner_lines(board, corner, last_point: int | None = None, ai_values: list | None = None) -> list[str]:
+    """One corner (a ``corners.CornerMoves``) drawn as text: stones, letters on its moves, then its
+    table; with ``ai_values`` (one ``book.ai.MoveValues`` or None per move listed) KataGo's columns."""
     size = board.size
     x0, y0, x1, y1 = corner_region(corner.corner, size)
     marked: dict[int, str] = {}
@@ -57,9 +67,15 @@ def corner_lines(board, corner, last_point: int | None = None) -> list[str]:
     if last_point is not None and last_point != coords.PASS and board.color_at(last_point) in (BLACK, WHITE):
         marked[last_point] = "#" if board.color_at(last_point) == BLACK else "@"  # the last move
     lines = board.diagram(marked, (x0, y0, x1, y1))
+    if ai_values is not None and corner.moves:
+        lines.append(f"{'':4}{'move':<6}{'played':>7}  {'win %':>6} {ai_text.AI_HEAD}")
     for index, move in enumerate(corner.moves[:TABLE_LIMIT]):
         vertex = coords.point_to_vertex(move.point, size)
-        lines.append(f"{LETTERS[index]} - {vertex:<5} {move.games:>7}  {100 * move.winrate:5.1f}%")
+        line = f"{LETTERS[index]} - {vertex:<5} {move.games:>7}  {100 * move.winrate:5.1f}%"
+        if ai_values is not None:
+            ai = ai_values[index]
+            line += f" {ai_text.ai_columns(ai)}{ai_text.ai_note(move.games, corner.total, ai)}"
+        lines.append(line)
     if len(corner.moves) > TABLE_LIMIT:
         rest = corner.moves[TABLE_LIMIT:]
         lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} times played")
@@ -67,8 +83,9 @@ def corner_lines(board, corner, last_point: int | None = None) -> list[str]:
     return lines
 
 
-def corners_text(board, color: int, found) -> str:
-    """What ``fuseki corners`` prints for a position: each corner, the last move's first."""
+def corners_text(board, color: int, found, ai=None) -> str:
+    """What ``fuseki corners`` prints for a position: each corner, the last move's first; ``ai``
+    (``corner_ai``'s (values, per corner values)) adds KataGo's columns and the footer."""
     from fuseki.book.corner_chooser import last_corner
 
     last = last_corner(board, color)
@@ -82,9 +99,31 @@ def corners_text(board, color: int, found) -> str:
         if not corner.moves and not corner.tenuki:
             blocks.append(f"{head}: not in the corner book")
             continue
-        blocks.append("\n".join([f"{head}: {corner.total} continuations"] + corner_lines(board, corner, last_point)))
+        shown = ai[1].get(corner.corner, []) if ai is not None else None
+        blocks.append("\n".join([f"{head}: {corner.total} continuations"]
+                                + corner_lines(board, corner, last_point, shown)))
     who = "Black" if color == BLACK else "White"
-    return f"{who} to play\n\n" + "\n\n".join(blocks)
+    footer = f"\n\n{ai_text.ai_footer(ai[0])}" if ai is not None else ""
+    return f"{who} to play\n\n" + "\n\n".join(blocks) + footer
+
+
+def corner_ai(args, board, color: int, found, book=None, ask_unless_none: bool = False):
+    """(values, {corner: values of each continuation listed}) for ``corners_text``: the
+    position's AI values (``ai_text.ai_values_of_moves``: stored, else KataGo's) and each
+    continuation's (``book.ai.next_move_values`` of its one point, the vertex shown: a corner
+    symmetric about its diagonal lists two points that the whole board may tell apart).
+    With ``ask_unless_none``: None when nothing is stored and no KataGo is configured."""
+    from fuseki.book.ai import one_point_each
+
+    listed = [(c.corner, m) for c in found for m in c.moves[:TABLE_LIMIT]]
+    moves = one_point_each(m for _, m in listed)
+    values, move_values = ai_text.ai_values_of_moves(args, board, color, moves, book, ask_unless_none)
+    if values is None:
+        return None
+    per_corner: dict[int, list] = {}
+    for (corner, _), value in zip(listed, move_values):
+        per_corner.setdefault(corner, []).append(value)
+    return values, per_corner
 
 
 def run_corners(args) -> int:
@@ -103,13 +142,14 @@ def run_corners(args) -> int:
         if args.build_only:
             return 0
         found = corners.of_book(book, board, color)
+        if found is None:
+            print(f"fuseki corners: {location} has no corner book", file=sys.stderr)
+            return 1
+        if not found:
+            print(f"fuseki corners: a {board.size}x{board.size} board has no corners", file=sys.stderr)
+            return 2
+        ai = corner_ai(args, board, color, found, book) if args.ai else None  # the book's own values first
     finally:
         book.close()
-    if found is None:
-        print(f"fuseki corners: {location} has no corner book", file=sys.stderr)
-        return 1
-    if not found:
-        print(f"fuseki corners: a {board.size}x{board.size} board has no corners", file=sys.stderr)
-        return 2
-    print(corners_text(board, color, found))
+    print(corners_text(board, color, found, ai))
     return 0

@@ -5,12 +5,20 @@ The pattern is the region ``--region A:B`` (two opposite corner vertices) of a p
 anything.  Output: the region drawn as text with the continuations lettered, the table
 (letter, vertex, games, win rate of the player who played it), ``tenuki N``, ``total N games``.
 A pattern that cannot be searched for prints one line and exits with 2.
+
+With ``--ai`` (``book.ui.ai_text.add_ai_options``) a whole-board pattern (the region is the
+board, no "any" point: ``Pattern.whole_board``) is a position, and its continuations its next
+moves: each gets KataGo's win rate, lead and loss for the player to move, and the marks, as
+``fuseki search --ai`` gives them (``pattern_ai``: the searched position's values, stored or
+asked, in the orientation the pattern was entered).  A smaller region says
+``ai_text.WHOLE_BOARD_ONLY`` once instead.
 """
 
 from __future__ import annotations
 
 import sys
 
+from fuseki.book.ui import ai_text
 from fuseki.book.ui.book_cli import add_filter_options, add_position_options, parse_years, position_of
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 from fuseki.engine.core import coords
@@ -31,6 +39,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--swap-colours", action="store_true", help="also find the pattern with colours exchanged")
     add_filter_options(p)
     add_book_option(p)
+    ai_text.add_ai_options(p)
     p.set_defaults(run=run_pattern)
 
 
@@ -85,18 +94,43 @@ def pattern_lines(board, pattern, result=None) -> list[str]:
     return board.diagram(marked, pattern.region)
 
 
-def result_text(board, result) -> str:
-    """What ``fuseki pattern`` prints after the board."""
+def pattern_ai(args, board, result, book=None, ask_unless_none: bool = False):
+    """``result_text``'s ``ai``: ``ai_text.WHOLE_BOARD_ONLY`` for a pattern smaller than the
+    board, else (values, each listed continuation's values) of the searched position
+    (``ai_text.ai_values_of_moves``); with ``ask_unless_none``, ``ai_text.NO_VALUES`` when
+    nothing is stored and no KataGo is configured."""
+    if not result.pattern.whole_board:
+        return ai_text.WHOLE_BOARD_ONLY
+    shown = result.continuations[:TABLE_LIMIT]
+    values, move_values = ai_text.ai_values_of_moves(args, board, board.to_move, shown, book, ask_unless_none)
+    return ai_text.NO_VALUES if values is None else (values, move_values)
+
+
+def result_text(board, result, ai=None) -> str:
+    """What ``fuseki pattern`` prints after the board; ``ai`` (``pattern_ai``'s) adds KataGo's
+    columns and their footer, or its one line."""
     lines = []
+    columns = isinstance(ai, tuple)
+    if columns:
+        lines.append(f"    move   games  win % {ai_text.AI_HEAD}")
     for index, move in enumerate(result.continuations[:TABLE_LIMIT]):
         vertex = coords.point_to_vertex(move.point, result.pattern.size)
-        lines.append(f"{LETTERS[index]} - {vertex:<5} {move.games:>6}  {100 * move.winrate:5.1f}%"
-                     f"   (Black {move.black}, White {move.white})")
+        line = f"{LETTERS[index]} - {vertex:<5} {move.games:>6}  {100 * move.winrate:5.1f}%"
+        if columns:
+            value = ai[1][index]
+            lines.append(f"{line} {ai_text.ai_columns(value)}   (Black {move.black}, White {move.white})"
+                         f"{ai_text.ai_note(move.games, result.total, value)}")
+            continue
+        lines.append(f"{line}   (Black {move.black}, White {move.white})")
     if len(result.continuations) > TABLE_LIMIT:
         rest = result.continuations[TABLE_LIMIT:]
         lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} games")
     lines.append(f"tenuki {result.tenuki.games}")
     lines.append(f"total {result.total} games")
+    if columns:
+        lines.append(ai_text.ai_footer(ai[0]))
+    elif ai is not None:
+        lines.append(ai)
     return "\n".join(pattern_lines(board, result.pattern, result) + [f"{result.pattern.kind} pattern"] + lines)
 
 
@@ -115,7 +149,8 @@ def run_pattern(args) -> int:
     book = Book.open(book_location(args))
     try:
         result = search(book, pattern, Filters(year_from=low, year_to=high, player=args.player or None))
+        ai = pattern_ai(args, board, result, book) if args.ai else None  # the book's own values first
     finally:
         book.close()
-    print(result_text(board, result))
+    print(result_text(board, result, ai))
     return 0

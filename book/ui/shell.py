@@ -14,7 +14,9 @@ for each)::
 With ``ai on`` (or ``fuseki shell --ai``) ``search`` shows KataGo's values beside the human
 moves, as ``fuseki search --ai`` does (``book.ui.ai_text``: the stored values, else KataGo's when
 one is configured, else a line saying none are stored; ``--katago``, ``--visits``, ``--rules``
-and ``--komi`` are ``search --ai``'s).
+and ``--komi`` are ``search --ai``'s); ``corners`` puts them beside each corner continuation and
+``pattern`` beside a whole-board pattern's continuations, as ``fuseki corners --ai`` and
+``fuseki pattern --ai`` do.
 
 Every bad input prints one line and leaves the position and the filters as they
 were; ``play`` and ``undo`` are all or nothing.  Output goes to ``stdout`` (a
@@ -172,8 +174,7 @@ class BookShell(cmd.Cmd):
         except CommandError as exc:  # KataGo failed: the human table still shows
             return f"{text}\nAI: {exc}"
         if values is None:
-            return (f"{text}\nno stored AI values for this position (and no KataGo to ask: "
-                    "--katago, $FUSEKI_KATAGO or bash .ci/katago; docs/katago.md)")
+            return f"{text}\n{ai_text.NO_VALUES}"
         table = textboard.move_table(found, self.board.size, LETTERS)
         return (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, self.board.size,
                                                                   LETTERS)
@@ -197,7 +198,22 @@ class BookShell(cmd.Cmd):
             raise ShellError(str(exc)) from None
         result = search(self.book, pattern, self.filters)
         self.pattern_shown = ((tuple(self.board.moves), self.board.to_move, self.filters), result)
-        self.say(result_text(self.board, result) + self._filter_note())
+        if not self.ai:
+            self.say(result_text(self.board, result) + self._filter_note())
+            return
+        from fuseki.book.ui.pattern_cli import pattern_ai
+
+        ai, failed = self._ai_or_why(lambda: pattern_ai(self.ai_options, self.board, result, self.book, True))
+        self.say(result_text(self.board, result, ai) + self._filter_note() + failed)
+
+    def _ai_or_why(self, compute):
+        """(``compute()``, "") or, KataGo failing, (None, a line saying why): the tables still show."""
+        from fuseki.book.ui.cli_shared import CommandError
+
+        try:
+            return compute(), ""
+        except CommandError as exc:
+            return None, f"\nAI: {exc}"
 
     def do_corners(self, arg: str) -> None:
         """corners: what strong players played next in each corner of the board (the corner book,
@@ -211,7 +227,16 @@ class BookShell(cmd.Cmd):
             raise ShellError("this book has no corner book: fuseki corners --book BOOK builds it")
         if not found:
             raise ShellError(f"a {self.board.size}x{self.board.size} board has no corners")
-        self.say(corners_text(self.board, self.board.to_move, found))
+        if not self.ai:
+            self.say(corners_text(self.board, self.board.to_move, found))
+            return
+        from fuseki.book.ui.ai_text import NO_VALUES
+        from fuseki.book.ui.corners_cli import corner_ai
+
+        ai, failed = self._ai_or_why(lambda: corner_ai(self.ai_options, self.board, self.board.to_move, found,
+                                                       self.book, ask_unless_none=True))
+        none = f"\n{NO_VALUES}" if ai is None and not failed else ""
+        self.say(corners_text(self.board, self.board.to_move, found, ai) + none + failed)
 
     def do_marks(self, arg: str) -> None:
         """marks on|off: show the next-move letters on the board or not."""
@@ -222,7 +247,8 @@ class BookShell(cmd.Cmd):
         self.say(f"marks {word}")
 
     def do_ai(self, arg: str) -> None:
-        """ai on|off: search shows KataGo's win rate, score lead and loss beside each move (the
+        """ai on|off: search, corners and a whole-board pattern show KataGo's win rate, score lead and
+        loss beside each move (the
         stored values; KataGo, when one is configured, is asked for a position none has, and the
         shell waits: minutes on a CPU)."""
         word = arg.strip().lower()

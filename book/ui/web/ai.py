@@ -6,7 +6,8 @@ it has one (a book of games, or the built-in book's file), else the AI value cac
 (``book.ui.ai_text.cache_path``), the most searched of the KataGo's network (of any network
 without a KataGo); a position neither has is put in the service's queue and answered
 ``{"status": "pending"}`` at once.  ``ai_json`` gives each human next move its values with
-``book.ai.next_move_values`` (KataGo's candidate, else the stored position after the move).  One worker thread (started
+``book.ai.next_move_values`` (KataGo's candidate, else the stored position after the move), and
+``corners_ai_json`` the corner book's continuations theirs.  One worker thread (started
 with the first job) takes the newest job first (the position a visitor looks at now), starts
 KataGo on its first job, asks it through ``book.ai.AiJudge`` and writes the values to the
 cache file (the book may be read-only), where the page's next poll finds them.
@@ -196,27 +197,15 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     """The ``ai`` of a position answer (``settings``: those of the values found once ready);
     adds each human row's ``ai`` (None when neither KataGo's search nor the position after the
     move has values; ``source`` says which gave them) to ``next_rows``
-    (``app.next_moves_json``'s rows, whose ``points`` are SGF)."""
-    status, got = service.answer(board)
-    answer = {"status": status, "settings": service.settings_json()}
-    for row in next_rows:
-        row["ai"] = None
-    if status == "unavailable":
-        answer["reason"] = got
-    if status != "ready":
+    (``app.next_moves_json``'s rows, whose ``points`` are SGF).  ``found``: ``total`` and
+    ``moves`` (each ``point``, ``points``, ``games``): the book's next moves, or a whole-board
+    pattern's continuations."""
+    answer, got = _status_json(service, board, [next_rows])
+    if got is None:
         return answer
-    s = got.settings
-    answer["settings"] = {"network": s.network, "rules": s.rules, "komi": s.komi, "visits": s.visits}
     size = board.size
-    total = found.total
-    played: set[int] = set()
     stats = found.moves[:len(next_rows)]
-    for row, stat, move in zip(next_rows, stats, next_move_values(got, board, board.to_move, stats,
-                                                                  service.stores.values)):
-        played.update(stat.points)
-        if move is not None:
-            kind = mark(stat.games, total, move.loss)
-            row["ai"] = {**_values(move), "source": move.source, "mark": kind, "mark_text": MARK_TEXT.get(kind)}
+    played = _fill_rows(service, got, board, next_rows, stats, found.total)
     moves = []
     for move in got.moves:
         if move.point == coords.PASS:
@@ -227,6 +216,51 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
                       "played": not mine, "mark": "ai" if mine else None})
     answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves)
     return answer
+
+
+def corners_ai_json(service: AiService, board, corners: list[tuple[list[dict], list, int]]) -> dict:
+    """The ``ai`` of a corner book answer, as ``ai_json``'s without KataGo's own moves: each
+    corner's (rows, ``CornerMove``s, total) gets each row's ``ai``, the values of the move's one
+    point (``book.ai.one_point_each``); a tenuki is no row and gets none."""
+    from fuseki.book.ai import one_point_each
+
+    answer, got = _status_json(service, board, [rows for rows, _, _ in corners])
+    if got is None:
+        return answer
+    for rows, moves, total in corners:
+        _fill_rows(service, got, board, rows, one_point_each(moves[:len(rows)]), total, moves)
+    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead)
+    return answer
+
+
+def _status_json(service: AiService, board, row_lists) -> tuple[dict, AiValues | None]:
+    """The answer's status and settings, every row's ``ai`` None; the values once ready."""
+    status, got = service.answer(board)
+    answer = {"status": status, "settings": service.settings_json()}
+    for rows in row_lists:
+        for row in rows:
+            row["ai"] = None
+    if status == "unavailable":
+        answer["reason"] = got
+    if status != "ready":
+        return answer, None
+    s = got.settings
+    answer["settings"] = {"network": s.network, "rules": s.rules, "komi": s.komi, "visits": s.visits}
+    return answer, got
+
+
+def _fill_rows(service: AiService, got: AiValues, board, rows, moves, total: int, counted=None) -> set[int]:
+    """Each row's ``ai`` from ``next_move_values`` of its move (``counted``: whose ``games``
+    mark it, default ``moves``); the points of the moves."""
+    played: set[int] = set()
+    counted = moves if counted is None else counted
+    for row, move, human, value in zip(rows, moves, counted, next_move_values(got, board, board.to_move, moves,
+                                                                              service.stores.values)):
+        played.update(move.points)
+        if value is not None:
+            kind = mark(human.games, total, value.loss)
+            row["ai"] = {**_values(value), "source": value.source, "mark": kind, "mark_text": MARK_TEXT.get(kind)}
+    return played
 
 
 def _values(move) -> dict:

@@ -28,10 +28,14 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       symmetry that shows the game in the search's orientation
     /api/game/<id>/position?move=&sym= the game's position after ``move`` moves, under ``sym``
     /api/game/<id>.sgf                the game's SGF
+    /api/corners?moves=&size=          the corner book's continuations of each corner; with --ai,
+                                      ``ai`` and each row's ``ai`` as the position's next moves'
     /api/pattern?moves=&size=&region=N19:T13&any=R17,S18&swap=1&year_from=...
                                       the region of the position as a pattern: kind, total games,
                                       continuations (letters, points, games by colour, win rate of
-                                      the player who played it), tenuki; a bad region: 400
+                                      the player who played it), tenuki; a bad region: 400; with
+                                      --ai, ``ai`` as the position's for a whole-board pattern
+                                      (else status "note": values only for a whole board)
     /api/pattern/games?...&page=&after=
                                       the pattern's games, newest first, each at its matching move
 
@@ -443,8 +447,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
             from fuseki.book.ui.web.ai import ai_json
 
             answer["ai"] = ai_json(shared.ai, board, answer["next"], found)
-            if answer["ai"]["status"] != "ready":
-                g.pop("fuseki_version", None)  # not final: the answer cache must not keep it
+            _final_unless_pending(answer["ai"])
         return jsonify(answer)
 
     @app.get("/api/games")
@@ -483,7 +486,36 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         found = corners.of_book(shared.book, board, board.to_move)
         if found is None:
             return jsonify(corners=[], note="this book has no corner book: fuseki corners --book BOOK builds it")
-        return jsonify(corners=corners_json(found, board), note=None)
+        answer = {"corners": corners_json(found, board), "note": None}
+        if shared.ai is not None:
+            from fuseki.book.ui.web.ai import corners_ai_json
+
+            moves = {c.corner: c.moves for c in found}
+            answer["ai"] = corners_ai_json(shared.ai, board, [(c["next"], moves[c["corner"]], c["total"])
+                                                              for c in answer["corners"]])
+            _final_unless_pending(answer["ai"])
+        return jsonify(answer)
+
+
+def _final_unless_pending(ai: dict) -> None:
+    if ai["status"] not in ("ready", "note"):
+        g.pop("fuseki_version", None)  # not final: the answer cache must not keep it
+
+
+def pattern_ai_json(shared: _Shared, result, rows: list[dict]) -> dict:
+    """A pattern answer's ``ai``: a whole-board pattern's continuations are the searched
+    position's next moves (``ai_json``); a smaller one's is ``{"status": "note", "reason": ...}``."""
+    from types import SimpleNamespace
+
+    from fuseki.book.ui.ai_text import WHOLE_BOARD_ONLY
+    from fuseki.book.ui.web.ai import ai_json
+
+    if not result.pattern.whole_board:
+        for row in rows:
+            row["ai"] = None
+        return {"status": "note", "reason": WHOLE_BOARD_ONLY, "settings": shared.ai.settings_json()}
+    found = SimpleNamespace(total=result.total, moves=result.continuations)
+    return ai_json(shared.ai, shared.search_board(), rows, found)
 
 
 def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
@@ -491,7 +523,12 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/pattern")
     def pattern():
-        return jsonify(pattern_json(shared.pattern_result()))
+        result = shared.pattern_result()
+        answer = pattern_json(result)
+        if shared.ai is not None:
+            answer["ai"] = pattern_ai_json(shared, result, answer["next"])
+            _final_unless_pending(answer["ai"])
+        return jsonify(answer)
 
     @app.get("/api/pattern/games")
     def pattern_games():
