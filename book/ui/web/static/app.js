@@ -216,6 +216,26 @@ function pollAi(path) {
     state.position = position;
     renderNextMoves(position);
     drawAiMarks($("search-board"), position, state.searchMarks);
+    await refreshCorners();  // the same position's values: the corner rows fill in too
+  }, 1000);
+}
+
+// A whole-board pattern's continuations, asked again until KataGo's values come.
+function pollPattern(path) {
+  clearTimeout(state.aiPoll);
+  state.aiPoll = setTimeout(async () => {
+    const current = () => state.pattern && path === `/api/pattern?${patternQuery()}`;
+    if (!current()) return;
+    let result;
+    try {
+      result = await api(path);
+    } catch (error) {
+      return pollPattern(path);
+    }
+    if (!current()) return;
+    if (result.ai.status === "pending") return pollPattern(path);
+    state.pattern = result;
+    renderPattern(result);
   }, 1000);
 }
 
@@ -333,6 +353,7 @@ function renderAi(position, body) {
   status.dataset.status = ai.status;
   if (ai.status === "pending") status.textContent = `KataGo is thinking… (${named}, ${s.visits} visits)`;
   else if (ai.status === "unavailable") status.textContent = `KataGo unavailable: ${ai.reason}`;
+  else if (ai.status === "note") status.textContent = ai.reason;  // a pattern smaller than the board
   if (ai.status !== "ready") return;
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
     "move, loss in points against KataGo's best (* from the position after the move) · ? popular mistake · " +
@@ -387,6 +408,7 @@ async function refreshCorners() {
       tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
       tr.title = `this corner: ${corner.total} continuations, tenuki ${corner.tenuki}`;
       tr.addEventListener("click", serial(() => playSearch(row.sgf)));
+      if (answer.ai) aiCells(tr, row.ai);  // fuseki serve --ai: the position's values of the move
       body.appendChild(tr);
       for (const sgf of row.points) if (row.letter && !(sgf in marks)) marks[sgf] = row.letter;
       listed += 1;
@@ -565,13 +587,20 @@ async function searchPattern() {
   }
   drawBoard($("search-board"), state.size, state.position, marks, serial(boardClick));
   drawRegion();
-  renderNextMoves({total: 0, next: result.next.map((row) => ({...row, winrate: row.winrate}))});
+  renderPattern(result);
+  if (result.ai && result.ai.status === "pending") pollPattern(`/api/pattern?${patternQuery()}`);
+  state.gamesAfter = [null];
+  await refreshGames();
+}
+
+// The pattern's continuations in the next-move table; with fuseki serve --ai a whole-board
+// pattern's carry KataGo's values, a smaller one's a line saying they are whole-board only.
+function renderPattern(result) {
+  renderNextMoves({total: 0, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
   $("next-summary").textContent = result.total
     ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern · ` +
       `tenuki ${result.tenuki.games} · win rates for the player who played the move`
     : `No game reached the ${result.kind} pattern.`;
-  state.gamesAfter = [null];
-  await refreshGames();
 }
 
 // --- the games column --------------------------------------------------------------------------
