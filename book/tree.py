@@ -199,8 +199,10 @@ def position_lines(node: Node, tree: Tree, letters: str) -> list[str]:
     shown = len(node.children)
     if shown:
         named = letters[: min(shown, len(letters))]
-        lines.append(f"{shown} move{'s' if shown > 1 else ''} of >= {tree.min_games} games below"
-                     + (f" ({named[0]}-{named[-1]})" if len(named) > 1 else f" ({named})"))
+        lettered = f"{named[0]}-{named[-1]}" if len(named) > 1 else named
+        if shown > len(letters):
+            lettered += f": the first {len(letters)}"
+        lines.append(f"{shown} move{'s' if shown > 1 else ''} of >= {tree.min_games} games below ({lettered})")
     if node.fewer[0]:
         lines.append(f"{node.fewer[0]} moves of fewer games ({node.fewer[1]} in all) left out")
     if node.illegal:
