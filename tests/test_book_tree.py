@@ -14,6 +14,7 @@ import re
 
 import pytest
 from sgfmill import sgf
+from test_corners import make_games
 
 from fuseki.book.patterns import corner_build, corners
 from fuseki.book.pipeline import importer
@@ -25,7 +26,6 @@ from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
 from bookgames import KO_OTHER, build_book
-from test_corners import make_games
 from test_store import write_games
 
 COUNT = re.compile(r"^(Black|White) ([A-T]\d+)(?: or its (\d+) symmetric points?)?: "
