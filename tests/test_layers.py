@@ -29,7 +29,7 @@ LAYERS = [
     ("book formats", ["fuseki.book.formats"]),
     ("book storage", ["fuseki.book.storage"]),
     ("book pipeline, patterns and the AI", ["fuseki.book.pipeline", "fuseki.book.patterns", "fuseki.book.ai",
-                                             "fuseki.book.annotate"]),
+                                             "fuseki.book.annotate", "fuseki.book.tree"]),
     ("book builders", ["fuseki.book.statbook_build"]),
     ("book choosers", ["fuseki.book.policies", "fuseki.book.chooser", "fuseki.book.corner_chooser"]),
     ("book ways in", ["fuseki.book.ui"]),

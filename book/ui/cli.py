@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "fuseki.book.ui.pattern_cli",
     "fuseki.book.ui.corners_cli",
     "fuseki.book.ui.ai_cli",
+    "fuseki.book.ui.tree_cli",
 ]
 
 

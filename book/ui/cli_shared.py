@@ -30,8 +30,9 @@ def add_book_option(parser, help: str = BOOK_HELP) -> None:
 
 # The commands that only group subcommands, which several modules add to (``subcommands``).
 GROUPS = {
-    "book": dict(help="book files: export for other engines, build the built-in book",
-                 description="Write the book in other programs' formats; build the built-in book.",
+    "book": dict(help="book files: export for other engines, an SGF tree, build the built-in book",
+                 description="Write the book in other programs' formats or as one SGF game tree; build "
+                             "the built-in book.",
                  epilog="Example: fuseki book export --fuego book.dat --min-games 20 (fuseki book "
                         "SUBCOMMAND --help says more)"),
 }
