@@ -59,7 +59,7 @@ def trends_text(profile, first, second, size: int, letters: str = LETTERS, limit
     lines = [f"position: {totals[0]} games in {names[0]}, {totals[1]} in {names[1]}"]
     for title, chosen in (("rising", [c for c in changes if c.change > 0][:limit]),
                           ("falling", [c for c in reversed(changes) if c.change < 0][:limit])):
-        lines += ["", f"{title.upper():<12} {names[0]:>15} {names[1]:>15}   CHANGE"]
+        lines += ["", f"{title.upper():<9}{names[0]:>15}{names[1]:>15}   CHANGE"]
         for change in chosen:
             vertex = coords.point_to_vertex(change.move.point, size)
             cells = "".join(f" {g:>6} {100 * s:6.1f}%" for g, s in zip(change.games, change.shares))
