@@ -123,3 +123,46 @@ def test_a_stored_game_lists_every_field(tmp_path):
 def test_headers_needs_neither_numpy_nor_sqlalchemy():
     source = open(headers.__file__, encoding="utf-8").read()
     assert "import numpy" not in source and "sqlalchemy import" not in source
+
+
+# DT values as servers, databases and people write them, and the year each gives (None: no date).
+DATES = [
+    ("2014-01-26", 2014),                     # FF[4]
+    ("2007.03.05", 2007),                     # GoGoD-style dots
+    ("2007-03-05,06", 2007),                  # a game over two days (FF[4] shorthand)
+    ("2007-03-05,2007-03-06", 2007),
+    ("2007/03/05", 2007),
+    ("2007", 2007),
+    ("2007-03", 2007),
+    ("March 5, 2007", 2007),
+    ("5 March 2007", 2007),
+    ("05.03.2007", 2007),                     # European order
+    ("5/3/2007", 2007),
+    ("2007年3月5日", 2007),                    # Chinese, Japanese
+    ("２００７年３月５日", 2007),              # full-width digits
+    ("2016-07-01 14:30:00", 2016),            # Tygem, with the time
+    ("2007-03-05T10:00:00+09:00", 2007),
+    ("[2003-12-10]", 2003),
+    ("1846-09-11", 1846),                     # the Ear-reddening game
+    ("Meiji 30 (1897)", 1897),
+    ("Round 3, 2009-11-18", 2009),
+    ("game 1234 on 2009-11-18", 2009),        # 1234 is no year (before 1600)
+    ("20070305", 2007),                       # compact YYYYMMDD
+    ("0000-00-00", None),
+    ("07-03-05", None),                       # a two-digit year: ambiguous, left out
+    ("?", None),
+    ("", None),
+    ("unknown", None),
+    ("3000-01-01", None),
+    ("12345", None),                          # five digits: no year
+]
+
+
+@pytest.mark.parametrize(("text", "year"), DATES)
+def test_date_year_reads_real_world_dt_values(text, year):
+    assert headers.date_year(text) == year
+
+
+def test_a_game_without_a_date_is_kept_with_no_year():
+    games = read_games(b"(;GM[1]FF[4]SZ[19]PB[a]PW[b];B[pd];W[dp])(;GM[1]FF[4]SZ[19]DT[?];B[pd])", "two.sgf")
+    assert [(g.date, g.year) for g in games] == [("", None), ("?", None)]

@@ -223,7 +223,7 @@ def test_listcommands_and_help(shell):
     names = run(shell, "listcommands").split()
     assert names == sorted(["ai", "board", "cd", "corners", "cwd", "exit", "games", "help", "import", "listcommands",
                             "ls", "pattern", "marks", "play", "player", "quit", "rotations", "search", "undo",
-                            "year"])
+                            "year", "years"])
     assert run(shell, "help undo").startswith("undo [N]:")
     assert run(shell, "help exit").startswith("exit:") and run(shell, "help quit").startswith("quit:")
     everything = run(shell, "help")
@@ -242,7 +242,7 @@ def test_completion(shell):
     assert shell.complete_marks("o", "marks o", 6, 7) == ["on", "off"]
     run(shell, "search")
     assert {"a", "b"} <= set(shell.complete_play("", "play ", 5, 5))
-    assert shell.complete_help("ye") == ["year"]
+    assert shell.complete_help("ye") == ["year", "years"]
 
 
 def test_files_ls_cd_cwd_and_import(tmp_path, monkeypatch):

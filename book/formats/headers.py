@@ -8,6 +8,11 @@ GB18030, then latin-1 are tried.  A multi-byte character cut at the end of a val
 server truncating names bytewise) is kept as ``\\xNN`` escapes and noted; no byte is
 ever dropped silently.
 
+The year (``date_year``) is read leniently from DT as written: the first four-digit number
+of 1600-2100 standing alone (``2007-03-05``, ``2007.03.05,06``, ``5 March 2007``,
+``2007年3月5日``; full-width digits too), else the first eight digits ``YYYYMMDD`` of such a year;
+a date without one (``?``, ``07-03-05``, none) is None: the game is kept, with no year.
+
 Pure Python and sgfmill: no numpy, no SQLAlchemy.
 """
 
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 
 from sgfmill import sgf_grammar, sgf_properties
 
@@ -26,6 +32,8 @@ from fuseki.engine.core.base import BLACK, WHITE
 _TEXT_PROPS = tuple(f.prop for f in TEXT_FIELDS)  # PB, PW, BR, WR, DT, EV, RE, RU
 _SPECIAL = re.compile(rb"[\\\n\r\t\f\v]")
 _YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
+_COMPACT_DATE = re.compile(r"(?<![0-9])([0-9]{4})(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?![0-9])")
+YEARS = (1600, 2100)  # the years a date may give (a 4-digit number outside them is not a year)
 _FALLBACKS = ("utf-8", "gb18030", "iso8859-1")  # names as codecs.lookup() gives them
 _SUPERSETS = {"gb2312": "gb18030", "gbk": "gb18030", "euc_cn": "gb18030", "ascii": "utf-8"}
 
@@ -45,10 +53,21 @@ def read_header(root: dict[str, list[bytes]], notes: list[str],
     """
     text, encoding = _decode_header(root, notes, override)
     header: dict[str, object] = {f.name: text.get(f.prop, "") for f in TEXT_FIELDS}
-    year = _YEAR.search(header["date"])
-    header.update(year=int(year.group(1)) if year else None, winner=_winner(header["result"]),
+    header.update(year=date_year(header["date"]), winner=_winner(header["result"]),
                   komi=_komi(root, notes), handicap=_handicap(root, notes))
     return header, encoding
+
+
+def date_year(date: str) -> int | None:
+    """The year of a DT value as written (see the module docstring), or None."""
+    if not date.isascii():
+        date = unicodedata.normalize("NFKC", date)  # full-width digits: ２００７
+    for pattern in (_YEAR, _COMPACT_DATE):
+        for found in pattern.finditer(date):
+            year = int(found.group(1))
+            if YEARS[0] <= year <= YEARS[1]:
+                return year
+    return None
 
 
 def _komi(root, notes) -> float | None:

@@ -53,7 +53,7 @@ HEADER_FIELDS = (
     HeaderField("black_rank", str, "", "BR", "text", "", "Black's rank as written (9d, 3p, 5k)"),
     HeaderField("white_rank", str, "", "WR", "text", "", "White's rank as written"),
     HeaderField("date", str, "", "DT", "text", "", "the date as written (FF[4]: YYYY-MM-DD, servers vary)"),
-    HeaderField("year", int | None, None, None, "integer", None, "the date's first four-digit number"),
+    HeaderField("year", int | None, None, None, "integer", None, "the date's year of 1600-2100 (headers.date_year)"),
     HeaderField("event", str, "", "EV", "text", "", "the event or tournament"),
     HeaderField("result", str, "", "RE", "text", "", "the result as written (B+R, W+3.5, 0, ?)"),
     HeaderField("winner", int | None, None, None, "smallint", 0, "BLACK or WHITE from the result, else None"),

@@ -52,6 +52,14 @@ def add_commands(subparsers) -> None:
     add_filter_options(p)
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
     p.add_argument("--verbose", action="store_true", help="also print the position's hash and canonical key")
+    p.add_argument("--by-year", action="store_true",
+                   help="also the position's games per year (YEAR GAMES SHARE: of that year's games) and each "
+                        "next move's first and last year and trend (rising or falling over the last --recent years)")
+    p.add_argument("--recent", type=int, default=3, metavar="K",
+                   help="with --by-year: a trend compares the last K years with the years before (default 3)")
+    p.add_argument("--trends", metavar="A-B:C-D",
+                   help="also the next moves whose share of the position's games rose or fell most from the "
+                        "years A-B to C-D (e.g. 2005-2007:2008-2009)")
     add_book_option(p)
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_search)
@@ -243,6 +251,14 @@ def parse_years(text: str | None) -> tuple[int | None, int | None]:
     return low, high
 
 
+def parse_periods(text: str) -> tuple[tuple[int | None, int | None], tuple[int | None, int | None]]:
+    """``2005-2007:2008-2009`` (each side as ``--year`` takes it) as two (from, to); ValueError otherwise."""
+    first, colon, second = (text or "").partition(":")
+    if not colon or not first.strip() or not second.strip():
+        raise ValueError(f"bad periods '{text}': use FROM-TO:FROM-TO, e.g. 2005-2007:2008-2009")
+    return parse_years(first), parse_years(second)
+
+
 def parse_moves(text: str, size: int):
     """A Board after the moves (SGF letters or GTP vertices, Black first, alternating)."""
     from fuseki.book.formats.positions import board_after_moves
@@ -261,16 +277,22 @@ def board_from_sgf(path: str, move: int):
 
 
 def run_search(args) -> int:
+    from fuseki.book.storage import years as dates
     from fuseki.book.storage.store import Book, Filters
-    from fuseki.book.ui import textboard
+    from fuseki.book.ui import textboard, years_text
 
     low, high = parse_years(args.year)
+    periods = parse_periods(args.trends) if args.trends else None
+    if args.recent < 1:
+        raise ValueError("--recent must be at least 1")
     board = position_of(args)
     filters = Filters(year_from=low, year_to=high, player=args.player or None,
                       min_games=max(1, args.min_games))
     book = Book.open(book_location(args), readonly=True)
     try:
         found = book.next_moves(board, filters=filters)
+        profile = dates.date_profile(book, board, filters=filters, recent=args.recent) \
+            if args.by_year or periods else None
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
         if args.ai:
             values, move_values = ai_text.ai_values_for(args, board, found, book, len(textboard.LETTERS))
@@ -287,6 +309,10 @@ def run_search(args) -> int:
         text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, board.size,
                                                                         textboard.LETTERS)
                 + "\n" + table.rsplit("\n", 1)[-1])
+    if args.by_year:
+        text += "\n\n" + years_text.year_text(profile, board.size)
+    if periods:
+        text += "\n\n" + years_text.trends_text(profile, *periods, board.size)
     print(text)
     return 0
 

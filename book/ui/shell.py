@@ -8,7 +8,7 @@ letters here are ``a``-``l``).  Commands (``help COMMAND``
 for each)::
 
     board  play MOVES...  undo [N]  search  marks on|off  ai on|off  rotations
-    year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
+    years [K|FROM-TO:FROM-TO]  year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
     import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
 
 With ``ai on`` (or ``fuseki shell --ai``) ``search`` shows KataGo's values beside the human
@@ -35,7 +35,7 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from fuseki.book.ui import textboard
-from fuseki.book.ui.book_cli import parse_years  # as ``fuseki search --year``
+from fuseki.book.ui.book_cli import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board, IllegalMove
@@ -274,6 +274,22 @@ class BookShell(cmd.Cmd):
         same = len(counts) == 1 and len(canon) == 1
         self.say("all 8 orientations: same canonical key and same next moves" if same
                  else "MISMATCH: the orientations disagree (canonical keys or next moves differ)")
+
+    def do_years(self, arg: str) -> None:
+        """years [K|FROM-TO:FROM-TO]: the position's games per year (and their share of the year's
+        games), each next move's first and last year and trend over the last K years (default 3);
+        with two periods, the moves whose share rose or fell most between them (search --trends)."""
+        from fuseki.book.storage.years import RECENT, date_profile
+        from fuseki.book.ui import years_text
+
+        text = arg.strip()
+        periods = parse_periods(text) if ":" in text else None
+        recent = RECENT if periods or not text else self._count(text, "years")
+        profile = date_profile(self.book, self.board, filters=self.filters, recent=recent)
+        if periods:
+            self.say(years_text.trends_text(profile, *periods, self.board.size, LETTERS))
+        else:
+            self.say(years_text.year_text(profile, self.board.size, LETTERS))
 
     # --- filters and games ------------------------------------------------------------
 

@@ -16,7 +16,8 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       stones, captures, to_move, last move, next moves, totals;
                                       with ``fuseki serve --ai``, KataGo's values (``ai``, and
                                       each next move's ``ai``: book.ui.web.ai), ``pending``
-                                      while KataGo works on them (then never kept in the cache)
+                                      while KataGo works on them (then never kept in the cache);
+                                      ``by_year=1&recent=K``, ``trends=A-B:C-D``: book.ui.years_text
     /api/games?moves=&...&after=&page_size=
                                       the games that reached the position, one page, newest first
                                       (date, then id); ``after``: the previous page's ``after`` (its
@@ -63,6 +64,8 @@ from werkzeug.exceptions import HTTPException
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
+from fuseki.book.ui.book_cli import parse_periods
+from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
@@ -443,6 +446,13 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         filters = _filters_arg()
         found = shared.book.next_moves(board, filters=filters)
         answer = {**position_json(board), **next_moves_json(found, board.size)}
+        trends = request.args.get("trends", "").strip()
+        if _int_arg("by_year", 0, 0, 1) or trends:  # a statistics book: StatisticsOnly, 409 "no dates"
+            try:
+                periods = parse_periods(trends) if trends else None
+            except ValueError as exc:
+                raise ApiError(str(exc)) from None
+            answer.update(years_answer(shared.book, board, filters, periods, _int_arg("recent", 3, 1, 100)))
         if shared.ai is not None:
             from fuseki.book.ui.web.ai import ai_json
 
