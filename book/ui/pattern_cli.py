@@ -124,7 +124,7 @@ def result_text(board, result, ai=None) -> str:
     columns and their footer, or its one line."""
     lines = []
     columns = isinstance(ai, tuple)
-    head = "    move  colour  games  at once  after tenuki  win %"
+    head = "    move  colour  games  at once  after tenuki   win %"
     lines.append(f"{head} {ai_text.AI_HEAD}" if columns else head)
     shown = result.continuations[:TABLE_LIMIT]
     for index, (letter, move) in enumerate(zip(row_letters(shown), shown)):
