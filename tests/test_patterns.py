@@ -248,12 +248,15 @@ def check(book, games, pattern, want, filters=None, keep=lambda game: True, ids=
 def test_every_answer_equals_the_brute_force(book_and_games, kind):
     book, games, size = book_and_games
     rng = np.random.default_rng(hash((kind, size)) % 2**32)
-    matched = 0
+    matched, later = 0, 0
     for i in range(12):
         pattern, want = pattern_of(games, rng, kind, size, any_points=i % 3, swap=i % 2 == 1)
         assert pattern.kind == kind
-        matched += check(book, games, pattern, want).total
+        found = check(book, games, pattern, want)
+        matched += found.total
+        later += sum(c.after_tenuki for c in found.continuations)
     assert matched >= 12  # every pattern came from a game: it matches at least there
+    assert later  # continuations after tenuki were compared too
 
 
 def test_empty_and_self_symmetric_regions(book_and_games):
@@ -413,9 +416,12 @@ def test_real_games_equal_the_brute_force(real_book, kind):
     corners up to 8x8): every count equals the brute force's over 300 whole games."""
     book, games, ids, boards = real_book
     rng = np.random.default_rng({"corner": 1, "side": 2, "anywhere": 3}[kind])
-    matched = 0
+    matched, once, later = 0, 0, 0
     for i in range(12):
         pattern, want = pattern_of(games, rng, kind, 19, any_points=i % 3, swap=i % 2 == 1)
         assert pattern.kind == kind
-        matched += check(book, games, pattern, want, ids=ids, boards=boards).total
-    assert matched >= 12
+        found = check(book, games, pattern, want, ids=ids, boards=boards)
+        matched += found.total
+        once += sum(c.at_once for c in found.continuations)
+        later += sum(c.after_tenuki for c in found.continuations)
+    assert matched >= 12 and once and later
