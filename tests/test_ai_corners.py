@@ -86,6 +86,9 @@ def test_a_whole_board_pattern_shows_what_search_shows(book_path, stored, capsys
     assert main(["pattern", "--moves", "Q16 D4 D16", "--region", "A1:T19", "--book", book_path, "--ai"]) == 0
     out = capsys.readouterr().out
     assert rows_of(out)["O17"].split()[:4] == searched["O17"].split() == ["|", "46.0%", "-0.5", "0.2"]
+    head = next(line for line in out.splitlines() if line.startswith("    move  colour"))
+    rows = [line for line in out.splitlines() if line[:4] in {f"{c} - " for c in "abcdefgh"}]
+    assert rows and all(line.index("|") == head.index("|") for line in rows)  # the AI columns under their head
     assert "KataGo: test-net, japanese rules, komi 6.5, 20 visits" in out
 
 

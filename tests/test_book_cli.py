@@ -126,9 +126,15 @@ def test_pattern_prints_the_region_continuations_tenuki_and_total(book, capsys):
     lines = out.splitlines()
     assert lines[0].split() == list("NOPQRST")  # the region's columns only
     assert "corner pattern" in out
-    # every game has Black on a 4-4 point with its corner empty after move 1; White answered elsewhere
+    # every game has Black on a 4-4 point with its corner empty after move 1; White answered
+    # elsewhere, so each continuation (the next move inside the region, Kombilo's) came after tenuki
     assert lines[-1] == "total 4 games"
-    assert lines[-2] == "tenuki 4"
+    head = lines.index("    move  colour  games  at once  after tenuki   win %")
+    rows = [line.split() for line in lines[head + 1:-2]]
+    assert rows and all(r[1] == "-" and r[3] in ("Black", "White") and r[5] == "0" and r[4] == r[6] for r in rows)
+    tenuki = int(lines[-2].split()[1])
+    assert lines[-2] == f"tenuki {tenuki} (no later move inside the region)"
+    assert sum(int(r[4]) for r in rows) + tenuki == 4
 
 
 @pytest.mark.parametrize("args, message", [

@@ -6,9 +6,11 @@ game it draws the board in the 8 orientations as numpy arrays and slides the pat
 window over each (along the axes the region as drawn lets it slide), with any-points left
 out and, with colour swap, the colours exchanged.  A game's match is its first position
 with a match; its continuation the next move drawn the same way, if it falls in a matching
-window: unswapped windows first, then the smallest pattern point; else a tenuki.  Every
-count is compared: games matched and the move number of each, each continuation's moves by
-colour and wins, tenuki.
+window: Kombilo's continuation, the first move from the match on (by either player) that
+falls in a matching window, unswapped windows first, then the smallest pattern point; "at
+once" when it is the very next move, else "after tenuki"; none at all: a tenuki.  Every
+count is compared: games matched and the move number of each, each continuation's games at
+once and after tenuki and wins by point and colour, tenuki.
 """
 
 from __future__ import annotations
@@ -97,8 +99,13 @@ def window_matches(grids, want, region, size):
 
 
 def brute(games, size, region, want, swap, boards=None):
-    """{game index: move number}, {point: [black, white, black wins, white wins]}, tenuki [b, w, ended].
+    """{game index: move number}, {(point, colour): [at once, after tenuki, wins]}, tenuki
+    [black, white, ended].
 
+    Kombilo's counting: the continuation is the first move from the match on that falls in a
+    matching window (passes and moves elsewhere skipped), by either player; among the windows
+    holding it, unswapped first, then the smallest pattern point; "at once" when it is the
+    very next move.  A game with none is a tenuki, by the colour of its next move (ended: none).
     ``boards``: each game's ``boards_of``, if already drawn."""
     x0, y0, x1, y1 = region
     swapped_want = np.where(want == BLACK, WHITE, np.where(want == WHITE, BLACK, want))
@@ -115,33 +122,38 @@ def brute(games, size, region, want, swap, boards=None):
             continue
         i = int(np.flatnonzero(hit_any)[0])
         matches[g] = i
-        nxt = moves[i] if i < len(moves) else None
-        inside, colour_swaps = [], []
-        for swapped, hits in variants:
-            for t, dy, dx in zip(*np.nonzero(hits[i])):
-                colour_swaps.append(swapped)
-                if nxt is None or nxt[1] == PASS:
-                    continue
-                tx, ty = coords.transform_xy(int(t), *point_to_xy(nxt[1], size), size)
+        windows = [(swapped, int(t), int(dy), int(dx)) for swapped, hits in variants
+                   for t, dy, dx in zip(*np.nonzero(hits[i]))]
+        found = None
+        for j in range(i, len(moves)):
+            if moves[j][1] == PASS:
+                continue
+            inside = []
+            for swapped, t, dy, dx in windows:
+                tx, ty = coords.transform_xy(t, *point_to_xy(moves[j][1], size), size)
                 qx, qy = tx - dx + x0, ty - dy + y0
                 if x0 <= qx <= x1 and y0 <= qy <= y1:
                     inside.append((swapped, xy_to_point(qx, qy, size)))
-        if nxt is None:
-            tenuki[2] += 1
-            continue
-        colour, won = nxt[0], winner == nxt[0]
-        if inside:
-            swapped, point = min(inside)
-        else:
-            swapped, point = min(colour_swaps), None
-        if swapped:
-            colour = WHITE if colour == BLACK else BLACK
-        if point is None:
+            if inside:
+                found = j, min(inside)
+                break
+        if found is None:
+            if i == len(moves):
+                tenuki[2] += 1
+                continue
+            colour = moves[i][0]
+            if min(w[0] for w in windows):  # only swapped windows: the colour exchanged back
+                colour = WHITE if colour == BLACK else BLACK
             tenuki[0 if colour == BLACK else 1] += 1
             continue
-        entry = table.setdefault(point, [0, 0, 0, 0])
-        entry[0 if colour == BLACK else 1] += 1
-        entry[2 if colour == BLACK else 3] += won
+        j, (swapped, point) = found
+        colour = moves[j][0]
+        won = winner == colour
+        if swapped:
+            colour = WHITE if colour == BLACK else BLACK
+        entry = table.setdefault((point, colour), [0, 0, 0])
+        entry[0 if j == i else 1] += 1
+        entry[2] += won
     return matches, table, tenuki
 
 
@@ -223,7 +235,7 @@ def check(book, games, pattern, want, filters=None, keep=lambda game: True, ids=
     matches, table, tenuki = brute([games[i] for i in kept], pattern.size, pattern.region, want,
                                    pattern.swap_colours, boards and [boards[i] for i in kept])
     assert found.matches == {ids[kept[g]]: number for g, number in matches.items()}
-    got = {c.point: [c.black, c.white, c.black_wins, c.white_wins] for c in found.continuations}
+    got = {(c.point, c.colour): [c.at_once, c.after_tenuki, c.wins] for c in found.continuations}
     assert got == table
     for c in found.continuations:
         assert c.point == min(c.points) and c.point in c.points
@@ -236,12 +248,15 @@ def check(book, games, pattern, want, filters=None, keep=lambda game: True, ids=
 def test_every_answer_equals_the_brute_force(book_and_games, kind):
     book, games, size = book_and_games
     rng = np.random.default_rng(hash((kind, size)) % 2**32)
-    matched = 0
+    matched, later = 0, 0
     for i in range(12):
         pattern, want = pattern_of(games, rng, kind, size, any_points=i % 3, swap=i % 2 == 1)
         assert pattern.kind == kind
-        matched += check(book, games, pattern, want).total
+        found = check(book, games, pattern, want)
+        matched += found.total
+        later += sum(c.after_tenuki for c in found.continuations)
     assert matched >= 12  # every pattern came from a game: it matches at least there
+    assert later  # continuations after tenuki were compared too
 
 
 def test_empty_and_self_symmetric_regions(book_and_games):
@@ -401,9 +416,12 @@ def test_real_games_equal_the_brute_force(real_book, kind):
     corners up to 8x8): every count equals the brute force's over 300 whole games."""
     book, games, ids, boards = real_book
     rng = np.random.default_rng({"corner": 1, "side": 2, "anywhere": 3}[kind])
-    matched = 0
+    matched, once, later = 0, 0, 0
     for i in range(12):
         pattern, want = pattern_of(games, rng, kind, 19, any_points=i % 3, swap=i % 2 == 1)
         assert pattern.kind == kind
-        matched += check(book, games, pattern, want, ids=ids, boards=boards).total
-    assert matched >= 12
+        found = check(book, games, pattern, want, ids=ids, boards=boards)
+        matched += found.total
+        once += sum(c.at_once for c in found.continuations)
+        later += sum(c.after_tenuki for c in found.continuations)
+    assert matched >= 12 and once and later

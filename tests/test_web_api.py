@@ -469,8 +469,15 @@ def test_pattern_search_and_its_games(book_path):
         client = app.test_client()
         answer = ok(client, "/api/pattern?moves=pd&region=N19:T13")
         assert answer["kind"] == "corner" and answer["total"] == expected.total > 0
-        assert [(r["sgf"], r["games"]) for r in answer["next"]] == [
-            (coords.point_to_sgf(c.point, 19), c.games) for c in expected.continuations]
+        assert [(r["sgf"], r["colour"], r["games"], r["at_once"], r["after_tenuki"], r["wins"])
+                for r in answer["next"]] == [
+            (coords.point_to_sgf(c.point, 19), "B" if c.colour == 1 else "W", c.games, c.at_once, c.after_tenuki,
+             c.wins) for c in expected.continuations]
+        letters = {}  # a point's Black and White rows share its letter
+        for r in answer["next"]:
+            assert letters.setdefault(r["sgf"], r["letter"]) == r["letter"]
+        named = [letter for letter in letters.values() if letter]
+        assert len(set(named)) == len(named)
         assert answer["tenuki"]["games"] == expected.tenuki.games
         page = ok(client, "/api/pattern/games?moves=pd&region=N19:T13&page_size=100")
         assert page["total"] == expected.total

@@ -7,10 +7,11 @@ those whose stones all lie where the game ever had a stone of that colour, found
 shifts of an orientation at once by shifting bit sets; a game with none is not replayed.
 Then a placement is checked only when an event sets one of its points to what it wants
 there, and the position matches when some placement holds.  At a game's first
-match it notes the move number and the move played next, and the placement that move
-continues: among the matching placements, one whose region holds the next move (unswapped
-first, then the smallest pattern point it maps to, a point standing for its orbit), else the
-first matching one (unswapped first) and the move is a tenuki.
+match it notes the move number and, reading on through the same events, the continuation
+as Kombilo counts it: the first later move, by either player, inside the region of a
+matching placement (unswapped first, then the smallest pattern point it maps to, a point
+standing for its orbit), and how many moves came first elsewhere (0: at once); a game that
+never plays inside again is a tenuki.
 """
 
 from __future__ import annotations
@@ -30,14 +31,14 @@ LINK_PLACEMENTS = 64
 @njit(cache=True, parallel=True)
 def scan(chunks, events, offsets, games, held, points, by_want_start, by_want_place, cell_start, cell_point,
          cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts, way_place,
-         out_move, out_place, out_point, out_colour):
+         out_move, out_place, out_point, out_colour, out_later):
     """``_scan_range`` over ``games`` in ``chunks`` shared by numba's threads."""
     count = games.shape[0]
     for c in prange(chunks):
         _scan_range(count * c // chunks, count * (c + 1) // chunks, events, offsets, games, held, points,
                     by_want_start, by_want_place, cell_start, cell_point, cell_want, stoneless, back,
                     swapped, way_start, way_point, way_colour, way_shifts, way_place,
-                    out_move, out_place, out_point, out_colour)
+                    out_move, out_place, out_point, out_colour, out_later)
 
 
 @njit(cache=True)
@@ -100,9 +101,51 @@ def _live(held_g, way_start, way_point, way_colour, way_shifts, way_place, acc, 
 
 
 @njit(cache=True)
+def _continue(events, k, end, holding, found, back, swapped, n, out_place, out_point, out_colour, out_later):
+    """The continuation of a game matched before ``events[k]`` by the placements ``holding[:found]``:
+    its first later move inside one of their regions (Kombilo's rule), by either player.
+    Among the placements whose region holds it: unswapped first, then the smallest pattern
+    point.  Writes the placement, that pattern point (its orbit's smallest), the move's colour
+    and how many moves (passes included) came first elsewhere (0: at once).  None inside (a
+    tenuki to the game's end): the first matching placement (unswapped first), NONE, the colour
+    of the very next move (0: the game ended at the match) and 0."""
+    best, best_key = -1, np.int64(1) << 40
+    later = 0
+    j = k
+    while j < end:
+        kind = events[j] >> 12
+        if kind != EVENT_REMOVE:  # a move (setup stones come first, before any match is looked at)
+            x = events[j] & 4095
+            if x > 0:
+                for m in range(found):
+                    i = holding[m]
+                    if back[i, x] >= 0:
+                        key = (swapped[i] << 20) + back[i, x]
+                        if key < best_key:
+                            best, best_key = i, key
+                if best >= 0:
+                    out_place[n] = best
+                    out_point[n] = back[best, x]
+                    out_colour[n] = kind - EVENT_MOVE + 1
+                    out_later[n] = later
+                    return
+            later += 1
+        j += 1
+    for m in range(found):
+        i = holding[m]
+        key = (swapped[i] << 20) + i
+        if key < best_key:
+            best, best_key = i, key
+    out_place[n] = best
+    out_point[n] = NONE
+    out_colour[n] = (events[k] >> 12) - EVENT_MOVE + 1 if k < end else 0
+    out_later[n] = 0
+
+
+@njit(cache=True)
 def _scan_range(first, last, events, offsets, games, held, points, by_want_start, by_want_place, cell_start,
                 cell_point, cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts,
-                way_place, out_move, out_place, out_point, out_colour):
+                way_place, out_move, out_place, out_point, out_colour, out_later):
     """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for g in ``games[first:last]``.
 
     A placement can only come to hold when one of its cells changes to what it wants there:
@@ -116,9 +159,8 @@ def _scan_range(first, last, events, offsets, games, held, points, by_want_start
     per point and value for this game alone (``head``/``link``), so an event looks at live
     placements only.  ``stoneless``: the placements the empty board holds;
     ``back[placement, x]``: the pattern point (orbit) of board point x, or -1.
-    Writes, per game: the move number of the first match (NONE: none), the placement, the
-    pattern point (its orbit's smallest) of the move played next (NONE: a tenuki, a pass or
-    the game's end) and that move's colour (0: the game ended).
+    Writes, per game: the move number of the first match (NONE: none), and ``_continue``'s
+    placement, continuation, its colour and the moves played elsewhere before it.
     """
     places = cell_start.shape[0] - 1
     colour = np.zeros(points, dtype=np.int64)
@@ -166,21 +208,9 @@ def _scan_range(first, last, events, offsets, games, held, points, by_want_start
         number = 0
         while True:
             if found:
-                nxt, who = NONE, 0
-                if k < end:
-                    nxt = events[k] & 4095
-                    who = (events[k] >> 12) - EVENT_MOVE + 1
-                best, best_key = -1, 1 << 40
-                for m in range(found):
-                    i = holding[m]
-                    inside = nxt > 0 and back[i, nxt] >= 0
-                    key = (swapped[i] << 20) + (back[i, nxt] if inside else (1 << 21) + i)
-                    if key < best_key:
-                        best, best_key = i, key
+                _continue(events, k, end, holding, found, back, swapped, n, out_place, out_point, out_colour,
+                          out_later)
                 out_move[n] = number
-                out_place[n] = best
-                out_point[n] = back[best, nxt] if nxt > 0 else NONE
-                out_colour[n] = who
                 break
             if k >= end:
                 break
@@ -272,10 +302,10 @@ def _ways(table, points: int):
 
 def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.ndarray, table, size: int,
         orbit_min: np.ndarray):
-    """(move numbers, placement indices, pattern points of the next moves, their colours) of
-    ``games``; see ``_scan_range``.
+    """(move numbers, placement indices, pattern points of the continuations, their colours,
+    the moves played elsewhere before each) of ``games``; see ``_scan_range``.
     ``held``: ``ever_held`` of all the games ``games`` index."""
-    out = [np.empty(len(games), dtype=np.int64) for _ in range(4)]
+    out = [np.empty(len(games), dtype=np.int64) for _ in range(5)]
     scan(4 * get_num_threads(), events, offsets, games, held, *tables(table, size, orbit_min), *out)
     return out
 

@@ -2,11 +2,14 @@
 
 ``search(book, pattern, filters)`` scans the games the filters keep (``index.load``, then
 ``scan.run``) and turns each game's first match into a continuation in the pattern's own
-orientation (the region as the user drew it): a point of the region, merged over the
-pattern's own symmetry, with how often Black and White played it and how often the player
-who played it won; or a tenuki (a move outside the matching region, a pass, the game's
-end).  With ``swap_colours`` a game matching the pattern with colours exchanged gives its
-move with the colour exchanged back.
+orientation (the region as the user drew it), counted as Kombilo counts them: the first
+later move *inside the region*, by either player, whether it was the very next move ("at
+once") or came after moves elsewhere ("after tenuki").  A continuation is a point of the
+region, merged over the pattern's own symmetry, and the colour of the player who played it:
+Black's and White's are distinct rows, each with how often the player who played it won.
+A game that never plays inside the region again (it passes, plays elsewhere or ends) is a
+tenuki.  With ``swap_colours`` a game matching the pattern with colours exchanged gives its
+colours exchanged back.
 """
 
 from __future__ import annotations
@@ -24,32 +27,38 @@ from fuseki.engine.core.base import BLACK, WHITE
 
 @dataclass
 class Continuation:
-    """A next move after the match: ``point`` (None: tenuki) and its orbit ``points``."""
+    """A move inside the region after the match: ``point`` and its orbit ``points``, played by
+    ``colour`` (BLACK/WHITE, in the pattern's colours)."""
 
-    point: int | None
-    points: tuple[int, ...] = ()
-    black: int = 0  # times Black played it (in the pattern's colours)
-    white: int = 0
-    black_wins: int = 0  # of those, games the player who played it won
-    white_wins: int = 0
-    ended: int = 0  # tenuki only: games that ended at the match
+    point: int
+    points: tuple[int, ...]
+    colour: int
+    at_once: int = 0  # games where it was the very next move
+    after_tenuki: int = 0  # games where moves elsewhere came first
+    wins: int = 0  # of those, games the player who played it won
 
     @property
     def games(self) -> int:
-        return self.black + self.white + self.ended
+        return self.at_once + self.after_tenuki
 
     @property
     def winrate(self) -> float:
         """Wins of the player who played it, over the games it was played in."""
-        return (self.black_wins + self.white_wins) / self.games if self.games else 0.0
+        return self.wins / self.games if self.games else 0.0
 
-    def add(self, colour: int, won: bool) -> None:
-        if colour == BLACK:
-            self.black += 1
-            self.black_wins += won
-        else:
-            self.white += 1
-            self.white_wins += won
+
+@dataclass
+class Tenuki:
+    """Games that never played inside the region after the match, by who was to move then
+    (in the pattern's colours); ``ended``: games that ended at the match."""
+
+    black: int = 0
+    white: int = 0
+    ended: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.black + self.white + self.ended
 
 
 @dataclass
@@ -58,8 +67,8 @@ class PatternResult:
 
     pattern: Pattern
     total: int  # games that reached the pattern
-    continuations: list[Continuation]  # most played first (ties: point order)
-    tenuki: Continuation
+    continuations: list[Continuation]  # most played first (ties: point order, Black first)
+    tenuki: Tenuki
     matches: dict[int, int] = field(default_factory=dict)  # game id -> move number of its first match
 
 
@@ -78,28 +87,35 @@ def search(book, pattern: Pattern, filters=None) -> PatternResult:
     table = pattern.placement_table()
     orbits = pattern.orbits()
     orbit_min = pattern.orbit_min()
-    moves, places, points, colours = scan.run(events, offsets, chosen, held, table, pattern.size, orbit_min)
+    moves, places, points, colours, later = scan.run(events, offsets, chosen, held, table, pattern.size,
+                                                     orbit_min)
     game_ids = game_ids[chosen]
     matched = np.flatnonzero(moves != scan.NONE)
-    table_of: dict[tuple[int, ...], Continuation] = {}
-    tenuki = Continuation(None)
+    table_of: dict[tuple[tuple[int, ...], int], Continuation] = {}
+    tenuki = Tenuki()
     winners = winner_of[game_ids[matched]].tolist()
-    for g, won_by, point, is_swapped in zip(matched.tolist(), winners, points[matched].tolist(),
-                                            table.swapped[places[matched]].tolist()):
-        colour = int(colours[g])
-        won = won_by == colour
+    for won_by, point, colour, skipped, is_swapped in zip(
+            winners, points[matched].tolist(), colours[matched].tolist(), later[matched].tolist(),
+            table.swapped[places[matched]].tolist()):
+        won = colour != 0 and won_by == colour
         if is_swapped and colour:
             colour = WHITE if colour == BLACK else BLACK
         if point < 0:
-            if colour:
-                tenuki.add(colour, won)
+            if colour == BLACK:
+                tenuki.black += 1
+            elif colour == WHITE:
+                tenuki.white += 1
             else:
                 tenuki.ended += 1
             continue
         orbit = orbits[point]
-        entry = table_of.setdefault(orbit, Continuation(orbit[0], orbit))
-        entry.add(colour, won)
-    continuations = sorted(table_of.values(), key=lambda c: (-c.games, c.point))
+        entry = table_of.setdefault((orbit, colour), Continuation(orbit[0], orbit, colour))
+        if skipped:
+            entry.after_tenuki += 1
+        else:
+            entry.at_once += 1
+        entry.wins += won
+    continuations = sorted(table_of.values(), key=lambda c: (-c.games, c.point, c.colour))
     found = {int(game_ids[g]): int(moves[g]) for g in matched.tolist()}
     return PatternResult(pattern, len(found), continuations, tenuki, found)
 

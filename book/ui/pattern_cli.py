@@ -3,7 +3,9 @@
 The pattern is the region ``--region A:B`` (two opposite corner vertices) of a position
 (``--moves`` or ``--sgf``/``--move``, as for ``fuseki search``); ``--any`` points match
 anything.  Output: the region drawn as text with the continuations lettered, the table
-(letter, vertex, games, win rate of the player who played it), ``tenuki N``, ``total N games``.
+(letter, vertex, colour of the player who played it, games, at once, after tenuki, that
+player's win rate: ``search.Continuation``, counted as Kombilo does; Black's and White's
+moves at one point are two rows with one letter), ``tenuki N``, ``total N games``.
 A pattern that cannot be searched for prints one line and exits with 2.
 
 With ``--ai`` (``book.ui.ai_text.add_ai_options``) a whole-board pattern (the region is the
@@ -22,7 +24,7 @@ from fuseki.book.ui import ai_text
 from fuseki.book.ui.book_cli import add_filter_options, add_position_options, parse_years, position_of
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 from fuseki.engine.core import coords
-from fuseki.engine.core.base import EMPTY, point_to_xy, xy_to_point
+from fuseki.engine.core.base import BLACK, EMPTY, point_to_xy, xy_to_point
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 TABLE_LIMIT = 20
@@ -77,12 +79,23 @@ def pattern_from_board(board, region_text: str, any_text: str, swap: bool):
     return Pattern(size, region, cells, swap_colours=swap)
 
 
+def row_letters(continuations, alphabet: str = LETTERS) -> list[str | None]:
+    """One letter per continuation, shared by the rows of one point (Black's and White's):
+    the points lettered in the order of their first row; None once the alphabet runs out."""
+    of_point: dict[int, str | None] = {}
+    for move in continuations:
+        if move.point not in of_point:
+            of_point[move.point] = alphabet[len(of_point)] if len(of_point) < len(alphabet) else None
+    return [of_point[move.point] for move in continuations]
+
+
 def pattern_lines(board, pattern, result=None) -> list[str]:
     """The region as text: X/O stones, ``.`` empty, ``?`` any, letters on the continuations."""
     x0, y0, x1, y1 = pattern.region
     marked: dict[int, str] = {}
     if result is not None:
-        for letter, move in zip(LETTERS[:TABLE_LIMIT], result.continuations):
+        shown = result.continuations[:TABLE_LIMIT]
+        for letter, move in zip(row_letters(shown), shown):
             for point in move.points:
                 if point != coords.PASS and board.color_at(point) == EMPTY:
                     marked.setdefault(point, letter)
@@ -111,21 +124,23 @@ def result_text(board, result, ai=None) -> str:
     columns and their footer, or its one line."""
     lines = []
     columns = isinstance(ai, tuple)
-    if columns:
-        lines.append(f"    move   games  win % {ai_text.AI_HEAD}")
-    for index, move in enumerate(result.continuations[:TABLE_LIMIT]):
+    head = "    move  colour  games  at once  after tenuki   win %"
+    lines.append(f"{head} {ai_text.AI_HEAD}" if columns else head)
+    shown = result.continuations[:TABLE_LIMIT]
+    for index, (letter, move) in enumerate(zip(row_letters(shown), shown)):
         vertex = coords.point_to_vertex(move.point, result.pattern.size)
-        line = f"{LETTERS[index]} - {vertex:<5} {move.games:>6}  {100 * move.winrate:5.1f}%"
+        colour = "Black" if move.colour == BLACK else "White"
+        line = (f"{letter} - {vertex:<5} {colour:<6} {move.games:>6} {move.at_once:>8} {move.after_tenuki:>13}"
+                f"  {100 * move.winrate:5.1f}%")
         if columns:
             value = ai[1][index]
-            lines.append(f"{line} {ai_text.ai_columns(value)}   (Black {move.black}, White {move.white})"
-                         f"{ai_text.ai_note(move.games, result.total, value)}")
+            lines.append(f"{line} {ai_text.ai_columns(value)}{ai_text.ai_note(move.games, result.total, value)}")
             continue
-        lines.append(f"{line}   (Black {move.black}, White {move.white})")
+        lines.append(line)
     if len(result.continuations) > TABLE_LIMIT:
         rest = result.continuations[TABLE_LIMIT:]
         lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} games")
-    lines.append(f"tenuki {result.tenuki.games}")
+    lines.append(f"tenuki {result.tenuki.games} (no later move inside the region)")
     lines.append(f"total {result.total} games")
     if columns:
         lines.append(ai_text.ai_footer(ai[0]))

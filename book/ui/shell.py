@@ -183,7 +183,8 @@ class BookShell(cmd.Cmd):
     def do_pattern(self, arg: str) -> None:
         """pattern REGION [any POINTS] [swap]: the games reaching the region of the board (e.g.
         N19:T13; any R17,S18: points matching anything; swap: colours exchanged too), their
-        continuations and tenuki; games then lists them."""
+        continuations (the next move inside the region, at once or after tenuki, by colour) and
+        tenuki; games then lists them."""
         from fuseki.book.patterns.pattern import PatternError
         from fuseki.book.patterns.search import search
         from fuseki.book.ui.pattern_cli import pattern_from_board, result_text

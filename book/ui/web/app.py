@@ -33,7 +33,8 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       ``ai`` and each row's ``ai`` as the position's next moves'
     /api/pattern?moves=&size=&region=N19:T13&any=R17,S18&swap=1&year_from=...
                                       the region of the position as a pattern: kind, total games,
-                                      continuations (letters, points, games by colour, win rate of
+                                      continuations as Kombilo counts them (letter, point, points,
+                                      colour B/W, games, at_once, after_tenuki, wins, winrate of
                                       the player who played it), tenuki; a bad region: 400; with
                                       --ai, ``ai`` as the position's for a whole-board pattern
                                       (else status "note": values only for a whole board)
@@ -194,12 +195,16 @@ def next_moves_json(next_moves, size: int) -> dict:
 
 
 def pattern_json(result) -> dict:
-    """A pattern search's answer: its continuations lettered as the next moves are."""
+    """A pattern search's answer: its continuations (``search.Continuation``, Kombilo's
+    counting), a point's Black and White rows sharing its letter."""
+    from fuseki.book.ui.pattern_cli import row_letters
+
     size = result.pattern.size
-    rows = [{"letter": LETTERS[i] if i < len(LETTERS) else None, **point_json(c.point, size),
-             "points": [coords.point_to_sgf(p, size) for p in c.points], "games": c.games,
-             "black": c.black, "white": c.white, "winrate": c.winrate}
-            for i, c in enumerate(result.continuations)]
+    rows = [{"letter": letter, **point_json(c.point, size),
+             "points": [coords.point_to_sgf(p, size) for p in c.points],
+             "colour": COLOUR_NAME[c.colour], "games": c.games, "at_once": c.at_once,
+             "after_tenuki": c.after_tenuki, "wins": c.wins, "winrate": c.winrate}
+            for letter, c in zip(row_letters(result.continuations, LETTERS), result.continuations)]
     tenuki = result.tenuki
     return {"kind": result.pattern.kind, "total": result.total, "next": rows,
             "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended}}

@@ -299,8 +299,11 @@ function renderNextMoves(position) {
     tr.innerHTML = `<td class="letter"></td><td class="move"></td><td class="num"></td>` +
       `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
     tr.children[0].textContent = row.letter || "";
-    tr.children[1].textContent = row.vertex;
-    tr.children[2].textContent = row.games;
+    tr.children[1].textContent = row.colour ? `${row.vertex} ${row.colour === "B" ? "Black" : "White"}` : row.vertex;
+    tr.children[2].textContent = row.after_tenuki ? `${row.games} (${row.after_tenuki} after tenuki)` : row.games;
+    if (row.after_tenuki !== undefined) {  // a pattern's continuation: Kombilo's counts
+      tr.children[2].title = `${row.at_once} at once, ${row.after_tenuki} after moves elsewhere`;
+    }
     tr.querySelector(".bar span").style.width = `${percent}%`;
     tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
     tr.addEventListener("click", serial(() => playSearch(row.sgf)));
@@ -593,13 +596,16 @@ async function searchPattern() {
   await refreshGames();
 }
 
-// The pattern's continuations in the next-move table; with fuseki serve --ai a whole-board
+// The pattern's continuations in the next-move table: each point and colour of the player who
+// played it (Black and White rows share a letter), its games at once and after tenuki (the first
+// later move inside the region, as Kombilo counts); with fuseki serve --ai a whole-board
 // pattern's carry KataGo's values, a smaller one's a line saying they are whole-board only.
 function renderPattern(result) {
   renderNextMoves({total: 0, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
   $("next-summary").textContent = result.total
     ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern · ` +
-      `tenuki ${result.tenuki.games} · win rates for the player who played the move`
+      `tenuki ${result.tenuki.games} (never played inside the region again) · ` +
+      "win rates for the player who played the move"
     : `No game reached the ${result.kind} pattern.`;
 }
 
