@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import os
 import sys
-from pathlib import Path
 
 import pytest
 from test_web_api import GAMES, build_book
@@ -70,7 +69,8 @@ return {
   wide: [...document.querySelectorAll("body *")].filter((e) => !e.closest("svg") && visible(e) &&
           e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map(name),
   sections: [...document.querySelectorAll("main > section")].map((s) => ({name: s.id, ...box(s),
-    inner: s.clientWidth - parseFloat(getComputedStyle(s).paddingLeft) - parseFloat(getComputedStyle(s).paddingRight)})),
+    inner: s.clientWidth - parseFloat(getComputedStyle(s).paddingLeft)
+           - parseFloat(getComputedStyle(s).paddingRight)})),
   boards: [...document.querySelectorAll("svg.board")].map((b) => ({name: b.id, ...box(b)})),
   controls, fonts,
   results: [...document.querySelectorAll("#games-table tbody td:nth-child(4)")]
