@@ -129,6 +129,28 @@ def test_info_counts_the_book(client):
     assert info["sizes"] == {"19": 5}
     assert info["default_size"] == 19
     assert info["years"] == [1933, 2010]
+    assert info["max_download"] == 1000  # the page says when a download holds only the newest
+
+
+def test_the_pages_address_is_made_of_the_apis_parameters(client):
+    """Each parameter the page puts in its address (docs/exploring.md's table) is one the route
+    that shows that part of the view answers: a wrong value of it is refused by name."""
+    ids = game_ids(client, "pd,dp,pq")
+    view = {"size": "19", "moves": "pd,dp,pq", "year_from": "1900", "year_to": "1999", "player": "Go"}
+    search = "&".join(f"{key}={value}" for key, value in view.items())
+    for route in ("/api/position", "/api/games", "/api/pattern"):
+        extra = "&region=T13:N19&any=R17&swap=1" if route == "/api/pattern" else ""
+        # the read-only book has no pattern index: the pattern search itself is test_pattern_search_and_its_games'
+        assert client.get(f"{route}?{search}{extra}").status_code in ((200, 409) if extra else (200,))
+        for key in ("size", "year_from", "year_to"):
+            assert key in error(client, f"{route}?{search.replace(f'{key}={view[key]}', f'{key}=x')}{extra}", 400)
+    assert "region" in error(client, f"/api/pattern?{search}&region=T13", 400).lower()
+    game = ok(client, f"/api/game/{ids['go']}?moves=pd,dp,pq&at=3")
+    assert game["at"] == 3 and "at" in error(client, f"/api/game/{ids['go']}?moves=pd,dp,pq&at=x", 400)
+    shown = ok(client, f"/api/game/{ids['go']}/position?move=4&sym={game['symmetry']}")
+    assert shown["move_number"] == 4
+    assert "move" in error(client, f"/api/game/{ids['go']}/position?move=x&sym=0", 400)
+    assert "sym" in error(client, f"/api/game/{ids['go']}/position?move=4&sym=x", 400)
 
 
 def test_page_and_static_files_are_served(client):

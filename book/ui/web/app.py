@@ -9,8 +9,8 @@ here), rules through ``Board``.
 
 Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
 
-    /api/info                         book statistics and the default board size; ``ai``: the
-                                      KataGo settings with --ai (else null); ``note``: why
+    /api/info                         book statistics, the default board size, max_download; ``ai``:
+                                      the KataGo settings with --ai (else null); ``note``: why
                                       a statistics book (the built-in one) lists no games
     /api/position?moves=&size=&year_from=&year_to=&player=
                                       stones, captures, to_move, last move, next moves, totals;
@@ -437,7 +437,7 @@ def _add_page_routes(app: Flask, shared: _Shared) -> None:
         return jsonify(games=stats.games, positions=stats.positions,
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
                        years=list(stats.years) if stats.years else None,
-                       default_size=shared.default_size(), letters=LETTERS,
+                       default_size=shared.default_size(), letters=LETTERS, max_download=MAX_DOWNLOAD,
                        ai=shared.ai.settings_json() if shared.ai else None,
                        note=statistics.no_games() if statistics else None)
 

@@ -28,7 +28,11 @@ const state = {
   anyMode: false,   // clicks inside the region mark and unmark "any" points
   any: new Set(),   // the region's "any" points (SGF): they match anything
   pattern: null,    // the last pattern search's answer: the games column lists its games
+  patternView: null,  // its region, any and swap, as the API was asked them (for the address)
   ai: null,         // KataGo's settings when the server runs with --ai (/api/info)
+  maxDownload: null,  // the most games one SGF download holds (/api/info's max_download)
+  shownMoves: null,   // the moves of the position on the search board, as in the address
+  restoring: false,   // the view is being restored from the address: it is not a new history entry
   aiPoll: null,     // the timer of the poll for a position KataGo is working on
 };
 
@@ -46,10 +50,14 @@ function serial(action) {
 
 // --- the API -------------------------------------------------------------------------
 
+function movesText() {
+  return state.moves.map((m) => m || "pass").join(",");
+}
+
 function query(extra) {
   const params = new URLSearchParams();
   params.set("size", state.size);
-  if (state.moves.length) params.set("moves", state.moves.map((m) => m || "pass").join(","));
+  if (state.moves.length) params.set("moves", movesText());
   for (const [key, value] of Object.entries(state.filters)) if (value) params.set(key, value);
   for (const [key, value] of Object.entries(extra || {})) params.set(key, value);
   return params.toString();
@@ -260,6 +268,9 @@ async function refreshSearch() {
   drawBoard($("search-board"), position.size, position, marks, serial(boardClick));
   if (position.ai && position.ai.status === "pending") pollAi(`/api/position?${query()}`);
   state.pattern = null;
+  const moves = movesText();
+  if (moves !== state.shownMoves) clearRegion();  // a new position: the old region is not its pattern
+  state.shownMoves = moves;
   drawRegion();
   const toMove = position.to_move === "B" ? "Black" : "White";
   const last = position.last ? `, last ${position.last.color === "B" ? "Black" : "White"} ${position.last.vertex}` : "";
@@ -276,10 +287,7 @@ async function refreshSearch() {
   }
   state.gamesAfter = [null];
   await refreshGames();
-  const hash = new URLSearchParams();
-  if ($("size-label").hidden === false) hash.set("size", state.size);
-  if (state.moves.length) hash.set("moves", state.moves.map((m) => m || "pass").join(","));
-  history.replaceState(null, "", hash.toString() ? `#${hash}` : location.pathname);
+  saveView();
   return true;
 }
 
@@ -474,7 +482,10 @@ async function boardClick(sgf) {
     return;
   }
   if (state.anyMode) return toggleAny(sgf);
-  if (!state.picking) return playSearch(sgf);
+  if (state.picking) return;
+  const stones = state.position ? [...state.position.stones.B, ...state.position.stones.W] : [];
+  if (stones.includes(sgf)) return showMessage(`${vertexOf(sgf)} is occupied`);  // no need to ask the API
+  return playSearch(sgf);
 }
 
 function insideRegion(sgf) {
@@ -496,6 +507,13 @@ function toggleAny(sgf) {
 function pointAt(event) {
   const node = document.elementFromPoint(event.clientX, event.clientY);
   return node && node.closest("#search-board .targets") ? node.dataset.sgf : null;
+}
+
+function clearRegion() {
+  state.region = [];
+  state.any = new Set();
+  state.picking = false;
+  state.anyMode = false;
 }
 
 function setRegion(corners) {
@@ -583,6 +601,8 @@ async function searchPattern() {
   }
   showMessage("");
   state.pattern = result;
+  const asked = new URLSearchParams(patternQuery());
+  state.patternView = Object.fromEntries(["region", "any", "swap"].map((key) => [key, asked.get(key)]));
   const marks = {};
   for (const row of result.next) {
     if (!row.letter) continue;
@@ -594,6 +614,7 @@ async function searchPattern() {
   if (result.ai && result.ai.status === "pending") pollPattern(`/api/pattern?${patternQuery()}`);
   state.gamesAfter = [null];
   await refreshGames();
+  saveView();
 }
 
 // The pattern's continuations in the next-move table: each point and colour of the player who
@@ -655,6 +676,15 @@ async function refreshGames() {
   const download = $("games-download");
   download.href = `/api/games.sgf?${query()}`;
   download.classList.toggle("disabled", !page.total);
+  download.textContent = downloadLabel(page.total);
+}
+
+// The download holds the position's newest games, at most /api/info's max_download of them.
+function downloadLabel(total) {
+  if (state.pattern) return "download SGF (the position's games)";  // no pattern download yet
+  const cap = state.maxDownload;
+  const count = (n) => n.toLocaleString("en");
+  return cap && total > cap ? `download SGF (newest ${count(cap)} of ${count(total)})` : "download SGF";
 }
 
 async function gamesPage(step) {
@@ -670,7 +700,9 @@ async function gamesPage(step) {
 
 // --- the replay column -------------------------------------------------------------------------
 
-async function openGame(id, at) {
+// Opens game `id` at move `at` (where the search position occurred); `shown` ({move, sym}),
+// from the address, is the move shown and the orientation it was shown in.
+async function openGame(id, at, shown) {
   let game;
   try {
     game = await api(`/api/game/${id}?${query({at: at})}`);
@@ -678,6 +710,7 @@ async function openGame(id, at) {
     showMessage(error.message);
     return;
   }
+  if (shown && shown.sym !== null) game.symmetry = shown.sym;
   state.game = game;
   for (const tr of $("games-table").querySelectorAll("tbody tr")) {
     tr.classList.toggle("selected", Number(tr.dataset.id) === id);
@@ -700,7 +733,7 @@ async function openGame(id, at) {
   const download = $("game-download");
   download.href = `/api/game/${id}.sgf`;
   download.hidden = false;
-  await showGameMove(at);
+  await showGameMove(shown && shown.move !== null ? shown.move : at);
 }
 
 async function showGameMove(number) {
@@ -719,6 +752,112 @@ async function showGameMove(number) {
   const mark = number === game.at ? " · search position" : "";
   const last = position.last ? ` · ${position.last.color} ${position.last.vertex}` : "";
   $("move-number").textContent = `move ${number} / ${game.moves.length}${last}${mark}`;
+  saveView();
+}
+
+// --- the address ----------------------------------------------------------------------------------
+//
+// The address's fragment holds the whole view, each part under the name of the API parameter that
+// answers it (docs/exploring.md): size, moves, year_from, year_to, player (/api/position, /api/games);
+// region, any and swap once a pattern is searched (/api/pattern); game and at (/api/game/<id>), move
+// and sym (/api/game/<id>/position) for the replayed game. A new search position is a new history
+// entry, so the browser's back and forward buttons walk the moves; other changes replace the entry.
+
+function viewParams() {
+  const params = new URLSearchParams(query());
+  if (state.pattern) {  // the pattern searched, not one being picked
+    for (const [key, value] of Object.entries(state.patternView)) if (value) params.set(key, value);
+  }
+  const game = state.game;
+  if (game) for (const [key, value] of [["game", game.id], ["at", game.at], ["move", state.gameMove], ["sym", game.symmetry]]) {
+    params.set(key, value);
+  }
+  return params;
+}
+
+function saveView() {
+  const address = `#${viewParams()}`;
+  if (address === location.hash) return;
+  const before = new URLSearchParams(location.hash.slice(1)).get("moves") || "";
+  if (!state.restoring && before !== movesText()) history.pushState(null, "", address);
+  else history.replaceState(null, "", address);
+  if (!$("link-text").hidden) $("link-text").value = location.href;
+  $("link-status").textContent = "";
+}
+
+// The SGF point of a vertex of the board (Q16 -> pd), null for one off the board.
+function sgfOf(vertex) {
+  const column = GTP_COLUMNS.indexOf(vertex.charAt(0).toUpperCase());
+  const row = state.size - Number(vertex.slice(1));
+  const on = column >= 0 && column < state.size && Number.isInteger(row) && row >= 0 && row < state.size;
+  return on ? SGF_LETTERS[column] + SGF_LETTERS[row] : null;
+}
+
+// The moves taken back that "forward" replays, after the browser went from `old` to `moves`.
+function redoAfter(old, moves) {
+  const starts = (long, short) => short.length <= long.length && short.every((m, i) => m === long[i]);
+  if (starts(old, moves)) return [...state.redo, ...old.slice(moves.length).reverse()];
+  const played = moves.slice(old.length);
+  const redo = state.redo.slice(0, state.redo.length - played.length);
+  return starts(moves, old) && state.redo.slice(redo.length).reverse().every((m, i) => m === played[i]) ? redo : [];
+}
+
+// Shows the view the address holds (on load, and when the browser's back or forward changes it).
+async function restoreView(fromHistory) {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const number = (key) => (/^\d+$/.test(params.get(key) || "") ? Number(params.get(key)) : null);
+  const size = number("size");
+  if (size && size !== state.size && $("size").querySelector(`option[value="${size}"]`)) {
+    state.size = size;
+    $("size").value = String(size);
+  }
+  const old = state.moves;
+  const moves = params.get("moves") ? params.get("moves").split(",").map((m) => (m === "pass" ? "" : m)) : [];
+  state.moves = moves;
+  state.redo = fromHistory ? redoAfter(old, moves) : [];
+  state.filters = {};
+  for (const [key, id] of [["year_from", "year-from"], ["year_to", "year-to"], ["player", "player"]]) {
+    $(id).value = params.get(key) || "";
+    if ($(id).value) state.filters[key] = $(id).value;
+  }
+  state.restoring = true;
+  try {
+    if (!(await refreshSearch())) {  // an address the API refuses: the empty board
+      state.moves = [];
+      state.redo = [];
+      if (moves.length) await refreshSearch();
+      return;
+    }
+    const corners = (params.get("region") || "").split(":").map(sgfOf);
+    if (corners.length === 2 && corners.every(Boolean)) {
+      state.region = corners;
+      state.any = new Set((params.get("any") || "").split(",").filter(Boolean).map(sgfOf).filter((p) => p && insideRegion(p)));
+      $("pattern-swap").checked = params.get("swap") === "1";
+      await searchPattern();
+    }
+    const game = number("game");
+    if (game === null) return;
+    if (state.game && state.game.id === game) await showGameMove(number("move") ?? state.game.at);
+    else await openGame(game, number("at") ?? 0, {move: number("move"), sym: number("sym")});
+  } finally {
+    state.restoring = false;
+  }
+}
+
+// The address to the clipboard where the browser allows it (a secure page: localhost, https),
+// else in a selected field to copy by hand.
+async function copyLink() {
+  const field = $("link-text");
+  try {
+    await navigator.clipboard.writeText(location.href);
+    field.hidden = true;
+    $("link-status").textContent = "link copied";
+  } catch (error) {
+    field.value = location.href;
+    field.hidden = false;
+    field.select();
+    $("link-status").textContent = "copy the selected link (Ctrl+C)";
+  }
 }
 
 // --- start ----------------------------------------------------------------------------------------
@@ -768,7 +907,12 @@ async function start() {
     if (event.key === "ArrowLeft") step(-1);
     if (event.key === "ArrowRight") step(1);
   });
+  // the first paint: both boards empty at once, before the API's first answer (no clicks yet)
+  const addressSize = Number(new URLSearchParams(location.hash.slice(1)).get("size"));
+  drawBoard($("search-board"), addressSize >= 2 && addressSize <= 25 ? addressSize : state.size, null, {}, null);
   drawBoard($("replay-board"), state.size, null, {}, null);
+  $("copy-link").addEventListener("click", copyLink);
+  window.addEventListener("popstate", serial(() => restoreView(true)));
   const shown = localStorage.getItem("fuseki-ai") !== "hidden";  // the "AI" checkbox, remembered
   $("ai-show").checked = shown;
   document.body.classList.toggle("ai-hidden", !shown);
@@ -789,6 +933,7 @@ async function start() {
       $("size-label").hidden = false;
     }
     state.ai = info.ai;
+    state.maxDownload = info.max_download ?? null;
     document.body.classList.toggle("ai-on", Boolean(info.ai));
     const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
     const kind = info.note ? " · next-move statistics only, no game records" : "";
@@ -797,17 +942,7 @@ async function start() {
     showMessage(error.message);
   }
   drawBoard($("replay-board"), state.size, null, {}, null);
-  const saved = new URLSearchParams(location.hash.slice(1)).get("moves");
-  if (saved) state.moves = saved.split(",").map((m) => (m === "pass" ? "" : m));
-  const savedSize = Number(new URLSearchParams(location.hash.slice(1)).get("size"));
-  if (savedSize && $("size").querySelector(`option[value="${savedSize}"]`)) {
-    state.size = savedSize;
-    $("size").value = String(savedSize);
-  }
-  if (!(await refreshSearch()) && saved) {
-    state.moves = [];
-    refreshSearch();
-  }
+  await serial(() => restoreView(false))();
 }
 
 start();
