@@ -157,8 +157,9 @@ def test_pattern_options_reach_the_search(book, capsys):
     with Book.open(book) as opened:
         expected = search(opened, Pattern(19, (12, 0, 18, 6), cells, True, WHITE, 1, 9))
     assert f"total {expected.total} games" in out
-    assert main(["pattern", "--book", book, "--moves", "pd", "--region", "N19:T13", "--fixed-colour"]) == 0
-    assert "corner pattern, fixed colour\n" in capsys.readouterr().out
+    for fixed in ([], ["--fixed-colour"]):  # the default, and the flag that names it
+        assert main(["pattern", "--book", book, "--moves", "pd", "--region", "N19:T13", *fixed]) == 0
+        assert "corner pattern, fixed colour\n" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args, message", [

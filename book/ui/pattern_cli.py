@@ -48,7 +48,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--empty-or-white", default="", metavar="POINTS",
                    help="points of the region that match empty or a white stone (Kombilo's o)")
     colours = p.add_mutually_exclusive_group()
-    colours.add_argument("--fixed-colour", dest="swap_colours", action="store_false",
+    colours.add_argument("--fixed-colour", dest="swap_colours", action="store_false", default=False,
                          help="Black's stones must be black (Kombilo's fixed colour; the default)")
     colours.add_argument("--swap-colours", dest="swap_colours", action="store_true",
                          help="also find the pattern with colours exchanged (then who moves next too)")
