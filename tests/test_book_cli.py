@@ -137,7 +137,35 @@ def test_pattern_prints_the_region_continuations_tenuki_and_total(book, capsys):
     assert sum(int(r[4]) for r in rows) + tenuki == 4
 
 
+def test_pattern_options_reach_the_search(book, capsys):
+    """Kombilo's options on the command line: the wildcards drawn x/o, the options said in words
+    after the kind, and the total the library gives for the same Pattern."""
+    from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern
+    from fuseki.book.patterns.search import search
+    from fuseki.book.storage.store import Book
+    from fuseki.engine.core.base import EMPTY
+
+    assert main(["pattern", "--book", book, "--moves", "pd", "--region", "N19:T13", "--empty-or-black", "Q16",
+                 "--empty-or-white", "R17", "--swap-colours", "--to-move", "white", "--moves-from", "1",
+                 "--moves-to", "9"]) == 0
+    out = capsys.readouterr().out
+    assert "corner pattern, colours also exchanged, White to move, moves 1-9" in out
+    assert " x " in out and " o " in out
+    cells = {coords.parse_point(f"{c}{r}", 19): EMPTY for c in "NOPQRST" for r in range(13, 20)}
+    cells[coords.parse_point("Q16", 19)] = EMPTY_OR_BLACK
+    cells[coords.parse_point("R17", 19)] = EMPTY_OR_WHITE
+    with Book.open(book) as opened:
+        expected = search(opened, Pattern(19, (12, 0, 18, 6), cells, True, WHITE, 1, 9))
+    assert f"total {expected.total} games" in out
+    for fixed in ([], ["--fixed-colour"]):  # the default, and the flag that names it
+        assert main(["pattern", "--book", book, "--moves", "pd", "--region", "N19:T13", *fixed]) == 0
+        assert "corner pattern, fixed colour\n" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("args, message", [
+    (["--region", "N19:T13", "--any", "Q16", "--empty-or-black", "Q16"], "given twice"),
+    (["--region", "N19:T13", "--empty-or-white", "A1"], "outside the region"),
+    (["--region", "N19:T13", "--moves-from", "9", "--moves-to", "3"], "bad move range"),
     (["--region", "N19:N19"], "one point"),
     (["--region", "N19"], "two opposite corners"),
     (["--region", "N19:T13", "--any", "A1"], "outside the region"),

@@ -11,17 +11,24 @@ falls in a matching window, unswapped windows first, then the smallest pattern p
 once" when it is the very next move, else "after tenuki"; none at all: a tenuki.  Every
 count is compared: games matched and the move number of each, each continuation's games at
 once and after tenuki and wins by point and colour, tenuki.
+
+Kombilo's options the same way: a colour wildcard compares the window with "not white" (x) or
+"not black" (o), colours exchanged with the rest; who moves next keeps only the windows of the
+positions whose next move (from the game's own list) is that colour's, the other colour's
+for an exchanged window; a move range keeps only the positions in it.  The first position
+left is the game's match.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
-from fuseki.book.patterns.pattern import Pattern, PatternError
+from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern, PatternError
 from fuseki.book.patterns.search import search
 from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book, Filters
@@ -92,15 +99,18 @@ def window_matches(grids, want, region, size):
     hits = np.ones(grids.shape[:2] + (len(ys), len(xs)), dtype=bool)
     for (cy, cx), value in np.ndenumerate(want):  # one slice of every window per pattern cell
         if value != ANY:
-            hits &= grids[:, :, ys[0] + cy:ys[-1] + cy + 1, xs[0] + cx:xs[-1] + cx + 1] == value
+            cells = grids[:, :, ys[0] + cy:ys[-1] + cy + 1, xs[0] + cx:xs[-1] + cx + 1]
+            hits &= cells != {EMPTY_OR_BLACK: WHITE, EMPTY_OR_WHITE: BLACK}[value] if value > WHITE else cells == value
     out = np.zeros(grids.shape[:2] + (size - h + 1, size - w + 1), dtype=bool)
     out[:, :, ys[0]:ys[-1] + 1, xs[0]:xs[-1] + 1] = hits
     return out
 
 
-def brute(games, size, region, want, swap, boards=None):
+def brute(games, size, region, want, swap, boards=None, to_move=EMPTY, moves_from=0, moves_to=None):
     """{game index: move number}, {(point, colour): [at once, after tenuki, wins]}, tenuki
-    [black, white, ended].
+    [black, white, ended].  ``to_move``, ``moves_from``, ``moves_to``: Kombilo's options (the
+    positions whose next move is not by ``to_move`` -- the other colour in a window with colours
+    exchanged -- or outside the move range never match).
 
     Kombilo's counting: the continuation is the first move from the match on that falls in a
     matching window (passes and moves elsewhere skipped), by either player; among the windows
@@ -108,13 +118,20 @@ def brute(games, size, region, want, swap, boards=None):
     very next move.  A game with none is a tenuki, by the colour of its next move (ended: none).
     ``boards``: each game's ``boards_of``, if already drawn."""
     x0, y0, x1, y1 = region
-    swapped_want = np.where(want == BLACK, WHITE, np.where(want == WHITE, BLACK, want))
+    exchange = {BLACK: WHITE, WHITE: BLACK, EMPTY_OR_BLACK: EMPTY_OR_WHITE, EMPTY_OR_WHITE: EMPTY_OR_BLACK}
+    swapped_want = np.vectorize(lambda v: exchange.get(int(v), int(v)))(want).astype(want.dtype)
     matches, table, tenuki = {}, {}, [0, 0, 0]
     for g, (moves, winner, _year) in enumerate(games):
         grids = turned(boards[g] if boards is not None else boards_of(moves, size), size)
         variants = [(False, window_matches(grids, want, region, size))]
         if swap:
             variants.append((True, window_matches(grids, swapped_want, region, size)))
+        number = np.arange(len(grids))
+        counts = (number >= moves_from) & (number <= (len(grids) if moves_to is None else moves_to))
+        after = np.array([moves[i][0] for i in range(len(moves))] + [EMPTY])  # who moves next
+        for swapped, hits in variants:
+            asked = (WHITE if to_move == BLACK else BLACK) if swapped else to_move
+            hits &= (counts & (after == asked if to_move != EMPTY else True))[:, None, None, None]
         hit_any = np.zeros(len(grids), dtype=bool)
         for _s, hits in variants:
             hit_any |= hits.any(axis=(1, 2, 3))
@@ -180,8 +197,10 @@ def random_region(rng, kind, size):
     return x0, y0, x0 + w - 1, y0 + h - 1
 
 
-def pattern_of(games, rng, kind, size, any_points, swap):
-    """A pattern cut from a position of one of the games (so at least that game matches)."""
+def pattern_of(games, rng, kind, size, any_points, swap, wildcards=0, **options):
+    """A pattern cut from a position of one of the games (so at least that game matches, unless
+    ``options``, Kombilo's, rule that position out); ``wildcards`` points become x (empty or
+    black) or o (empty or white), each one its stone allows."""
     moves = games[int(rng.integers(len(games)))][0]
     board = Board(size)
     for move in moves[: int(rng.integers(0, len(moves) + 1))]:
@@ -200,7 +219,14 @@ def pattern_of(games, rng, kind, size, any_points, swap):
         if sum(v != ANY for v in want.flat) > 1:
             want[y, x] = ANY
             cells.pop(xy_to_point(x + x0, y + y0, size), None)
-    return Pattern(size, region, cells, swap_colours=swap), want
+    for _ in range(wildcards):
+        y, x = int(rng.integers(want.shape[0])), int(rng.integers(want.shape[1]))
+        if want[y, x] != ANY:
+            wild = {BLACK: EMPTY_OR_BLACK, WHITE: EMPTY_OR_WHITE}.get(
+                int(want[y, x]), [EMPTY_OR_BLACK, EMPTY_OR_WHITE][int(rng.integers(2))])
+            want[y, x] = wild
+            cells[xy_to_point(x + x0, y + y0, size)] = wild
+    return Pattern(size, region, cells, swap_colours=swap, **options), want
 
 
 @pytest.fixture(scope="module", params=[(19, "sqlite"), (9, "sqlite"), (19, "postgresql")],
@@ -233,7 +259,8 @@ def check(book, games, pattern, want, filters=None, keep=lambda game: True, ids=
     kept = [i for i, game in enumerate(games) if keep(game)]
     ids = ids or list(range(1, len(games) + 1))
     matches, table, tenuki = brute([games[i] for i in kept], pattern.size, pattern.region, want,
-                                   pattern.swap_colours, boards and [boards[i] for i in kept])
+                                   pattern.swap_colours, boards and [boards[i] for i in kept],
+                                   pattern.to_move, pattern.moves_from, pattern.moves_to)
     assert found.matches == {ids[kept[g]]: number for g, number in matches.items()}
     got = {(c.point, c.colour): [c.at_once, c.after_tenuki, c.wins] for c in found.continuations}
     assert got == table
@@ -285,6 +312,50 @@ def test_filters_apply_to_every_count(book_and_games):
     rng = np.random.default_rng(7)
     pattern, want = pattern_of(games, rng, "corner", size, any_points=1, swap=True)
     check(book, games, pattern, want, Filters(year_from=2012, year_to=2013), keep=lambda g: 2012 <= g[2] <= 2013)
+
+
+def kombilo_options(rng, i):
+    """Who moves next (either, Black, White in turn) and, for three patterns in four, a move
+    range: from a move, to a move, or both."""
+    options = {"to_move": [EMPTY, BLACK, WHITE][i % 3]}
+    if i % 4 >= 2:
+        options["moves_from"] = int(rng.integers(0, 12))
+    if i % 4 in (1, 2):
+        options["moves_to"] = options.get("moves_from", 0) + int(rng.integers(0, 25))
+    return options
+
+
+def check_options(book, games, kind, size, rng, count, **drawn):
+    """``count`` patterns with wildcards and Kombilo's options, each against the brute force;
+    the options must bite: some game's match moves later than without them (a position that
+    did not count does not end the search)."""
+    matched, moved, later = 0, 0, 0
+    for i in range(count):
+        pattern, want = pattern_of(games, rng, kind, size, any_points=i % 2, swap=i % 2 == 0,
+                                   wildcards=1 + i % 3, **kombilo_options(rng, i))
+        found = check(book, games, pattern, want, **drawn)
+        plain = search(book, dataclasses.replace(pattern, to_move=EMPTY, moves_from=0, moves_to=None))
+        matched += found.total
+        moved += sum(1 for g, number in found.matches.items() if number > plain.matches[g])
+        later += sum(c.after_tenuki for c in found.continuations)
+    assert matched and moved and later
+
+
+@pytest.mark.parametrize("kind", ["corner", "side", "anywhere"])
+def test_kombilo_options_equal_the_brute_force(book_and_games, kind):
+    book, games, size = book_and_games
+    rng = np.random.default_rng({"corner": 21, "side": 22, "anywhere": 23}[kind] + size)
+    check_options(book, games, kind, size, rng, 12)
+
+
+def test_bad_kombilo_options_are_refused_with_one_line():
+    cells = {xy_to_point(0, 0, 19): BLACK}
+    with pytest.raises(PatternError, match="who moves next"):
+        Pattern(19, (0, 0, 3, 3), cells, to_move=EMPTY_OR_BLACK)
+    with pytest.raises(PatternError, match="bad move range"):
+        Pattern(19, (0, 0, 3, 3), cells, moves_from=30, moves_to=20)
+    assert not Pattern(19, (0, 0, 18, 18), {p: EMPTY_OR_BLACK for p in Pattern(19, (0, 0, 18, 18), cells).points()}
+                       ).whole_board  # a wildcard is not a position
 
 
 @pytest.mark.parametrize("region, cells, message", [
@@ -425,3 +496,12 @@ def test_real_games_equal_the_brute_force(real_book, kind):
         once += sum(c.at_once for c in found.continuations)
         later += sum(c.after_tenuki for c in found.continuations)
     assert matched >= 12 and once and later
+
+
+@pytest.mark.parametrize("kind", ["corner", "side", "anywhere"])
+def test_real_games_with_kombilo_options_equal_the_brute_force(real_book, kind):
+    """Eight patterns of each kind with wildcards, who moves next and move ranges: every count
+    equals the brute force's over the 300 real games."""
+    book, games, ids, boards = real_book
+    rng = np.random.default_rng({"corner": 31, "side": 32, "anywhere": 33}[kind])
+    check_options(book, games, kind, 19, rng, 8, ids=ids, boards=boards)

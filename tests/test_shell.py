@@ -320,6 +320,12 @@ def test_pattern_then_games_lists_the_pattern_games(book_path, monkeypatch):
         assert f"{book.games(shell.board).total} game" in run(shell, "games")
         assert "one point" in run(shell, "pattern N19:N19")
         assert "pattern needs a region" in run(shell, "pattern")
+        text = run(shell, "pattern N19:T13 x Q16 o R17 swap next black from 0 to 30")
+        assert "corner pattern, colours also exchanged, Black to move, moves 0-30" in text
+        assert "fixed colour" in run(shell, "pattern N19:T13 fixed")
+        assert "unknown word" in run(shell, "pattern N19:T13 sideways")
+        assert "needs a value" in run(shell, "pattern N19:T13 to")
+        assert "to_move is black" in run(shell, "pattern N19:T13 next red")
     finally:
         book.close()
 

@@ -507,6 +507,20 @@ def test_pattern_search_and_its_games(book_path):
         assert "one point" in error(client, "/api/pattern?moves=pd&region=N19:N19", 400)
         assert "outside the region" in error(client, "/api/pattern?moves=pd&region=N19:T13&any=A1", 400)
         assert "bad region" in error(client, "/api/pattern?region=Z99", 400)
+        # Kombilo's options: the same answer as the library's for the same Pattern
+        from fuseki.book.patterns.pattern import EMPTY_OR_BLACK
+
+        cells[coords.sgf_to_point("pd", 19)] = EMPTY_OR_BLACK
+        with Book.open(str(book_path)) as book:
+            expected = search(book, Pattern(19, (12, 0, 18, 6), cells, True, 2, 0, 20))
+        answer = ok(client, "/api/pattern?moves=pd&region=N19:T13&empty_or_black=Q16&fixed_colour=0&to_move=white"
+                            "&moves_to=20")
+        assert answer["total"] == expected.total
+        assert answer["options"] == "colours also exchanged, White to move, moves 0-20"
+        assert [(r["sgf"], r["games"]) for r in answer["next"]] == [
+            (coords.point_to_sgf(c.point, 19), c.games) for c in expected.continuations]
+        assert "to_move is black" in error(client, "/api/pattern?moves=pd&region=N19:T13&to_move=red", 400)
+        assert "to_move is black" in error(client, "/api/pattern?moves=pd&region=N19:T13&moves_to=x", 400)
     finally:
         app.extensions["fuseki_book"].close()
 

@@ -2,12 +2,14 @@
 
 A pattern is a rectangular *region* of a board of ``size`` and what each of its points must
 hold: ``BLACK``, ``WHITE``, ``EMPTY``, or nothing at all (an "any" point, left out of
-``cells``).  Its *anchoring* follows the region (issue "Pattern search"): a region touching
-two edges that meet is a corner pattern, found only in the corners; touching one edge, a
-side pattern, found along every edge at any offset; touching none, an anywhere pattern,
-found at every translation -- in each case in the 8 orientations of the board.  In general:
-the pattern slides along an axis, as far as the edges, only when the region as drawn
-touches neither edge across that axis.
+``cells``), or one of Kombilo's colour wildcards: ``EMPTY_OR_BLACK`` (its ``x``: any but a
+white stone) and ``EMPTY_OR_WHITE`` (its ``o``: any but a black stone). Its *anchoring*
+follows the region (issue "Pattern search"): a region touching two edges that meet is a
+corner pattern, found only in the corners; touching one edge, a side pattern, found along
+every edge at any offset; touching none, an anywhere pattern, found at every translation --
+in each case in the 8 orientations of the board. In general: the pattern slides along an
+axis, as far as the edges, only when the region as drawn touches neither edge across that
+axis.
 
 A :class:`Placement` is one place and orientation: the board points it covers, what each
 must hold, and the way back from a board point to the pattern's own point (the region as
@@ -15,6 +17,17 @@ the user drew it).  Placements that ask the same thing of the same points, read 
 way, are one (a self-symmetric pattern); a game counts once whatever matches; the pattern's own symmetry
 joins its points into *orbits*, and a continuation is listed once per orbit, as the
 whole-board search merges equivalent moves.
+
+Kombilo's search options ride on the pattern too.  *Fixed colour* is the default: Black's
+stones must be black; ``swap_colours`` also finds the pattern with colours exchanged (wildcards
+too: ``x`` and ``o`` trade places).  ``to_move`` (Kombilo's "who moves next": ``EMPTY`` either,
+``BLACK``, ``WHITE``): a position counts only where the game's next move (a pass included) is
+that colour's -- in the pattern's colours, so a match with colours exchanged asks the other
+colour; a game that ends at the position has no one to move and never counts then.
+``moves_from``/``moves_to``: a position counts only after that many moves, ``moves_from`` to
+``moves_to`` inclusive (0: the start, setup stones only; ``moves_to`` is Kombilo's "move
+limit"; None: no limit).  A game's match is its first position that counts: a position that
+matches with the wrong player to move, or too early, does not end the search in that game.
 """
 
 from __future__ import annotations
@@ -26,7 +39,9 @@ import numpy as np
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
 
-SWAP = {BLACK: WHITE, WHITE: BLACK, EMPTY: EMPTY}
+EMPTY_OR_BLACK = 3  # Kombilo's "x": empty or a black stone (anything but white)
+EMPTY_OR_WHITE = 4  # Kombilo's "o": empty or a white stone (anything but black)
+SWAP = {BLACK: WHITE, WHITE: BLACK, EMPTY: EMPTY, EMPTY_OR_BLACK: EMPTY_OR_WHITE, EMPTY_OR_WHITE: EMPTY_OR_BLACK}
 
 
 class PatternError(ValueError):
@@ -61,12 +76,16 @@ class PlacementTable:
 
 @dataclass
 class Pattern:
-    """A region of a ``size`` board, ``cells``: pattern point -> what it must hold (no "any")."""
+    """A region of a ``size`` board, ``cells``: pattern point -> what it must hold (no "any"),
+    and Kombilo's search options (the module docstring)."""
 
     size: int
     region: tuple[int, int, int, int]  # x0, y0, x1, y1 (columns from the left, rows from the top)
     cells: dict[int, int]
-    swap_colours: bool = False
+    swap_colours: bool = False  # False: fixed colour (Kombilo's default "fixed color")
+    to_move: int = EMPTY  # who moves next: EMPTY (either), BLACK or WHITE, in the pattern's colours
+    moves_from: int = 0  # the position counts only after at least this many moves
+    moves_to: int | None = None  # ... and at most this many (Kombilo's move limit); None: no limit
 
     def __post_init__(self) -> None:
         x0, y0, x1, y1 = self.region
@@ -80,6 +99,11 @@ class Pattern:
                                + ", ".join(coords.point_to_vertex(p, self.size) for p in sorted(outside)))
         if not self.cells:
             raise PatternError("the pattern has no point to match: every point of the region is 'any'")
+        if self.to_move not in (EMPTY, BLACK, WHITE):
+            raise PatternError(f"who moves next must be Black, White or either, not {self.to_move}")
+        if self.moves_from < 0 or (self.moves_to is not None and self.moves_to < self.moves_from):
+            raise PatternError(f"bad move range {self.moves_from}-{self.moves_to}: "
+                               "give 0 <= moves from <= moves to")
 
     def points(self) -> list[int]:
         """Every point of the region, "any" points included."""
@@ -88,8 +112,10 @@ class Pattern:
 
     @property
     def whole_board(self) -> bool:
-        """Every point of the board is in the region and none is "any": the pattern is a position."""
-        return len(self.cells) == self.size * self.size
+        """Every point of the board is in the region and none is "any" or a wildcard: the pattern
+        is a position."""
+        return (len(self.cells) == self.size * self.size
+                and all(v in (EMPTY, BLACK, WHITE) for v in self.cells.values()))
 
     @property
     def kind(self) -> str:

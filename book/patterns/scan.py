@@ -2,16 +2,19 @@
 
 Each game is its list of board events (``engine.core.replay.replay_events``: setup stones,
 moves, the stones each move captured), so the scan needs no rules: it sets and clears
-points.  A game first keeps only its *live* placements (``pattern.PlacementTable`` rows):
+points. A game first keeps only its *live* placements (``pattern.PlacementTable`` rows):
 those whose stones all lie where the game ever had a stone of that colour, found for all
 shifts of an orientation at once by shifting bit sets; a game with none is not replayed.
 Then a placement is checked only when an event sets one of its points to what it wants
-there, and the position matches when some placement holds.  At a game's first
-match it notes the move number and, reading on through the same events, the continuation
-as Kombilo counts it: the first later move, by either player, inside the region of a
-matching placement (unswapped first, then the smallest pattern point it maps to, a point
-standing for its orbit), and how many moves came first elsewhere (0: at once); a game that
-never plays inside again is a tenuki.
+there, and the position matches when some placement holds. A colour wildcard
+(``pattern.EMPTY_OR_BLACK``/``EMPTY_OR_WHITE``) is checked when its point is emptied (the
+one change that can satisfy it); with Kombilo's options (who moves next, a move range) a
+matching position that does not count keeps its placements standing, each checked again
+after every move. At a game's first match that counts it notes the move number and, reading
+on through the same events, the continuation as Kombilo counts it: the first later move, by
+either player, inside the region of a matching placement (unswapped first, then the smallest
+pattern point it maps to, a point standing for its orbit), and how many moves came first
+elsewhere (0: at once); a game that never plays inside again is a tenuki.
 """
 
 from __future__ import annotations
@@ -22,29 +25,31 @@ from numba import get_num_threads, njit, prange
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
 NONE = -1  # out_move of a game that never matched; out_point of a tenuki, a pass or the game's end
-EMPTY = 0
+EMPTY, BLACK, WHITE = 0, 1, 2  # pattern.EMPTY_OR_BLACK (3) and EMPTY_OR_WHITE (4) allow all but 5 - want
+NO_LIMIT = 1 << 40  # moves_to of a search without a move limit
 # from this many placements on (side and anywhere patterns), a game's live placements are linked
 # for it alone; below, the lists of every placement are as short (bench/patterns.py)
 LINK_PLACEMENTS = 64
 
 
 @njit(cache=True, parallel=True)
-def scan(chunks, events, offsets, games, held, points, by_want_start, by_want_place, cell_start, cell_point,
-         cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts, way_place,
-         out_move, out_place, out_point, out_colour, out_later):
+def scan(chunks, events, offsets, games, held, to_move, moves_from, moves_to, points, by_want_start,
+         by_want_place, cell_start, cell_point, cell_want, stoneless, back, swapped, way_start, way_point,
+         way_colour, way_shifts, way_place, out_move, out_place, out_point, out_colour, out_later):
     """``_scan_range`` over ``games`` in ``chunks`` shared by numba's threads."""
     count = games.shape[0]
     for c in prange(chunks):
-        _scan_range(count * c // chunks, count * (c + 1) // chunks, events, offsets, games, held, points,
-                    by_want_start, by_want_place, cell_start, cell_point, cell_want, stoneless, back,
-                    swapped, way_start, way_point, way_colour, way_shifts, way_place,
-                    out_move, out_place, out_point, out_colour, out_later)
+        _scan_range(count * c // chunks, count * (c + 1) // chunks, events, offsets, games, held, to_move,
+                    moves_from, moves_to, points, by_want_start, by_want_place, cell_start, cell_point,
+                    cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts,
+                    way_place, out_move, out_place, out_point, out_colour, out_later)
 
 
 @njit(cache=True)
 def _holds(colour, i, cell_start, cell_point, cell_want):
     for j in range(cell_start[i], cell_start[i + 1]):
-        if colour[cell_point[j]] != cell_want[j]:
+        c, w = colour[cell_point[j]], cell_want[j]
+        if c != w and (w <= WHITE or c == 5 - w):  # a wildcard fails only on the colour it forbids
             return False
     return True
 
@@ -143,9 +148,9 @@ def _continue(events, k, end, holding, found, back, swapped, n, out_place, out_p
 
 
 @njit(cache=True)
-def _scan_range(first, last, events, offsets, games, held, points, by_want_start, by_want_place, cell_start,
-                cell_point, cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts,
-                way_place, out_move, out_place, out_point, out_colour, out_later):
+def _scan_range(first, last, events, offsets, games, held, to_move, moves_from, moves_to, points, by_want_start,
+                by_want_place, cell_start, cell_point, cell_want, stoneless, back, swapped, way_start, way_point,
+                way_colour, way_shifts, way_place, out_move, out_place, out_point, out_colour, out_later):
     """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for g in ``games[first:last]``.
 
     A placement can only come to hold when one of its cells changes to what it wants there:
@@ -159,14 +164,20 @@ def _scan_range(first, last, events, offsets, games, held, points, by_want_start
     per point and value for this game alone (``head``/``link``), so an event looks at live
     placements only.  ``stoneless``: the placements the empty board holds;
     ``back[placement, x]``: the pattern point (orbit) of board point x, or -1.
-    Writes, per game: the move number of the first match (NONE: none), and ``_continue``'s
-    placement, continuation, its colour and the moves played elsewhere before it.
+    A matching position counts only from move ``moves_from`` to ``moves_to`` and, unless
+    ``to_move`` is 0, for the placements whose player to move (``to_move``, the other colour
+    for a swapped placement) plays the game's next move; until one counts, the placements
+    held (``holding[:found]``, flagged in ``standing``) are checked again after each move.
+    Writes, per game: the move number of the first match that counts (NONE: none), and
+    ``_continue``'s placement, continuation, its colour and the moves played elsewhere before it.
     """
     places = cell_start.shape[0] - 1
     colour = np.zeros(points, dtype=np.int64)
     candidates = np.empty(by_want_place.shape[0] + places, dtype=np.int64)
     holding = np.empty(places, dtype=np.int64)
     live = np.empty(places, dtype=np.int64)
+    chosen = np.empty(places, dtype=np.int64)  # the held placements whose player is to move
+    standing = np.zeros(places, dtype=np.bool_)  # placement i is in holding[:found]
     head = np.full(3 * points, -1, dtype=np.int64)  # first live want of 3 x + v, or -1
     link = np.empty(by_want_place.shape[0], dtype=np.int64)  # next want of the same 3 x + v
     link_place = np.empty(by_want_place.shape[0], dtype=np.int64)
@@ -185,7 +196,7 @@ def _scan_range(first, last, events, offsets, games, held, points, by_want_start
             for a in range(alive - 1, -1, -1):
                 i = live[a]
                 for j in range(cell_start[i], cell_start[i + 1]):
-                    key = 3 * cell_point[j] + cell_want[j]
+                    key = 3 * cell_point[j] + (cell_want[j] if cell_want[j] <= WHITE else EMPTY)
                     link_place[wants] = i
                     link[wants] = head[key]
                     head[key] = wants
@@ -200,19 +211,31 @@ def _scan_range(first, last, events, offsets, games, held, points, by_want_start
             for a in range(alive):
                 if _holds(colour, live[a], cell_start, cell_point, cell_want):
                     holding[found] = live[a]
+                    standing[live[a]] = True
                     found += 1
         else:
             for i in stoneless:
                 holding[found] = i
+                standing[i] = True
                 found += 1
         number = 0
         while True:
-            if found:
-                _continue(events, k, end, holding, found, back, swapped, n, out_place, out_point, out_colour,
-                          out_later)
-                out_move[n] = number
-                break
-            if k >= end:
+            if found and number >= moves_from:
+                counted, picked = holding, found
+                if to_move != 0:  # Kombilo's "who moves next": the next move's colour
+                    counted, picked = chosen, 0
+                    if k < end:
+                        after = (events[k] >> 12) - EVENT_MOVE + 1
+                        for m in range(found):
+                            if after == (to_move if swapped[holding[m]] == 0 else 3 - to_move):
+                                chosen[picked] = holding[m]
+                                picked += 1
+                if picked:
+                    _continue(events, k, end, counted, picked, back, swapped, n, out_place, out_point, out_colour,
+                              out_later)
+                    out_move[n] = number
+                    break
+            if k >= end or number >= moves_to:
                 break
             listed = 0
             while True:  # the move, then the stones it captured
@@ -236,22 +259,31 @@ def _scan_range(first, last, events, offsets, games, held, points, by_want_start
                                 listed += 1
                 if k >= end or (events[k] >> 12) != EVENT_REMOVE:
                     break
+            kept = 0
+            for m in range(found):  # held at a position that did not count: do they still hold?
+                i = holding[m]
+                if _holds(colour, i, cell_start, cell_point, cell_want):
+                    holding[kept] = i
+                    kept += 1
+                else:
+                    standing[i] = False
+            found = kept
             for m in range(listed):
                 i = candidates[m]
-                if i < 0:
+                if standing[i]:  # held already, or listed twice
                     continue
                 if _holds(colour, i, cell_start, cell_point, cell_want):
                     holding[found] = i
+                    standing[i] = True
                     found += 1
-                    for later in range(m + 1, listed):  # a placement listed twice is held once
-                        if candidates[later] == i:
-                            candidates[later] = -1
             number += 1
+        for m in range(found):
+            standing[holding[m]] = False
         if linked:
             for a in range(alive):
                 i = live[a]
                 for j in range(cell_start[i], cell_start[i + 1]):
-                    head[3 * cell_point[j] + cell_want[j]] = -1
+                    head[3 * cell_point[j] + (cell_want[j] if cell_want[j] <= WHITE else EMPTY)] = -1
 
 
 def tables(table, size: int, orbit_min: np.ndarray):
@@ -260,17 +292,19 @@ def tables(table, size: int, orbit_min: np.ndarray):
     the choice among overlapping placements does not depend on their order."""
     points = (size + 2) ** 2
     places, width = table.point.shape
-    keys = (3 * table.point + table.want).ravel()
+    # a wildcard comes to hold only when its point is emptied: it is listed under EMPTY
+    keys = (3 * table.point + np.where(table.want > WHITE, EMPTY, table.want)).ravel()
     owner = np.repeat(np.arange(places, dtype=np.int64), width)
     order = np.lexsort((owner, keys))
     by_want_start = np.searchsorted(keys[order], np.arange(3 * points + 1)).astype(np.int64)
     cell_start = np.arange(places + 1, dtype=np.int64) * width
     # stones first: a candidate usually fails at its first other stone (an empty point rarely
-    # decides), and ``_may_hold`` stops at the first empty point
-    stones_first = np.argsort(table.want == EMPTY, axis=1, kind="stable")
+    # decides, a wildcard more rarely still)
+    rank = np.where(table.want == EMPTY, 1, np.where(table.want > WHITE, 2, 0))
+    stones_first = np.argsort(rank, axis=1, kind="stable")
     cell_point = np.take_along_axis(table.point, stones_first, axis=1).ravel()
     cell_want = np.take_along_axis(table.want, stones_first, axis=1).ravel()
-    stoneless = np.flatnonzero((table.want == EMPTY).all(axis=1)).astype(np.int64)
+    stoneless = np.flatnonzero(((table.want == EMPTY) | (table.want > WHITE)).all(axis=1)).astype(np.int64)
     back = np.full((places, points), -1, dtype=np.int64)
     back[np.arange(places)[:, None], table.back_point] = orbit_min[table.back_pattern]
     return (points, by_want_start, owner[order], cell_start, cell_point, cell_want, stoneless, back,
@@ -292,7 +326,7 @@ def _ways(table, points: int):
         shifts = table.shift[rows] - table.shift[first]
         way_place[o, shifts] = rows
         np.bitwise_or.at(way_shifts[o], shifts >> 6, np.left_shift(np.uint64(1), (shifts & 63).astype(np.uint64)))
-        stones = table.want[first] != EMPTY
+        stones = (table.want[first] == BLACK) | (table.want[first] == WHITE)
         way_point.extend(table.point[first][stones].tolist())
         way_colour.extend(table.want[first][stones].tolist())
         way_start[o + 1] = len(way_point)
@@ -301,12 +335,14 @@ def _ways(table, points: int):
 
 
 def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.ndarray, table, size: int,
-        orbit_min: np.ndarray):
+        orbit_min: np.ndarray, to_move: int = EMPTY, moves_from: int = 0, moves_to: int | None = None):
     """(move numbers, placement indices, pattern points of the continuations, their colours,
     the moves played elsewhere before each) of ``games``; see ``_scan_range``.
-    ``held``: ``ever_held`` of all the games ``games`` index."""
+    ``held``: ``ever_held`` of all the games ``games`` index; ``to_move``, ``moves_from``,
+    ``moves_to``: Kombilo's options (``pattern.Pattern``)."""
     out = [np.empty(len(games), dtype=np.int64) for _ in range(5)]
-    scan(4 * get_num_threads(), events, offsets, games, held, *tables(table, size, orbit_min), *out)
+    scan(4 * get_num_threads(), events, offsets, games, held, np.int64(to_move), np.int64(moves_from),
+         np.int64(NO_LIMIT if moves_to is None else moves_to), *tables(table, size, orbit_min), *out)
     return out
 
 

@@ -9,7 +9,8 @@ region, merged over the pattern's own symmetry, and the colour of the player who
 Black's and White's are distinct rows, each with how often the player who played it won.
 A game that never plays inside the region again (it passes, plays elsewhere or ends) is a
 tenuki.  With ``swap_colours`` a game matching the pattern with colours exchanged gives its
-colours exchanged back.
+colours exchanged back.  The pattern's other Kombilo options (who moves next, a move range:
+``pattern`` module) decide which matching position is a game's match.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ def search(book, pattern: Pattern, filters=None) -> PatternResult:
     orbits = pattern.orbits()
     orbit_min = pattern.orbit_min()
     moves, places, points, colours, later = scan.run(events, offsets, chosen, held, table, pattern.size,
-                                                     orbit_min)
+                                                     orbit_min, pattern.to_move, pattern.moves_from,
+                                                     pattern.moves_to)
     game_ids = game_ids[chosen]
     matched = np.flatnonzero(moves != scan.NONE)
     table_of: dict[tuple[tuple[int, ...], int], Continuation] = {}

@@ -181,20 +181,34 @@ class BookShell(cmd.Cmd):
                 + "\n" + table.rsplit("\n", 1)[-1])
 
     def do_pattern(self, arg: str) -> None:
-        """pattern REGION [any POINTS] [swap]: the games reaching the region of the board (e.g.
-        N19:T13; any R17,S18: points matching anything; swap: colours exchanged too), their
-        continuations (the next move inside the region, at once or after tenuki, by colour) and
-        tenuki; games then lists them."""
+        """pattern REGION [any POINTS] [x POINTS] [o POINTS] [fixed|swap] [next black|white]
+        [from M] [to N]: the games reaching the region of the board (e.g. N19:T13; any R17,S18:
+        points matching anything; x/o: empty or black/white, Kombilo's wildcards; fixed: colours
+        as they are, the default; swap: colours exchanged too; next: who moves next; from/to:
+        the move range), their continuations (the next move inside the region, at once or after
+        tenuki, by colour) and tenuki; games then lists them."""
         from fuseki.book.patterns.pattern import PatternError
         from fuseki.book.patterns.search import search
-        from fuseki.book.ui.pattern_cli import pattern_from_board, result_text
+        from fuseki.book.ui.pattern_cli import pattern_from_options, result_text
 
         words = arg.split()
         if not words:
             raise ShellError("pattern needs a region, e.g. pattern N19:T13 (two opposite corners)")
-        anything = words[words.index("any") + 1] if "any" in words[:-1] else ""
+        names = {"any": "any", "x": "empty_or_black", "o": "empty_or_white", "next": "to_move",
+                 "from": "moves_from", "to": "moves_to"}
+        given = {}
+        rest = iter(words[1:])
+        for word in rest:
+            if word in ("swap", "fixed"):
+                given["swap"] = "1" if word == "swap" else ""
+            elif word in names:
+                given[names[word]] = next(rest, None)
+                if given[names[word]] is None:
+                    raise ShellError(f"pattern: {word} needs a value")
+            else:
+                raise ShellError(f"pattern: unknown word '{word}' (any, x, o, fixed, swap, next, from, to)")
         try:
-            pattern = pattern_from_board(self.board, words[0], anything, "swap" in words[1:])
+            pattern = pattern_from_options(self.board, words[0], given.get)
         except PatternError as exc:
             raise ShellError(str(exc)) from None
         result = search(self.book, pattern, self.filters)

@@ -32,10 +32,11 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
     /api/corners?moves=&size=          the corner book's continuations of each corner; with --ai,
                                       ``ai`` and each row's ``ai`` as the position's next moves'
     /api/pattern?moves=&size=&region=N19:T13&any=R17,S18&swap=1&year_from=...
-                                      the region of the position as a pattern: kind, total games,
-                                      continuations as Kombilo counts them (letter, point, points,
-                                      colour B/W, games, at_once, after_tenuki, wins, winrate of
-                                      the player who played it), tenuki; a bad region: 400; with
+        &empty_or_black=&empty_or_white=&fixed_colour=&to_move=&moves_from=&moves_to= (Kombilo's:
+                                      ``pattern_cli.pattern_from_options``) the region of the position
+                                      as a pattern: kind, ``options`` in words, total games, continuations
+                                      as Kombilo counts them (letter, point, points, colour B/W, games, at_once,
+                                      after_tenuki, wins, winrate of its player), tenuki; a bad region: 400; with
                                       --ai, ``ai`` as the position's for a whole-board pattern
                                       (else status "note": values only for a whole board)
     /api/pattern/games?...&page=&after=
@@ -197,7 +198,7 @@ def next_moves_json(next_moves, size: int) -> dict:
 def pattern_json(result) -> dict:
     """A pattern search's answer: its continuations (``search.Continuation``, Kombilo's
     counting), a point's Black and White rows sharing its letter."""
-    from fuseki.book.ui.pattern_cli import row_letters
+    from fuseki.book.ui.pattern_cli import options_text, row_letters
 
     size = result.pattern.size
     rows = [{"letter": letter, **point_json(c.point, size),
@@ -206,7 +207,7 @@ def pattern_json(result) -> dict:
              "after_tenuki": c.after_tenuki, "wins": c.wins, "winrate": c.winrate}
             for letter, c in zip(row_letters(result.continuations, LETTERS), result.continuations)]
     tenuki = result.tenuki
-    return {"kind": result.pattern.kind, "total": result.total, "next": rows,
+    return {"kind": result.pattern.kind, "options": options_text(result.pattern), "total": result.total, "next": rows,
             "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended}}
 
 
@@ -296,12 +297,11 @@ class _Shared:
         from fuseki.book.patterns.pattern import PatternError
         from fuseki.book.patterns.search import search
         from fuseki.book.storage.store import BookError
-        from fuseki.book.ui.pattern_cli import pattern_from_board
+        from fuseki.book.ui.pattern_cli import pattern_from_options
 
         board = self.search_board()
         try:
-            pattern = pattern_from_board(board, request.args.get("region", ""), request.args.get("any", ""),
-                                         request.args.get("swap", "") in ("1", "true", "on"))
+            pattern = pattern_from_options(board, request.args.get("region", ""), request.args.get)
         except PatternError as exc:
             raise ApiError(str(exc), 400) from None
         try:
