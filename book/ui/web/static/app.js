@@ -25,10 +25,10 @@ const state = {
   dragFrom: null,   // the corner a drag on the search board started from
   swallowClick: false,  // the click that ends a press used for picking plays no move
   region: [],       // the pattern's two opposite corners (SGF points)
-  anyMode: false,   // clicks inside the region mark and unmark "any" points
-  any: new Set(),   // the region's "any" points (SGF): they match anything
+  markMode: null,   // clicks inside the region mark and unmark points of this kind (a WILDCARDS key)
+  wild: new Map(),  // the region's wildcard points: SGF point -> its WILDCARDS key
   pattern: null,    // the last pattern search's answer: the games column lists its games
-  patternView: null,  // its region, any and swap, as the API was asked them (for the address)
+  patternView: null,  // its region, wildcards and options, as the API was asked them (for the address)
   ai: null,         // KataGo's settings when the server runs with --ai (/api/info)
   maxDownload: null,  // the most games one SGF download holds (/api/info's max_download)
   shownMoves: null,   // the moves of the position on the search board, as in the address
@@ -481,7 +481,7 @@ async function boardClick(sgf) {
     state.swallowClick = false;
     return;
   }
-  if (state.anyMode) return toggleAny(sgf);
+  if (state.markMode) return toggleMark(sgf);
   if (state.picking) return;
   const stones = state.position ? [...state.position.stones.B, ...state.position.stones.W] : [];
   if (stones.includes(sgf)) return showMessage(`${vertexOf(sgf)} is occupied`);  // no need to ask the API
@@ -494,10 +494,11 @@ function insideRegion(sgf) {
   return Math.min(ax, bx) <= x && x <= Math.max(ax, bx) && Math.min(ay, by) <= y && y <= Math.max(ay, by);
 }
 
-function toggleAny(sgf) {
+// A point is in one wildcard list at most: marking it in another mode moves it there.
+function toggleMark(sgf) {
   if (!insideRegion(sgf)) return;
-  if (state.any.has(sgf)) state.any.delete(sgf);
-  else state.any.add(sgf);
+  if (state.wild.get(sgf) === state.markMode) state.wild.delete(sgf);
+  else state.wild.set(sgf, state.markMode);
   drawRegion();
 }
 
@@ -511,14 +512,14 @@ function pointAt(event) {
 
 function clearRegion() {
   state.region = [];
-  state.any = new Set();
+  state.wild = new Map();
   state.picking = false;
-  state.anyMode = false;
+  state.markMode = null;
 }
 
 function setRegion(corners) {
   state.region = corners;
-  state.any = new Set([...state.any].filter(insideRegion));
+  state.wild = new Map([...state.wild].filter(([sgf]) => insideRegion(sgf)));
   drawRegion();
 }
 
@@ -560,16 +561,18 @@ function pickEnd(sgf) {
 
 function drawRegion() {
   const svg = $("search-board");
-  svg.querySelectorAll(".region, .any").forEach((node) => node.remove());
+  svg.querySelectorAll(".region, .any, .empty-or-black, .empty-or-white").forEach((node) => node.remove());
   svg.classList.toggle("picking", state.picking);
   $("pattern-mode").classList.toggle("active", state.picking);
-  $("pattern-any").classList.toggle("active", state.anyMode);
-  $("pattern-any").disabled = state.region.length !== 2;
+  for (const button of document.querySelectorAll(".pattern-mark")) {
+    button.classList.toggle("active", state.markMode === button.dataset.kind);
+    button.disabled = state.region.length !== 2;
+  }
   $("pattern-search").disabled = state.region.length !== 2;
-  const anyList = [...state.any].map(vertexOf).sort();
+  const lists = Object.entries(WILDCARDS).map(([kind, [word]]) => [word, wildList(kind)]).filter(([, list]) => list);
   $("pattern-region").textContent = state.region.length
     ? `region ${state.region.map(vertexOf).join(":")}${state.region.length === 1 ? ":…" : ""}` +
-      (anyList.length ? ` · any ${anyList.join(", ")}` : "") : "";
+      lists.map(([word, list]) => ` · ${word} ${list.split(",").join(", ")}`).join("") : "";
   if (!state.region.length) return;
   const [[ax, ay], [bx, by]] = [xyOf(state.region[0]), xyOf(state.region[state.region.length - 1])];
   const unit = 10;
@@ -577,17 +580,30 @@ function drawRegion() {
   const rect = el("rect", {x: (Math.min(ax, bx) - 0.5) * unit, y: (Math.min(ay, by) - 0.5) * unit,
                            width: (Math.abs(ax - bx) + 1) * unit, height: (Math.abs(ay - by) + 1) * unit,
                            class: "region"}, svg);
-  for (const sgf of state.any) {
+  for (const [sgf, kind] of state.wild) {
     const [x, y] = xyOf(sgf);
-    el("text", {x: x * unit, y: y * unit, class: "any", "data-sgf": sgf}, svg).textContent = "?";
+    el("text", {x: x * unit, y: y * unit, class: WILDCARDS[kind][1], "data-sgf": sgf}, svg).textContent = WILDCARDS[kind][2];
   }
   if (targets) svg.appendChild(targets);  // clicks still reach the points under the rectangle
   return rect;
 }
 
+// The wildcards, as /api/pattern names them: [the words in the region line, the mark's class, its letter].
+const WILDCARDS = {any: ["any", "any", "?"], empty_or_black: ["empty or black", "empty-or-black", "x"],
+                   empty_or_white: ["empty or white", "empty-or-white", "o"]};
+// Kombilo's options beside the wildcards: the /api/pattern parameter and the control that sets it.
+const PATTERN_OPTIONS = {to_move: "pattern-to-move", moves_from: "pattern-from", moves_to: "pattern-to"};
+const PATTERN_KEYS = ["region", ...Object.keys(WILDCARDS), "swap", ...Object.keys(PATTERN_OPTIONS)];
+
+function wildList(kind) {
+  return [...state.wild].filter(([, k]) => k === kind).map(([sgf]) => vertexOf(sgf)).sort().join(",");
+}
+
 function patternQuery(extra) {
-  return query({region: state.region.map(vertexOf).join(":"), any: [...state.any].map(vertexOf).sort().join(","),
-                swap: $("pattern-swap").checked ? "1" : "", ...(extra || {})});
+  const asked = {region: state.region.map(vertexOf).join(":"), swap: $("pattern-swap").checked ? "1" : ""};
+  for (const kind of Object.keys(WILDCARDS)) asked[kind] = wildList(kind);
+  for (const [key, id] of Object.entries(PATTERN_OPTIONS)) asked[key] = $(id).value.trim();
+  return query(Object.fromEntries(Object.entries({...asked, ...(extra || {})}).filter(([, value]) => value !== "")));
 }
 
 async function searchPattern() {
@@ -602,7 +618,7 @@ async function searchPattern() {
   showMessage("");
   state.pattern = result;
   const asked = new URLSearchParams(patternQuery());
-  state.patternView = Object.fromEntries(["region", "any", "swap"].map((key) => [key, asked.get(key)]));
+  state.patternView = Object.fromEntries(PATTERN_KEYS.map((key) => [key, asked.get(key)]));
   const marks = {};
   for (const row of result.next) {
     if (!row.letter) continue;
@@ -624,10 +640,10 @@ async function searchPattern() {
 function renderPattern(result) {
   renderNextMoves({total: 0, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
   $("next-summary").textContent = result.total
-    ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern · ` +
+    ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern (${result.options}) · ` +
       `tenuki ${result.tenuki.games} (never played inside the region again) · ` +
       "win rates for the player who played the move"
-    : `No game reached the ${result.kind} pattern.`;
+    : `No game reached the ${result.kind} pattern (${result.options}).`;
 }
 
 // --- the games column --------------------------------------------------------------------------
@@ -759,7 +775,7 @@ async function showGameMove(number) {
 //
 // The address's fragment holds the whole view, each part under the name of the API parameter that
 // answers it (docs/exploring.md): size, moves, year_from, year_to, player (/api/position, /api/games);
-// region, any and swap once a pattern is searched (/api/pattern); game and at (/api/game/<id>), move
+// region, its wildcards and options once a pattern is searched (/api/pattern); game and at (/api/game/<id>), move
 // and sym (/api/game/<id>/position) for the replayed game. A new search position is a new history
 // entry, so the browser's back and forward buttons walk the moves; other changes replace the entry.
 
@@ -831,8 +847,14 @@ async function restoreView(fromHistory) {
     const corners = (params.get("region") || "").split(":").map(sgfOf);
     if (corners.length === 2 && corners.every(Boolean)) {
       state.region = corners;
-      state.any = new Set((params.get("any") || "").split(",").filter(Boolean).map(sgfOf).filter((p) => p && insideRegion(p)));
+      state.wild = new Map();
+      for (const kind of Object.keys(WILDCARDS)) {
+        for (const sgf of (params.get(kind) || "").split(",").filter(Boolean).map(sgfOf)) {
+          if (sgf && insideRegion(sgf)) state.wild.set(sgf, kind);
+        }
+      }
       $("pattern-swap").checked = params.get("swap") === "1";
+      for (const [key, id] of Object.entries(PATTERN_OPTIONS)) $(id).value = params.get(key) || "";
       await searchPattern();
     }
     const game = number("game");
@@ -881,17 +903,19 @@ async function start() {
   $("games-next").addEventListener("click", serial(() => gamesPage(1)));
   $("pattern-mode").addEventListener("click", () => {
     state.picking = !state.picking;
-    state.anyMode = false;
+    state.markMode = null;
     if (state.picking) {
       state.region = [];
-      state.any = new Set();
+      state.wild = new Map();
     }
     drawRegion();
   });
-  $("pattern-any").addEventListener("click", () => {
-    state.anyMode = !state.anyMode;
-    drawRegion();
-  });
+  for (const button of document.querySelectorAll(".pattern-mark")) {
+    button.addEventListener("click", () => {
+      state.markMode = state.markMode === button.dataset.kind ? null : button.dataset.kind;
+      drawRegion();
+    });
+  }
   $("search-board").addEventListener("pointerdown", pickStart);
   $("search-board").addEventListener("pointermove", pickMove);
   document.addEventListener("pointerup", pickRelease);

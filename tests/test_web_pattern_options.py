@@ -1,0 +1,121 @@
+"""Kombilo's pattern options on the explorer page, in a real browser.
+
+The page's pattern controls set who moves next, the move range, the colour wildcards ("empty
+or black" drawn x, "empty or white" drawn o, beside "any points") and fixed colour or swap;
+each search's continuation table must be what ``/api/pattern`` answers the test for the same
+parameters, the options go into the address and the summary line, and the address opened in
+a new browser session restores them.  Chromium, chromedriver and the fixtures are
+tests/test_web_browser.py's; every wait is on a condition.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+
+import pytest
+from test_web_browser import browser, server  # noqa: F401 (fixtures)
+from test_web_links import Page, chromium
+
+pytestmark = pytest.mark.slow
+
+REGION = "N19:T13"
+
+
+def api(url, path, **params):
+    with urllib.request.urlopen(f"{url}api/{path}?{urllib.parse.urlencode(params)}", timeout=30) as reply:
+        return json.load(reply)
+
+
+def expected_rows(answer):
+    """The first three cells the page shows for each continuation of a /api/pattern answer."""
+    rows = []
+    for row in answer["next"]:
+        games = f"{row['games']} ({row['after_tenuki']} after tenuki)" if row["after_tenuki"] else str(row["games"])
+        rows.append([row["letter"] or "", f"{row['vertex']} {'Black' if row['colour'] == 'B' else 'White'}", games])
+    return rows
+
+
+def shown_rows(page):
+    return [row[:3] for row in page.rows("#next-table")]
+
+
+def address_options(driver):
+    """The pattern's wildcards and options in the page's address."""
+    fragment = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(driver.current_url).fragment))
+    keys = ("any", "empty_or_black", "empty_or_white", "swap", "to_move", "moves_from", "moves_to")
+    return {key: value for key, value in fragment.items() if key in keys}
+
+
+def set_options(page, to_move="", moves_from="", moves_to="", swap=False):
+    from selenium.webdriver.support.ui import Select
+
+    Select(page.driver.find_element("id", "pattern-to-move")).select_by_value(to_move)
+    for element_id, value in (("pattern-from", moves_from), ("pattern-to", moves_to)):
+        field = page.driver.find_element("id", element_id)
+        field.clear()
+        field.send_keys(value)
+    if page.driver.find_element("id", "pattern-swap").is_selected() != swap:
+        page.click("#pattern-swap")
+
+
+def test_pattern_options_search_as_the_api_and_round_trip(server, browser, tmp_path):  # noqa: F811
+    page = Page(browser)
+    page.open(server)
+    page.play("pd")
+    page.click("#pattern-mode")
+    page.click('#search-board rect[data-sgf="ma"]')  # N19
+    page.click('#search-board rect[data-sgf="sg"]')  # T13
+    page.wait(lambda _: f"region {REGION}" in page.text("pattern-region"))
+    page.click("#pattern-x")
+    page.click('#search-board rect[data-sgf="qc"]')  # R17: empty or black
+    page.click('#search-board rect[data-sgf="dd"]')  # D16, outside the region: nothing
+    page.click("#pattern-o")
+    page.click('#search-board rect[data-sgf="rc"]')  # S17: empty or white
+    page.click("#pattern-any")
+    page.click('#search-board rect[data-sgf="qe"]')  # R15: any
+    page.wait(lambda _: page.text("pattern-region")
+              == f"region {REGION} · any R15 · empty or black R17 · empty or white S17")
+    drawn = ("return [...document.querySelectorAll('#search-board :is(.any, .empty-or-black, .empty-or-white)')]"
+             ".map(t => [t.dataset.sgf, t.textContent])")
+    assert sorted(page.js(drawn)) == [["qc", "x"], ["qe", "?"], ["rc", "o"]]
+    assert page.move_number() == 1  # marking played no move
+    page.click('#search-board rect[data-sgf="qe"]')  # again: R15 back to an exact point
+    page.wait(lambda _: "any" not in page.text("pattern-region"))
+    page.click("#pattern-any")  # marking off
+    wild = {"empty_or_black": "R17", "empty_or_white": "S17"}
+
+    cases = [({}, "fixed colour"),
+             ({"to_move": "black"}, "fixed colour, Black to move"),
+             ({"to_move": "white", "moves_from": "1", "moves_to": "40"}, "fixed colour, White to move, moves 1-40"),
+             ({"moves_from": "2"}, "fixed colour, moves 2-"),
+             ({"swap": "1", "to_move": "white"}, "colours also exchanged, White to move")]
+    answers = []
+    for options, words in cases:
+        set_options(page, options.get("to_move", ""), options.get("moves_from", ""), options.get("moves_to", ""),
+                    options.get("swap") == "1")
+        page.click("#pattern-search")
+        answer = api(server, "pattern", size=19, moves="pd", region=REGION, **wild, **options)
+        assert answer["options"] == words
+        page.wait(lambda _, words=words: f"pattern ({words})" in page.text("next-summary"))
+        page.wait(lambda _, answer=answer: shown_rows(page) == expected_rows(answer))
+        summary = page.text("next-summary")
+        assert summary.startswith(f"{answer['total']} game") or (not answer["total"] and summary.startswith("No game"))
+        page.wait(lambda _, options=options: address_options(browser) == {**wild, **options})
+        answers.append(answer)
+    assert len({json.dumps(a["next"]) + str(a["total"]) for a in answers}) > 1  # the options change the answer
+
+    address = browser.current_url
+    seen = {"rows": shown_rows(page), "summary": page.text("next-summary"), "region": page.text("pattern-region")}
+    with chromium(tmp_path / "second-profile") as other:
+        again = Page(other)
+        other.get(address)
+        again.wait(lambda _: "pattern (" in again.text("next-summary"))
+        again.wait(lambda _: {"rows": shown_rows(again), "summary": again.text("next-summary"),
+                              "region": again.text("pattern-region")} == seen)
+        assert again.js("return ['pattern-to-move', 'pattern-from', 'pattern-to']"
+                        ".map(id => document.getElementById(id).value)") == ["white", "", ""]
+        assert other.find_element("id", "pattern-swap").is_selected()
+        assert again.js("return document.querySelectorAll('#search-board text.empty-or-black, "
+                        "#search-board text.empty-or-white').length") == 2
