@@ -5,12 +5,15 @@ or black" drawn x, "empty or white" drawn o, beside "any points") and fixed colo
 each search's continuation table must be what ``/api/pattern`` answers the test for the same
 parameters, the options go into the address and the summary line, and the address opened in
 a new browser session restores them.  Chromium, chromedriver and the fixtures are
-tests/test_web_browser.py's; every wait is on a condition.
+tests/test_web_browser.py's; every wait is on a condition.  The years chart under the
+next-move table has a bar per dated year of ``/api/position?by_year=1``, and none for a book
+without dates (the built-in one).
 """
 
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -119,3 +122,38 @@ def test_pattern_options_search_as_the_api_and_round_trip(server, browser, tmp_p
         assert other.find_element("id", "pattern-swap").is_selected()
         assert again.js("return document.querySelectorAll('#search-board text.empty-or-black, "
                         "#search-board text.empty-or-white').length") == 2
+
+
+def bars(page):
+    return page.js("return [...document.querySelectorAll('#years-svg rect.year-bar')]"
+                   ".map(bar => [Number(bar.dataset.year), Number(bar.dataset.games)])")
+
+
+def test_the_years_chart_has_a_bar_per_year_of_the_api(server, browser):  # noqa: F811
+    page = Page(browser)
+    page.open(server)
+    for moves in ("", "pd", "pd,dp"):
+        if moves:
+            page.play(moves.split(",")[-1])
+        answer = api(server, "position", size=19, by_year=1, **({"moves": moves} if moves else {}))
+        years = [[row["year"], row["games"]] for row in answer["years"]["rows"] if row["year"] is not None]
+        assert years
+        page.wait(lambda _, years=years: bars(page) == years)
+        assert page.js("return !document.getElementById('years-chart').hidden")
+        assert page.text("years-caption").startswith(f"games per year, {years[0][0]}–{years[-1][0]}")
+
+
+def test_no_years_chart_for_a_book_without_dates(browser):  # noqa: F811
+    from test_web_browser import serving
+
+    from fuseki.book.builtin import PATH as BUILTIN
+
+    with serving(BUILTIN) as url:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            api(url, "position", size=19, moves="pd", by_year=1)
+        assert refused.value.code == 409
+        page = Page(browser)
+        page.open(url)
+        page.play("pd")
+        page.wait(lambda _: "moves=pd" in browser.current_url)  # the search shown, its years asked
+        assert page.js("return document.getElementById('years-chart').hidden") and not bars(page)

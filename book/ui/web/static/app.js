@@ -279,6 +279,7 @@ async function refreshSearch() {
   $("back").disabled = state.moves.length === 0;
   $("forward").disabled = state.redo.length === 0;
   renderNextMoves(position);
+  await refreshYears();
   const cornerMarks = await refreshCorners();
   if (!position.next.length && Object.keys(cornerMarks).length) {  // out of book: the corner book's letters
     state.searchMarks = cornerMarks;
@@ -289,6 +290,43 @@ async function refreshSearch() {
   await refreshGames();
   saveView();
   return true;
+}
+
+// The position's games per year (/api/position's by_year=1) under the next-move table: a bar per
+// year, the line the share of the book's games of that year; nothing for a book without dates
+// (the API's 409) or a position no dated game reached.
+async function refreshYears() {
+  const chart = $("years-chart");
+  const path = `/api/position?${query({by_year: 1})}`;
+  let years = null;
+  try {
+    years = (await api(path)).years;
+  } catch (error) {
+    years = null;  // no dates in this book: no chart
+  }
+  if (path !== `/api/position?${query({by_year: 1})}`) return;
+  const rows = years ? years.rows.filter((row) => row.year !== null) : [];
+  chart.hidden = !rows.length;
+  const svg = $("years-svg");
+  svg.replaceChildren();
+  if (!rows.length) return;
+  const width = 200;
+  const height = 40;
+  const step = width / rows.length;
+  const most = Math.max(...rows.map((row) => row.games));
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const line = [];
+  rows.forEach((row, i) => {
+    const tall = (height - 2) * row.games / most;
+    const bar = el("rect", {x: i * step + step * 0.1, y: height - tall, width: step * 0.8, height: tall,
+                            class: "year-bar", "data-year": row.year, "data-games": row.games}, svg);
+    el("title", {}, bar).textContent = `${row.year}: ${row.games} game${row.games === 1 ? "" : "s"}, ` +
+      `${(100 * row.share).toFixed(1)}% of the book's ${row.book_games}`;
+    line.push(`${i * step + step / 2},${(height - 1 - (height - 2) * row.share).toFixed(2)}`);
+  });
+  el("polyline", {points: line.join(" "), class: "year-share"}, svg);
+  $("years-caption").textContent = `games per year, ${rows[0].year}–${rows[rows.length - 1].year} ` +
+    `(bars: games, up to ${most}; line: share of the year's book games)`;
 }
 
 function renderNextMoves(position) {
@@ -638,6 +676,7 @@ async function searchPattern() {
 // later move inside the region, as Kombilo counts); with fuseki serve --ai a whole-board
 // pattern's carry KataGo's values, a smaller one's a line saying they are whole-board only.
 function renderPattern(result) {
+  $("years-chart").hidden = true;  // the chart is the position's, not the pattern's
   renderNextMoves({total: 0, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
   $("next-summary").textContent = result.total
     ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern (${result.options}) · ` +
