@@ -33,6 +33,7 @@ const state = {
   maxDownload: null,  // the most games one SGF download holds (/api/info's max_download)
   shownMoves: null,   // the moves of the position on the search board, as in the address
   restoring: false,   // the view is being restored from the address: it is not a new history entry
+  savedHash: null,    // the address this page last wrote or restored: it never writes over another
   aiPoll: null,     // the timer of the poll for a position KataGo is working on
 };
 
@@ -279,6 +280,7 @@ async function refreshSearch() {
   $("back").disabled = state.moves.length === 0;
   $("forward").disabled = state.redo.length === 0;
   renderNextMoves(position);
+  saveView();  // the new position's history entry now, as its move shows: a "back" may follow at once
   await refreshYears();
   const cornerMarks = await refreshCorners();
   if (!position.next.length && Object.keys(cornerMarks).length) {  // out of book: the corner book's letters
@@ -833,9 +835,13 @@ function viewParams() {
 function saveView() {
   const address = `#${viewParams()}`;
   if (address === location.hash) return;
+  // The browser moved to another entry (back or forward) while this view's answers came in: that
+  // entry is not this view's to overwrite, and its popstate, queued behind, restores it.
+  if (state.savedHash !== null && location.hash !== state.savedHash) return;
   const before = new URLSearchParams(location.hash.slice(1)).get("moves") || "";
   if (!state.restoring && before !== movesText()) history.pushState(null, "", address);
   else history.replaceState(null, "", address);
+  state.savedHash = location.hash;
   if (!$("link-text").hidden) $("link-text").value = location.href;
   $("link-status").textContent = "";
 }
@@ -859,6 +865,7 @@ function redoAfter(old, moves) {
 
 // Shows the view the address holds (on load, and when the browser's back or forward changes it).
 async function restoreView(fromHistory) {
+  state.savedHash = location.hash;  // the entry the browser shows is the one this view now writes
   const params = new URLSearchParams(location.hash.slice(1));
   const number = (key) => (/^\d+$/.test(params.get(key) || "") ? Number(params.get(key)) : null);
   const size = number("size");
