@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,10 @@ def test_fuseki_gtp_plays_katagos_moves_where_it_has_no_book(tmp_path):
         c.send("play b D4")
         mark = c.stderr_mark()
         move = c.send("genmove w")
-        said = " ".join(c.take_stderr(mark))
+        # the verbose line is written before the answer, but read from its pipe by another thread
+        deadline = time.monotonic() + 30
+        while "fallback" not in (said := " ".join(c.take_stderr(mark))).lower() and time.monotonic() < deadline:
+            time.sleep(0.05)
         # KataGo opens on the 3rd/4th lines of an empty corner, which random moves seldom do
         col, row = "ABCDEFGHJKLMNOPQRST".index(move[0].upper()) + 1, int(move[1:])
         assert {min(col, 20 - col), min(row, 20 - row)} <= {3, 4, 5}, move

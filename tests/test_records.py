@@ -212,9 +212,11 @@ def test_winner_from_result(result, winner):
 @pytest.mark.parametrize(
     "date, year",
     [("2016-07-10", 2016), ("1999-01-01,2000-02-02", 1999), ("July 2015", 2015), ("", None),
-     ("16-07-10", None), ("20160710", None)],
+     ("16-07-10", None), ("20160710", 2016), ("0000-00-00", None)],
 )
 def test_year_is_the_first_four_digit_number(date, year):
+    # both readers: a compact YYYYMMDD is a date (issue 32); a year outside 1600-2100 is none
+    # (tests/test_headers.py holds the table of real-world DT strings)
     (game,) = both(b"(;DT[" + date.encode() + b"])")
     assert game.year == year
 
