@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "fuseki.book.ui.corners_cli",
     "fuseki.book.ui.ai_cli",
     "fuseki.book.ui.tree_cli",
+    "fuseki.book.ui.player_cli",
 ]
 
 

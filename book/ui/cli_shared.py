@@ -20,7 +20,7 @@ BUILTIN = "builtin"  # --book builtin: the package's built-in book (book.builtin
 # Commands that fall back on the built-in book: they only read (the shell imports too, but an empty
 # book made at the default location by a first look around would hide the built-in book from the engine;
 # ``ai annotate`` writes its values into a book only when one is there, else into the AI value cache).
-READING_COMMANDS = ("search", "stats", "serve", "book", "shell", "ai")
+READING_COMMANDS = ("search", "stats", "serve", "book", "shell", "ai", "player")
 
 
 def add_book_option(parser, help: str = BOOK_HELP) -> None:

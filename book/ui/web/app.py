@@ -41,6 +41,8 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       (else status "note": values only for a whole board)
     /api/pattern/games?...&page=&after=
                                       the pattern's games, newest first, each at its matching move
+    /api/player?name=&vs=&page=       a player's record by year, head-to-head, first moves and games;
+    /api/players?q=                   names containing q (book.ui.web.player_routes)
 
 Points go out as SGF letters (``sgf``) and GTP vertices (``vertex``) of the board
 the client shows.  The book is opened read-only; import stays a CLI command.
@@ -57,7 +59,6 @@ request inside a query while others answer.
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 
 from flask import Flask, Response, g, jsonify, request, send_from_directory
@@ -67,29 +68,26 @@ from fuseki.book.formats.positions import PositionError, board_after_moves, boar
 from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.book_cli import parse_periods
+from fuseki.book.ui.web.api_args import (
+    COLOUR_NAME,
+    MAX_ID,
+    MAX_PAGE,
+    MAX_PAGE_SIZE,
+    MAX_PLAYER,
+    ApiError,
+    game_row_json,
+    point_json,
+)
+from fuseki.book.ui.web.api_args import int_arg as _int_arg
 from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
 MAX_MOVES = 800          # longest move sequence a client may send
-MAX_PLAYER = 100         # longest player filter
-MAX_PAGE_SIZE = 100
 MAX_DOWNLOAD = 1000      # games in one SGF download
-MAX_ID = 2**63 - 1       # largest game id a database integer can hold
-MAX_PAGE = 10**8         # page= of a game list (keyset paging with after= has no such bound)
 LETTERS = "abcdefghijkl"  # next-move letters, as in the shell and ``fuseki search``
-COLOUR_NAME = {BLACK: "B", WHITE: "W"}
 STATIC = Path(__file__).parent / "static"
-
-
-class ApiError(Exception):
-    """A request the client must fix: answered as JSON with ``status`` and the message."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.message = message
-        self.status = status
 
 
 # --- request parsing -----------------------------------------------------------------
@@ -101,21 +99,6 @@ def replay_moves(tokens: list[str], size: int) -> Board:
         return board_after_moves(tokens, size)
     except PositionError as exc:
         raise ApiError(str(exc)) from None
-
-
-def _int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
-    """The argument as an integer of ``low..high``: ASCII digits only (``isdigit`` and ``int``
-    also take ``١``, an Arabic-Indic one), at most 20 characters (any 64-bit integer)."""
-    text = request.args.get(name, "").strip()
-    if not text:
-        return default
-    digits = text[1:] if text[0] == "-" else text
-    if not (digits.isascii() and digits.isdigit()) or len(text) > 20:
-        raise ApiError(f"{name} must be an integer, not '{text[:20]}'")
-    value = int(text)
-    if not low <= value <= high:
-        raise ApiError(f"{name} must be between {low} and {high}, not {value}")
-    return value
 
 
 def _moves_arg(size: int) -> list[str]:
@@ -143,19 +126,6 @@ def _filters_arg():
 
 
 # --- answers ---------------------------------------------------------------------------
-
-
-def point_json(point: int, size: int) -> dict:
-    """``{"sgf": "pd", "vertex": "Q16"}`` (``sgf`` is ``""`` for a pass)."""
-    sgf, vertex = _point_names(size)[point]
-    return {"sgf": sgf, "vertex": vertex}
-
-
-@cache
-def _point_names(size: int) -> dict[int, tuple[str, str]]:
-    """point -> (SGF, vertex) of every point and the pass: a game's page names hundreds of points."""
-    return {point: (coords.point_to_sgf(point, size), coords.point_to_vertex(point, size))
-            for point in (*coords.board_points(size), coords.PASS)}
 
 
 def position_json(board: Board, symmetry: int = 0) -> dict:
@@ -225,14 +195,6 @@ def corners_json(found, board) -> list[dict]:
         out.append({"corner": corner.corner, "last": corner.corner == last, "total": corner.total,
                     "tenuki": corner.tenuki, "next": rows})
     return out
-
-
-def game_row_json(row) -> dict:
-    """A games-list row: its id, the header fields (book.formats.headers; the winner as a colour name),
-    size, move count and the move number where the position occurred."""
-    answer = {name: getattr(row, name) for name in ("id", *HEADER_NAMES, "size", "move_count", "move_number")}
-    answer["winner"] = COLOUR_NAME.get(row.winner)
-    return answer
 
 
 def record_info(record) -> dict:
@@ -335,7 +297,8 @@ SECURITY_HEADERS = {
 }
 
 
-CACHED_ENDPOINTS = {"position", "games", "game"}  # answers that depend on the games only (book.ui.web.cache)
+# answers that depend on the games only (book.ui.web.cache)
+CACHED_ENDPOINTS = {"position", "games", "game", "player", "player_names"}
 
 
 def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None,
@@ -349,6 +312,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves.
     """
     from fuseki.book.ui.web.cache import MAX_BYTES, ResponseCache
+    from fuseki.book.ui.web.player_routes import add_player_routes
 
     if book is None:
         from fuseki.book.storage.store import Book
@@ -369,6 +333,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     _add_position_routes(app, shared)
     _add_pattern_routes(app, shared)
     _add_game_routes(app, shared)
+    add_player_routes(app, shared)
     return app
 
 

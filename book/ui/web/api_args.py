@@ -1,0 +1,66 @@
+"""What the web API's routes share (``app`` and ``player_routes``): the error a client must fix,
+the bounds of the arguments, an integer argument, a point and a games-list row as JSON.
+
+Below both: ``app`` registers ``player_routes``, which takes these from here, not from ``app``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from flask import request
+
+from fuseki.book.model.headers import HEADER_NAMES
+from fuseki.engine.core import coords
+from fuseki.engine.core.base import BLACK, WHITE
+
+MAX_PLAYER = 100         # longest player filter, or player's name
+MAX_PAGE_SIZE = 100
+MAX_ID = 2**63 - 1       # largest game id a database integer can hold
+MAX_PAGE = 10**8         # page= of a game list (keyset paging with after= has no such bound)
+COLOUR_NAME = {BLACK: "B", WHITE: "W"}
+
+
+class ApiError(Exception):
+    """A request the client must fix: answered as JSON with ``status`` and the message."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
+    """The argument as an integer of ``low..high``: ASCII digits only (``isdigit`` and ``int``
+    also take ``١``, an Arabic-Indic one), at most 20 characters (any 64-bit integer)."""
+    text = request.args.get(name, "").strip()
+    if not text:
+        return default
+    digits = text[1:] if text[0] == "-" else text
+    if not (digits.isascii() and digits.isdigit()) or len(text) > 20:
+        raise ApiError(f"{name} must be an integer, not '{text[:20]}'")
+    value = int(text)
+    if not low <= value <= high:
+        raise ApiError(f"{name} must be between {low} and {high}, not {value}")
+    return value
+
+
+def point_json(point: int, size: int) -> dict:
+    """``{"sgf": "pd", "vertex": "Q16"}`` (``sgf`` is ``""`` for a pass)."""
+    sgf, vertex = _point_names(size)[point]
+    return {"sgf": sgf, "vertex": vertex}
+
+
+@cache
+def _point_names(size: int) -> dict[int, tuple[str, str]]:
+    """point -> (SGF, vertex) of every point and the pass: a game's page names hundreds of points."""
+    return {point: (coords.point_to_sgf(point, size), coords.point_to_vertex(point, size))
+            for point in (*coords.board_points(size), coords.PASS)}
+
+
+def game_row_json(row) -> dict:
+    """A games-list row: its id, the header fields (book.formats.headers; the winner as a colour name),
+    size, move count and the move number where the position occurred."""
+    answer = {name: getattr(row, name) for name in ("id", *HEADER_NAMES, "size", "move_count", "move_number")}
+    answer["winner"] = COLOUR_NAME.get(row.winner)
+    return answer
