@@ -11,7 +11,8 @@ visitor to pick from.  ``player_report(book, name, vs=OPP)`` answers:
   winner (a draw, no result, an unknown result) counts in games and in neither.  A game in
   which both names are the player's counts once in games, as Black and as White, and as one
   win and one loss;
-- ``opponents``: the players they met most, with their games together;
+- ``opponents``: the players they met most (as written in their newest game together), with
+  their games together;
 - with ``vs``: ``vs_years`` and ``vs_total``, the same counts over their games together only;
 - ``as_black``: their first moves as Black (``MoveStat``: ``black_wins`` their wins,
   ``white_wins`` their losses), each up to symmetry and shown in one orientation: the image in
@@ -219,17 +220,21 @@ def player_report(book, name: str, vs: str | None = None) -> PlayerReport:
     rows = _rows(book, folded)
     if not rows:
         raise NoPlayer(name.strip(), find_players(book, name, 5))
-    opponents = Counter()
-    for row in rows:
-        for n in {n for n in row[7:9] if n} - {folded}:
-            opponents[n] += 1
+    opponents, written = Counter(), {}
+    for row in sorted(rows, key=lambda row: (row[2] or "", row[0])):  # the newest spelling stays
+        for n, as_written in ((row[7], row[3]), (row[8], row[4])):
+            if n and n != folded:
+                opponents[n] += 1
+                written[n] = as_written
+    met = sorted(opponents.items(), key=lambda i: (-i[1], i[0]))[:OPPONENTS]
     report = PlayerReport(name=_written(rows, folded), total=_record(rows, folded), years=_by_year(rows, folded),
-                          opponents=sorted(opponents.items(), key=lambda i: (-i[1], i[0]))[:OPPONENTS],
+                          opponents=[(written[n], games) for n, games in met],
                           **_repertoire(book, rows, folded))
     if other is not None:
         together = _together(rows, folded, other)
         if not together:
-            similar = sorted(((n, c) for n, c in opponents.items() if other in n), key=lambda i: (-i[1], i[0]))
+            similar = sorted(((written[n], c) for n, c in opponents.items() if other in n),
+                             key=lambda i: (-i[1], i[0].lower()))
             raise NoPlayer(vs.strip(), similar[:5])
         report = PlayerReport(**{**report.__dict__, "vs": _written(together, other),
                                  "vs_total": _record(together, folded), "vs_years": _by_year(together, folded)})

@@ -35,6 +35,7 @@ const state = {
   restoring: false,   // the view is being restored from the address: it is not a new history entry
   savedHash: null,    // the address this page last wrote or restored: it never writes over another
   aiPoll: null,     // the timer of the poll for a position KataGo is working on
+  player: null,     // the player page shown in place of search and games: {name, vs, page} (player.js)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -709,12 +710,13 @@ async function refreshGames() {
   for (const row of page.rows) {
     const tr = document.createElement("tr");
     tr.dataset.id = row.id;
-    for (const [text, cls] of [[person(row.black, row.black_rank), row.winner === "B" ? "winner" : ""],
-                               [person(row.white, row.white_rank), row.winner === "W" ? "winner" : ""],
-                               [row.date || (row.year ? String(row.year) : ""), ""],
-                               [row.result, ""], [String(row.move_number), "num"]]) {
+    for (const [text, cls, name] of [[person(row.black, row.black_rank), row.winner === "B" ? "winner" : "", row.black],
+                                     [person(row.white, row.white_rank), row.winner === "W" ? "winner" : "", row.white],
+                                     [row.date || (row.year ? String(row.year) : ""), ""],
+                                     [row.result, ""], [String(row.move_number), "num"]]) {
       const td = document.createElement("td");
-      td.textContent = text;
+      if (name) td.appendChild(playerLink(name, text));  // the player's page (player.js)
+      else td.textContent = text;
       if (cls) td.className = cls;
       tr.appendChild(td);
     }
@@ -829,6 +831,7 @@ function viewParams() {
   if (game) for (const [key, value] of [["game", game.id], ["at", game.at], ["move", state.gameMove], ["sym", game.symmetry]]) {
     params.set(key, value);
   }
+  playerParams(params);  // name, vs, page: the player page (player.js)
   return params;
 }
 
@@ -882,6 +885,8 @@ async function restoreView(fromHistory) {
     $(id).value = params.get(key) || "";
     if ($(id).value) state.filters[key] = $(id).value;
   }
+  const page = number("page");
+  state.player = params.get("name") ? {name: params.get("name"), vs: params.get("vs") || "", page: page || 1} : null;
   state.restoring = true;
   try {
     if (!(await refreshSearch())) {  // an address the API refuses: the empty board
@@ -903,6 +908,8 @@ async function restoreView(fromHistory) {
       for (const [key, id] of Object.entries(PATTERN_OPTIONS)) $(id).value = params.get(key) || "";
       await searchPattern();
     }
+    if (state.player) await showPlayer();
+    else hidePlayer();
     const game = number("game");
     if (game === null) return;
     if (state.game && state.game.id === game) await showGameMove(number("move") ?? state.game.at);
@@ -982,6 +989,7 @@ async function start() {
   drawBoard($("search-board"), addressSize >= 2 && addressSize <= 25 ? addressSize : state.size, null, {}, null);
   drawBoard($("replay-board"), state.size, null, {}, null);
   $("copy-link").addEventListener("click", copyLink);
+  setupPlayerPage();
   window.addEventListener("popstate", serial(() => restoreView(true)));
   const shown = localStorage.getItem("fuseki-ai") !== "hidden";  // the "AI" checkbox, remembered
   $("ai-show").checked = shown;
