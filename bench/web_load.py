@@ -4,7 +4,9 @@ Each of ``--clients`` threads walks through the book as a visitor does: it asks
 ``/api/position`` for the empty board, plays one of the next moves the answer lists
 (chosen at random), asks again, and starts over after ``--depth`` moves or when the
 position has no next move.  At a ``--browse`` share of the positions it also lists the
-games (``/api/games``) and opens one of them (``/api/game/<id>``).  After ``--duration``
+games (``/api/games``) and opens one of them (``/api/game/<id>``); at a ``--players`` share of
+those it also opens the page of one of that game's players (``/api/player``; half of them with
+``vs=`` the other player; a fifth of those with more games than a page ask the second page too).  After ``--duration``
 seconds every client stops; the run is bounded (each request times out after 10 s, the
 whole run after duration + 60 s) and reports requests, errors, throughput and latency
 percentiles, in all and per endpoint.  ``--downloaders`` more threads meanwhile fetch the
@@ -25,6 +27,7 @@ Examples::
 
     python3 bench/web_load.py --book fuseki.db                     # starts fuseki serve itself, 30 s
     python3 bench/web_load.py --url http://127.0.0.1:5000/ --clients 50 --duration 30
+    python3 bench/web_load.py --book fuseki.db --players 0          # the mix without the player page
 
 Only loopback addresses are accepted.  The last line of the output is JSON (for tests and
 scripts); the exit code is 1 when any request failed.
@@ -54,10 +57,10 @@ class Client(threading.Thread):
     number of requests, never for what a busy machine manages in a time."""
 
     def __init__(self, host: str, port: int, deadline: float, depth: int, seed: int, browse: float = 0.0,
-                 think: float = 0.0, least: int = 0, until: threading.Event | None = None):
+                 think: float = 0.0, least: int = 0, until: threading.Event | None = None, players: float = 0.0):
         super().__init__(daemon=True)
         self.host, self.port, self.deadline, self.depth = host, port, deadline, depth
-        self.browse, self.think = browse, think
+        self.browse, self.think, self.players = browse, think, players
         self.least, self.until, self.asked = least, until, 0
         self.rng = random.Random(seed)
         self.pauses = random.Random(-seed)  # its own: the walks are the same with or without pauses
@@ -119,6 +122,17 @@ class Client(threading.Thread):
         if listed and listed["rows"]:
             row = self.rng.choice(listed["rows"])
             self.get(f"/api/game/{row['id']}?{query}&at={row['move_number']}", "game")
+            if self.players and row["black"] and row["white"] and self.rng.random() < self.players:
+                self.open_a_player(row)
+
+    def open_a_player(self, row: dict) -> None:
+        """The page of one of the game's players, half the time against the other one, and a
+        fifth of the time its next page of games too."""
+        name, other = (row["black"], row["white"]) if self.rng.random() < 0.5 else (row["white"], row["black"])
+        asked = {"name": name, **({"vs": other} if self.rng.random() < 0.5 else {})}
+        answer = self.get("/api/player?" + urlencode(asked), "player")
+        if answer and answer["games"]["pages"] > 1 and self.rng.random() < 0.2:
+            self.get("/api/player?" + urlencode({**asked, "page": 2}), "player")
 
 
 class Downloader(Client):
@@ -168,7 +182,7 @@ def latency_figures(latencies: list[float]) -> dict:
 
 def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int = 1,
              browse: float = 0.0, downloaders: int = 0, think: float = 0.0, least: int = 0,
-             until: threading.Event | None = None) -> dict:
+             until: threading.Event | None = None, players: float = 0.0) -> dict:
     """Run the load and return the figures (see the module docstring); ``endpoints``: per endpoint.
 
     ``least``: requests each client makes at least, past the duration if need be; ``until``: an
@@ -178,8 +192,8 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
         raise SystemExit(f"web_load: only loopback servers ({', '.join(sorted(LOOPBACK))}), not {parts.hostname}")
     started = time.monotonic()
     deadline = started + duration
-    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse, think, least, until)
-               for i in range(clients)]
+    threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse, think, least, until,
+                      players) for i in range(clients)]
     threads += [Downloader(parts.hostname, parts.port or 80, deadline, depth, seed - 1 - i, least=least, until=until)
                 for i in range(downloaders)]
     for thread in threads:
@@ -230,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--browse", type=float, default=0.25,
                    help="share of the positions whose games a client lists and opens one (default 0.25)")
+    p.add_argument("--players", type=float, default=0.5,
+                   help="share of the games opened whose player's page a client opens too (default 0.5; "
+                        "0: none, the mix before the player page)")
     p.add_argument("--downloaders", type=int, default=0,
                    help="more clients downloading 1,000 games' SGF at a time (default 0)")
     p.add_argument("--think", type=float, default=0.0,
@@ -244,9 +261,10 @@ def main(argv: list[str] | None = None) -> int:
         server, url = start_server(args.book)
     try:
         # the lone client walks other lines than the load's clients: its answers are not kept for them
-        alone = run_load(url, 1, args.baseline, args.depth, args.seed + 10_000, args.browse) if args.baseline else None
+        alone = run_load(url, 1, args.baseline, args.depth, args.seed + 10_000, args.browse,
+                         players=args.players) if args.baseline else None
         figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse, args.downloaders,
-                           args.think, args.least)
+                           args.think, args.least, players=args.players)
     finally:
         if server is not None:
             server.terminate()

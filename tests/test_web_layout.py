@@ -68,7 +68,7 @@ return {
   scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
   wide: [...document.querySelectorAll("body *")].filter((e) => !e.closest("svg") && visible(e) &&
           e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map(name),
-  sections: [...document.querySelectorAll("main > section")].map((s) => ({name: s.id, ...box(s),
+  sections: [...document.querySelectorAll("main > section")].filter(visible).map((s) => ({name: s.id, ...box(s),
     inner: s.clientWidth - parseFloat(getComputedStyle(s).paddingLeft)
            - parseFloat(getComputedStyle(s).paddingRight)})),
   boards: [...document.querySelectorAll("svg.board")].map((b) => ({name: b.id, ...box(b)})),
@@ -134,7 +134,8 @@ def search_and_open_a_game(browser, url):  # noqa: F811
     assert any(row[-1].endswith("?") for row in table("#next-table"))
     wait.until(lambda _: len(table("#games-table")) == 3)
     wait.until(lambda _: table("#corner-table"))
-    browser.find_element(By.CSS_SELECTOR, "#games-table tbody tr").click()
+    # the date: the row's names are links to the players' pages, and its middle may be one
+    browser.find_element(By.CSS_SELECTOR, "#games-table tbody tr td:nth-child(3)").click()
     wait.until(lambda _: text("move-number").startswith("move 2 / "))
     browser.execute_script("window.scrollTo(0, 0)")
 

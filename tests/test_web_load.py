@@ -34,8 +34,9 @@ from fuseki.book.storage.store import Book
 from conftest import ROOT, write_archive
 
 pytestmark = pytest.mark.slow  # a 500-game book from the real archive, a server, a load run
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-PARAMS = ["moves", "size", "year_from", "year_to", "player", "page", "page_size", "at", "move", "sym", "x"]
+ENV = dict(os.environ)  # conftest's PYTHONPATH: the server runs this checkout, not an installed fuseki
+PARAMS = ["moves", "size", "year_from", "year_to", "player", "page", "page_size", "at", "move", "sym",
+          "name", "vs", "q", "x"]  # name, vs, q: the player page's (/api/player, /api/players)
 MALFORMED = ["", " ", "-1", "0", "1" * 30, "-" + "9" * 30, "1e9", "1.5", "nan", "inf", "0x10", "\u0661\u0669",
              "\uff11\uff19", "%00", "\x00", "%ff%fe", "\ud7ff", "pd,,,dp", "pass," * 801, "zz,zz", "Q16,Q16",
              "a" * 100_000, "' OR 1=1 --", "%", "[]", "{}"]

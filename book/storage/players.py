@@ -20,10 +20,12 @@ visitor to pick from.  ``player_report(book, name, vs=OPP)`` answers:
 - ``as_white``: for each Black first move (shown as above), their replies as White in that
   orientation, equivalent points merged (``MoveStat``, ``white_wins`` their wins).
 
-Where the numbers come from: the player's games are one read of ``game_players`` joined to
-``games`` (id, year, date, names, winner, size; never the SGF); the first moves are the rows of
-the empty board's position and of the positions after each first move (``Book._visits``, read
-once and kept by the book for its busy positions), their game ids matched to the player's by a
+Where the numbers come from: every game's two players (numbered by folded name), year, winner
+and size, as arrays over game ids, read in one scan of the games' headers (never their SGF) the
+first time a book version is asked and kept until games are added (``_Games``: 10 bytes a game);
+a player's games are then array work, with no query per game.  The first moves are the rows of
+the empty board's position and of the positions after each first move (``Book._codes``, read
+once and kept by the book for its busy positions), the player's game ids found in them by a
 binary search, so a player of thousands of games costs no parse of their games.  The
 repertoire covers the games of the board size most of the player's games have, starting from
 an empty board with Black (handicap games and games White starts are not in it).  The games,
@@ -37,11 +39,10 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from fuseki.book.storage import orbits, schema
 from fuseki.book.storage.orbits import MoveStat
@@ -53,7 +54,9 @@ from fuseki.engine.core.board import Board
 
 OPPONENTS = 10  # opponents listed, most games together first
 KEPT = 256      # reports kept per book (a report of a player of 4,000 games is a few kB)
+WARM_FIRST_MOVES = 8  # warm: the positions after this many of the most played first moves are read
 _kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # book -> {(version, name, vs): report}
+_arrays: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # book -> _Games
 _lock = threading.Lock()
 
 
@@ -125,83 +128,128 @@ def _check(book) -> None:
         raise StatisticsOnly(f"{book.statistics.title} holds next-move statistics without players; {IMPORT_HINT}")
 
 
-def _indexed(conn, book) -> bool:
-    """Whether the player index holds every game (a book last written before it may not)."""
-    return schema.players_through(conn) >= book.max_game_id(conn)
+class _Games:
+    """Every game's players, year, winner and size as arrays over game ids, read once per book
+    version (one scan of the games' headers, never their SGF): a player's report is then array
+    work over their games, with no query per game.  ``names``: folded name -> player number
+    (1..), ``black``/``white``: the number of each game's players (0: none)."""
 
-
-_ROW = (schema.games.c.id, schema.games.c.year, schema.games.c.date, schema.games.c.black,
-        schema.games.c.white, schema.games.c.winner, schema.games.c.size)
-
-
-def _rows(book, folded: str) -> list[tuple]:
-    """(id, year, date, black, white, winner, size, black folded, white folded) of every game of
-    the player, ids ascending."""
-    with book.db.connect() as conn:
-        if _indexed(conn, book):
-            player = select(schema.players.c.id).where(schema.players.c.name == folded).scalar_subquery()
-            ids = select(schema.game_players.c.game_id).where(schema.game_players.c.player_id == player)
-            query = select(*_ROW).where(schema.games.c.id.in_(ids)).order_by(schema.games.c.id)
-            # the driver's cursor: SQLAlchemy's rows cost more than the query (a player of 3,000 games)
+    def __init__(self, book):
+        self.version = book.version()
+        with book.db.connect() as conn:  # the driver's cursor: SQLAlchemy's rows cost 5x the scan
             cursor = conn.connection.dbapi_connection.cursor()
-            cursor.execute(str(query.compile(dialect=conn.dialect)), (folded,))
+            cursor.execute("SELECT id, black, white, coalesce(year, 0), coalesce(winner, 0), size FROM games")
             rows = cursor.fetchall()
             cursor.close()
-        else:  # no index yet: every game's names, folded here as the index folds them
-            rows = conn.execute(select(*_ROW).order_by(schema.games.c.id)).all()
-    fold = schema.fold_name
-    rows = [(*row, fold(row[3] or ""), fold(row[4] or "")) for row in rows]
-    return [row for row in rows if folded in row[7:9]]
+        self.names: dict[str, int] = {}
+        ids, blacks, whites, years, winners, sizes = zip(*rows) if rows else ((),) * 6
+        # a name as written -> its number: the folding runs once per distinct spelling, not per game
+        spelled = {raw: self.names.setdefault(schema.fold_name(raw), len(self.names) + 1)
+                   for raw in sorted(set(blacks) | set(whites) - {None, ""})}
+        spelled[None] = spelled[""] = 0
+        top = max(ids, default=0)
+        self.black, self.white = np.zeros(top + 1, dtype=np.int32), np.zeros(top + 1, dtype=np.int32)
+        self.year = np.zeros(top + 1, dtype=np.int16)  # 0: no date
+        self.winner, self.size = np.zeros(top + 1, dtype=np.int8), np.zeros(top + 1, dtype=np.int8)
+        at = np.array(ids, dtype=np.int64)
+        self.black[at] = [spelled[raw] for raw in blacks]
+        self.white[at] = [spelled[raw] for raw in whites]
+        self.year[at], self.winner[at], self.size[at] = years, winners, sizes
+        self.folded = [""] * (len(self.names) + 1)
+        for name, n in self.names.items():
+            self.folded[n] = name
+        count = len(self.folded)
+        same = self.black[self.black == self.white]  # a game of one name on both sides counts once
+        self.games = (np.bincount(self.black, minlength=count) + np.bincount(self.white, minlength=count)
+                      - np.bincount(same, minlength=count))
+
+
+def warm(book) -> None:
+    """Read what a first report reads (``fuseki serve``'s workers, before their first visitor: a
+    few seconds on a book of 366,535 games): the arrays, the games' date order, the rows of the
+    empty board and of the positions after its most played first moves (the games lists of
+    those positions read the same)."""
+    if book.statistics is None:
+        games = _games(book)
+        book._ranks(len(games.black) - 1)
+        keys = Board(19).symmetric_keys(BLACK)
+        _records, codes = book._codes(min(keys), every_row=True)
+        nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
+        # the positions after the most played first moves: every answer as White reads one
+        for first in _tally(nexts, codes & schema.WINNER_MASK, 19, keys, BLACK)[:WARM_FIRST_MOVES]:
+            if first.point != PASS:
+                board = Board(19)
+                board.play(BLACK, first.point)
+                book._codes(min(board.symmetric_keys(WHITE)), every_row=True)
+
+
+def _games(book) -> _Games:
+    version = book.version()
+    with _lock:
+        kept = _arrays.get(book)
+    if kept is None or kept.version != version:
+        kept = _Games(book)
+        with _lock:
+            _arrays[book] = kept
+    return kept
+
+
+def _number(games: _Games, name: str) -> int:
+    """The player number of ``name`` (any case); NoPlayer naming the names containing it."""
+    folded = _folded(name)
+    number = games.names.get(folded, 0)
+    if not number:
+        similar = sorted(((n, int(games.games[i])) for n, i in games.names.items() if folded in n),
+                         key=lambda i: (-i[1], i[0]))
+        raise NoPlayer(name.strip(), similar[:5])
+    return number
 
 
 def find_players(book, text: str, limit: int = 20) -> list[tuple[str, int]]:
     """(name as kept, games) of the players whose name contains ``text`` (any case), most games
     first, then by name; at most ``limit``."""
     _check(book)
-    folded = _folded(text)
-    pattern = "%" + schema._escape_like(folded) + "%"
+    part = _folded(text)
+    games = _games(book)
+    found = [(name, int(games.games[n])) for name, n in games.names.items() if part in name and games.games[n]]
+    return sorted(found, key=lambda i: (-i[1], i[0]))[:limit]
+
+
+def _record(games: _Games, ids: np.ndarray, number: int) -> PlayerRecord:
+    black, white, winner = games.black[ids] == number, games.white[ids] == number, games.winner[ids]
+    counts = [int(x.sum()) for x in (black, black & (winner == BLACK), black & (winner == WHITE),
+                                       white, white & (winner == WHITE), white & (winner == BLACK))]
+    return PlayerRecord(len(ids), counts[1] + counts[4], counts[2] + counts[5], *counts)
+
+
+def _by_year(games: _Games, ids: np.ndarray, number: int) -> list[YearRecord]:
+    years = games.year[ids]
+    order = sorted(np.unique(years).tolist(), key=lambda y: (y == 0, y))  # no date last
+    return [YearRecord(year or None, _record(games, ids[years == year], number)) for year in order]
+
+
+def _written(book, games: _Games, ids: np.ndarray, numbers: list[int]) -> list[str]:
+    """Each of ``numbers``' names as written in the newest of ``ids`` (date, then id, as the games
+    list orders them) in which they played: one query of those games' names."""
+    rank = book._ranks(int(ids.max()))[ids]  # the games' date order, newest first (Book.games')
+    newest = {}
+    for number in numbers:
+        played = (games.black[ids] == number) | (games.white[ids] == number)
+        newest[number] = int(ids[played][np.argmin(rank[played])])
     with book.db.connect() as conn:
-        if _indexed(conn, book):
-            gp, players = schema.game_players, schema.players
-            matching = select(players.c.id).where(players.c.name.like(pattern, escape="\\"))
-            query = (select(players.c.name, func.count()).select_from(gp.join(players, players.c.id == gp.c.player_id))
-                     .where(gp.c.player_id.in_(matching)).group_by(players.c.name)
-                     .order_by(func.count().desc(), players.c.name).limit(limit))
-            return [(name, int(games)) for name, games in conn.execute(query)]
-        counts: Counter = Counter()
-        for black, white in conn.execute(select(schema.games.c.black, schema.games.c.white)):
-            for name in {schema.fold_name(n) for n in (black, white) if n}:
-                if folded in name:
-                    counts[name] += 1
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+        query = select(schema.games.c.id, schema.games.c.black, schema.games.c.white).where(
+            schema.games.c.id.in_(sorted(set(newest.values()))))
+        names = {row[0]: row[1:] for row in conn.execute(query)}
+    return [next(n for n in names[newest[number]] if n and schema.fold_name(n) == games.folded[number])
+            for number in numbers]
 
 
-def _record(rows: list[tuple], folded: str) -> PlayerRecord:
-    counts = [0] * 9
-    for row in rows:
-        winner = row[5]
-        for colour, name, at in ((BLACK, row[7], 3), (WHITE, row[8], 6)):
-            if name != folded:
-                continue
-            counts[at] += 1
-            counts[at + 1] += winner == colour
-            counts[at + 2] += winner not in (colour, 0)
-    games = len(rows)
-    return PlayerRecord(games, counts[4] + counts[7], counts[5] + counts[8], *counts[3:])
-
-
-def _by_year(rows: list[tuple], folded: str) -> list[YearRecord]:
-    years: dict[int | None, list[tuple]] = {}
-    for row in rows:
-        years.setdefault(row[1], []).append(row)
-    order = sorted(years, key=lambda y: (y is None, y or 0))
-    return [YearRecord(year, _record(years[year], folded)) for year in order]
-
-
-def _written(rows: list[tuple], folded: str) -> str:
-    """The name as written in the newest of ``rows`` (date, then id, as the games list orders)."""
-    newest = max(rows, key=lambda row: (row[2] or "", row[0]))
-    return newest[3] if newest[7] == folded else newest[4]
+def _player_ids(games: _Games, number: int, other: int | None = None) -> np.ndarray:
+    """The ids of the player's games (with ``other``: of their games together), ascending."""
+    black, white = games.black == number, games.white == number
+    if other is None:
+        return np.flatnonzero(black | white)
+    return np.flatnonzero((black & (games.white == other)) | (white & (games.black == other)))
 
 
 def player_report(book, name: str, vs: str | None = None) -> PlayerReport:
@@ -211,48 +259,40 @@ def player_report(book, name: str, vs: str | None = None) -> PlayerReport:
     ValueError for an empty name, StatisticsOnly for a statistics book."""
     _check(book)
     folded = _folded(name)
-    other = _folded(vs) if vs and vs.strip() else None
+    other_name = _folded(vs) if vs and vs.strip() else None
     version = book.version()
     kept = _kept.get(book)
-    report = kept.get((version, folded, other)) if kept else None
+    report = kept.get((version, folded, other_name)) if kept else None
     if report is not None:
         return report
-    rows = _rows(book, folded)
-    if not rows:
-        raise NoPlayer(name.strip(), find_players(book, name, 5))
-    opponents, written = Counter(), {}
-    for row in sorted(rows, key=lambda row: (row[2] or "", row[0])):  # the newest spelling stays
-        for n, as_written in ((row[7], row[3]), (row[8], row[4])):
-            if n and n != folded:
-                opponents[n] += 1
-                written[n] = as_written
-    met = sorted(opponents.items(), key=lambda i: (-i[1], i[0]))[:OPPONENTS]
-    report = PlayerReport(name=_written(rows, folded), total=_record(rows, folded), years=_by_year(rows, folded),
-                          opponents=[(written[n], games) for n, games in met],
-                          **_repertoire(book, rows, folded))
-    if other is not None:
-        together = _together(rows, folded, other)
-        if not together:
-            similar = sorted(((written[n], c) for n, c in opponents.items() if other in n),
-                             key=lambda i: (-i[1], i[0].lower()))
+    games = _games(book)
+    number = _number(games, name)
+    ids = _player_ids(games, number)
+    others = np.where(games.black[ids] == number, games.white[ids], games.black[ids])
+    met = np.bincount(others, minlength=len(games.folded))
+    met[[0, number]] = 0
+    top = [n for n in np.argsort(-met, kind="stable")[:OPPONENTS].tolist() if met[n]]
+    top.sort(key=lambda n: (-met[n], games.folded[n]))
+    written = _written(book, games, ids, [number, *top])
+    report = PlayerReport(name=written[0], total=_record(games, ids, number), years=_by_year(games, ids, number),
+                          opponents=[(w, int(met[n])) for w, n in zip(written[1:], top)],
+                          **_repertoire(book, games, ids, number))
+    if other_name is not None:
+        other = games.names.get(other_name, 0)
+        if not met[other] or other == 0:  # never met: the opponents whose name contains it
+            similar = sorted(((games.folded[n], int(met[n])) for n in np.flatnonzero(met).tolist()
+                              if other_name in games.folded[n]), key=lambda i: (-i[1], i[0]))
             raise NoPlayer(vs.strip(), similar[:5])
-        report = PlayerReport(**{**report.__dict__, "vs": _written(together, other),
-                                 "vs_total": _record(together, folded), "vs_years": _by_year(together, folded)})
-    ids = np.array([row[0] for row in (together if other is not None else rows)], dtype=np.int64)
+        together = _player_ids(games, number, other)
+        report = PlayerReport(**{**report.__dict__, "vs": _written(book, games, together, [other])[0],
+                                 "vs_total": _record(games, together, number),
+                                 "vs_years": _by_year(games, together, number)})
     with _lock:
         kept = _kept.setdefault(book, {})
-        if len(kept) >= 2 * KEPT:
+        if len(kept) >= KEPT:
             kept.clear()
-        kept[(version, folded, other)] = report
-        kept[(version, folded, other, "ids")] = ids  # for player_games: the web page asks both at once
+        kept[(version, folded, other_name)] = report
     return report
-
-
-def _together(rows: list[tuple], folded: str, other: str) -> list[tuple]:
-    """The rows of games between the player and ``other`` (both folded; the same name: the games
-    in which they played both colours)."""
-    pair = sorted((folded, other))
-    return [row for row in rows if sorted(row[7:9]) == pair]
 
 
 def player_games(book, name: str, vs: str | None = None, page: int = 1, page_size: int = 20,
@@ -261,16 +301,11 @@ def player_games(book, name: str, vs: str | None = None, page: int = 1, page_siz
     ``Book.games`` pages them (each row's ``move_number`` 0: the game from its start).
     Raises NoPlayer, ValueError (a bad page, an ``after`` not in the book), StatisticsOnly."""
     _check(book)
-    folded = _folded(name)
-    other = _folded(vs) if vs and vs.strip() else None
-    kept = _kept.get(book)
-    ids = kept.get((book.version(), folded, other, "ids")) if kept else None  # player_report's, if asked
-    if ids is None:
-        rows = _rows(book, folded)
-        if not rows:
-            raise NoPlayer(name.strip(), find_players(book, name, 5))
-        ids = [row[0] for row in (_together(rows, folded, other) if other is not None else rows)]
-    return book.page_of_games(dict.fromkeys(np.asarray(ids).tolist(), 0), page=page, page_size=page_size, after=after)
+    games = _games(book)
+    number = _number(games, name)
+    other = _number(games, vs) if vs and vs.strip() else None
+    ids = _player_ids(games, number, other)
+    return book.page_of_games(dict.fromkeys(ids.tolist(), 0), page=page, page_size=page_size, after=after)
 
 
 # --- the repertoire --------------------------------------------------------------------------
@@ -299,11 +334,12 @@ def _first_visits(book, key: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return ((found >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2, found & schema.WINNER_MASK
 
 
-def _repertoire(book, rows: list[tuple], folded: str) -> dict:
+def _repertoire(book, games: _Games, ids: np.ndarray, number: int) -> dict:
     """``size``, ``as_black`` and ``as_white`` of the report (see the module docstring)."""
-    size = Counter(row[6] for row in rows).most_common(1)[0][0]
-    black = np.array([r[0] for r in rows if r[6] == size and r[7] == folded], dtype=np.int64)
-    white = np.array([r[0] for r in rows if r[6] == size and r[8] == folded], dtype=np.int64)
+    sizes = games.size[ids]
+    size = int(np.bincount(sizes).argmax())  # the most games; the smaller size of a tie
+    ids = ids[sizes == size]
+    black, white = ids[games.black[ids] == number], ids[games.white[ids] == number]
     keys = Board(size).symmetric_keys(BLACK)
     as_black = [MoveStat(_shown(stat, size), stat.points, stat.games, stat.black_wins, stat.white_wins, BLACK)
                 for stat in _tally(*_first_visits(book, min(keys), black), size, keys, BLACK)]

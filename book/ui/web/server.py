@@ -94,5 +94,10 @@ def _warm_up(app) -> None:
     try:
         for path in ("/api/info", "/api/position"):
             client.get(path, headers={"Host": "127.0.0.1"})
+        # the player pages' arrays (book.storage.players): read during the load, they held the other
+        # requests of their process up for seconds (bench/web_load.py --players, docs/benchmarks.md)
+        from fuseki.book.storage import players
+
+        players.warm(app.extensions["fuseki_book"])
     except Exception as exc:  # noqa: BLE001  # a cold cache is slower, never wrong
         print(f"fuseki serve: warm-up: {exc}", file=sys.stderr)
