@@ -47,7 +47,7 @@ from sqlalchemy import select
 from fuseki.book.storage import orbits, schema
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.statbook import IMPORT_HINT, StatisticsOnly
-from fuseki.book.storage.store import GamesPage
+from fuseki.book.storage.store import BUSY_ROWS, GamesPage
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, END, PASS, WHITE
 from fuseki.engine.core.board import Board
@@ -159,9 +159,24 @@ class _Games:
         for name, n in self.names.items():
             self.folded[n] = name
         count = len(self.folded)
+        # each player's game ids, ascending, as one array cut by player number (``ids_of``): a
+        # report's work then grows with the player's games, not with the book's
+        both = np.concatenate([self.black, self.white])
+        game = np.concatenate([np.arange(top + 1), np.arange(top + 1)])
+        keep = both > 0
+        both, game = both[keep], game[keep]
+        order = np.lexsort((game, both))
+        self._ids, self._start = game[order], np.concatenate([[0], np.cumsum(np.bincount(both, minlength=count))])
         same = self.black[self.black == self.white]  # a game of one name on both sides counts once
         self.games = (np.bincount(self.black, minlength=count) + np.bincount(self.white, minlength=count)
                       - np.bincount(same, minlength=count))
+
+    def ids_of(self, number: int) -> np.ndarray:
+        """The ids of player ``number``'s games, ascending, each once."""
+        ids = self._ids[self._start[number]:self._start[number + 1]]
+        if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():  # a game of theirs on both sides: twice
+            ids = np.unique(ids)
+        return ids
 
 
 def warm(book) -> None:
@@ -246,10 +261,11 @@ def _written(book, games: _Games, ids: np.ndarray, numbers: list[int]) -> list[s
 
 def _player_ids(games: _Games, number: int, other: int | None = None) -> np.ndarray:
     """The ids of the player's games (with ``other``: of their games together), ascending."""
-    black, white = games.black == number, games.white == number
+    ids = games.ids_of(number)
     if other is None:
-        return np.flatnonzero(black | white)
-    return np.flatnonzero((black & (games.white == other)) | (white & (games.black == other)))
+        return ids
+    black, white = games.black[ids], games.white[ids]
+    return ids[((black == number) & (white == other)) | ((white == number) & (black == other))]
 
 
 def player_report(book, name: str, vs: str | None = None) -> PlayerReport:
@@ -325,7 +341,8 @@ def _first_visits(book, key: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarr
     first visit of the position ``key``, those that reached it.  A binary search per game in the
     position's codes (ordered by game, then move): no pass over the position's other games."""
     _records, codes = book._codes(key, every_row=True)
-    if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
+    # a busy position's codes come sorted (the book keeps them so); a small one's may not
+    if len(codes) < BUSY_ROWS and len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
         codes = np.sort(codes)
     at = np.searchsorted(codes, ids << schema.GAME_SHIFT)  # each game's first code: its first visit
     inside = at < len(codes)
