@@ -22,11 +22,12 @@ visitor to pick from.  ``player_report(book, name, vs=OPP)`` answers:
 
 Where the numbers come from: every game's two players (numbered by folded name), year, winner
 and size, as arrays over game ids, read in one scan of the games' headers (never their SGF) the
-first time a book version is asked and kept until games are added (``_Games``: 10 bytes a game);
-a player's games are then array work, with no query per game.  The first moves are the rows of
-the empty board's position and of the positions after each first move (``Book._codes``, read
-once and kept by the book for its busy positions), the player's game ids found in them by a
-binary search, so a player of thousands of games costs no parse of their games.  The
+first time a book version is asked and kept until games are added (``_Games``: 26 bytes a game,
+with each player's game ids); a player's games are then array work, with no query per game.
+The first moves are the rows of the empty board's position and of the positions after each
+first move (``Book._codes``, read once and kept by the book for its busy positions), the
+player's game ids found in them by a binary search, so a player of thousands of games costs no
+parse of their games.  The
 repertoire covers the games of the board size most of the player's games have, starting from
 an empty board with Black (handicap games and games White starts are not in it).  The games,
 newest first, page as ``Book.games`` does (``player_games``: ``GamesPage``, keyset paging).
