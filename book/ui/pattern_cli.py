@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 
 from fuseki.book.ui import ai_text
-from fuseki.book.ui.book_cli import add_filter_options, add_position_options, parse_years, position_of
+from fuseki.book.ui.book_cli import add_filter_options, add_position_options, filters_of, position_of
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
@@ -220,9 +220,9 @@ def result_text(board, result, ai=None) -> str:
 def run_pattern(args) -> int:
     from fuseki.book.patterns.pattern import PatternError
     from fuseki.book.patterns.search import search
-    from fuseki.book.storage.store import Book, Filters
+    from fuseki.book.storage.store import Book
 
-    low, high = parse_years(args.year)
+    filters = filters_of(args)
     try:
         board = position_of(args)
         pattern = pattern_from_board(board, args.region, args.any, args.swap_colours, args.empty_or_black,
@@ -232,7 +232,7 @@ def run_pattern(args) -> int:
         return 2
     book = Book.open(book_location(args))
     try:
-        result = search(book, pattern, Filters(year_from=low, year_to=high, player=args.player or None))
+        result = search(book, pattern, filters)
         ai = pattern_ai(args, board, result, book) if args.ai else None  # the book's own values first
     finally:
         book.close()

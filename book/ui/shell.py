@@ -9,6 +9,7 @@ for each)::
 
     board  play MOVES...  undo [N]  search  marks on|off  ai on|off  rotations
     years [K|FROM-TO:FROM-TO]  year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
+    filter [NAME VALUE|NAME off|off]   (event, winner, won_by, margin, min_rank, max_rank, handicap, komi)
     import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
 
 With ``ai on`` (or ``fuseki shell --ai``) ``search`` shows KataGo's values beside the human
@@ -30,10 +31,12 @@ import inspect
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from fuseki.book.model.filters import FILTER_PARAMS, Filters, parse_filters
 from fuseki.book.ui import textboard
 from fuseki.book.ui.book_cli import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
 from fuseki.engine.core import coords
@@ -323,6 +326,23 @@ class BookShell(cmd.Cmd):
             self.filters = self._filters(player=None if text.lower() == "off" else text)
         self.say(self._filter_note().strip(" ;") or "no filters")
 
+    def do_filter(self, arg: str) -> None:
+        """filter [NAME VALUE|NAME off|off]: only games whose headers match (book.model.filters):
+        event TEXT, winner B|W, won_by resign|points|time|forfeit, margin 0.5-5, min_rank 7d,
+        max_rank 1p, handicap 2-4, komi 6.5 (the API's names); ``NAME off`` drops one, ``off`` all."""
+        name, _, value = arg.strip().partition(" ")
+        name = name.lower().replace("-", "_")
+        if name == "off":
+            self.filters = self._filters(**{field: None for field in FILTER_PARAMS})
+        elif name:
+            if name not in FILTER_PARAMS:
+                raise ShellError(f"no filter '{name}': use one of {', '.join(FILTER_PARAMS)}")
+            if not value.strip():
+                raise ShellError(f"filter {name} needs a value (or off)")
+            off = value.strip().lower() == "off"
+            self.filters = self._filters(**{name: None} if off else parse_filters({name: value}))
+        self.say(self._filter_note().strip(" ;") or "no filters")
+
     def do_games(self, arg: str) -> None:
         """games [PAGE|next]: the games that reached the position, newest first (players, date,
         result, move number); ``next``: the page after the one shown last."""
@@ -445,6 +465,9 @@ class BookShell(cmd.Cmd):
 
     complete_player = complete_year
 
+    def complete_filter(self, text, *ignored):
+        return [w for w in (*FILTER_PARAMS, "off") if w.startswith(text)]
+
     def complete_help(self, text, *ignored):
         return [name for name in self.command_names() if name.startswith(text)]
 
@@ -469,12 +492,7 @@ class BookShell(cmd.Cmd):
         return int(text)
 
     def _filters(self, **changes):
-        from fuseki.book.storage.store import Filters
-
-        current = self.filters or Filters()
-        values = {name: getattr(current, name) for name in ("year_from", "year_to", "player", "min_games")}
-        values.update(changes)
-        return Filters(**values)
+        return replace(self.filters or Filters(), **changes)
 
     def _filter_note(self) -> str:
         f = self.filters
@@ -487,6 +505,7 @@ class BookShell(cmd.Cmd):
             parts.append(f"years {low}-{high}" if low != high else f"year {low}")
         if f.player:
             parts.append(f"player '{f.player}'")
+        parts += f.describe()
         return ("; filters: " + ", ".join(parts)) if parts else ""
 
     def _current_search(self):
