@@ -35,6 +35,7 @@ _RANGE = re.compile(rf"(-?{_NUMBER})?\s*-\s*(-?{_NUMBER})?$")
 MAX_KYU, MAX_DAN, MAX_PRO = 30, 9, 9  # 30k .. 1k, 1d .. 9d, 1p .. 9p: other numbers are no rank
 # The parameters the CLI (``--won-by``) and the JSON API (``won_by=``) share, besides years and player.
 FILTER_PARAMS = ("event", "winner", "won_by", "margin", "min_rank", "max_rank", "handicap", "komi")
+MAX_TEXT = 100  # the longest player or event filter
 
 
 class FilterError(ValueError):
@@ -174,11 +175,11 @@ def in_range(value, bounds: tuple | None) -> bool:
 
 
 def parse_filters(texts, label=lambda name: name) -> dict:
-    """The ``Filters`` fields of :data:`FILTER_PARAMS` from their texts (a mapping; missing, None or
-    blank: not set).  ``label(name)``: how an error names the parameter (``--won-by``, ``won_by``).
-    Raises FilterError naming the value and the reason."""
+    """The ``Filters`` fields ``player`` and those of :data:`FILTER_PARAMS` from their texts (a
+    mapping; missing, None or blank: not set).  ``label(name)``: how an error names the parameter
+    (``--won-by``, ``won_by``).  Raises FilterError naming the value and the reason."""
     fields: dict = {}
-    for name in FILTER_PARAMS:
+    for name in ("player", *FILTER_PARAMS):
         text = texts.get(name)
         text = text.strip() if isinstance(text, str) else text
         if not text:
@@ -186,7 +187,8 @@ def parse_filters(texts, label=lambda name: name) -> dict:
         try:
             fields[name] = _parse_one(name, text)
         except ValueError as exc:
-            raise FilterError(f"{label(name)} {text}: {exc}") from None
+            shown = text if text.isprintable() and len(text) <= 40 else ascii(text[:40])  # never a screenful
+            raise FilterError(f"{label(name)} {shown}: {exc}") from None
     low, high = fields.get("min_rank"), fields.get("max_rank")
     if low is not None and high is not None and low > high:
         raise FilterError(f"{label('min_rank')} {rank_text(low)} is above {label('max_rank')} {rank_text(high)}")
@@ -194,8 +196,10 @@ def parse_filters(texts, label=lambda name: name) -> dict:
 
 
 def _parse_one(name: str, text: str):
-    if name == "event":
-        if not text.isprintable():
+    if name in ("player", "event"):
+        if len(text) > MAX_TEXT:
+            raise ValueError(f"longer than {MAX_TEXT} characters")
+        if not text.isprintable():  # SQLite ends a LIKE pattern at a NUL: "\x00" would match every game
             raise ValueError("has control characters")
         return text
     if name == "winner":

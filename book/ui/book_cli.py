@@ -111,9 +111,9 @@ def filters_of(args, min_games: int = 1):
     from fuseki.book.model.filters import FILTER_PARAMS, Filters, parse_filters
 
     low, high = parse_years(args.year)
-    texts = {name: getattr(args, CLI_NAMES.get(name, name), None) for name in FILTER_PARAMS}
+    texts = {name: getattr(args, CLI_NAMES.get(name, name), None) for name in ("player", *FILTER_PARAMS)}
     fields = parse_filters(texts, label=lambda name: "--" + CLI_NAMES.get(name, name).replace("_", "-"))
-    return Filters(year_from=low, year_to=high, player=args.player or None, min_games=min_games, **fields)
+    return Filters(year_from=low, year_to=high, min_games=min_games, **fields)
 
 
 def filters_note(filters) -> str:

@@ -12,7 +12,8 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
     /api/info                         book statistics, the default board size, max_download; ``ai``:
                                       the KataGo settings with --ai (else null); ``note``: why
                                       a statistics book (the built-in one) lists no games
-    /api/position?moves=&size=&year_from=&year_to=&player=
+    /api/position?moves=&size=&year_from=&year_to=&player=&event=&winner=&won_by=&margin=&min_rank=&max_rank=
+        &handicap=&komi= (the filters: book.model.filters; a bad one: 400 naming it)
                                       stones, captures, to_move, last move, next moves, totals;
                                       with ``fuseki serve --ai``, KataGo's values (``ai``, and
                                       each next move's ``ai``: book.ui.web.ai), ``pending``
@@ -73,7 +74,6 @@ from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
 MAX_MOVES = 800          # longest move sequence a client may send
-MAX_PLAYER = 100         # longest player filter
 MAX_PAGE_SIZE = 100
 MAX_DOWNLOAD = 1000      # games in one SGF download
 MAX_ID = 2**63 - 1       # largest game id a database integer can hold
@@ -127,19 +127,18 @@ def _moves_arg(size: int) -> list[str]:
 
 
 def _filters_arg():
-    from fuseki.book.storage.store import Filters
+    """The filters of a request: years, and the player and header filters as the CLI reads them
+    (``book.model.filters.parse_filters``: ``event=``, ``winner=``, ``won_by=``, ``komi=`` ...)."""
+    from fuseki.book.model.filters import FilterError, Filters, parse_filters
 
     year_from = _int_arg("year_from", None, 0, 9999)
     year_to = _int_arg("year_to", None, 0, 9999)
     if year_from is not None and year_to is not None and year_from > year_to:
         raise ApiError(f"year_from {year_from} is after year_to {year_to}")
-    player = request.args.get("player", "").strip() or None
-    if player is not None and len(player) > MAX_PLAYER:
-        raise ApiError(f"the player filter is longer than {MAX_PLAYER} characters")
-    if player is not None and not player.isprintable():
-        # SQLite ends a LIKE pattern at a NUL, so "\x00" would match every game
-        raise ApiError("the player filter has control characters")
-    return Filters(year_from=year_from, year_to=year_to, player=player)
+    try:
+        return Filters(year_from=year_from, year_to=year_to, **parse_filters(request.args))
+    except FilterError as exc:
+        raise ApiError(str(exc)) from None
 
 
 # --- answers ---------------------------------------------------------------------------
