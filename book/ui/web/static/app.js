@@ -13,7 +13,7 @@ const state = {
   size: 19,
   moves: [],        // search moves, SGF points ("" is a pass)
   redo: [],         // moves taken back, for "forward"
-  filters: {},      // year_from, year_to, player
+  filters: {},      // FILTER_FIELDS' API names -> their text
   // Games go by keyset: page n is asked with after = the last game id of page n - 1. The
   // stack holds that id for every page shown so far (null for the first), so "previous"
   // goes back without counting rows and "next" uses the answer's own `after`.
@@ -497,9 +497,15 @@ async function reset() {
   await refreshSearch();
 }
 
+// Every filter: its API parameter (/api/position, /api/games, /api/pattern) and its form field.
+// Those after player are the header filters, folded under "more filters" (book/model/filters.py).
+const FILTER_FIELDS = [["year_from", "year-from"], ["year_to", "year-to"], ["player", "player"],
+  ["event", "event"], ["winner", "winner"], ["won_by", "won-by"], ["margin", "margin"], ["min_rank", "min-rank"],
+  ["max_rank", "max-rank"], ["handicap", "handicap"], ["komi", "komi"]];
+
 async function applyFilters() {
-  state.filters = {year_from: $("year-from").value.trim(), year_to: $("year-to").value.trim(),
-                   player: $("player").value.trim()};
+  state.filters = {};
+  for (const [key, id] of FILTER_FIELDS) state.filters[key] = $(id).value.trim();
   await refreshSearch();
 }
 
@@ -815,7 +821,7 @@ async function showGameMove(number) {
 // --- the address ----------------------------------------------------------------------------------
 //
 // The address's fragment holds the whole view, each part under the name of the API parameter that
-// answers it (docs/exploring.md): size, moves, year_from, year_to, player (/api/position, /api/games);
+// answers it (docs/exploring.md): size, moves, the filters of FILTER_FIELDS (/api/position, /api/games);
 // region, its wildcards and options once a pattern is searched (/api/pattern); game and at (/api/game/<id>), move
 // and sym (/api/game/<id>/position) for the replayed game. A new search position is a new history
 // entry, so the browser's back and forward buttons walk the moves; other changes replace the entry.
@@ -878,10 +884,12 @@ async function restoreView(fromHistory) {
   state.moves = moves;
   state.redo = fromHistory ? redoAfter(old, moves) : [];
   state.filters = {};
-  for (const [key, id] of [["year_from", "year-from"], ["year_to", "year-to"], ["player", "player"]]) {
+  for (const [key, id] of FILTER_FIELDS) {
     $(id).value = params.get(key) || "";
     if ($(id).value) state.filters[key] = $(id).value;
   }
+  // the header filters' fold opens when the address sets one of them
+  if (FILTER_FIELDS.slice(3).some(([key]) => state.filters[key])) $("more-filters").open = true;
   state.restoring = true;
   try {
     if (!(await refreshSearch())) {  // an address the API refuses: the empty board
