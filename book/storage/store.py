@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, make_dataclass
+from dataclasses import dataclass, fields, make_dataclass, replace
 
 import numpy as np
 from sqlalchemy import func, inspect, or_, select
@@ -44,6 +44,7 @@ from sqlalchemy.exc import DBAPIError
 from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
 from fuseki.book.storage.connect import make_db, sqlite_path, to_url
+from fuseki.book.storage.gamesets import GameSet
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
@@ -68,17 +69,19 @@ class BookError(ValueError):
 
 @dataclass(frozen=True)
 class Filters:
-    """Which games count: years (inclusive), a player of either colour (substring, any case), and
-    ``min_games``, the fewest games a next move needs to be listed."""
+    """Which games count: years (inclusive), a player of either colour (substring, any case),
+    ``min_games``, the fewest games a next move needs to be listed, and ``within``, only the
+    games of an earlier answer (``book.storage.gamesets.GameSet``: search within results)."""
 
     year_from: int | None = None
     year_to: int | None = None
     player: str | None = None
     min_games: int = 1
+    within: GameSet | None = None
 
     def selects_games(self) -> bool:
-        """True when some games may be left out (the year or player filter is set)."""
-        return self.year_from is not None or self.year_to is not None or bool(self.player)
+        """True when some games may be left out (the year, player or within filter is set)."""
+        return self.year_from is not None or self.year_to is not None or bool(self.player) or self.within is not None
 
 
 @dataclass(frozen=True)
@@ -222,8 +225,9 @@ class Book:
         filters = filters or Filters()
         keys = board.symmetric_keys(side)
         canonical = min(keys)
-        # the segments' summaries answer a year filter, not a player filter: that one reads every row
-        records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters, every_row=bool(filters.player))
+        # the segments' summaries answer a year filter, not a player or within filter: those read every row
+        every_row = bool(filters.player) or filters.within is not None
+        records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters, every_row=every_row)
         records = nextmoves.select_years(records, filters.year_from, filters.year_to)
         played = records[:, nextmoves.NEXT] != END
         index = np.concatenate([nexts[nexts != END], records[played, nextmoves.NEXT]]) + 2
@@ -396,7 +400,7 @@ class Book:
             # the database's pages, wherever they are now (file or write-ahead log)
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
             folder = segment_files.book_folder(conn)
-            in_files = sum(_size(os.path.join(folder, segment.name)) for segment in segment_files.in_files(conn))
+            in_files = sum(segment_files.file_size(os.path.join(folder, s.name)) for s in segment_files.in_files(conn))
             return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + in_files
         if self.db.dialect.name == "postgresql":
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
@@ -542,16 +546,20 @@ class Book:
 
     def _mask(self, filters: Filters, needed: int) -> np.ndarray:
         """Boolean mask over game ids of the games the filters keep (cached per Filters value)."""
-        cache_key = (filters.year_from, filters.year_to, (filters.player or "").lower())
+        cache_key = (filters.year_from, filters.year_to, (filters.player or "").lower(), filters.within)
         mask = self._masks.get(cache_key)
         if mask is not None and len(mask) > needed:
             return mask
-        with self.db.connect() as conn:
-            top = self.max_game_id(conn)
-            query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
-            ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
-        mask = np.zeros(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, dtype=bool)
-        mask[ids] = True
+        if filters.within is not None:  # the other filters' mask (cached), less the games outside the earlier answer
+            mask = self._mask(replace(filters, within=None), needed)
+            mask = mask & filters.within.mask(len(mask))
+        else:
+            with self.db.connect() as conn:
+                top = self.max_game_id(conn)
+                query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
+                ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
+            mask = np.zeros(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, dtype=bool)
+            mask[ids] = True
         with self._lock:
             if len(self._masks) > 64:
                 self._masks.clear()
@@ -588,13 +596,3 @@ class Book:
             self._rank = None
             self._busy_rows.clear()
             self._busy_codes = 0
-
-
-def _size(path: str) -> int:
-    """A file's size; 0 once gone (a merge replaced a segment file since the list was read)."""
-    try:
-        return os.path.getsize(path)
-    except FileNotFoundError:
-        return 0
-
-

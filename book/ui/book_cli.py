@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from fuseki.book.ui import ai_text
+from fuseki.book.ui import ai_text, within
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 
 
@@ -47,7 +47,9 @@ def add_commands(subparsers) -> None:
 
     p = subparsers.add_parser(
         "search", help="the next moves played from a position, on a text board",
-        description="Next moves from a position. Example: fuseki search --moves \"pd dp pp\" --year 2010-2016")
+        description="Next moves from a position. Example: fuseki search --moves \"pd dp pp\" --year 2010-2016; "
+                    "within an earlier answer: fuseki search --moves \"Q16 D4\" --save-games q16d4.json, then "
+                    "fuseki search --moves \"Q16 D4 R4\" --within q16d4.json")
     add_position_options(p)
     add_filter_options(p)
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
@@ -60,6 +62,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--trends", metavar="A-B:C-D",
                    help="also the next moves whose share of the position's games rose or fell most from the "
                         "years A-B to C-D (e.g. 2005-2007:2008-2009)")
+    within.add_within_options(p)
     add_book_option(p)
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_search)
@@ -278,6 +281,7 @@ def board_from_sgf(path: str, move: int):
 
 def run_search(args) -> int:
     from fuseki.book.storage import years as dates
+    from fuseki.book.storage.gamesets import position_games
     from fuseki.book.storage.store import Book, Filters
     from fuseki.book.ui import textboard, years_text
 
@@ -286,11 +290,15 @@ def run_search(args) -> int:
     if args.recent < 1:
         raise ValueError("--recent must be at least 1")
     board = position_of(args)
-    filters = Filters(year_from=low, year_to=high, player=args.player or None,
-                      min_games=max(1, args.min_games))
     book = Book.open(book_location(args), readonly=True)
     try:
+        games_within = within.within_of(args, book, board.size)
+        filters = Filters(year_from=low, year_to=high, player=args.player or None,
+                          min_games=max(1, args.min_games), within=games_within)
         found = book.next_moves(board, filters=filters)
+        if args.save_games:  # the games of this answer: those that reached the position, filtered
+            within.save_games(args, book, position_games(book, board, filters=filters),
+                              f"position {within.asked_text(args)}", "search")
         profile = dates.date_profile(book, board, filters=filters, recent=args.recent) \
             if args.by_year or periods else None
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
@@ -303,6 +311,7 @@ def run_search(args) -> int:
         note += f"; years {args.year}"
     if args.player:
         note += f"; player {args.player}"
+    note += within.within_note(args, games_within)
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
     if args.ai:  # the human table is replaced by one with KataGo's columns beside it
         table = textboard.move_table(found, board.size)
