@@ -14,6 +14,7 @@ const state = {
   moves: [],        // search moves, SGF points ("" is a pass)
   redo: [],         // moves taken back, for "forward"
   filters: {},      // year_from, year_to, player
+  within: [],       // earlier searches whose games this view searches within: each its API query string
   // Games go by keyset: page n is asked with after = the last game id of page n - 1. The
   // stack holds that id for every page shown so far (null for the first), so "previous"
   // goes back without counting rows and "next" uses the answer's own `after`.
@@ -60,6 +61,7 @@ function query(extra) {
   params.set("size", state.size);
   if (state.moves.length) params.set("moves", movesText());
   for (const [key, value] of Object.entries(state.filters)) if (value) params.set(key, value);
+  for (const stage of state.within) params.append("within", stage);
   for (const [key, value] of Object.entries(extra || {})) params.set(key, value);
   return params.toString();
 }
@@ -687,6 +689,53 @@ function renderPattern(result) {
     : `No game reached the ${result.kind} pattern (${result.options}).`;
 }
 
+// --- search within results -------------------------------------------------------------------
+//
+// "search within these games" keeps the answer shown (the position's games, or the pattern's) and
+// searches only those from then on; "back" drops the last one. Each is kept as the search itself,
+// in the API's parameters (book.ui.web.within: a `within=` per search), so the address holds it.
+
+const STAGE_KEYS = ["size", "moves", ...PATTERN_KEYS];
+
+function currentStage() {
+  const asked = {size: String(state.size), moves: state.moves.length ? movesText() : "",
+                 ...(state.pattern ? state.patternView : {})};
+  const params = new URLSearchParams();
+  for (const key of STAGE_KEYS) if (asked[key]) params.set(key, asked[key]);
+  return params.toString();
+}
+
+async function refreshWithin() {
+  $("within-back").disabled = !state.within.length;
+  if (!state.within.length) {
+    $("within-status").textContent = "searching all games";
+    return;
+  }
+  const params = new URLSearchParams();
+  for (const stage of state.within) params.append("within", stage);
+  try {
+    const found = await api(`/api/within?${params}`);
+    $("within-status").textContent = `within ${found.games} game${found.games === 1 ? "" : "s"}: ` +
+      found.stages.map((stage) => stage.text).join(" › ");
+  } catch (error) {
+    showMessage(error.message);
+  }
+}
+
+async function pushWithin() {
+  if (!state.position) return;
+  state.within.push(currentStage());
+  await refreshWithin();
+  await refreshSearch();  // the position again, within those games (a pattern is searched again by its button)
+}
+
+async function backWithin() {
+  if (!state.within.length) return;
+  state.within.pop();
+  await refreshWithin();
+  await refreshSearch();
+}
+
 // --- the games column --------------------------------------------------------------------------
 
 function person(name, rank) {
@@ -815,7 +864,7 @@ async function showGameMove(number) {
 // --- the address ----------------------------------------------------------------------------------
 //
 // The address's fragment holds the whole view, each part under the name of the API parameter that
-// answers it (docs/exploring.md): size, moves, year_from, year_to, player (/api/position, /api/games);
+// answers it (docs/exploring.md): size, moves, year_from, year_to, player, within (/api/position, /api/games);
 // region, its wildcards and options once a pattern is searched (/api/pattern); game and at (/api/game/<id>), move
 // and sym (/api/game/<id>/position) for the replayed game. A new search position is a new history
 // entry, so the browser's back and forward buttons walk the moves; other changes replace the entry.
@@ -877,6 +926,8 @@ async function restoreView(fromHistory) {
   const moves = params.get("moves") ? params.get("moves").split(",").map((m) => (m === "pass" ? "" : m)) : [];
   state.moves = moves;
   state.redo = fromHistory ? redoAfter(old, moves) : [];
+  state.within = params.getAll("within").filter(Boolean);
+  await refreshWithin();
   state.filters = {};
   for (const [key, id] of [["year_from", "year-from"], ["year_to", "year-to"], ["player", "player"]]) {
     $(id).value = params.get(key) || "";
@@ -967,6 +1018,8 @@ async function start() {
   document.addEventListener("pointerup", pickRelease);
   document.addEventListener("pointercancel", pickRelease);
   $("pattern-search").addEventListener("click", serial(searchPattern));
+  $("within-push").addEventListener("click", serial(pushWithin));
+  $("within-back").addEventListener("click", serial(backWithin));
   $("first").addEventListener("click", serial(() => showGameMove(0)));
   $("prev").addEventListener("click", serial(() => showGameMove(state.gameMove - 1)));
   $("next").addEventListener("click", serial(() => showGameMove(state.gameMove + 1)));
