@@ -1060,6 +1060,10 @@ async function start() {
     document.body.classList.toggle("ai-on", Boolean(info.ai));
     const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
     const kind = info.note ? " · next-move statistics only, no game records" : "";
+    if (info.note) {  // no games to search within (the API would answer 409)
+      $("within-push").disabled = true;
+      $("within-push").title = info.note;
+    }
     $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}${kind}`;
   } catch (error) {
     showMessage(error.message);
