@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, make_dataclass, replace
+from dataclasses import dataclass, fields, make_dataclass
 
 import numpy as np
 from sqlalchemy import func, inspect, or_, select
@@ -550,16 +550,14 @@ class Book:
         mask = self._masks.get(cache_key)
         if mask is not None and len(mask) > needed:
             return mask
-        if filters.within is not None:  # the other filters' mask (cached), less the games outside the earlier answer
-            mask = self._mask(replace(filters, within=None), needed)
-            mask = mask & filters.within.mask(len(mask))
-        else:
-            with self.db.connect() as conn:
-                top = self.max_game_id(conn)
-                query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
-                ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
-            mask = np.zeros(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, dtype=bool)
-            mask[ids] = True
+        with self.db.connect() as conn:
+            top = self.max_game_id(conn)
+            query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
+            ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
+        mask = np.zeros(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, dtype=bool)
+        mask[ids] = True
+        if filters.within is not None:  # and only the games of the earlier answer
+            mask &= filters.within.mask(len(mask))
         with self._lock:
             if len(self._masks) > 64:
                 self._masks.clear()
