@@ -339,7 +339,8 @@ function renderNextMoves(position) {
   const mover = position.to_move === "B" ? "Black" : "White";
   $("next-summary").textContent = position.total
     ? `${position.total} game${position.total === 1 ? "" : "s"} reached this position` +
-      (position.ended ? `, ${position.ended} ended here` : "") + ` · win rates for ${mover}`
+      (position.ended ? `, ${position.ended} ended here` : "") + ` · win rates for ${mover}` +
+      (state.within.length ? " · only the games searched within (above)" : "")
     : "No game in the book reached this position.";
   for (const row of position.next) {
     const tr = document.createElement("tr");
