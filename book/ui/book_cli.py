@@ -159,12 +159,13 @@ def keep_pattern_index(book) -> None:
     a server that opened the book read-only could not search a stale index (it answered 409
     until someone ran ``fuseki pattern`` with write access).  A book without one is left
     without: the first pattern search builds it."""
-    from fuseki.book.patterns import index
+    from fuseki.book.patterns import index, index_map
 
     with book.db.connect() as conn:
         if not index.indexed_through(conn):
             return
     indexed = index.update(book, progress=sys.stderr)
+    index_map.refresh(book)
     print(f"fuseki import: pattern index: {indexed:,} new games indexed", file=sys.stderr)
 
 
