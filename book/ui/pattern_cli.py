@@ -240,7 +240,7 @@ def run_pattern(args) -> int:
         result = search(book, pattern, Filters(year_from=low, year_to=high, player=args.player or None,
                                                within=games_within))
         if args.save_games:  # the games of this answer: those that matched
-            within.save_games(args, book, GameSet.of(result.matches),
+            within.save_games(args, book, GameSet(result.match_ids),
                               f"pattern {args.region} of {within.asked_text(args)}", "pattern")
         ai = pattern_ai(args, board, result, book) if args.ai else None  # the book's own values first
     finally:

@@ -64,7 +64,7 @@ class WithinCommands:
         asked = (tuple(self.board.moves), self.board.to_move, self.filters)
         if self.pattern_shown and self.pattern_shown[0] == asked:
             result = self.pattern_shown[1]
-            return GameSet.of(result.matches), f"pattern of {moves}"
+            return GameSet(result.match_ids), f"pattern of {moves}"
         if self.last_search and self.last_search[0] == tuple(self.board.moves):
             return position_games(self.book, self.board, self._filters()), f"position {moves}"
         raise ValueError("within needs an answer to search within: search or pattern this position first")

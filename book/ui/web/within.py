@@ -83,7 +83,7 @@ def stage_games(book, stage: dict[str, str], size: int) -> GameSet:
     board = board_after_moves([t for t in stage.get("moves", "").replace(" ", ",").split(",") if t], int(size_text))
     if not stage.get("region"):
         return position_games(book, board, Filters())
-    return GameSet.of(search(book, pattern_from_options(board, stage["region"], stage.get)).matches)
+    return GameSet(search(book, pattern_from_options(board, stage["region"], stage.get)).match_ids)
 
 
 class StageCache:
