@@ -69,7 +69,7 @@ def walk(book, board, min_games: int, depth: int, max_nodes: int = MAX_NODES, st
     from fuseki.book.storage.store import Filters
 
     filters = filters or Filters()
-    every = replace(filters, min_games=1)  # then cut at min_games here
+    every = replace(filters, min_games=1)  # then cut at min_games here (every other filter kept: within too)
 
     def next_of(here):
         found = book.next_moves(here, filters=every)

@@ -224,7 +224,7 @@ def test_listcommands_and_help(shell):
     assert names == sorted(["ai", "board", "cd", "corners", "cwd", "exit", "filter", "games", "help", "import",
                             "listcommands",
                             "ls", "pattern", "marks", "play", "player", "quit", "rotations", "search", "undo",
-                            "year", "years"])
+                            "within", "year", "years"])
     assert run(shell, "help undo").startswith("undo [N]:")
     assert run(shell, "help exit").startswith("exit:") and run(shell, "help quit").startswith("quit:")
     everything = run(shell, "help")

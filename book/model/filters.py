@@ -44,15 +44,17 @@ class FilterError(ValueError):
 
 @dataclass(frozen=True)
 class Filters:
-    """Which games count: years (inclusive), a player of either colour (substring, any case), the
-    header filters of the module docstring, and ``min_games``, the fewest games a next move needs
-    to be listed.  Ranges are (low, high) pairs, either end None for open; ranks are
-    :func:`rank_value`'s numbers."""
+    """Which games count: years (inclusive), a player of either colour (substring, any case),
+    ``min_games``, the fewest games a next move needs to be listed, ``within``, only the games of
+    an earlier answer (a ``book.storage.gamesets.GameSet``, hashable: search within results; this
+    model module names no storage type), and the header filters of the module docstring.  Ranges
+    are (low, high) pairs, either end None for open; ranks are :func:`rank_value`'s numbers."""
 
     year_from: int | None = None
     year_to: int | None = None
     player: str | None = None
     min_games: int = 1
+    within: object | None = None
     event: str | None = None
     winner: str | None = None  # "B" or "W"
     won_by: str | None = None  # one of WON_BY
@@ -69,7 +71,7 @@ class Filters:
     def reads_rows(self) -> bool:
         """True when a filter other than years is set: the segments' summaries count by year
         only, so every game of the position is read from its rows and kept or not by the mask."""
-        return bool(self.player) or self.reads_headers()
+        return bool(self.player) or self.within is not None or self.reads_headers()
 
     def reads_headers(self) -> bool:
         """True when a filter of the module docstring's header values is set."""
@@ -77,7 +79,7 @@ class Filters:
 
     def cache_key(self) -> tuple:
         """Every field that decides which games are kept (not ``min_games``), names folded."""
-        return (self.year_from, self.year_to, (self.player or "").lower(), (self.event or "").lower(),
+        return (self.year_from, self.year_to, (self.player or "").lower(), self.within, (self.event or "").lower(),
                 self.winner, self.won_by, self.margin, self.min_rank, self.max_rank, self.handicap, self.komi)
 
     def describe(self) -> list[str]:

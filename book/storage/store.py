@@ -384,7 +384,7 @@ class Book:
             # the database's pages, wherever they are now (file or write-ahead log)
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
             folder = segment_files.book_folder(conn)
-            in_files = sum(_size(os.path.join(folder, segment.name)) for segment in segment_files.in_files(conn))
+            in_files = sum(segment_files.file_size(os.path.join(folder, s.name)) for s in segment_files.in_files(conn))
             return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + in_files
         if self.db.dialect.name == "postgresql":
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
@@ -549,6 +549,8 @@ class Book:
                 if headers is None or headers.top != top:
                     headers = self._headers = read_headers(conn, top)
                 mask[: top + 1] &= header_mask(headers, filters)
+            if filters.within is not None:  # and only the games of the earlier answer
+                mask &= filters.within.mask(len(mask))
         with self._lock:
             if len(self._masks) > 64:
                 self._masks.clear()
@@ -586,13 +588,3 @@ class Book:
             self._rank = None
             self._busy_rows.clear()
             self._busy_codes = 0
-
-
-def _size(path: str) -> int:
-    """A file's size; 0 once gone (a merge replaced a segment file since the list was read)."""
-    try:
-        return os.path.getsize(path)
-    except FileNotFoundError:
-        return 0
-
-

@@ -21,8 +21,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
-from fuseki.book.ui import ai_text
+from fuseki.book.ui import ai_text, within
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 
 
@@ -49,7 +50,8 @@ def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "search", help="the next moves played from a position, on a text board",
         description="Next moves from a position. Example: fuseki search --moves \"pd dp pp\" --year 2010-2016 "
-                    "--winner B --min-rank 7d")
+                    "--winner B --min-rank 7d; within an earlier answer: fuseki search --moves \"Q16 D4\" "
+                    "--save-games q16d4.json, then fuseki search --moves \"Q16 D4 R4\" --within q16d4.json")
     add_position_options(p)
     add_filter_options(p)
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
@@ -62,6 +64,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--trends", metavar="A-B:C-D",
                    help="also the next moves whose share of the position's games rose or fell most from the "
                         "years A-B to C-D (e.g. 2005-2007:2008-2009)")
+    within.add_within_options(p)
     add_book_option(p)
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_search)
@@ -192,12 +195,13 @@ def keep_pattern_index(book) -> None:
     a server that opened the book read-only could not search a stale index (it answered 409
     until someone ran ``fuseki pattern`` with write access).  A book without one is left
     without: the first pattern search builds it."""
-    from fuseki.book.patterns import index
+    from fuseki.book.patterns import index, index_map
 
     with book.db.connect() as conn:
         if not index.indexed_through(conn):
             return
     indexed = index.update(book, progress=sys.stderr)
+    index_map.refresh(book)
     print(f"fuseki import: pattern index: {indexed:,} new games indexed", file=sys.stderr)
 
 
@@ -314,6 +318,7 @@ def board_from_sgf(path: str, move: int):
 
 def run_search(args) -> int:
     from fuseki.book.storage import years as dates
+    from fuseki.book.storage.gamesets import position_games
     from fuseki.book.storage.store import Book
     from fuseki.book.ui import textboard, years_text
 
@@ -324,7 +329,12 @@ def run_search(args) -> int:
     board = position_of(args)
     book = Book.open(book_location(args), readonly=True)
     try:
+        games_within = within.within_of(args, book, board.size)
+        filters = replace(filters, within=games_within)
         found = book.next_moves(board, filters=filters)
+        if args.save_games:  # the games of this answer: those that reached the position, filtered
+            within.save_games(args, book, position_games(book, board, filters=filters),
+                              f"position {within.asked_text(args)}", "search")
         profile = dates.date_profile(book, board, filters=filters, recent=args.recent) \
             if args.by_year or periods else None
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
@@ -333,7 +343,7 @@ def run_search(args) -> int:
     finally:
         book.close()
     note = filters_note(filters)
-    note = f"; {note}" if note else ""
+    note = (f"; {note}" if note else "") + within.within_note(args, games_within)
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
     if args.ai:  # the human table is replaced by one with KataGo's columns beside it
         table = textboard.move_table(found, board.size)

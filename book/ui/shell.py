@@ -10,6 +10,7 @@ for each)::
     board  play MOVES...  undo [N]  search  marks on|off  ai on|off  rotations
     years [K|FROM-TO:FROM-TO]  year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
     filter [NAME VALUE|NAME off|off]   (event, winner, won_by, margin, min_rank, max_rank, handicap, komi)
+    within [back|off]
     import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
 
 With ``ai on`` (or ``fuseki shell --ai``) ``search`` shows KataGo's values beside the human
@@ -17,7 +18,8 @@ moves, as ``fuseki search --ai`` does (``book.ui.ai_text``: the stored values, e
 one is configured, else a line saying none are stored; ``--katago``, ``--visits``, ``--rules``
 and ``--komi`` are ``search --ai``'s); ``corners`` puts them beside each corner continuation and
 ``pattern`` beside a whole-board pattern's continuations, as ``fuseki corners --ai`` and
-``fuseki pattern --ai`` do.
+``fuseki pattern --ai`` do.  ``within`` searches within the games of the answer shown, a stack
+that ``within back`` pops (``book.ui.shell_within``); the prompt says how many games.
 
 Every bad input prints one line and leaves the position and the filters as they
 were; ``play`` and ``undo`` are all or nothing.  Output goes to ``stdout`` (a
@@ -36,9 +38,11 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from fuseki.book.model.filters import FILTER_PARAMS, Filters, parse_filters
+from fuseki.book.model.filters import Filters
 from fuseki.book.ui import textboard
 from fuseki.book.ui.book_cli import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
+from fuseki.book.ui.shell_filters import FilterCommands
+from fuseki.book.ui.shell_within import WithinCommands
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board, IllegalMove
@@ -61,7 +65,7 @@ def parse_point(token: str, size: int) -> int:
                          f"or a letter {LETTERS[0]}-{LETTERS[-1]} from the last search") from None
 
 
-class BookShell(cmd.Cmd):
+class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
     """The interactive explorer over one open ``Book``."""
 
     intro = None
@@ -77,6 +81,7 @@ class BookShell(cmd.Cmd):
         self.url = url
         self.board = Board(size)
         self.filters = None
+        self.within_stack = []        # within: (games, in words) per level (book.ui.shell_within)
         self.marks = True
         self.last_search = None      # (moves of the searched position, NextMoves)
         self.games_shown = None      # (position and filters, GamesPage.after) of the last games page
@@ -326,23 +331,6 @@ class BookShell(cmd.Cmd):
             self.filters = self._filters(player=None if text.lower() == "off" else text)
         self.say(self._filter_note().strip(" ;") or "no filters")
 
-    def do_filter(self, arg: str) -> None:
-        """filter [NAME VALUE|NAME off|off]: only games whose headers match (book.model.filters):
-        event TEXT, winner B|W, won_by resign|points|time|forfeit, margin 0.5-5, min_rank 7d,
-        max_rank 1p, handicap 2-4, komi 6.5 (the API's names); ``NAME off`` drops one, ``off`` all."""
-        name, _, value = arg.strip().partition(" ")
-        name = name.lower().replace("-", "_")
-        if name == "off":
-            self.filters = self._filters(**{field: None for field in FILTER_PARAMS})
-        elif name:
-            if name not in FILTER_PARAMS:
-                raise ShellError(f"no filter '{name}': use one of {', '.join(FILTER_PARAMS)}")
-            if not value.strip():
-                raise ShellError(f"filter {name} needs a value (or off)")
-            off = value.strip().lower() == "off"
-            self.filters = self._filters(**{name: None} if off else parse_filters({name: value}))
-        self.say(self._filter_note().strip(" ;") or "no filters")
-
     def do_games(self, arg: str) -> None:
         """games [PAGE|next]: the games that reached the position, newest first (players, date,
         result, move number); ``next``: the page after the one shown last."""
@@ -465,9 +453,6 @@ class BookShell(cmd.Cmd):
 
     complete_player = complete_year
 
-    def complete_filter(self, text, *ignored):
-        return [w for w in (*FILTER_PARAMS, "off") if w.startswith(text)]
-
     def complete_help(self, text, *ignored):
         return [name for name in self.command_names() if name.startswith(text)]
 
@@ -506,6 +491,8 @@ class BookShell(cmd.Cmd):
         if f.player:
             parts.append(f"player '{f.player}'")
         parts += f.describe()
+        if f.within is not None:
+            parts.append(f"within {len(f.within)} games")
         return ("; filters: " + ", ".join(parts)) if parts else ""
 
     def _current_search(self):

@@ -42,6 +42,9 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       (else status "note": values only for a whole board)
     /api/pattern/games?...&page=&after=
                                       the pattern's games, newest first, each at its matching move
+    /api/within?within=&...           what the within= searches are: each in words with its games, and
+                                      the games of all (every endpoint that filters takes within=: the
+                                      games of earlier searches to search within, book.ui.web.within)
 
 Points go out as SGF letters (``sgf``) and GTP vertices (``vertex``) of the board
 the client shows.  The book is opened read-only; import stays a CLI command.
@@ -57,17 +60,18 @@ request inside a query while others answer.
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 
-from flask import Flask, Response, g, jsonify, request, send_from_directory
+from flask import Flask, Response, current_app, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.book_cli import parse_periods
+from fuseki.book.ui.web.hosts import LOOPBACK_NAMES, host_name  # noqa: F401 (LOOPBACK_NAMES: fuseki serve's)
+from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -136,8 +140,19 @@ def _filters_arg():
     if year_from is not None and year_to is not None and year_from > year_to:
         raise ApiError(f"year_from {year_from} is after year_to {year_to}")
     try:
-        return Filters(year_from=year_from, year_to=year_to, **parse_filters(request.args))
+        fields = parse_filters(request.args)
     except FilterError as exc:
+        raise ApiError(str(exc)) from None
+    return Filters(year_from=year_from, year_to=year_to, within=_within_arg(), **fields)
+
+
+def _within_arg():
+    """The games of the request's ``within=`` searches (``book.ui.web.within``); None without one."""
+    shared = current_app.extensions["fuseki_shared"]
+    size = _int_arg("size", shared.default_size(), coords.MIN_SIZE, coords.MAX_SIZE)
+    try:
+        return within_arg(shared.stages, shared.book, size)
+    except ValueError as exc:
         raise ApiError(str(exc)) from None
 
 
@@ -268,6 +283,7 @@ class _Shared:
     def __init__(self, book):
         self.book = book
         self.ai = None  # book.ui.web.ai.AiService with fuseki serve --ai
+        self.stages = StageCache()  # the games of within= searches (book.ui.web.within)
         self._default_size: int | None = None
 
     def default_size(self) -> int:
@@ -309,22 +325,6 @@ class _Shared:
             raise ApiError(str(exc), 409) from None
 
 
-LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
-_HOST = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
-
-
-def host_name(header: str | None) -> str | None:
-    """The name in a ``Host`` header, without port or IPv6 brackets (``[::1]:8000`` -> ``::1``);
-    None for a header that is no host.
-
-    Our own check rather than Flask's ``TRUSTED_HOSTS``: Werkzeug 3.1.9 compares a bracketed
-    IPv6 Host with each trusted name cut at its first ``:``, so ``[::1]:8000`` never matches
-    (tests/test_web_api.py::test_security_headers_and_trusted_hosts fails with it).
-    """
-    match = _HOST.fullmatch(header or "")
-    if match is None:
-        return None
-    return (match.group("ipv6") or match.group("name")).lower()
 SECURITY_HEADERS = {
     # the page loads only its own files; nothing may frame it
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
@@ -355,7 +355,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         book = Book.open(book_url, readonly=True)
     app = Flask(__name__, static_folder=None)
     app.json.sort_keys = False
-    shared = _Shared(book)
+    shared = app.extensions["fuseki_shared"] = _Shared(book)
     app.extensions["fuseki_book"] = book
     if ai is not None:
         from fuseki.book.ui.web.ai import AiService
@@ -368,6 +368,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     _add_position_routes(app, shared)
     _add_pattern_routes(app, shared)
     _add_game_routes(app, shared)
+    add_within_route(app, shared, shared.stages)
     return app
 
 
