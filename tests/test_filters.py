@@ -375,6 +375,23 @@ def test_next_moves_games_and_patterns_match_the_brute_force(corpus, f):
 
 
 @pytest.mark.slow
+def test_header_filters_and_search_within_together(corpus):
+    """A header filter within an earlier answer's games (``Filters.within``) keeps the games both keep."""
+    from fuseki.book.storage.gamesets import GameSet
+    from fuseki.book.storage.store import Book
+
+    book_path, stored = corpus
+    within = GameSet([g.id for g in stored if g.id % 3])
+    with Book.open(str(book_path), readonly=True) as book:
+        for f in (Filters(winner="B"), Filters(won_by="time", komi=(6.5, 6.5)), Filters(event="meijin")):
+            for moves in ("", "pd"):
+                expected = {i for i in _expected(stored, f, moves) if i % 3}
+                both = replace(f, within=within)
+                assert book.next_moves(_board(moves), filters=both).total == len(expected)
+                assert book.games(_board(moves), filters=both, page_size=5).total == len(expected)
+
+
+@pytest.mark.slow
 def test_the_filters_keep_some_games_and_leave_some_out(corpus):
     """The brute force's own sanity: each single filter keeps some of the stored games and drops
     some, so that the comparisons above can fail."""
