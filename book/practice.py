@@ -257,5 +257,6 @@ def continue_line(lookup: Lookup, line: QuizLine, point: int, min_games: int,
     if not replies:
         return None
     moves = [*line.moves, point, _draw(replies, rng)]
-    found = _walk(lookup, line.size, line.corner, moves, len(moves), min_games, rng)
-    return found if found is not None and len(found.moves) == len(moves) else None
+    wanted = len(moves)  # _walk takes the reply back when no question follows it
+    found = _walk(lookup, line.size, line.corner, moves, wanted, min_games, rng)
+    return found if found is not None and len(found.moves) == wanted else None
