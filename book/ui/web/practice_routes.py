@@ -49,6 +49,7 @@ COLOURS = {"B": BLACK, "W": WHITE}
 NAMES = {BLACK: "B", WHITE: "W"}
 MAX_GAME_ID = 2**63 - 1
 MAX_MIN_GAMES = 10**6
+MAX_LINE = 40  # moves of a quiz line (the page continues a line of MAX_DEPTH by two moves an answer)
 DEFAULT_MIN_GAMES = 10
 
 
@@ -224,8 +225,8 @@ def _point(size: int) -> int:
 
 def _points(name: str, size: int) -> list[int]:
     tokens = [t for t in _text(name).split(",") if t.strip()]
-    if len(tokens) > 4 * practice.MAX_DEPTH:
-        raise PracticeError(f"{name}: at most {4 * practice.MAX_DEPTH} moves, not {len(tokens)}")
+    if len(tokens) > MAX_LINE:
+        raise PracticeError(f"{name}: at most {MAX_LINE} moves, not {len(tokens)}")
     points = []
     for number, token in enumerate(tokens, 1):
         try:
