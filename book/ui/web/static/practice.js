@@ -87,6 +87,7 @@ function practiceTable(rows, withAi, heading) {
     body.appendChild(tr);
   });
   $("practice-table").hidden = !rows.length;
+  $("practice-table").classList.toggle("no-ai", !withAi);  // the guesses have no KataGo columns
 }
 
 function bestMarks(rows) {
