@@ -322,3 +322,30 @@ def test_bad_input_is_named_and_never_crashes(real):
         answer = client.get(url)
         assert answer.status_code == status, (url, answer.get_data(as_text=True))
         assert words in answer.get_json()["error"], (url, answer.get_json())
+
+
+def test_quiz_answers_carry_katagos_stored_values(real, tmp_path):
+    """With ``fuseki serve --ai``: the stored values of the answer and of each most played answer
+    (KataGo's candidates, as the page's tables show them); a position with none stored and no
+    KataGo: ``unavailable``, the counts as without AI."""
+    from test_web_ai import put_values
+
+    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.ai import AiOptions
+
+    book = real[0]
+    spot = type("App", (), {"cache_path": tmp_path / "ai-cache.sqlite"})
+    put_values(spot, "pd", {"nc": (0.47, 0.2, 0.0), "qc": (0.40, -1.5, 1.2)}, network="")
+    client = create_app(book=book, cache_bytes=0, ai=AiOptions(command=None, cache=spot.cache_path)).test_client()
+    answer = client.get("/api/practice/joseki?line=Q16&corner=1&point=R17&min_games=10").get_json()
+    assert answer["ai"]["status"] == "ready"
+    assert answer["point"]["ai"] == {"winrate": 0.4, "score_lead": -1.5, "loss": 1.2, "visits": 10,
+                                     "source": "search"}
+    for row in answer["best"]:
+        assert row["ai"] == ({"winrate": 0.47, "score_lead": 0.2, "loss": 0.0, "visits": 10, "source": "search"}
+                             if row["sgf"] in ("nc", "qf") else None), row
+    plain = create_app(book=book, cache_bytes=0).test_client().get(
+        "/api/practice/joseki?line=Q16&corner=1&point=R17&min_games=10").get_json()
+    assert "ai" not in plain and (plain["games"], plain["total"]) == (answer["games"], answer["total"])
+    none = client.get("/api/practice/joseki?line=Q16,R14&corner=1&point=R17&min_games=10").get_json()
+    assert none["ai"]["status"] == "unavailable" and none["point"]["ai"] is None
