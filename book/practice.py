@@ -25,8 +25,9 @@ corner, point)`` says how often ``point`` was played there: its games, the corne
 corner instead, ``tenuki``, are counted apart: the quiz asks for a move in the corner) and their
 ratio, and the most played answers.  A
 point outside the quiz's corner, occupied or illegal is a ``PracticeError`` naming the vertex.
-``continue_line`` plays the visitor's answer and a reply drawn as ``pick_line`` draws, when
-both are book moves of at least ``min_games`` games and the position after them has one too.
+``continue_line`` plays the visitor's answer and a reply drawn as ``pick_line`` draws (among the
+replies after which the corner book has an answer of ``min_games``), when the answer is a book
+move of at least ``min_games`` games and such a reply exists.
 
 ``lookup(board, colour)`` is ``corners.of_book`` bound to a book (None: no corner book).
 """
@@ -248,15 +249,17 @@ def answer_quiz(lookup: Lookup, line: QuizLine, point: int) -> QuizAnswer:
 def continue_line(lookup: Lookup, line: QuizLine, point: int, min_games: int,
                   rng: random.Random) -> QuizLine | None:
     """The line after the answer ``point`` and a reply drawn from the corner book, when the
-    answer is a continuation of ``min_games`` games and a reply and a question follow; else None."""
+    answer is a continuation of ``min_games`` games and a reply with a question after it exists; else None."""
     board = line.board()
     if not any(p == point for p, _ in _choices(lookup, board, line.corner, min_games)):
         return None
     board.play(board.to_move, point)
     replies = _choices(lookup, board, line.corner, min_games)
-    if not replies:
-        return None
-    moves = [*line.moves, point, _draw(replies, rng)]
-    wanted = len(moves)  # _walk takes the reply back when no question follows it
-    found = _walk(lookup, line.size, line.corner, moves, wanted, min_games, rng)
-    return found if found is not None and len(found.moves) == wanted else None
+    while replies:  # a reply after which the corner book knows no answer is no question: draw again
+        reply = _draw(replies, rng)
+        after = board.copy()
+        after.play(after.to_move, reply)
+        if _choices(lookup, after, line.corner, min_games):
+            return QuizLine(line.size, line.corner, (*line.moves, point, reply))
+        replies = [(p, w) for p, w in replies if p != reply]
+    return None

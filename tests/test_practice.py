@@ -244,6 +244,7 @@ def test_quiz_answers_equal_the_independent_corner_count(real, corner_count):
 def test_quiz_lines_are_continuations_of_min_games(real, corner_count):
     book = real[0]
     lookup = lookup_of(book)
+    continued = 0
     for seed in range(40):
         min_games = (3, 10, 30)[seed % 3]
         line = practice.pick_line(lookup, 19, random.Random(seed), min_games=min_games)
@@ -260,12 +261,21 @@ def test_quiz_lines_are_continuations_of_min_games(real, corner_count):
         best = max(moves.items(), key=lambda item: item[1][0])[0]
         point = min(p for p in best if board.legal_reason(board.to_move, p) is None)
         after = practice.continue_line(lookup, line, point, min_games, random.Random(seed))
+        board.play(board.to_move, point)
+        replies, _ = _expected_corner(corner_count, board, line.corner)
+        leading = []  # the replies of min_games after which an answer of min_games follows
+        for points, (played, _) in replies.items():
+            for reply in points:
+                if played >= min_games and board.legal_reason(board.to_move, reply) is None:
+                    then = board.copy()
+                    then.play(then.to_move, reply)
+                    if any(n >= min_games for n, _ in _expected_corner(corner_count, then, line.corner)[0].values()):
+                        leading.append(reply)
+        assert (after is not None) == bool(leading), (seed, line, point)
         if after is not None:
-            assert after.moves[:len(line.moves) + 1] == (*line.moves, point)
-            board.play(board.to_move, point)
-            moves, _ = _expected_corner(corner_count, board, line.corner)
-            assert any(after.moves[len(line.moves) + 1] in points and played >= min_games
-                       for points, (played, _) in moves.items())
+            assert after.moves[:-1] == (*line.moves, point) and after.moves[-1] in leading
+            continued += 1
+    assert continued > 10
 
 
 def test_quiz_lines_are_drawn_in_proportion_to_games(real, corner_count):

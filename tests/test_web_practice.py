@@ -113,27 +113,23 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, tmp_path):
         assert page.js("return document.getElementById('practice-verdict').dataset.games") == str(expected["games"])
         assert page.rows("#practice-table") and [row[1] for row in page.rows("#practice-table")] == \
             [m["vertex"] for m in expected["best"]]
-        # a new line; its most played answer continues it (where the corner book goes on)
+        # a new line: the last one's verdict goes
         page.click("#practice-new")
-        page.wait(lambda _: address(page).get("line", "") != view.get("line", "") or
-                  address(page)["corner"] != view["corner"])
-        view = address(page)
-        corner = int(view["corner"])
-        before = page.text("practice-status")
-        question = get(f"{server}api/practice/joseki?line={view.get('line', '')}&corner={corner}&min_games=10")
-        first = next(p for p in coords.board_points(19) if corners.corner_of_point(p, 19) == corner
-                     and coords.point_to_sgf(p, 19) not in question["position"]["stones"]["B"] +
-                     question["position"]["stones"]["W"])
-        probe = get(f"{server}api/practice/joseki?line={view.get('line', '')}&corner={corner}&min_games=10"
-                    f"&point={coords.point_to_sgf(first, 19)}&seed=1")
-        top = probe["best"][0]["sgf"]
-        page.click(f'#practice-board rect[data-sgf="{top}"]')
+        page.wait(lambda _: not page.text("practice-verdict") and "corner:" in page.text("practice-status"))
+        # a link to the empty top right corner: its most played answer goes on with a reply
+        driver.get("about:blank")
+        page.open(f"{server}#practice=joseki&corner=1&min_games=10")
+        page.wait(lambda _: page.text("practice-status").startswith("top right corner: no move yet"))
+        top = get(f"{server}api/practice/joseki?line=&corner=1&min_games=10&point=pd&seed=1")["best"][0]
+        page.click(f'#practice-board rect[data-sgf="{top["sgf"]}"]')
         page.wait(lambda _: page.js("return document.getElementById('practice-verdict').dataset.games") ==
-                  str(probe["best"][0]["games"]))
-        if not page.js("return document.getElementById('practice-continue').disabled"):
-            page.click("#practice-continue")
-            page.wait(lambda _: page.text("practice-status") != before)
-            assert len(address(page)["line"].split(",")) == len([m for m in view.get("line", "").split(",") if m]) + 2
+                  str(top["games"]))
+        assert page.text("practice-verdict").startswith(f"{top['vertex']}: played in {top['games']} of ")
+        assert not page.js("return document.getElementById('practice-continue').disabled")
+        page.click("#practice-continue")
+        page.wait(lambda _: len(address(page).get("line", "").split(",")) == 2)
+        assert address(page)["line"].split(",")[0] == top["sgf"]
+        assert f"top right corner: {top['vertex']} " in page.text("practice-status")
 
         assert not severe(driver), severe(driver)
 
