@@ -59,8 +59,11 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, tmp_path):
     with chromium(tmp_path / "profile") as driver:
         page = Page(driver, timeout=30)
         page.open(server)
+        page.play("pd")  # a search position: a history entry before the practice
         page.wait(lambda _: page.rows("#games-table"))
         page.click("#games-table tbody tr")
+        page.wait(lambda _: page.text("move-number").startswith("move 1 / "))
+        page.click("#first")
         page.wait(lambda _: page.text("move-number").startswith("move 0 / "))
         page.click("#practice-game")
         page.wait(lambda _: "move 1 of" in page.text("practice-status"))
@@ -85,6 +88,15 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, tmp_path):
         assert page.rows("#practice-table")  # the most played moves of that position
         assert address(page)["practice_move"] == "2" and address(page)["asked"] == "2"
 
+        # the browser's back goes to the empty board's entry and closes the practice; forward resumes it
+        driver.back()
+        page.wait(lambda _: page.js("return document.getElementById('practice').hidden"))
+        page.at(0)
+        assert "practice" not in address(page)
+        driver.forward()
+        page.wait(lambda _: "move 3 of" in page.text("practice-status"))
+        assert page.text("practice-score").startswith("Score: 1 / 2")
+        assert page.js("return document.querySelector('main').hidden") is True
         # a reload resumes the practice and its score
         driver.refresh()
         page.wait(lambda _: "move 3 of" in page.text("practice-status"))

@@ -301,6 +301,13 @@ function startPracticeControls() {
     practice.colour = $("practice-colour").value;
     if (practice.mode === "guess" && practice.move !== null) await guessQuestion(practice.move);
   }));
+  // The browser's back and forward: an entry without a practice closes it at once (before app.js's
+  // restoreView writes the address, which would keep it), one with a practice resumes it.
+  window.addEventListener("popstate", () => {
+    const shown = new URLSearchParams(location.hash.slice(1));
+    if (shown.get("practice")) serial(() => resumePractice(shown))();
+    else if (practice.mode) showPractice(null);
+  });
   const params = new URLSearchParams(location.hash.slice(1));
   if (params.get("practice")) {
     serial(async () => {
