@@ -94,9 +94,9 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, tmp_path):
         page.at(0)
         assert "practice" not in address(page)
         driver.forward()
+        page.wait(lambda _: page.js("return document.querySelector('main').hidden"))  # the card's text is the old one
         page.wait(lambda _: "move 3 of" in page.text("practice-status"))
-        assert page.text("practice-score").startswith("Score: 1 / 2")
-        assert page.js("return document.querySelector('main').hidden") is True
+        page.wait(lambda _: page.text("practice-score").startswith("Score: 1 / 2"))
         # a reload resumes the practice and its score
         driver.refresh()
         page.wait(lambda _: "move 3 of" in page.text("practice-status"))
@@ -173,3 +173,20 @@ def test_practice_fits_a_phone(server, tmp_path, mode):
         assert measured["board"] >= 390 - 60, measured
         assert not measured["small"], measured
         assert not severe(driver), severe(driver)
+
+
+def test_hidden_buttons_stay_hidden_on_a_phone(server, tmp_path):
+    """The phone rule makes buttons flex boxes, which beat the ``hidden`` attribute: before a game
+    is open, its "practice this game" and "SGF" buttons must not show."""
+    from test_web_layout import emulate
+
+    with chromium(tmp_path / "profile") as driver:
+        emulate(driver, 390, 844, True)
+        page = Page(driver, timeout=30)
+        page.open(server)
+        page.ready()
+        shown = page.js("return ['practice-game', 'game-download', 'practice']"
+                        ".filter((id) => document.getElementById(id).getClientRects().length)")
+        assert shown == []
+        page.click("#games-table tbody tr")
+        page.wait(lambda _: page.js("return document.getElementById('practice-game').getClientRects().length"))
