@@ -72,6 +72,7 @@ from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.book_cli import parse_periods
 from fuseki.book.ui.web.hosts import LOOPBACK_NAMES, host_name  # noqa: F401 (LOOPBACK_NAMES: fuseki serve's)
 from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
+from fuseki.book.ui.web.practice_routes import add_practice_routes
 from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -369,6 +370,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     _add_pattern_routes(app, shared)
     _add_game_routes(app, shared)
     add_within_route(app, shared, shared.stages)
+    add_practice_routes(app, shared)  # guess the next move, the joseki quiz
     return app
 
 
@@ -489,8 +491,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         filters = _filters_arg()
         # the newest MAX_DOWNLOAD games, in one query
         found = shared.book.games(board, filters=filters, page=1, page_size=MAX_DOWNLOAD)
-        pieces = [shared.book.game_sgf(row.id) for row in found.rows]
-        body = b"\n".join(piece.rstrip() for piece in pieces) + b"\n"
+        body = b"\n".join(shared.book.game_sgf(row.id).rstrip() for row in found.rows) + b"\n"
         return _sgf_response(body, "fuseki-games.sgf")
 
     @app.get("/api/corners")
@@ -591,8 +592,7 @@ def _add_game_routes(app: Flask, shared: _Shared) -> None:
     @app.get("/api/game/<int:game_id>.sgf")
     def game_sgf(game_id: int):
         shared.load_record(game_id)
-        body = shared.book.game_sgf(game_id)
-        return _sgf_response(body, f"fuseki-game-{game_id}.sgf")
+        return _sgf_response(shared.book.game_sgf(game_id), f"fuseki-game-{game_id}.sgf")
 
 
 def _sgf_response(body: bytes, filename: str) -> Response:

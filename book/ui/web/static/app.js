@@ -846,6 +846,7 @@ async function openGame(id, at, shown) {
   const download = $("game-download");
   download.href = `/api/game/${id}.sgf`;
   download.hidden = false;
+  $("practice-game").hidden = false;  // practice.js: guess its moves from the one shown
   await showGameMove(shown && shown.move !== null ? shown.move : at);
 }
 
@@ -885,6 +886,8 @@ function viewParams() {
   if (game) for (const [key, value] of [["game", game.id], ["at", game.at], ["move", state.gameMove], ["sym", game.symmetry]]) {
     params.set(key, value);
   }
+  const practising = typeof practiceParams === "function" ? practiceParams() : {};  // practice.js, loaded next
+  for (const [key, value] of Object.entries(practising)) params.set(key, value);
   return params;
 }
 
