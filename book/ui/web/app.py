@@ -71,8 +71,8 @@ from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.book_cli import parse_periods
 from fuseki.book.ui.web.hosts import LOOPBACK_NAMES, host_name  # noqa: F401 (LOOPBACK_NAMES: fuseki serve's)
-from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.web.practice_routes import add_practice_routes
+from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
