@@ -188,5 +188,6 @@ def test_hidden_buttons_stay_hidden_on_a_phone(server, tmp_path):
         shown = page.js("return ['practice-game', 'game-download', 'practice']"
                         ".filter((id) => document.getElementById(id).getClientRects().length)")
         assert shown == []
+        page.wait(lambda _: page.rows("#games-table"))  # the list comes after the board
         page.click("#games-table tbody tr")
         page.wait(lambda _: page.js("return document.getElementById('practice-game').getClientRects().length"))
