@@ -27,7 +27,7 @@ next_moves median <= 1 ms and p99 <= 5 ms (<= 50 ms with filters), games first p
 Usage::
 
     python3 bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W] [--repeats R] [--compact]
-    python3 bench/book.py --query-book PATH [--queries N] [--names N]
+    python3 bench/book.py --query-book PATH [--queries N] [--names N] [--filters]
     python3 bench/book.py --corpus PATH [PATH ...] [--into BOOK [--reuse]] [--workers W]   (bench/corpus.py)
 
 ``--book``: a SQLAlchemy URL or path to import into (default: a fresh SQLite file in a
@@ -250,8 +250,8 @@ def held_out_boards(count: int, rng: random.Random) -> list[Board]:
     return boards[:count]
 
 
-def query_book(path: str, count: int, names_count: int, rng: random.Random) -> int:
-    """(d): Book.games on an existing book, read-only."""
+def query_book(path: str, count: int, names_count: int, rng: random.Random, filters: bool = False) -> int:
+    """(d): Book.games on an existing book, read-only (``filters``: then ``filter_latency``)."""
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
     start = time.perf_counter()
     book = Book.open(path, readonly=True)
@@ -297,8 +297,38 @@ def query_book(path: str, count: int, names_count: int, rng: random.Random) -> i
         print(f"    games, empty board, player ({label:<25}) {ms(times)}   ({len(values)} values, "
               f"median {statistics.median(hits):,.0f} games)")
     print("    targets: first page p99 <= 50 ms (any position); player filter p99 <= 100 ms")
+    if filters:
+        filter_latency(book, count, rng)
     book.close()
     return 0
+
+
+def filter_latency(book: Book, count: int, rng: random.Random) -> None:
+    """(d) with --filters: next_moves under each game filter, no filter and a player filter.
+
+    Each case starts without the kept rows of busy positions (``Book._busy_rows``), so no filter
+    is timed on rows an earlier one read; its first call (the mask, and for the header filters
+    every game's headers, read) is printed apart from the timed positions."""
+    boards = opening_boards() + held_out_boards(count, rng)
+    record = book.game(rng.randint(1, book.max_game_id()))
+    player = (record.black or "a")[:4]
+    cases = [("no filter", Filters()), (f"player '{player}'", Filters(player=player)),
+             ("event 'cup'", Filters(event="cup")), ("winner B", Filters(winner="B")),
+             ("won by resign", Filters(won_by="resign")), ("won by points, margin 0.5-5", Filters(margin=(0.5, 5.0))),
+             ("rank at least 9d", Filters(min_rank=9)), ("rank at most 5k", Filters(max_rank=-4)),
+             ("handicap 2-4", Filters(handicap=(2, 4))), ("komi 6.5", Filters(komi=(6.5, 6.5))),
+             ("winner W, time, komi 5.5-7.5", Filters(winner="W", won_by="time", komi=(5.5, 7.5)))]
+    print(f"    next_moves with filters: {len(boards)} positions (the hot openings x 8, then held-out games)")
+    for label, filters in cases:
+        book.forget_caches()
+        began = time.perf_counter()
+        kept = book.next_moves(Board(19), filters=filters).total  # every 19x19 game the filter keeps
+        first = time.perf_counter() - began
+        book.forget_caches()
+        book._mask(filters, book.max_game_id()) if filters.selects_games() else None  # built apart: `first`
+        times = time_calls(lambda b, f=filters: book.next_moves(b, filters=f), boards)
+        print(f"    next_moves, {label:<30} {ms(times)}   (first call {1000 * first:5.0f} ms; {kept:,} games)")
+    print("    target: p99 <= 100 ms with any game filter")
 
 
 def time_calls(call, boards) -> list[float]:
@@ -325,6 +355,8 @@ def main() -> int:
     parser.add_argument("--query-book", metavar="PATH",
                         help="time Book.games on this existing book (read-only), no import: (d)")
     parser.add_argument("--names", type=int, default=60, help="(d): player filter values of each kind (default 60)")
+    parser.add_argument("--filters", action="store_true",
+                        help="(d): also next_moves under each game filter (event, result, rank, handicap, komi)")
     parser.add_argument("--corpus", nargs="+", metavar="PATH",
                         help="a big corpus (folders of .tgz archives, archives): bench/corpus.py's figures")
     parser.add_argument("--into", metavar="PATH", help="--corpus: the book file to make (default: a temporary one)")
@@ -336,7 +368,7 @@ def main() -> int:
         return corpus.run(sys.modules[__name__], args.corpus, args.into, args.reuse, args.workers,
                           min(args.queries, 2000), args.seed)
     if args.query_book:
-        return query_book(args.query_book, min(args.queries, 2000), args.names, random.Random(args.seed))
+        return query_book(args.query_book, min(args.queries, 2000), args.names, random.Random(args.seed), args.filters)
     if not DATA.exists():
         print(f"no archive at {DATA}", file=sys.stderr)
         return 1

@@ -9,7 +9,14 @@ Targets (issue "Pattern search"): 378,000 games: corner p50 <= 0.5 s, p99 <= 2 s
 <= 5 s; anywhere (>= 3 stones) p99 <= 10 s; 11,364 games: every search <= 200 ms.
 ``--kinds corner`` times one kind only; the corner patterns are timed again with Kombilo's
 options (issue 32: colours also exchanged, Black to move, moves 0-60, an empty point made
-Kombilo's x), which must not slow the plain search (the same patterns, the same seed).
+Kombilo's x), which must not slow the plain search (the same patterns, the same seed), and
+with a year filter and a player filter (the book's most frequent name's first 3 letters).
+``--processes N``: N corner and N side patterns each searched by a whole ``fuseki pattern``
+process, as from a shell (start, open, map or read the index, search, print); with
+``--baseline DIR`` (a checkout of an earlier commit: ``git worktree add --detach DIR cb38a16``)
+each is also run by that checkout's ``fuseki pattern``, alternately, in the same run.
+Targets (issue 32, 622,724 games): in one process corner and side p99 <= 1 s, anywhere
+p99 <= 3 s; a whole process p99 <= 1.5 s.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import dataclasses
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,11 +35,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
-from fuseki.book.patterns import index  # noqa: E402
+from fuseki.book.patterns import index, index_map  # noqa: E402
 from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, Pattern  # noqa: E402
 from fuseki.book.patterns.search import search  # noqa: E402
-from fuseki.book.storage.store import Book  # noqa: E402
-from fuseki.engine.core.base import BLACK, EMPTY, xy_to_point  # noqa: E402
+from fuseki.book.storage.store import Book, Filters  # noqa: E402
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_vertex, xy_to_point  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
 
 
@@ -82,12 +90,71 @@ def with_options(pattern: Pattern) -> Pattern:
     return dataclasses.replace(pattern, cells=cells, swap_colours=True, to_move=BLACK, moves_to=60)
 
 
+def summary(times: list[float]) -> str:
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return f"p50 {statistics.median(times):6.3f} s  p99 {p99:6.3f} s  max {max(times):6.3f} s"
+
+
+def frequent_name(book: Book) -> str:
+    """The first 3 letters of the most frequent name among 200 games."""
+    names = [book.game(i).black for i in range(1, min(book.max_game_id(), 200) + 1)]
+    names = [n for n in names if len(n) >= 3]
+    return statistics.mode(n[:3] for n in names) if names else "a"
+
+
+def cli_arguments(pattern: Pattern) -> list[str]:
+    """``fuseki pattern`` arguments for a pattern without any-points or options."""
+    x0, y0, x1, y1 = pattern.region
+    size = pattern.size
+    corner = f"{point_to_vertex(xy_to_point(x0, y0, size), size)}:{point_to_vertex(xy_to_point(x1, y1, size), size)}"
+    black = [p for p, c in sorted(pattern.cells.items()) if c == BLACK]
+    white = [p for p, c in sorted(pattern.cells.items()) if c == WHITE]
+    # the stones as a move list: Black and White alternate, passes fill the shorter colour
+    moves = []
+    for i in range(max(len(black), len(white))):
+        moves.append(point_to_vertex(black[i], size) if i < len(black) else "pass")
+        moves.append(point_to_vertex(white[i], size) if i < len(white) else "pass")
+    return ["--region", corner, "--moves", " ".join(moves)]
+
+
+def fuseki_command(checkout: Path) -> list[str]:
+    """The ``fuseki`` command of a checkout, as a shell starts it."""
+    code = (f"import sys; sys.path.insert(0, {str(checkout)!r}); __import__('gtp_main').use_this_checkout(); "
+            "from fuseki.book.ui.cli import main; sys.argv[0] = 'fuseki'; raise SystemExit(main())")
+    return [sys.executable, "-c", code]
+
+
+def whole_processes(book: Book, location: str, count: int, rng: random.Random, baseline: str | None) -> None:
+    """Time ``fuseki pattern`` processes of this checkout (and of ``baseline``), alternately."""
+    if book.path:
+        index_map.refresh(book)
+    checkouts = {"this checkout": ROOT, **({f"baseline {baseline}": Path(baseline)} if baseline else {})}
+    for kind in ("corner", "side"):
+        patterns = cut_patterns(book, kind, count, rng)
+        times = {name: [] for name in checkouts}
+        for pattern in patterns:
+            for name, checkout in checkouts.items():
+                command = [*fuseki_command(checkout), "pattern", "--book", location,
+                           *cli_arguments(pattern)]
+                began = time.perf_counter()
+                done = subprocess.run(command, capture_output=True, text=True)
+                times[name].append(time.perf_counter() - began)
+                if done.returncode:
+                    raise SystemExit(f"fuseki pattern failed: {done.stderr.strip()[-300:]}")
+        for name, found in times.items():
+            print(f"whole process, {kind:<7} {name:<40} {summary(found)}   ({count} patterns)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--book", required=True, help="a book of games (its pattern index is built if missing)")
     parser.add_argument("--patterns", type=int, default=30, help="patterns of each kind (default 30)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kinds", default="corner,side,anywhere", help="the kinds to time (default all three)")
+    parser.add_argument("--processes", type=int, default=0, metavar="N",
+                        help="also time N corner and N side patterns as whole fuseki pattern processes")
+    parser.add_argument("--baseline", metavar="DIR", help="with --processes: time this checkout's too")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
@@ -103,18 +170,27 @@ def main() -> int:
     search(book, next(iter(kinds.values()))[0])
     print(f"first search of the process (reads the indexed games, compiles or loads the scan): "
           f"{time.perf_counter() - start:.2f} s")
-    for kind, patterns in kinds.items():
+    def timed(label, patterns, filters=None):
         times, found = [], []
         for pattern in patterns:
             began = time.perf_counter()
-            result = search(book, pattern)
+            result = search(book, pattern, filters)
             times.append(time.perf_counter() - began)
             found.append(result.total)
-        ordered = sorted(times)
-        p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-        print(f"{kind:<14} {len(patterns)} patterns: p50 {statistics.median(times):6.3f} s  p99 {p99:6.3f} s  "
-              f"max {max(times):6.3f} s   games found: median {statistics.median(found):,.0f}, "
-              f"max {max(found):,}")
+        print(f"{label:<24} {len(patterns)} patterns: {summary(times)}   games found: median "
+              f"{statistics.median(found):,.0f}, max {max(found):,}")
+
+    for kind, patterns in kinds.items():
+        timed(kind, patterns)
+    if "corner" in kinds:
+        years = book.stats().years
+        if years:
+            middle = (years[0] + years[1]) // 2
+            timed(f"corner, years {middle}-", kinds["corner"], Filters(year_from=middle))
+        name = frequent_name(book)
+        timed(f"corner, player {name!r}", kinds["corner"], Filters(player=name))
+    if args.processes:
+        whole_processes(book, args.book, args.processes, rng, args.baseline)
     size = os.path.getsize(book.path) if book.path else 0
     with book.db.connect() as conn:
         indexed = conn.exec_driver_sql("SELECT sum(length(events)) FROM pattern_events").scalar() or 0

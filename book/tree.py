@@ -20,7 +20,7 @@ expanded node labels (LB) its next moves ``a``, ``b``, ... as ``fuseki search`` 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -69,7 +69,7 @@ def walk(book, board, min_games: int, depth: int, max_nodes: int = MAX_NODES, st
     from fuseki.book.storage.store import Filters
 
     filters = filters or Filters()
-    every = Filters(filters.year_from, filters.year_to, filters.player, 1)  # then cut at min_games here
+    every = replace(filters, min_games=1)  # then cut at min_games here (every other filter kept: within too)
 
     def next_of(here):
         found = book.next_moves(here, filters=every)

@@ -31,7 +31,8 @@ LAYERS = [
     ("book pipeline, patterns and the AI", ["fuseki.book.pipeline", "fuseki.book.patterns", "fuseki.book.ai",
                                              "fuseki.book.annotate", "fuseki.book.tree"]),
     ("book builders", ["fuseki.book.statbook_build"]),
-    ("book choosers", ["fuseki.book.policies", "fuseki.book.chooser", "fuseki.book.corner_chooser"]),
+    ("book choosers", ["fuseki.book.policies", "fuseki.book.chooser", "fuseki.book.corner_chooser",
+                       "fuseki.book.practice"]),
     ("book ways in", ["fuseki.book.ui"]),
 ]
 # What the book may take from the engine: the core's public modules, the settings reader, the

@@ -221,9 +221,10 @@ def test_rotations_agree(shell):
 
 def test_listcommands_and_help(shell):
     names = run(shell, "listcommands").split()
-    assert names == sorted(["ai", "board", "cd", "corners", "cwd", "exit", "games", "help", "import", "listcommands",
+    assert names == sorted(["ai", "board", "cd", "corners", "cwd", "exit", "filter", "games", "help", "import",
+                            "listcommands",
                             "ls", "pattern", "marks", "play", "player", "quit", "rotations", "search", "undo",
-                            "year", "years"])
+                            "within", "year", "years"])
     assert run(shell, "help undo").startswith("undo [N]:")
     assert run(shell, "help exit").startswith("exit:") and run(shell, "help quit").startswith("quit:")
     everything = run(shell, "help")

@@ -55,7 +55,7 @@ const box = (e) => { const r = e.getBoundingClientRect();
 const name = (e) => e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + e.className + " " +
                     JSON.stringify((e.textContent || "").trim().slice(0, 30));
 const controls = [...document.querySelectorAll(
-    "button, a.button, select, input, #next-table tbody tr, #corner-table tbody tr, #games-table tbody tr")]
+    "button, a.button, select, input, summary, #next-table tbody tr, #corner-table tbody tr, #games-table tbody tr")]
   .filter(visible)
   .map((e) => e.type === "checkbox" && e.closest("label") ? e.closest("label") : e)  // a finger taps the label
   .map((e) => ({name: name(e), ...box(e)}));

@@ -88,13 +88,14 @@ def schema_error(book):
                      "run fuseki pattern once with write access")
 
 
-def load(conn, size: int, game_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def load(conn, size: int, game_ids: np.ndarray | None = None, after: int = 0
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(game ids ascending, events concatenated, offsets) of the indexed games of ``size``
-    (of ``game_ids`` only, if given)."""
+    (of ``game_ids`` only, if given; only ids above ``after``)."""
     cursor = conn.connection.dbapi_connection.cursor()
     placeholder = "?" if conn.dialect.name == "sqlite" else "%s"
-    cursor.execute(f"SELECT game_id, events FROM pattern_events WHERE size = {placeholder} ORDER BY game_id",
-                   (size,))
+    cursor.execute(f"SELECT game_id, events FROM pattern_events WHERE size = {placeholder} "
+                   f"AND game_id > {placeholder} ORDER BY game_id", (size, int(after)))
     ids, blobs = [], []
     for game_id, blob in cursor:
         ids.append(game_id)

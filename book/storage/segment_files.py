@@ -517,3 +517,10 @@ def _sync(path: str) -> None:
         finally:
             os.close(descriptor)
 
+
+def file_size(path: str) -> int:
+    """A file's size; 0 once gone (a merge replaced a segment file since the list was read)."""
+    try:
+        return os.path.getsize(path)
+    except FileNotFoundError:
+        return 0

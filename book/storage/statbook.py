@@ -64,9 +64,9 @@ class StatisticsInfo:
                 f"{IMPORT_HINT}")
 
     def no_filters(self) -> str:
-        """Why a statistics book cannot filter by year or player."""
+        """Why a statistics book cannot filter by year, player or header."""
         return (f"{self.title} holds next-move statistics, not games: it cannot select games by year "
-                f"or player; {IMPORT_HINT}")
+                f"or player, nor by event, result, rank, handicap or komi; {IMPORT_HINT}")
 
 
 class StatisticsBook(Book):

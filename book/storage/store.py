@@ -41,9 +41,11 @@ from sqlalchemy import func, inspect, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
 from fuseki.book.storage.connect import make_db, sqlite_path, to_url
+from fuseki.book.storage.header_filter import Headers, header_mask, read_headers
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
 from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
@@ -64,21 +66,6 @@ PLAYER_READ_ROWS, PLAYER_GAMES_LISTED = 100_000, 20_000
 
 class BookError(ValueError):
     """A book that cannot be opened or used as asked (missing file, read-only, not a book)."""
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Which games count: years (inclusive), a player of either colour (substring, any case), and
-    ``min_games``, the fewest games a next move needs to be listed."""
-
-    year_from: int | None = None
-    year_to: int | None = None
-    player: str | None = None
-    min_games: int = 1
-
-    def selects_games(self) -> bool:
-        """True when some games may be left out (the year or player filter is set)."""
-        return self.year_from is not None or self.year_to is not None or bool(self.player)
 
 
 @dataclass(frozen=True)
@@ -148,6 +135,7 @@ class Book:
         self.path = path  # the SQLite file, or None
         self._lock = threading.Lock()
         self._masks: dict[tuple, np.ndarray] = {}
+        self._headers: Headers | None = None  # every game's header columns, read once
         self._rank: np.ndarray | None = None
         # the rows of busy positions, read once: (key, every row) -> (book version, records, codes)
         self._busy_rows: dict[tuple, tuple] = {}
@@ -222,8 +210,8 @@ class Book:
         filters = filters or Filters()
         keys = board.symmetric_keys(side)
         canonical = min(keys)
-        # the segments' summaries answer a year filter, not a player filter: that one reads every row
-        records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters, every_row=bool(filters.player))
+        # the segments' summaries answer a year filter, not the others: those read every row
+        records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters, every_row=filters.reads_rows())
         records = nextmoves.select_years(records, filters.year_from, filters.year_to)
         played = records[:, nextmoves.NEXT] != END
         index = np.concatenate([nexts[nexts != END], records[played, nextmoves.NEXT]]) + 2
@@ -396,7 +384,7 @@ class Book:
             # the database's pages, wherever they are now (file or write-ahead log)
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
             folder = segment_files.book_folder(conn)
-            in_files = sum(_size(os.path.join(folder, segment.name)) for segment in segment_files.in_files(conn))
+            in_files = sum(segment_files.file_size(os.path.join(folder, s.name)) for s in segment_files.in_files(conn))
             return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + in_files
         if self.db.dialect.name == "postgresql":
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
@@ -474,7 +462,7 @@ class Book:
         reads them all); None on other databases, without a player, for a position of fewer
         games (the summaries count them), or for a player of more games than one statement
         should list."""
-        if not filters.player or self.db.dialect.name != "postgresql" or (key, True) in self._busy_rows:
+        if not filters.reads_rows() or self.db.dialect.name != "postgresql" or (key, True) in self._busy_rows:
             return None
         records, codes = self._codes(key)
         if len(codes) + int(records[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
@@ -541,17 +529,28 @@ class Book:
             segment_files.forget(snap.folder, [segment.name for segment in snap.files])
 
     def _mask(self, filters: Filters, needed: int) -> np.ndarray:
-        """Boolean mask over game ids of the games the filters keep (cached per Filters value)."""
-        cache_key = (filters.year_from, filters.year_to, (filters.player or "").lower())
+        """Boolean mask over game ids of the games the filters keep (cached per Filters value):
+        years and player in SQL (``schema.filter_query``), the header filters from every game's
+        header columns read once (``book.storage.header_filter``)."""
+        cache_key = filters.cache_key()
         mask = self._masks.get(cache_key)
         if mask is not None and len(mask) > needed:
             return mask
         with self.db.connect() as conn:
             top = self.max_game_id(conn)
-            query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
-            ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
-        mask = np.zeros(max(top, needed, int(ids.max()) if len(ids) else 0) + 1, dtype=bool)
-        mask[ids] = True
+            ids = None
+            if filters.year_from is not None or filters.year_to is not None or filters.player:
+                query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
+                ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
+            mask = np.zeros(max(top, needed, int(ids.max()) if ids is not None and len(ids) else 0) + 1, dtype=bool)
+            mask[slice(0, top + 1) if ids is None else ids] = True
+            if filters.reads_headers():  # games beyond top: none (this connection read top)
+                headers = self._headers
+                if headers is None or headers.top != top:
+                    headers = self._headers = read_headers(conn, top)
+                mask[: top + 1] &= header_mask(headers, filters)
+            if filters.within is not None:  # and only the games of the earlier answer
+                mask &= filters.within.mask(len(mask))
         with self._lock:
             if len(self._masks) > 64:
                 self._masks.clear()
@@ -585,16 +584,7 @@ class Book:
         """Drop the filter masks and date ranks (the importer calls this after writing)."""
         with self._lock:
             self._masks.clear()
+            self._headers = None
             self._rank = None
             self._busy_rows.clear()
             self._busy_codes = 0
-
-
-def _size(path: str) -> int:
-    """A file's size; 0 once gone (a merge replaced a segment file since the list was read)."""
-    try:
-        return os.path.getsize(path)
-    except FileNotFoundError:
-        return 0
-
-

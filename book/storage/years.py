@@ -101,7 +101,7 @@ def date_profile(book, board, to_move: int | None = None, filters: Filters | Non
     side = board.to_move if to_move is None else to_move
     filters = filters or Filters()
     keys = board.symmetric_keys(side)
-    records, game_ids, _moves, nexts, winners = book._visits(min(keys), filters, every_row=bool(filters.player))
+    records, game_ids, _moves, nexts, winners = book._visits(min(keys), filters, every_row=filters.reads_rows())
     records = nextmoves.select_years(records, filters.year_from, filters.year_to)
     game_years, book_counts = _book_years(book, filters, int(game_ids.max()) if len(game_ids) else 0)
     years = np.concatenate([game_years[game_ids], records[:, nextmoves.YEAR]]).astype(np.int64)

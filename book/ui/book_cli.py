@@ -4,6 +4,7 @@ Examples::
 
     fuseki import games/ tygem-2016-07.tgz --book games.sqlite
     fuseki search --moves "pd dp pp" --year 2010-2016 --player lee
+    fuseki search --moves "pd dp" --winner W --won-by resign --min-rank 7d --game-komi 6.5
     fuseki search --sgf game.sgf --move 20
     fuseki stats --book postgresql://user@host/fuseki
 
@@ -20,8 +21,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
-from fuseki.book.ui import ai_text
+from fuseki.book.ui import ai_text, within
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 
 
@@ -47,7 +49,9 @@ def add_commands(subparsers) -> None:
 
     p = subparsers.add_parser(
         "search", help="the next moves played from a position, on a text board",
-        description="Next moves from a position. Example: fuseki search --moves \"pd dp pp\" --year 2010-2016")
+        description="Next moves from a position. Example: fuseki search --moves \"pd dp pp\" --year 2010-2016 "
+                    "--winner B --min-rank 7d; within an earlier answer: fuseki search --moves \"Q16 D4\" "
+                    "--save-games q16d4.json, then fuseki search --moves \"Q16 D4 R4\" --within q16d4.json")
     add_position_options(p)
     add_filter_options(p)
     p.add_argument("--min-games", type=int, default=1, metavar="N", help="list moves played in N games or more")
@@ -60,6 +64,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--trends", metavar="A-B:C-D",
                    help="also the next moves whose share of the position's games rose or fell most from the "
                         "years A-B to C-D (e.g. 2005-2007:2008-2009)")
+    within.add_within_options(p)
     add_book_option(p)
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_search)
@@ -80,11 +85,45 @@ def add_position_options(p) -> None:
     p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
 
 
+CLI_NAMES = {"komi": "game_komi"}  # a filter's option where the API's name is taken (--komi: KataGo's)
+
+
 def add_filter_options(p) -> None:
-    """--year and --player."""
+    """--year, --player and the header filters of ``book.model.filters`` (``filters_of`` reads them)."""
     p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
     p.add_argument("--player", metavar="NAME",
                    help="only games NAME played (either colour, any part of the name, any case)")
+    more = p.add_argument_group("more filters, from the games' headers (e.g. --winner B --won-by resign "
+                                "--min-rank 7d --game-komi 6.5)")
+    more.add_argument("--event", metavar="TEXT", help="only games whose event (EV) has TEXT in it, any case")
+    more.add_argument("--winner", metavar="B|W", help="only games Black (B) or White (W) won (RE)")
+    more.add_argument("--won-by", metavar="HOW", help="only games won by resign, points, time or forfeit (RE)")
+    more.add_argument("--margin", metavar="A-B",
+                      help="only games won on points by A to B points (3.5, 0.5-5, 10-, -2.5; RE B+3.5 is 3.5)")
+    more.add_argument("--min-rank", metavar="RANK",
+                      help="only games whose weaker player is RANK or stronger (5k, 1d, 7d, 1p; a pro is above "
+                           "9d; a game with an unknown rank is left out)")
+    more.add_argument("--max-rank", metavar="RANK", help="only games whose weaker player is RANK or weaker")
+    more.add_argument("--handicap", metavar="N|A-B", help="only games of N handicap stones, or A to B (0, 2-4, 2-)")
+    more.add_argument("--game-komi", metavar="K|A-B",
+                      help="only games of komi K, or A to B (6.5, 5.5-7.5; the API's komi=: --komi is KataGo's)")
+
+
+def filters_of(args, min_games: int = 1):
+    """The ``Filters`` that ``add_filter_options``' arguments say; ValueError naming a bad value."""
+    from fuseki.book.model.filters import FILTER_PARAMS, Filters, parse_filters
+
+    low, high = parse_years(args.year)
+    texts = {name: getattr(args, CLI_NAMES.get(name, name), None) for name in ("player", *FILTER_PARAMS)}
+    fields = parse_filters(texts, label=lambda name: "--" + CLI_NAMES.get(name, name).replace("_", "-"))
+    return Filters(year_from=low, year_to=high, min_games=min_games, **fields)
+
+
+def filters_note(filters) -> str:
+    """The filters in words (``years 2010-2016; player lee; winner B``), "" for none."""
+    years = "" if filters.year_from is None and filters.year_to is None else "years " + "-".join(
+        "" if y is None else str(y) for y in (filters.year_from, filters.year_to))
+    return "; ".join(x for x in (years, filters.player and f"player {filters.player}", *filters.describe()) if x)
 
 
 def position_of(args):
@@ -156,12 +195,13 @@ def keep_pattern_index(book) -> None:
     a server that opened the book read-only could not search a stale index (it answered 409
     until someone ran ``fuseki pattern`` with write access).  A book without one is left
     without: the first pattern search builds it."""
-    from fuseki.book.patterns import index
+    from fuseki.book.patterns import index, index_map
 
     with book.db.connect() as conn:
         if not index.indexed_through(conn):
             return
     indexed = index.update(book, progress=sys.stderr)
+    index_map.refresh(book)
     print(f"fuseki import: pattern index: {indexed:,} new games indexed", file=sys.stderr)
 
 
@@ -278,19 +318,23 @@ def board_from_sgf(path: str, move: int):
 
 def run_search(args) -> int:
     from fuseki.book.storage import years as dates
-    from fuseki.book.storage.store import Book, Filters
+    from fuseki.book.storage.gamesets import position_games
+    from fuseki.book.storage.store import Book
     from fuseki.book.ui import textboard, years_text
 
-    low, high = parse_years(args.year)
+    filters = filters_of(args, min_games=max(1, args.min_games))
     periods = parse_periods(args.trends) if args.trends else None
     if args.recent < 1:
         raise ValueError("--recent must be at least 1")
     board = position_of(args)
-    filters = Filters(year_from=low, year_to=high, player=args.player or None,
-                      min_games=max(1, args.min_games))
     book = Book.open(book_location(args), readonly=True)
     try:
+        games_within = within.within_of(args, book, board.size)
+        filters = replace(filters, within=games_within)
         found = book.next_moves(board, filters=filters)
+        if args.save_games:  # the games of this answer: those that reached the position, filtered
+            within.save_games(args, book, position_games(book, board, filters=filters),
+                              f"position {within.asked_text(args)}", "search")
         profile = dates.date_profile(book, board, filters=filters, recent=args.recent) \
             if args.by_year or periods else None
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
@@ -298,11 +342,8 @@ def run_search(args) -> int:
             values, move_values = ai_text.ai_values_for(args, board, found, book, len(textboard.LETTERS))
     finally:
         book.close()
-    note = ""
-    if args.year:
-        note += f"; years {args.year}"
-    if args.player:
-        note += f"; player {args.player}"
+    note = filters_note(filters)
+    note = (f"; {note}" if note else "") + within.within_note(args, games_within)
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
     if args.ai:  # the human table is replaced by one with KataGo's columns beside it
         table = textboard.move_table(found, board.size)

@@ -23,9 +23,10 @@ asked, in the orientation the pattern was entered).  A smaller region says
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
-from fuseki.book.ui import ai_text
-from fuseki.book.ui.book_cli import add_filter_options, add_position_options, parse_years, position_of
+from fuseki.book.ui import ai_text, within
+from fuseki.book.ui.book_cli import add_filter_options, add_position_options, filters_of, position_of
 from fuseki.book.ui.cli_shared import add_book_option, book_location
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
@@ -38,7 +39,9 @@ TO_MOVE = {"either": EMPTY, "black": BLACK, "white": WHITE, "b": BLACK, "w": WHI
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "pattern", help="games reaching a corner, side or anywhere pattern, and what was played next",
-        description="Pattern search. Example: fuseki pattern --moves \"Q16 R14\" --region N19:T13")
+        description="Pattern search. Example: fuseki pattern --moves \"Q16 R14\" --region N19:T13; within "
+                    "an earlier answer: add --save-games p.json, then fuseki pattern --moves \"Q16 R14 O17\" "
+                    "--region N19:T13 --within p.json (or --within-moves \"Q16 D4\")")
     add_position_options(p)
     p.add_argument("--region", required=True, metavar="A:B",
                    help="the pattern's rectangle by two opposite corners, e.g. N19:T13 (a corner region)")
@@ -59,6 +62,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--moves-to", type=int, default=None, metavar="N",
                    help="count a match only after at most N moves (Kombilo's move limit; default none)")
     add_filter_options(p)
+    within.add_within_options(p)
     add_book_option(p)
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_pattern)
@@ -220,9 +224,10 @@ def result_text(board, result, ai=None) -> str:
 def run_pattern(args) -> int:
     from fuseki.book.patterns.pattern import PatternError
     from fuseki.book.patterns.search import search
-    from fuseki.book.storage.store import Book, Filters
+    from fuseki.book.storage.gamesets import GameSet
+    from fuseki.book.storage.store import Book
 
-    low, high = parse_years(args.year)
+    filters = filters_of(args)
     try:
         board = position_of(args)
         pattern = pattern_from_board(board, args.region, args.any, args.swap_colours, args.empty_or_black,
@@ -232,9 +237,14 @@ def run_pattern(args) -> int:
         return 2
     book = Book.open(book_location(args))
     try:
-        result = search(book, pattern, Filters(year_from=low, year_to=high, player=args.player or None))
+        games_within = within.within_of(args, book, board.size)
+        result = search(book, pattern, replace(filters, within=games_within))
+        if args.save_games:  # the games of this answer: those that matched
+            within.save_games(args, book, GameSet(result.match_ids),
+                              f"pattern {args.region} of {within.asked_text(args)}", "pattern")
         ai = pattern_ai(args, board, result, book) if args.ai else None  # the book's own values first
     finally:
         book.close()
-    print(result_text(board, result, ai))
+    note = within.within_note(args, games_within)
+    print(result_text(board, result, ai) + (f"\n{note.lstrip('; ')}" if note else ""))
     return 0

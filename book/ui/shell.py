@@ -9,6 +9,8 @@ for each)::
 
     board  play MOVES...  undo [N]  search  marks on|off  ai on|off  rotations
     years [K|FROM-TO:FROM-TO]  year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
+    filter [NAME VALUE|NAME off|off]   (event, winner, won_by, margin, min_rank, max_rank, handicap, komi)
+    within [back|off]
     import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
 
 With ``ai on`` (or ``fuseki shell --ai``) ``search`` shows KataGo's values beside the human
@@ -16,7 +18,8 @@ moves, as ``fuseki search --ai`` does (``book.ui.ai_text``: the stored values, e
 one is configured, else a line saying none are stored; ``--katago``, ``--visits``, ``--rules``
 and ``--komi`` are ``search --ai``'s); ``corners`` puts them beside each corner continuation and
 ``pattern`` beside a whole-board pattern's continuations, as ``fuseki corners --ai`` and
-``fuseki pattern --ai`` do.
+``fuseki pattern --ai`` do.  ``within`` searches within the games of the answer shown, a stack
+that ``within back`` pops (``book.ui.shell_within``); the prompt says how many games.
 
 Every bad input prints one line and leaves the position and the filters as they
 were; ``play`` and ``undo`` are all or nothing.  Output goes to ``stdout`` (a
@@ -30,12 +33,16 @@ import inspect
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.ui import textboard
 from fuseki.book.ui.book_cli import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
+from fuseki.book.ui.shell_filters import FilterCommands
+from fuseki.book.ui.shell_within import WithinCommands
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board, IllegalMove
@@ -58,7 +65,7 @@ def parse_point(token: str, size: int) -> int:
                          f"or a letter {LETTERS[0]}-{LETTERS[-1]} from the last search") from None
 
 
-class BookShell(cmd.Cmd):
+class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
     """The interactive explorer over one open ``Book``."""
 
     intro = None
@@ -74,6 +81,7 @@ class BookShell(cmd.Cmd):
         self.url = url
         self.board = Board(size)
         self.filters = None
+        self.within_stack = []        # within: (games, in words) per level (book.ui.shell_within)
         self.marks = True
         self.last_search = None      # (moves of the searched position, NextMoves)
         self.games_shown = None      # (position and filters, GamesPage.after) of the last games page
@@ -469,12 +477,7 @@ class BookShell(cmd.Cmd):
         return int(text)
 
     def _filters(self, **changes):
-        from fuseki.book.storage.store import Filters
-
-        current = self.filters or Filters()
-        values = {name: getattr(current, name) for name in ("year_from", "year_to", "player", "min_games")}
-        values.update(changes)
-        return Filters(**values)
+        return replace(self.filters or Filters(), **changes)
 
     def _filter_note(self) -> str:
         f = self.filters
@@ -487,6 +490,9 @@ class BookShell(cmd.Cmd):
             parts.append(f"years {low}-{high}" if low != high else f"year {low}")
         if f.player:
             parts.append(f"player '{f.player}'")
+        parts += f.describe()
+        if f.within is not None:
+            parts.append(f"within {len(f.within)} games")
         return ("; filters: " + ", ".join(parts)) if parts else ""
 
     def _current_search(self):

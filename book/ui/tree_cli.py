@@ -53,18 +53,17 @@ def add_commands(subparsers) -> None:
 def run_tree(args) -> int:
     from fuseki.book import tree as book_tree
     from fuseki.book.ai import AiValueStores
-    from fuseki.book.storage.store import Filters
-    from fuseki.book.ui.book_cli import parse_moves, parse_years
+    from fuseki.book.ui.book_cli import filters_note, filters_of, parse_moves
     from fuseki.book.ui.cli_shared import CommandError, book_location, open_book
     from fuseki.book.ui.textboard import LETTERS, printable
     from fuseki.engine.config import ai_cache_path
 
     if args.min_games < 1 or args.depth < 0 or args.max_nodes < 1:
         raise CommandError("--min-games and --max-nodes must be at least 1, --depth at least 0")
-    if args.corner and (args.moves or args.year or args.player):
-        raise CommandError("--corner starts from an empty corner and counts every game: no --moves, --year "
-                           "or --player")
-    low, high = parse_years(args.year)
+    filters = filters_of(args)
+    if args.corner and (args.moves or filters.selects_games()):
+        raise CommandError("--corner starts from an empty corner and counts every game: no --moves, --year, "
+                           "--player or other filter")
     board = parse_moves(args.moves, args.size)
     location = book_location(args)
     book = open_book(location, readonly=True)
@@ -76,7 +75,6 @@ def run_tree(args) -> int:
             if tree is None:
                 raise CommandError(f"the book has no corner book: fuseki corners --book {location} builds it")
         else:
-            filters = Filters(year_from=low, year_to=high, player=args.player or None)
             tree = book_tree.walk(book, board, args.min_games, args.depth, args.max_nodes,
                                   stores if stores.dbs else None, filters)
     finally:
@@ -86,9 +84,8 @@ def run_tree(args) -> int:
         f"the book after {args.moves}" if args.moves else "the book from the empty board")
     title = [f"fuseki book tree: {what}", f"book {location}",
              f"moves played in >= {args.min_games} games, at most {args.depth} moves deep"]
-    if args.year or args.player:
-        title.append("; ".join(x for x in (args.year and f"years {args.year}",
-                                          args.player and f"player {args.player}") if x))
+    if filters.selects_games():
+        title.append(filters_note(filters))
     if tree.cut:
         title.append(f"cut at {tree.nodes} nodes (--max-nodes {args.max_nodes})")
     with open(args.out, "w", encoding="utf-8") as handle:

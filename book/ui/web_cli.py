@@ -29,7 +29,7 @@ def add_commands(subparsers) -> None:
 
 def run_serve(args) -> int:
     from fuseki.book.ui.cli_shared import CommandError
-    from fuseki.book.ui.web.app import LOOPBACK_NAMES
+    from fuseki.book.ui.web.hosts import LOOPBACK_NAMES
     from fuseki.book.ui.web.server import THREADS, BookServer, default_workers
 
     workers = (1 if args.ai else default_workers()) if args.workers is None else args.workers

@@ -12,7 +12,8 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
     /api/info                         book statistics, the default board size, max_download; ``ai``:
                                       the KataGo settings with --ai (else null); ``note``: why
                                       a statistics book (the built-in one) lists no games
-    /api/position?moves=&size=&year_from=&year_to=&player=
+    /api/position?moves=&size=&year_from=&year_to=&player=&event=&winner=&won_by=&margin=&min_rank=&max_rank=
+        &handicap=&komi= (the filters: book.model.filters; a bad one: 400 naming it)
                                       stones, captures, to_move, last move, next moves, totals;
                                       with ``fuseki serve --ai``, KataGo's values (``ai``, and
                                       each next move's ``ai``: book.ui.web.ai), ``pending``
@@ -43,6 +44,9 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       the pattern's games, newest first, each at its matching move
     /api/player?name=&vs=&page=       a player's record by year, head-to-head, first moves and games;
     /api/players?q=                   names containing q (book.ui.web.player_routes)
+    /api/within?within=&...           what the within= searches are: each in words with its games, and
+                                      the games of all (every endpoint that filters takes within=: the
+                                      games of earlier searches to search within, book.ui.web.within)
 
 Points go out as SGF letters (``sgf``) and GTP vertices (``vertex``) of the board
 the client shows.  The book is opened read-only; import stays a CLI command.
@@ -58,10 +62,9 @@ request inside a query while others answer.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from flask import Flask, Response, g, jsonify, request, send_from_directory
+from flask import Flask, Response, current_app, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
@@ -73,12 +76,14 @@ from fuseki.book.ui.web.api_args import (
     MAX_ID,
     MAX_PAGE,
     MAX_PAGE_SIZE,
-    MAX_PLAYER,
     ApiError,
     game_row_json,
     point_json,
 )
 from fuseki.book.ui.web.api_args import int_arg as _int_arg
+from fuseki.book.ui.web.hosts import LOOPBACK_NAMES, host_name  # noqa: F401 (LOOPBACK_NAMES: fuseki serve's)
+from fuseki.book.ui.web.practice_routes import add_practice_routes
+from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
@@ -110,19 +115,29 @@ def _moves_arg(size: int) -> list[str]:
 
 
 def _filters_arg():
-    from fuseki.book.storage.store import Filters
+    """The filters of a request: years, and the player and header filters as the CLI reads them
+    (``book.model.filters.parse_filters``: ``event=``, ``winner=``, ``won_by=``, ``komi=`` ...)."""
+    from fuseki.book.model.filters import FilterError, Filters, parse_filters
 
     year_from = _int_arg("year_from", None, 0, 9999)
     year_to = _int_arg("year_to", None, 0, 9999)
     if year_from is not None and year_to is not None and year_from > year_to:
         raise ApiError(f"year_from {year_from} is after year_to {year_to}")
-    player = request.args.get("player", "").strip() or None
-    if player is not None and len(player) > MAX_PLAYER:
-        raise ApiError(f"the player filter is longer than {MAX_PLAYER} characters")
-    if player is not None and not player.isprintable():
-        # SQLite ends a LIKE pattern at a NUL, so "\x00" would match every game
-        raise ApiError("the player filter has control characters")
-    return Filters(year_from=year_from, year_to=year_to, player=player)
+    try:
+        fields = parse_filters(request.args)
+    except FilterError as exc:
+        raise ApiError(str(exc)) from None
+    return Filters(year_from=year_from, year_to=year_to, within=_within_arg(), **fields)
+
+
+def _within_arg():
+    """The games of the request's ``within=`` searches (``book.ui.web.within``); None without one."""
+    shared = current_app.extensions["fuseki_shared"]
+    size = _int_arg("size", shared.default_size(), coords.MIN_SIZE, coords.MAX_SIZE)
+    try:
+        return within_arg(shared.stages, shared.book, size)
+    except ValueError as exc:
+        raise ApiError(str(exc)) from None
 
 
 # --- answers ---------------------------------------------------------------------------
@@ -231,6 +246,7 @@ class _Shared:
     def __init__(self, book):
         self.book = book
         self.ai = None  # book.ui.web.ai.AiService with fuseki serve --ai
+        self.stages = StageCache()  # the games of within= searches (book.ui.web.within)
         self._default_size: int | None = None
 
     def default_size(self) -> int:
@@ -272,22 +288,6 @@ class _Shared:
             raise ApiError(str(exc), 409) from None
 
 
-LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
-_HOST = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
-
-
-def host_name(header: str | None) -> str | None:
-    """The name in a ``Host`` header, without port or IPv6 brackets (``[::1]:8000`` -> ``::1``);
-    None for a header that is no host.
-
-    Our own check rather than Flask's ``TRUSTED_HOSTS``: Werkzeug 3.1.9 compares a bracketed
-    IPv6 Host with each trusted name cut at its first ``:``, so ``[::1]:8000`` never matches
-    (tests/test_web_api.py::test_security_headers_and_trusted_hosts fails with it).
-    """
-    match = _HOST.fullmatch(header or "")
-    if match is None:
-        return None
-    return (match.group("ipv6") or match.group("name")).lower()
 SECURITY_HEADERS = {
     # the page loads only its own files; nothing may frame it
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
@@ -320,7 +320,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         book = Book.open(book_url, readonly=True)
     app = Flask(__name__, static_folder=None)
     app.json.sort_keys = False
-    shared = _Shared(book)
+    shared = app.extensions["fuseki_shared"] = _Shared(book)
     app.extensions["fuseki_book"] = book
     if ai is not None:
         from fuseki.book.ui.web.ai import AiService
@@ -334,6 +334,8 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     _add_pattern_routes(app, shared)
     _add_game_routes(app, shared)
     add_player_routes(app, shared)
+    add_within_route(app, shared, shared.stages)
+    add_practice_routes(app, shared)  # guess the next move, the joseki quiz
     return app
 
 
@@ -454,8 +456,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         filters = _filters_arg()
         # the newest MAX_DOWNLOAD games, in one query
         found = shared.book.games(board, filters=filters, page=1, page_size=MAX_DOWNLOAD)
-        pieces = [shared.book.game_sgf(row.id) for row in found.rows]
-        body = b"\n".join(piece.rstrip() for piece in pieces) + b"\n"
+        body = b"\n".join(shared.book.game_sgf(row.id).rstrip() for row in found.rows) + b"\n"
         return _sgf_response(body, "fuseki-games.sgf")
 
     @app.get("/api/corners")
@@ -556,8 +557,7 @@ def _add_game_routes(app: Flask, shared: _Shared) -> None:
     @app.get("/api/game/<int:game_id>.sgf")
     def game_sgf(game_id: int):
         shared.load_record(game_id)
-        body = shared.book.game_sgf(game_id)
-        return _sgf_response(body, f"fuseki-game-{game_id}.sgf")
+        return _sgf_response(shared.book.game_sgf(game_id), f"fuseki-game-{game_id}.sgf")
 
 
 def _sgf_response(body: bytes, filename: str) -> Response:

@@ -13,7 +13,8 @@ const state = {
   size: 19,
   moves: [],        // search moves, SGF points ("" is a pass)
   redo: [],         // moves taken back, for "forward"
-  filters: {},      // year_from, year_to, player
+  filters: {},      // FILTER_FIELDS' API names -> their text
+  within: [],       // earlier searches whose games this view searches within: each its API query string
   // Games go by keyset: page n is asked with after = the last game id of page n - 1. The
   // stack holds that id for every page shown so far (null for the first), so "previous"
   // goes back without counting rows and "next" uses the answer's own `after`.
@@ -61,6 +62,7 @@ function query(extra) {
   params.set("size", state.size);
   if (state.moves.length) params.set("moves", movesText());
   for (const [key, value] of Object.entries(state.filters)) if (value) params.set(key, value);
+  for (const stage of state.within) params.append("within", stage);
   for (const [key, value] of Object.entries(extra || {})) params.set(key, value);
   return params.toString();
 }
@@ -338,7 +340,8 @@ function renderNextMoves(position) {
   const mover = position.to_move === "B" ? "Black" : "White";
   $("next-summary").textContent = position.total
     ? `${position.total} game${position.total === 1 ? "" : "s"} reached this position` +
-      (position.ended ? `, ${position.ended} ended here` : "") + ` · win rates for ${mover}`
+      (position.ended ? `, ${position.ended} ended here` : "") + ` · win rates for ${mover}` +
+      (state.within.length ? " · only the games searched within (above)" : "")
     : "No game in the book reached this position.";
   for (const row of position.next) {
     const tr = document.createElement("tr");
@@ -498,9 +501,15 @@ async function reset() {
   await refreshSearch();
 }
 
+// Every filter: its API parameter (/api/position, /api/games, /api/pattern) and its form field.
+// Those after player are the header filters, folded under "more filters" (book/model/filters.py).
+const FILTER_FIELDS = [["year_from", "year-from"], ["year_to", "year-to"], ["player", "player"],
+  ["event", "event"], ["winner", "winner"], ["won_by", "won-by"], ["margin", "margin"], ["min_rank", "min-rank"],
+  ["max_rank", "max-rank"], ["handicap", "handicap"], ["komi", "komi"]];
+
 async function applyFilters() {
-  state.filters = {year_from: $("year-from").value.trim(), year_to: $("year-to").value.trim(),
-                   player: $("player").value.trim()};
+  state.filters = {};
+  for (const [key, id] of FILTER_FIELDS) state.filters[key] = $(id).value.trim();
   await refreshSearch();
 }
 
@@ -688,6 +697,53 @@ function renderPattern(result) {
     : `No game reached the ${result.kind} pattern (${result.options}).`;
 }
 
+// --- search within results -------------------------------------------------------------------
+//
+// "search within these games" keeps the answer shown (the position's games, or the pattern's) and
+// searches only those from then on; "back" drops the last one. Each is kept as the search itself,
+// in the API's parameters (book.ui.web.within: a `within=` per search), so the address holds it.
+
+const STAGE_KEYS = ["size", "moves", ...PATTERN_KEYS];
+
+function currentStage() {
+  const asked = {size: String(state.size), moves: state.moves.length ? movesText() : "",
+                 ...(state.pattern ? state.patternView : {})};
+  const params = new URLSearchParams();
+  for (const key of STAGE_KEYS) if (asked[key]) params.set(key, asked[key]);
+  return params.toString();
+}
+
+async function refreshWithin() {
+  $("within-back").disabled = !state.within.length;
+  if (!state.within.length) {
+    $("within-status").textContent = "searching all games";
+    return;
+  }
+  const params = new URLSearchParams();
+  for (const stage of state.within) params.append("within", stage);
+  try {
+    const found = await api(`/api/within?${params}`);
+    $("within-status").textContent = `within ${found.games} game${found.games === 1 ? "" : "s"}: ` +
+      found.stages.map((stage) => stage.text).join(" › ");
+  } catch (error) {
+    showMessage(error.message);
+  }
+}
+
+async function pushWithin() {
+  if (!state.position) return;
+  state.within.push(currentStage());
+  await refreshWithin();
+  await refreshSearch();  // the position again, within those games (a pattern is searched again by its button)
+}
+
+async function backWithin() {
+  if (!state.within.length) return;
+  state.within.pop();
+  await refreshWithin();
+  await refreshSearch();
+}
+
 // --- the games column --------------------------------------------------------------------------
 
 function person(name, rank) {
@@ -792,6 +848,7 @@ async function openGame(id, at, shown) {
   const download = $("game-download");
   download.href = `/api/game/${id}.sgf`;
   download.hidden = false;
+  $("practice-game").hidden = false;  // practice.js: guess its moves from the one shown
   await showGameMove(shown && shown.move !== null ? shown.move : at);
 }
 
@@ -817,7 +874,7 @@ async function showGameMove(number) {
 // --- the address ----------------------------------------------------------------------------------
 //
 // The address's fragment holds the whole view, each part under the name of the API parameter that
-// answers it (docs/exploring.md): size, moves, year_from, year_to, player (/api/position, /api/games);
+// answers it (docs/exploring.md): size, moves, the filters of FILTER_FIELDS, within (/api/position, /api/games);
 // region, its wildcards and options once a pattern is searched (/api/pattern); game and at (/api/game/<id>), move
 // and sym (/api/game/<id>/position) for the replayed game. A new search position is a new history
 // entry, so the browser's back and forward buttons walk the moves; other changes replace the entry.
@@ -832,6 +889,8 @@ function viewParams() {
     params.set(key, value);
   }
   playerParams(params);  // name, vs, page: the player page (player.js)
+  const practising = typeof practiceParams === "function" ? practiceParams() : {};  // practice.js, loaded next
+  for (const [key, value] of Object.entries(practising)) params.set(key, value);
   return params;
 }
 
@@ -880,13 +939,17 @@ async function restoreView(fromHistory) {
   const moves = params.get("moves") ? params.get("moves").split(",").map((m) => (m === "pass" ? "" : m)) : [];
   state.moves = moves;
   state.redo = fromHistory ? redoAfter(old, moves) : [];
+  state.within = params.getAll("within").filter(Boolean);
+  await refreshWithin();
   state.filters = {};
-  for (const [key, id] of [["year_from", "year-from"], ["year_to", "year-to"], ["player", "player"]]) {
+  for (const [key, id] of FILTER_FIELDS) {
     $(id).value = params.get(key) || "";
     if ($(id).value) state.filters[key] = $(id).value;
   }
   const page = number("page");
   state.player = params.get("name") ? {name: params.get("name"), vs: params.get("vs") || "", page: page || 1} : null;
+  // the header filters' fold opens when the address sets one of them
+  if (FILTER_FIELDS.slice(3).some(([key]) => state.filters[key])) $("more-filters").open = true;
   state.restoring = true;
   try {
     if (!(await refreshSearch())) {  // an address the API refuses: the empty board
@@ -974,6 +1037,8 @@ async function start() {
   document.addEventListener("pointerup", pickRelease);
   document.addEventListener("pointercancel", pickRelease);
   $("pattern-search").addEventListener("click", serial(searchPattern));
+  $("within-push").addEventListener("click", serial(pushWithin));
+  $("within-back").addEventListener("click", serial(backWithin));
   $("first").addEventListener("click", serial(() => showGameMove(0)));
   $("prev").addEventListener("click", serial(() => showGameMove(state.gameMove - 1)));
   $("next").addEventListener("click", serial(() => showGameMove(state.gameMove + 1)));
@@ -1015,6 +1080,10 @@ async function start() {
     document.body.classList.toggle("ai-on", Boolean(info.ai));
     const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
     const kind = info.note ? " · next-move statistics only, no game records" : "";
+    if (info.note) {  // no games to search within (the API would answer 409)
+      $("within-push").disabled = true;
+      $("within-push").title = info.note;
+    }
     $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}${kind}`;
   } catch (error) {
     showMessage(error.message);

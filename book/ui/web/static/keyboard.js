@@ -1,0 +1,140 @@
+// The page without a pointer: the boards and the tables answer the keyboard.
+//
+// - Search board: Tab reaches it; the arrow keys move a cursor over the points (a square on
+//   the board, its point and content said by a live status line for screen readers); Enter or
+//   Space does what a click there does: plays the move, or, in pattern mode, picks a corner of
+//   the region (then the opposite one) or marks a point.
+// - Replay board: ← and → step through the game (as they do anywhere on the page, app.js),
+//   Home and End go to its first and last move.
+// - Tables (next moves, corners, games, and any table marked `.keys`): every row is a tab stop;
+//   ↑ and ↓ move between rows, Enter or Space opens the row as a click does.  When the click
+//   redraws the table, the focus comes back to its first row, so a player can walk a line of
+//   play with Enter alone.
+//
+// It drives the page through what a pointer uses (the board's click targets, the row's click,
+// the replay buttons) and app.js's own functions for the region, so each key does exactly
+// what the click does.
+"use strict";
+
+const keyboard = {cursor: null, refocus: null};
+
+function cursorStatus(svg) {
+  const sgf = keyboard.cursor;
+  const target = sgf && svg.querySelector(`.targets rect[data-sgf="${sgf}"]`);
+  if (!target) return "";
+  const stone = svg.querySelector(`circle.stone[data-sgf="${sgf}"]`);
+  const mark = svg.querySelector(`.marks text[data-sgf="${sgf}"]`);
+  const content = stone ? (stone.classList.contains("black") ? "black stone" : "white stone")
+    : mark ? `next move ${mark.textContent}` : "empty";
+  return `${target.dataset.vertex}: ${content}`;
+}
+
+// The cursor is a class on the point's click target: a redraw replaces the targets, so the
+// class is put back after each one (the MutationObserver below).
+function showCursor(svg) {
+  for (const old of svg.querySelectorAll(".targets rect.cursor")) old.classList.remove("cursor");
+  const size = Number(svg.dataset.size) || 19;
+  if (!keyboard.cursor || xyOf(keyboard.cursor).some((v) => v < 0 || v >= size)) {
+    const middle = SGF_LETTERS[Math.floor(size / 2)];
+    keyboard.cursor = middle + middle;
+  }
+  const target = svg.querySelector(`.targets rect[data-sgf="${keyboard.cursor}"]`);
+  if (target && document.activeElement === svg) target.classList.add("cursor");
+  $("board-cursor").textContent = document.activeElement === svg ? cursorStatus(svg) : "";
+}
+
+function searchBoardKey(event) {
+  const svg = event.currentTarget;
+  const size = Number(svg.dataset.size) || 19;
+  const steps = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+  if (event.key in steps) {
+    event.preventDefault();
+    event.stopPropagation();  // app.js steps the replayed game on the page's other arrow keys
+    const [x, y] = xyOf(keyboard.cursor || "aa");
+    const [dx, dy] = steps[event.key];
+    const nx = Math.min(size - 1, Math.max(0, x + dx));
+    const ny = Math.min(size - 1, Math.max(0, y + dy));
+    keyboard.cursor = SGF_LETTERS[nx] + SGF_LETTERS[ny];
+    showCursor(svg);
+  } else if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    const sgf = keyboard.cursor;
+    if (!sgf) return;
+    if (state.picking) {  // the region's corners, as two clicks pick them
+      if (state.region.length === 1 && sgf !== state.region[0]) pickEnd(sgf);
+      else setRegion([sgf]);
+      return;
+    }
+    const target = svg.querySelector(`.targets rect[data-sgf="${sgf}"]`);
+    if (target) target.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  }
+}
+
+function replayBoardKey(event) {
+  const buttons = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"};
+  const id = buttons[event.key];
+  if (!id) return;
+  event.preventDefault();
+  event.stopPropagation();  // one step: app.js's page-wide arrow keys would take another
+  $(id).click();
+}
+
+function rowsOf(table) {
+  return [...table.querySelectorAll("tbody tr")];
+}
+
+function tableKey(event) {
+  const row = event.target.closest("tr");
+  const table = event.currentTarget;
+  if (!row || !row.parentElement || row.parentElement.tagName !== "TBODY") return;
+  const rows = rowsOf(table);
+  const at = rows.indexOf(row);
+  if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+    event.preventDefault();
+    const next = rows[at + (event.key === "ArrowDown" ? 1 : -1)];
+    if (next) next.focus();
+  } else if ((event.key === "Enter" || event.key === " ") && event.target === row) {
+    event.preventDefault();
+    keyboard.refocus = table;
+    row.click();
+  }
+}
+
+// New rows become tab stops; after a row's Enter redrew its table, its first row takes the focus.
+function watchTable(table) {
+  table.addEventListener("keydown", tableKey);
+  const rowsChanged = () => {
+    for (const row of rowsOf(table)) {
+      if (!row.hasAttribute("tabindex")) row.tabIndex = 0;
+    }
+    if (keyboard.refocus === table && !table.contains(document.activeElement)) {
+      const first = rowsOf(table)[0];
+      if (first) {
+        keyboard.refocus = null;
+        first.focus();
+      }
+    }
+  };
+  new MutationObserver(rowsChanged).observe(table.tBodies[0] || table, {childList: true, subtree: true});
+  rowsChanged();
+}
+
+function startKeyboard() {
+  const search = $("search-board");
+  search.tabIndex = 0;
+  search.setAttribute("aria-describedby", "board-keys");
+  search.addEventListener("keydown", searchBoardKey);
+  search.addEventListener("focus", () => showCursor(search));
+  search.addEventListener("blur", () => showCursor(search));
+  new MutationObserver(() => {
+    if (!search.querySelector(".targets rect.cursor")) showCursor(search);
+  }).observe(search, {childList: true});
+  const replay = $("replay-board");
+  replay.tabIndex = 0;
+  replay.addEventListener("keydown", replayBoardKey);
+  for (const table of document.querySelectorAll("#next-table, #corner-table, #games-table, table.keys")) {
+    watchTable(table);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", startKeyboard);
