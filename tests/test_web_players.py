@@ -104,6 +104,19 @@ def test_the_api_counts_and_refusals(server):
         assert json.loads(reply.read())["players"] == [{"name": "gu li", "games": 4}]
 
 
+def test_a_statistics_book_has_no_players():
+    from fuseki.book import builtin
+    from fuseki.book.ui.web import create_app
+
+    app = create_app(book_url=str(builtin.PATH))
+    try:
+        for path in ("/api/player?name=joonki", "/api/players?q=joon"):
+            answer = app.test_client().get(path)
+            assert answer.status_code == 409 and "without players" in answer.get_json()["error"]
+    finally:
+        app.extensions["fuseki_book"].close()
+
+
 def test_from_the_games_list_to_a_player_and_back(server, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

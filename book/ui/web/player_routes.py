@@ -24,6 +24,7 @@ from dataclasses import asdict
 
 from flask import Flask, jsonify, request
 
+from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.web.api_args import MAX_ID, MAX_PAGE, MAX_PAGE_SIZE, MAX_PLAYER, ApiError, game_row_json, int_arg
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK
@@ -86,6 +87,8 @@ def add_player_routes(app: Flask, shared) -> None:
             found = players.player_games(shared.book, name, vs, page=page, page_size=page_size, after=after)
         except players.NoPlayer as exc:
             return jsonify(error=str(exc), similar=[{"name": n, "games": g} for n, g in exc.similar]), 404
+        except StatisticsOnly:  # a ValueError too: the application's handler answers it (409)
+            raise
         except ValueError as exc:  # an after= that is no game of the book
             raise ApiError(str(exc), 404) from None
         if page > max(found.pages, 1):
