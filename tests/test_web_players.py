@@ -94,7 +94,8 @@ def test_the_api_counts_and_refusals(server):
     assert versus["games"]["rows"][0]["date"] == "2008-05-02"
     for query, status, words in (({"name": "Lee"}, 404, "names containing it: lee sedol"),
                                  ({}, 400, "name is required"),
-                                 ({"name": LEE, "vs": "nobody"}, 404, "no player named 'nobody'"),
+                                 ({"name": LEE, "vs": "nobody"}, 404, "Lee Sedol never met 'nobody'"),
+                                 ({"name": LEE, "vs": "LI"}, 404, "(opponents containing it: gu li)"),
                                  ({"name": LEE, "page": "9"}, 404, "out of range"),
                                  ({"name": "x" * 101}, 400, "longer than 100"), ({"name": "a\x01"}, 400, "control")):
         with pytest.raises(urllib.error.HTTPError) as refused:

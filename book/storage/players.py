@@ -62,11 +62,14 @@ _lock = threading.Lock()
 
 
 class NoPlayer(KeyError):
-    """No player of that name in the book; ``similar``: names containing it, most games first."""
+    """No player of that name in the book (or, with ``player``, none that player met);
+    ``similar``: names containing it, most games first (their opponents' with ``player``)."""
 
-    def __init__(self, name: str, similar: list[tuple[str, int]]):
-        hint = f" (names containing it: {', '.join(n for n, _ in similar)})" if similar else ""
-        super().__init__(f"no player named '{name}' in the book{hint}")
+    def __init__(self, name: str, similar: list[tuple[str, int]], player: str | None = None):
+        hint = f" ({'opponents' if player else 'names'} containing it: {', '.join(n for n, _ in similar)})" \
+            if similar else ""
+        where = f"{player} never met '{name}' in the book" if player else f"no player named '{name}' in the book"
+        super().__init__(where + hint)
         self.name, self.similar = name, similar
 
     def __str__(self) -> str:
@@ -299,7 +302,7 @@ def player_report(book, name: str, vs: str | None = None) -> PlayerReport:
         if not met[other] or other == 0:  # never met: the opponents whose name contains it
             similar = sorted(((games.folded[n], int(met[n])) for n in np.flatnonzero(met).tolist()
                               if other_name in games.folded[n]), key=lambda i: (-i[1], i[0]))
-            raise NoPlayer(vs.strip(), similar[:5])
+            raise NoPlayer(vs.strip(), similar[:5], written[0])
         together = _player_ids(games, number, other)
         report = PlayerReport(**{**report.__dict__, "vs": _written(book, games, together, [other])[0],
                                  "vs_total": _record(games, together, number),
