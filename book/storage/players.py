@@ -23,7 +23,8 @@ visitor to pick from.  ``player_report(book, name, vs=OPP)`` answers:
 Where the numbers come from: every game's two players (numbered by folded name), year, winner
 and size, as arrays over game ids, read in one scan of the games' headers (never their SGF) the
 first time a book version is asked and kept until games are added (``_Games``: 26 bytes a game,
-with each player's game ids); a player's games are then array work, with no query per game.
+with each player's game ids, and about 16 more for the first moves' rows, ``_position_codes``);
+a player's games are then array work, with no query per game.
 The first moves are the rows of the empty board's position and of the positions after each
 first move (``Book._codes``, read once and kept by the book for its busy positions), the
 player's game ids found in them by a binary search, so a player of thousands of games costs no
@@ -140,6 +141,7 @@ class _Games:
 
     def __init__(self, book):
         self.version = book.version()
+        self.rows: dict[int, np.ndarray] = {}  # _position_codes
         with book.db.connect() as conn:  # the driver's cursor: SQLAlchemy's rows cost 5x the scan
             cursor = conn.connection.dbapi_connection.cursor()
             cursor.execute("SELECT id, black, white, coalesce(year, 0), coalesce(winner, 0), size FROM games")
@@ -192,14 +194,14 @@ def warm(book) -> None:
         games = _games(book)
         book._ranks(len(games.black) - 1)
         keys = Board(19).symmetric_keys(BLACK)
-        _records, codes = book._codes(min(keys), every_row=True)
+        codes = _position_codes(book, games, min(keys))
         nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
         # the positions after the most played first moves: every answer as White reads one
         for first in _tally(nexts, codes & schema.WINNER_MASK, 19, keys, BLACK)[:WARM_FIRST_MOVES]:
             if first.point != PASS:
                 board = Board(19)
                 board.play(BLACK, first.point)
-                book._codes(min(board.symmetric_keys(WHITE)), every_row=True)
+                _position_codes(book, games, min(board.symmetric_keys(WHITE)))
 
 
 def _games(book) -> _Games:
@@ -340,14 +342,27 @@ def shown_point(points, size: int) -> int:
     return min(points, key=place)
 
 
-def _first_visits(book, key: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _position_codes(book, games: _Games, key: int) -> np.ndarray:
+    """The codes of ``key`` (the empty board, or a position after a first move), sorted, kept in
+    ``games``: the book keeps a busy position's too (the same array), but asking it costs a
+    snapshot of the segments each time, two dozen statements a report (``bench/web_load.py
+    --players``: a player's page 7 ms of one core against 2 for a position).  About two codes a
+    game: each game visits the empty board once and one position after a first move."""
+    codes = games.rows.get(key)
+    if codes is None:
+        _records, codes = book._codes(key, every_row=True)
+        # a busy position's codes come sorted (the book keeps them so); a small one's may not
+        if len(codes) < BUSY_ROWS and len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
+            codes = np.sort(codes)
+        games.rows[key] = codes
+    return codes
+
+
+def _first_visits(book, games: _Games, key: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(next points in canonical orientation, winners) of the games ``ids`` (ascending) at their
     first visit of the position ``key``, those that reached it.  A binary search per game in the
     position's codes (ordered by game, then move): no pass over the position's other games."""
-    _records, codes = book._codes(key, every_row=True)
-    # a busy position's codes come sorted (the book keeps them so); a small one's may not
-    if len(codes) < BUSY_ROWS and len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
-        codes = np.sort(codes)
+    codes = _position_codes(book, games, key)
     at = np.searchsorted(codes, ids << schema.GAME_SHIFT)  # each game's first code: its first visit
     inside = at < len(codes)
     found = codes[at[inside]]
@@ -363,15 +378,15 @@ def _repertoire(book, games: _Games, ids: np.ndarray, number: int) -> dict:
     black, white = ids[games.black[ids] == number], ids[games.white[ids] == number]
     keys = Board(size).symmetric_keys(BLACK)
     as_black = [MoveStat(_shown(stat, size), stat.points, stat.games, stat.black_wins, stat.white_wins, BLACK)
-                for stat in _tally(*_first_visits(book, min(keys), black), size, keys, BLACK)]
+                for stat in _tally(*_first_visits(book, games, min(keys), black), size, keys, BLACK)]
     as_white = []
-    for first in _tally(*_first_visits(book, min(keys), white), size, keys, WHITE):
+    for first in _tally(*_first_visits(book, games, min(keys), white), size, keys, WHITE):
         point = _shown(first, size)
         board = Board(size)
         board.play(BLACK, point)
         after = board.symmetric_keys(WHITE)
         first = MoveStat(point, first.points, first.games, first.black_wins, first.white_wins, WHITE)
-        as_white.append(Replies(first, _tally(*_first_visits(book, min(after), white), size, after, WHITE)))
+        as_white.append(Replies(first, _tally(*_first_visits(book, games, min(after), white), size, after, WHITE)))
     return {"size": size, "as_black": as_black, "as_white": as_white}
 
 
