@@ -28,7 +28,7 @@ from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.replay import replay_events, replay_game, replay_games
+from fuseki.engine.core.replay import replay_events, replay_game, replay_games_events
 
 GAME_COLUMNS = [column.name for column in schema.games.columns]  # "id" first
 ROW_FINGERPRINT = GAME_COLUMNS.index("fingerprint") - 1  # in a game_row (no id)
@@ -228,23 +228,26 @@ def _flat(pair_lists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def replay_records(records: list[GameRecord]):
-    """``replay_record`` for many games at once (one kernel call per board size).
+    """``replay_record`` for many games at once (one kernel call per board size), and each
+    game's pattern-index events (``game_events``) from the same replay.
 
-    Returns [(record, keys, lows, anomaly, fingerprint)], grouped by board size.
+    Returns [(record, keys, lows, anomaly, fingerprint, events)], grouped by board size.
     """
     results = []
     groups: dict[int, list[GameRecord]] = {}
     for record in records:
         if len(record.moves) > schema.MAX_MOVE_NUMBER:
-            results.append((record, *replay_record(record)))
+            results.append((record, *replay_record(record), game_events(record)))
         else:
             groups.setdefault(record.size, []).append(record)
     for size, group in groups.items():
         setup_points, setup_colors, setup_offsets = _flat([r.setup for r in group])
         move_points, move_colors, move_offsets = _flat([r.moves for r in group])
         firsts = np.array([to_move_without_moves(r) for r in group], dtype=np.int64)
-        out_key, out_next, counts = replay_games(size, setup_points, setup_colors, setup_offsets,
-                                                 move_points, move_colors, move_offsets, firsts)
+        out_key, out_next, counts, events, event_starts, event_counts = replay_games_events(
+            size, setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets, firsts)
+        event_bytes = events.tobytes()  # one copy: each game's bytes are then a slice of it
+        event_starts, event_ends = (2 * event_starts).tolist(), (2 * (event_starts + event_counts)).tolist()
         lows = out_next  # in place: a batch's arrays are most of a parser's memory
         lows += 2
         lows <<= schema.NEXT_SHIFT
@@ -257,7 +260,8 @@ def replay_records(records: list[GameRecord]):
             game_lows = lows[start:start + count]  # a view, completed in place
             game_lows |= _LOW_BASE[:count]
             game_lows |= record.winner or 0
-            results.append((record, out_key[start:start + count], game_lows, anomaly, fp))
+            results.append((record, out_key[start:start + count], game_lows, anomaly, fp,
+                            event_bytes[event_starts[g]:event_ends[g]]))
     return results
 
 
@@ -277,11 +281,10 @@ def _illegal_move(record: GameRecord, index: int) -> tuple[int, str]:
 
 
 def game_events(record: GameRecord) -> bytes:
-    """The record's pattern-index events (``replay_events``, uint16) as the stored bytes.
-
-    The same as ``book.patterns.index.game_events`` of the stored game read back (the test of
-    the import checks it), made here where the record is already parsed: the pattern index
-    is then written with the games instead of by parsing every stored SGF again afterwards.
+    """The record's pattern-index events (``replay_events``, uint16) as the stored bytes: for a
+    game past ``schema.MAX_MOVE_NUMBER``, which ``replay_records`` replays alone; the others'
+    come from their replay (``replay_games_events``).  The same as
+    ``book.patterns.index.game_events`` of the stored game read back (the import's test checks it).
     """
     return replay_events(record.size, *_arrays(record.setup), *_arrays(record.moves)).tobytes()
 
@@ -326,7 +329,7 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
                 out.skipped.append(Note(SKIPPED, source.path, source.member,
                                         f"board size {record.size}: the book keeps "
                                         f"{MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE} games"))
-    for record, keys, lows, anomaly, fp in replay_records(records):
+    for record, keys, lows, anomaly, fp, events in replay_records(records):
         found = [] if record.cut_from is None else [(move_limit(record.size) + 1,
                                                      move_limit_text(record.cut_from, record.size))]
         found += [anomaly] if anomaly else []
@@ -335,7 +338,7 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
             out.anomalies[len(out.games)] = [Note(ANOMALY, source.path, source.member, reason, move=move)
                                              for move, reason in found]
         out.games.append(game_row(record, "; ".join(reason for _, reason in found) or None, fp))
-        out.events.append(game_events(record))
+        out.events.append(events)
         out.counts.append(len(keys))
         out.keys.append(keys)
         out.lows.append(lows)
