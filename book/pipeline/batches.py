@@ -246,8 +246,7 @@ def replay_records(records: list[GameRecord]):
         firsts = np.array([to_move_without_moves(r) for r in group], dtype=np.int64)
         out_key, out_next, counts, events, event_starts, event_counts = replay_games_events(
             size, setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets, firsts)
-        event_bytes = events.tobytes()  # one copy: each game's bytes are then a slice of it
-        event_starts, event_ends = (2 * event_starts).tolist(), (2 * (event_starts + event_counts)).tolist()
+        event_starts, event_ends = event_starts.tolist(), (event_starts + event_counts).tolist()
         lows = out_next  # in place: a batch's arrays are most of a parser's memory
         lows += 2
         lows <<= schema.NEXT_SHIFT
@@ -261,7 +260,7 @@ def replay_records(records: list[GameRecord]):
             game_lows |= _LOW_BASE[:count]
             game_lows |= record.winner or 0
             results.append((record, out_key[start:start + count], game_lows, anomaly, fp,
-                            event_bytes[event_starts[g]:event_ends[g]]))
+                            events[event_starts[g]:event_ends[g]].tobytes()))
     return results
 
 

@@ -69,12 +69,13 @@ def replay_games_events(size: int, setup_points: np.ndarray, setup_colors: np.nd
     out_key = np.empty(rows, dtype=np.int64)
     out_next = np.empty(rows, dtype=np.int64)
     counts = np.empty(len(first_to_move), dtype=np.int64)
-    events = np.empty(2 * (len(setup_points) + len(move_points)), dtype=np.int64)
+    # uint16 as stored, written so by the kernel: an int64 array here was 4x a group's events, in each parser
+    events = np.empty(2 * (len(setup_points) + len(move_points)), dtype=np.uint16)
     event_counts = np.empty(len(first_to_move), dtype=np.int64)
     K.replay_games_events(size, *_tables(size), setup_points, setup_colors, setup_offsets, move_points,
                           move_colors, move_offsets, first_to_move, out_key, out_next, counts, events, event_counts)
     event_starts = 2 * (setup_offsets[:-1] + move_offsets[:-1])
-    return out_key, out_next, counts, events.astype(np.uint16), event_starts, event_counts
+    return out_key, out_next, counts, events, event_starts, event_counts
 
 
 EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP = K.EVENT_MOVE, K.EVENT_REMOVE, K.EVENT_SETUP
