@@ -24,7 +24,7 @@ from fuseki.book.storage import pgcopy, schema
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
-RECORDS_PER_PART = 16_000_000  # records a pass sorts at once (11 bytes each, and the sort's int64s: about 1 GB at most)
+RECORDS_PER_PART = 8_000_000  # records a pass sorts at once
 THROUGH = "corner_moves_through"
 SETTINGS = "corner_moves_settings"
 
