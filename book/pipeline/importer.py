@@ -468,10 +468,6 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     image = book.db.dialect.name == "sqlite" and sqlite_stage.IMAGES
     with book.db.connect() as conn:
         files = segment_files.files_folder(conn)
-        has_index = conn.dialect.has_table(conn, pattern_events.pattern_events.name)
-    if not has_index:  # the batches write the games' pattern-index rows
-        with book.writing() as conn:
-            pattern_events.create(conn)
     held, rows_to = None, None  # where the parsers write the rows: the writer links them in
     if files is not None:
         rows_to = segment_files.FileWriter(files, os.getpid())

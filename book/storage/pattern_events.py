@@ -14,23 +14,17 @@ that the pipeline writes it without importing the patterns layer beside it.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Integer, LargeBinary, MetaData, Table, select
+from sqlalchemy import select
 
 from fuseki.book.storage import schema
 
-metadata = MetaData()
-pattern_events = Table(
-    "pattern_events", metadata,
-    Column("game_id", Integer, primary_key=True, autoincrement=False),
-    Column("size", Integer, nullable=False),
-    Column("events", LargeBinary, nullable=False),
-)
+pattern_events = schema.pattern_events  # made with the book's other tables (schema.create)
 THROUGH = "pattern_events_through"
 
 
 def create(conn) -> None:
-    """The table, if the book lacks it (a book made before the index, or never searched)."""
-    metadata.create_all(conn)
+    """The table, if the book lacks it (a book last opened for writing before it was a book table)."""
+    pattern_events.create(conn, checkfirst=True)
 
 
 def indexed_through(conn) -> int:
