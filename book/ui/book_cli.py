@@ -28,7 +28,8 @@ from fuseki.book.ui.cli_shared import add_book_option, book_location
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "import", help="add the games of SGF files, folders and archives to the book",
-        description="Add games to the book (re-importing adds nothing). "
+        description="Add games to the book (re-importing adds nothing); the book's pattern index and "
+                    "corner book are brought up to date with them. "
                     "Example: fuseki import games/ tygem.tgz --book games.sqlite")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="SGF files, folders, .tgz/.tar/.zip archives (none with --compact: compact only)")
