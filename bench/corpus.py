@@ -4,6 +4,9 @@ What issue "The book at 1.5 million games" asks to print, on the Tygem archives
 (``../shared/data/tygem-2005-2009/`` plus ``tygem-2016-07.tgz``, 378,000 games):
 
 - the import: games/s of each tenth of the games (the last tenth as fast as the first?),
+  then what ``fuseki import`` does after the batches to leave the book complete (the pattern
+  index was written with the games; the corner book is built: ``book_cli.complete_book``), its
+  seconds and the games/s of the two together,
   overall games/s, CPU per game of each stage (this process writes; its children read
   and parse), peak memory (all the import's processes together, and each one's max resident
   set), bytes/game and free pages after it;
@@ -34,6 +37,7 @@ from pathlib import Path
 from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book, Filters
+from fuseki.book.ui import book_cli
 
 
 class Tenths:
@@ -126,9 +130,18 @@ def run_import(path: str, sources: list[str], workers: int) -> None:
     cpu = time.process_time() - cpu
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     child = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
-    book.close()
     games = report.added + report.duplicates
+    began = time.perf_counter()
+    complete_book = getattr(book_cli, "complete_book", None)  # a checkout before it: nothing after the batches
+    if complete_book is not None:
+        complete_book(book)
+    after_batches = time.perf_counter() - began
+    book.close()
     print(f"import: {report}")
+    if complete_book is not None:
+        print(f"    after the batches, the corner book (the pattern index was written with the games): "
+              f"{after_batches:.1f} s; batches and corner book together "
+              f"{games / (elapsed + after_batches):,.0f} games/s")
     print(f"    {games / elapsed:,.0f} games/s end to end, {workers} parser processes; each tenth of the games: "
           + ", ".join(f"{r:,.0f}" for r in progress.rates()) + "   target >= 4,000 sustained")
     print(f"    CPU per game: writer (this process, its checkpoint thread included) {1e6 * cpu / games:,.0f} us, "

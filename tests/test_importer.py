@@ -255,11 +255,12 @@ def test_replaying_many_games_at_once_equals_one_at_a_time(tmp_path):
     one = {r.source: batches.replay_record(r) for r in records}
     many = batches.replay_records(records)
     assert len(many) == len(one)
-    for record, keys, lows, anomaly, fp in many:
+    for record, keys, lows, anomaly, fp, events in many:
         expected = one[record.source]
         assert keys.tolist() == expected[0].tolist() and lows.tolist() == expected[1].tolist()
         assert (anomaly, fp) == expected[2:]
-    assert sum(1 for *_, anomaly, _ in many if anomaly) == 2
+        assert events == batches.game_events(record)  # from the replay, as replay_events alone gives them
+    assert sum(1 for *_, anomaly, _, _ in many if anomaly) == 2
 
 
 def test_records_without_moves_are_found_with_the_side_that_plays_next(tmp_path):

@@ -1,38 +1,28 @@
 """The pattern index: each game of the book as its list of board events.
 
-``pattern_events(game_id, size, events)``: the game's setup stones, moves and captures as
-``engine.core.replay.replay_events`` gives them (uint16 each, about 2 bytes a move), so a
-pattern search replays a game without parsing its SGF or applying the rules.  It is built
-from the stored games, once, by ``update`` (``fuseki pattern`` calls it: the games added
-since the last update are indexed, with a progress line); the meta row
-``pattern_events_through`` is the game id up to which it is complete.
+``pattern_events(game_id, size, events)`` (``book.storage.pattern_events``): the game's setup
+stones, moves and captures as ``engine.core.replay.replay_events`` gives them (uint16 each,
+about 2 bytes a move), so a pattern search replays a game without parsing its SGF or applying
+the rules.  The import writes each game's row with the game (its parsers make the events), so
+a book made by ``fuseki import`` is indexed as it is written.  ``update`` (``fuseki pattern``
+calls it) indexes from their stored SGF the games that have no row -- those of a book imported
+before the import wrote events -- with a progress line; the meta row ``pattern_events_through``
+is the game id up to which the index is complete.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sqlalchemy import Column, Integer, LargeBinary, MetaData, Table, select
+from sqlalchemy import exists, select
 
 from fuseki.book.formats.records import read_games
 from fuseki.book.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import schema
+from fuseki.book.storage.pattern_events import THROUGH, create, indexed_through, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events
 
-metadata = MetaData()
-pattern_events = Table(
-    "pattern_events", metadata,
-    Column("game_id", Integer, primary_key=True, autoincrement=False),
-    Column("size", Integer, nullable=False),
-    Column("events", LargeBinary, nullable=False),
-)
-THROUGH = "pattern_events_through"
+__all__ = ["THROUGH", "indexed_through", "pattern_events", "game_events", "update", "load"]
 CHUNK = 2000  # games read and written a transaction
-
-
-def indexed_through(conn) -> int:
-    """The largest game id the index is complete up to (0: none)."""
-    value = conn.execute(select(schema.meta.c.value).where(schema.meta.c.name == THROUGH)).scalar()
-    return int(value or 0)
 
 
 def game_events(record) -> np.ndarray:
@@ -45,33 +35,35 @@ def game_events(record) -> np.ndarray:
 
 
 def update(book, progress=STDERR) -> int:
-    """Index the games added since the last update; returns how many were indexed."""
+    """Index the games beyond the mark that have no row yet; returns how many were indexed."""
     if book.readonly:
         with book.db.connect() as conn:
             if indexed_through(conn) < book.max_game_id(conn):
                 raise schema_error(book)
         return 0
     with book.db.begin() as conn:
-        metadata.create_all(conn)
+        create(conn)
         start = indexed_through(conn)
         top = book.max_game_id(conn)
     done, first = 0, start
-    steps = Steps("pattern index", top - first, stream=progress) if progress is not None else None
+    # no bar where there is nothing to do (the import's batches indexed their games)
+    steps = Steps("pattern index", top - first, stream=progress) if progress is not None and top > first else None
     while start < top:
         with book.db.connect() as conn:
+            # games an import already indexed (those after an older import's) are passed over
+            written = exists().where(pattern_events.c.game_id == schema.games.c.id)
             found = conn.execute(select(schema.games.c.id, schema.games.c.sgf, schema.games.c.source)
-                                 .where(schema.games.c.id > start).order_by(schema.games.c.id)
+                                 .where(schema.games.c.id > start, ~written).order_by(schema.games.c.id)
                                  .limit(CHUNK)).all()
         rows = []
         for game_id, blob, source in found:
             record = read_games(schema.decompress_sgf(blob), source or f"game {game_id}")[0]
             rows.append({"game_id": game_id, "size": record.size, "events": game_events(record).tobytes()})
-        last = found[-1][0] if found else top
+        last = found[-1][0] if len(found) == CHUNK else top  # the games up to it have their rows now
         with book.writing() as conn:
             if rows:
                 conn.execute(pattern_events.insert(), rows)
-            conn.execute(schema.meta.delete().where(schema.meta.c.name == THROUGH))
-            conn.execute(schema.meta.insert().values(name=THROUGH, value=str(last)))
+            set_through(conn, max(last, indexed_through(conn)))
         done += len(rows)
         start = last
         if steps is not None:

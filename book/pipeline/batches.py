@@ -1,9 +1,10 @@
 """The import's work per game, done in the parser processes: parse, replay, sort, build a Batch.
 
 A batch is one group of source files turned into what ``book.pipeline.importer``'s writer
-writes in one transaction: the games' rows (all but their ids), and every position row
-sorted by key -- for a SQLite book already as the segment's page image, so that the one
-writer only numbers the games and links the image in.
+writes in one transaction: the games' rows (all but their ids), each game's pattern-index
+events (``book.storage.pattern_events``), and every position row sorted by key -- for a
+SQLite book already as the segment's page image, so that the one writer only numbers the
+games and links the image in.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.replay import replay_game, replay_games
+from fuseki.engine.core.replay import replay_events, replay_game, replay_games_events
 
 GAME_COLUMNS = [column.name for column in schema.games.columns]  # "id" first
 ROW_FINGERPRINT = GAME_COLUMNS.index("fingerprint") - 1  # in a game_row (no id)
@@ -41,11 +42,12 @@ class Prepared:
 
     ``games[i]`` is a ``game_row`` (the games table's columns but ``id``); game i owns
     ``counts[i]`` consecutive entries of ``keys`` (canonical keys, signed) and ``lows``
-    (the low 24 bits of positions.code); ``anomalies[i]``: game i's, where it has any (their
-    ``game`` is None: the writer knows the id).
+    (the low 24 bits of positions.code); ``events[i]``: its pattern-index events (uint16 bytes);
+    ``anomalies[i]``: game i's, where it has any (their ``game`` is None: the writer knows the id).
     """
 
     games: list[tuple] = field(default_factory=list)
+    events: list[bytes] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
     keys: list[np.ndarray] = field(default_factory=list)
     lows: list[np.ndarray] = field(default_factory=list)
@@ -67,9 +69,12 @@ class Batch:
     a SQLite book on disk or a PostgreSQL book, ``written`` by the parser (a segment file, a
     staged table: ``rows_to`` of ``make_batch``), which the writer links in.
     A game repeated within the batch is left out by the worker (``duplicates``).
+    ``events[i]``: game i's pattern-index events (``book.storage.pattern_events``), which the
+    writer stores with the games.
     """
 
     games: list[tuple] = field(default_factory=list)
+    events: list[bytes] = field(default_factory=list)
     keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     lows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -141,7 +146,8 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     owners = owners[order]
     del order
     years = years_of(games)
-    batch = Batch(games, keys, lows, owners, prepared.skipped, duplicates=len(prepared.games) - len(games),
+    batch = Batch(games, [prepared.events[i] for i in firsts], keys, lows, owners, prepared.skipped,
+                  duplicates=len(prepared.games) - len(games),
                   summary=nextmoves.from_rows(keys, owners, lows, years[owners]),
                   anomalies={k: prepared.anomalies[i] for k, i in enumerate(firsts) if i in prepared.anomalies})
     if rows_to is None and not image:
@@ -222,23 +228,25 @@ def _flat(pair_lists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def replay_records(records: list[GameRecord]):
-    """``replay_record`` for many games at once (one kernel call per board size).
+    """``replay_record`` for many games at once (one kernel call per board size), and each
+    game's pattern-index events (``game_events``) from the same replay.
 
-    Returns [(record, keys, lows, anomaly, fingerprint)], grouped by board size.
+    Returns [(record, keys, lows, anomaly, fingerprint, events)], grouped by board size.
     """
     results = []
     groups: dict[int, list[GameRecord]] = {}
     for record in records:
         if len(record.moves) > schema.MAX_MOVE_NUMBER:
-            results.append((record, *replay_record(record)))
+            results.append((record, *replay_record(record), game_events(record)))
         else:
             groups.setdefault(record.size, []).append(record)
     for size, group in groups.items():
         setup_points, setup_colors, setup_offsets = _flat([r.setup for r in group])
         move_points, move_colors, move_offsets = _flat([r.moves for r in group])
         firsts = np.array([to_move_without_moves(r) for r in group], dtype=np.int64)
-        out_key, out_next, counts = replay_games(size, setup_points, setup_colors, setup_offsets,
-                                                 move_points, move_colors, move_offsets, firsts)
+        out_key, out_next, counts, events, event_starts, event_counts = replay_games_events(
+            size, setup_points, setup_colors, setup_offsets, move_points, move_colors, move_offsets, firsts)
+        event_starts, event_ends = event_starts.tolist(), (event_starts + event_counts).tolist()
         lows = out_next  # in place: a batch's arrays are most of a parser's memory
         lows += 2
         lows <<= schema.NEXT_SHIFT
@@ -251,7 +259,8 @@ def replay_records(records: list[GameRecord]):
             game_lows = lows[start:start + count]  # a view, completed in place
             game_lows |= _LOW_BASE[:count]
             game_lows |= record.winner or 0
-            results.append((record, out_key[start:start + count], game_lows, anomaly, fp))
+            results.append((record, out_key[start:start + count], game_lows, anomaly, fp,
+                            events[event_starts[g]:event_ends[g]].tobytes()))
     return results
 
 
@@ -268,6 +277,15 @@ def _illegal_move(record: GameRecord, index: int) -> tuple[int, str]:
     reason = board.legal_reason(colour, point) or "illegal"
     name = "B" if colour == BLACK else "W"
     return index + 1, f"move {index + 1} ({name} {coords.point_to_vertex(point, record.size)}) is illegal: {reason}"
+
+
+def game_events(record: GameRecord) -> bytes:
+    """The record's pattern-index events (``replay_events``, uint16) as the stored bytes: for a
+    game past ``schema.MAX_MOVE_NUMBER``, which ``replay_records`` replays alone; the others'
+    come from their replay (``replay_games_events``).  The same as
+    ``book.patterns.index.game_events`` of the stored game read back (the import's test checks it).
+    """
+    return replay_events(record.size, *_arrays(record.setup), *_arrays(record.moves)).tobytes()
 
 
 def game_row(record: GameRecord, anomaly: str | None, fp: int) -> tuple:
@@ -310,7 +328,7 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
                 out.skipped.append(Note(SKIPPED, source.path, source.member,
                                         f"board size {record.size}: the book keeps "
                                         f"{MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE} games"))
-    for record, keys, lows, anomaly, fp in replay_records(records):
+    for record, keys, lows, anomaly, fp, events in replay_records(records):
         found = [] if record.cut_from is None else [(move_limit(record.size) + 1,
                                                      move_limit_text(record.cut_from, record.size))]
         found += [anomaly] if anomaly else []
@@ -319,6 +337,7 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
             out.anomalies[len(out.games)] = [Note(ANOMALY, source.path, source.member, reason, move=move)
                                              for move, reason in found]
         out.games.append(game_row(record, "; ".join(reason for _, reason in found) or None, fp))
+        out.events.append(events)
         out.counts.append(len(keys))
         out.keys.append(keys)
         out.lows.append(lows)

@@ -15,7 +15,8 @@ The pipeline (``import_paths``)::
   Each parser cuts a group into batches, reads its SGF (``book.formats.records.read_games``,
   fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
-  once per group and board size), compresses the stored SGF, sorts the rows by key and
+  once per group and board size; and ``replay_events`` per game, its pattern-index
+  events), compresses the stored SGF, sorts the rows by key and
   writes them with the batch's games numbered from 0: for a SQLite book on disk, as a
   segment file beside the book (``book.storage.segment_files``); for a PostgreSQL book, as a table
   of its own, COPYed on its own connection (``book.storage.pg_stage``); for a SQLite book in
@@ -29,8 +30,9 @@ The pipeline (``import_paths``)::
   writer are one process each, so they do as little per game as they can; each stage's
   CPU time is in the report (``ImportReport.cpu``).  With ``workers=0`` everything runs
   in the calling process (small imports, tests) and gives the same book.
-- Each batch is ONE transaction holding its games and all their positions: an
-  interrupted import leaves whole batches only, and a re-run skips what is there
+- Each batch is ONE transaction holding its games, their pattern-index rows
+  (``book.storage.pattern_events``: the index is complete up to the batch once it commits)
+  and all their positions: an interrupted import leaves whole batches only, and a re-run skips what is there
   (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
   completes without duplicates.  Asked to stop (``stop``), it ends between batches; the
   workers die with this process however it ends (``book.pipeline.workers``).
@@ -83,7 +85,16 @@ from fuseki.book.pipeline.groups import ArchiveGames, cut, groups
 from fuseki.book.pipeline.progress import InputBytes, Progress
 from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.pipeline.workers import STALL_LIMIT, Sender, start_worker, stop_all, take
-from fuseki.book.storage import pg_stage, schema, segment_files, segment_merges, segments, sqlite_image, sqlite_stage
+from fuseki.book.storage import (
+    pattern_events,
+    pg_stage,
+    schema,
+    segment_files,
+    segment_merges,
+    segments,
+    sqlite_image,
+    sqlite_stage,
+)
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
@@ -142,6 +153,9 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
         schema.insert_rows(conn, schema.games, rows)
         schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
+        if batch.events:  # the pattern index, complete up to this batch once it commits
+            pattern_events.add(conn, [(row[0], row[_SIZE], batch.events[i]) for row, i
+                                      in zip(rows, np.flatnonzero(keep).tolist())], first_id - 1)
         if batch.written is not None:
             positions = batch.written_rows - _drop_games(conn, batch, keep)
             if conn.dialect.name == "postgresql":
@@ -199,7 +213,7 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     return len(keys)
 
 
-_BLACK, _WHITE = GAME_COLUMNS.index("black"), GAME_COLUMNS.index("white")  # in a row with its id
+_BLACK, _WHITE, _SIZE = (GAME_COLUMNS.index(name) for name in ("black", "white", "size"))  # in a row with its id
 
 
 # --- the pipeline ----------------------------------------------------------------------------

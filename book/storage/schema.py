@@ -26,6 +26,10 @@ The tables:
     (:func:`index_players`); a book written before it existed gets it when next opened
     for writing, and until then a reader scans the games' names instead.
 
+``pattern_events(game_id, size, events)``
+    The pattern index: each game as its board events, written by the import with the games
+    (``book.storage.pattern_events``; the meta row ``pattern_events_through``).
+
 ``segments`` and ``positions_<id>``
     The positions index: one row per position per game -- every position of every
     game, in canonical orientation -- kept in *segment* tables (``book.storage.segments``):
@@ -170,6 +174,15 @@ game_players = Table(
 )
 
 PLAYERS_THROUGH = "players_through"  # meta row: every game with an id up to it is in game_players
+
+# The pattern index (book.storage.pattern_events says how it is written): made with the book,
+# so that an import never writes the schema between opening the book and forking its workers.
+pattern_events = Table(
+    "pattern_events", metadata,
+    Column("game_id", Integer, primary_key=True, autoincrement=False),
+    Column("size", Integer, nullable=False),
+    Column("events", LargeBinary, nullable=False),
+)
 
 segments = Table(
     "segments", metadata,

@@ -30,7 +30,8 @@ from fuseki.book.ui.cli_shared import add_book_option, book_location
 def add_commands(subparsers) -> None:
     p = subparsers.add_parser(
         "import", help="add the games of SGF files, folders and archives to the book",
-        description="Add games to the book (re-importing adds nothing). "
+        description="Add games to the book (re-importing adds nothing); the book's pattern index and "
+                    "corner book are brought up to date with them. "
                     "Example: fuseki import games/ tygem.tgz --book games.sqlite")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="SGF files, folders, .tgz/.tar/.zip archives (none with --compact: compact only)")
@@ -176,62 +177,33 @@ def _import(args, listing) -> int:
                 print(f"fuseki import: {printable(stopped_text(stop, report))}", file=sys.stderr)
                 return 128 + stop.signum if stop.signum else 1
             print(f"fuseki import: {printable(str(report))}", file=sys.stderr)
-            keep_pattern_index(book)
-            keep_corner_book(book)
+            complete_book(book)
         if args.compact:
             start = time.perf_counter()
             book.compact()
             print(f"fuseki import: compacted in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        hint = corner_book_hint(book, args) if args.paths else None
-        if hint:
-            print(f"fuseki import: {hint}", file=sys.stderr)
     finally:
         book.close()
     return 0
 
 
-def keep_pattern_index(book) -> None:
-    """Index the new games where the book has a pattern index (a ``fuseki pattern`` made it):
-    a server that opened the book read-only could not search a stale index (it answered 409
-    until someone ran ``fuseki pattern`` with write access).  A book without one is left
-    without: the first pattern search builds it."""
-    from fuseki.book.patterns import index, index_map
+def complete_book(book) -> None:
+    """Leave the book complete after an import: its pattern index and its corner book hold every game.
 
-    with book.db.connect() as conn:
-        if not index.indexed_through(conn):
-            return
+    The import's batches wrote the pattern index with their games; ``index.update`` adds only
+    the games an older import left without (it replays their stored SGF, once).  The corner
+    book is then built from the index (``corner_build.update``, the table ``fuseki corners``
+    builds: a numba pass over every game's events, with its own progress line where it is long),
+    so the engine plays joseki from the new games, and a server or engine that opens the book
+    read-only answers from them, right after the import.
+    """
+    from fuseki.book.patterns import corner_build, index, index_map
+
     indexed = index.update(book, progress=sys.stderr)
-    index_map.refresh(book)
-    print(f"fuseki import: pattern index: {indexed:,} new games indexed", file=sys.stderr)
-
-
-def keep_corner_book(book) -> None:
-    """Rebuild the corner book with the new games where the book has one (``fuseki corners`` or
-    ``fuseki serve`` made it), for the reason the pattern index is kept: a server or engine that
-    opened the book read-only answers from the corner book as it was built.  A book without one
-    is left without: the import's last line says what builds it."""
-    from fuseki.book.patterns import corner_build, corners
-
-    with book.db.connect() as conn:
-        if not corners.has_table(conn):
-            return
-    start = time.perf_counter()
-    if corner_build.update(book, progress=sys.stderr):
-        print(f"fuseki import: corner book rebuilt with the new games in {time.perf_counter() - start:.1f} s",
-              file=sys.stderr)
-
-
-def corner_book_hint(book, args) -> str | None:
-    """What to run so that the engine plays joseki from this book's games (None: nothing)."""
-    from fuseki.book.patterns import corner_build, corners
-
-    with book.db.connect() as conn:
-        if not book.max_game_id(conn):
-            return None
-        if corners.has_table(conn) and corner_build.built_through(conn)[0] >= book.max_game_id(conn):
-            return None
-    return (f"the engine's corner book (joseki) does not hold these games yet: "
-            f"fuseki corners --book {book_location(args)} builds it (fuseki serve does too)")
+    if indexed:
+        print(f"fuseki import: pattern index: {indexed:,} games of earlier imports indexed", file=sys.stderr)
+    index_map.refresh(book)  # so that the next process maps the index at once (book.patterns.index_map)
+    corner_build.update(book, progress=sys.stderr)  # its progress, then "corner book: N continuations in S s"
 
 
 class StopRequest(threading.Event):

@@ -451,6 +451,104 @@ def replay_events(size, keys, setup_points, setup_colors, move_points, move_colo
 
 
 @njit(cache=True)
+def _replay_with_events(size, keys, sym, side_keys, setup_points, setup_colors, move_points, move_colors,
+                        no_moves_to_move, out_key, out_sym, out_next, colour, stack, events):
+    """``replay``, writing as it goes the game's ``replay_events`` into ``events`` (room for
+    twice the setup stones and moves) from the same moves: (positions, events) written.
+
+    The import's parsers replay every game for its positions anyway; the pattern index's
+    events come from that replay instead of a second one.  ``colour`` and ``stack``: scratch
+    of the board's cells.  (The loop of ``replay`` and the events of ``replay_events``, the
+    two kept apart: the test of the import compares this one's events with those of
+    ``replay_events``, and numba's cache is not refreshed when a callee in another file changes.)
+    """
+    s = new_state(size)
+    w = size + 2
+    n = w * w
+    meta = N_FIELDS * n
+    colour[:] = 0
+    k = 0
+    for i in range(setup_points.shape[0]):
+        p = setup_points[i]
+        s[p] = setup_colors[i]
+        colour[p] = setup_colors[i]
+        events[k] = (EVENT_SETUP + setup_colors[i] - 1) << 12 | p
+        k += 1
+    rebuild(s, keys, size)
+    count = move_points.shape[0]
+    last = no_moves_to_move if count == 0 else 3 - move_colors[count - 1]
+    for i in range(count + 1):
+        to_move = move_colors[i] if i < count else last
+        side = side_keys[to_move]
+        best = 0
+        best_flipped = (s[meta + META_HASH] ^ side) ^ _SIGN_BIT
+        for t in range(1, 8):
+            flipped = (s[meta + META_HASH + t] ^ side) ^ _SIGN_BIT
+            if flipped < best_flipped:
+                best_flipped = flipped
+                best = t
+        out_key[i] = best_flipped ^ _SIGN_BIT
+        out_sym[i] = best
+        if i == count:
+            out_next[i] = END
+            return count + 1, k
+        p = move_points[i]
+        c = move_colors[i]
+        captured = play(s, keys, size, p, c, False)
+        if captured < 0:
+            out_next[i] = END
+            return i + 1, k
+        out_next[i] = PASS if p == PASS else sym[best, p]
+        events[k] = (EVENT_MOVE + c - 1) << 12 | (0 if p == PASS else p)
+        k += 1
+        if p == PASS:
+            continue
+        colour[p] = c
+        if captured == 0:
+            continue
+        o = 3 - c
+        for q in (p - 1, p + 1, p - w, p + w):
+            if colour[q] != o or s[q] != EMPTY:
+                continue
+            top = 0
+            stack[0] = q
+            colour[q] = EMPTY
+            while top >= 0:  # the whole chain went: every stone of it is empty now
+                r = stack[top]
+                top -= 1
+                events[k] = EVENT_REMOVE << 12 | r
+                k += 1
+                for t in (r - 1, r + 1, r - w, r + w):
+                    if colour[t] == o:
+                        colour[t] = EMPTY
+                        top += 1
+                        stack[top] = t
+    return count + 1, k
+
+
+@njit(cache=True)
+def replay_games_events(size, keys, sym, side_keys, setup_points, setup_colors, setup_offsets,
+                        move_points, move_colors, move_offsets, no_moves_to_move, out_key, out_next, counts,
+                        events, event_counts):
+    """``replay_games``, and each game's events as ``replay_events`` gives them: game g's start at
+    ``2 * (setup_offsets[g] + move_offsets[g])`` in ``events``, ``event_counts[g]`` of them."""
+    scratch = np.empty(out_key.shape[0], dtype=np.int64)
+    n = (size + 2) ** 2
+    colour = np.zeros(n, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    for g in range(counts.shape[0]):
+        a, b = move_offsets[g], move_offsets[g + 1]
+        s, t = setup_offsets[g], setup_offsets[g + 1]
+        start = a + g
+        stop = b + g + 1
+        e = 2 * (s + a)
+        counts[g], event_counts[g] = _replay_with_events(
+            size, keys, sym, side_keys, setup_points[s:t], setup_colors[s:t], move_points[a:b], move_colors[a:b],
+            no_moves_to_move[g], out_key[start:stop], scratch[start:stop], out_next[start:stop], colour, stack,
+            events[e:2 * (t + b)])
+
+
+@njit(cache=True)
 def replay_moves(size, keys, move_points, move_colors):
     """Play a list of moves on an empty board; returns how many were legal in a row."""
     s = new_state(size)

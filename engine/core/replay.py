@@ -59,6 +59,25 @@ def replay_games(size: int, setup_points: np.ndarray, setup_colors: np.ndarray, 
     return out_key, out_next, counts
 
 
+def replay_games_events(size: int, setup_points: np.ndarray, setup_colors: np.ndarray, setup_offsets: np.ndarray,
+                        move_points: np.ndarray, move_colors: np.ndarray, move_offsets: np.ndarray,
+                        first_to_move: np.ndarray):
+    """``replay_games``' (keys, next moves, counts), and each game's ``replay_events`` from the
+    same replay: (keys, next moves, counts, events, event_starts, event_counts); game g's events
+    are ``events[event_starts[g]:event_starts[g] + event_counts[g]]`` (uint16)."""
+    rows = len(move_points) + len(first_to_move)
+    out_key = np.empty(rows, dtype=np.int64)
+    out_next = np.empty(rows, dtype=np.int64)
+    counts = np.empty(len(first_to_move), dtype=np.int64)
+    # uint16 as stored, written so by the kernel: an int64 array here was 4x a group's events, in each parser
+    events = np.empty(2 * (len(setup_points) + len(move_points)), dtype=np.uint16)
+    event_counts = np.empty(len(first_to_move), dtype=np.int64)
+    K.replay_games_events(size, *_tables(size), setup_points, setup_colors, setup_offsets, move_points,
+                          move_colors, move_offsets, first_to_move, out_key, out_next, counts, events, event_counts)
+    event_starts = 2 * (setup_offsets[:-1] + move_offsets[:-1])
+    return out_key, out_next, counts, events, event_starts, event_counts
+
+
 EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP = K.EVENT_MOVE, K.EVENT_REMOVE, K.EVENT_SETUP
 
 
