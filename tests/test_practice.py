@@ -283,14 +283,14 @@ def test_quiz_lines_are_drawn_in_proportion_to_games(real, corner_count):
     lookup = lookup_of(book)
     first: dict[frozenset, int] = {}
     draws = 600
+    moves, _ = _expected_corner(corner_count, Board(19), 0)  # the empty corner's moves, counted once
     for seed in range(draws):
         line = practice.pick_line(lookup, 19, random.Random(seed), min_games=10, depth=1, corner=0)
         if not line.moves:  # a rare first move with no answer of 10 games: the question went back before it
             continue
         point = line.moves[0]
-        key = next(points for points in _expected_corner(corner_count, Board(19), 0)[0] if point in points)
+        key = next(points for points in moves if point in points)
         first[key] = first.get(key, 0) + 1
-    moves, _ = _expected_corner(corner_count, Board(19), 0)
     eligible = {points: played for points, (played, _) in moves.items() if played >= 10}
     total = sum(eligible.values())
     for points, played in sorted(eligible.items(), key=lambda item: -item[1])[:2]:
