@@ -6,7 +6,10 @@ Each of ``--clients`` threads walks through the book as a visitor does: it asks
 position has no next move.  At a ``--browse`` share of the positions it also lists the
 games (``/api/games``) and opens one of them (``/api/game/<id>``); at a ``--players`` share of
 those it also opens the page of one of that game's players (``/api/player``; half of them with
-``vs=`` the other player; a fifth of those with more games than a page ask the second page too).  After ``--duration``
+``vs=`` the other player; a fifth of those with more games than a page ask the second page too);
+at a ``--practice`` share of them it practises too: a guess-the-move question on that game and
+one guess (``/api/practice/guess``, a random empty point), and a joseki quiz line and one answer
+(``/api/practice/joseki``, a random empty point of the quiz's corner).  After ``--duration``
 seconds every client stops; the run is bounded (each request times out after 10 s, the
 whole run after duration + 60 s) and reports requests, errors, throughput and latency
 percentiles, in all and per endpoint.  ``--downloaders`` more threads meanwhile fetch the
@@ -27,7 +30,7 @@ Examples::
 
     python3 bench/web_load.py --book fuseki.db                     # starts fuseki serve itself, 30 s
     python3 bench/web_load.py --url http://127.0.0.1:5000/ --clients 50 --duration 30
-    python3 bench/web_load.py --book fuseki.db --players 0          # the mix without the player page
+    python3 bench/web_load.py --book fuseki.db --players 0 --practice 0   # the mix before player pages and practice
 
 Only loopback addresses are accepted.  The last line of the output is JSON (for tests and
 scripts); the exit code is 1 when any request failed.
@@ -57,10 +60,11 @@ class Client(threading.Thread):
     number of requests, never for what a busy machine manages in a time."""
 
     def __init__(self, host: str, port: int, deadline: float, depth: int, seed: int, browse: float = 0.0,
-                 think: float = 0.0, least: int = 0, until: threading.Event | None = None, players: float = 0.0):
+                 think: float = 0.0, least: int = 0, until: threading.Event | None = None, players: float = 0.0,
+                 practice: float = 0.0):
         super().__init__(daemon=True)
         self.host, self.port, self.deadline, self.depth = host, port, deadline, depth
-        self.browse, self.think, self.players = browse, think, players
+        self.browse, self.think, self.players, self.practice = browse, think, players, practice
         self.least, self.until, self.asked = least, until, 0
         self.rng = random.Random(seed)
         self.pauses = random.Random(-seed)  # its own: the walks are the same with or without pauses
@@ -124,6 +128,35 @@ class Client(threading.Thread):
             self.get(f"/api/game/{row['id']}?{query}&at={row['move_number']}", "game")
             if self.players and row["black"] and row["white"] and self.rng.random() < self.players:
                 self.open_a_player(row)
+            if self.practice and self.rng.random() < self.practice:
+                self.practise(row)
+
+    def empty_point(self, position: dict, xs: range, ys: range) -> str | None:
+        taken = set(position["stones"]["B"]) | set(position["stones"]["W"])
+        free = [f"{LETTERS[x]}{LETTERS[y]}" for x in xs for y in ys if f"{LETTERS[x]}{LETTERS[y]}" not in taken]
+        return self.rng.choice(free) if free else None
+
+    def practise(self, row: dict) -> None:
+        """Guess one move of the game, then answer one joseki quiz question."""
+        asked = {"game": row["id"], "move": row["move_number"]}
+        question = self.get("/api/practice/guess?" + urlencode(asked), "practice guess")
+        if question and question.get("move") is not None:
+            size = question["position"]["size"]
+            point = self.empty_point(question["position"], range(size), range(size))
+            if point:
+                self.get("/api/practice/guess?" + urlencode({**asked, "move": question["move"], "point": point}),
+                         "practice guess")
+        quiz = self.get("/api/practice/joseki?" + urlencode({"min_games": 10, "seed": self.rng.randrange(1 << 30)}),
+                        "practice joseki")
+        if quiz:
+            size, corner, width = quiz["size"], quiz["corner"], quiz["size"] // 2
+            xs = range(size - width, size) if corner & 1 else range(width)
+            ys = range(size - width, size) if corner & 2 else range(width)
+            point = self.empty_point(quiz["position"], xs, ys)
+            if point:
+                line = ",".join(move["sgf"] for move in quiz["line"])
+                self.get("/api/practice/joseki?" + urlencode({"line": line, "corner": corner, "point": point,
+                                                             "min_games": 10, "seed": 1}), "practice joseki")
 
     def open_a_player(self, row: dict) -> None:
         """The page of one of the game's players, half the time against the other one, and a
@@ -165,6 +198,9 @@ class Downloader(Client):
             self.errors.append(f"{path}: HTTP {response.status}")
 
 
+LETTERS = "abcdefghijklmnopqrstuvwxy"  # SGF coordinates
+
+
 def percentile(values: list[float], fraction: float) -> float:
     if not values:
         return 0.0
@@ -182,7 +218,7 @@ def latency_figures(latencies: list[float]) -> dict:
 
 def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int = 1,
              browse: float = 0.0, downloaders: int = 0, think: float = 0.0, least: int = 0,
-             until: threading.Event | None = None, players: float = 0.0) -> dict:
+             until: threading.Event | None = None, players: float = 0.0, practice: float = 0.0) -> dict:
     """Run the load and return the figures (see the module docstring); ``endpoints``: per endpoint.
 
     ``least``: requests each client makes at least, past the duration if need be; ``until``: an
@@ -193,7 +229,7 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
     started = time.monotonic()
     deadline = started + duration
     threads = [Client(parts.hostname, parts.port or 80, deadline, depth, seed + i, browse, think, least, until,
-                      players) for i in range(clients)]
+                      players, practice) for i in range(clients)]
     threads += [Downloader(parts.hostname, parts.port or 80, deadline, depth, seed - 1 - i, least=least, until=until)
                 for i in range(downloaders)]
     for thread in threads:
@@ -247,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=float, default=0.5,
                    help="share of the games opened whose player's page a client opens too (default 0.5; "
                         "0: none, the mix before the player page)")
+    p.add_argument("--practice", type=float, default=0.1,
+                   help="share of the games opened that a client practises on: a guess and a joseki quiz answer "
+                        "(default 0.1; 0: none)")
     p.add_argument("--downloaders", type=int, default=0,
                    help="more clients downloading 1,000 games' SGF at a time (default 0)")
     p.add_argument("--think", type=float, default=0.0,
@@ -262,9 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # the lone client walks other lines than the load's clients: its answers are not kept for them
         alone = run_load(url, 1, args.baseline, args.depth, args.seed + 10_000, args.browse,
-                         players=args.players) if args.baseline else None
+                         players=args.players, practice=args.practice) if args.baseline else None
         figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse, args.downloaders,
-                           args.think, args.least, players=args.players)
+                           args.think, args.least, players=args.players, practice=args.practice)
     finally:
         if server is not None:
             server.terminate()
