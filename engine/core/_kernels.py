@@ -398,6 +398,38 @@ EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP = 1, 3, 4  # a move's kind is EVENT_MOVE +
 
 
 @njit(cache=True)
+def _move_events(s, w, p, c, captured, colour, stack, out, k):
+    """Write a move played (``p`` by ``c``, ``captured`` stones taken) and one removal per stone
+    it took into ``out`` from ``k``; ``colour``: the board as the events left it (updated),
+    ``stack``: scratch.  Returns the next free index.  (replay_events and _replay_with_events.)"""
+    out[k] = (EVENT_MOVE + c - 1) << 12 | (0 if p == PASS else p)
+    k += 1
+    if p == PASS:
+        return k
+    colour[p] = c
+    if captured == 0:
+        return k
+    o = 3 - c
+    for q in (p - 1, p + 1, p - w, p + w):
+        if colour[q] != o or s[q] != EMPTY:
+            continue
+        top = 0
+        stack[0] = q
+        colour[q] = EMPTY
+        while top >= 0:  # the whole chain went: every stone of it is empty now
+            r = stack[top]
+            top -= 1
+            out[k] = EVENT_REMOVE << 12 | r
+            k += 1
+            for t in (r - 1, r + 1, r - w, r + w):
+                if colour[t] == o:
+                    colour[t] = EMPTY
+                    top += 1
+                    stack[top] = t
+    return k
+
+
+@njit(cache=True)
 def replay_events(size, keys, setup_points, setup_colors, move_points, move_colors, out):
     """A game as the list of what happens on its board, captures resolved: each setup stone
     ``(EVENT_SETUP + colour - 1) << 12 | p``, each move ``(EVENT_MOVE + colour - 1) << 12 | p``
@@ -423,30 +455,7 @@ def replay_events(size, keys, setup_points, setup_colors, move_points, move_colo
         captured = play(s, keys, size, p, c, False)
         if captured < 0:
             return k
-        out[k] = (EVENT_MOVE + c - 1) << 12 | (0 if p == PASS else p)
-        k += 1
-        if p == PASS:
-            continue
-        colour[p] = c
-        if captured == 0:
-            continue
-        o = 3 - c
-        for q in (p - 1, p + 1, p - w, p + w):
-            if colour[q] != o or s[q] != EMPTY:
-                continue
-            top = 0
-            stack[0] = q
-            colour[q] = EMPTY
-            while top >= 0:  # the whole chain went: every stone of it is empty now
-                r = stack[top]
-                top -= 1
-                out[k] = EVENT_REMOVE << 12 | r
-                k += 1
-                for t in (r - 1, r + 1, r - w, r + w):
-                    if colour[t] == o:
-                        colour[t] = EMPTY
-                        top += 1
-                        stack[top] = t
+        k = _move_events(s, w, p, c, captured, colour, stack, out, k)
     return k
 
 
@@ -458,9 +467,8 @@ def _replay_with_events(size, keys, sym, side_keys, setup_points, setup_colors, 
 
     The import's parsers replay every game for its positions anyway; the pattern index's
     events come from that replay instead of a second one.  ``colour`` and ``stack``: scratch
-    of the board's cells.  (The loop of ``replay`` and the events of ``replay_events``, the
-    two kept apart: the test of the import compares this one's events with those of
-    ``replay_events``, and numba's cache is not refreshed when a callee in another file changes.)
+    of the board's cells.  (The loop of ``replay``, kept apart from it; the events are
+    ``_move_events``', which ``replay_events`` writes too: the import's test compares the two.)
     """
     s = new_state(size)
     w = size + 2
@@ -499,30 +507,7 @@ def _replay_with_events(size, keys, sym, side_keys, setup_points, setup_colors, 
             out_next[i] = END
             return i + 1, k
         out_next[i] = PASS if p == PASS else sym[best, p]
-        events[k] = (EVENT_MOVE + c - 1) << 12 | (0 if p == PASS else p)
-        k += 1
-        if p == PASS:
-            continue
-        colour[p] = c
-        if captured == 0:
-            continue
-        o = 3 - c
-        for q in (p - 1, p + 1, p - w, p + w):
-            if colour[q] != o or s[q] != EMPTY:
-                continue
-            top = 0
-            stack[0] = q
-            colour[q] = EMPTY
-            while top >= 0:  # the whole chain went: every stone of it is empty now
-                r = stack[top]
-                top -= 1
-                events[k] = EVENT_REMOVE << 12 | r
-                k += 1
-                for t in (r - 1, r + 1, r - w, r + w):
-                    if colour[t] == o:
-                        colour[t] = EMPTY
-                        top += 1
-                        stack[top] = t
+        k = _move_events(s, w, p, c, captured, colour, stack, events, k)
     return count + 1, k
 
 
