@@ -174,8 +174,8 @@ def test_a_killed_writers_temporary_map_is_removed_by_the_next_writer(made):
     folder = os.path.dirname(index_map.map_path(Book.open(path, readonly=True), 19))
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()
-    leftover = os.path.join(folder, f"19.map.tmp-{dead}")
-    mine = os.path.join(folder, f"9.map.tmp-{os.getpid()}")  # a live writer's: kept
+    leftover = os.path.join(folder, f"{dead}-19.map.tmp")
+    mine = os.path.join(folder, f"{os.getpid()}-9.map.tmp")  # a live writer's: kept
     for name in (leftover, mine):
         with open(name, "wb") as out:
             out.write(b"partial")

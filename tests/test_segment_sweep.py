@@ -86,7 +86,7 @@ def test_a_file_linked_by_an_owner_that_then_died_is_kept(book_path, monkeypatch
     again after the reader saw it gone names the file, so it stays."""
     name = leave(book_path, GONE)
     linked = files(book_path)
-    alive = segment_sweep._owner_alive
+    alive = segment_sweep.owner_alive
 
     def links_then_dies(path):
         if os.path.basename(path) == name:  # linked as an importer links it (not through Book.open: it sweeps)
@@ -97,7 +97,7 @@ def test_a_file_linked_by_an_owner_that_then_died_is_kept(book_path, monkeypatch
             return False
         return alive(path)
 
-    monkeypatch.setattr(segment_sweep, "_owner_alive", links_then_dies)
+    monkeypatch.setattr(segment_sweep, "owner_alive", links_then_dies)
     with Book.open(book_path, readonly=True):
         pass
     assert files(book_path) == linked

@@ -37,7 +37,7 @@ import numpy as np
 from sqlalchemy import select
 
 from fuseki.book.patterns import index, scan
-from fuseki.book.storage import schema
+from fuseki.book.storage import schema, segment_sweep
 
 MAGIC = b"fuseki pattern map 1\n"
 HEADER = 4096  # bytes before the first array; each array starts on a 4096-byte boundary
@@ -158,7 +158,7 @@ def _write(book, path: str, games: IndexedGames) -> None:
     header = json.dumps({"through": int(games.through), "token": token, "arrays": layout}).encode()
     if len(MAGIC) + len(header) + 1 > HEADER:
         raise ValueError("pattern map header too long")
-    temporary = f"{path}.tmp-{os.getpid()}"
+    temporary = os.path.join(folder, f"{os.getpid()}-{os.path.basename(path)}.tmp")  # the segment files' naming
     with open(temporary, "wb") as out:
         out.write(MAGIC + header + b"\n")
         for name in _ARRAYS:
@@ -173,24 +173,15 @@ def _write(book, path: str, games: IndexedGames) -> None:
 
 
 def _sweep(folder: str) -> None:
-    """Remove temporary maps whose writer is gone (killed before its rename)."""
+    """Remove temporary maps whose writer is gone (killed before its rename); a writer is named
+    as a segment file's is, so the segments' sweep tells (``segment_sweep.owner_alive``)."""
     for name in os.listdir(folder):
-        owner = name.rpartition(".tmp-")[2]
-        if ".tmp-" in name and owner.isdigit() and not _alive(int(owner)):
+        path = os.path.join(folder, name)
+        if name.endswith(".map.tmp") and not segment_sweep.owner_alive(path):
             try:
-                os.remove(os.path.join(folder, name))
+                os.remove(path)
             except OSError:
                 pass
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read_any(path: str, size: int, token: str) -> IndexedGames | None:

@@ -80,9 +80,12 @@ def _dead(folder: str, listed: set[str]) -> list[str]:
         found = os.listdir(folder)
     except OSError:  # no folder (no segment file yet), or one this process may not read
         return []
-    return [name for name in sorted(found) if name not in listed and not _owner_alive(os.path.join(folder, name))]
-def _owner_alive(path: str) -> bool:
-    """Whether the process named in the file's name may still link it: it runs, and (where
+    return [name for name in sorted(found) if name not in listed and not owner_alive(os.path.join(folder, name))]
+
+
+def owner_alive(path: str) -> bool:
+    """Whether the process named at the start of the file's name (``PID-...``) may still link or
+    rename it: it runs, and (where
     Linux says when it started) it started before the file was written -- a pid used again
     after a reboot or a wrap-around is another process."""
     owner = os.path.basename(path).split("-", 1)[0]
