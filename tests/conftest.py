@@ -210,6 +210,15 @@ def book_url(request, tmp_path) -> str:
     return request.getfixturevalue("pg_url")
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_book(request, tmp_path):
+    """``new_book() -> location``: a fresh, empty book each call, on one backend."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("pg_url_factory")
+    counter = iter(range(1_000_000))
+    return lambda: str(tmp_path / f"book{next(counter)}.sqlite")
+
+
 def is_sqlite(url: str) -> bool:
     """True for a SQLite book (a plain path or a ``sqlite:`` URL)."""
     return "://" not in url or url.startswith("sqlite")
@@ -247,6 +256,20 @@ def tygem_games(shared_data) -> list[tuple[str, bytes]]:
                 if len(games) >= 3000:
                     break
     return games
+
+
+def sgfmill_main_line(game) -> list[tuple[int, int]]:
+    """An sgfmill game's main line as (colour: 1 Black, 2 White, point; PASS for a pass), read by
+    sgfmill alone: the brute forces' moves (sgfmill counts rows from the bottom)."""
+    from fuseki.engine.core.base import BLACK, PASS, WHITE, xy_to_point
+
+    size, moves = game.get_size(), []
+    for node in game.get_main_sequence()[1:]:
+        colour, move = node.get_move()
+        if colour is not None:
+            point = PASS if move is None else xy_to_point(move[1], size - 1 - move[0], size)
+            moves.append((BLACK if colour == "b" else WHITE, point))
+    return moves
 
 
 def write_archive(path: Path, members: list[tuple[str, bytes]]) -> Path:

@@ -142,15 +142,6 @@ def leftovers(location: str) -> set[str]:
     return set(os.listdir(folder)) - listed
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def new_book(request, tmp_path):
-    """``new_book() -> location``: a fresh, empty book each call, on one backend."""
-    if request.param == "postgresql":
-        return request.getfixturevalue("pg_url_factory")
-    counter = iter(range(1_000_000))
-    return lambda: str(tmp_path / f"book{next(counter)}.sqlite")
-
-
 def test_sigkilled_imports_leave_a_sound_book_and_resume_exactly(tmp_path, tygem_games, new_book):
     archive = write_archive(tmp_path / "games.tgz", tygem_games[:GAMES])
     clean = new_book()

@@ -38,15 +38,6 @@ ENV = dict(os.environ)  # conftest put this checkout first on PYTHONPATH: the su
 FIRST, SECOND = slice(0, 400), slice(400, 700)  # of the archive's games: two imports
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def new_book(request, tmp_path):
-    """``new_book() -> location``: a fresh, empty book each call, on one backend."""
-    if request.param == "postgresql":
-        return request.getfixturevalue("pg_url_factory")
-    counter = iter(range(1_000_000))
-    return lambda: str(tmp_path / f"book{next(counter)}.sqlite")
-
-
 def check_index(location: str) -> int:
     """The pattern index is complete and right (see the module docstring); returns the games."""
     with Book.open(location, readonly=True) as book, book.db.connect() as conn:

@@ -442,7 +442,7 @@ def real_book(tmp_path_factory, tygem_games):
     their boards)."""
     from sgfmill import sgf
 
-    from conftest import write_archive
+    from conftest import sgfmill_main_line, write_archive
 
     members, games, boards = [], [], []
     for name, data in tygem_games:
@@ -450,12 +450,7 @@ def real_book(tmp_path_factory, tygem_games):
         root = game.get_root()
         if game.get_size() != 19 or root.has_setup_stones():
             continue
-        moves = []
-        for node in game.get_main_sequence()[1:]:
-            colour, move = node.get_move()
-            if colour is not None:
-                point = PASS if move is None else xy_to_point(move[1], 18 - move[0], 19)
-                moves.append((BLACK if colour == "b" else WHITE, point))
+        moves = sgfmill_main_line(game)
         try:
             drawn = boards_of(moves, 19)
         except Exception:  # an illegal move: not a game the brute force can follow

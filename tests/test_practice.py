@@ -31,7 +31,7 @@ from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, PASS, WHITE, opponent, point_to_xy, xy_to_point
 from fuseki.engine.core.board import Board
 
-from conftest import write_archive
+from conftest import sgfmill_main_line, write_archive
 
 pytestmark = pytest.mark.slow
 
@@ -49,12 +49,7 @@ def real(tmp_path_factory, tygem_games):
         game = sgf.Sgf_game.from_bytes(data)
         if game.get_size() != 19 or game.get_root().has_setup_stones():
             continue
-        moves = []
-        for node in game.get_main_sequence()[1:]:
-            colour, move = node.get_move()
-            if colour is not None:
-                point = PASS if move is None else xy_to_point(move[1], 18 - move[0], 19)
-                moves.append((BLACK if colour == "b" else WHITE, point))
+        moves = sgfmill_main_line(game)
         if not moves or any(moves == other for other, _ in games):
             continue
         board, seen = Board(19), []
