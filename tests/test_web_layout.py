@@ -28,6 +28,7 @@ import sys
 import pytest
 from test_web_api import GAMES, build_book
 from test_web_browser import ARTIFACTS, ROOT, browser, serving  # noqa: F401 (the browser fixture)
+from test_web_links import Page
 
 pytestmark = pytest.mark.slow
 
@@ -109,34 +110,18 @@ def emulate(browser, width, height, mobile):  # noqa: F811
 
 def search_and_open_a_game(browser, url):  # noqa: F811
     """Two moves on the search board, KataGo's columns filled in, the first game opened."""
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    wait = WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,))
-
-    def text(element_id):
-        return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
-
-    def table(selector):
-        return browser.execute_script(
-            "return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
-            ".map(row => [...row.cells].map(cell => cell.textContent.trim()))", selector)
-
+    page = Page(browser, timeout=30)
     browser.get(url)
-    wait.until(lambda _: "5 games" in text("book-info"))
-    wait.until(lambda _: browser.find_elements(By.CSS_SELECTOR, '#search-board rect[data-sgf="pd"]'))
-    for number, sgf in enumerate(["pd", "dp"], 1):
-        browser.find_element(By.CSS_SELECTOR, f'#search-board rect[data-sgf="{sgf}"]').click()
-        wait.until(lambda _, n=number: f"move {n}" in text("search-status"))
+    page.wait(lambda _: "5 games" in page.text("book-info"))
+    page.play("pd", "dp")
     # the next moves with KataGo's win %, lead, loss and its mark; a popular move it rates badly
-    wait.until(lambda _: len(table("#next-table")) == 3 and all(row[-1] for row in table("#next-table")))
-    assert any(row[-1].endswith("?") for row in table("#next-table"))
-    wait.until(lambda _: len(table("#games-table")) == 3)
-    wait.until(lambda _: table("#corner-table"))
+    page.wait(lambda _: len(page.rows("#next-table")) == 3 and all(row[-1] for row in page.rows("#next-table")))
+    assert any(row[-1].endswith("?") for row in page.rows("#next-table"))
+    page.wait(lambda _: len(page.rows("#games-table")) == 3)
+    page.wait(lambda _: page.rows("#corner-table"))
     # the date: the row's names are links to the players' pages, and its middle may be one
-    browser.find_element(By.CSS_SELECTOR, "#games-table tbody tr td:nth-child(3)").click()
-    wait.until(lambda _: text("move-number").startswith("move 2 / "))
+    page.click("#games-table tbody tr td:nth-child(3)")
+    page.wait(lambda _: page.text("move-number").startswith("move 2 / "))
     browser.execute_script("window.scrollTo(0, 0)")
 
 
