@@ -12,6 +12,8 @@ the count, in all 8 orientations.
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections import Counter
 
 import numpy as np
@@ -216,6 +218,22 @@ def test_pruned_and_on_postgresql_the_same(corner_book, tmp_path, pg_url):
         assert not corner_build.update(book, progress=None, prune=2)  # up to date: not rebuilt
         for board, mover in positions(games, size, rng, 40):
             assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=2)
+
+
+@pytest.mark.parametrize("prune", [2, 3])
+def test_a_tiny_filter_and_many_slices_count_the_same(corner_book, tmp_path, monkeypatch, prune):
+    """The filter only lets records through (a record played twice always has its twice bit):
+    a filter of 4,096 bits, where most once-played records share a bit with another, and 64
+    slices of the key space (a walk pair each) must still give the independent count, pruned."""
+    path, games, size, table = corner_book
+    monkeypatch.setattr(corner_build, "FILTER_BITS", 0)
+    monkeypatch.setattr(corner_build, "RECORDS_PER_PART", 1)
+    copy = shutil.copytree(os.path.dirname(path), tmp_path / "copy")  # the book with its segment files
+    rng = np.random.default_rng(3)
+    with Book.open(str(copy / os.path.basename(path))) as book:
+        assert corner_build.update(book, progress=None, prune=prune)
+        for board, mover in positions(games, size, rng, 40):
+            assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=prune)
 
 
 def test_a_book_without_corner_book_says_none(tmp_path):

@@ -3,12 +3,12 @@
 ``update(book)`` brings the pattern index up to date, then, when games were added since the
 corner book was built, rebuilds the table ``corner_moves`` from every indexed game: a numba
 kernel replays each game's events (captures already resolved), keeps the hashes of the four
-corners incrementally (2 readings x 2 points of view a corner), and emits one record per
-corner move and per tenuki; numpy sorts and counts them.  The records are counted in
-``parts`` passes over the games, each keeping the keys of one slice of the hash space, so
-memory stays a fraction of the records however many games there are.  Continuations played
-fewer than ``prune`` times are dropped (a corner move of one game is noise, and they are
-most of the records); the meta rows say what the table was built from and how.
+corners incrementally (2 readings x 2 points of view a corner), and sees one record per corner
+move and per tenuki.  A first walk marks each record in a bit filter, a second counts exactly,
+in a hash table, only the records the filter saw twice (``records``): continuations played
+fewer than ``prune`` times are dropped (a corner move of one game is noise, and they are most
+of the records), so they never cost more than their filter bits.  The meta rows say what the
+table was built from and how.
 """
 
 from __future__ import annotations
@@ -24,9 +24,13 @@ from fuseki.book.storage import pgcopy, schema
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
-RECORDS_PER_PART = 8_000_000  # records a pass sorts at once
+RECORDS_PER_PART = 128_000_000  # at most this many records (a bound: 2 a move) counted in one part
+FILTER_BITS = 4  # bits of each seen/twice filter per bounded record (4: ~9% of once-played pass it, bench/corpus.py)
 THROUGH = "corner_moves_through"
 SETTINGS = "corner_moves_settings"
+
+MARK, TALLY = 0, 1  # what ``walk`` does with each record
+KEY, MOVE, PLAYED, WINS = 0, 1, 2, 3  # the tally table's columns (one slot: 32 bytes, about one cache line)
 
 
 @njit(cache=True)
@@ -42,36 +46,59 @@ def _toggle(h, corner_of, local, zkeys, stone, p):
 
 
 @njit(cache=True)
-def _emit_one(h, local, size_key, c, mover, p, bits_left, part, keys, moves, wins, won, n, counts):
+def _reading(h, local, size_key, c, mover, p):
+    """(key, move) of corner ``c`` with ``mover`` to play ``p`` (-1: tenuki), the lesser of its two readings."""
     plain = h[c, 0, mover - 1] ^ size_key
     transposed = h[c, 1, mover - 1] ^ size_key
     key = plain if plain <= transposed else transposed
-    top = np.int64(key >> np.uint64(58))  # the key's top 6 bits
-    if part < 0:
-        counts[top] += 1
-        return n
-    if top >> bits_left != part:
-        return n
     if p < 0:
         move = -1
     elif plain == transposed:
         move = min(local[p, 0], local[p, 1])
     else:
         move = local[p, 0] if plain <= transposed else local[p, 1]
-    keys[n] = key
-    moves[n] = move
-    wins[n] = won
-    return n + 1
+    return key, move
 
 
 @njit(cache=True)
-def emit(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, depth, bits_left, part,
-         keys, moves, wins, counts):
-    """Write the records of the games ``chosen`` whose key's top 6 bits shifted right by
-    ``bits_left`` equal ``part`` (``part`` < 0: only count the records of each value of the
-    top 6 bits into ``counts``); returns how many were written."""
+def _slot(key, move, mask):
+    """A slot of a (key, move) record in a table of ``mask`` + 1 slots (the key mixed with the move)."""
+    x = key ^ (np.uint64(move + 2) * np.uint64(0x9E3779B97F4A7C15))
+    x ^= x >> np.uint64(31)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(29)
+    return np.int64(x & mask)
+
+
+@njit(cache=True)
+def _grown(table):
+    """The tally's table at twice its size, its entries placed again."""
+    cap = 2 * len(table)
+    grown = np.zeros((cap, 4), dtype=np.uint64)
+    for i in range(len(table)):
+        if table[i, PLAYED]:
+            s = _slot(table[i, KEY], np.int64(table[i, MOVE]), np.uint64(cap - 1))
+            while grown[s, PLAYED]:
+                s = (s + 1) & (cap - 1)
+            grown[s] = table[i]
+    return grown
+
+
+@njit(cache=True)
+def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, depth, bits_left, part,
+         mode, filters, table):
+    """Replay the games ``chosen`` and, for each corner move and each tenuki (a move that leaves
+    the corner last played in) whose key's top 6 bits shifted right by ``bits_left`` equal ``part``:
+
+    - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``, twice);
+    - ``TALLY``: count it (played, wins) in ``table`` when its twice bit is set (every record
+      played twice or more has it; no filters: every record), the table grown at three quarters full.
+
+    Returns (records walked, the table, its entries or in ``MARK`` the twice bits set)."""
     n = 0
+    used = 0
     npoints = corner_of.shape[0]
+    bits_mask = np.uint64(len(filters) * 64 - 1)
     h = np.zeros((4, 2, 2), dtype=np.uint64)
     colour = np.zeros(npoints, dtype=np.int64)
     for g in chosen:
@@ -85,90 +112,114 @@ def emit(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
             if kind >= 4:  # setup stone
                 colour[p] = kind - 3
                 _toggle(h, corner_of, local, zkeys, kind - 3, p)
-            elif kind == 3:  # captured
+                continue
+            if kind == 3:  # captured
                 _toggle(h, corner_of, local, zkeys, colour[p], p)
                 colour[p] = 0
-            else:
-                played += 1
-                if played > depth:
+                continue
+            played += 1
+            if played > depth:
+                break
+            c = corner_of[p] if p > 0 else -1
+            won = np.uint64(1 if winners[g] == kind else 0)
+            for step in range(2):  # the corner left (a tenuki there), then the corner played in
+                if step == 0 and not (previous >= 0 and previous != c):
+                    continue
+                if step == 1 and c < 0:
+                    continue
+                key, move = _reading(h, local, size_key, previous if step == 0 else c, kind,
+                                     -1 if step == 0 else p)
+                if np.int64(key >> np.uint64(58)) >> bits_left != part:
+                    continue
+                n += 1
+                if len(filters):
+                    s = _slot(key, move, bits_mask)
+                    word, bit = s >> 6, np.uint64(1) << np.uint64(s & 63)
+                    if mode == MARK:
+                        if not filters[word, 0] & bit:
+                            filters[word, 0] |= bit
+                        elif not filters[word, 1] & bit:
+                            filters[word, 1] |= bit
+                            used += 1
+                        continue
+                    if not filters[word, 1] & bit:
+                        continue
+                if 4 * (used + 1) > 3 * len(table):
+                    table = _grown(table)
+                cap = len(table)
+                s = _slot(key, move, np.uint64(cap - 1))
+                while table[s, PLAYED] and not (table[s, KEY] == key and np.int64(table[s, MOVE]) == move):
+                    s = (s + 1) & (cap - 1)
+                if not table[s, PLAYED]:
+                    table[s, KEY], table[s, MOVE] = key, np.uint64(move)
+                    used += 1
+                table[s, PLAYED] += np.uint64(1)
+                table[s, WINS] += won
+            if c >= 0:
+                colour[p] = kind
+                _toggle(h, corner_of, local, zkeys, kind, p)
+            previous = c
+    return n, table, used
+
+
+@njit(cache=True)
+def _bound(offsets, events, chosen, depth):
+    """At most how many records ``walk`` sees in the games ``chosen``: two a move within ``depth``."""
+    total = 0
+    for g in chosen:
+        moves = 0
+        for i in range(offsets[g], offsets[g + 1]):
+            if (np.int64(events[i]) >> 12) <= 2:
+                moves += 1
+                if moves == depth:
                     break
-                c = corner_of[p] if p > 0 else -1
-                won = 1 if winners[g] == kind else 0
-                if previous >= 0 and previous != c:
-                    n = _emit_one(h, local, size_key, previous, kind, -1, bits_left, part, keys, moves, wins,
-                                  won, n, counts)
-                if c >= 0:
-                    n = _emit_one(h, local, size_key, c, kind, p, bits_left, part, keys, moves, wins, won, n, counts)
-                    colour[p] = kind
-                    _toggle(h, corner_of, local, zkeys, kind, p)
-                previous = c
-    return n
-
-
-_MOVE_BITS = 10  # a record's move + 1 (tenuki -1 .. the corner's last point, < 13 x 13 on 25x25)
-
-
-def count(keys: np.ndarray, moves: np.ndarray, wins: np.ndarray, prune: int):
-    """(keys, moves, played, wins) of the distinct (key, move) records, played >= ``prune``,
-    in (key, move) order.
-
-    Two plain sorts instead of a lexsort of (key, move): the keys, then each record as one
-    int64, its key's rank among the distinct keys, move + 1 and win packed -- a lexsort of the
-    two was most of the corner book's build (0.71 of 1.47 s for the 11,364 Tygem games; the
-    whole build is timed by bench/corpus.py, after the import)."""
-    if not len(keys):
-        empty = np.empty(0, dtype=np.int64)
-        return keys.astype(np.uint64), empty, empty, empty
-    if int(moves.max()) + 1 >= 1 << _MOVE_BITS:
-        raise ValueError(f"corner move {int(moves.max())} does not fit the packed records")
-    order = np.argsort(keys)
-    keys = keys[order]
-    new_key = np.empty(len(keys), dtype=bool)
-    new_key[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=new_key[1:])
-    distinct = keys[new_key]
-    del keys
-    packed = np.cumsum(new_key, dtype=np.int64)  # the key's rank + 1, in place below
-    packed -= 1
-    packed <<= _MOVE_BITS + 1
-    packed |= (moves[order].astype(np.int64) + 1) << 1
-    packed |= wins[order].astype(np.int64)
-    del order, new_key
-    packed.sort()
-    record = packed >> 1
-    starts = np.flatnonzero(np.concatenate(([True], record[1:] != record[:-1])))
-    played = np.diff(np.append(starts, len(record)))
-    won = np.add.reduceat(packed & 1, starts)
-    keep = played >= prune
-    record = record[starts][keep]
-    return (distinct[record >> _MOVE_BITS], (record & ((1 << _MOVE_BITS) - 1)) - 1, played[keep], won[keep])
+        total += 2 * moves
+    return total
 
 
 def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, prune: int = PRUNE,
             progress=None):
-    """Yield the counted records (``count``) of the games ``chosen``, one slice of keys at a time."""
+    """Yield the distinct (key, move) records of the games ``chosen`` played at least ``prune``
+    times, as arrays (keys unsigned, moves, played, wins) in the order of the keys as signed
+    64-bit numbers (how the table stores them), then of the moves; one slice of keys at a time.
+
+    Each slice is walked twice: first every record sets its bit in a ``seen`` filter (a bit
+    already set: in ``twice``), then only the records whose ``twice`` bit is set are counted
+    exactly in a hash table -- most records are of continuations played once (late, unique
+    corners), and they never reach the table.  A slice holds at most ``RECORDS_PER_PART``
+    records, so the filters stay a fixed share of memory however many games there are.  (The
+    records were sorted before: a walk per slice of 8 M records, 8 walks and 50 M records sorted
+    for the whole corpus, 42 s against this; bench/corpus.py.)"""
     frame = corners.frames(size)
     args = (events, offsets, chosen, winners, frame.corner_of, frame.local, frame.zkeys,
             np.uint64(frame.size_key), depth)
-    counts = np.zeros(64, dtype=np.int64)
-    dummy = np.empty(0, dtype=np.uint64)
-    emit(*args, 0, -1, dummy, dummy.astype(np.int16), dummy.astype(np.int8), counts)
+    bound = int(_bound(offsets, events, chosen, depth))
     bits = 0  # parts = 2 ** bits slices of the key space, each a range of the top 6 bits
-    while bits < 6 and counts.sum() > RECORDS_PER_PART << bits:
+    while bits < 6 and bound > RECORDS_PER_PART << bits:
         bits += 1
     parts = 1 << bits
-    per_part = counts.reshape(parts, -1).sum(axis=1)
+    per_part = max(bound >> bits, 1)
+    words = (1 << max(int(per_part * FILTER_BITS - 1).bit_length(), 12)) // 64
     # signed keys (how the table stores them) ascend from the upper half: rows go in in key order
     order = list(range(parts // 2, parts)) + list(range(parts // 2)) if parts > 1 else [0]
     steps = Steps(f"corner book {size}x{size}", len(chosen), stream=progress) \
-        if progress is not None and parts > 1 else None
+        if progress is not None and len(chosen) > 50_000 else None
     for number, part in enumerate(order):
-        keys = np.empty(per_part[part], dtype=np.uint64)
-        moves = np.empty(per_part[part], dtype=np.int16)  # a corner point or -1: a quarter of int64's memory
-        wins = np.empty(per_part[part], dtype=np.int8)
-        written = emit(*args, 6 - bits, part, keys, moves, wins, counts)
-        yield count(keys[:written], moves[:written], wins[:written], prune)
-        if steps is not None:  # each part is a slice of the keys of every game: a share of the whole work
+        filters = np.zeros((words if prune > 1 else 0, 2), dtype=np.uint64)
+        twice = 1 << 16
+        if prune > 1:
+            _n, _table, twice = walk(*args, 6 - bits, part, MARK, filters, np.zeros((1, 4), dtype=np.uint64))
+            if steps is not None:
+                steps.update(len(chosen) * (2 * number + 1) // (2 * parts))  # a walk: half a part
+        # at least one continuation a twice bit (2.1 M bits, 3.0 M continuations on the whole corpus)
+        cap = 1 << max(int(twice * 3 // 2).bit_length(), 4)
+        _n, table, _used = walk(*args, 6 - bits, part, TALLY, filters, np.zeros((cap, 4), dtype=np.uint64))
+        del filters
+        table = table[table[:, PLAYED] >= max(prune, 1)]
+        keys, moves = table[:, KEY], table[:, MOVE].astype(np.int64)
+        rank = np.lexsort((moves, keys.view(np.int64)))
+        yield keys[rank], moves[rank], table[rank, PLAYED].astype(np.int64), table[rank, WINS].astype(np.int64)
+        if steps is not None:
             steps.update(len(chosen) * (number + 1) // parts)
     if steps is not None:
         steps.close()
