@@ -293,7 +293,9 @@ def _ids(f: Filters) -> str:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """(book path, every stored Game): ``fuseki import`` of the generated games and the archive."""
+    from fuseki.book.storage import segments
     from fuseki.book.storage.store import Book
+    from fuseki.engine.core.zobrist import to_signed
 
     folder = tmp_path_factory.mktemp("filters")
     games = folder / "generated"
@@ -310,6 +312,12 @@ def corpus(tmp_path_factory):
         index.update(book, progress=None)  # the pattern search's index, built once with write access
     with Book.open(str(book_path), readonly=True) as book:
         stored = [Game(game_id, book.game_sgf(game_id)) for game_id in book.game_ids()]
+        with book.db.connect() as conn:  # the import stored the busy positions' rows: the brute force checks them
+            snap = segments.snapshot(conn)
+            for moves in POSITIONS:
+                board = _board(moves)
+                assert book._stored_rows.codes(conn, snap, to_signed(min(board.symmetric_keys(board.to_move)))) \
+                    is not None, moves
     assert len(stored) > 11_000 and sum(g.event != "" for g in stored) > 50
     return book_path, stored
 

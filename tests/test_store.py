@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fuseki.book.pipeline import importer
-from fuseki.book.storage import schema
+from fuseki.book.storage import busy_rows, schema
 from fuseki.book.storage.store import Book, BookError, Filters
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
@@ -409,9 +409,7 @@ def test_row_fetch_fallback_and_compact_give_the_same_answers(imported, monkeypa
 
 
 def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_url, monkeypatch):
-    from fuseki.book.storage import store
-
-    monkeypatch.setattr(store, "BUSY_ROWS", 2)  # cache every answer of 2 rows or more
+    monkeypatch.setattr(busy_rows, "BUSY_ROWS", 2)  # cache every answer of 2 rows or more
     folder = tmp_path / "one"
     folder.mkdir()
     first = write_games(folder, count=6, seed=21)
@@ -438,7 +436,7 @@ def test_the_cache_of_big_answers_stays_within_its_budget(imported, monkeypatch)
     boards = sample_positions(games, np.random.default_rng(13), count=10)
     expected = [as_dict(book.next_moves(b)) for b in boards]
     book.forget_caches()
-    monkeypatch.setattr(store, "BUSY_ROWS", 1)
+    monkeypatch.setattr(busy_rows, "BUSY_ROWS", 1)
     monkeypatch.setattr(store, "BUSY_CODES", 12)
     for _ in range(2):
         assert [as_dict(book.next_moves(b)) for b in boards] == expected

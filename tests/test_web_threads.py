@@ -31,7 +31,7 @@ import pytest
 from sqlalchemy import event
 from test_web_api import GAMES, import_games
 
-from fuseki.book.storage import segment_files, store
+from fuseki.book.storage import busy_rows, segment_files, store
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
@@ -139,7 +139,7 @@ def assert_same_answers(expected: dict, answers: list[dict]) -> None:
 def test_threads_get_the_answers_one_thread_gets(book_url, tmp_path, monkeypatch):
     from fuseki.book.ui.web import create_app
 
-    monkeypatch.setattr(store, "BUSY_ROWS", 1)  # every position goes through the shared cache
+    monkeypatch.setattr(busy_rows, "BUSY_ROWS", 1)  # every position goes through the shared cache
     import_games(book_url, tmp_path / "sgf")
     app = create_app(book_url=book_url)
     book = app.extensions["fuseki_book"]
@@ -239,7 +239,7 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
     from before its first batch until after its end: the overlap is made, not hoped for."""
     from fuseki.book.ui.web import create_app
 
-    monkeypatch.setattr(store, "BUSY_ROWS", 1)
+    monkeypatch.setattr(busy_rows, "BUSY_ROWS", 1)
     path = str(tmp_path / "book.sqlite")
     import_games(path, tmp_path / "sgf")
     folder = tmp_path / "small"
@@ -286,7 +286,7 @@ def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
 def test_threads_missing_the_same_cache_entry_read_it_once(book_url, tmp_path, monkeypatch):
     from fuseki.book.formats.positions import board_after_moves
 
-    monkeypatch.setattr(store, "BUSY_ROWS", 1)
+    monkeypatch.setattr(busy_rows, "BUSY_ROWS", 1)
     monkeypatch.setattr(store, "FEW_GAMES", 0)  # every list sorts by the rank array
     monkeypatch.setattr(segment_files, "ENABLED", False)  # its reads counted as the book's statements
     import_games(book_url, tmp_path / "sgf")

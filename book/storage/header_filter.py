@@ -52,7 +52,7 @@ def read_headers(conn, top: int) -> Headers:
     komi = np.full(size, np.nan)
     handicap = np.zeros(size, dtype=np.int16)
     present = np.zeros(size, dtype=bool)
-    cursor = conn.connection.dbapi_connection.cursor()  # SQLAlchemy's rows cost 5x the query (Book._build_ranks)
+    cursor = conn.connection.dbapi_connection.cursor()  # SQLAlchemy's rows cost 5x the query (game_order.date_ranks)
     try:
         cursor.execute(str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})))
         while rows := cursor.fetchmany(10_000):

@@ -35,9 +35,11 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, text
 
 from fuseki.book.storage import schema
+from fuseki.engine.core.base import BLACK, WHITE
 
 GAMES = 16  # a level-0 segment summarizes the keys at least this many of its games reached
 NO_YEAR = -1  # the year of a game whose date has none
@@ -290,3 +292,36 @@ def add_up(parts: list[NextMoveStats], count_rows: Callable) -> NextMoveStats:
 def from_stored(rows) -> NextMoveStats:
     """A summary from its stored rows (key, stats bytes)."""
     return combine([from_stats(int(k), bytes(s)) for k, s in rows])
+
+
+def count_first_visits(codes: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(games, Black's wins, White's wins) by next point + 2 (``END`` at 0, PASS at 1) of the
+    ``codes`` of one position (sorted: game id, then move number), each game counted at its
+    first visit, the games ``mask`` (over game ids; None: all) keeps.
+
+    One pass in numba instead of numpy's dozen over every row: a filtered query of the empty
+    board of 366,535 games took 16-20 ms once its rows were read (``bench/book.py --query-book
+    --filters``)."""
+    games, black, white = (np.zeros(schema.NEXT_MASK + 1, dtype=np.int64) for _ in range(3))
+    _count_first_visits(codes, mask if mask is not None else np.ones(0, dtype=np.bool_), mask is None,
+                        games, black, white)
+    return games, black, white
+
+
+@njit(cache=True)
+def _count_first_visits(codes, mask, every, games, black, white):
+    last = -1
+    for code in codes:
+        game = code >> schema.GAME_SHIFT
+        if game == last:
+            continue
+        last = game
+        if not every and (game >= len(mask) or not mask[game]):
+            continue
+        at = (code >> schema.NEXT_SHIFT) & schema.NEXT_MASK
+        games[at] += 1
+        winner = code & schema.WINNER_MASK
+        if winner == BLACK:
+            black[at] += 1
+        elif winner == WHITE:
+            white[at] += 1

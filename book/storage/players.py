@@ -49,7 +49,7 @@ from sqlalchemy import select
 from fuseki.book.storage import orbits, schema
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.statbook import IMPORT_HINT, StatisticsOnly
-from fuseki.book.storage.store import BUSY_ROWS, GamesPage
+from fuseki.book.storage.store import GamesPage
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, END, PASS, WHITE
 from fuseki.engine.core.board import Board
@@ -351,8 +351,8 @@ def _position_codes(book, games: _Games, key: int) -> np.ndarray:
     codes = games.rows.get(key)
     if codes is None:
         _records, codes = book._codes(key, every_row=True)
-        # a busy position's codes come sorted (the book keeps them so); a small one's may not
-        if len(codes) < BUSY_ROWS and len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
+        # a busy position's codes come sorted (the book keeps and stores them so); a small one's may not
+        if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)
         games.rows[key] = codes
     return codes

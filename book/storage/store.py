@@ -14,7 +14,9 @@ How a next-move query works (``Book.next_moves``):
    the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
    key = :k``); numpy splits the codes into game id, move number, next point
    (canonical orientation) and winner, and adds the summaries' records (a year filter
-   selects them; a player filter reads every segment's rows instead);
+   selects them; another filter reads every segment's rows instead, or the one blob of a
+   busy position's rows the import stored, ``book.storage.busy_rows``, and counts them in
+   one pass, ``nextmoves.count_first_visits``);
 3. each game counts once, at its first visit of the position (a game may come back
    to a position through a ko or passes);
 4. filters keep the games whose ids are set in a boolean mask over game ids, built
@@ -24,8 +26,8 @@ How a next-move query works (``Book.next_moves``):
 
 ``games`` does steps 1-4, then orders the ids newest first: ``date`` (the text as written,
 compared by the database), then id, both descending; up to ``FEW_GAMES`` games the database
-sorts them (``ix_games_date_id``), more with a cached rank array over every game id (one scan
-of that index).  Pages go by keyset (``after=`` the last row's id), never by OFFSET.  The
+sorts them, more a cached rank array over every game id (``book.storage.game_order``).
+Pages go by keyset (``after=`` the last row's id), never by OFFSET.  The
 player filter reads the player index (``schema.filter_query``).
 """
 
@@ -37,13 +39,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields, make_dataclass
 
 import numpy as np
-from sqlalchemy import func, inspect, or_, select
+from sqlalchemy import func, inspect, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
-from fuseki.book.storage import nextmoves, orbits, pg_stage, schema, segment_files, segment_merges, segments
+from fuseki.book.storage import (
+    busy_rows,
+    game_order,
+    nextmoves,
+    orbits,
+    pg_stage,
+    schema,
+    segment_files,
+    segment_merges,
+    segments,
+)
 from fuseki.book.storage.connect import make_db, sqlite_path, to_url
 from fuseki.book.storage.header_filter import Headers, header_mask, read_headers
 from fuseki.book.storage.orbits import MoveStat
@@ -55,8 +67,7 @@ from fuseki.book.storage.wal import Checkpointer
 from fuseki.engine.core.base import BLACK, END, WHITE
 from fuseki.engine.core.zobrist import to_signed
 
-BUSY_ROWS = 500  # the rows of a position with this many games or more are kept (Book._busy_rows) ...
-BUSY_CODES = 4_000_000  # ... up to this many codes in all, 32 MB (the oldest go first)
+BUSY_CODES = 4_000_000  # Book._busy_rows keeps busy positions' rows (busy_rows.BUSY_ROWS) up to this many codes, 32 MB
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
 # PostgreSQL: at a position of this many games, a player filter of at most PLAYER_GAMES_LISTED games
@@ -140,6 +151,7 @@ class Book:
         # the rows of busy positions, read once: (key, every row) -> (book version, records, codes)
         self._busy_rows: dict[tuple, tuple] = {}
         self._busy_codes = 0
+        self._stored_rows = busy_rows.StoredRows()  # their blobs the import stored (book.storage.busy_rows)
         # one reader of a key at a time (32 stripes of keys): threads asking for a position not yet
         # cached wait for the first one's read instead of each reading it (the empty board: 378k rows)
         self._reading = [threading.Lock() for _ in range(32)]
@@ -210,17 +222,23 @@ class Book:
         filters = filters or Filters()
         keys = board.symmetric_keys(side)
         canonical = min(keys)
-        # the segments' summaries answer a year filter, not the others: those read every row
-        records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters, every_row=filters.reads_rows())
-        records = nextmoves.select_years(records, filters.year_from, filters.year_to)
-        played = records[:, nextmoves.NEXT] != END
-        index = np.concatenate([nexts[nexts != END], records[played, nextmoves.NEXT]]) + 2
-        weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, nextmoves.COUNT]])
-        black = np.concatenate([winners[nexts != END] == BLACK, records[played, nextmoves.BLACK_WINS]])
-        white = np.concatenate([winners[nexts != END] == WHITE, records[played, nextmoves.WHITE_WINS]])
-        stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
-        total = len(nexts) + int(records[:, nextmoves.COUNT].sum())
-        ended = int((nexts == END).sum()) + int(records[~played, nextmoves.COUNT].sum())
+        if filters.reads_rows():  # every game's row: the mask's games counted in one pass
+            games, black, white = self._counted_rows(canonical, filters)
+            index = np.flatnonzero(games[1:]) + 1  # END's apart
+            stats = orbits.tally(index, games[index], black[index], white[index], board.size, keys, side,
+                                 filters.min_games)
+            total, ended = int(games.sum()), int(games[END + 2])
+        else:  # the segments' summaries (a year filter selects their records) and the other rows
+            records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters)
+            records = nextmoves.select_years(records, filters.year_from, filters.year_to)
+            played = records[:, nextmoves.NEXT] != END
+            index = np.concatenate([nexts[nexts != END], records[played, nextmoves.NEXT]]) + 2
+            weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, nextmoves.COUNT]])
+            black = np.concatenate([winners[nexts != END] == BLACK, records[played, nextmoves.BLACK_WINS]])
+            white = np.concatenate([winners[nexts != END] == WHITE, records[played, nextmoves.WHITE_WINS]])
+            stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
+            total = len(nexts) + int(records[:, nextmoves.COUNT].sum())
+            ended = int((nexts == END).sum()) + int(records[~played, nextmoves.COUNT].sum())
         return NextMoves(total=total, ended=ended, moves=stats, key=canonical, to_move=side)
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
@@ -392,19 +410,8 @@ class Book:
 
     def _sorted_by_database(self, game_ids: np.ndarray, after: int | None) -> tuple[int, list[int]]:
         """(games before the keyset, the ids after it newest first): the database sorts them."""
-        ids = game_ids.tolist()
-        order = (games_table.c.date.desc(), games_table.c.id.desc())
         with self.db.connect() as conn:
-            if after is None:
-                return 0, list(conn.execute(select(games_table.c.id).where(games_table.c.id.in_(ids))
-                                            .order_by(*order)).scalars())
-            date = conn.execute(select(games_table.c.date).where(games_table.c.id == int(after))).scalar()
-            if date is None:
-                raise ValueError(f"no game {after} in the book")
-            later = or_(games_table.c.date < date, (games_table.c.date == date) & (games_table.c.id < after))
-            rest = list(conn.execute(select(games_table.c.id).where(games_table.c.id.in_(ids), later)
-                                     .order_by(*order)).scalars())
-        return len(ids) - len(rest), rest
+            return game_order.newest_by_database(conn, game_ids.tolist(), after)
 
     def _sorted_by_rank(self, game_ids: np.ndarray, after: int | None, needed: int) -> tuple[int, list[int]]:
         """(games before the keyset, at least ``needed`` ids after it newest first): the cached
@@ -456,6 +463,14 @@ class Book:
         winners = codes & schema.WINNER_MASK
         return records, game_ids, moves, nexts, winners
 
+    def _counted_rows(self, key: int, filters: Filters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``nextmoves.count_first_visits`` of every row of ``key``, the games the filters keep."""
+        _records, codes = self._codes(key, every_row=True)
+        if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
+            codes = np.sort(codes)  # a small position's rows: each game's first visit first
+        mask = self._mask(filters, int(codes[-1] >> schema.GAME_SHIFT)) if len(codes) else None
+        return nextmoves.count_first_visits(codes, mask)
+
     def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:
         """The games a player filter keeps, for PostgreSQL to pick their rows of a busy position
         itself instead of converting and sending every code (kept after, so a smaller position
@@ -493,8 +508,11 @@ class Book:
                         return cached[1], cached[2]
                     if snap.files != self._files:
                         self._forget_files(snap)
-                    if every_row:
-                        records, codes = nextmoves.empty().records, segments.codes(conn, snap, to_signed(key), games)
+                    if every_row:  # a busy position's stored blob, else every segment's rows
+                        records = nextmoves.empty().records
+                        codes = self._stored_rows.codes(conn, snap, to_signed(key)) if games is None else None
+                        if codes is None:
+                            codes = segments.codes(conn, snap, to_signed(key), games)
                     else:
                         found, codes = segments.key_stats(conn, snap, to_signed(key))
                         records = found.records
@@ -505,7 +523,7 @@ class Book:
             except segment_files.Gone:  # a merge replaced a file after the snapshot named it
                 if attempt == 2:
                     raise
-        if games is None and len(codes) + len(records) >= BUSY_ROWS:
+        if games is None and len(codes) + len(records) >= busy_rows.BUSY_ROWS:
             if not (codes[1:] >= codes[:-1]).all():
                 codes.sort()
             codes.setflags(write=False)
@@ -567,18 +585,9 @@ class Book:
             return rank if rank is not None and len(rank) > needed else self._build_ranks(needed)
 
     def _build_ranks(self, needed: int) -> np.ndarray:
-        order = select(games_table.c.id).order_by(games_table.c.date.desc(), games_table.c.id.desc())
-        with self.db.connect() as conn:  # the driver's cursor: SQLAlchemy's rows cost 5x the query
-            top = self.max_game_id(conn)
-            cursor = conn.connection.dbapi_connection.cursor()
-            cursor.execute(str(order.compile(dialect=conn.dialect)))
-            ids = np.fromiter((row[0] for row in cursor), dtype=np.int64)
-            cursor.close()
-        length = max(top, needed, int(ids.max()) if len(ids) else 0) + 1
-        rank = np.full(length, length, dtype=np.int64)  # not a game: its length, past every game
-        rank[ids] = np.arange(len(ids))
-        self._rank = rank
-        return rank
+        with self.db.connect() as conn:
+            self._rank = game_order.date_ranks(conn, self.max_game_id(conn), needed)
+        return self._rank
 
     def forget_caches(self) -> None:
         """Drop the filter masks and date ranks (the importer calls this after writing)."""

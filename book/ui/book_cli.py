@@ -195,10 +195,13 @@ def complete_book(book) -> None:
     book is then built from the index (``corner_build.update``, the table ``fuseki corners``
     builds: a numba pass over every game's events, with its own progress line where it is long),
     so the engine plays joseki from the new games, and a server or engine that opens the book
-    read-only answers from them, right after the import.
+    read-only answers from them, right after the import.  The rows of busy positions are stored
+    as one blob each (``book.storage.busy_rows``).
     """
     from fuseki.book.patterns import corner_build, index, index_map
+    from fuseki.book.storage import busy_rows
 
+    busy_rows.store(book)  # a busy position's games and filters read one blob, not a row per game
     indexed = index.update(book, progress=sys.stderr)
     if indexed:
         print(f"fuseki import: pattern index: {indexed:,} games of earlier imports indexed", file=sys.stderr)
