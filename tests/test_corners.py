@@ -220,17 +220,22 @@ def test_pruned_and_on_postgresql_the_same(corner_book, tmp_path, pg_url):
             assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=2)
 
 
-@pytest.mark.parametrize("prune", [2, 3])
-def test_a_tiny_filter_and_many_slices_count_the_same(corner_book, tmp_path, monkeypatch, prune):
+@pytest.mark.parametrize("prune, threads", [(2, 1), (3, 1), (2, 3), (1, 3)])
+def test_a_tiny_filter_many_slices_and_threads_count_the_same(corner_book, tmp_path, monkeypatch, prune, threads):
     """The filter only lets records through (a record played twice always has its twice bit):
     a filter of 4,096 bits, where most once-played records share a bit with another, and 64
-    slices of the key space (a walk pair each) must still give the independent count, pruned."""
+    slices of the key space (a walk pair each), walked by 3 threads on shares of the games
+    (their filters folded, their tables merged), must still give the independent count, pruned."""
     path, games, size, table = corner_book
     monkeypatch.setattr(corner_build, "FILTER_BITS", 0)
     monkeypatch.setattr(corner_build, "RECORDS_PER_PART", 1)
+    monkeypatch.setattr(corner_build, "THREADS", threads)
+    monkeypatch.setattr(corner_build, "GAMES_A_THREAD", 1)
     copy = shutil.copytree(os.path.dirname(path), tmp_path / "copy")  # the book with its segment files
     rng = np.random.default_rng(3)
     with Book.open(str(copy / os.path.basename(path))) as book:
+        with book.writing() as conn:  # built again even at the fixture's own settings
+            conn.exec_driver_sql(f"DROP TABLE {corners.TABLE}")
         assert corner_build.update(book, progress=None, prune=prune)
         for board, mover in positions(games, size, rng, 40):
             assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=prune)

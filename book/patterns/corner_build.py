@@ -13,7 +13,9 @@ table was built from and how.
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -25,6 +27,8 @@ from fuseki.book.storage import pgcopy, schema
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
 RECORDS_PER_PART = 128_000_000  # at most this many records (a bound: 2 a move) counted in one part
+THREADS = min(os.cpu_count() or 1, 4)  # walks at once (numba lets go of the GIL), each on a share of the games
+GAMES_A_THREAD = 20_000  # no more threads than this many games each
 FILTER_BITS = 4  # bits of each seen/twice filter per bounded record (4: ~9% of once-played pass it, bench/corpus.py)
 THROUGH = "corner_moves_through"
 SETTINGS = "corner_moves_settings"
@@ -33,7 +37,7 @@ MARK, TALLY = 0, 1  # what ``walk`` does with each record
 KEY, MOVE, PLAYED, WINS = 0, 1, 2, 3  # the tally table's columns (one slot: 32 bytes, about one cache line)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _toggle(h, corner_of, local, zkeys, stone, p):
     """A stone of colour ``stone`` appears on or leaves ``p``: update its corner's four hashes."""
     c = corner_of[p]
@@ -45,7 +49,7 @@ def _toggle(h, corner_of, local, zkeys, stone, p):
         h[c, reading, 1] ^= zkeys[0 if stone == 2 else 1, code]  # White's
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _reading(h, local, size_key, c, mover, p):
     """(key, move) of corner ``c`` with ``mover`` to play ``p`` (-1: tenuki), the lesser of its two readings."""
     plain = h[c, 0, mover - 1] ^ size_key
@@ -60,7 +64,7 @@ def _reading(h, local, size_key, c, mover, p):
     return key, move
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _slot(key, move, mask):
     """A slot of a (key, move) record in a table of ``mask`` + 1 slots (the key mixed with the move)."""
     x = key ^ (np.uint64(move + 2) * np.uint64(0x9E3779B97F4A7C15))
@@ -70,7 +74,7 @@ def _slot(key, move, mask):
     return np.int64(x & mask)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grown(table):
     """The tally's table at twice its size, its entries placed again."""
     cap = 2 * len(table)
@@ -84,7 +88,7 @@ def _grown(table):
     return grown
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, depth, bits_left, part,
          mode, filters, table):
     """Replay the games ``chosen`` and, for each corner move and each tenuki (a move that leaves
@@ -177,6 +181,68 @@ def _bound(offsets, events, chosen, depth):
     return total
 
 
+@njit(cache=True, nogil=True)
+def _fold(into, other):
+    """Fold one thread's filters into ``into``: a bit twice in either, or seen in both, is twice;
+    returns the twice bits set."""
+    twice = 0
+    for w in range(len(into)):
+        into[w, 1] |= other[w, 1] | (into[w, 0] & other[w, 0])
+        into[w, 0] |= other[w, 0]
+        x = into[w, 1]
+        while x:
+            x &= x - np.uint64(1)
+            twice += 1
+    return twice
+
+
+@njit(cache=True, nogil=True)
+def _merged(table, other):
+    """``table`` with the entries of ``other`` (another thread's count) added, grown as needed."""
+    used = 0
+    for i in range(len(table)):
+        if table[i, PLAYED]:
+            used += 1
+    for i in range(len(other)):
+        if not other[i, PLAYED]:
+            continue
+        if 4 * (used + 1) > 3 * len(table):
+            table = _grown(table)
+        cap = len(table)
+        s = _slot(other[i, KEY], np.int64(other[i, MOVE]), np.uint64(cap - 1))
+        while table[s, PLAYED] and not (table[s, KEY] == other[i, KEY] and table[s, MOVE] == other[i, MOVE]):
+            s = (s + 1) & (cap - 1)
+        if not table[s, PLAYED]:
+            table[s, KEY], table[s, MOVE] = other[i, KEY], other[i, MOVE]
+            used += 1
+        table[s, PLAYED] += other[i, PLAYED]
+        table[s, WINS] += other[i, WINS]
+    return table
+
+
+def _threaded(args, shares, bits_left, part, mode, filters, cap):
+    """``walk`` of each share of the games in a thread of its own, each with its own filters
+    (``MARK``: folded into ``filters``; returns the twice bits) or table (``TALLY``: merged;
+    returns the table).  The walks share nothing they write, so nothing waits on a lock."""
+    own = [filters] + [np.zeros_like(filters) for _ in shares[1:]] if mode == MARK else [filters] * len(shares)
+
+    def one(i):
+        return walk(*args[:2], shares[i], *args[3:], bits_left, part, mode, own[i],
+                    np.zeros((1 if mode == MARK else cap, 4), dtype=np.uint64))
+
+    with ThreadPoolExecutor(len(shares)) as pool:
+        done = list(pool.map(one, range(len(shares))))
+    if mode == MARK:
+        twice = done[0][2]
+        for other in own[1:]:
+            twice = _fold(filters, other)
+        return twice
+    table = done[0][1]
+    for _n, other, _used in done[1:]:
+        table = _merged(table, other)
+    return table
+
+
 def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, prune: int = PRUNE,
             progress=None):
     """Yield the distinct (key, move) records of the games ``chosen`` played at least ``prune``
@@ -187,9 +253,11 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     already set: in ``twice``), then only the records whose ``twice`` bit is set are counted
     exactly in a hash table -- most records are of continuations played once (late, unique
     corners), and they never reach the table.  A slice holds at most ``RECORDS_PER_PART``
-    records, so the filters stay a fixed share of memory however many games there are.  (The
-    records were sorted before: a walk per slice of 8 M records, 8 walks and 50 M records sorted
-    for the whole corpus, 42 s against this; bench/corpus.py.)"""
+    records, so the filters stay a fixed share of memory however many games there are.  Each
+    walk runs on ``THREADS`` shares of the games at once, each thread with its own filters and
+    table, folded and merged after.  (The records were sorted before: a walk per slice of 8 M
+    records, 8 walks and 50 M records sorted for the whole corpus, 41 s against 12-13 s in one
+    thread; bench/corpus.py.)"""
     frame = corners.frames(size)
     args = (events, offsets, chosen, winners, frame.corner_of, frame.local, frame.zkeys,
             np.uint64(frame.size_key), depth)
@@ -204,16 +272,18 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     order = list(range(parts // 2, parts)) + list(range(parts // 2)) if parts > 1 else [0]
     steps = Steps(f"corner book {size}x{size}", len(chosen), stream=progress) \
         if progress is not None and len(chosen) > 50_000 else None
+    threads = max(1, min(THREADS, len(chosen) // GAMES_A_THREAD))
+    shares = np.array_split(chosen, threads)
     for number, part in enumerate(order):
         filters = np.zeros((words if prune > 1 else 0, 2), dtype=np.uint64)
         twice = 1 << 16
         if prune > 1:
-            _n, _table, twice = walk(*args, 6 - bits, part, MARK, filters, np.zeros((1, 4), dtype=np.uint64))
+            twice = _threaded(args, shares, 6 - bits, part, MARK, filters, 0)
             if steps is not None:
                 steps.update(len(chosen) * (2 * number + 1) // (2 * parts))  # a walk: half a part
         # at least one continuation a twice bit (2.1 M bits, 3.0 M continuations on the whole corpus)
-        cap = 1 << max(int(twice * 3 // 2).bit_length(), 4)
-        _n, table, _used = walk(*args, 6 - bits, part, TALLY, filters, np.zeros((cap, 4), dtype=np.uint64))
+        cap = 1 << max(int(twice * 3 // 2 // threads).bit_length(), 4)
+        table = _threaded(args, shares, 6 - bits, part, TALLY, filters, cap)
         del filters
         table = table[table[:, PLAYED] >= max(prune, 1)]
         keys, moves = table[:, KEY], table[:, MOVE].astype(np.int64)
