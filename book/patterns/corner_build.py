@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from fuseki.book.patterns import corners, index
+from fuseki.book.patterns import corners, index, index_map
 from fuseki.book.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import pgcopy, schema
 
@@ -340,18 +340,17 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
         sizes = [int(s) for (s,) in conn.execute(
             index.pattern_events.select().with_only_columns(index.pattern_events.c.size).distinct())]
     began = time.perf_counter()
+    # the index's map (book.patterns.index_map): mapped, not read from the table, and with the
+    # winners (1.0 s and 800 MB of the writer's memory for the whole corpus, bench/corpus.py)
+    indexed = [(size, index_map.load(book, size)) for size in sizes if corners.corner_width(size)]
     with book.writing() as conn:
         conn.exec_driver_sql(f"DROP TABLE IF EXISTS {corners.TABLE}")
         conn.exec_driver_sql(create_statement(conn.dialect.name))
         rows = 0
-        for size in sizes:
-            if not corners.corner_width(size):
-                continue
-            game_ids, events, offsets = index.load(conn, size)
-            winners = _winners(conn, game_ids)
-            chosen = np.arange(len(game_ids), dtype=np.int64)
-            for keys, moves, played, wins in records(events, offsets, chosen, winners, size, depth, prune,
-                                                     progress):
+        for size, games in indexed:
+            chosen = np.arange(len(games.game_ids), dtype=np.int64)
+            for keys, moves, played, wins in records(games.events, games.offsets, chosen, games.winners, size, depth,
+                                                     prune, progress):
                 rows += _write(conn, keys, moves, played, wins)
         conn.execute(schema.meta.delete().where(schema.meta.c.name.in_((THROUGH, SETTINGS))))
         conn.execute(schema.meta.insert(), [{"name": THROUGH, "value": str(through)},
@@ -360,20 +359,6 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
         print(f"corner book: {rows:,} continuations in {time.perf_counter() - began:.1f} s",
               file=progress, flush=True)
     return True
-
-
-def _winners(conn, game_ids: np.ndarray) -> np.ndarray:
-    """The winner (1 Black, 2 White, 0 none) of each of ``game_ids``, in their order."""
-    from sqlalchemy import select
-
-    top = int(game_ids.max()) if len(game_ids) else 0
-    winner_of = np.zeros(top + 1, dtype=np.int64)
-    found = np.array([tuple(row) for row in conn.execute(
-        select(schema.games.c.id, schema.games.c.winner).where(schema.games.c.winner.isnot(None)))],
-        dtype=np.int64).reshape(-1, 2)
-    found = found[found[:, 0] <= top]
-    winner_of[found[:, 0]] = found[:, 1]
-    return winner_of[game_ids]
 
 
 def _write(conn, keys, moves, played, wins) -> int:
