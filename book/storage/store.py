@@ -465,7 +465,7 @@ class Book:
 
     def _counted_rows(self, key: int, filters: Filters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``nextmoves.count_first_visits`` of every row of ``key``, the games the filters keep."""
-        _records, codes = self._codes(key, every_row=True)
+        _records, codes = self._codes(key, every_row=True, games=self._player_games(key, filters))
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)  # a small position's rows: each game's first visit first
         mask = self._mask(filters, int(codes[-1] >> schema.GAME_SHIFT)) if len(codes) else None
