@@ -325,3 +325,30 @@ def _count_first_visits(codes, mask, every, games, black, white):
             black[at] += 1
         elif winner == WHITE:
             white[at] += 1
+
+
+def first_visits(codes: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(game ids, move numbers) of each game's first visit in the ``codes`` of one position
+    (sorted), the games ``mask`` keeps (None: all), ids ascending: a list of games' rows in
+    one pass (numpy's passes over the 733,066 codes of a doubled corpus's empty board: 4 ms)."""
+    ids = np.empty(len(codes), dtype=np.int64)
+    moves = np.empty(len(codes), dtype=np.int64)
+    found = _first_visits(codes, mask if mask is not None else np.ones(0, dtype=np.bool_), mask is None, ids, moves)
+    return ids[:found], moves[:found]
+
+
+@njit(cache=True)
+def _first_visits(codes, mask, every, ids, moves):
+    last = -1
+    found = 0
+    for code in codes:
+        game = code >> schema.GAME_SHIFT
+        if game == last:
+            continue
+        last = game
+        if not every and (game >= len(mask) or not mask[game]):
+            continue
+        ids[found] = game
+        moves[found] = (code >> schema.MOVE_SHIFT) & schema.MOVE_MASK
+        found += 1
+    return found

@@ -223,7 +223,7 @@ class Book:
         keys = board.symmetric_keys(side)
         canonical = min(keys)
         if filters.reads_rows():  # every game's row: the mask's games counted in one pass
-            games, black, white = self._counted_rows(canonical, filters)
+            games, black, white = nextmoves.count_first_visits(*self._kept_rows(canonical, filters))
             index = np.flatnonzero(games[1:]) + 1  # END's apart
             stats = orbits.tally(index, games[index], black[index], white[index], board.size, keys, side,
                                  filters.min_games)
@@ -251,8 +251,8 @@ class Book:
         side = board.to_move if to_move is None else to_move
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be at least 1")
-        _records, game_ids, move_numbers, _nexts, _winners = self._visits(
-            min(board.symmetric_keys(side)), filters or Filters(), every_row=True)
+        game_ids, move_numbers = nextmoves.first_visits(*self._kept_rows(min(board.symmetric_keys(side)),
+                                                                         filters or Filters()))
         return self._page(game_ids, move_numbers, page, page_size, after)
 
     def page_of_games(self, matches: dict[int, int], page: int = 1, page_size: int = 20,
@@ -463,13 +463,14 @@ class Book:
         winners = codes & schema.WINNER_MASK
         return records, game_ids, moves, nexts, winners
 
-    def _counted_rows(self, key: int, filters: Filters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``nextmoves.count_first_visits`` of every row of ``key``, the games the filters keep."""
+    def _kept_rows(self, key: int, filters: Filters) -> tuple[np.ndarray, np.ndarray | None]:
+        """Every row of ``key``, sorted (each game's first visit first), and the mask of the games
+        the filters keep (None: every game)."""
         _records, codes = self._codes(key, every_row=True, games=self._player_games(key, filters))
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
-            codes = np.sort(codes)  # a small position's rows: each game's first visit first
-        mask = self._mask(filters, int(codes[-1] >> schema.GAME_SHIFT)) if len(codes) else None
-        return nextmoves.count_first_visits(codes, mask)
+            codes = np.sort(codes)
+        top = int(codes[-1] >> schema.GAME_SHIFT) if len(codes) else 0
+        return codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
 
     def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:
         """The games a player filter keeps, for PostgreSQL to pick their rows of a busy position
