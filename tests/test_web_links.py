@@ -177,7 +177,7 @@ def test_a_searched_pattern_is_in_the_address(server, browser):  # noqa: F811
     with urllib.request.urlopen(asked, timeout=30) as reply:
         expected = json.load(reply)
     assert page.text("next-summary").startswith(f"{expected['total']} game")
-    assert "region=T13%3AN19" in browser.current_url and "any=R17" in browser.current_url
+    page.wait(lambda _: "region=T13%3AN19" in browser.current_url and "any=R17" in browser.current_url)
 
 
 def test_back_and_forward_walk_the_search_moves(server, browser):  # noqa: F811

@@ -132,7 +132,7 @@ def test_from_the_games_list_to_a_player_and_back(server, tmp_path):
         wait_for_player(page, f"{LEE}: 5 games")
         answer = api(server, name=LEE)
         assert page.js(RECORD_ROWS, "#player-years") == expected_rows(answer["years"], answer["total"])
-        assert "name=Lee+Sedol" in driver.current_url or "name=Lee%20Sedol" in driver.current_url
+        page.wait(lambda _: "name=Lee+Sedol" in driver.current_url or "name=Lee%20Sedol" in driver.current_url)
         assert [row[:2] for row in page.rows("#player-games")] == [[r["black"] + " 9d", r["white"] + " 9d"]
                                                                   for r in answer["games"]["rows"]]
         address = driver.current_url
@@ -160,7 +160,7 @@ def test_from_the_games_list_to_a_player_and_back(server, tmp_path):
         page.wait(lambda _: page.text("player-vs-heading") == f"against {GU}: 3 games")
         versus = api(server, name=LEE, vs=GU)
         assert page.js(RECORD_ROWS, "#player-vs-years") == expected_rows(versus["vs_years"], versus["vs_total"])
-        assert "vs=Gu+Li" in driver.current_url and len(page.rows("#player-games")) == 3
+        page.wait(lambda _: "vs=Gu+Li" in driver.current_url and len(page.rows("#player-games")) == 3)
         driver.back()
         page.wait(lambda _: page.js("return document.getElementById('player-vs-block').hidden"))
 
@@ -174,7 +174,7 @@ def test_from_the_games_list_to_a_player_and_back(server, tmp_path):
         assert first.text.startswith("Q16 · 2 · ")
         first.click()
         page.wait(lambda _: not shown(page) and page.stones("search-board") == ["pd"])
-        assert "moves=pd" in driver.current_url and "name=" not in driver.current_url
+        page.wait(lambda _: "moves=pd" in driver.current_url and "name=" not in driver.current_url)
         driver.back()
         wait_for_player(page, f"{LEE}: 5 games")
         reply = driver.find_element(By.CSS_SELECTOR, "#player-white button")  # as White: after B R16... D16

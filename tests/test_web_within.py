@@ -87,7 +87,7 @@ def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_pat
     page.click("#within-push")
     page.wait(lambda _: page.text("within-status").startswith(f"within {len(corner)} games: pattern N19:T13"))
     stage = "size=19&moves=pd%2Cqf&region=N19%3AT13"
-    assert "within=" + urllib.parse.quote(stage, safe="") in browser.current_url
+    page.wait(lambda _: "within=" + urllib.parse.quote(stage, safe="") in browser.current_url)  # the address follows
     page.wait(lambda _: "reached this position" in page.text("next-summary"))  # the position, within
 
     page.click("#back")  # the moves back to the empty board, then another opening: within the pattern's games
@@ -102,8 +102,8 @@ def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_pat
     page.wait(lambda _: page.rows("#next-table") == table(within))
     page.wait(lambda _: page.text("games-summary").startswith(f"{len(expected)} game"))
     seen = page.view()
+    page.wait(lambda _: "moves=pd%2Cdp" in browser.current_url and "within=" in browser.current_url)
     address = browser.current_url
-    assert "moves=pd%2Cdp" in address
 
     with chromium(tmp_path / "second-profile") as other:  # the shared link: the same view, recomputed
         again = Page(other, timeout=60)
@@ -116,7 +116,7 @@ def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_pat
     assert plain["total"] > within["total"]
     page.wait(lambda _: page.text("within-status") == "searching all games")
     page.wait(lambda _: page.rows("#next-table") == table(plain))
-    assert "within=" not in browser.current_url
+    page.wait(lambda _: "within=" not in browser.current_url)
     assert browser.find_element("id", "within-back").get_attribute("disabled")
 
 
