@@ -76,11 +76,8 @@ def brute():
 
 
 @pytest.fixture(scope="module")
-def book(tmp_path_factory):
-    path = tmp_path_factory.mktemp("players") / "month.sqlite"
-    with Book.open(str(path)) as writing:
-        importer.import_paths(writing, [str(require_shared_file(ARCHIVE)[0])], workers=1)
-    opened = Book.open(str(path), readonly=True)
+def book(month_book):
+    opened = Book.open(str(month_book), readonly=True)  # the month, imported once by ``fuseki import`` (conftest)
     yield opened
     opened.close()
 

@@ -28,8 +28,6 @@ from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board, IllegalMove
 
-from conftest import require_shared_file
-
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
@@ -42,12 +40,8 @@ def fuseki(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def book_path(tmp_path_factory) -> str:
-    (archive,) = require_shared_file("tygem-2016-07.tgz")
-    path = tmp_path_factory.mktemp("within") / "tygem.sqlite"
-    done = fuseki("import", str(archive), "--book", str(path), "--workers", "1")
-    assert done.returncode == 0, done.stderr
-    return str(path)
+def book_path(month_book) -> str:
+    return str(month_book)  # the month, imported once by ``fuseki import`` (conftest)
 
 
 @pytest.fixture(scope="module")
