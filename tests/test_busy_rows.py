@@ -32,7 +32,7 @@ from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_signed
 
-from test_store import as_dict, sample_positions, write_games
+from test_store import as_dict, import_forty, sample_positions, write_games
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAST = 4  # the bar for these 40 games: the empty board and the popular openings pass it
@@ -44,11 +44,7 @@ def busy_book(tmp_path, book_url, monkeypatch):
     positions stored at ``LEAST`` games."""
     monkeypatch.setattr(nextmoves, "GAMES", 2)
     monkeypatch.setattr(segments, "FANOUT", 3)
-    folder = tmp_path / "games"
-    folder.mkdir()
-    games = write_games(folder)
-    book = Book.open(book_url)
-    importer.import_paths(book, [str(folder)], workers=0, batch_games=7)
+    book, games, _folder = import_forty(tmp_path, book_url)
     assert busy_rows.store(book, least=LEAST) > 3
     yield book, games
     book.close()

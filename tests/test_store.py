@@ -146,14 +146,20 @@ def imported(request, tmp_path, book_url, monkeypatch):
     if request.param == "summaries":
         monkeypatch.setattr(nextmoves, "GAMES", 2)
         monkeypatch.setattr(segments, "FANOUT", 3)
+    book, games, folder = import_forty(tmp_path, book_url)
+    yield book, games, folder
+    book.close()
+
+
+def import_forty(tmp_path, book_url):
+    """(the open book, its games, their folder): ``write_games``' 40 games imported in batches of 7."""
     folder = tmp_path / "games"
     folder.mkdir()
     games = write_games(folder)
     book = Book.open(book_url)
     report = importer.import_paths(book, [str(folder)], workers=0, batch_games=7)
     assert report.added == len({tuple(g[0]) for g in games}), report
-    yield book, games, folder
-    book.close()
+    return book, games, folder
 
 
 def sample_positions(games, rng, count=12):

@@ -99,7 +99,8 @@ class StoredRows:
         again at the next read: they may be stored for this version later)."""
         keys: frozenset[int] = frozenset()
         through = conn.execute(select(schema.meta.c.value).where(schema.meta.c.name == THROUGH)).scalar()
-        if through == str(version):
+        current = through == str(version)
+        if current:
             keys = frozenset(int(k) for k in conn.execute(select(table.c.key)).scalars())
-        with self._lock:
-            self._version, self._keys = (version if keys else -1), keys
+        with self._lock:  # a book with no busy position asks no more until it changes
+            self._version, self._keys = (version if current else -1), keys

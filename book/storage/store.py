@@ -223,7 +223,8 @@ class Book:
         keys = board.symmetric_keys(side)
         canonical = min(keys)
         if filters.reads_rows():  # every game's row: the mask's games counted in one pass
-            games, black, white = nextmoves.count_first_visits(*self._kept_rows(canonical, filters))
+            _records, codes, mask = self._kept_rows(canonical, filters)
+            games, black, white = nextmoves.count_first_visits(codes, mask)
             index = np.flatnonzero(games[1:]) + 1  # END's apart
             stats = orbits.tally(index, games[index], black[index], white[index], board.size, keys, side,
                                  filters.min_games)
@@ -251,9 +252,10 @@ class Book:
         side = board.to_move if to_move is None else to_move
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be at least 1")
-        game_ids, move_numbers = nextmoves.first_visits(*self._kept_rows(min(board.symmetric_keys(side)),
-                                                                         filters or Filters()))
-        return self._page(game_ids, move_numbers, page, page_size, after)
+        _records, codes, mask = self._kept_rows(min(board.symmetric_keys(side)), filters or Filters())
+        codes = nextmoves.first_visit_codes(codes, mask)  # only ids and move numbers: a page needs no more
+        return self._page(codes >> schema.GAME_SHIFT, (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK, page,
+                          page_size, after)
 
     def page_of_games(self, matches: dict[int, int], page: int = 1, page_size: int = 20,
                       after: int | None = None) -> GamesPage:
@@ -444,33 +446,22 @@ class Book:
         """(summary records, game ids, move numbers, next points, winners) of ``key``: the
         records of the segments that summarize it (unfiltered) and each other game's first
         visit (filtered); ``every_row``: no summaries, every game from its rows."""
-        records, codes = self._codes(key, every_row, self._player_games(key, filters) if every_row else None)
-        if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
-            codes = np.sort(codes)  # game id, then move number: the first visit of each game comes first
-        game_ids = codes >> schema.GAME_SHIFT
-        if len(codes) > 1:
-            first = np.empty(len(codes), dtype=bool)
-            first[0] = True
-            np.not_equal(game_ids[1:], game_ids[:-1], out=first[1:])
-            if not first.all():
-                codes, game_ids = codes[first], game_ids[first]
-        if filters.selects_games() and len(codes):
-            mask = self._mask(filters, int(game_ids.max()))
-            keep = mask[game_ids]
-            codes, game_ids = codes[keep], game_ids[keep]
+        records, codes, mask = self._kept_rows(key, filters, every_row)
+        codes = nextmoves.first_visit_codes(codes, mask)
         moves = (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK
         nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
-        winners = codes & schema.WINNER_MASK
-        return records, game_ids, moves, nexts, winners
+        return records, codes >> schema.GAME_SHIFT, moves, nexts, codes & schema.WINNER_MASK
 
-    def _kept_rows(self, key: int, filters: Filters) -> tuple[np.ndarray, np.ndarray | None]:
-        """Every row of ``key``, sorted (each game's first visit first), and the mask of the games
-        the filters keep (None: every game)."""
-        _records, codes = self._codes(key, every_row=True, games=self._player_games(key, filters))
+    def _kept_rows(self, key: int, filters: Filters, every_row: bool = True
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(summary records, the rows of ``key`` sorted: each game's first visit first, the mask of
+        the games the filters keep or None for every game); ``every_row``: see ``_codes``."""
+        games = self._player_games(key, filters) if every_row else None
+        records, codes = self._codes(key, every_row, games)
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)
         top = int(codes[-1] >> schema.GAME_SHIFT) if len(codes) else 0
-        return codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
+        return records, codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
 
     def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:
         """The games a player filter keeps, for PostgreSQL to pick their rows of a busy position
