@@ -188,14 +188,17 @@ def _to_play(query: dict, turn: int) -> str:
 def make_query(query_id: str, moves, *, rules: str = "japanese", komi: float = 6.5, size: int = 19,
                max_visits: int | None = None, analyze_turns: list[int] | None = None,
                include_policy: bool = False, initial_player: str | None = None,
-               initial_stones=(), override: dict | None = None) -> dict:
+               initial_stones=(), override: dict | None = None,
+               allow_moves: list[tuple[str, str]] | None = None) -> dict:
     """The query dict for a position reached by ``moves`` ([(colour, vertex), ...]).
 
     ``initial_stones`` ([(colour, vertex), ...]) sets up a position without its history (a
     book's position is its stones); ``initial_player`` says who moves first then.
     ``override`` adds KataGo search settings for this query (``overrideSettings``), e.g.
     ``{"rootNumSymmetriesToSample": 8}`` to average the root's network evaluation over the
-    8 symmetries.
+    8 symmetries.  ``allow_moves`` ([(colour, vertex), ...]) restricts the root's search to
+    those moves (KataGo's ``allowMoves`` with ``untilDepth`` 1): a move evaluated by a search of
+    its own when the position's search would not visit it (a human move KataGo dislikes).
     """
     query = {"id": query_id, "moves": [[str(c).upper(), str(v)] for c, v in moves], "rules": rules,
              "komi": komi, "boardXSize": size, "boardYSize": size,
@@ -210,6 +213,9 @@ def make_query(query_id: str, moves, *, rules: str = "japanese", komi: float = 6
         query["initialStones"] = [[str(c).upper(), str(v)] for c, v in initial_stones]
     if initial_player is not None:
         query["initialPlayer"] = initial_player
+    if allow_moves:
+        query["allowMoves"] = [{"player": str(c).upper(), "moves": [str(v)], "untilDepth": 1}
+                               for c, v in allow_moves]
     return query
 
 
