@@ -34,6 +34,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,6 +64,12 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 POSTGRES_URL = os.environ.get("FUSEKI_TEST_POSTGRES",
                               "postgresql://fuseki:fuseki@127.0.0.1:5432/fuseki_test")
 DB_PREFIX = "fuseki_t_"
+
+# Hypothesis draws the same examples on every run (seeded from each test's own code, not
+# from the clock), and keeps no example database between runs: a run's answer depends on the
+# code alone (tests/test_reproducible.py checks both).
+hypothesis_settings.register_profile("fuseki", derandomize=True, database=None)
+hypothesis_settings.load_profile("fuseki")
 
 
 def services_required() -> bool:
