@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 
 from fuseki.book.policies import policy_order
 from fuseki.engine.config import POLICIES
-from fuseki.engine.core.base import IllegalMove, point_to_vertex
+from fuseki.engine.core.base import point_to_vertex
 from fuseki.engine.players.chooser import eligible
 
 
@@ -202,30 +202,6 @@ class AiLine:
     pv: tuple[int, ...]
 
 
-def _line(ai, values, board, color: int, move, stores) -> tuple[int, ...]:
-    """KataGo's line for ``move`` (``ai``: its ``MoveValues``): the one stored with KataGo's
-    candidate when its search visited the move, else the move then the best line of the stored
-    position after it (its best reply alone when that position has no line stored)."""
-    from fuseki.book.ai import SEARCH
-
-    own = getattr(ai, "pv", None)  # a reader that already carries the line
-    if own:
-        return tuple(own)
-    if ai.source == SEARCH:
-        found = next((m for m in values.moves if set(m.points) & set(move.points)), None)
-        return tuple(getattr(found, "pv", ()) or ()) if found is not None else ()
-    child = board.copy()
-    try:
-        child.play(color, move.point)
-    except IllegalMove:  # the values came from the position after it, so it was legal there
-        return (move.point,)
-    after = stores.values(child, 3 - color, values.settings.network)
-    if after is None or not after.moves:
-        return (move.point,)
-    best = after.moves[0]
-    return (move.point, *(getattr(best, "pv", ()) or (best.point,)))
-
-
 class BookChooser:
     """``MoveChooser`` that plays from the opening book; None when out of book (see module doc)."""
 
@@ -367,13 +343,14 @@ class BookChooser:
         if stores is None or not moves:
             return None
         from fuseki.book.ai import next_move_values
+        from fuseki.book.ai_lines import move_line
 
         values = stores.values(board, color)
         if values is None:
             return None
         found = next_move_values(values, board, color, moves, stores.values)
         return [None if ai is None else AiLine(ai.winrate, ai.score_lead, ai.loss, ai.visits,
-                                                _line(ai, values, board, color, move, stores))
+                                                move_line(ai, values, board, color, move, stores.values))
                 for move, ai in zip(moves, found)]
 
     def _sound(self, board, color: int, moves) -> tuple[list, list[tuple[int, str]]]:
