@@ -237,3 +237,52 @@ def _line_sgf(line, to_move: int, size: int, comment: str) -> str:
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+# --- the years: did players learn? (``fuseki search --by-year --ai``) -------------------------
+
+@dataclass(frozen=True)
+class YearMistakes:
+    """One year of a position: its games, and of them those that played a move the stored
+    values judge a mistake (``mistaken``) or a move with no value of enough visits
+    (``unjudged``: neither called good nor bad); ``year`` None for the undated games."""
+
+    year: int | None
+    games: int
+    mistaken: int
+    unjudged: int
+
+    @property
+    def share(self) -> float:
+        return self.mistaken / self.games if self.games else 0.0
+
+
+def judged(moves, move_values, visits_min: int, points: float = MISTAKE_POINTS) -> tuple[list, list]:
+    """(the (move, values) of ``moves`` judged mistakes: a loss of ``points`` or more from
+    ``visits_min`` visits or more, the moves with no value of that many visits); any share of
+    the games, not only the popular ones: a year's players are judged by every move they chose."""
+    mistaken, unjudged = [], []
+    for move, ai in zip(moves, move_values):
+        if ai is None or ai.visits < visits_min:
+            unjudged.append(move)
+        elif ai.loss >= points:
+            mistaken.append((move, ai))
+    return mistaken, unjudged
+
+
+def years_of_mistakes(profile, move_values, visits_min: int | None = None,
+                      points: float = MISTAKE_POINTS) -> tuple[list[YearMistakes], list]:
+    """Per year of ``profile`` (``years.date_profile``), the games that played a mistake (see
+    ``judged``; ``move_values``: one per ``profile.moves``, as ``next_move_values`` gives them),
+    and the mistakes as (move, values)."""
+    visits_min = default_visits() if visits_min is None else visits_min
+    moves = [entry.move for entry in profile.moves]
+    mistaken, unjudged = judged(moves, move_values, visits_min, points)
+    bad = {move.points for move, _ in mistaken}
+    unknown = {move.points for move in unjudged}
+    rows = []
+    for row in profile.years:
+        counted = [(entry.move.points, entry.by_year.get(row.year, 0)) for entry in profile.moves]
+        rows.append(YearMistakes(row.year, row.games, sum(g for p, g in counted if p in bad),
+                                 sum(g for p, g in counted if p in unknown)))
+    return rows, mistaken

@@ -225,3 +225,54 @@ def test_bad_options_are_one_line_errors(judged_book, capsys):
     assert "--min-games, --visits-min and --limit must be at least 1" in capsys.readouterr().err
     assert main(["ai", "mistakes", "--book", location, "--komi", "6.3"]) == 1
     assert "--komi 6.3" in capsys.readouterr().err
+
+
+# --- fuseki search --by-year --ai ------------------------------------------------------------------
+
+# after pd, white's moves and the values stored for them: (loss, visits); None: no value
+# (no two in one orbit: the position after pd is symmetric about the line through pd and dp)
+JUDGED = {"dp": (0.0, 400), "dd": (2.0, 400), "cq": (3.0, 50), "cc": None}
+YEAR_GAMES = {"2014": ["dd", "dd", "dd", "dp", "cq"], "2018": ["dd", "dp", "dp", "dp", "cc"], "": ["dp"]}
+
+
+def test_by_year_with_ai_gives_each_years_share_of_mistakes(tmp_path, capsys, monkeypatch):
+    from fuseki.engine.players import katago
+
+    from test_store import sgf_text
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    tails = iter(coords.board_points(19)[100:])  # a third move each, so that no two games are one
+    for year, replies in YEAR_GAMES.items():
+        for n, reply in enumerate(replies):
+            moves = [(BLACK, coords.sgf_to_point("pd", 19)), (WHITE, coords.sgf_to_point(reply, 19)),
+                     (BLACK, next(tails))]
+            (folder / f"{year or 'none'}-{n}.sgf").write_bytes(sgf_text(19, moves, "a", "b", year, "B+R"))
+    location = str(tmp_path / "book.sqlite")
+    assert main(["import", str(folder), "--book", location, "--workers", "0"]) == 0
+    board = Board(19)
+    board.play(BLACK, coords.sgf_to_point("pd", 19))
+    best = 0.0
+    rows = [(coords.sgf_to_point(v, 19), visits, 0.5, best - loss, loss, 0.1)
+            for v, judged in JUDGED.items() if judged is not None for loss, visits in [judged]]
+    with Book.open(location) as book, book.writing() as conn:
+        ai_values.create(conn)
+        ai_values.put(conn, board.symmetric_keys(WHITE), 19, SETTINGS, (400, 0.5, best), rows)
+    monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none installed: stored values
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "no-cache.sqlite"))
+    capsys.readouterr()
+    assert main(["search", "--moves", "pd", "--book", location, "--by-year", "--ai"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(out) if line.startswith("AI MISTAKES"))
+    mistakes_named = [v for v, j in JUDGED.items() if j is not None and j[0] >= 1.5 and j[1] >= 100]
+    unjudged = [v for v, j in JUDGED.items() if j is None or j[1] < 100]
+    assert mistakes_named == ["dd"] and out[start].endswith("D16 2.0 (400 visits)")
+    table = out[start + 2:]
+    expected = []
+    for year in sorted((y for y in YEAR_GAMES if y), key=int) + [""]:
+        replies = YEAR_GAMES[year]
+        bad = sum(r in mistakes_named for r in replies)
+        expected.append([year or "no", str(len(replies)), str(bad), f"{100 * bad / len(replies):.1f}%",
+                         str(sum(r in unjudged for r in replies))])
+    got = [line.replace("no date", "no").split() for line in table[: len(expected)]]
+    assert got == expected
