@@ -1,9 +1,10 @@
 """KataGo's line (principal variation) from a book move, out of the stored values only.
 
 ``move_line(ai, values, board, to_move, move, child_values)``: the line stored with KataGo's
-candidate when its search of the position visited the move (``AiMove.pv``), else the move
-followed by the best line of the stored position after it (its best reply alone when that
-position has no line stored, the move alone when nothing is stored after it).  Points in
+candidate when its search of the position visited the move (``AiMove.pv``), else (no line
+stored with it, or a move its search did not visit) the move followed by the best line of the
+stored position after it (its best reply alone when that position has no line stored, the
+move alone when nothing is stored after it).  Points in
 ``board``'s orientation; the first is a point of the move's orbit, not always ``move.point``
 (a symmetric position's stored line starts where KataGo searched).  Shared by the engine's
 analysis lines (``book.chooser``) and ``book.mistakes``; never asks KataGo.
@@ -27,7 +28,9 @@ def move_line(ai, values, board, to_move: int, move, child_values: Callable) -> 
         return tuple(own)
     if ai.source == SEARCH:
         found = next((m for m in values.moves if set(m.points) & set(move.points)), None)
-        return tuple(getattr(found, "pv", ()) or ()) if found is not None else ()
+        line = tuple(getattr(found, "pv", ()) or ()) if found is not None else ()
+        if line:
+            return line
     child = board.copy()
     try:
         child.play(to_move, move.point)

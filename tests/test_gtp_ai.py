@@ -183,12 +183,15 @@ def expected_entries(book_moves, total, judged, kata=True):
 @pytest.fixture(scope="module")
 def two_komis(tmp_path_factory):
     """After R16: at komi 6.5 D4 and D16 from KataGo's search, Q4 from the position after it
-    (whose best reply is C16); at 7.5 other numbers, D4 only; for chinese rules nothing."""
+    (whose best reply is C16); no line stored, so D16's is the best reply after it (Q3) and D4's
+    the move alone (nothing stored after it); at 7.5 other numbers, D4 only; for chinese rules
+    nothing."""
     folder = tmp_path_factory.mktemp("two_komis")
     path = build_book(folder / "book.sqlite", folder / "sgf")
     put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2),
                                         ("C3", 0.52, 0.1, -0.1)])
     put(path, ["R16", "Q4"], (5, 0.6, 2.5), [("C16", 0.6, 2.5, 0.0)])
+    put(path, ["R16", "D16"], (5, 0.51, 0.2), [("Q3", 0.51, 0.2, 0.0)])  # D16's line: no line stored with it
     put(path, ["R16"], (10, 0.45, -0.5), [("D4", 0.35, -4.0, 3.5)], komi=7.5)
     return path
 
@@ -201,7 +204,7 @@ def test_kata_analyze_speaks_for_katago_with_the_games_as_visits(two_komis):
     ok(eng, "komi 6.5")
     ok(eng, "play B R16")
     entries, _ = analyze(eng, "kata-analyze W 10")
-    judged = {"D4": (0.40, -3.0, ["D4"]), "D16": (0.49, -0.2, ["D16"]),
+    judged = {"D4": (0.40, -3.0, ["D4"]), "D16": (0.49, -0.2, ["D16", "Q3"]),
               "Q4": (1 - 0.6, -2.5, ["Q4", "C16"])}  # Q4: the position after it, its best reply as the line
     assert entries == expected_entries(SEVEN_PLAYED, 7, judged)
     lz, _ = analyze(eng, "lz-analyze W 10")
@@ -242,7 +245,7 @@ def test_the_line_of_a_move_follows_every_orientation(two_komis):
         ok(eng, "komi 6.5")
         ok(eng, f"play B {turn('R16')}")
         entries, _ = analyze(eng, "kata-analyze W 10")
-        judged = {turn("D4"): (0.40, -3.0, [turn("D4")]), turn("D16"): (0.49, -0.2, [turn("D16")]),
+        judged = {turn("D4"): (0.40, -3.0, [turn("D4")]), turn("D16"): (0.49, -0.2, [turn("D16"), turn("Q3")]),
                   turn("Q4"): (1 - 0.6, -2.5, [turn("Q4"), turn("C16")])}
         played = [(turn(v), games) for v, games in SEVEN_PLAYED]
         assert entries == expected_entries(played, 7, judged), t

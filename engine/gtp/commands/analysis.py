@@ -54,7 +54,8 @@ KataGo has values for, each with KataGo's win rate for the mover (``winrate``, a
 the same number: its search's bound is not stored, and a client set to show the LCB would
 otherwise show the players' figure), its score lead (``scoreLead`` and ``scoreMean``,
 ``kata-analyze`` only: Leela Zero's format has none) and its principal variation (``pv``,
-mapped to the board's orientation; the move alone when no line is stored); ``visits`` stay the
+mapped to the board's orientation: the line stored with the move, else the move then the best
+line stored after it, else the move alone; ``book.ai_lines``); ``visits`` stay the
 games that played the move and ``prior`` their share (the circle's size is how often people
 played it).  A book move with no value of its own is left out of those lines (beside KataGo's
 figures the players' win rate would read as KataGo's); ``book_moves`` and GoGui's commands still
