@@ -17,8 +17,10 @@ policy among the book moves played in at least ``min_games`` games:
 KataGo's values are only read, never asked for: ``ai_stores()`` opens ``book.ai.AiValueStores``
 (the book's own ``ai_values`` table, then the cache file ``ai_cache``, any network, the rules
 and komi ``ai_rules`` / ``ai_komi``) at the first question and keeps None when neither has the
-table, so that a book without values costs one look at its tables.  ``ai_move_values`` gives the
-analysis commands (``engine.gtp.commands.analysis``, which never imports the book) the same values.
+table, so that a book without values costs one look at its tables.  ``ai_lines`` gives the
+analysis commands (``engine.gtp.commands.analysis``, which never imports the book) the values of
+the game's own rules and komi (``ai_stores(rules, komi)``: one set of stores per rules and komi
+asked, a few kept), each move's with KataGo's line (``AiLine.pv``).
 
 A book move stands for its orbit under the position's own symmetry
 (``MoveStat.points``); one of the orbit's legal points is drawn with the
@@ -184,6 +186,22 @@ def _mapped(moves: Sequence, t: int, size: int) -> list:
     return out
 
 
+STORES_KEPT = 4  # sets of stores (one per rules and komi asked) kept open at once
+
+
+@dataclass(frozen=True)
+class AiLine:
+    """A book move's stored AI values for the player who plays it (``book.ai.MoveValues``'
+    figures) and KataGo's principal variation from it: points in the asked board's orientation,
+    starting with a point of the move's orbit; () when no line is stored."""
+
+    winrate: float
+    score_lead: float
+    loss: float
+    visits: int
+    pv: tuple[int, ...]
+
+
 class BookChooser:
     """``MoveChooser`` that plays from the opening book; None when out of book (see module doc)."""
 
@@ -204,7 +222,7 @@ class BookChooser:
         self.opener = LazyBook(location, self.log)
         self._cache = None
         self.max_loss, self.ai_rules, self.ai_komi, self.ai_cache = max_loss, ai_rules, ai_komi, ai_cache
-        self._stores = None  # (book, AiValueStores or None) once looked for
+        self._stores = None  # (book, {(rules, komi): AiValueStores or None}) once looked for
         self._stores_lock = threading.Lock()
 
     @property
@@ -261,23 +279,38 @@ class BookChooser:
 
     # --- KataGo's stored values: read, never asked (see the module docstring) ---
 
-    def ai_stores(self):
-        """The book's and the cache file's stored AI values (``book.ai.AiValueStores``), or
-        None: no book, or neither has an ``ai_values`` table."""
+    def ai_stores(self, rules: str | None = None, komi: float | None = None):
+        """The book's and the cache file's stored AI values (``book.ai.AiValueStores``) for
+        ``rules`` and ``komi`` (default: the settings' ``ai_rules`` and ``ai_komi``), or None: no
+        book, neither has an ``ai_values`` table, or a komi no value can be stored for (not a
+        whole or half number)."""
         book = self.book
         if book is None:
             return None
-        if self._stores is None or self._stores[0] is not book:
-            with self._stores_lock:
-                if self._stores is None or self._stores[0] is not book:
-                    self._stores = (book, self._open_stores(book))
-        return self._stores[1]
+        asked = (self.ai_rules if rules is None else rules, self.ai_komi if komi is None else komi)
+        if asked[1] * 2 != int(asked[1] * 2):
+            return None
+        with self._stores_lock:
+            if self._stores is None or self._stores[0] is not book:
+                for old in (self._stores[1].values() if self._stores is not None else ()):
+                    if old is not None:
+                        old.close()
+                self._stores = (book, OrderedDict())
+            kept = self._stores[1]
+            if asked not in kept:
+                kept[asked] = self._open_stores(book, *asked)
+                while len(kept) > STORES_KEPT:  # a controller may send any number of komi values
+                    _, old = kept.popitem(last=False)
+                    if old is not None:
+                        old.close()
+            kept.move_to_end(asked)
+            return kept[asked]
 
-    def _open_stores(self, book):
+    def _open_stores(self, book, rules: str, komi: float):
         from fuseki.book.ai import AiValueStores
 
         try:
-            stores = AiValueStores.open(book, self.ai_cache, self.ai_rules, self.ai_komi)
+            stores = AiValueStores.open(book, self.ai_cache, rules, komi)
         except Exception as exc:  # noqa: BLE001 - no values is what a store that cannot be read gives
             self.log(f"fuseki: cannot read the stored AI values ({type(exc).__name__}: {exc}); "
                      "playing without them")
@@ -300,6 +333,25 @@ class BookChooser:
         if values is None:
             return None
         return next_move_values(values, board, color, moves, stores.values)
+
+    def ai_lines(self, board, color: int, moves, rules: str | None = None,
+                 komi: float | None = None) -> list | None:
+        """As ``ai_move_values``, for ``rules`` and ``komi`` (default: the settings'), each
+        move's values as an ``AiLine`` with KataGo's line; None when nothing is stored for the
+        position for them."""
+        stores = self.ai_stores(rules, komi)
+        if stores is None or not moves:
+            return None
+        from fuseki.book.ai import next_move_values
+        from fuseki.book.ai_lines import move_line
+
+        values = stores.values(board, color)
+        if values is None:
+            return None
+        found = next_move_values(values, board, color, moves, stores.values)
+        return [None if ai is None else AiLine(ai.winrate, ai.score_lead, ai.loss, ai.visits,
+                                                move_line(ai, values, board, color, move, stores.values))
+                for move, ai in zip(moves, found)]
 
     def _sound(self, board, color: int, moves) -> tuple[list, list[tuple[int, str]]]:
         """(the eligible ``moves`` whose stored AI loss is at most ``max_loss`` or unknown,

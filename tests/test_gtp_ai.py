@@ -9,6 +9,8 @@ way: the position's lead 0.0 minus the move's -2.5).  The engine never asks Kata
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from sqlalchemy import create_engine
 
@@ -18,7 +20,7 @@ from fuseki.book.storage.ai_values import AiSettings
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import point_to_vertex, vertex_to_point
+from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
 from fuseki.engine.gtp.commands import new_engine
 from tests.bookgames import build_book
 from tests.test_gtp_book import analyze, ok
@@ -31,16 +33,18 @@ def after(*moves):
     return board
 
 
-def put(path, moves, root, candidates=()):
-    """Store values of the position after ``moves``; ``candidates``: (vertex, win rate, lead, loss)."""
+def put(path, moves, root, candidates=(), komi=6.5, rules="japanese", pvs=None):
+    """Store values of the position after ``moves``; ``candidates``: (vertex, win rate, lead, loss);
+    ``pvs``: each candidate's line as vertices (stored only where ``ai_values.put`` keeps lines)."""
     board = after(*moves)
     rows = [(vertex_to_point(m, 19), 5, w, lead, loss, 0.1) for m, w, lead, loss in candidates]
+    lines = {} if pvs is None else {"pvs": [[vertex_to_point(v, 19) for v in line] for line in pvs]}
     db = create_engine(f"sqlite:///{path}")
     try:
         with db.begin() as conn:
             ai_values.create(conn)
-            ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "net", 8),
-                          root, rows)
+            ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings(rules, komi, "net", 8),
+                          root, rows, **lines)
     finally:
         db.dispose()
 
@@ -132,34 +136,160 @@ def test_the_cache_files_values_count_too(plain, tmp_path, monkeypatch):
 
 # --- the analysis commands -------------------------------------------------------------------------
 
-def test_kata_analyze_gives_the_stored_score_lead_beside_the_human_figures(judged):
-    eng = engine_on(judged)
-    ok(eng, "play B R16")
-    entries, _ = analyze(eng, "kata-analyze W 10")
-    assert [e["move"] for e in entries] == ["D4", "D16"]  # not C3: KataGo's, nobody played it
-    d4, d16 = entries
-    assert (d4["scoreLead"], d4["scoreMean"], d16["scoreLead"]) == ("-3.000000", "-3.000000", "-0.200000")
-    assert d4["visits"] == "4" and d4["winrate"] == "0.333333"  # the human figures, as documented
-    lz, _ = analyze(eng, "lz-analyze W 10")
-    assert all("scoreLead" not in e for e in lz)  # Leela Zero's format has no score
-    assert ok(eng, "book_moves") == "D4 D16 Q4"  # Fuego's plain list
-
-
 def test_book_gfx_gives_each_letters_ai_loss(judged):
     eng = engine_on(judged)
     ok(eng, "play B R16")
+    ok(eng, "komi 6.5")  # the komi the values are stored for
     text = [line for line in ok(eng, "book-gfx").split("\n") if line.startswith("TEXT")]
     assert text == ["TEXT book: 7 games; A 4 25% AI loss 3.0, B 2 100% AI loss 0.2, C 1 100% AI loss 2.5"]
+    ok(eng, "komi 7.5")  # none stored for 7.5
+    assert "AI loss" not in ok(eng, "book-gfx")
 
 
 def test_positions_without_values_show_no_ai_fields(judged, plain):
     for path, moves in ((judged, ["R16", "D4"]), (plain, ["R16"])):
         eng = engine_on(path)
+        ok(eng, "komi 6.5")
         for n, move in enumerate(moves):
             ok(eng, f"play {'BW'[n % 2]} {move}")
         entries, _ = analyze(eng, "kata-analyze 10")
         assert entries and all("scoreLead" not in e for e in entries)
         assert "AI loss" not in ok(eng, "book-gfx")
+
+
+# --- the analysis lines in KataGo's voice (docs/clients.md) ---------------------------------------
+
+def expected_entries(book_moves, total, judged, kata=True):
+    """The entries the documentation promises, written out from the stored rows: ``book_moves``
+    (vertex, games), ``judged``: vertex -> (win rate, lead, line) for the mover; moves without
+    values are left out."""
+    out = []
+    for vertex, games in book_moves:
+        if vertex not in judged:
+            continue
+        winrate, lead, line = judged[vertex]
+        if kata:
+            fields = {"move": vertex, "visits": str(games), "winrate": f"{winrate:.6f}",
+                      "scoreMean": f"{lead:.6f}", "scoreLead": f"{lead:.6f}", "prior": f"{games / total:.6f}",
+                      "lcb": f"{winrate:.6f}", "order": str(len(out))}
+        else:
+            fields = {"move": vertex, "visits": str(games), "winrate": str(round(winrate * 10000)),
+                      "prior": str(round(games / total * 10000)), "lcb": str(round(winrate * 10000)),
+                      "order": str(len(out))}
+        out.append({**fields, "pv": list(line)})
+    return out
+
+
+@pytest.fixture(scope="module")
+def two_komis(tmp_path_factory):
+    """After R16: at komi 6.5 D4 and D16 from KataGo's search, Q4 from the position after it
+    (whose best reply is C16); no line stored, so D16's is the best reply after it (Q3) and D4's
+    the move alone (nothing stored after it); at 7.5 other numbers, D4 only; for chinese rules
+    nothing."""
+    folder = tmp_path_factory.mktemp("two_komis")
+    path = build_book(folder / "book.sqlite", folder / "sgf")
+    put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2),
+                                        ("C3", 0.52, 0.1, -0.1)])
+    put(path, ["R16", "Q4"], (5, 0.6, 2.5), [("C16", 0.6, 2.5, 0.0)])
+    put(path, ["R16", "D16"], (5, 0.51, 0.2), [("Q3", 0.51, 0.2, 0.0)])  # D16's line: no line stored with it
+    put(path, ["R16"], (10, 0.45, -0.5), [("D4", 0.35, -4.0, 3.5)], komi=7.5)
+    return path
+
+
+SEVEN_PLAYED = [("D4", 4), ("D16", 2), ("Q4", 1)]  # after R16, analysis_min_games 1
+
+
+def test_kata_analyze_speaks_for_katago_with_the_games_as_visits(two_komis):
+    eng = engine_on(two_komis, analysis_min_games=1)
+    ok(eng, "komi 6.5")
+    ok(eng, "play B R16")
+    entries, _ = analyze(eng, "kata-analyze W 10")
+    judged = {"D4": (0.40, -3.0, ["D4"]), "D16": (0.49, -0.2, ["D16", "Q3"]),
+              "Q4": (1 - 0.6, -2.5, ["Q4", "C16"])}  # Q4: the position after it, its best reply as the line
+    assert entries == expected_entries(SEVEN_PLAYED, 7, judged)
+    lz, _ = analyze(eng, "lz-analyze W 10")
+    assert lz == expected_entries(SEVEN_PLAYED, 7, judged, kata=False)
+    assert ok(eng, "book_moves") == "D4 D16 Q4"  # Fuego's plain list
+
+
+def test_the_values_follow_the_games_komi_and_rules(two_komis):
+    eng = engine_on(two_komis, analysis_min_games=1)
+    ok(eng, "play B R16")
+    ok(eng, "komi 7.5")
+    entries, _ = analyze(eng, "kata-analyze W 10")
+    # at 7.5 only D4 has values: KataGo's voice lists it alone, with its 7.5 figures
+    assert entries == expected_entries([("D4", 4)], 4, {"D4": (0.35, -4.0, ["D4"])})
+    ok(eng, "komi 6.5")
+    entries, _ = analyze(eng, "kata-analyze W 10")
+    assert [(e["move"], e["scoreLead"]) for e in entries] == [("D4", "-3.000000"), ("D16", "-0.200000"),
+                                                             ("Q4", "-2.500000")]
+    for komi, rules in ((5.5, None), (6.25, None), (6.5, "chinese")):  # nothing stored for these
+        ok(eng, f"komi {komi}")
+        if rules:
+            ok(eng, f"kgs-rules {rules}")
+        entries, _ = analyze(eng, "kata-analyze W 10")
+        assert [e["move"] for e in entries] == ["D4", "D16", "Q4"]
+        assert all("scoreLead" not in e and "scoreMean" not in e for e in entries)
+        # the players' figures: 1 of 4 games won by D4's player, corrected towards 50% (module doc)
+        assert entries[0]["winrate"] == f"{(1 + 1) / (4 + 2):.6f}"
+
+
+def test_the_line_of_a_move_follows_every_orientation(two_komis):
+    """The game played in each of the 8 orientations: the entries, their figures and lines are
+    the stored ones turned the same way (Q4's line: the position after it, stored once)."""
+    for t in range(8):
+        def turn(vertex, t=t):
+            return point_to_vertex(transform_point(t, vertex_to_point(vertex, 19), 19), 19)
+
+        eng = engine_on(two_komis, analysis_min_games=1)
+        ok(eng, "komi 6.5")
+        ok(eng, f"play B {turn('R16')}")
+        entries, _ = analyze(eng, "kata-analyze W 10")
+        judged = {turn("D4"): (0.40, -3.0, [turn("D4")]), turn("D16"): (0.49, -0.2, [turn("D16"), turn("Q3")]),
+                  turn("Q4"): (1 - 0.6, -2.5, [turn("Q4"), turn("C16")])}
+        played = [(turn(v), games) for v, games in SEVEN_PLAYED]
+        assert entries == expected_entries(played, 7, judged), t
+
+
+def test_an_orbits_points_show_the_line_turned_by_the_boards_own_symmetry(tmp_path):
+    """On the empty board R16 stands for its 8 points; the stored position after R16 (best reply
+    D4) gives R16's line, and each other point's is that line turned by the symmetry taking R16
+    there (the position after it is the same one)."""
+    path = build_book(tmp_path / "book.sqlite", tmp_path / "sgf")
+    put(path, [], (10, 0.5, 0.0))  # the empty board: values stored, no candidate people played
+    put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.5, 0.0, 0.0)])
+    eng = engine_on(path)
+    ok(eng, "komi 6.5")
+    entries, _ = analyze(eng, "kata-analyze B 10")
+    lines = {e["move"]: e["pv"] for e in entries}
+    r16 = vertex_to_point("R16", 19)
+    for t in range(8):
+        point = transform_point(t, r16, 19)
+        expected = [point_to_vertex(point, 19), point_to_vertex(transform_point(t, vertex_to_point("D4", 19), 19), 19)]
+        assert lines[point_to_vertex(point, 19)] == expected, t
+    assert set(lines) == {point_to_vertex(transform_point(t, r16, 19), 19) for t in range(8)}  # star points: no value
+
+
+STORES_LINES = "pvs" in inspect.signature(ai_values.put).parameters
+
+
+@pytest.mark.skipif(not STORES_LINES, reason="ai_values.put keeps no lines (pvs) in this tree")
+def test_a_stored_line_follows_every_orientation(tmp_path):
+    path = build_book(tmp_path / "book.sqlite", tmp_path / "sgf")
+    line = ["D4", "Q3", "C16", "pass"]
+    put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2)],
+        pvs=[line, ["D16", "C3"]])
+    for t in range(8):
+        def turn(vertex, t=t):
+            if vertex == "pass":
+                return vertex
+            return point_to_vertex(transform_point(t, vertex_to_point(vertex, 19), 19), 19)
+
+        eng = engine_on(path)
+        ok(eng, "komi 6.5")
+        ok(eng, f"play B {turn('R16')}")
+        entries, _ = analyze(eng, "kata-analyze W 10")
+        assert [e["pv"] for e in entries] == [[turn(v) for v in line], [turn("D16"), turn("C3")]], t
 
 
 # --- the settings ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """fuseki ai annotate: KataGo's values of the book's most played positions, kept for later;
-fuseki ai copy: stored values from one file into a book's (how the built-in book gets them).
+fuseki ai copy: stored values from one file into a book's (how the built-in book gets them);
+fuseki ai mistakes: the book's popular mistakes according to those values (``book.mistakes``).
 
 Example::
 
@@ -21,11 +22,11 @@ import sys
 import time
 
 from fuseki.book.ui import ai_text
-from fuseki.book.ui.cli_shared import CommandError, add_book_option, book_location
+from fuseki.book.ui.cli_shared import CommandError, add_book_option, book_location, open_book
 
 
 def add_commands(subparsers) -> None:
-    p = subparsers.add_parser("ai", help="KataGo's values of the book's positions (annotate, copy)",
+    p = subparsers.add_parser("ai", help="KataGo's values of the book's positions (annotate, copy, mistakes)",
                               description="KataGo beside the book (docs/katago.md).",
                               epilog="Example: fuseki ai annotate --book games.sqlite --min-games 50 (fuseki ai "
                                      "SUBCOMMAND --help says more)")
@@ -57,6 +58,24 @@ def add_commands(subparsers) -> None:
     c.add_argument("source", metavar="FROM", help="an SQLite file (or database URL) holding an ai_values table")
     c.add_argument("--into", required=True, metavar="BOOK", help="the SQLite file or database URL to copy into")
     c.set_defaults(run=run_copy)
+    m = commands.add_parser(
+        "mistakes", help="the book's popular mistakes, from the stored AI values",
+        description="List the moves played in at least 10%% of a position's games (positions of at least "
+                    "--min-games games) whose stored AI values say they lose at least 1.5 points, from values "
+                    "of at least --visits-min visits; most played first, with the better move (the best "
+                    "evaluated) and KataGo's line. Reads the values stored in the book and the AI value "
+                    "cache (fuseki ai annotate stores them); never asks KataGo. Example: fuseki ai mistakes "
+                    "--book games.sqlite --min-games 50 --sgf mistakes.sgf")
+    add_book_option(m)
+    m.add_argument("--min-games", type=int, default=None, metavar="N",
+                   help="only positions at least N games reached (default 20)")
+    m.add_argument("--visits-min", type=int, default=None, metavar="V",
+                   help="only values of at least V visits (default 100: fewer are noise)")
+    m.add_argument("--rules", default="japanese", help="the rules of the values read (default japanese)")
+    m.add_argument("--komi", type=float, default=6.5, help="the komi of the values read (default 6.5)")
+    m.add_argument("--limit", type=int, default=None, metavar="K", help="list only the K most played")
+    m.add_argument("--sgf", metavar="FILE", help="also write them as one SGF file, a variation per mistake")
+    m.set_defaults(run=run_mistakes)
 
 
 def run_copy(args) -> int:
@@ -187,3 +206,58 @@ def annotate_command(config) -> str:
 
 def say(text: str) -> None:
     print(f"fuseki ai annotate: {text}", file=sys.stderr, flush=True)
+
+
+def run_mistakes(args) -> int:
+    """Exit code 0 (also when there are none); 1 for a bad option or a book that cannot be read."""
+    from fuseki.book import mistakes
+    from fuseki.book.ai import AiValueStores
+
+    min_games = mistakes.MIN_GAMES if args.min_games is None else args.min_games
+    visits_min = mistakes.default_visits() if args.visits_min is None else args.visits_min
+    if min_games < 1 or visits_min < 1 or (args.limit is not None and args.limit < 1):
+        raise CommandError("--min-games, --visits-min and --limit must be at least 1")
+    if args.komi * 2 != int(args.komi * 2):
+        raise CommandError(f"--komi {args.komi:g}: values are stored for whole or half komi only")
+    location = book_location(args)
+    book = open_book(location, readonly=True)
+    try:
+        stores = AiValueStores.open(book, ai_text.cache_path(), args.rules, args.komi)
+        try:
+            if not stores.dbs:
+                raise CommandError(f"no stored AI values in {location} or {ai_text.cache_path()} "
+                                   "(fuseki ai annotate --book B stores them)")
+            found, scan = mistakes.find(book, stores, min_games, visits_min)
+        finally:
+            stores.close()
+    finally:
+        book.close()
+    shown = found[: args.limit] if args.limit else found
+    for number, m in enumerate(shown, 1):
+        print(mistake_text(number, m))
+    missing = f" ({scan.missing:,} of them with no board found)" if scan.missing else ""
+    print(f"fuseki ai mistakes: {len(found):,} popular mistakes (moves in >= {mistakes.POPULAR_SHARE:.0%} of a "
+          f"position's games losing >= {mistakes.MISTAKE_POINTS:g} points at >= {visits_min} visits) in "
+          f"{scan.positions:,} positions of {min_games}+ games with values for {args.rules} rules, komi "
+          f"{args.komi:g}{missing}", file=sys.stderr)
+    if args.sgf:
+        with open(args.sgf, "w", encoding="utf-8") as out:
+            out.write(mistakes.sgf_text(shown, args.komi))
+        print(f"fuseki ai mistakes: {len(shown):,} variations written to {args.sgf}", file=sys.stderr)
+    return 0
+
+
+def mistake_text(number: int, m) -> str:
+    """Two lines: where and what (games, share, loss, visits), then the better move and its line."""
+    from fuseki.book.mistakes import vertices
+
+    size = m.board.size
+    who = "B" if m.to_move == 1 else "W"
+    moves = [p for _, p in m.board.moves]
+    where = f"after {vertices(moves, size)}" if moves else "the empty board"
+    if moves and len(moves) != len(m.board.stones(1)) + len(m.board.stones(2)):
+        where += " (with setup stones)"
+    return (f"{number:3}. {where}, {who} to play, {m.total} games: {vertices([m.point], size)} in {m.games} "
+            f"({m.share:.0%}) loses {m.loss:.1f} points ({m.visits} visits)\n"
+            f"     better {vertices([m.better], size)} (loss {m.better_loss:.1f}, {m.better_visits} visits): "
+            f"{vertices(m.better_line, size)}")

@@ -59,7 +59,8 @@ def add_commands(subparsers) -> None:
     p.add_argument("--verbose", action="store_true", help="also print the position's hash and canonical key")
     p.add_argument("--by-year", action="store_true",
                    help="also the position's games per year (YEAR GAMES SHARE: of that year's games) and each "
-                        "next move's first and last year and trend (rising or falling over the last --recent years)")
+                        "next move's first and last year and trend (rising or falling over the last --recent years); "
+                        "with --ai, each year's share of games that played a move KataGo's values judge a mistake")
     p.add_argument("--recent", type=int, default=3, metavar="K",
                    help="with --by-year: a trend compares the last K years with the years before (default 3)")
     p.add_argument("--trends", metavar="A-B:C-D",
@@ -313,8 +314,9 @@ def run_search(args) -> int:
         profile = dates.date_profile(book, board, filters=filters, recent=args.recent) \
             if args.by_year or periods else None
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
-        if args.ai:
-            values, move_values = ai_text.ai_values_for(args, board, found, book, len(textboard.LETTERS))
+        if args.ai:  # --by-year judges every move, the table shows the lettered ones
+            shown = None if args.by_year else len(textboard.LETTERS)
+            values, move_values = ai_text.ai_values_for(args, board, found, book, shown)
     finally:
         book.close()
     note = filters_note(filters)
@@ -322,11 +324,20 @@ def run_search(args) -> int:
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
     if args.ai:  # the human table is replaced by one with KataGo's columns beside it
         table = textboard.move_table(found, board.size)
-        text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, board.size,
-                                                                        textboard.LETTERS)
+        text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values,
+                                                                        move_values[: len(textboard.LETTERS)],
+                                                                        board.size, textboard.LETTERS)
                 + "\n" + table.rsplit("\n", 1)[-1])
     if args.by_year:
         text += "\n\n" + years_text.year_text(profile, board.size)
+    if args.by_year and args.ai:
+        from fuseki.book import mistakes
+
+        visits_min = mistakes.default_visits()
+        by_points = {move.points: ai for move, ai in zip(found.moves, move_values)}
+        rows, mistaken = mistakes.years_of_mistakes(profile, [by_points.get(e.move.points) for e in profile.moves],
+                                                    visits_min)
+        text += "\n\n" + years_text.mistakes_text(rows, mistaken, board.size, visits_min, mistakes.MISTAKE_POINTS)
     if periods:
         text += "\n\n" + years_text.trends_text(profile, *periods, board.size)
     print(text)

@@ -1,5 +1,7 @@
 """A position through the years as text and JSON: ``fuseki search --by-year`` and ``--trends``,
-the shell's ``years``, ``/api/position?by_year=1`` (the numbers: ``book.storage.years``).
+the shell's ``years``, ``/api/position?by_year=1`` (the numbers: ``book.storage.years``);
+with ``--ai``, ``mistakes_text``: each year's share of games that played a move KataGo's stored
+values judge a mistake (the numbers: ``book.mistakes.years_of_mistakes``).
 
 ``year_text`` prints a ``YEAR GAMES SHARE`` table (a year's games that reached the position,
 and their share of that year's games in the book; ``no date`` last), then per next move its
@@ -45,6 +47,21 @@ def year_text(profile, size: int, letters: str = LETTERS) -> str:
             first, last = ("-" if y is None else str(y) for y in (entry.first, entry.last))
             lines.append(f"{_letter(index, letters)} - {vertex:<5} {entry.move.games:>7}  {first:>5} {last:>5}"
                          f"  {entry.trend or '-'}")
+    return "\n".join(lines)
+
+
+def mistakes_text(rows, mistaken, size: int, visits_min: int, points: float) -> str:
+    """``--by-year --ai``: per year, the position's games that played a move KataGo's stored
+    values judge a mistake (``book.mistakes.years_of_mistakes``), and those it cannot judge."""
+    judged = ", ".join(f"{coords.point_to_vertex(move.point, size)} {ai.loss:.1f} ({ai.visits} visits)"
+                       for move, ai in mistaken) or "none"
+    lines = [f"AI MISTAKES: moves losing >= {points:g} points at >= {visits_min} visits: {judged}",
+             "YEAR       GAMES  MISTAKES    SHARE  UNJUDGED   (unjudged: a move with no value of that many visits)"]
+    for row in rows:
+        lines.append(f"{_year_name(row.year):<8} {row.games:>7} {row.mistaken:>9} {100 * row.share:>7.1f}%"
+                     f" {row.unjudged:>9}")
+    if not rows:
+        lines.append("(no game reached this position)")
     return "\n".join(lines)
 
 

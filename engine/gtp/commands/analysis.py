@@ -46,15 +46,25 @@ candidates as any other (visits = times played in that corner).
 With no book (or none at the configured path) every command answers
 normally with nothing in it: no moves, no labels, no info lines.
 
-KataGo's stored judgement of a move, where the book or the user's AI value cache has it (the
-advisor's ``ai_move_values``: values read, never asked for; see ``book.chooser``), is shown
-beside the human figures: a ``kata-analyze`` entry gets ``scoreMean`` and ``scoreLead`` (the
-move's score lead for the player to move: Lizzie, Sabaki and KaTrain show it), its winrate and
-visits staying the human ones; GoGui's ``book-gfx`` status line gives a letter's ``AI loss`` in
-points.  KataGo's own best moves that nobody played are not added: an entry's visits are its
-games, and 0 visits would read as a move nobody should look at.  ``book_moves`` stays Fuego's
-plain list of points (its controllers read nothing else), and Leela Zero's lines have no
-score field.
+KataGo's stored judgement, where the book or the user's AI value cache has it for the game's
+komi (``komi``) and rules (``kgs-rules``; before it, the settings' ``[ai] rules``): the
+advisor's ``ai_lines``, values read, never asked for (see ``book.chooser``).  The analysis
+lines then speak in one voice, KataGo's: a position with stored values lists the book moves
+KataGo has values for, each with KataGo's win rate for the mover (``winrate``, and ``lcb``
+the same number: its search's bound is not stored, and a client set to show the LCB would
+otherwise show the players' figure), its score lead (``scoreLead`` and ``scoreMean``,
+``kata-analyze`` only: Leela Zero's format has none) and its principal variation (``pv``,
+mapped to the board's orientation: the line stored with the move, else the move then the best
+line stored after it, else the move alone; ``book.ai_lines``); ``visits`` stay the
+games that played the move and ``prior`` their share (the circle's size is how often people
+played it).  A book move with no value of its own is left out of those lines (beside KataGo's
+figures the players' win rate would read as KataGo's); ``book_moves`` and GoGui's commands still
+list it.  A position with nothing stored for the game's komi and rules (after ``komi 7.5`` a
+book annotated at 6.5) gets the human lines above, with no AI field at all.  KataGo's own best
+moves that nobody played are not added: an entry's visits are its games, and 0 visits would
+read as a move nobody should look at.  GoGui's ``book-gfx`` status line gives a letter's ``AI
+loss`` in points.  ``book_moves`` stays Fuego's plain list of points (its controllers read
+nothing else).
 """
 
 from __future__ import annotations
@@ -117,18 +127,25 @@ def _candidates(game, board, to_move: int, min_games: int | None):
         yield "corner book", eligible(moves, least), False
 
 
-def ai_values(game, board, to_move: int, moves: list) -> list:
-    """Per move of ``moves``, the advisor's stored AI values (``ai_move_values``: ``score_lead``
-    and ``loss`` for the mover), or None each: no advisor, nothing stored, or a store that
-    fails (said on stderr: the book's figures are still shown)."""
-    reader = getattr(game.advisor, "ai_move_values", None) if game.advisor is not None else None
-    found = None
-    if reader is not None and moves:
-        try:
-            found = reader(board, to_move, moves)
-        except Exception as exc:  # noqa: BLE001 - the human figures do not depend on it
-            print(f"fuseki-gtp: cannot read the stored AI values: {exc!r}", file=sys.stderr)
-    return list(found) if found is not None else [None] * len(moves)
+# kgs-rules names that KataGo spells otherwise (the rest are KataGo's own names)
+KATAGO_RULES = {"new_zealand": "new-zealand"}
+
+
+def ai_lines(game, board, to_move: int, moves: list) -> list | None:
+    """Per move of ``moves``, the advisor's stored AI values for the game's komi and rules
+    (``ai_lines``: ``winrate``, ``score_lead``, ``loss`` for the mover and the line ``pv``) or
+    None; None for all when nothing is stored for the position (no advisor, a store that fails:
+    said on stderr, the book's figures are still shown)."""
+    reader = getattr(game.advisor, "ai_lines", None) if game.advisor is not None else None
+    if reader is None or not moves:
+        return None
+    rules = KATAGO_RULES.get(game.rules, game.rules) if game.rules else None
+    try:
+        found = reader(board, to_move, moves, rules=rules, komi=game.komi)
+    except Exception as exc:  # noqa: BLE001 - the human figures do not depend on it
+        print(f"fuseki-gtp: cannot read the stored AI values: {exc!r}", file=sys.stderr)
+        return None
+    return list(found) if found is not None else None
 
 
 def _legal_points(move, board, to_move: int, eye_ok: bool) -> list[int]:
@@ -207,7 +224,7 @@ def book_gfx(game, args):
         return "TEXT out of book"
     total = sum(move.games for move, _ in entries)
     labels, shades, legend = [], [], []
-    judged = ai_values(game, board, board.to_move, [move for move, _ in entries])
+    judged = ai_lines(game, board, board.to_move, [move for move, _ in entries]) or [None] * len(entries)
     for letter, (move, points), ai in zip(LETTERS, entries, judged):
         for p in points:
             labels.append(f"{vertex_text(p, game.size)} {letter}")
@@ -295,8 +312,8 @@ def shrunk_winrate(winrate: float, games: int, prior_games: float = PRIOR_GAMES)
 def info_entries(game, to_move: int, kata: bool, maxmoves: int | None = None) -> list[str]:
     """One ``info move ...`` entry per legal book point (orbit points repeat their move's figures).
 
-    Only moves of at least ``analysis_min_games`` games, with their shrunk win rate
-    (see the module docstring).
+    Only moves of at least ``analysis_min_games`` games; KataGo's figures where values are
+    stored for the position, else the shrunk win rate (see the module docstring).
     """
     return list(iter_info_entries(game, game.board, to_move, kata, maxmoves))
 
@@ -306,23 +323,34 @@ def iter_info_entries(game, board, to_move: int, kata: bool, maxmoves: int | Non
     GTP loop waits for the next command, which may stop it between two entries (each one main
     line of book look-ups)."""
     entries = advice(game, board, to_move, game.settings.book.analysis_min_games)[1]
+    judged = ai_lines(game, board, to_move, [move for move, _ in entries])
+    if judged is None:
+        judged = [None] * len(entries)
+    else:  # KataGo's voice: the moves it has no value for are left out (module docstring)
+        kept = [(e, ai) for e, ai in zip(entries, judged) if ai is not None]
+        entries, judged = [e for e, _ in kept], [ai for _, ai in kept]
     total = sum(move.games for move, _ in entries) or 1
     out = 0
     symmetric = _symmetric_images(board, to_move) if any(len(points) > 1 for _, points in entries) else None
-    judged = ai_values(game, board, to_move, [move for move, _ in entries]) if kata else [None] * len(entries)
     for (move, points), ai in zip(entries, judged):
         share = move.games / total / len(points)  # an orbit's share split among its points
-        winrate = shrunk_winrate(move.winrate, move.games)
-        lcb = wilson_lower(move.winrate * move.games, move.games)
+        if ai is not None:
+            winrate = lcb = ai.winrate
+        else:
+            winrate = shrunk_winrate(move.winrate, move.games)
+            lcb = wilson_lower(move.winrate * move.games, move.games)
         first = None
         for p in points:
             if maxmoves is not None and out >= maxmoves:
                 return
-            image = symmetric(points[0], p) if first is not None and symmetric else None
-            # the line of an orbit's other points: the first one's, turned by the board's own symmetry
-            # that takes the first point there (the book answers every orientation alike)
-            line = [image[q] for q in first] if image is not None else main_line(game, board, to_move, p)
-            first = line if first is None else first
+            if ai is not None:
+                line = ai_line(board, to_move, ai.pv, p)
+            else:
+                image = symmetric(points[0], p) if first is not None and symmetric else None
+                # the line of an orbit's other points: the first one's, turned by the board's own symmetry
+                # that takes the first point there (the book answers every orientation alike)
+                line = [image[q] for q in first] if image is not None else main_line(game, board, to_move, p)
+                first = line if first is None else first
             pv = " ".join(vertex_text(q, game.size) for q in line)
             vertex = vertex_text(p, game.size)
             if kata:
@@ -336,6 +364,24 @@ def iter_info_entries(game, board, to_move: int, kata: bool, maxmoves: int | Non
                           f"prior {round(share * 10000)} lcb {round(lcb * 10000)} order {out}")
             out += 1
             yield f"info move {vertex} {fields} pv {pv}"
+
+
+def ai_line(board, to_move: int, pv, point: int) -> list[int]:
+    """KataGo's line ``pv`` (board orientation) shown from ``point``: as stored when it starts
+    there, else turned by the board's own symmetry that takes its first move to ``point`` (an
+    orbit's other points, or a line stored from another point of the orbit); ``[point]`` when no
+    line is stored."""
+    from fuseki.engine.core.base import PASS
+
+    pv = list(pv)
+    if not pv:
+        return [point]
+    if pv[0] != point:
+        image = _symmetric_images(board, to_move)(pv[0], point)
+        if image is None:
+            return [point]
+        pv = [q if q == PASS else image[q] for q in pv]
+    return pv
 
 
 def _symmetric_images(board, to_move: int):
