@@ -231,9 +231,9 @@ def annotate(judge: AiJudge, positions: list[Popular], finder: BoardFinder, writ
                 if warn:
                     warn(f"position {key:016x}: {exc}")
                 continue
-            root, moves = rows_of(answers[-1], board.size)
+            root, moves, lines = rows_of(answers[-1], board.size)
             with writing() as wconn:
-                ai_values.put(wconn, board.symmetric_keys(side), board.size, s, root, moves)
+                ai_values.put(wconn, board.symmetric_keys(side), board.size, s, root, moves, lines)
             report.done += 1
             if progress:
                 progress(report)

@@ -371,10 +371,12 @@ def test_ai_on_shows_the_stored_values_beside_the_human_moves(shell, no_katago):
     assert run(shell, "ai on") == "ai on\n"
     out = run(shell, "search")
     lines = out.splitlines()
-    head = lines.index("    move   games  win % |  AI win %   lead   loss")
-    assert lines[head + 1].split() == ["a", "-", "D16", "4", "50.0%", "|", "51.0%", "0.2", "0.3"]
-    assert lines[head + 2].split() == ["b", "-", "D17", "1", "100.0%", "|", "45.0%", "-1.5", "2.0*",
-                                       "?", "popular", "mistake"]  # 1 of 5 games, 2 points lost
+    head = lines.index("    move   games  win % |  AI win %   lead   loss visits")
+    # D16 is the best evaluated (loss 0), its 5 visits; D17 from the position after it (4 visits):
+    # 1 of 5 games losing 1.7 points against D16's lead, no mark from 4 and 9 visits
+    assert lines[head + 1].split() == ["a", "-", "D16", "4", "50.0%", "|", "51.0%", "0.2", "0.0", "5"]
+    assert lines[head + 2].split() == ["b", "-", "D17", "1", "100.0%", "|", "45.0%", "-1.5", "1.7*", "4"]
+    assert "shallow values: 9 visits, under the 100 a mark needs" in out
     assert lines[head + 3].split()[:2] == ["AI", "K10"]  # KataGo's, nobody played it
     assert "KataGo: net-x, japanese rules, komi 6.5, 9 visits" in out and lines[-1] == "total 5 games"
     assert "asking KataGo" not in out

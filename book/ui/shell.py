@@ -185,7 +185,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
             return f"{text}\n{ai_text.NO_VALUES}"
         table = textboard.move_table(found, self.board.size, LETTERS)
         return (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, self.board.size,
-                                                                  LETTERS)
+                                                                  LETTERS, getattr(self.ai_options, "pv", False))
                 + "\n" + table.rsplit("\n", 1)[-1])
 
     def do_pattern(self, arg: str) -> None:
