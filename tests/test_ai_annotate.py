@@ -216,7 +216,8 @@ def test_everything_stored_completes_without_katago_and_search_shows_it(any_book
             for board, side in boards:
                 ai_values.put(conn, board.symmetric_keys(side), 19, settings, (1, 0.5, 0.0), [])
     # the network is the -model file's name: a command that cannot start, naming the same network
-    assert main(["ai", "annotate", "--book", any_book, "--min-games", "5", "--visits", "1",
+    # (--moves-share 0: no human move asked with the move forced either; the values stored have none)
+    assert main(["ai", "annotate", "--book", any_book, "--min-games", "5", "--visits", "1", "--moves-share", "0",
                  "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
     err = capsys.readouterr().err
     assert re.search(f"; {len(positions)} already stored in the book [^,]*, 0 to ask KataGo", err), err

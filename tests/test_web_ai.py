@@ -216,3 +216,12 @@ def test_the_real_katago_answers_a_poll_after_a_pending_answer(make_app):
     assert ai["status"] == "ready", ai
     assert ai["moves"] and ai["settings"]["network"].startswith("kata1-") and ai["visits"] >= 2
     assert all(0.0 <= m["winrate"] <= 1.0 for m in ai["moves"])
+
+
+def test_a_row_without_values_says_why_and_the_answer_names_the_mark_visits(make_app):
+    app = make_app(MISSING)
+    put_values(app, "pd", {}, root=(20, 0.52, 1.2))  # the position's root only: no move evaluated
+    answer = ok(app.test_client(), "/api/position?moves=pd")
+    assert answer["ai"]["status"] == "ready" and answer["ai"]["mark_visits"] == MARK_VISITS
+    assert answer["next"] and all(row["ai"] is None and row["ai_missing"] == "not evaluated yet"
+                                  for row in answer["next"])

@@ -83,8 +83,12 @@ def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_n
 
     command = args.katago or find_command(config.load().katago)
     network = network_name(command) if command else None  # no KataGo: any network's stored values
-    stores = AiValueStores.open(book, cache_path(), args.rules, args.komi, network)
     wanted = getattr(args, "visits", None)
+    if wanted is not None and wanted < 1:
+        from fuseki.book.ui.cli_shared import CommandError
+
+        raise CommandError(f"--visits {wanted}: at least 1")
+    stores = AiValueStores.open(book, cache_path(), args.rules, args.komi, network)
     try:
         values = stores.values(board, to_move)
         if values is None and ask_unless_none and not command:
@@ -96,9 +100,11 @@ def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_n
             points = moves_to_force(values, board, to_move, moves if total is not None else [], total or 0,
                                     MOVES_SHARE, asked)
             if points:
+                from fuseki.engine.players.katago import KataGoError
+
                 try:
                     values = _force(args, board, to_move, values, command, points)
-                except Exception as exc:  # noqa: BLE001 - the stored values still show; the cells say why
+                except KataGoError as exc:  # the stored values still show; the cells say why
                     failed = f"KataGo failed: {exc}"
                     print(f"fuseki: {failed}", file=sys.stderr, flush=True)
         found = next_move_values(values, board, to_move, list(moves), stores.values)

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuseki.book.ai import MARK_TEXT, AiValueStores, mark, missing_reason, next_move_values
+from fuseki.book.ai import MARK_TEXT, MARK_VISITS, AiValueStores, mark, missing_reason, next_move_values
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import coords
@@ -215,7 +215,8 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
         moves.append({"sgf": coords.point_to_sgf(move.point, size), "vertex": coords.point_to_vertex(move.point, size),
                       "points": [coords.point_to_sgf(p, size) for p in move.points], **_values(move, size),
                       "played": not mine, "mark": "ai" if mine else None})
-    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves)
+    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves,
+                  mark_visits=MARK_VISITS)
     return answer
 
 
@@ -230,7 +231,7 @@ def corners_ai_json(service: AiService, board, corners: list[tuple[list[dict], l
         return answer
     for rows, moves, total in corners:
         _fill_rows(service, got, board, rows, one_point_each(moves[:len(rows)]), total, moves)
-    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead)
+    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, mark_visits=MARK_VISITS)
     return answer
 
 
