@@ -414,6 +414,35 @@ def test_ai_on_asks_a_configured_katago_and_says_so(book_path, no_katago, tmp_pa
     assert "AI win %" in out and "AI  " in out and "total 5 games" in out
 
 
+def test_ai_pv_on_shows_each_moves_line_under_its_row(shell, no_katago):
+    """``ai pv on``: the stored line of each move under its row, in GTP vertices, the move first."""
+    from sqlalchemy import create_engine
+
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.storage import ai_values
+    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.engine.core import coords
+
+    db = create_engine(f"sqlite:///{no_katago}")
+    with db.begin() as conn:
+        ai_values.create(conn)
+        board = board_after_moves([], 19)
+        points = [coords.sgf_to_point(p, 19) for p in ("pd", "dp", "qq")]
+        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "net-x", 8),
+                      (9, 0.52, 0.5), [(points[0], 5, 0.51, 0.2, 0.0, 0.1)], [points])
+    db.dispose()
+    run(shell, "ai on")
+    assert "line:" not in run(shell, "search")
+    assert run(shell, "ai pv on") == "ai pv on\n"
+    lines = run(shell, "search").splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("a - "))
+    first = lines[row].split()[2]  # the 4-4 point the table shows: the line turned with it
+    assert lines[row + 1].split()[0] == "line:" and lines[row + 1].split()[1] == first
+    assert len(lines[row + 1].split()) == 4
+    run(shell, "ai pv off")
+    assert "line:" not in run(shell, "search")
+
+
 def test_ai_takes_on_or_off(shell):
-    assert run(shell, "ai maybe") == "error: ai takes on or off\n"
+    assert run(shell, "ai maybe") == "error: ai takes on, off, pv on or pv off\n"
     assert shell.complete_ai("o", "ai o", 3, 4) == ["on", "off"]
