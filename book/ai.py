@@ -6,6 +6,10 @@ orientation) are read from it; the others are sent to KataGo all at once (its an
 threads work on them side by side), stored in canonical orientation, then read back the
 same way, so a fresh answer and a cached one are the same numbers on the same points.
 ``cached`` never asks KataGo: what a human-statistics query may call without waiting.
+``force(values, board, to_move, points)`` evaluates human moves the position's search did not
+visit, each by a search of its own with the move forced (KataGo's ``allowMoves``,
+``forced_query``; the row's visits), and merges them into the row (``ai_values.merge_moves``);
+``moves_to_force`` picks them (played in ``MOVES_SHARE`` of the games or more, legal).
 
 A book position is its stones, not a game's history: KataGo gets it as ``initialStones``
 with the side to move, which is also what the cache's key says.
@@ -14,14 +18,12 @@ with the side to move, which is also what the cache's key says.
 for the ways in (``fuseki search --ai``, the web page, the shell) and the GTP engine's book
 chooser (``book.chooser``: policy ``sound``, the analysis commands): ``values(board,
 to_move)`` reads the book's own ``ai_values`` table (a book of games, or a statistics book's
-file: the built-in book ships its values there), then the user's cache file, and never asks
+file: the built-in book ships its values there) and the user's cache file, and never asks
 KataGo.  Of the rows of the rules and komi it takes the network's when one is named (a KataGo
-is known), else any network's, and of those the one with the most visits (``ai_values.best``):
-the answer's settings say which.
-
-``AiValueStores.values`` takes the deepest row across all its stores (the most visits asked,
-then root visits, then moves evaluated), not the first store's: a user's cache searched
-deeper than a book's shipped values wins, whichever holds the position first.
+is known), else any network's, and of those the deepest (``depth``: the most visits asked,
+then root visits, then moves evaluated) across all the stores, not the first store's: a
+user's cache searched deeper than a book's shipped values wins, whichever holds the position
+first.  The answer's settings say which network and visits.
 
 ``next_move_values(...)`` gives each human next move its values: KataGo's own values of the
 move when the position's row has them (its search visited the move, or the move was

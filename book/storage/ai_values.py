@@ -17,8 +17,10 @@ search did not visit, asked with the move forced): the canonical padded point (`
 answer gave, the policy prior.  ``pvs`` (nullable: tables made before it lack the column,
 the read-only built-in book's file among them, and read as no lines) is each move's
 principal variation, the move itself first, in canonical points: int16 words, per move its
-length then its points (``PASS`` = -1), in the order of ``moves``.  Komi is kept in half
-points (an integer: a float in a primary key is a trap).
+length then its points (``PASS`` = -1), in the order of ``moves``; a read maps a line as it
+maps its move, then by the position's own symmetry that shows the move at ``AiMove.point``
+(of several equivalent lines, one).  ``create`` gives an older writable table the column.
+Komi is kept in half points (an integer: a float in a primary key is a trap).
 
 A read's ``AiMove.loss`` is not the stored one: it is the best score lead among the row's
 moves minus the move's, so it is >= 0 by construction and a forced move's loss is against
