@@ -84,8 +84,9 @@ def line_of(move, size: int) -> list[int]:
 
 def forced_query(board, to_move: int, point: int, rules: str, komi: float, visits: int) -> dict:
     """``query_settings`` with the root's search kept to ``point`` (KataGo's ``allowMoves``):
-    the move evaluated by a search of its own, with the position's visits."""
-    query = query_settings(board, to_move, rules, komi, visits)
+    the move evaluated by a search of its own, with the position's visits (2 at least: the
+    first visit is the root's own, and a search of 1 visit lists no move)."""
+    query = query_settings(board, to_move, rules, komi, max(visits, 2))
     query["allow_moves"] = [(COLOR_LETTER[to_move], coords.point_to_vertex(point, board.size))]
     return query
 

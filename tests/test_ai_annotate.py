@@ -267,8 +267,9 @@ def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_
     assert time.perf_counter() - t0 < 30 and "asking KataGo" not in shown.err
     assert "AI win %" in shown.out and "1 visits" in shown.out
     # a run at 2 visits (other values) killed once its first answer is stored, then re-run
+    # (--moves-share 0: the positions' resume is tested here, the forced moves' in test_ai_deep)
     argv = [sys.executable, "-m", "fuseki", "ai", "annotate", "--book", book_path, "--min-games", "2",
-            "--limit", "5", "--visits", "2", "--threads", "2", "--katago", command]
+            "--limit", "5", "--visits", "2", "--threads", "2", "--moves-share", "0", "--katago", command]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             cwd=str(tmp_path))
     katago_pid = None
@@ -297,7 +298,7 @@ def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_
     first = [k for k, v in rows(book_path) if v == 2]
     assert 1 <= len(first) < 5
     assert main(["ai", "annotate", "--book", book_path, "--min-games", "2", "--limit", "5", "--visits", "2",
-                 "--katago", command]) == 0
+                 "--moves-share", "0", "--katago", command]) == 0
     err = capsys.readouterr().err
     assert re.search(f"; {len(first)} already stored in the book [^,]*, {5 - len(first)} to ask KataGo", err), err
     stored = [k for k, v in rows(book_path) if v == 2]
