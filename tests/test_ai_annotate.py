@@ -334,3 +334,10 @@ def rows_or_none(path: str) -> list[tuple]:
         return rows(path)
     except sqlite3.OperationalError:  # no ai_values table yet
         return []
+
+
+def test_a_moves_share_out_of_range_is_one_line(book_path, capsys):
+    assert main(["ai", "annotate", "--book", book_path, "--min-games", "5", "--moves-share", "1.5",
+                 "--katago", "/nowhere/k"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--moves-share 1.5: a share of the games, from 0 to 1" in err[0]

@@ -164,3 +164,9 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     assert "KataGo: gpu-net, japanese rules, komi 6.5, 9 visits" in out
     assert not (tmp_path / "no-cache.sqlite").exists()
     assert main(["ai", "copy", str(tmp_path / "nothing.sqlite"), "--into", stats]) == 1
+
+
+def test_visits_under_one_is_one_line(book, capsys):
+    assert main(["search", "--moves", "pd", "--book", book, "--ai", "--visits", "0", "--katago", "/nowhere/k"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--visits 0: at least 1" in err[0]
