@@ -6,6 +6,10 @@ orientation) are read from it; the others are sent to KataGo all at once (its an
 threads work on them side by side), stored in canonical orientation, then read back the
 same way, so a fresh answer and a cached one are the same numbers on the same points.
 ``cached`` never asks KataGo: what a human-statistics query may call without waiting.
+``force(values, board, to_move, points)`` evaluates human moves the position's search did not
+visit, each by a search of its own with the move forced (KataGo's ``allowMoves``,
+``forced_query``; the row's visits), and merges them into the row (``ai_values.merge_moves``);
+``moves_to_force`` picks them (played in ``MOVES_SHARE`` of the games or more, legal).
 
 A book position is its stones, not a game's history: KataGo gets it as ``initialStones``
 with the side to move, which is also what the cache's key says.
@@ -14,16 +18,25 @@ with the side to move, which is also what the cache's key says.
 for the ways in (``fuseki search --ai``, the web page, the shell) and the GTP engine's book
 chooser (``book.chooser``: policy ``sound``, the analysis commands): ``values(board,
 to_move)`` reads the book's own ``ai_values`` table (a book of games, or a statistics book's
-file: the built-in book ships its values there), then the user's cache file, and never asks
+file: the built-in book ships its values there) and the user's cache file, and never asks
 KataGo.  Of the rows of the rules and komi it takes the network's when one is named (a KataGo
-is known), else any network's, and of those the one with the most visits (``ai_values.best``):
-the answer's settings say which.
+is known), else any network's, and of those the deepest (``depth``: the most visits asked,
+then root visits, then moves evaluated) across all the stores, not the first store's: a
+user's cache searched deeper than a book's shipped values wins, whichever holds the position
+first.  The answer's settings say which network and visits.
 
-``next_move_values(...)`` gives each human next move its values, as KaTrain computes the
-points a move loses: KataGo's own candidate values when its search of the position visited
-the move (``source`` "search"), else the stored values of the position after the move (the
-child, the opponent to move: ``source`` "child"): win rate ``1 - child.winrate``, lead
-``-child.score_lead``, loss ``parent.score_lead - (-child.score_lead)``, unclamped.
+``next_move_values(...)`` gives each human next move its values: KataGo's own values of the
+move when the position's row has them (its search visited the move, or the move was
+evaluated by a search of its own with the move forced, ``AiJudge.force``: ``source``
+"search"), else the stored values of the position after the move (the child, the opponent
+to move: ``source`` "child"): win rate ``1 - child.winrate``, lead ``-child.score_lead``.
+Loss is always against the best of the moves evaluated for the position (the best score
+lead of its row, ``AiMove.loss``; a child's lead counts among them), so it is >= 0.
+``missing_reason`` says why a move has none.
+
+The marks (``mark``) are drawn only from values of at least ``MARK_VISITS`` visits: the
+move's own and the position's (the search its best move comes from); shallower values are
+shown with their visits and no mark.
 """
 
 from __future__ import annotations
@@ -53,12 +66,50 @@ def query_settings(board, to_move: int, rules: str, komi: float, visits: int) ->
             "komi": komi, "size": size, "max_visits": visits}
 
 
-def rows_of(analysis: Analysis, size: int) -> tuple[tuple[int, float, float], list[tuple]]:
-    """``ai_values.put``'s root and moves from a KataGo analysis (points in its orientation)."""
+def rows_of(analysis: Analysis, size: int) -> tuple[tuple[int, float, float], list[tuple], list[list[int]]]:
+    """``ai_values.put``'s root, moves and their lines from a KataGo analysis (points in its
+    orientation; a line starts with its move)."""
     root = (analysis.visits, analysis.winrate, analysis.score_lead)
     moves = [(coords.vertex_to_point(m.move, size), m.visits, m.winrate, m.score_lead, m.loss, m.prior)
              for m in analysis.moves]
-    return root, moves
+    return root, moves, [line_of(m, size) for m in analysis.moves]
+
+
+def line_of(move, size: int) -> list[int]:
+    """A KataGo candidate's PV as points, the move first (KataGo's PV starts with it)."""
+    pv = [coords.vertex_to_point(v, size) for v in move.pv]
+    first = coords.vertex_to_point(move.move, size)
+    return pv if pv[:1] == [first] else [first] + pv
+
+
+def forced_query(board, to_move: int, point: int, rules: str, komi: float, visits: int) -> dict:
+    """``query_settings`` with the root's search kept to ``point`` (KataGo's ``allowMoves``):
+    the move evaluated by a search of its own, with the position's visits (2 at least: the
+    first visit is the root's own, and a search of 1 visit lists no move)."""
+    query = query_settings(board, to_move, rules, komi, max(visits, 2))
+    query["allow_moves"] = [(COLOR_LETTER[to_move], coords.point_to_vertex(point, board.size))]
+    return query
+
+
+def forced_rows(analysis: Analysis, point: int, size: int) -> tuple[list[tuple], list[list[int]]]:
+    """The forced move's row and line of a ``forced_query``'s answer (empty when KataGo gave
+    none for it)."""
+    _root, moves, lines = rows_of(analysis, size)
+    found = [(m, line) for m, line in zip(moves, lines) if m[0] == point]
+    return [m for m, _ in found], [line for _, line in found]
+
+
+def moves_to_force(values: AiValues, board, to_move: int, moves, total: int, share: float,
+                   asked=()) -> list[int]:
+    """The points of ``moves`` (each with ``point`` and ``games``) played in at least ``share``
+    of the ``total`` games, and of ``asked``, that ``values``' row lacks and KataGo can
+    evaluate (no pass, no illegal move): what ``AiJudge.force`` is given."""
+    wanted = [m.point for m in moves if m.games >= share * max(total, 1)] + list(asked)
+    found: list[int] = []
+    for point in wanted:
+        if point not in found and values.move(point) is None and _child(board, to_move, point) is not None:
+            found.append(point)
+    return found
 
 
 class AiJudge:
@@ -92,14 +143,45 @@ class AiJudge:
         for done, (i, pending) in enumerate(zip(missing, pendings), 1):  # KataGo works on all meanwhile
             answers = pending.result(max(0.0, deadline - time.monotonic()))
             board, side = boards[i]
-            root, moves = rows_of(answers[-1], board.size)
+            root, moves, lines = rows_of(answers[-1], board.size)
             with self.cache.begin() as conn:  # one at a time: a run stopped half-way keeps what it got
-                ai_values.put(conn, board.symmetric_keys(side), board.size, s, root, moves)
+                ai_values.put(conn, board.symmetric_keys(side), board.size, s, root, moves, lines)
             if progress:
                 progress(done, len(pendings))
         for i in missing:
             found[i] = self.cached(*boards[i])
         return found
+
+    def force(self, values: AiValues, board, to_move: int, points: list[int], timeout: float = 600.0) -> AiValues:
+        """``values`` with each of ``points`` evaluated by KataGo with the move forced (its
+        ``allowMoves``), at ``values``' visits, rules and komi, merged into the row of
+        ``values``' settings in ``self.cache`` (the row itself is copied there first: it may
+        have been read from a read-only store); the row read back.  A move KataGo refuses is
+        left out (``KataGoQueryError`` is not raised); other ``KataGoError`` is."""
+        from fuseki.engine.players.katago import KataGoQueryError
+
+        s = values.settings
+        keys, size = board.symmetric_keys(to_move), board.size
+        pendings = [(p, self.katago.submit(**forced_query(board, to_move, p, s.rules, s.komi, s.visits)))
+                    for p in points]
+        with self.cache.begin() as conn:
+            ai_values.create(conn)
+            ai_values.merge_moves(conn, keys, size, s, (values.visits, values.winrate, values.score_lead),
+                                  [(m.point, m.visits, m.winrate, m.score_lead, m.loss, m.prior) for m in values.moves],
+                                  [m.pv or (m.point,) for m in values.moves])
+        deadline = time.monotonic() + timeout
+        for point, pending in pendings:
+            try:
+                answers = pending.result(max(0.0, deadline - time.monotonic()))
+            except KataGoQueryError:
+                continue
+            moves, lines = forced_rows(answers[-1], point, size)
+            if moves:
+                with self.cache.begin() as conn:  # each as it comes: a run stopped keeps what it got
+                    ai_values.merge_moves(conn, keys, size, s, (values.visits, values.winrate, values.score_lead),
+                                          moves, lines)
+        with self.cache.connect() as conn:
+            return ai_values.get(conn, keys, size, s)
 
 
 # --- the stored values, whoever stored them ---
@@ -132,20 +214,28 @@ class AiValueStores:
         return stores
 
     def values(self, board, to_move: int | None = None, network: str | None = None) -> AiValues | None:
-        """The stored values of (``board``, ``to_move``: default ``board.to_move``) in the
-        board's orientation, None when no store has them; ``network`` narrows to that one."""
+        """The deepest stored values of (``board``, ``to_move``: default ``board.to_move``) in
+        the board's orientation across all the stores (``depth``; of equal depth the book's),
+        None when no store has them; ``network`` narrows to that one."""
         side = board.to_move if to_move is None else to_move
         keys = board.symmetric_keys(side)
+        deepest = None
         for db in self.dbs:
             with db.connect() as conn:
                 found = ai_values.best(conn, keys, board.size, self.rules, self.komi, network or self.network)
-            if found is not None:
-                return found
-        return None
+            if found is not None and (deepest is None or depth(found) > depth(deepest)):
+                deepest = found
+        return deepest
 
     def close(self) -> None:
         for db in self._owned:
             db.dispose()
+
+
+def depth(values: AiValues) -> tuple[int, int, int]:
+    """How deep a stored row is, to choose between stores: the visits asked, then the root's
+    visits, then how many moves it evaluated (a row with forced moves added beats its copy)."""
+    return values.settings.visits, values.visits, len(values.moves)
 
 
 # --- a human move's values: KataGo's search, else the position after it (KaTrain's points lost) ---
@@ -156,13 +246,17 @@ SEARCH, CHILD = "search", "child"
 @dataclass(frozen=True)
 class MoveValues:
     """A next move's values for the player who plays it: win rate, score lead, the points it
-    loses against the position's evaluation, the visits behind them and their ``source``."""
+    loses against the best of the moves evaluated for the position (>= 0), the visits behind
+    them (the move's own: its search's, or the position after it's), their ``source``, and
+    KataGo's line from the move (``pv``, points in the board's orientation; ``()``: none)."""
 
     winrate: float
     score_lead: float
     loss: float
     visits: int
-    source: str  # SEARCH: KataGo's candidate; CHILD: the position after the move
+    source: str  # SEARCH: KataGo's values of the move; CHILD: the position after the move
+    pv: tuple[int, ...] = ()
+    position_visits: int = 0  # the root visits of the position's search (the best move's): ``mark``'s
 
 
 def next_move_values(values: AiValues, board, to_move: int, moves,
@@ -172,10 +266,12 @@ def next_move_values(values: AiValues, board, to_move: int, moves,
     when its search visited the move, else from ``child_values(child_board, opponent,
     network)`` (``AiValueStores.values``; asked for ``values``' network), else None."""
     found: list[MoveValues | None] = []
+    best = max((m.score_lead for m in values.moves), default=values.score_lead)
     for move in moves:
         ai = next((m for m in values.moves if set(m.points) & set(move.points)), None)
         if ai is not None:
-            found.append(MoveValues(ai.winrate, ai.score_lead, ai.loss, ai.visits, SEARCH))
+            pv = _pv_at(ai, move.point, board, to_move)
+            found.append(MoveValues(ai.winrate, ai.score_lead, ai.loss, ai.visits, SEARCH, pv, values.visits))
             continue
         child = _child(board, to_move, move.point)
         after = child_values(child, opponent(to_move), values.settings.network) if child is not None else None
@@ -183,8 +279,36 @@ def next_move_values(values: AiValues, board, to_move: int, moves,
             found.append(None)
             continue
         lead = -after.score_lead
-        found.append(MoveValues(1.0 - after.winrate, lead, values.score_lead - lead, after.visits, CHILD))
+        # the child's best line follows the move: KataGo's reply first
+        line = (move.point,) + (after.moves[0].pv or (after.moves[0].point,) if after.moves else ())
+        found.append(MoveValues(1.0 - after.winrate, lead, max(best, lead) - lead, after.visits, CHILD, line,
+                                values.visits))
     return found
+
+
+def _pv_at(ai, point: int, board, to_move: int) -> tuple[int, ...]:
+    """``ai``'s line shown from ``point``, one of the move's equivalent points: turned by the
+    symmetry of the position that takes ``ai.point`` to ``point``."""
+    if ai.point == point or not ai.pv or point == coords.PASS:
+        return ai.pv
+    keys = board.symmetric_keys(to_move)
+    for turn in range(8):
+        if keys[turn] == keys[0] and coords.transform_point(turn, ai.point, board.size) == point:
+            return tuple(p if p == coords.PASS else coords.transform_point(turn, p, board.size) for p in ai.pv)
+    return ()
+
+
+NO_KATAGO, PASS_MOVE, ILLEGAL, NOT_YET = "no KataGo", "pass", "illegal", "not evaluated yet"
+
+
+def missing_reason(board, to_move: int, point: int, katago: bool) -> str:
+    """Why a move shown has no values: a pass or an illegal move (KataGo evaluates neither
+    here), else not evaluated yet when a KataGo could be asked, else no KataGo."""
+    if point == coords.PASS:
+        return PASS_MOVE
+    if _child(board, to_move, point) is None:
+        return ILLEGAL
+    return NOT_YET if katago else NO_KATAGO
 
 
 @dataclass(frozen=True)
@@ -215,6 +339,8 @@ def _child(board, to_move: int, point: int):
 
 # --- the marks: where KataGo and the players disagree (``fuseki search --ai``, the web page) ---
 
+MARK_VISITS = 100  # the fewest visits (the move's and the position's) a mark is drawn from
+MOVES_SHARE = 0.01  # a human move played in this share of the position's games gets values of its own
 POPULAR = 0.10  # share of the position's games that makes a move popular
 RARE = 0.02  # share under which a move is rarely played
 MISTAKE_POINTS = 2.0  # KataGo's loss, in points, that makes a popular move a mistake
@@ -223,11 +349,14 @@ MISTAKE, CHOICE = "mistake", "choice"
 MARK_TEXT = {MISTAKE: "? popular mistake", CHOICE: "! AI's choice, rarely played"}
 
 
-def mark(games: int, total: int, loss: float | None) -> str | None:
+def mark(games: int, total: int, loss: float | None, visits: int, position_visits: int) -> str | None:
     """``MISTAKE`` for a move played in ``POPULAR`` of the ``total`` games or more that loses
     ``MISTAKE_POINTS`` or more; ``CHOICE`` for one under ``GOOD_POINTS`` from KataGo's best that
-    under ``RARE`` of the games play; else None (also when KataGo has no value: ``loss`` None)."""
-    if loss is None:
+    under ``RARE`` of the games play; else None: also when KataGo has no value (``loss``
+    None), or when the move's own ``visits`` or the position's (``position_visits``, the root
+    visits of the search its best move comes from) are under ``MARK_VISITS``: shallow values
+    are noise at the size of these thresholds."""
+    if loss is None or min(visits, position_visits) < MARK_VISITS:
         return None
     total = max(total, 1)
     if games >= POPULAR * total and loss >= MISTAKE_POINTS:

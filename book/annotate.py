@@ -16,8 +16,15 @@
    stopped one ended), ``threads`` queries in flight at once, and commits each answer as
    it arrives: a run killed loses at most the ones in flight.
 
+4. ``annotate_moves(...)``: then each human move of those positions played in at least
+   ``share`` of the position's games (``book.ai.MOVES_SHARE``: 1%) that the position's search
+   did not visit is asked with the move forced (``book.ai.forced_query``: KataGo's
+   ``allowMoves``, the same visits) and merged into the position's row
+   (``ai_values.merge_moves``); a re-run asks only for the moves the rows still lack.
+
 Where the values go is the caller's: the book's own ``ai_values`` table for a writable book
-(``Book.writing``), the user's cache file for a read-only statistics book.
+(``Book.writing``), the user's cache file for a read-only statistics book, or a values file
+of its own (``fuseki ai annotate --out``) that ``fuseki ai copy`` brings into a book's file.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, inspect, select
 
-from fuseki.book.ai import AiJudge, query_settings, rows_of
+from fuseki.book.ai import AiJudge, forced_query, forced_rows, moves_to_force, query_settings, rows_of
 from fuseki.book.storage import ai_values, statbook_table
 from fuseki.book.storage.store import Book, Filters
 from fuseki.engine.core.base import BLACK, IllegalMove, opponent
@@ -231,9 +238,9 @@ def annotate(judge: AiJudge, positions: list[Popular], finder: BoardFinder, writ
                 if warn:
                     warn(f"position {key:016x}: {exc}")
                 continue
-            root, moves = rows_of(answers[-1], board.size)
+            root, moves, lines = rows_of(answers[-1], board.size)
             with writing() as wconn:
-                ai_values.put(wconn, board.symmetric_keys(side), board.size, s, root, moves)
+                ai_values.put(wconn, board.symmetric_keys(side), board.size, s, root, moves, lines)
             report.done += 1
             if progress:
                 progress(report)
@@ -243,3 +250,86 @@ def annotate(judge: AiJudge, positions: list[Popular], finder: BoardFinder, writ
 
 def _asked(settings: ai_values.AiSettings) -> tuple:
     return settings.rules, settings.komi, settings.visits
+
+
+@dataclass
+class MovesReport:
+    """How the forced moves went: ``positions`` looked at (those whose values are stored),
+    ``wanted`` moves of the share or more the rows lacked at the start, ``done`` evaluated and
+    merged, ``refused`` by KataGo (an illegal move in the games), ``stopped``."""
+
+    positions: int = 0
+    wanted: int = 0
+    done: int = 0
+    refused: int = 0
+    stopped: bool = False
+    seconds: float = 0.0
+
+
+def moves_wanted(judge: AiJudge, positions: list[Popular], finder: BoardFinder, share: float) -> list[tuple]:
+    """(board, side, point) for each human move of ``positions`` played in ``share`` of the
+    position's games or more that the position's stored row (``judge.settings``) lacks; a
+    position without a row or a board is left out."""
+    wanted = []
+    with judge.cache.connect() as conn:
+        have = cached_keys(conn, judge.settings)
+        for p in positions:
+            found = finder.find(p.key) if p.key in have else None
+            if found is None:
+                continue
+            board, side = found
+            values = ai_values.get(conn, board.symmetric_keys(side), board.size, judge.settings)
+            moves = finder.book.next_moves(board, side)
+            wanted += [(board, side, point) for point in moves_to_force(values, board, side, moves.moves,
+                                                                        moves.total, share)]
+    return wanted
+
+
+def annotate_moves(judge: AiJudge, wanted: list[tuple], writing: Callable, threads: int = 2, stop=None,
+                   progress: Callable[[MovesReport], None] | None = None, timeout: float = 600.0,
+                   warn: Callable[[str], None] | None = None) -> MovesReport:
+    """Ask ``judge.katago`` for each of ``wanted`` (``moves_wanted``'s) with the move forced and
+    merge each answer into its position's row as it arrives (``writing()`` as ``annotate``'s),
+    ``threads`` in flight; ``stop``, ``progress``, ``timeout`` and ``warn`` as ``annotate``'s."""
+    start = time.perf_counter()
+    report = MovesReport(positions=len({min(b.symmetric_keys(side)) for b, side, _ in wanted}), wanted=len(wanted))
+    s = judge.settings
+    todo, inflight = deque(wanted), deque()
+    last = time.monotonic()
+    while todo or inflight:
+        if stop is not None and stop.is_set():
+            report.stopped = True
+            break
+        while todo and len(inflight) < max(1, threads):
+            board, side, point = todo.popleft()
+            query = forced_query(board, side, point, s.rules, s.komi, s.visits)
+            inflight.append((board, side, point, judge.katago.submit(**query)))
+        ready = [entry for entry in inflight if entry[3].done.is_set()]
+        if not ready:
+            if time.monotonic() - last > timeout:
+                raise KataGoTimeout(f"no answer from KataGo within {timeout:g}s (too many visits for this "
+                                    f"machine? try fewer with --visits)")
+            inflight[0][3].done.wait(0.2)
+            continue
+        last = time.monotonic()
+        for entry in ready:
+            inflight.remove(entry)
+            board, side, point, pending = entry
+            try:
+                answers = pending.result(0)
+            except KataGoQueryError as exc:
+                report.refused += 1
+                if warn:
+                    warn(f"a forced move: {exc}")
+                continue
+            moves, lines = forced_rows(answers[-1], point, board.size)
+            if not moves:
+                report.refused += 1
+                continue
+            with writing() as wconn:
+                ai_values.merge_moves(wconn, board.symmetric_keys(side), board.size, s, (0, 0.0, 0.0), moves, lines)
+            report.done += 1
+            if progress:
+                progress(report)
+    report.seconds = time.perf_counter() - start
+    return report

@@ -216,15 +216,16 @@ def test_everything_stored_completes_without_katago_and_search_shows_it(any_book
             for board, side in boards:
                 ai_values.put(conn, board.symmetric_keys(side), 19, settings, (1, 0.5, 0.0), [])
     # the network is the -model file's name: a command that cannot start, naming the same network
-    assert main(["ai", "annotate", "--book", any_book, "--min-games", "5", "--visits", "1",
+    # (--moves-share 0: no human move asked with the move forced either; the values stored have none)
+    assert main(["ai", "annotate", "--book", any_book, "--min-games", "5", "--visits", "1", "--moves-share", "0",
                  "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
     err = capsys.readouterr().err
     assert re.search(f"; {len(positions)} already stored in the book [^,]*, 0 to ask KataGo", err), err
     # search --ai shows the book's own values (network "model"), KataGo never started
     assert main(["search", "--moves", "pd", "--book", any_book, "--ai", "--visits", "1",
                  "--katago", "/nowhere/katago analysis -model /nowhere/model.bin.gz"]) == 0
-    shown = capsys.readouterr()
-    assert "asking KataGo" not in shown.err and "KataGo: model, japanese rules, komi 6.5, 1 visits" in shown.out
+    shown = capsys.readouterr()  # (the moves of 1% of the games are asked with the move forced: it cannot start)
+    assert "for this position" not in shown.err and "KataGo: model, japanese rules, komi 6.5, 1 visits" in shown.out
 
 
 def test_katago_that_cannot_start_is_one_line(book_path, capsys):
@@ -266,8 +267,9 @@ def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_
     assert time.perf_counter() - t0 < 30 and "asking KataGo" not in shown.err
     assert "AI win %" in shown.out and "1 visits" in shown.out
     # a run at 2 visits (other values) killed once its first answer is stored, then re-run
+    # (--moves-share 0: the positions' resume is tested here, the forced moves' in test_ai_deep)
     argv = [sys.executable, "-m", "fuseki", "ai", "annotate", "--book", book_path, "--min-games", "2",
-            "--limit", "5", "--visits", "2", "--threads", "2", "--katago", command]
+            "--limit", "5", "--visits", "2", "--threads", "2", "--moves-share", "0", "--katago", command]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             cwd=str(tmp_path))
     katago_pid = None
@@ -296,7 +298,7 @@ def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_
     first = [k for k, v in rows(book_path) if v == 2]
     assert 1 <= len(first) < 5
     assert main(["ai", "annotate", "--book", book_path, "--min-games", "2", "--limit", "5", "--visits", "2",
-                 "--katago", command]) == 0
+                 "--moves-share", "0", "--katago", command]) == 0
     err = capsys.readouterr().err
     assert re.search(f"; {len(first)} already stored in the book [^,]*, {5 - len(first)} to ask KataGo", err), err
     stored = [k for k, v in rows(book_path) if v == 2]
@@ -332,3 +334,10 @@ def rows_or_none(path: str) -> list[tuple]:
         return rows(path)
     except sqlite3.OperationalError:  # no ai_values table yet
         return []
+
+
+def test_a_moves_share_out_of_range_is_one_line(book_path, capsys):
+    assert main(["ai", "annotate", "--book", book_path, "--min-games", "5", "--moves-share", "1.5",
+                 "--katago", "/nowhere/k"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--moves-share 1.5: a share of the games, from 0 to 1" in err[0]

@@ -73,11 +73,13 @@ def test_corners_ai_shows_the_search_and_the_position_after_a_move(book_path, st
     top_right = out.split("\n\n")[1]
     rows = rows_of(top_right)
     assert "a - Q14         3  100.0% |" in top_right
-    assert rows["Q14"].split() == ["|", "56.0%", "1.2", "0.0"]  # KataGo's search visited it
-    assert rows["R14"].split() == ["|", "65.0%", "0.4", "0.6*"]  # 1 - 0.35; -(-0.4); 1.0 - 0.4
+    assert rows["Q14"].split() == ["|", "56.0%", "1.2", "0.0", "10"]  # KataGo's search visited it, 10 visits
+    # 1 - 0.35; -(-0.4); against Q14's 1.2, the best evaluated; the child's 3 visits
+    assert rows["R14"].split() == ["|", "65.0%", "0.4", "0.8*", "3"]
     assert "tenuki 0" in top_right  # no single point: no values
     assert out.rstrip().splitlines()[-1].startswith("KataGo: test-net, japanese rules, komi 6.5, 20 visits")
-    assert rows_of(out.split("bottom right corner")[1])["Q4"].split() == ["|", "-", "-", "-"]
+    assert rows_of(out.split("bottom right corner")[1])["Q4"].split() == \
+        ["|", "-", "-", "-", "-", "no", "value:", "no", "KataGo"]
 
 
 def test_a_whole_board_pattern_shows_what_search_shows(book_path, stored, capsys):  # noqa: F811
@@ -85,7 +87,7 @@ def test_a_whole_board_pattern_shows_what_search_shows(book_path, stored, capsys
     searched = rows_of(capsys.readouterr().out)
     assert main(["pattern", "--moves", "Q16 D4 D16", "--region", "A1:T19", "--book", book_path, "--ai"]) == 0
     out = capsys.readouterr().out
-    assert rows_of(out)["O17"].split()[:4] == searched["O17"].split() == ["|", "46.0%", "-0.5", "0.2"]
+    assert rows_of(out)["O17"].split()[:5] == searched["O17"].split() == ["|", "46.0%", "-0.5", "0.2", "10"]
     head = next(line for line in out.splitlines() if line.startswith("    move  colour"))
     rows = [line for line in out.splitlines() if line[:4] in {f"{c} - " for c in "abcdefgh"}]
     assert rows and all(line.index("|") == head.index("|") for line in rows)  # the AI columns under their head
@@ -109,7 +111,7 @@ def test_the_shell_with_ai_on(book_path, stored):  # noqa: F811
             shell.onecmd(f"play {vertex}")
         shell.onecmd("ai on")
         shell.onecmd("corners")
-        assert rows_of(shell.stdout.getvalue())["R14"].split() == ["|", "65.0%", "0.4", "0.6*"]
+        assert rows_of(shell.stdout.getvalue())["R14"].split() == ["|", "65.0%", "0.4", "0.8*", "3"]
         shell.onecmd("undo 4")
         shell.onecmd("play Q16 D4 D16")
         shell.onecmd("pattern A1:T19")
@@ -138,12 +140,13 @@ def test_the_web_corner_rows_carry_the_values_when_ready(make_app):  # noqa: F81
     q14, r14 = first["next"]
     assert (q14["vertex"], q14["ai"]["winrate"], q14["ai"]["loss"], q14["ai"]["source"]) == ("Q14", 0.56, 0.0, "search")
     assert (r14["vertex"], r14["ai"]["winrate"], r14["ai"]["score_lead"], r14["ai"]["loss"], r14["ai"]["source"]) \
-        == ("R14", 0.65, 0.4, 0.6, "child")
+        == ("R14", 0.65, 0.4, 0.8, "child")
     whole = sgf_moves("Q16 D4 D16")
     put_values(app, whole, {sgf_moves("O17"): (0.46, -0.5, 0.2)})
     pattern = ok(app.test_client(), f"/api/pattern?moves={whole}&region=A1:T19")
     o17 = next(row for row in pattern["next"] if row["vertex"] == "O17")
-    assert pattern["ai"]["status"] == "ready" and (o17["ai"]["winrate"], o17["ai"]["loss"]) == (0.46, 0.2)
+    # O17 is the only move evaluated there: the best, loss 0 (its stored 0.2 was against another)
+    assert pattern["ai"]["status"] == "ready" and (o17["ai"]["winrate"], o17["ai"]["loss"]) == (0.46, 0.0)
 
 
 def test_the_web_corner_rows_wait_while_katago_works(make_app, fake):  # noqa: F811

@@ -47,20 +47,24 @@ def test_search_ai_puts_katagos_values_beside_the_human_moves(book, fake_katago,
     captured = capsys.readouterr()
     assert "asking KataGo" in captured.err
     lines = captured.out.splitlines()
-    head = lines.index("    move   games  win % |  AI win %   lead   loss")
+    head = lines.index("    move   games  win % |  AI win %   lead   loss visits")
     rows = lines[head + 1:]
     # the human move (Q4 and D16 are one point under the position's symmetry; the repeated
     # game counts once) with KataGo's columns: not a fake candidate, so dashes; then the
     # fake's candidates (D4 and Q16 hold stones): K10, C3, R17, marked AI, loss against K10
-    assert rows[0].split()[:4] == ["a", "-", "D16", "2"] and rows[0].split()[-3:] == ["-", "-", "-"]
+    # (the fake answers a forced query with its usual candidates: D16 stays without values, and says why)
+    assert rows[0].split()[:4] == ["a", "-", "D16", "2"] and rows[0].split()[-8:] == \
+        ["-", "-", "-", "-", "no", "value:", "not", "evaluated", "yet"][-8:]
     ai_rows = [r.split() for r in rows if r.startswith("AI ")]
-    assert [(r[1], r[-2]) for r in ai_rows] == [("K10", "0.0"), ("C3", "1.0"), ("R17", "2.0")]
+    assert [(r[1], r[-3], r[-2]) for r in ai_rows] == [("K10", "0.0", "10"), ("C3", "1.0", "9"), ("R17", "2.0", "8")]
     assert "japanese rules, komi 6.5, 30 visits" in captured.out
     assert rows[-1] == "total 2 games"
     # a second look, in another orientation, is a lookup: no KataGo named, none found
+    # (D16 is asked again with the move forced: that KataGo cannot start, the cell says so)
     assert main(["search", "--moves", "dp pd", "--book", book, "--ai", "--katago", "/nowhere/katago"]) == 0
     again = capsys.readouterr()
-    assert "asking KataGo" not in again.err and "AI  " in again.out
+    assert "for this position" not in again.err and "AI  " in again.out
+    assert "no value: KataGo failed: cannot start KataGo" in again.out
 
 
 def test_search_ai_without_katago_is_one_line(book, capsys):
@@ -110,8 +114,10 @@ def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_m
     assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 0
     out = capsys.readouterr().out
     rows = {line.split()[2]: line.split() for line in out.splitlines() if line[:1] in "ab"}
-    assert rows["D4"][-3:] == ["53.0%", "0.5", "0.0"]  # KataGo's search visited it
-    assert rows["D16"][-3:] == ["30.0%", "3.1", "-2.7*"]  # 1 - 0.7; -(-3.1); 0.4 - 3.1
+    assert rows["D4"][-4:] == ["53.0%", "0.5", "0.0", "9"]  # KataGo's search visited it
+    # 1 - 0.7; -(-3.1); better than D4, the best evaluated: loss 0, not -2.6; the child's 2 visits
+    assert rows["D16"][-4:] == ["30.0%", "3.1", "0.0*", "2"]
+    assert "shallow values: 17 visits, under the 100 a mark needs" in out
     assert "KataGo: shipped-net, japanese rules, komi 6.5, 17 visits" in out
 
 
@@ -154,7 +160,13 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     rows = {line.split()[2]: line.split() for line in out.splitlines() if line[:1] in "ab"}
     turn = next(t for t in range(8) if coords.transform_point(t, PD, 19) == DP)  # how the asked position lies
     searched = coords.point_to_vertex(coords.transform_point(turn, DP, 19), 19)
-    assert rows[searched][-3:] == ["53.0%", "0.5", "0.0"], out
+    assert rows[searched][-4:] == ["53.0%", "0.5", "0.0", "5"], out
     assert "KataGo: gpu-net, japanese rules, komi 6.5, 9 visits" in out
     assert not (tmp_path / "no-cache.sqlite").exists()
     assert main(["ai", "copy", str(tmp_path / "nothing.sqlite"), "--into", stats]) == 1
+
+
+def test_visits_under_one_is_one_line(book, capsys):
+    assert main(["search", "--moves", "pd", "--book", book, "--ai", "--visits", "0", "--katago", "/nowhere/k"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--visits 0: at least 1" in err[0]

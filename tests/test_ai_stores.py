@@ -1,13 +1,13 @@
 """The one reader of stored AI values (``book.ai.AiValueStores``) and the human moves' values
 (``book.ai.next_move_values``), with values stored through ``ai_values.put`` (storage, no mock).
 
-The reading rule: the book's own ``ai_values`` table first (a book of games, or a statistics
-book's file: the built-in book ships its values there), then the cache file; of the rows of
-the rules and komi, the named network's (any network's when none is named), the one with the
-most visits.  A human move's values: KataGo's candidate's when its search visited the move,
-else computed here, independently, from the stored values of the position after the move
-(KaTrain's points lost: the parent's score lead minus the move's, from the mover's side), in
-two orientations of the position.
+The reading rule: of the rows of the rules and komi in all the stores (the book's own
+``ai_values`` table: a book of games, or a statistics book's file, the built-in book ships
+its values there; and the cache file), the named network's (any network's when none is
+named), the deepest: the most visits, whichever store holds it.  A human move's values:
+KataGo's values of the move when the row has them, else computed here, independently, from
+the stored values of the position after the move (the mover's side of the child), in two
+orientations of the position; the loss against the best of the moves evaluated (>= 0).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections import namedtuple
 import pytest
 from sqlalchemy import create_engine
 
-from fuseki.book.ai import CHILD, MISTAKE, SEARCH, AiValueStores, mark, next_move_values
+from fuseki.book.ai import CHILD, CHOICE, MARK_VISITS, MISTAKE, SEARCH, AiValueStores, mark, next_move_values
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
@@ -66,13 +66,19 @@ def test_the_network_named_or_any_and_the_most_visits(tmp_path):
     cache.dispose()
 
 
-def test_the_books_own_values_come_before_the_cache_files(tmp_path):
+def test_the_deepest_values_of_all_stores_answer_whichever_store_holds_them(tmp_path):
     book_db, cache = engine_at(tmp_path / "book.sqlite"), engine_at(tmp_path / "cache.sqlite")
     put(book_db, "pd", "net-a", 1, root=(1, 0.5, 1.0))
-    put(cache, "pd", "net-a", 32, root=(33, 0.5, 2.0))
+    put(cache, "pd", "net-a", 32, root=(33, 0.5, 2.0))  # the cache's deeper row beats the book's
     put(cache, "pd,dd", "net-a", 32, root=(33, 0.5, 3.0))
+    put(book_db, "pd,dd,pp", "net-a", 16, root=(17, 0.5, 4.0))  # and the book's deeper one the cache's
+    put(cache, "pd,dd,pp", "net-a", 4, root=(5, 0.5, 5.0))
+    put(book_db, "qc", "net-a", 8, root=(9, 0.5, 6.0))  # of equal depth, the book's
+    put(cache, "qc", "net-a", 8, root=(9, 0.5, 7.0))
     stores = AiValueStores(book_db, cache, "japanese", 6.5, "net-a")
-    assert read(stores, "pd").score_lead == 1.0 and read(stores, "pd,dd").score_lead == 3.0
+    assert [read(stores, m).score_lead for m in ("pd", "pd,dd", "pd,dd,pp", "qc")] == [2.0, 3.0, 4.0, 6.0]
+    assert AiValueStores(cache, book_db, "japanese", 6.5, "net-a").values(
+        board_after_moves(["pd"], 19)).score_lead == 2.0  # not the order of the stores
     bare = create_engine(f"sqlite:///{tmp_path / 'bare.sqlite'}")  # a book never annotated: no table
     assert read(AiValueStores(bare, cache, "japanese", 6.5, "net-a"), "pd").score_lead == 2.0
     for db in (book_db, cache, bare):
@@ -108,11 +114,12 @@ SEARCHED = ("dp", 0.48, -0.6, 0.0)
 CHILDREN = {"dd": (9, 0.58, 3.7), "qp": (7, 0.40, 0.3)}  # Black to move after White's move: root values
 
 
-def expected(parent_lead: float, child_root) -> tuple:
-    """KaTrain's way, written out: the mover's win rate and lead are the child's, turned round."""
+def expected(best_lead: float, child_root) -> tuple:
+    """The mover's win rate and lead are the child's, turned round; the loss against the best
+    of the moves evaluated for the position (the child's own lead among them)."""
     _visits, child_winrate, child_lead = child_root
     mover_lead = -child_lead
-    return 1 - child_winrate, mover_lead, parent_lead - mover_lead
+    return 1 - child_winrate, mover_lead, max(best_lead, mover_lead) - mover_lead
 
 
 @pytest.mark.parametrize("turn", [0, 5])  # the position as stored, and flipped and turned
@@ -136,9 +143,14 @@ def test_a_human_moves_values_come_from_the_search_else_from_the_position_after_
     assert (got[0].winrate, got[0].score_lead, got[0].loss) == pytest.approx(SEARCHED[1:])
     for value, move in zip(got[1:3], ("dd", "qp")):
         assert value.source == CHILD and value.visits == CHILDREN[move][0]
-        assert (value.winrate, value.score_lead, value.loss) == pytest.approx(expected(PARENT[2], CHILDREN[move]))
+        assert (value.winrate, value.score_lead, value.loss) == pytest.approx(expected(SEARCHED[2], CHILDREN[move]))
     assert got[3] is None
-    # D16 loses 2.9 points (unclamped: Q4's -0.5 is better than the parent thought): a popular mistake
-    assert got[1].loss == pytest.approx(2.9) and got[2].loss == pytest.approx(-0.5)
-    assert mark(30, 100, got[1].loss) == MISTAKE
+    # D16 loses 3.1 points against D4's -0.6; Q4's -0.3 is better than D4: no negative loss, 0
+    assert got[1].loss == pytest.approx(3.1) and got[2].loss == 0.0
+    assert all(v.position_visits == PARENT[0] for v in got[:3])
+    # a popular mistake only from MARK_VISITS visits, the move's and the position's
+    assert mark(30, 100, got[1].loss, MARK_VISITS, MARK_VISITS) == MISTAKE
+    assert mark(30, 100, got[1].loss, MARK_VISITS - 1, MARK_VISITS) is None
+    assert mark(30, 100, got[1].loss, MARK_VISITS, MARK_VISITS - 1) is None
+    assert mark(1, 100, 0.1, MARK_VISITS, MARK_VISITS) == CHOICE and mark(1, 100, 0.1, 2, 2) is None
     cache.dispose()

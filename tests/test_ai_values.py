@@ -12,13 +12,17 @@ mistake would hide.
 from __future__ import annotations
 
 import random
+import shutil
+import sqlite3
+from pathlib import Path
 
+import numpy as np
 import pytest
 from sqlalchemy import create_engine
 
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
-from fuseki.engine.core import coords
+from fuseki.engine.core import coords, zobrist
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
@@ -37,23 +41,39 @@ def board_of(stones: dict[tuple[int, int], int]) -> Board:
     return board
 
 
-def slow_expected(base, stored_in: int, read_in: int, moves):
-    """What a read in orientation ``read_in`` must give for ``moves`` stored in ``stored_in``."""
+def slow_expected(base, stored_in: int, read_in: int, moves, lines):
+    """What a read in orientation ``read_in`` must give for ``moves`` (and their ``lines``)
+    stored in ``stored_in``: (orbit, values..., line), the loss the best lead of all the moves
+    minus the move's, the line turned as the board, then by the board's own symmetry that
+    takes the move to the orbit's first point (the lines, when several do)."""
     board = stones_of(base, read_in)
     # symmetries of the board as read: those mapping its stone set onto itself
     own = [s for s in range(8) if stones_of(board, s) == board]
-    out, seen = [], set()
-    for point, *values in moves:
+    best = max(lead for _p, _v, _w, lead, _loss, _prior in moves)
+
+    def as_read(point: int) -> tuple[int, int] | None:
         if point == coords.PASS:
-            orbit = (coords.PASS,)
+            return None
+        x, y = coords.point_to_xy(point, SIZE)
+        bx, by = coords.transform_xy(coords.INVERSE[stored_in], x, y, SIZE)
+        return coords.transform_xy(read_in, bx, by, SIZE)
+
+    def turned(s: int, point: int) -> int:
+        xy = as_read(point)
+        return coords.PASS if xy is None else coords.xy_to_point(*coords.transform_xy(s, *xy, SIZE), SIZE)
+
+    out, seen = [], set()
+    for (point, visits, winrate, lead, _loss, prior), line in zip(moves, lines):
+        if point == coords.PASS:
+            orbit, turns = (coords.PASS,), own
         else:
-            x, y = coords.point_to_xy(point, SIZE)
-            bx, by = coords.transform_xy(coords.INVERSE[stored_in], x, y, SIZE)
-            rx, ry = coords.transform_xy(read_in, bx, by, SIZE)
-            orbit = tuple(sorted({coords.xy_to_point(*coords.transform_xy(s, rx, ry, SIZE), SIZE) for s in own}))
+            orbit = tuple(sorted({turned(s, point) for s in own}))
+            turns = [s for s in own if turned(s, point) == orbit[0]]
         if orbit not in seen:
             seen.add(orbit)
-            out.append((orbit, *values))
+            # a move the board's own symmetry leaves in place has as many equivalent lines
+            out.append((orbit, visits, winrate, lead, best - lead, prior, {tuple(turned(s, p) for p in line)
+                                                                           for s in turns}))
     return out
 
 
@@ -84,19 +104,24 @@ def test_values_read_in_any_orientation_land_on_the_right_points(conn, name):
         stored_board = stones_of(base, stored_in)
         free = [p for p in empty_points if coords.point_to_xy(p, SIZE) not in stored_board]
         chosen = rng.sample(free, 40) + [coords.PASS]
+        # leads in random order (a later move may lead by more: loss is against the best of all)
         moves = [(p, 100 - i, rng.random(), rng.uniform(-10, 10), i * 0.25, rng.random())
                  for i, p in enumerate(chosen)]
+        # each move's line: the move, then up to 5 other free points, a pass now and then
+        lines = [[p] + rng.sample(free, rng.randint(0, 5)) + ([coords.PASS] if rng.random() < 0.2 else [])
+                 for p in chosen]
         side = WHITE if len(base) % 2 else BLACK
         keys = board_of(stored_board).symmetric_keys(side)
-        ai_values.put(conn, keys, SIZE, SETTINGS, (321, 0.45, -1.5), moves)
+        ai_values.put(conn, keys, SIZE, SETTINGS, (321, 0.45, -1.5), moves, lines)
         for read_in in range(8):
             got = ai_values.get(conn, board_of(stones_of(base, read_in)).symmetric_keys(side), SIZE, SETTINGS)
             assert (got.visits, got.winrate, got.score_lead) == (321, pytest.approx(0.45), pytest.approx(-1.5))
-            expected = slow_expected(base, stored_in, read_in, moves)
+            expected = slow_expected(base, stored_in, read_in, moves, lines)
             assert [m.points for m in got.moves] == [e[0] for e in expected], (stored_in, read_in)
             for m, e in zip(got.moves, expected):
-                assert m.point == e[0][0]
-                assert (m.visits, m.winrate, m.score_lead, m.loss, m.prior) == pytest.approx(e[1:], abs=1e-5)
+                assert m.point == e[0][0] and m.pv in e[-1] and m.pv[0] == m.point
+                assert (m.visits, m.winrate, m.score_lead, m.loss, m.prior) == pytest.approx(e[1:-1], abs=1e-4)
+                assert m.loss >= 0
 
 
 def test_settings_key_the_values_and_a_second_put_replaces(conn):
@@ -115,3 +140,109 @@ def test_settings_key_the_values_and_a_second_put_replaces(conn):
 def test_komi_must_be_whole_or_half():
     with pytest.raises(ValueError, match="half"):
         AiSettings("japanese", 6.25, "net", 8).row_key()
+
+
+def test_a_table_made_before_lines_is_read_without_them_and_given_the_column_when_written(tmp_path):
+    """The read-only built-in book's file has no ``pvs`` column: it reads as no lines; a
+    writable old table gets the column from ``create`` and then keeps lines."""
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as db:  # the table as made before lines were kept (the built-in book's)
+        db.execute("CREATE TABLE ai_values (key BIGINT NOT NULL, rules VARCHAR(32) NOT NULL, komi_halves INTEGER "
+                   "NOT NULL, network VARCHAR(200) NOT NULL, visits INTEGER NOT NULL, root_visits INTEGER NOT NULL, "
+                   "root_winrate FLOAT NOT NULL, root_score_lead FLOAT NOT NULL, moves BLOB NOT NULL, PRIMARY KEY "
+                   "(key, rules, komi_halves, network, visits)) WITHOUT ROWID")
+    keys = board_of({(3, 3): BLACK}).symmetric_keys(WHITE)
+    q4, r16 = coords.xy_to_point(15, 3, SIZE), coords.xy_to_point(16, 15, SIZE)
+    moves = [(q4, 9, 0.5, 1.0, 0.0, 0.2), (r16, 3, 0.4, -0.5, 1.5, 0.1)]
+    records = np.array(moves, dtype=ai_values.MOVE_DTYPE)
+    records["point"] = ai_values.to_canonical(records["point"].tolist(), keys, SIZE)
+    with sqlite3.connect(old) as db:
+        db.execute("INSERT INTO ai_values VALUES (?, 'japanese', 13, ?, 8, 10, 0.5, 1.0, ?)",
+                   (zobrist.to_signed(min(keys)), SETTINGS.network, records.tobytes()))
+    (tmp_path / "ro").mkdir()
+    shutil.copy(old, tmp_path / "ro" / "old.sqlite")
+    (tmp_path / "ro" / "old.sqlite").chmod(0o444)
+    readonly = create_engine(f"sqlite:///file:{tmp_path / 'ro' / 'old.sqlite'}?mode=ro&uri=true")
+    with readonly.connect() as conn:
+        got = ai_values.get(conn, keys, SIZE, SETTINGS)
+        best = ai_values.best(conn, keys, SIZE, "japanese", 6.5)
+    readonly.dispose()
+    assert [(m.point, m.pv, m.loss) for m in got.moves] == [(q4, (), 0.0), (r16, (), 1.5)]
+    assert best.moves == got.moves
+    writable = create_engine(f"sqlite:///{old}")
+    with writable.begin() as conn:
+        ai_values.create(conn)  # adds the column
+        ai_values.merge_moves(conn, keys, SIZE, SETTINGS, (0, 0, 0), [(r16, 8, 0.45, 0.25, 0.0, 0.1)], [[r16, q4]])
+    with writable.connect() as conn:
+        got = ai_values.get(conn, keys, SIZE, SETTINGS)
+    writable.dispose()
+    # the forced move replaced the shallow one in its place; the root kept; the old move has no line
+    assert [(m.point, m.visits, m.pv, m.loss) for m in got.moves] == [(q4, 9, (), 0.0), (r16, 8, (r16, q4), 0.75)]
+    assert (got.visits, got.score_lead) == (10, 1.0)
+
+
+def test_copy_goes_between_old_and_new_tables_and_more_moves_replace_fewer(tmp_path):
+    """``copy`` from a table without ``pvs`` into a new one and back; a source row of the same
+    settings with more moves (forced moves added) replaces the target's, one with fewer not."""
+    keys = board_of({(3, 3): BLACK, (9, 2): WHITE}).symmetric_keys(BLACK)  # no symmetry: points as put
+    q4, r16, c3 = (coords.xy_to_point(x, y, SIZE) for x, y in ((15, 3), (16, 15), (2, 16)))
+
+    def engine(name: str):
+        db = create_engine(f"sqlite:///{tmp_path / name}")
+        return db
+
+    new, builtin = engine("new.sqlite"), engine("builtin.sqlite")
+    with sqlite3.connect(tmp_path / "builtin.sqlite") as db:  # an old table, as the built-in book's
+        db.execute("CREATE TABLE ai_values (key BIGINT NOT NULL, rules VARCHAR(32) NOT NULL, komi_halves INTEGER "
+                   "NOT NULL, network VARCHAR(200) NOT NULL, visits INTEGER NOT NULL, root_visits INTEGER NOT NULL, "
+                   "root_winrate FLOAT NOT NULL, root_score_lead FLOAT NOT NULL, moves BLOB NOT NULL, PRIMARY KEY "
+                   "(key, rules, komi_halves, network, visits)) WITHOUT ROWID")
+    with new.begin() as conn:
+        ai_values.create(conn)
+        ai_values.put(conn, keys, SIZE, SETTINGS, (9, 0.5, 1.0), [(q4, 9, 0.5, 1.0, 0.0, 0.2)], [[q4, r16]])
+    with new.connect() as read, builtin.begin() as write:  # new -> old: the old gets the column
+        assert ai_values.copy(read, write) == (1, 1)
+    with builtin.connect() as conn:
+        assert [m.pv for m in ai_values.get(conn, keys, SIZE, SETTINGS).moves] == [(q4, r16)]
+    with new.begin() as conn:  # a forced move added to the source's row: it replaces the target's
+        ai_values.merge_moves(conn, keys, SIZE, SETTINGS, (0, 0, 0), [(c3, 9, 0.3, -2.0, 0.0, 0.01)], [[c3]])
+    with new.connect() as read, builtin.begin() as write:
+        assert ai_values.copy(read, write) == (1, 0)
+    with builtin.connect() as conn:
+        got = ai_values.get(conn, keys, SIZE, SETTINGS)
+        assert [(m.point, m.pv, m.loss) for m in got.moves] == [(q4, (q4, r16), 0.0), (c3, (c3,), 3.0)]
+    with new.begin() as conn:  # fewer moves in the source: the target's row stays
+        ai_values.put(conn, keys, SIZE, SETTINGS, (9, 0.5, 1.0), [], [])
+    with new.connect() as read, builtin.begin() as write:
+        ai_values.copy(read, write)
+    with builtin.connect() as conn:
+        assert len(ai_values.get(conn, keys, SIZE, SETTINGS).moves) == 2
+    old = engine("old-source.sqlite")  # old -> new: rows without lines
+    with sqlite3.connect(tmp_path / "old-source.sqlite") as db, sqlite3.connect(tmp_path / "builtin.sqlite") as src:
+        db.execute("CREATE TABLE ai_values (key BIGINT NOT NULL, rules VARCHAR(32) NOT NULL, komi_halves INTEGER "
+                   "NOT NULL, network VARCHAR(200) NOT NULL, visits INTEGER NOT NULL, root_visits INTEGER NOT NULL, "
+                   "root_winrate FLOAT NOT NULL, root_score_lead FLOAT NOT NULL, moves BLOB NOT NULL, PRIMARY KEY "
+                   "(key, rules, komi_halves, network, visits)) WITHOUT ROWID")
+        row = src.execute("SELECT key, rules, komi_halves, network, 16, root_visits, root_winrate, root_score_lead, "
+                          "moves FROM ai_values").fetchone()
+        db.execute("INSERT INTO ai_values VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+    target = engine("target.sqlite")
+    with old.connect() as read, target.begin() as write:
+        assert ai_values.copy(read, write) == (1, 1)
+    with target.connect() as conn:
+        deeper = ai_values.AiSettings("japanese", 6.5, SETTINGS.network, 16)
+        assert [m.pv for m in ai_values.get(conn, keys, SIZE, deeper).moves] == [(), ()]
+    for db in (new, builtin, old, target):
+        db.dispose()
+
+
+def test_the_built_in_books_file_reads_as_before():
+    """The shipped file (no ``pvs`` column), opened read-only: values, no lines, loss >= 0."""
+    path = Path(__file__).resolve().parents[1] / "book" / "data" / "builtin.sqlite"
+    db = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+    board = Board(SIZE)
+    with db.connect() as conn:
+        got = ai_values.best(conn, board.symmetric_keys(BLACK), SIZE, "japanese", 6.5)
+    db.dispose()
+    assert got is not None and got.moves and all(m.pv == () and m.loss >= 0 for m in got.moves)
+    assert min(m.loss for m in got.moves) == 0

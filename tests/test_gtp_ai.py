@@ -51,7 +51,7 @@ def put(path, moves, root, candidates=(), komi=6.5, rules="japanese", pvs=None):
 
 def store_judgement(path):
     put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2),
-                                        ("C3", 0.52, 0.1, -0.1)])  # C3: KataGo's, nobody played it
+                                        ("C3", 0.52, 0.0, 0.0)])  # C3: KataGo's, nobody played it
     put(path, ["R16", "Q4"], (5, 0.6, 2.5))  # the position after Q4, black to move: Q4 loses 2.5
 
 

@@ -340,11 +340,12 @@ def test_quiz_answers_carry_katagos_stored_values(real, tmp_path):
 
     book = real[0]
     spot = type("App", (), {"cache_path": tmp_path / "ai-cache.sqlite"})
-    put_values(spot, "pd", {"nc": (0.47, 0.2, 0.0), "qc": (0.40, -1.5, 1.2)}, network="")
+    # (a loss is the best lead stored minus the move's: 0.2 - (-1.0))
+    put_values(spot, "pd", {"nc": (0.47, 0.2, 0.0), "qc": (0.40, -1.0, 1.2)}, network="")
     client = create_app(book=book, cache_bytes=0, ai=AiOptions(command=None, cache=spot.cache_path)).test_client()
     answer = client.get("/api/practice/joseki?line=Q16&corner=1&point=R17&min_games=10").get_json()
     assert answer["ai"]["status"] == "ready"
-    assert answer["point"]["ai"] == {"winrate": 0.4, "score_lead": -1.5, "loss": 1.2, "visits": 10,
+    assert answer["point"]["ai"] == {"winrate": 0.4, "score_lead": -1.0, "loss": 1.2, "visits": 10,
                                      "source": "search"}
     for row in answer["best"]:
         assert row["ai"] == ({"winrate": 0.47, "score_lead": 0.2, "loss": 0.0, "visits": 10, "source": "search"}

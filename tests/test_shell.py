@@ -371,10 +371,12 @@ def test_ai_on_shows_the_stored_values_beside_the_human_moves(shell, no_katago):
     assert run(shell, "ai on") == "ai on\n"
     out = run(shell, "search")
     lines = out.splitlines()
-    head = lines.index("    move   games  win % |  AI win %   lead   loss")
-    assert lines[head + 1].split() == ["a", "-", "D16", "4", "50.0%", "|", "51.0%", "0.2", "0.3"]
-    assert lines[head + 2].split() == ["b", "-", "D17", "1", "100.0%", "|", "45.0%", "-1.5", "2.0*",
-                                       "?", "popular", "mistake"]  # 1 of 5 games, 2 points lost
+    head = lines.index("    move   games  win % |  AI win %   lead   loss visits")
+    # D16 is the best evaluated (loss 0), its 5 visits; D17 from the position after it (4 visits):
+    # 1 of 5 games losing 1.7 points against D16's lead, no mark from 4 and 9 visits
+    assert lines[head + 1].split() == ["a", "-", "D16", "4", "50.0%", "|", "51.0%", "0.2", "0.0", "5"]
+    assert lines[head + 2].split() == ["b", "-", "D17", "1", "100.0%", "|", "45.0%", "-1.5", "1.7*", "4"]
+    assert "shallow values: 9 visits, under the 100 a mark needs" in out
     assert lines[head + 3].split()[:2] == ["AI", "K10"]  # KataGo's, nobody played it
     assert "KataGo: net-x, japanese rules, komi 6.5, 9 visits" in out and lines[-1] == "total 5 games"
     assert "asking KataGo" not in out
@@ -412,6 +414,35 @@ def test_ai_on_asks_a_configured_katago_and_says_so(book_path, no_katago, tmp_pa
     assert "AI win %" in out and "AI  " in out and "total 5 games" in out
 
 
+def test_ai_pv_on_shows_each_moves_line_under_its_row(shell, no_katago):
+    """``ai pv on``: the stored line of each move under its row, in GTP vertices, the move first."""
+    from sqlalchemy import create_engine
+
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.storage import ai_values
+    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.engine.core import coords
+
+    db = create_engine(f"sqlite:///{no_katago}")
+    with db.begin() as conn:
+        ai_values.create(conn)
+        board = board_after_moves([], 19)
+        points = [coords.sgf_to_point(p, 19) for p in ("pd", "dp", "qq")]
+        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "net-x", 8),
+                      (9, 0.52, 0.5), [(points[0], 5, 0.51, 0.2, 0.0, 0.1)], [points])
+    db.dispose()
+    run(shell, "ai on")
+    assert "line:" not in run(shell, "search")
+    assert run(shell, "ai pv on") == "ai pv on\n"
+    lines = run(shell, "search").splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("a - "))
+    first = lines[row].split()[2]  # the 4-4 point the table shows: the line turned with it
+    assert lines[row + 1].split()[0] == "line:" and lines[row + 1].split()[1] == first
+    assert len(lines[row + 1].split()) == 4
+    run(shell, "ai pv off")
+    assert "line:" not in run(shell, "search")
+
+
 def test_ai_takes_on_or_off(shell):
-    assert run(shell, "ai maybe") == "error: ai takes on or off\n"
+    assert run(shell, "ai maybe") == "error: ai takes on, off, pv on or pv off\n"
     assert shell.complete_ai("o", "ai o", 3, 4) == ["on", "off"]

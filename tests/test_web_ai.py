@@ -21,7 +21,7 @@ from sqlalchemy import create_engine
 from test_katago import FAKE_KATAGO, real_katago_command
 from test_web_api import build_book, ok
 
-from fuseki.book.ai import CHOICE, MISTAKE, mark
+from fuseki.book.ai import CHOICE, MARK_VISITS, MISTAKE, mark
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
@@ -65,15 +65,17 @@ def fake(tmp_path):
 
 
 def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], network="test-net", visits=2,
-               root=(20, 0.45, -1.0)):
-    """Store values (sgf -> (win rate, lead, loss), best first) of the position after ``moves``."""
+               root=(20, 0.45, -1.0), move_visits=10, lines=None):
+    """Store values (sgf -> (win rate, lead, loss), best first) of the position after ``moves``;
+    ``lines``: each move's line (sgf points), or None."""
     board = board_after_moves([m for m in moves.split(",") if m], 19)
     settings = AiSettings(rules="japanese", komi=6.5, network=network, visits=visits)
-    rows = [(coords.sgf_to_point(sgf, 19), 10, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
+    rows = [(coords.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
+    pvs = None if lines is None else [[coords.sgf_to_point(p, 19) for p in line] for line in lines]
     db = create_engine(f"sqlite:///{app.cache_path}")
     with db.begin() as conn:
         ai_values.create(conn)  # the server makes it too; a test may write first
-        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, root, rows)
+        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, root, rows, pvs)
     db.dispose()
 
 
@@ -93,10 +95,13 @@ def row_with(answer, sgf):
 
 
 def test_the_marks_rule_is_shared():
-    assert mark(games=30, total=100, loss=2.5) == MISTAKE
-    assert mark(games=30, total=100, loss=1.9) is None
-    assert mark(games=1, total=100, loss=0.2) == CHOICE
-    assert mark(games=1, total=100, loss=0.6) is None and mark(5, 100, None) is None
+    deep = {"visits": MARK_VISITS, "position_visits": MARK_VISITS}
+    assert mark(games=30, total=100, loss=2.5, **deep) == MISTAKE
+    assert mark(games=30, total=100, loss=1.9, **deep) is None
+    assert mark(games=1, total=100, loss=0.2, **deep) == CHOICE
+    assert mark(games=1, total=100, loss=0.6, **deep) is None and mark(5, 100, None, **deep) is None
+    assert mark(30, 100, 2.5, MARK_VISITS - 1, MARK_VISITS) is None  # shallow: no mark
+    assert mark(1, 100, 0.2, MARK_VISITS, MARK_VISITS - 1) is None
 
 
 def test_the_queue_takes_the_newest_first_folds_duplicates_and_drops_the_oldest():
@@ -115,10 +120,11 @@ def test_the_queue_takes_the_newest_first_folds_duplicates_and_drops_the_oldest(
 ])
 def test_cached_values_sit_beside_the_human_moves_in_any_orientation(make_app, moves, mapping):
     app = make_app(MISSING)
-    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0), "qp": (0.53, 1.2, 0.3)})
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0), "qp": (0.53, 1.2, 0.3)},
+               root=(MARK_VISITS, 0.45, -1.0), move_visits=MARK_VISITS, lines=[["dp", "pp"], ["dd"], ["qp", "qo"]])
     answer = ok(app.test_client(), f"/api/position?moves={moves}")
     ai = answer["ai"]
-    assert ai["status"] == "ready" and (ai["winrate"], ai["score_lead"], ai["visits"]) == (0.45, -1.0, 20)
+    assert ai["status"] == "ready" and (ai["winrate"], ai["score_lead"], ai["visits"]) == (0.45, -1.0, MARK_VISITS)
     assert ai["settings"] == {"network": "test-net", "rules": "japanese", "komi": 6.5, "visits": 2}
     # after B Q16: W dp in 3 games (seigen, takemiya, mirror), W dd in 1 (cho): 25% of the games
     # losing 3 points is a popular mistake; the 3-3 point's neighbour qp, unplayed, is the AI's
@@ -127,8 +133,13 @@ def test_cached_values_sit_beside_the_human_moves_in_any_orientation(make_app, m
     assert best["ai"]["winrate"] == 0.55 and best["ai"]["score_lead"] == 1.5
     assert (worse["games"], worse["ai"]["loss"], worse["ai"]["mark"]) == (1, 3.0, MISTAKE)
     assert worse["ai"]["mark_text"] == "? popular mistake"
+    # each move's line, in the position's orientation, the move first (the second move up to the
+    # position's own symmetry: test_ai_values checks the mapping)
+    assert best["ai"]["pv"][0] == mapping["dp"] and len(best["ai"]["pv"]) == 2
+    assert worse["ai"]["pv"] == [mapping["dd"]]
     own = [m for m in ai["moves"] if m["mark"] == "ai"]
     assert len(own) == 1 and mapping["qp"] in own[0]["points"] and own[0]["loss"] == 0.3
+    assert own[0]["pv"][0] in own[0]["points"] and len(own[0]["pv"]) == 2
     assert {m["sgf"] for m in ai["moves"] if m["played"]} <= set(best["points"]) | set(worse["points"])
     info = ok(app.test_client(), "/api/info")
     assert info["ai"]["network"] == "test-net"
@@ -146,8 +157,9 @@ def test_a_move_katago_did_not_search_gets_the_values_of_the_position_after_it(m
     after = row_with(answer, dd)["ai"]
     # KaTrain's points lost: the parent's lead (1.2) minus the move's (-1.9), for White who plays it
     assert after["source"] == "child" and after["visits"] == 1
-    assert (after["winrate"], after["score_lead"], after["loss"]) == (0.39, -1.9, 3.1)
-    assert after["mark"] == MISTAKE  # 1 of 4 games, 3.1 points: the same rule as the search's values
+    # the loss against the best move evaluated, D4's 1.5: 1.5 - (-1.9)
+    assert (after["winrate"], after["score_lead"], after["loss"]) == (0.39, -1.9, 3.4)
+    assert after["mark"] is None  # 1 of 4 games, 3.4 points, but from 1 and 20 visits: shallow, no mark
 
 
 def test_a_pending_answer_is_not_kept_and_a_poll_finds_the_values(make_app, fake):
@@ -204,3 +216,12 @@ def test_the_real_katago_answers_a_poll_after_a_pending_answer(make_app):
     assert ai["status"] == "ready", ai
     assert ai["moves"] and ai["settings"]["network"].startswith("kata1-") and ai["visits"] >= 2
     assert all(0.0 <= m["winrate"] <= 1.0 for m in ai["moves"])
+
+
+def test_a_row_without_values_says_why_and_the_answer_names_the_mark_visits(make_app):
+    app = make_app(MISSING)
+    put_values(app, "pd", {}, root=(20, 0.52, 1.2))  # the position's root only: no move evaluated
+    answer = ok(app.test_client(), "/api/position?moves=pd")
+    assert answer["ai"]["status"] == "ready" and answer["ai"]["mark_visits"] == MARK_VISITS
+    assert answer["next"] and all(row["ai"] is None and row["ai_missing"] == "not evaluated yet"
+                                  for row in answer["next"])

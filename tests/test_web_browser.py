@@ -337,17 +337,22 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
     checkbox hides them (and is remembered); a position KataGo is thinking about fills in when
     its values come (KataGo here is test_katago.py's fake that never answers: the values come
     through the cache file, as the worker writes them)."""
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
     from test_katago import FAKE_KATAGO
     from test_web_ai import put_values
+
+    from fuseki.book.ai import MARK_VISITS
 
     script = tmp_path / "fake_katago.py"
     script.write_text(FAKE_KATAGO)
     cache = tmp_path / "ai-cache.sqlite"
     spot = type("App", (), {"cache_path": cache})  # put_values writes to app.cache_path
     # the empty board: Q16 (4 games) best, R16 (1 of 5 games) 2.5 points worse: a popular mistake
-    put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="")
+    # (searched with MARK_VISITS visits: marks are drawn; each move's line stored)
+    put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="",
+               root=(MARK_VISITS, 0.47, 0.5), move_visits=MARK_VISITS, lines=[["pd", "dp", "pp"], ["jj"], ["qd"]])
     wait = WebDriverWait(browser, 30)
 
     def table():
@@ -375,8 +380,14 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
         circles = browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-marks circle")
         assert len(circles) == 4 + 8 + 1 and all(shown("#search-board .ai-marks circle"))
         assert [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-marks text")] == ["2"]
+        # hovering a row draws KataGo's line on the board: 3 numbered stones for the 4-4 point's
+        ActionChains(browser).move_to_element(browser.find_element(By.CSS_SELECTOR, "#next-table tbody tr")).perform()
+        wait.until(lambda _: len(browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-pv circle")) == 3)
+        assert [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-pv text")] == ["1", "2", "3"]
         ARTIFACTS.mkdir(exist_ok=True)
         assert browser.save_screenshot(str(ARTIFACTS / "explorer-ai.png"))
+        ActionChains(browser).move_to_element(browser.find_element(By.ID, "ai-status")).perform()
+        wait.until(lambda _: not browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-pv"))
 
         browser.find_element(By.ID, "ai-show").click()  # hides the columns, KataGo's rows and marks
         wait.until(lambda _: not any(shown("#search-board .ai-marks circle")))
@@ -390,7 +401,8 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
         # a position the cache lacks: KataGo is thinking, then its values fill in
         browser.find_element(By.CSS_SELECTOR, '#search-board rect[data-sgf="pd"]').click()
         wait.until(lambda _: "KataGo is thinking" in text("ai-status"))
-        put_values(spot, "pd", {"dp": (0.52, 0.3, 0.0), "dd": (0.44, -2.1, 2.4)}, network="")
+        put_values(spot, "pd", {"dp": (0.52, 0.3, 0.0), "dd": (0.44, -2.1, 2.4)}, network="",
+                   root=(MARK_VISITS, 0.52, 0.3), move_visits=MARK_VISITS)
         wait.until(lambda _: "visits" in text("ai-status") and "thinking" not in text("ai-status"))
         assert [r[-1] for r in table()] == ["0.0", "2.4 ?"]
         assert len(browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-marks circle")) == 1 + 2

@@ -94,9 +94,13 @@ def ai_server(tmp_path_factory):
     script.write_text(FAKE_KATAGO)
     cache = folder / "ai-cache.sqlite"
     spot = type("App", (), {"cache_path": cache})
-    put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="")
+    from fuseki.book.ai import MARK_VISITS
+
+    deep = {"root": (MARK_VISITS, 0.5, 0.5), "move_visits": MARK_VISITS}  # deep enough for the marks
+    put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="",
+               **deep)
     put_values(spot, "pd,dp", {"pq": (0.521, 1.3, 0.0), "jj": (0.493, -0.4, 1.7), "pp": (0.442, -12.1, 13.4)},
-               network="")
+               network="", **deep)
     with serving(build_book(folder / "book.sqlite", LAYOUT_GAMES), "--ai", "--katago",
                  f"{sys.executable} {script} hang", "--visits", "2", env={"FUSEKI_AI_CACHE": str(cache)}) as url:
         yield url

@@ -10,10 +10,21 @@ orientation is one primary-key read: ``get`` for exactly one settings' row (what
 ``annotate`` resumes by), ``best`` for the most searched row of a rules and komi, of one
 network or of any (what the readers show: ``book.ai.AiValueStores``).
 
-``moves`` is the bytes of a numpy record array (``MOVE_DTYPE``), best move first: the
-canonical padded point (``PASS`` = -1), visits, win rate and score lead for the player
-who plays the move, the loss in points against KataGo's best move, the policy prior.
+``moves`` is the bytes of a numpy record array (``MOVE_DTYPE``), KataGo's order (best
+first), then moves evaluated by a search of their own (``merge_moves``: a human move KataGo's
+search did not visit, asked with the move forced): the canonical padded point (``PASS`` =
+-1), visits, win rate and score lead for the player who plays the move, the loss KataGo's
+answer gave, the policy prior.  ``pvs`` (nullable: tables made before it lack the column,
+the read-only built-in book's file among them, and read as no lines) is each move's
+principal variation, the move itself first, in canonical points: int16 words, per move its
+length then its points (``PASS`` = -1), in the order of ``moves``; a read maps a line as it
+maps its move, then by the position's own symmetry that shows the move at ``AiMove.point``
+(of several equivalent lines, one).  ``create`` gives an older writable table the column.
 Komi is kept in half points (an integer: a float in a primary key is a trap).
+
+A read's ``AiMove.loss`` is not the stored one: it is the best score lead among the row's
+moves minus the move's, so it is >= 0 by construction and a forced move's loss is against
+the same best as the searched ones'.
 
 The table lives where the caller keeps it: beside a writable book's tables, or in a cache
 file of its own for the read-only built-in book.  Storage only: what asks KataGo is above.
@@ -21,11 +32,12 @@ file of its own for the read-only built-in book.  Storage only: what asks KataGo
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from sqlalchemy import BigInteger, Column, Float, Integer, LargeBinary, MetaData, String, Table, func, select
+from sqlalchemy import BigInteger, Column, Float, Integer, LargeBinary, MetaData, String, Table, func, inspect, select
 
 from fuseki.engine.core import coords, zobrist
 
@@ -45,8 +57,10 @@ ai_values = Table(
     Column("root_winrate", Float, nullable=False),
     Column("root_score_lead", Float, nullable=False),
     Column("moves", LargeBinary, nullable=False),
+    Column("pvs", LargeBinary, nullable=True),  # each move's line; NULL (or no column): none stored
     sqlite_with_rowid=False,
 )
+PV_DTYPE = np.dtype("<i2")
 
 
 @dataclass(frozen=True)
@@ -67,7 +81,9 @@ class AiSettings:
 
 @dataclass(frozen=True)
 class AiMove:
-    """One candidate move in the asked orientation: ``point`` and its equivalent ``points``."""
+    """One candidate move in the asked orientation: ``point`` and its equivalent ``points``;
+    ``loss``: the best score lead among the position's stored moves minus this one's (>= 0);
+    ``pv``: KataGo's line from this move on (the move first), ``()`` when none is stored."""
 
     point: int
     points: tuple[int, ...]
@@ -76,6 +92,7 @@ class AiMove:
     score_lead: float
     loss: float
     prior: float
+    pv: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,8 +110,28 @@ class AiValues:
         return next((m for m in self.moves if point in m.points), None)
 
 
+_HAS_PVS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # engine -> its table has ``pvs``
+
+
 def create(conn) -> None:
+    """Make the table, or give an older one (no ``pvs``) the column: a writable store only."""
     metadata.create_all(conn)
+    if not has_pvs(conn):
+        kind = "BYTEA" if conn.dialect.name == "postgresql" else "BLOB"
+        conn.exec_driver_sql(f"ALTER TABLE ai_values ADD COLUMN pvs {kind}")
+        _HAS_PVS[conn.engine] = True
+
+
+def has_pvs(conn) -> bool:
+    """Whether this database's ``ai_values`` has the ``pvs`` column (looked at once per engine)."""
+    known = _HAS_PVS.get(conn.engine)
+    if known is None:
+        seen = inspect(conn)
+        names = {c["name"] for c in seen.get_columns("ai_values")} if seen.has_table("ai_values") else set()
+        known = "pvs" in names
+        if names:  # a table not made yet is looked at again
+            _HAS_PVS[conn.engine] = known
+    return known
 
 
 @cache
@@ -109,27 +146,94 @@ def to_canonical(points, keys: list[int], size: int) -> list[int]:
 
 
 def put(conn, keys: list[int], size: int, settings: AiSettings, root: tuple[int, float, float],
-        moves: list[tuple[int, int, float, float, float, float]]) -> None:
+        moves: list[tuple], pvs: list | None = None) -> None:
     """Store the values of the position whose ``Board.symmetric_keys`` are ``keys``.
 
     ``root``: (visits, win rate, score lead) for the side to move; ``moves``: (point in the
-    asked orientation, visits, win rate, score lead, loss, prior), best first.  Replaces
-    what was stored for the same key and settings.
+    asked orientation, visits, win rate, score lead, loss, prior), best first; ``pvs``: each
+    move's line (points in the asked orientation, the move first), or None.  Replaces what
+    was stored for the same key and settings.  The table must have ``pvs`` (``create``).
     """
     records = np.array([tuple(m) for m in moves], dtype=MOVE_DTYPE) if moves else np.empty(0, MOVE_DTYPE)
     records["point"] = to_canonical(records["point"].tolist(), keys, size)
-    row = {"key": zobrist.to_signed(min(keys)), **settings.row_key(), "root_visits": int(root[0]),
-           "root_winrate": float(root[1]), "root_score_lead": float(root[2]), "moves": records.tobytes()}
-    where = _where(row["key"], settings)
-    conn.execute(ai_values.delete().where(*where))
+    lines = None if pvs is None else [to_canonical(list(pv), keys, size) for pv in pvs]
+    _write(conn, zobrist.to_signed(min(keys)), settings, root, records, lines)
+
+
+def _write(conn, signed_key: int, settings: AiSettings, root, records: np.ndarray, lines) -> None:
+    """Replace the row of (``signed_key``, ``settings``): canonical ``records`` and ``lines``."""
+    if lines is not None and len(lines) != len(records):
+        raise ValueError(f"{len(lines)} lines for {len(records)} moves")
+    row = {"key": signed_key, **settings.row_key(), "root_visits": int(root[0]),
+           "root_winrate": float(root[1]), "root_score_lead": float(root[2]), "moves": records.tobytes(),
+           "pvs": None if lines is None else _encode_lines(lines)}
+    conn.execute(ai_values.delete().where(*_where(signed_key, settings)))
     conn.execute(ai_values.insert(), [row])
+
+
+def merge_moves(conn, keys: list[int], size: int, settings: AiSettings, root: tuple[int, float, float],
+                moves: list[tuple], pvs: list | None = None) -> None:
+    """Add ``moves`` (as ``put``'s, with their lines ``pvs``) to the stored row of the position
+    and ``settings``: a stored move on the same canonical point is replaced in its place, the
+    others are appended (after KataGo's order: moves evaluated by a search of their own).  No
+    row yet: one is made with ``root``; a row's root is kept.  How a forced move's values
+    join the position's, and how a row read from a read-only store is copied with them."""
+    signed = zobrist.to_signed(min(keys))
+    found = conn.execute(select(*_VALUE_COLUMNS, *_pv_column(conn)).where(*_where(signed, settings))).first()
+    new = np.array([tuple(m) for m in moves], dtype=MOVE_DTYPE) if moves else np.empty(0, MOVE_DTYPE)
+    new["point"] = to_canonical(new["point"].tolist(), keys, size)
+    new_lines = [to_canonical(list(pv), keys, size) for pv in pvs] if pvs is not None else [[]] * len(new)
+    if found is None:
+        _write(conn, signed, settings, root, new, new_lines)
+        return
+    records = np.frombuffer(found.moves, dtype=MOVE_DTYPE).copy()
+    lines = _decode_lines(getattr(found, "pvs", None), len(records))
+    at = {int(p): i for i, p in enumerate(records["point"].tolist())}
+    extra, extra_lines = [], []
+    for record, line in zip(new, new_lines):
+        i = at.get(int(record["point"]))
+        if i is None:
+            extra.append(record)
+            extra_lines.append(line)
+        else:
+            records[i], lines[i] = record, line
+    if extra:
+        records = np.concatenate([records, np.array(extra, dtype=MOVE_DTYPE)])
+        lines += extra_lines
+    _write(conn, signed, settings, (found.root_visits, found.root_winrate, found.root_score_lead), records, lines)
+
+
+def _encode_lines(lines) -> bytes:
+    words: list[int] = []
+    for line in lines:
+        words.append(len(line))
+        words.extend(int(p) for p in line)
+    return np.array(words, dtype=PV_DTYPE).tobytes()
+
+
+def _decode_lines(blob: bytes | None, count: int) -> list[list[int]]:
+    """``count`` lines from ``pvs`` (None, or a blob for another count of moves: no lines)."""
+    if not blob:
+        return [[] for _ in range(count)]
+    words = np.frombuffer(blob, dtype=PV_DTYPE).tolist()
+    lines, i = [], 0
+    while i < len(words):
+        n = words[i]
+        lines.append(words[i + 1: i + 1 + n])
+        i += 1 + n
+    return lines if len(lines) == count else [[] for _ in range(count)]
+
+
+def _pv_column(conn) -> tuple:
+    return (ai_values.c.pvs,) if has_pvs(conn) else ()
 
 
 def get(conn, keys: list[int], size: int, settings: AiSettings) -> AiValues | None:
     """The stored values of the position whose symmetric keys are ``keys``, in its orientation;
     None when none are stored for exactly these settings (``annotate``'s resume test)."""
     canonical = min(keys)
-    row = conn.execute(select(*_VALUE_COLUMNS).where(*_where(zobrist.to_signed(canonical), settings))).first()
+    row = conn.execute(select(*_VALUE_COLUMNS, *_pv_column(conn))
+                       .where(*_where(zobrist.to_signed(canonical), settings))).first()
     return None if row is None else _decode(row, keys, size, settings)
 
 
@@ -137,15 +241,17 @@ def best(conn, keys: list[int], size: int, rules: str, komi: float, network: str
     """The most searched stored values of the position for ``rules`` and ``komi``: of the
     ``network`` named, or of any network when it is None or '' (the answer's ``settings`` say
     which network and visits it is); None when none are stored.  One read of a prefix of the
-    primary key (key, rules, komi, network), the row with the most visits first."""
+    primary key (key, rules, komi, network), the row with the most visits first (then the
+    most root visits, then the most moves evaluated)."""
     cols = ai_values.c
     canonical = min(keys)
     halves = AiSettings(rules, komi, network or "", 0).row_key()["komi_halves"]
     where = [cols.key == zobrist.to_signed(canonical), cols.rules == rules, cols.komi_halves == halves]
     if network:
         where.append(cols.network == network)
-    row = conn.execute(select(cols.network, cols.visits, *_VALUE_COLUMNS).where(*where)
-                       .order_by(cols.visits.desc(), cols.root_visits.desc(), cols.network).limit(1)).first()
+    row = conn.execute(select(cols.network, cols.visits, *_VALUE_COLUMNS, *_pv_column(conn)).where(*where)
+                       .order_by(cols.visits.desc(), cols.root_visits.desc(), func.length(cols.moves).desc(),
+                                 cols.network).limit(1)).first()
     if row is None:
         return None
     return _decode(row, keys, size, AiSettings(rules, komi, row.network, row.visits))
@@ -153,20 +259,29 @@ def best(conn, keys: list[int], size: int, rules: str, komi: float, network: str
 
 def copy(source, target, chunk: int = 10_000) -> tuple[int, int]:
     """Copy every row of ``source``'s ``ai_values`` (a connection: a cache file, a book) into
-    ``target``'s (its table made if missing), keeping the rows ``target`` already has for the
-    same key and settings: (rows read, rows added).  How values computed elsewhere (a machine
-    with a GPU, an annotate run) reach a book, the built-in book's file included."""
+    ``target``'s (its table made if missing, an older one given ``pvs``): a row ``target``
+    lacks is added; of the same key and settings, ``target``'s row is kept unless
+    ``source``'s has more moves (forced moves added since: then ``source``'s replaces it).
+    (rows read, rows added).  A source made before ``pvs`` copies its rows without lines.
+    How values computed elsewhere (a machine with a GPU, an annotate run) reach a book, the
+    built-in book's file included."""
     create(target)
     dialect = target.dialect.name
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
         from sqlalchemy.dialects.sqlite import insert
-    statement = insert(ai_values).on_conflict_do_nothing()
+    statement = insert(ai_values)
+    fresh = statement.excluded
+    statement = statement.on_conflict_do_update(
+        index_elements=[c.name for c in ai_values.primary_key.columns],
+        set_={name: fresh[name] for name in ("root_visits", "root_winrate", "root_score_lead", "moves", "pvs")},
+        where=func.length(fresh.moves) > func.length(ai_values.c.moves))
     count = select(func.count()).select_from(ai_values)
     before, read = target.execute(count).scalar_one(), 0
-    rows = source.execute(select(ai_values)).mappings()
-    while batch := [dict(row) for row in rows.fetchmany(chunk)]:
+    columns = [c for c in ai_values.c if c.name != "pvs"] + list(_pv_column(source))
+    rows = source.execute(select(*columns)).mappings()
+    while batch := [{"pvs": None, **dict(row)} for row in rows.fetchmany(chunk)]:
         read += len(batch)
         target.execute(statement, batch)
     return read, target.execute(count).scalar_one() - before
@@ -179,20 +294,28 @@ def _decode(row, keys: list[int], size: int, settings: AiSettings) -> AiValues:
     """A stored row's values, its points mapped from canonical to the orientation of ``keys``."""
     canonical = min(keys)
     records = np.frombuffer(row.moves, dtype=MOVE_DTYPE)
+    lines = _decode_lines(getattr(row, "pvs", None), len(records))
     table = _tables(size)
     back = table[coords.INVERSE[keys.index(canonical)]]
     stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
+    best = float(records["score_lead"].max()) if len(records) else 0.0
     moves: list[AiMove] = []
     seen: set[tuple[int, ...]] = set()
     # best first; of equivalent points (a symmetric position) the first, KataGo's better-searched one
-    for rec in records.tolist():
+    for rec, line in zip(records.tolist(), lines):
         canon = rec[0]
         point = canon if canon == PASS else back[canon]
         orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
         if orbit in seen:
             continue
         seen.add(orbit)
-        moves.append(AiMove(orbit[0], orbit, *rec[1:]))
+        # the line goes through the symmetry of the position that shows the move as ``orbit[0]``
+        pv: tuple[int, ...] = ()
+        if line:
+            image = table[0] if point == PASS else next(i for i in stabilizer if i[point] == orbit[0])
+            pv = tuple(p if p == PASS else image[back[p]] for p in line)
+        visits, winrate, lead, _stored_loss, prior = rec[1:]
+        moves.append(AiMove(orbit[0], orbit, visits, winrate, lead, best - lead, prior, pv))
     return AiValues(key=canonical, settings=settings, visits=row.root_visits, winrate=row.root_winrate,
                     score_lead=row.root_score_lead, moves=tuple(moves))
 

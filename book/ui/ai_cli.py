@@ -13,7 +13,13 @@ stores each answer as it arrives: in the book's own ``ai_values`` table for a bo
 (SQLite or PostgreSQL), in the user's AI value cache (``ai_text.cache_path()``) for the
 read-only built-in book or another statistics book.  Positions already stored for the same
 network, rules, komi and visits are skipped, so a run stopped by Ctrl-C or killed goes on
-where it ended when started again.  ``fuseki search --ai`` reads the values from there.
+where it ended when started again.  Then each human move played in at least ``--moves-share``
+of its position's games (default 0.01) that the position's search did not visit is asked
+with the move forced (``book.annotate.annotate_moves``) and merged into the position's
+values, resumable the same way.  ``--out FILE`` stores everything in a values file of its
+own instead (for the built-in book's values computed on a machine with a GPU, then ``fuseki
+ai copy FILE --into book/data/builtin.sqlite``).  ``fuseki search --ai`` reads the values
+from there.
 """
 
 from __future__ import annotations
@@ -47,11 +53,18 @@ def add_commands(subparsers) -> None:
     a.add_argument("--visits", type=int, default=32, metavar="V", help="KataGo's visits a position (default 32)")
     a.add_argument("--rules", default="japanese", help="rules KataGo judges by (default japanese)")
     a.add_argument("--komi", type=float, default=6.5, help="komi KataGo judges with (default 6.5)")
+    a.add_argument("--moves-share", type=float, default=0.01, metavar="S",
+                   help="then ask KataGo, with the move forced, for each human move played in at least this share "
+                        "of its position's games that the position's search did not visit (default 0.01; 0: none)")
+    a.add_argument("--out", metavar="FILE", help="store the values in this SQLite file (made if missing) instead of "
+                   "the book or the AI value cache: for `fuseki ai copy FILE --into BOOK` later, e.g. values "
+                   "computed on a machine with a GPU for book/data/builtin.sqlite")
     a.set_defaults(run=run_annotate)
     c = commands.add_parser(
         "copy", help="copy stored AI values from a cache file or book into a book's file",
         description="Copy every stored AI value of FROM (an AI value cache file, or a book) into the book "
-                    "file or URL INTO, keeping what INTO already holds for the same position and settings: "
+                    "file or URL INTO, keeping what INTO already holds for the same position and settings "
+                    "unless FROM's row has more moves (forced moves added since): "
                     "values computed elsewhere (an annotate run on a machine with a GPU, or on the built-in "
                     "book, which writes to the cache) reach a book, the built-in book's file included. "
                     "Example: fuseki ai copy ~/.local/share/fuseki/ai-cache.sqlite --into book/data/builtin.sqlite")
@@ -103,7 +116,7 @@ def run_copy(args) -> int:
         source.dispose()
         target.dispose()
     print(f"fuseki ai copy: {rows:,} positions' values read from {args.source}, {added:,} added to {args.into} "
-          f"({rows - added:,} were there)", file=sys.stderr)
+          f"({rows - added:,} were there: each kept, or replaced where FROM's row has more moves)", file=sys.stderr)
     return 0
 
 
@@ -121,6 +134,8 @@ def run_annotate(args) -> int:
 
     if args.threads < 1 or args.visits < 1 or (args.limit is not None and args.limit < 1):
         raise CommandError("--threads, --visits and --limit must be at least 1")
+    if not 0.0 <= args.moves_share <= 1.0:
+        raise CommandError(f"--moves-share {args.moves_share:g}: a share of the games, from 0 to 1")
     command = args.katago or annotate_command(config)
     location = book_location(args)
     book = Book.open(location, readonly=True)  # a missing book is an error, not a new empty one
@@ -129,7 +144,10 @@ def run_annotate(args) -> int:
         book = Book.open(location)
     cache = None
     try:
-        if book.statistics is None:
+        if args.out:
+            cache = create_engine(f"sqlite:///{args.out}")
+            store, writing, where = cache, cache.begin, f"the values file {args.out}"
+        elif book.statistics is None:
             store, writing, where = book.db, book.writing, f"the book {location}"
         else:
             path = ai_text.cache_path()
@@ -144,26 +162,31 @@ def run_annotate(args) -> int:
         say(f"{len(positions):,} positions of {args.min_games}+ games; {len(positions) - left:,} already "
             f"stored in {where}, {left:,} to ask KataGo ({judge.settings.network or 'its network'}, "
             f"{args.visits} visit(s))")
-        if not left:
-            return 0
         finder = annotate.BoardFinder(book, [p.key for p in positions], annotate.walk_through(every, positions))
+        if not left and not (args.moves_share and annotate.moves_wanted(judge, positions, finder, args.moves_share)):
+            return 0
         started = time.perf_counter()
         reached = finder.prepare()
         if reached is not None:
             skipped = f" (the {len(positions) - reached:,} others are skipped)" if reached < len(positions) else ""
             say(f"{reached:,} of the {len(positions):,} positions reached from the empty board through positions "
                 f"of {args.min_games}+ games in {time.perf_counter() - started:.1f} s{skipped}")
-        steps = None
+        steps, forced = None, None
         started = time.perf_counter()
         with stop_on_signals() as stop:
             try:
                 with KataGo(command, timeout=max(600.0, 10.0 * args.visits)) as katago:
                     say(f"KataGo ready in {time.perf_counter() - started:.1f} s")
-                    steps = Steps("annotate", left, unit="positions", digits=2)  # its clock starts now
+                    steps = Steps("annotate", left, unit="positions", digits=2) if left else None  # clock starts now
                     judge.katago = katago
                     report = annotate.annotate(judge, positions, finder, writing, threads=args.threads,
                                                stop=stop, progress=lambda r: steps.update(r.done), warn=say,
                                                timeout=max(600.0, 10.0 * args.visits))
+                    if steps is not None:
+                        steps.close()
+                        steps = None
+                    if args.moves_share and not report.stopped:
+                        forced = forced_moves(judge, positions, finder, writing, args, stop)
             except KataGoError as exc:
                 raise CommandError(str(exc)) from None
             except KeyboardInterrupt:  # a second Ctrl-C: stopped where it was, the answer being stored rolled back
@@ -179,7 +202,11 @@ def run_annotate(args) -> int:
         if report.missing or report.refused:
             summary += (f"; {report.missing:,} without a board found (reached only through positions of "
                         f"fewer games), {report.refused:,} refused by KataGo")
-        if report.stopped:
+        if forced is not None:
+            summary += (f"; then {forced.done:,} of {forced.wanted:,} human moves of {args.moves_share:.0%}+ of their "
+                        f"position's games asked with the move forced in {forced.seconds:.1f} s"
+                        + (f" ({forced.refused:,} refused)" if forced.refused else ""))
+        if report.stopped or (forced is not None and forced.stopped):
             import signal
 
             signum = stop.signum or signal.SIGINT
@@ -192,6 +219,25 @@ def run_annotate(args) -> int:
         book.close()
         if cache is not None:
             cache.dispose()
+
+
+def forced_moves(judge, positions, finder, writing, args, stop):
+    """``annotate``'s second pass (``book.annotate.annotate_moves``) with its progress line."""
+    from fuseki.book import annotate
+    from fuseki.book.pipeline.progress import Steps
+
+    wanted = annotate.moves_wanted(judge, positions, finder, args.moves_share)
+    say(f"{len(wanted):,} human moves of {args.moves_share:.0%}+ of their position's games that its search did "
+        f"not visit: asking KataGo with each forced ({args.visits} visit(s))")
+    if not wanted:
+        return annotate.MovesReport()
+    steps = Steps("forced moves", len(wanted), unit="moves", digits=2)
+    try:
+        return annotate.annotate_moves(judge, wanted, writing, threads=args.threads, stop=stop,
+                                       progress=lambda r: steps.update(r.done), warn=say,
+                                       timeout=max(600.0, 10.0 * args.visits))
+    finally:
+        steps.close()
 
 
 def annotate_command(config) -> str:

@@ -324,9 +324,9 @@ def run_search(args) -> int:
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
     if args.ai:  # the human table is replaced by one with KataGo's columns beside it
         table = textboard.move_table(found, board.size)
-        text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values,
-                                                                        move_values[: len(textboard.LETTERS)],
-                                                                        board.size, textboard.LETTERS)
+        shown = move_values[: len(textboard.LETTERS)]
+        text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, shown, board.size,
+                                                                        textboard.LETTERS, args.pv)
                 + "\n" + table.rsplit("\n", 1)[-1])
     if args.by_year:
         text += "\n\n" + years_text.year_text(profile, board.size)

@@ -7,7 +7,7 @@ list come from ``book.ui.textboard``, shared with ``fuseki search`` (next-move
 letters here are ``a``-``l``).  Commands (``help COMMAND``
 for each)::
 
-    board  play MOVES...  undo [N]  search  marks on|off  ai on|off  rotations
+    board  play MOVES...  undo [N]  search  marks on|off  ai on|off|pv on|pv off  rotations
     years [K|FROM-TO:FROM-TO]  year [FROM-TO|off]  player [NAME|off]  games [PAGE|next]
     filter [NAME VALUE|NAME off|off]   (event, winner, won_by, margin, min_rank, max_rank, handicap, komi)
     within [back|off]
@@ -185,7 +185,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
             return f"{text}\n{ai_text.NO_VALUES}"
         table = textboard.move_table(found, self.board.size, LETTERS)
         return (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, self.board.size,
-                                                                  LETTERS)
+                                                                  LETTERS, getattr(self.ai_options, "pv", False))
                 + "\n" + table.rsplit("\n", 1)[-1])
 
     def do_pattern(self, arg: str) -> None:
@@ -270,15 +270,20 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         self.say(f"marks {word}")
 
     def do_ai(self, arg: str) -> None:
-        """ai on|off: search, corners and a whole-board pattern show KataGo's win rate, score lead and
-        loss beside each move (the
-        stored values; KataGo, when one is configured, is asked for a position none has, and the
-        shell waits: minutes on a CPU)."""
-        word = arg.strip().lower()
-        if word not in ("on", "off"):
-            raise ShellError("ai takes on or off")
-        self.ai = word == "on"
-        self.say(f"ai {word}")
+        """ai on|off: search, corners and a whole-board pattern show KataGo's win rate, score lead,
+        loss and visits beside each move (the deepest stored values; KataGo, when one is
+        configured, is asked for a position none has and for the moves of 1% of the games its
+        search did not evaluate, and the shell waits: minutes on a CPU).  ai pv on|off: search
+        shows each move's line (KataGo's principal variation) under its row, as --pv."""
+        words = arg.strip().lower().split()
+        if words[:1] == ["pv"] and words[1:] in (["on"], ["off"]):
+            self.ai_options.pv = words[1] == "on"
+            self.say(f"ai pv {words[1]}")
+            return
+        if words not in (["on"], ["off"]):
+            raise ShellError("ai takes on, off, pv on or pv off")
+        self.ai = words[0] == "on"
+        self.say(f"ai {words[0]}")
 
     def do_rotations(self, arg: str) -> None:
         """rotations: the search in all 8 orientations side by side with their keys (they should agree)."""

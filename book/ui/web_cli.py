@@ -69,12 +69,13 @@ def _ai_options(args):
 
     if not args.ai:
         return None
-    if args.visits < 1 or args.komi * 2 != int(args.komi * 2):
+    visits = ai_text.DEFAULT_VISITS if args.visits is None else args.visits  # the worker asks at these
+    if visits < 1 or args.komi * 2 != int(args.komi * 2):
         raise CommandError("--visits must be at least 1 and --komi a whole or half number")
     command = args.katago or find_command(config.load().katago)
     print(f"fuseki serve: KataGo {command or 'not found (docs/katago.md)'}; values cached in "
           f"{ai_text.cache_path()}", file=sys.stderr, flush=True)
-    return AiOptions(command=command, rules=args.rules, komi=args.komi, visits=args.visits,
+    return AiOptions(command=command, rules=args.rules, komi=args.komi, visits=visits,
                      cache=ai_text.cache_path())
 
 

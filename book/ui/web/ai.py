@@ -29,7 +29,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuseki.book.ai import MARK_TEXT, AiValueStores, mark, next_move_values
+from fuseki.book.ai import MARK_TEXT, MARK_VISITS, AiValueStores, mark, missing_reason, next_move_values
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import coords
@@ -197,7 +197,8 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     """The ``ai`` of a position answer (``settings``: those of the values found once ready);
     adds each human row's ``ai`` (None when neither KataGo's search nor the position after the
     move has values; ``source`` says which gave them) to ``next_rows``
-    (``app.next_moves_json``'s rows, whose ``points`` are SGF).  ``found``: ``total`` and
+    (``app.next_moves_json``'s rows, whose ``points`` are SGF), and to a row without values its
+    ``ai_missing``, why (``book.ai.missing_reason``).  ``found``: ``total`` and
     ``moves`` (each ``point``, ``points``, ``games``): the book's next moves, or a whole-board
     pattern's continuations."""
     answer, got = _status_json(service, board, [next_rows])
@@ -212,9 +213,10 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
             continue
         mine = not set(move.points) & played
         moves.append({"sgf": coords.point_to_sgf(move.point, size), "vertex": coords.point_to_vertex(move.point, size),
-                      "points": [coords.point_to_sgf(p, size) for p in move.points], **_values(move),
+                      "points": [coords.point_to_sgf(p, size) for p in move.points], **_values(move, size),
                       "played": not mine, "mark": "ai" if mine else None})
-    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves)
+    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves,
+                  mark_visits=MARK_VISITS)
     return answer
 
 
@@ -229,7 +231,7 @@ def corners_ai_json(service: AiService, board, corners: list[tuple[list[dict], l
         return answer
     for rows, moves, total in corners:
         _fill_rows(service, got, board, rows, one_point_each(moves[:len(rows)]), total, moves)
-    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead)
+    answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, mark_visits=MARK_VISITS)
     return answer
 
 
@@ -258,11 +260,16 @@ def _fill_rows(service: AiService, got: AiValues, board, rows, moves, total: int
                                                                               service.stores.values)):
         played.update(move.points)
         if value is not None:
-            kind = mark(human.games, total, value.loss)
-            row["ai"] = {**_values(value), "source": value.source, "mark": kind, "mark_text": MARK_TEXT.get(kind)}
+            kind = mark(human.games, total, value.loss, value.visits, value.position_visits)
+            row["ai"] = {**_values(value, board.size), "source": value.source, "mark": kind,
+                         "mark_text": MARK_TEXT.get(kind)}
+        else:  # the page says why the cell is empty
+            row["ai_missing"] = missing_reason(board, board.to_move, move.point, service.unavailable is None)
     return played
 
 
-def _values(move) -> dict:
+def _values(move, size: int) -> dict:
+    """A move's values; ``pv``: KataGo's line from the move on, SGF points (``[]``: none stored)."""
     return {"winrate": round(move.winrate, 4), "score_lead": round(move.score_lead, 2),
-            "loss": round(move.loss, 2) + 0.0, "visits": move.visits}
+            "loss": round(move.loss, 2) + 0.0, "visits": move.visits,
+            "pv": [coords.point_to_sgf(p, size) for p in move.pv]}

@@ -212,6 +212,22 @@ function drawAiMarks(svg, position, marks) {
   svg.insertBefore(group, svg.querySelector(".targets"));
 }
 
+// KataGo's line from a move (its pv, SGF points; null: none): numbered stones, the mover's first.
+function drawPv(svg, pv, toMove) {
+  svg.querySelectorAll(".ai-pv").forEach((node) => node.remove());
+  if (!pv) return;
+  const unit = 10;
+  const group = el("g", {class: "ai-pv", "data-line": pv.join(",")});
+  pv.forEach((sgf, i) => {
+    if (!sgf) return;  // a pass
+    const [x, y] = xyOf(sgf);
+    const black = (i % 2 === 0) === (toMove === "B");
+    el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.45, class: black ? "black" : "white"}, group);
+    el("text", {x: x * unit, y: y * unit, class: black ? "black" : "white"}, group).textContent = String(i + 1);
+  });
+  svg.insertBefore(group, svg.querySelector(".targets"));
+}
+
 // A position KataGo is working on is asked again until its values come (or the visitor moved on).
 function pollAi(path) {
   clearTimeout(state.aiPoll);
@@ -359,7 +375,7 @@ function renderNextMoves(position) {
     tr.querySelector(".bar span").style.width = `${percent}%`;
     tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
     tr.addEventListener("click", serial(() => playSearch(row.sgf)));
-    if (position.ai) aiCells(tr, row.ai);
+    if (position.ai) aiCells(tr, row.ai, null, row.ai_missing, position.to_move);
     body.appendChild(tr);
   }
   renderAi(position, body);
@@ -369,21 +385,42 @@ const AI_MARKS = {mistake: ["?", "popular mistake"], choice: ["!", "AI's choice,
                   ai: ["AI", "KataGo's move: nobody played it"]};
 
 // KataGo's three columns of a next-move row: its win rate and lead for the player who plays
-// the move, the points it loses against KataGo's best, and the mark (book.ai.mark's rule).
-function aiCells(tr, values, markName) {
+// the move, the points it loses against the best move evaluated (its visits in the title), and
+// the mark (book.ai.mark's rule); no values: why (missing, the answer's ai_missing).  Hovering
+// the row, or tapping its KataGo cells, draws the move's line (pv) on the board.
+function aiCells(tr, values, markName, missing, toMove) {
   const cells = [0, 1, 2].map(() => {
     const td = document.createElement("td");
     td.className = "num ai-col";
     tr.appendChild(td);
     return td;
   });
-  if (!values) return;
+  if (!values) {
+    if (missing) {
+      cells[0].textContent = "–";
+      cells[0].className += " ai-missing";
+      tr.title = `no KataGo value: ${missing}`;
+    }
+    return;
+  }
   cells[0].textContent = `${(100 * values.winrate).toFixed(1)}%`;
   cells[1].textContent = values.score_lead.toFixed(1);
   cells[2].textContent = (Math.round(values.loss * 10) / 10 + 0).toFixed(1);
+  cells[2].title = `${values.visits} visits`;
   if (values.source === "child") {  // KataGo's search did not visit it: the position after it's values
     cells[2].textContent += "*";
     tr.title = `values of the position after the move (${values.visits} visits)`;
+  }
+  if (values.pv && values.pv.length && toMove) {
+    tr.addEventListener("mouseenter", () => drawPv($("search-board"), values.pv, toMove));
+    tr.addEventListener("mouseleave", () => drawPv($("search-board"), null));
+    for (const td of cells) {
+      td.addEventListener("click", (event) => {  // a tap shows the line; the move's name still plays it
+        event.stopPropagation();
+        const shown = $("search-board").querySelector(".ai-pv");
+        drawPv($("search-board"), shown && shown.dataset.line === values.pv.join(",") ? null : values.pv, toMove);
+      });
+    }
   }
   const name = markName || values.mark;
   if (name) {
@@ -411,8 +448,9 @@ function renderAi(position, body) {
   else if (ai.status === "note") status.textContent = ai.reason;  // a pattern smaller than the board
   if (ai.status !== "ready") return;
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
-    "move, loss in points against KataGo's best (* from the position after the move) · ? popular mistake · " +
-    "! AI's choice, rarely played";
+    "move, loss in points against the best move evaluated (* from the position after the move; its visits " +
+    `in the cell's title; a hovered row draws KataGo's line) · ? popular mistake · ! AI's choice, rarely played` +
+    (ai.visits < ai.mark_visits ? ` · shallow values (under ${ai.mark_visits} visits): no mark drawn` : "");
   for (const move of ai.moves.filter((m) => m.mark === "ai")) {
     const tr = document.createElement("tr");
     tr.className = "ai-row";
@@ -420,7 +458,7 @@ function renderAi(position, body) {
     tr.dataset.vertex = move.vertex;
     tr.innerHTML = `<td class="letter"></td><td class="move"></td><td class="num">0</td><td class="rate"></td>`;
     tr.children[1].textContent = move.vertex;
-    aiCells(tr, move, "ai");
+    aiCells(tr, move, "ai", null, position.to_move);
     tr.addEventListener("click", serial(() => playSearch(move.sgf)));
     body.appendChild(tr);
   }
@@ -463,7 +501,9 @@ async function refreshCorners() {
       tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
       tr.title = `this corner: ${corner.total} continuations, tenuki ${corner.tenuki}`;
       tr.addEventListener("click", serial(() => playSearch(row.sgf)));
-      if (answer.ai) aiCells(tr, row.ai);  // fuseki serve --ai: the position's values of the move
+      if (answer.ai) {  // fuseki serve --ai: the position's values of the move
+        aiCells(tr, row.ai, null, row.ai_missing, state.position && state.position.to_move);
+      }
       body.appendChild(tr);
       for (const sgf of row.points) if (row.letter && !(sgf in marks)) marks[sgf] = row.letter;
       listed += 1;
