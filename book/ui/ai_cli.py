@@ -57,7 +57,7 @@ def add_commands(subparsers) -> None:
                    help="then ask KataGo, with the move forced, for each human move played in at least this share "
                         "of its position's games that the position's search did not visit (default 0.01; 0: none)")
     a.add_argument("--out", metavar="FILE", help="store the values in this SQLite file (made if missing) instead of "
-                   "the book or the AI value cache: for `fuseki ai copy FILE --into BOOK` later, e.g. values "
+                   "the book or the AI value cache: for 'fuseki ai copy FILE --into BOOK' later, e.g. values "
                    "computed on a machine with a GPU for book/data/builtin.sqlite")
     a.set_defaults(run=run_annotate)
     c = commands.add_parser(

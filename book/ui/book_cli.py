@@ -334,7 +334,9 @@ def run_search(args) -> int:
         from fuseki.book import mistakes
 
         visits_min = mistakes.default_visits()
-        by_points = {move.points: ai for move, ai in zip(found.moves, move_values)}
+        # a cell without a value (ai_text.NoValue, saying why) is a move the years cannot judge
+        by_points = {move.points: None if isinstance(ai, ai_text.NoValue) else ai
+                     for move, ai in zip(found.moves, move_values)}
         rows, mistaken = mistakes.years_of_mistakes(profile, [by_points.get(e.move.points) for e in profile.moves],
                                                     visits_min)
         text += "\n\n" + years_text.mistakes_text(rows, mistaken, board.size, visits_min, mistakes.MISTAKE_POINTS)
