@@ -98,7 +98,7 @@ def run_annotate(args) -> int:
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.book_cli import stop_on_signals
     from fuseki.engine import config
-    from fuseki.engine.players.katago import KataGo, KataGoError, network_name
+    from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout, network_name
 
     if args.threads < 1 or args.visits < 1 or (args.limit is not None and args.limit < 1):
         raise CommandError("--threads, --visits and --limit must be at least 1")
@@ -138,13 +138,13 @@ def run_annotate(args) -> int:
         started = time.perf_counter()
         with stop_on_signals() as stop:
             try:
-                with KataGo(command, timeout=max(600.0, 10.0 * args.visits)) as katago:
+                with KataGo(command, timeout=answer_timeout(args.visits)) as katago:
                     say(f"KataGo ready in {time.perf_counter() - started:.1f} s")
                     steps = Steps("annotate", left, unit="positions", digits=2)  # its clock starts now
                     judge.katago = katago
                     report = annotate.annotate(judge, positions, finder, writing, threads=args.threads,
                                                stop=stop, progress=lambda r: steps.update(r.done), warn=say,
-                                               timeout=max(600.0, 10.0 * args.visits))
+                                               timeout=answer_timeout(args.visits))
             except KataGoError as exc:
                 raise CommandError(str(exc)) from None
             except KeyboardInterrupt:  # a second Ctrl-C: stopped where it was, the answer being stored rolled back

@@ -150,7 +150,7 @@ class AiService:
 
     def _work(self) -> None:
         from fuseki.book.ai import AiJudge
-        from fuseki.engine.players.katago import KataGo, KataGoError
+        from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout
 
         judge = AiJudge(self.cache_db, None, self.settings.rules, self.settings.komi, self.settings.visits,
                         network=self.settings.network)
@@ -168,7 +168,7 @@ class AiService:
                             if self._closed:
                                 break
                         judge.katago = katago
-                    judge.values([(board, side)], timeout=max(600.0, 10.0 * self.settings.visits))
+                    judge.values([(board, side)], timeout=answer_timeout(self.settings.visits))
             except KataGoError as exc:
                 if judge.katago is None or judge.katago.broken:
                     self.unavailable = str(exc)  # KataGo is gone: no later job can be answered
