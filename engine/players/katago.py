@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuseki.engine.players.gtp_client import kill_group
+from fuseki.engine.players.katago_config import config_value, queries_to_keep_in_flight  # noqa: F401 - for the book
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP columns (no I), as KataGo writes them
 STDERR_KEEP = 200  # lines of KataGo's stderr kept, for the messages of its failures
@@ -268,6 +269,8 @@ class Pending:
     def _finish(self, error: KataGoError | None = None) -> None:
         self.error = self.error or error
         self.done.set()
+        with self.client._answered:
+            self.client._answered.notify_all()
 
 
 # --- the process ------------------------------------------------------------------------------
@@ -293,6 +296,7 @@ class KataGo:
         self._stderr: deque[str] = deque(maxlen=STDERR_KEEP)
         self._errors: deque[str] = deque(maxlen=5)  # KataGo's errors that named no query
         self._ready = False  # set once KataGo answered query_version: its network is loaded
+        self._answered = threading.Condition()  # notified whenever a query is finished (wait_any)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, env=env, start_new_session=True,
@@ -343,6 +347,13 @@ class KataGo:
         pending = self.send({"id": f"a{next(self._ids)}", "action": name, **fields})
         pending.result(timeout)
         return pending.action_answer
+
+    def wait_any(self, pendings, timeout: float) -> bool:
+        """Wait until one of ``pendings`` is finished (answered, refused or failed), at most
+        ``timeout`` seconds; whether one is.  Wakes at the answer, not at a polling tick: a
+        GPU answers hundreds of queries a second."""
+        with self._answered:
+            return self._answered.wait_for(lambda: any(p.done.is_set() for p in pendings), timeout)
 
     def _forget(self, query_id: str) -> None:
         with self._lock:
