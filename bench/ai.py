@@ -11,8 +11,9 @@
    positions' boards left out (the command's own progress line counts the same way).
 3. annotate against KataGo's own ``katago benchmark`` in the same run (``--compare``
    positions at ``--compare-visits``): ``fuseki ai annotate``'s loop over the built-in
-   book's most played positions, its queries in flight as the command keeps them
-   (``queries_to_keep_in_flight``: twice the config's ``numAnalysisThreads``), the visits
+   book's most played positions, KataGo started and fed as the command does
+   (``batch_command``: one search thread per analysis thread; ``queries_to_keep_in_flight``:
+   twice the analysis threads in flight), the visits
    KataGo reported for them a second; then ``katago benchmark -model M -config C -v V -t T
    -n N`` with T the config's search threads (``numAnalysisThreads`` x ``numSearchThreads``),
    its visits a second; the KataGo settings, the load average before each, and the ratio
@@ -56,7 +57,12 @@ from fuseki.engine.core import coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
 from fuseki.engine.players.katago import KataGo, find_command  # noqa: E402
-from fuseki.engine.players.katago_config import config_value, queries_to_keep_in_flight  # noqa: E402
+from fuseki.engine.players.katago_config import (  # noqa: E402
+    batch_command,
+    config_value,
+    queries_to_keep_in_flight,
+    search_threads,
+)
 
 
 def random_opening(rng: random.Random, moves: int, size: int = 19) -> Board:
@@ -140,8 +146,9 @@ def bench_compare(command: str, count: int, visits: int, threads: int | None) ->
     from fuseki.book import annotate, builtin
     from fuseki.book.storage.store import Book
 
+    threads_in_all = search_threads(command)  # what katago benchmark gets: the same threads
+    command = batch_command(command)  # as fuseki ai annotate starts it
     settings = katago_settings(command)
-    search_threads = settings["numAnalysisThreads"] * settings["numSearchThreads"]
     in_flight = threads or queries_to_keep_in_flight(command)
     print(f"annotate against katago benchmark: {count} positions at {visits} visits; KataGo's config: "
           f"numAnalysisThreads {settings['numAnalysisThreads']}, numSearchThreads {settings['numSearchThreads']}, "
@@ -164,8 +171,8 @@ def bench_compare(command: str, count: int, visits: int, threads: int | None) ->
     print(f"  fuseki ai annotate: {report.done} positions, {sum(searched)} visits in {report.seconds:.1f} s: "
           f"{ours:.2f} visits/s (load average {load:.2f} before)")
     load = os.getloadavg()[0]
-    theirs, line = katago_benchmark(command, visits, search_threads, count)
-    print(f"  katago benchmark -v {visits} -t {search_threads} -n {count}: {line} (load average {load:.2f} before)")
+    theirs, line = katago_benchmark(command, visits, threads_in_all, count)
+    print(f"  katago benchmark -v {visits} -t {threads_in_all} -n {count}: {line} (load average {load:.2f} before)")
     print(f"  annotate / benchmark: {100 * ours / theirs:.0f}% (target: 80% or more)")
 
 

@@ -20,7 +20,7 @@ from fuseki.book import annotate
 from fuseki.book.ai import AiJudge
 from fuseki.book.storage.store import Book
 from fuseki.engine.players.katago import KataGo, KataGoTimeout
-from fuseki.engine.players.katago_config import config_value, queries_to_keep_in_flight
+from fuseki.engine.players.katago_config import batch_command, config_value, queries_to_keep_in_flight, search_threads
 
 BATCHING_KATAGO = r'''
 import json, sys
@@ -57,6 +57,20 @@ def test_settings_are_read_from_the_config_file_and_its_overrides(tmp_path):
     overridden = command + " -override-config 'nnMaxBatchSize=16, numAnalysisThreads = 5'"
     assert config_value(overridden, "nnMaxBatchSize") == "16" and queries_to_keep_in_flight(overridden) == 10
     assert queries_to_keep_in_flight("katago analysis -config /nowhere.cfg") == 4  # KataGo's default: 2 threads
+
+
+def test_annotate_starts_katago_with_one_search_thread_per_analysis_thread(tmp_path):
+    config = tmp_path / "analysis.cfg"
+    config.write_text("numAnalysisThreads = 1\nnumSearchThreads = 2\nnnMaxBatchSize = 8\n")
+    command = shlex.join(["katago", "analysis", "-model", "m.bin.gz", "-config", str(config)])
+    batch = batch_command(command)
+    assert shlex.split(batch)[:-2] == shlex.split(command)
+    assert (config_value(batch, "numAnalysisThreads"), config_value(batch, "numSearchThreads")) == ("2", "1")
+    assert search_threads(batch) == search_threads(command) == 2 and queries_to_keep_in_flight(batch) == 4
+    mine = command + " -override-config numSearchThreads=4"  # the user's own say stands
+    assert batch_command(mine) == mine
+    fake = shlex.join([sys.executable, "fake.py", "values"])  # not katago analysis -config: as given
+    assert batch_command(fake) == fake
 
 
 @pytest.mark.parametrize("analysis_threads", [1, 3])

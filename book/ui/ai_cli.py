@@ -104,13 +104,14 @@ def run_annotate(args) -> int:
         KataGo,
         KataGoError,
         answer_timeout,
+        batch_command,
         network_name,
         queries_to_keep_in_flight,
     )
 
     if min(1 if args.threads is None else args.threads, args.visits, 1 if args.limit is None else args.limit) < 1:
         raise CommandError("--threads, --visits and --limit must be at least 1")
-    command = args.katago or annotate_command(config)
+    command = batch_command(args.katago or annotate_command(config))  # many positions: one thread each
     threads = args.threads or queries_to_keep_in_flight(command)
     location = book_location(args)
     book = Book.open(location, readonly=True)  # a missing book is an error, not a new empty one
