@@ -1,21 +1,24 @@
 """A fuseki that stops takes its KataGo with it, and a KataGo that dies is named as dead.
 
 The real KataGo (slow; needs ``bash .ci/katago``): ``fuseki search --ai`` waiting on a
-long search is stopped by SIGTERM, SIGHUP and SIGINT, and by a kill -9; no KataGo of
-its is left (KataGo runs in a process group of its own, which none of these signals
-reaches: ``engine.players.katago`` asks the kernel to kill it with its parent).  KataGo
-killed by SIGKILL mid-query: the client, and the command, say it died of signal 9, not
-"check the -model and -config paths".
-"""
+long search is stopped by SIGTERM, SIGHUP and SIGINT, and by a kill -9, and so are ``fuseki
+ai annotate`` and ``fuseki serve --ai`` (its master alone); no KataGo of theirs is left
+(KataGo runs in a process group of its own, which none of these signals reaches:
+``engine.players.katago`` asks the kernel to kill it with its parent).  KataGo killed by
+SIGKILL mid-query: the client, and the command, say it died of signal 9, not "check the
+-model and -config paths"."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -66,15 +69,43 @@ def _alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] != "Z"
 
 
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        children = _children(todo.pop())
+        found += children
+        todo += children
+    return found
+
+
 def _wait_for_katago(process: subprocess.Popen) -> int:
+    """KataGo's pid: a child of ``process``, or a grandchild (a server's worker process starts it)."""
     end = time.monotonic() + DEADLINE
     while time.monotonic() < end:
         assert process.poll() is None, process.communicate()
-        found = [pid for pid in _children(process.pid) if "analysis" in _cmdline(pid)]
+        found = [pid for pid in _descendants(process.pid) if "analysis" in _cmdline(pid)]
         if found:
             return found[0]
         time.sleep(0.1)
     raise AssertionError(f"no KataGo started within {DEADLINE:g}s")
+
+
+def _stop_and_check(process: subprocess.Popen, katago: int, signum: int) -> None:
+    """Send ``signum`` to ``process`` alone, as `kill` does (KataGo's own group gets nothing),
+    and check that KataGo is gone within the deadline."""
+    process.send_signal(signum)
+    process.communicate(timeout=DEADLINE)
+    end = time.monotonic() + DEADLINE
+    while _alive(katago) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _alive(katago), f"KataGo {katago} outlived fuseki stopped by {signal.Signals(signum).name}"
+
+
+def _cleanup(process: subprocess.Popen, katago: int | None) -> None:
+    process.kill()
+    process.communicate()
+    if katago is not None and _alive(katago):
+        os.kill(katago, signal.SIGKILL)
 
 
 @pytest.fixture
@@ -122,17 +153,47 @@ def test_a_stopped_search_leaves_no_katago(book, signum, tmp_path):
     try:
         katago = _wait_for_katago(process)
         _wait_until_ready(log, process)  # searching: a KataGo with a query goes on after its stdin's end
-        process.send_signal(signum)  # fuseki alone, as `kill` does: KataGo's group gets nothing
-        process.communicate(timeout=DEADLINE)
-        end = time.monotonic() + DEADLINE
-        while _alive(katago) and time.monotonic() < end:
-            time.sleep(0.1)
-        assert not _alive(katago), f"KataGo {katago} outlived fuseki stopped by {signum.name}"
+        _stop_and_check(process, katago, signum)
     finally:
-        process.kill()
-        process.communicate()
-        if katago is not None and _alive(katago):
-            os.kill(katago, signal.SIGKILL)
+        _cleanup(process, katago)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_a_stopped_annotate_leaves_no_katago(book, signum, tmp_path):
+    log = tmp_path / "katago.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fuseki", "ai", "annotate", "--book", book, "--min-games", "1", "--visits", str(VISITS),
+         "--katago", _logged(real_katago_command(), log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    katago = None
+    try:
+        katago = _wait_for_katago(process)
+        _wait_until_ready(log, process)
+        _stop_and_check(process, katago, signum)
+    finally:
+        _cleanup(process, katago)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_server_leaves_no_katago(book, signum, tmp_path):
+    """The server's master alone is signalled: its worker process, which started KataGo, ends
+    (gunicorn's stop, or the worker noticing its master is gone) and KataGo with it."""
+    log = tmp_path / "katago.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fuseki", "serve", "--book", book, "--port", "0", "--ai", "--visits", str(VISITS),
+         "--katago", _logged(real_katago_command(), log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    katago = None
+    try:
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+        assert match, "no address"
+        with urllib.request.urlopen(f"{match.group(0)}api/position?moves=pd,dp", timeout=DEADLINE) as answer:
+            assert json.load(answer)["ai"]["status"] == "pending"  # the worker starts KataGo for it
+        katago = _wait_for_katago(process)
+        _wait_until_ready(log, process)
+        _stop_and_check(process, katago, signum)
+    finally:
+        _cleanup(process, katago)
 
 
 @pytest.mark.slow
