@@ -211,11 +211,12 @@ def test_katago_killed_mid_query_is_named_as_dead_not_misconfigured():
 
 
 @pytest.mark.slow
-def test_search_whose_katago_is_killed_says_so_in_one_line(book):
-    process = _search(book, real_katago_command())
+def test_search_whose_katago_is_killed_says_so_in_one_line(book, tmp_path):
+    log = tmp_path / "katago.log"
+    process = _search(book, _logged(real_katago_command(), log))
     try:
         katago = _wait_for_katago(process)
-        time.sleep(2.0)
+        _wait_until_ready(log, process)  # mid-query
         os.kill(katago, signal.SIGKILL)
         out, err = process.communicate(timeout=DEADLINE)
     finally:
@@ -224,4 +225,18 @@ def test_search_whose_katago_is_killed_says_so_in_one_line(book):
     lines = err.decode().strip().splitlines()
     assert process.returncode == 1 and "Traceback" not in err.decode()
     assert lines[0].startswith("asking KataGo") and len(lines) == 2, lines
-    assert "KataGo died" in lines[1] and "signal 9, SIGKILL (killed)" in lines[1] and "-model" not in lines[1]
+    assert "KataGo died while answering: signal 9, SIGKILL (killed)" in lines[1] and "-model" not in lines[1]
+
+
+@pytest.mark.parametrize("signum, said", [
+    (signal.SIGKILL, "KataGo died while starting: signal 9, SIGKILL (killed)"),  # from outside: no hint
+    # its own abort, as a missing model file makes it: the hint at the paths
+    (signal.SIGABRT, "KataGo exited (signal 6, SIGABRT; last stderr: cannot open model): check its -model"),
+])
+def test_a_katago_dying_before_it_is_ready_is_told_from_a_bad_command(tmp_path, signum, said):
+    script = tmp_path / "dies.py"  # a KataGo that fails while it loads, as a missing model makes it abort
+    script.write_text(f"import os, sys\nprint('cannot open model', file=sys.stderr, flush=True)\n"
+                      f"os.kill(os.getpid(), {int(signum)})\n")
+    with pytest.raises(KataGoError, match=re.escape(said)) as caught:
+        KataGo([sys.executable, str(script)], start_timeout=60)
+    assert ("-model" in str(caught.value)) == (signum == signal.SIGABRT)

@@ -65,6 +65,8 @@ START_TIMEOUT = 900.0  # seconds KataGo may take to load its network (a first st
 ANSWER_WAIT_MIN = 600.0  # seconds
 ANSWER_WAIT_PER_VISIT = 10.0  # seconds
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
+# signals that come from outside KataGo (a user, the OOM killer), never from its own failure
+KILLED_FROM_OUTSIDE = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
 FIX_HINT = ("name a KataGo analysis command with --katago or $FUSEKI_KATAGO "
             "(see docs/katago.md; `bash .ci/katago` gets one)")
 
@@ -384,22 +386,23 @@ class KataGo:
         self._break(self._exit_text(code))
 
     def _exit_text(self, code: int | None) -> str:
-        """Why KataGo's output ended, in one line: a signal or an exit after a good start is
-        KataGo dying (the OOM killer, a kill -9, a crash), not a wrong command line."""
+        """Why KataGo's output ended, in one line.  After a good start any exit is KataGo
+        dying (a crash, the OOM killer, a kill -9), and so is a signal only others send
+        (``KILLED_FROM_OUTSIDE``) at any time: not a wrong command line.  Before its start
+        an exit or its own abort (a missing model file is SIGABRT) points at the paths."""
         last = f"last stderr: {self._last_stderr()}"
+        how = f"exit code {code}" if code is not None else "closed its output"
         if code is not None and code < 0:
             try:
-                name = signal.Signals(-code).name
+                how = f"signal {-code}, {signal.Signals(-code).name}"
             except ValueError:
-                name = "an unknown signal"
-            killed = " (killed)" if -code == signal.SIGKILL else ""
-            when = "while answering" if self._ready else "while starting"
-            return (f"KataGo died {when}: signal {-code}, {name}{killed}; the answers it had not given are lost "
-                    f"({last})")
+                how = f"signal {-code}"
+            how += " (killed)" if -code == signal.SIGKILL else ""
+            if self._ready or -code in KILLED_FROM_OUTSIDE:
+                when = "while answering" if self._ready else "while starting"
+                return f"KataGo died {when}: {how}; the answers it had not given are lost ({last})"
         if self._ready:
-            how = f"exit code {code}" if code is not None else "closed its output"
             return f"KataGo died while answering ({how}; {last}); start the command again"
-        how = f"exit code {code}" if code is not None else "closed its output"
         return f"KataGo exited ({how}; {last}): check its -model and -config paths, or {FIX_HINT}"
 
     def _write_stdin(self) -> None:
