@@ -9,7 +9,16 @@
    most played positions at 1 visit, ``--threads`` queries in flight, each answer committed
    to a fresh cache file: positions a second, KataGo's start and the search for the
    positions' boards left out (the command's own progress line counts the same way).
-3. The cache: ``--cached`` random openings stored with 40 candidate moves each in a fresh
+3. annotate against KataGo's own ``katago benchmark`` in the same run (``--compare``
+   positions at ``--compare-visits``): ``fuseki ai annotate``'s loop over the built-in
+   book's most played positions, KataGo started and fed as the command does
+   (``batch_command``: one search thread per analysis thread; ``queries_to_keep_in_flight``:
+   twice the analysis threads in flight), the visits
+   KataGo reported for them a second; then ``katago benchmark -model M -config C -v V -t T
+   -n N`` with T the config's search threads (``numAnalysisThreads`` x ``numSearchThreads``),
+   its visits a second; the KataGo settings, the load average before each, and the ratio
+   (the target: annotate at 80% or more of KataGo's own figure).
+4. The cache: ``--cached`` random openings stored with 40 candidate moves each in a fresh
    SQLite cache file, then looked up in random orientations, in turn: exactly the settings
    stored (``AiJudge.cached``, ``ai_values.get``), through ``book.ai.AiValueStores`` (the
    most visits of the network, ``ai_values.best``) and of any network: p50 and p99 of one
@@ -19,7 +28,7 @@
 Usage::
 
     python3 bench/ai.py [--katago CMD] [--positions 8] [--visits 16] [--annotate 8] [--threads 2]
-                        [--cached 20000] [--lookups 2000]
+                        [--compare 4] [--compare-visits 8] [--compare-only] [--cached 20000] [--lookups 2000]
 """
 
 from __future__ import annotations
@@ -27,7 +36,10 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
+import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +57,12 @@ from fuseki.engine.core import coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
 from fuseki.engine.players.katago import KataGo, find_command  # noqa: E402
+from fuseki.engine.players.katago_config import (  # noqa: E402
+    batch_command,
+    config_value,
+    queries_to_keep_in_flight,
+    search_threads,
+)
 
 
 def random_opening(rng: random.Random, moves: int, size: int = 19) -> Board:
@@ -99,6 +117,63 @@ def bench_annotate(command: str, count: int, threads: int) -> None:
         print(f"annotate: the built-in book's {report.done} most played positions at 1 visit, {threads} in flight: "
               f"{report.seconds:.1f} s, {report.done / report.seconds:.2f} positions/s "
               f"(their boards found first in {walked:.1f} s)")
+
+
+def katago_settings(command: str) -> dict[str, int]:
+    """The config's threads and batch size (KataGo's defaults where it names none)."""
+    defaults = {"numAnalysisThreads": 2, "numSearchThreads": 1, "nnMaxBatchSize": 8}
+    return {name: int(config_value(command, name) or default) for name, default in defaults.items()}
+
+
+def katago_benchmark(command: str, visits: int, threads: int, positions: int) -> tuple[float, str]:
+    """``katago benchmark``'s visits a second at ``threads`` search threads, and its line."""
+    argv = shlex.split(command)
+    where = {flag: argv[argv.index(flag) + 1] for flag in ("-model", "-config") if flag in argv[:-1]}
+    run = [argv[0], "benchmark", *(x for item in where.items() for x in item), "-v", str(visits),
+           "-t", str(threads), "-n", str(positions)]
+    out = subprocess.run(run, capture_output=True, text=True, timeout=3600)
+    text = (out.stdout + out.stderr).replace("\r", "\n")
+    # its last progress entry for these threads: "numSearchThreads =  2: 4 / 4 positions, visits/s = 0.50 nnEvals/s ..."
+    found = re.findall(rf"numSearchThreads = +{threads}: (\d+) / (\d+) positions, visits/s = ([0-9.]+) "
+                       r"(nnEvals/s.*?)\(", text)
+    done = [f for f in found if f[0] == f[1]]
+    if out.returncode != 0 or not done:
+        raise SystemExit(f"katago benchmark failed ({shlex.join(run)}): {text[-500:]}")
+    return float(done[-1][2]), f"visits/s = {done[-1][2]} {done[-1][3].strip()}"
+
+
+def bench_compare(command: str, count: int, visits: int, threads: int | None) -> None:
+    from fuseki.book import annotate, builtin
+    from fuseki.book.storage.store import Book
+
+    threads_in_all = search_threads(command)  # what katago benchmark gets: the same threads
+    command = batch_command(command)  # as fuseki ai annotate starts it
+    settings = katago_settings(command)
+    in_flight = threads or queries_to_keep_in_flight(command)
+    print(f"annotate against katago benchmark: {count} positions at {visits} visits; KataGo's config: "
+          f"numAnalysisThreads {settings['numAnalysisThreads']}, numSearchThreads {settings['numSearchThreads']}, "
+          f"nnMaxBatchSize {settings['nnMaxBatchSize']}; annotate keeps {in_flight} queries in flight")
+    with Book.open(str(builtin.PATH)) as book, tempfile.TemporaryDirectory() as folder:
+        every = annotate.popular_positions(book, 1)
+        positions = every[:count]
+        finder = annotate.BoardFinder(book, [p.key for p in positions], annotate.walk_through(every, positions))
+        for p in positions:
+            finder.find(p.key)  # found before the clock starts, as the command's progress counts
+        cache = create_engine(f"sqlite:///{folder}/ai.sqlite")
+        load = os.getloadavg()[0]
+        with KataGo(command, timeout=3600) as katago:
+            judge = AiJudge(cache, katago, "japanese", 6.5, visits)
+            report = annotate.annotate(judge, positions, finder, cache.begin, threads=in_flight, timeout=3600)
+        with cache.connect() as conn:
+            searched = conn.execute(select(ai_values.ai_values.c.root_visits)).scalars().all()
+        cache.dispose()
+    ours = sum(searched) / report.seconds
+    print(f"  fuseki ai annotate: {report.done} positions, {sum(searched)} visits in {report.seconds:.1f} s: "
+          f"{ours:.2f} visits/s (load average {load:.2f} before)")
+    load = os.getloadavg()[0]
+    theirs, line = katago_benchmark(command, visits, threads_in_all, count)
+    print(f"  katago benchmark -v {visits} -t {threads_in_all} -n {count}: {line} (load average {load:.2f} before)")
+    print(f"  annotate / benchmark: {100 * ours / theirs:.0f}% (target: 80% or more)")
 
 
 def bench_cache(cached: int, lookups: int, rng: random.Random) -> None:
@@ -159,17 +234,26 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=8)
     parser.add_argument("--visits", type=int, default=16)
     parser.add_argument("--annotate", type=int, default=8, help="positions fuseki ai annotate's loop asks for")
-    parser.add_argument("--threads", type=int, default=2, help="its queries in flight")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="its queries in flight (default: as fuseki ai annotate keeps them)")
+    parser.add_argument("--compare", type=int, default=4, help="positions annotate and katago benchmark search")
+    parser.add_argument("--compare-visits", type=int, default=8, help="their visits a position")
+    parser.add_argument("--compare-only", action="store_true", help="only annotate against katago benchmark")
     parser.add_argument("--cached", type=int, default=20000)
     parser.add_argument("--lookups", type=int, default=2000)
     parser.add_argument("--no-katago", action="store_true")
     args = parser.parse_args()
     rng = random.Random(30)
     command = None if args.no_katago else (args.katago or find_command())
+    if command and args.compare_only:
+        bench_compare(command, args.compare, args.compare_visits, args.threads)
+        return
     if command:
         bench_katago(command, args.positions, args.visits, rng)
         if args.annotate:
-            bench_annotate(command, args.annotate, args.threads)
+            bench_annotate(command, args.annotate, args.threads or queries_to_keep_in_flight(command))
+        if args.compare:
+            bench_compare(command, args.compare, args.compare_visits, args.threads)
     elif not args.no_katago:
         print("no KataGo (bash .ci/katago gets one): its speed is not measured")
     bench_cache(args.cached, args.lookups, rng)

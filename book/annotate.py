@@ -225,7 +225,7 @@ def annotate(judge: AiJudge, positions: list[Popular], finder: BoardFinder, writ
             if time.monotonic() - last > timeout:
                 raise KataGoTimeout(f"no answer from KataGo within {timeout:g}s (too many visits for this "
                                     f"machine? try fewer with --visits)")
-            inflight[0][3].done.wait(0.2)
+            judge.katago.wait_any([entry[3] for entry in inflight], 0.5)  # wakes at the first answer
             continue
         last = time.monotonic()
         for entry in ready:

@@ -6,13 +6,20 @@ mapping tests need no KataGo: the values must land on the right points in two or
 of one position, next to the human moves they belong to, with ``book.ai.mark``'s marks.
 What asks KataGo runs behind the requests: a request answers ``pending`` at once and a later
 poll finds the values; KataGo missing answers ``unavailable`` with a reason while the human
-statistics keep answering.  KataGo itself is test_katago.py's fake (a hanging one; one that
+statistics keep answering; over KataGo's budget (a client's rate, the queue, the cache file's
+size) a position is ``busy`` while another client is served (slow: a real ``fuseki serve``
+with the real KataGo, two client addresses).  KataGo itself is test_katago.py's fake (a hanging one; one that
 answers) and, in the slow test, the real one at 1 visit.
 """
 
 from __future__ import annotations
 
+import http.client
+import json
+import os
+import re
 import shlex
+import subprocess
 import sys
 import time
 
@@ -25,7 +32,7 @@ from fuseki.book.ai import CHOICE, MARK_VISITS, MISTAKE, mark
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
-from fuseki.book.ui.web.ai import NO_KATAGO, AiOptions, JobQueue
+from fuseki.book.ui.web.ai import NO_KATAGO, AiOptions, ClientBudget, JobQueue
 from fuseki.engine.core import coords
 
 MISSING = "/nowhere/katago analysis -model /nowhere/test-net.bin.gz -config /nowhere/analysis.cfg"
@@ -38,15 +45,16 @@ def book_path(tmp_path_factory):
 
 @pytest.fixture
 def make_app(book_path, tmp_path):
-    """``make_app(command, visits=2)``: the application with --ai and a fresh cache file;
+    """``make_app(command, visits=2, **budget)``: the application with --ai (``budget``: AiOptions'
+    client_rate, queue, cache_rows) and a fresh cache file;
     ``app.cache_path`` names the file."""
     from fuseki.book.ui.web import create_app
 
     apps = []
 
-    def make(command, visits=2):
+    def make(command, visits=2, **budget):
         app = create_app(book_url=str(book_path), ai=AiOptions(command=command, visits=visits,
-                                                                 cache=tmp_path / "ai-cache.sqlite"))
+                                                                 cache=tmp_path / "ai-cache.sqlite", **budget))
         app.config["TESTING"] = False
         app.cache_path = tmp_path / "ai-cache.sqlite"
         apps.append(app)
@@ -104,14 +112,56 @@ def test_the_marks_rule_is_shared():
     assert mark(1, 100, 0.2, MARK_VISITS, MARK_VISITS - 1) is None
 
 
-def test_the_queue_takes_the_newest_first_folds_duplicates_and_drops_the_oldest():
+def test_the_queue_takes_the_newest_first_folds_duplicates_and_refuses_when_full():
     jobs = JobQueue(limit=3)
     assert jobs.put(1, "a") and jobs.put(2, "b") and not jobs.put(1, "a again")
-    assert jobs.put(3, "c") and jobs.put(4, "d") and len(jobs) == 3  # 1, the oldest, went
-    assert jobs.take(0) == (4, "d")
-    jobs.done(4)
-    assert [jobs.take(0), jobs.done(3), jobs.take(0), jobs.done(2), jobs.take(0)] == [(3, "c"), None, (2, "b"),
+    assert jobs.put(3, "c") and jobs.full() and not jobs.put(4, "d") and len(jobs) == 3  # full: 4 is refused
+    assert jobs.take(0) == (3, "c") and 3 in jobs
+    jobs.done(3)
+    assert 3 not in jobs and not jobs.full()
+    assert [jobs.take(0), jobs.done(2), jobs.take(0), jobs.done(1), jobs.take(0)] == [(2, "b"), None, (1, "a"),
                                                                                        None, None]
+
+
+def test_the_client_budget_counts_each_address_in_a_sliding_window():
+    now = [0.0]
+    budget = ClientBudget(rate=3, window=60.0, clock=lambda: now[0])
+    assert [budget.take("a") for _ in range(4)] == [True, True, True, False]
+    assert budget.take("b")  # another address has its own budget
+    now[0] = 59.9
+    assert not budget.take("a")
+    now[0] = 60.0  # the first three are a minute old: room for three more
+    assert [budget.take("a") for _ in range(4)] == [True, True, True, False]
+
+
+def test_a_client_over_its_budget_is_busy_another_is_served_and_the_statistics_answer(make_app, fake):
+    app = make_app(fake("hang"), client_rate=3)  # KataGo never answers: every position stays queued
+    greedy = app.test_client()
+    greedy.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+    urls = [f"/api/position?moves={m}" for m in ("pd", "pd,dp", "pd,dd", "qd")]  # four positions, not one
+    assert [ok(greedy, url)["ai"]["status"] for url in urls[:3]] == ["pending"] * 3
+    over = ok(greedy, urls[3])
+    assert over["ai"]["status"] == "busy" and over["ai"]["reason"].startswith("AI busy: 3 new positions")
+    assert "\n" not in over["ai"]["reason"]
+    assert over["total"] > 0 and over["next"]  # the human statistics as before
+    assert ok(greedy, urls[0])["ai"]["status"] == "pending"  # a poll of a queued position is free
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    assert ok(other, urls[3])["ai"]["status"] == "pending"
+    assert ok(greedy, urls[3])["ai"]["status"] == "pending"  # queued now, by the other: polls are free
+
+
+def test_a_full_queue_or_a_full_cache_is_busy(make_app, fake, tmp_path):
+    app = make_app(fake("hang"), queue=2)
+    client = app.test_client()
+    assert [ok(client, f"/api/position?moves={m}")["ai"]["status"] for m in ("pd", "qd", "pd,dp")] == [
+        "pending", "pending", "busy"]
+    assert "2 positions are waiting" in ok(client, "/api/position?moves=pd,dp")["ai"]["reason"]
+    put_values(app, "qd", {"dp": (0.5, 0.3, 0.0)})  # the cache file holds one position
+    full = make_app(fake("hang"), cache_rows=1).test_client()
+    answer = ok(full, "/api/position?moves=pd")
+    assert answer["ai"]["status"] == "busy" and "holds 1 positions" in answer["ai"]["reason"]
+    assert ok(full, "/api/position?moves=qd")["ai"]["status"] == "ready"  # stored positions still answer
 
 
 @pytest.mark.parametrize("moves, mapping", [
@@ -225,3 +275,55 @@ def test_a_row_without_values_says_why_and_the_answer_names_the_mark_visits(make
     assert answer["ai"]["status"] == "ready" and answer["ai"]["mark_visits"] == MARK_VISITS
     assert answer["next"] and all(row["ai"] is None and row["ai_missing"] == "not evaluated yet"
                                   for row in answer["next"])
+
+
+def _get(port: int, path: str, source: str) -> dict:
+    """GET ``path`` from the server on 127.0.0.1:``port`` as the client address ``source``
+    (the whole 127.0.0.0/8 is this machine: each source is another visitor to the server)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        body = response.read()
+        assert response.status == 200, (path, response.status, body[:200])
+        return json.loads(body)
+    finally:
+        connection.close()
+
+
+@pytest.mark.slow
+def test_a_real_server_tells_a_client_over_its_budget_ai_busy_and_serves_another(book_path, tmp_path):
+    from fuseki.book.ui.web.ai import CLIENT_RATE
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fuseki", "serve", "--book", str(book_path), "--port", "0", "--workers", "1", "--ai",
+         "--katago", real_katago_command(), "--visits", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "FUSEKI_AI_CACHE": str(tmp_path / "ai-cache.sqlite")})
+    try:
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+        assert match, process.stderr.read()[-2000:] if process.poll() is not None else "no address"
+        port = int(match.group(1))
+        # CLIENT_RATE + 1 positions, none the same under a symmetry (Q16, then a point of the C column)
+        paths = [f"/api/position?moves=pd,c{'abcdefghijkl'[i]}" for i in range(CLIENT_RATE + 1)]
+        answers = [_get(port, path, "127.0.0.2") for path in paths]
+        assert [a["ai"]["status"] for a in answers[:-1]] == ["pending"] * CLIENT_RATE, [a["ai"] for a in answers]
+        busy = answers[-1]
+        assert busy["ai"]["status"] == "busy" and busy["ai"]["reason"].startswith("AI busy")
+        human = _get(port, "/api/position?moves=pd", "127.0.0.2")  # the human statistics answer as before
+        assert human["ai"]["status"] == "busy"
+        assert human["total"] == 4 and [row["games"] for row in human["next"]] == [3, 1]
+        served = "/api/position?moves=pd,dp,qp"  # another visitor's position: queued, then answered
+        assert _get(port, served, "127.0.0.3")["ai"]["status"] == "pending"
+        end = time.monotonic() + 900.0  # KataGo's start and a few 2-visit searches on a busy CPU
+        while (answer := _get(port, served, "127.0.0.3"))["ai"]["status"] == "pending":
+            assert time.monotonic() < end, answer["ai"]
+            time.sleep(0.5)
+        assert answer["ai"]["status"] == "ready" and answer["ai"]["visits"] >= 2, answer["ai"]
+    finally:
+        process.terminate()
+        try:
+            process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()

@@ -8,7 +8,8 @@ Example::
 
 asks KataGo (``--katago``, else ``$FUSEKI_KATAGO``, else the settings file's ``[ai] katago``,
 else the one ``bash .ci/katago`` installed) for every position at least ``--min-games``
-games reached, most played first (``book.annotate``), ``--threads`` queries in flight, and
+games reached, most played first (``book.annotate``), ``--threads`` queries in flight (by
+default twice KataGo's ``numAnalysisThreads``: enough to keep it busy), and
 stores each answer as it arrives: in the book's own ``ai_values`` table for a book of games
 (SQLite or PostgreSQL), in the user's AI value cache (``ai_text.cache_path()``) for the
 read-only built-in book or another statistics book.  Positions already stored for the same
@@ -46,8 +47,9 @@ def add_commands(subparsers) -> None:
     a.add_argument("--min-games", type=int, required=True, metavar="N",
                    help="annotate the positions at least N games reached")
     a.add_argument("--limit", type=int, default=None, metavar="P", help="only the P most played of them")
-    a.add_argument("--threads", type=int, default=2, metavar="T",
-                   help="queries kept in flight at KataGo (default 2; its analysis threads take them side by side)")
+    a.add_argument("--threads", type=int, default=None, metavar="T",
+                   help="queries kept in flight at KataGo (default: twice the numAnalysisThreads of its -config, "
+                        "so that each analysis thread always finds its next query waiting)")
     a.add_argument("--katago", metavar="CMD", help="KataGo's analysis command (default: $FUSEKI_KATAGO, "
                    "else the one bash .ci/katago installed)")
     a.add_argument("--visits", type=int, default=32, metavar="V", help="KataGo's visits a position (default 32)")
@@ -130,13 +132,21 @@ def run_annotate(args) -> int:
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.book_cli import stop_on_signals
     from fuseki.engine import config
-    from fuseki.engine.players.katago import KataGo, KataGoError, network_name
+    from fuseki.engine.players.katago import (
+        KataGo,
+        KataGoError,
+        answer_timeout,
+        batch_command,
+        network_name,
+        queries_to_keep_in_flight,
+    )
 
-    if args.threads < 1 or args.visits < 1 or (args.limit is not None and args.limit < 1):
+    if min(1 if args.threads is None else args.threads, args.visits, 1 if args.limit is None else args.limit) < 1:
         raise CommandError("--threads, --visits and --limit must be at least 1")
     if not 0.0 <= args.moves_share <= 1.0:
         raise CommandError(f"--moves-share {args.moves_share:g}: a share of the games, from 0 to 1")
-    command = args.katago or annotate_command(config)
+    command = batch_command(args.katago or annotate_command(config))  # many positions: one thread each
+    threads = args.threads or queries_to_keep_in_flight(command)
     location = book_location(args)
     book = Book.open(location, readonly=True)  # a missing book is an error, not a new empty one
     if book.statistics is None:
@@ -175,18 +185,18 @@ def run_annotate(args) -> int:
         started = time.perf_counter()
         with stop_on_signals() as stop:
             try:
-                with KataGo(command, timeout=max(600.0, 10.0 * args.visits)) as katago:
+                with KataGo(command, timeout=answer_timeout(args.visits)) as katago:
                     say(f"KataGo ready in {time.perf_counter() - started:.1f} s")
                     steps = Steps("annotate", left, unit="positions", digits=2) if left else None  # clock starts now
                     judge.katago = katago
-                    report = annotate.annotate(judge, positions, finder, writing, threads=args.threads,
+                    report = annotate.annotate(judge, positions, finder, writing, threads=threads,
                                                stop=stop, progress=lambda r: steps.update(r.done), warn=say,
-                                               timeout=max(600.0, 10.0 * args.visits))
+                                               timeout=answer_timeout(args.visits))
                     if steps is not None:
                         steps.close()
                         steps = None
                     if args.moves_share and not report.stopped:
-                        forced = forced_moves(judge, positions, finder, writing, args, stop)
+                        forced = forced_moves(judge, positions, finder, writing, args, stop, threads)
             except KataGoError as exc:
                 raise CommandError(str(exc)) from None
             except KeyboardInterrupt:  # a second Ctrl-C: stopped where it was, the answer being stored rolled back
@@ -221,10 +231,11 @@ def run_annotate(args) -> int:
             cache.dispose()
 
 
-def forced_moves(judge, positions, finder, writing, args, stop):
+def forced_moves(judge, positions, finder, writing, args, stop, threads: int):
     """``annotate``'s second pass (``book.annotate.annotate_moves``) with its progress line."""
     from fuseki.book import annotate
     from fuseki.book.pipeline.progress import Steps
+    from fuseki.engine.players.katago import answer_timeout
 
     wanted = annotate.moves_wanted(judge, positions, finder, args.moves_share)
     say(f"{len(wanted):,} human moves of {args.moves_share:.0%}+ of their position's games that its search did "
@@ -233,9 +244,9 @@ def forced_moves(judge, positions, finder, writing, args, stop):
         return annotate.MovesReport()
     steps = Steps("forced moves", len(wanted), unit="moves", digits=2)
     try:
-        return annotate.annotate_moves(judge, wanted, writing, threads=args.threads, stop=stop,
+        return annotate.annotate_moves(judge, wanted, writing, threads=threads, stop=stop,
                                        progress=lambda r: steps.update(r.done), warn=say,
-                                       timeout=max(600.0, 10.0 * args.visits))
+                                       timeout=answer_timeout(args.visits))
     finally:
         steps.close()
 

@@ -121,7 +121,7 @@ def _force(args, board, to_move: int, values, command: str, points: list[int]):
     from sqlalchemy import create_engine
 
     from fuseki.book.ai import AiJudge
-    from fuseki.engine.players.katago import KataGo
+    from fuseki.engine.players.katago import KataGo, answer_timeout
 
     path = cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +134,7 @@ def _force(args, board, to_move: int, values, command: str, points: list[int]):
               file=sys.stderr, flush=True)
         with KataGo(command) as katago:
             judge.katago = katago
-            return judge.force(values, board, to_move, points, timeout=max(600.0, 10.0 * s.visits * len(points)))
+            return judge.force(values, board, to_move, points, timeout=answer_timeout(s.visits * len(points)))
     finally:
         cache.dispose()
 
@@ -144,7 +144,7 @@ def _ask_katago(args, board, to_move: int, command: str | None, network: str | N
 
     from fuseki.book.ai import AiJudge
     from fuseki.book.ui.cli_shared import CommandError
-    from fuseki.engine.players.katago import KataGo, KataGoError
+    from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout
 
     if not command:
         raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
@@ -158,7 +158,7 @@ def _ask_katago(args, board, to_move: int, command: str | None, network: str | N
               f"position; on a CPU that takes minutes...", file=sys.stderr, flush=True)
         with KataGo(command) as katago:
             judge.katago = katago
-            return judge.values([(board, to_move)], timeout=max(600.0, 10.0 * visits))[0]
+            return judge.values([(board, to_move)], timeout=answer_timeout(visits))[0]
     except KataGoError as exc:
         raise CommandError(str(exc)) from None  # the fuseki command prints it as one line
     finally:

@@ -11,8 +11,11 @@ until it answers a ``query_version``: its network is loaded then (the first star
 machine also tunes OpenCL, minutes on a CPU).  ``analyze(...)`` sends one position and
 returns an ``Analysis``; ``submit(...)`` sends it and returns a ``Pending`` to wait on
 later, so that callers can keep several queries in flight.  A reader thread parses the
-answers; every wait has a time-out.  ``close()`` kills the process group: nothing is left
-behind.
+answers; every wait has a time-out (``timeout``, ``answer_timeout`` for the ways in).
+``close()`` kills the process group: nothing is left behind.  A fuseki that stops without
+closing it (SIGTERM, SIGHUP, kill -9: signals that do not reach KataGo's own group) takes it
+along all the same on Linux: the kernel kills KataGo when the thread that started it ends
+(``_die_with_parent``).
 
 Every query asks KataGo for values from the side to move (``reportAnalysisWinratesAs`` in
 ``overrideSettings``), whatever the user's config says, so a candidate move's win rate and
@@ -22,6 +25,8 @@ Every way it can go wrong raises ``KataGoError`` with one line that says what ha
 how to fix it; ``KataGoQueryError`` (a subclass) is KataGo refusing one query (an illegal
 move, a bad field): the client stays usable after it, and after a time-out.  A crash, an
 exit, or output that is not JSON makes the client ``broken``: every later call raises at once.
+An exit says which: KataGo killed by a signal (``kill -9``, the OOM killer) or exiting after
+its start "died"; only an exit before it was ready points at the -model and -config paths.
 
 Only the standard library: vertices here are KataGo's strings (``"Q16"``, ``"pass"``); the
 callers convert them with the engine core's coordinates.
@@ -29,22 +34,39 @@ callers convert them with the engine core's coordinates.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
 import queue
 import shlex
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuseki.engine.players.gtp_client import kill_group
+from fuseki.engine.players.katago_config import (  # noqa: F401 - for the book
+    batch_command,
+    config_value,
+    queries_to_keep_in_flight,
+)
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP columns (no I), as KataGo writes them
 STDERR_KEEP = 200  # lines of KataGo's stderr kept, for the messages of its failures
+ANSWER_TIMEOUT = 120.0  # seconds a query may wait for its answer unless the caller says otherwise
+START_TIMEOUT = 900.0  # seconds KataGo may take to load its network (a first start tunes OpenCL)
+# the ways in (search, annotate, serve) wait for one answer answer_timeout(visits): a CPU does
+# about one network evaluation a second, so a deep search may take minutes, never for ever
+ANSWER_WAIT_MIN = 600.0  # seconds
+ANSWER_WAIT_PER_VISIT = 10.0  # seconds
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+# signals that come from outside KataGo (a user, the OOM killer), never from its own failure
+KILLED_FROM_OUTSIDE = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
 FIX_HINT = ("name a KataGo analysis command with --katago or $FUSEKI_KATAGO "
             "(see docs/katago.md; `bash .ci/katago` gets one)")
 
@@ -219,6 +241,12 @@ def make_query(query_id: str, moves, *, rules: str = "japanese", komi: float = 6
     return query
 
 
+def answer_timeout(visits: int) -> float:
+    """How long the ways in wait for the answer to a search of ``visits`` before giving up
+    with one line (``KataGoTimeout``): ``ANSWER_WAIT_MIN``, or ``ANSWER_WAIT_PER_VISIT`` a visit."""
+    return max(ANSWER_WAIT_MIN, ANSWER_WAIT_PER_VISIT * visits)
+
+
 # --- one query in flight --------------------------------------------------------------------
 
 class Pending:
@@ -247,6 +275,8 @@ class Pending:
     def _finish(self, error: KataGoError | None = None) -> None:
         self.error = self.error or error
         self.done.set()
+        with self.client._answered:
+            self.client._answered.notify_all()
 
 
 # --- the process ------------------------------------------------------------------------------
@@ -258,8 +288,8 @@ class KataGo:
     KataGo to load its network (the first start on a machine tunes OpenCL: minutes).
     """
 
-    def __init__(self, command: str | list[str], timeout: float = 120.0, start_timeout: float = 900.0,
-                 env: dict | None = None):
+    def __init__(self, command: str | list[str], timeout: float = ANSWER_TIMEOUT,
+                 start_timeout: float = START_TIMEOUT, env: dict | None = None):
         argv = _split(command)
         self.command = shlex.join(argv)
         self.network = network_name(argv)  # what the values were computed by
@@ -271,9 +301,12 @@ class KataGo:
         self._ids = itertools.count(1)
         self._stderr: deque[str] = deque(maxlen=STDERR_KEEP)
         self._errors: deque[str] = deque(maxlen=5)  # KataGo's errors that named no query
+        self._ready = False  # set once KataGo answered query_version: its network is loaded
+        self._answered = threading.Condition()  # notified whenever a query is finished (wait_any)
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, env=env, start_new_session=True)
+                                         stderr=subprocess.PIPE, env=env, start_new_session=True,
+                                         preexec_fn=_die_with_parent())
         except OSError as exc:
             raise KataGoError(f"cannot start KataGo ({argv[0]}: {exc.strerror or exc}): {FIX_HINT}") from None
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="katago-stderr")
@@ -290,6 +323,7 @@ class KataGo:
             self.close()
             raise
         self.version = str(answer.get("version", ""))
+        self._ready = True
 
     # --- sending ------------------------------------------------------------------------------
 
@@ -320,6 +354,13 @@ class KataGo:
         pending.result(timeout)
         return pending.action_answer
 
+    def wait_any(self, pendings, timeout: float) -> bool:
+        """Wait until one of ``pendings`` is finished (answered, refused or failed), at most
+        ``timeout`` seconds; whether one is.  Wakes at the answer, not at a polling tick: a
+        GPU answers hundreds of queries a second."""
+        with self._answered:
+            return self._answered.wait_for(lambda: any(p.done.is_set() for p in pendings), timeout)
+
     def _forget(self, query_id: str) -> None:
         with self._lock:
             self._pending.pop(query_id, None)
@@ -342,8 +383,27 @@ class KataGo:
             pass
         code = self._exit_code()
         self._stderr_reader.join(timeout=2.0)  # its last lines say why KataGo exited
-        self._break(f"KataGo exited ({'exit code ' + str(code) if code is not None else 'closed its output'}; "
-                    f"last stderr: {self._last_stderr()}): check its -model and -config paths, or {FIX_HINT}")
+        self._break(self._exit_text(code))
+
+    def _exit_text(self, code: int | None) -> str:
+        """Why KataGo's output ended, in one line.  After a good start any exit is KataGo
+        dying (a crash, the OOM killer, a kill -9), and so is a signal only others send
+        (``KILLED_FROM_OUTSIDE``) at any time: not a wrong command line.  Before its start
+        an exit or its own abort (a missing model file is SIGABRT) points at the paths."""
+        last = f"last stderr: {self._last_stderr()}"
+        how = f"exit code {code}" if code is not None else "closed its output"
+        if code is not None and code < 0:
+            try:
+                how = f"signal {-code}, {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"signal {-code}"
+            how += " (killed)" if -code == signal.SIGKILL else ""
+            if self._ready or -code in KILLED_FROM_OUTSIDE:
+                when = "while answering" if self._ready else "while starting"
+                return f"KataGo died {when}: {how}; the answers it had not given are lost ({last})"
+        if self._ready:
+            return f"KataGo died while answering ({how}; {last}); start the command again"
+        return f"KataGo exited ({how}; {last}): check its -model and -config paths, or {FIX_HINT}"
 
     def _write_stdin(self) -> None:
         """Write the queued lines: a KataGo that stops reading blocks this thread, never a caller."""
@@ -462,6 +522,31 @@ class KataGo:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _die_with_parent():
+    """A ``preexec_fn`` that makes the kernel SIGKILL KataGo when the thread that started it
+    ends (Linux's PR_SET_PDEATHSIG): however fuseki stops (SIGTERM, SIGHUP, a kill -9), its
+    KataGo, in a process group of its own that the signal did not reach, goes too.  None
+    elsewhere (``close`` and the ``with`` blocks remain).  The thread, not the process: a
+    client must be started by a thread that outlives it (the main thread, or the web
+    service's worker, which closes it before it ends).
+
+    The function is looked up before the fork: the child only calls it (no allocation).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent, kill = os.getpid(), int(signal.SIGKILL)
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, kill, 0, 0, 0)
+        if os.getppid() != parent:  # fuseki died before prctl: no signal will come
+            os._exit(1)
+    return preexec
 
 
 def _split(command: str | list[str]) -> list[str]:

@@ -12,10 +12,15 @@ with the first job) takes the newest job first (the position a visitor looks at 
 KataGo on its first job, asks it through ``book.ai.AiJudge`` and writes the values to the
 cache file (the book may be read-only), where the page's next poll finds them.
 
-The queue is bounded (``QUEUE``): a full queue drops its oldest job, and a position asked
-again (a poll) is queued again.  A position already queued is not queued twice.  KataGo
-missing, failing to start or breaking makes every position the cache lacks
-``{"status": "unavailable", "reason": one line}``; the human statistics answer as before.
+KataGo's work is budgeted (docs/limits.md): a client address may queue at most
+``CLIENT_RATE`` new positions in ``RATE_WINDOW`` seconds (polls of a queued position are
+free), at most ``QUEUE`` positions wait in all, and the cache file is not filled past
+``CACHE_ROWS`` positions.  Over any of them the position is answered
+``{"status": "busy", "reason": "AI busy: ..."}`` at once, not queued (the page shows the
+reason), and the human statistics answer as before; another client, or the same one a minute
+later, is served.  A position already queued is not queued twice.  KataGo missing, failing to
+start or breaking makes every position the cache lacks ``{"status": "unavailable", "reason":
+one line}``.
 
 Each server process has its own service (its own KataGo when one is needed): ``fuseki serve
 --ai`` runs one process unless ``--workers`` says more.
@@ -25,7 +30,8 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +41,10 @@ from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import coords
 
 QUEUE = 32  # positions waiting for KataGo, per server process
+CLIENT_RATE = 10  # new positions one client address may give KataGo in RATE_WINDOW, per server process
+RATE_WINDOW = 60.0  # seconds
+CLIENTS_KEPT = 4096  # client addresses whose recent positions are counted (the least recent leave)
+CACHE_ROWS = 200_000  # positions the AI value cache file may hold before serve --ai stops adding
 NO_KATAGO = ("no KataGo: name one with fuseki serve --katago CMD or $FUSEKI_KATAGO, or run "
              "`bash .ci/katago` (docs/katago.md)")
 
@@ -49,6 +59,9 @@ class AiOptions:
     komi: float = 6.5
     visits: int = 32
     cache: Path | None = None  # None: ai_text.cache_path()
+    client_rate: int = CLIENT_RATE  # the budget: see the module docstring
+    queue: int = QUEUE
+    cache_rows: int = CACHE_ROWS
 
 
 class JobQueue:
@@ -60,15 +73,21 @@ class JobQueue:
         self._ready = threading.Condition()
 
     def put(self, key: int, job: tuple) -> bool:
-        """Queue ``job`` under ``key``; False when it is queued already."""
+        """Queue ``job`` under ``key``; False when it is queued already or the queue is full."""
         with self._ready:
-            if key in self._jobs:
+            if key in self._jobs or len(self._jobs) >= self.limit:
                 return False
             self._jobs[key] = job
-            while len(self._jobs) > self.limit:
-                self._jobs.popitem(last=False)
             self._ready.notify()
             return True
+
+    def __contains__(self, key: int) -> bool:
+        with self._ready:
+            return key in self._jobs
+
+    def full(self) -> bool:
+        with self._ready:
+            return len(self._jobs) >= self.limit
 
     def take(self, timeout: float | None = None) -> tuple[int, tuple] | None:
         """The newest job (its key stays queued until ``done``), or None after ``timeout``."""
@@ -89,6 +108,38 @@ class JobQueue:
     def __len__(self) -> int:
         with self._ready:
             return len(self._jobs)
+
+
+class ClientBudget:
+    """How many new positions each client address gave KataGo in the last ``window`` seconds:
+    ``take(address)`` counts one more unless ``rate`` are counted already.  At most
+    ``CLIENTS_KEPT`` addresses are remembered (a flood of addresses costs no more memory)."""
+
+    def __init__(self, rate: int = CLIENT_RATE, window: float = RATE_WINDOW, clock=time.monotonic):
+        self.rate, self.window, self.clock = rate, window, clock
+        self._asked: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, address: str | None) -> bool:
+        now = self.clock()
+        with self._lock:
+            times = self._asked.pop(address, None) or deque()
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            self._asked[address] = times  # the most recent last
+            while len(self._asked) > CLIENTS_KEPT:
+                self._asked.popitem(last=False)
+            if len(times) >= self.rate:
+                return False
+            times.append(now)
+            return True
+
+
+def client_address() -> str | None:
+    """The address of the request being answered (None outside a request)."""
+    from flask import has_request_context, request
+
+    return request.remote_addr if has_request_context() else None
 
 
 class AiService:
@@ -112,7 +163,10 @@ class AiService:
             ai_values.create(conn)
         self.stores = AiValueStores(book_db, self.cache_db, options.rules, options.komi, network or None)
         self.unavailable: str | None = None if options.command else NO_KATAGO
-        self.queue = JobQueue()
+        self.queue = JobQueue(options.queue)
+        self.budget = ClientBudget(options.client_rate)
+        self._cached_rows = self._count_rows()
+        self._admit_lock = threading.Lock()  # a check of the budget and the queueing are one step
         self._failed: dict[int, str] = {}  # positions KataGo refused or timed out on, and why
         self._lock = threading.Lock()  # guards the worker's start and close
         self._worker: threading.Thread | None = None
@@ -121,8 +175,10 @@ class AiService:
 
     # --- the request's side ---------------------------------------------------------------------
 
-    def answer(self, board) -> tuple[str, AiValues | str | None]:
-        """("ready", values), ("pending", None) with the position queued, or ("unavailable", reason)."""
+    def answer(self, board, client: str | None = None) -> tuple[str, AiValues | str | None]:
+        """("ready", values), ("pending", None) with the position queued, ("busy", reason) over
+        the budget, or ("unavailable", reason).  ``client``: the asking address (default: the
+        request's)."""
         side = board.to_move
         values = self.stores.values(board, side)
         if values is not None:
@@ -131,9 +187,34 @@ class AiService:
         reason = self.unavailable or self._failed.get(key)
         if reason:
             return "unavailable", reason
-        self.queue.put(key, (board, side))
+        busy = self._admit(key, (board, side), client_address() if client is None else client)
+        if busy:
+            return "busy", busy
         self._start_worker()
         return "pending", None
+
+    def _admit(self, key: int, job: tuple, client: str | None) -> str | None:
+        """Queue ``job`` within the budget; None when queued (or queued already), else why not."""
+        with self._admit_lock:
+            if key in self.queue:
+                return None  # a poll of a waiting position costs nothing more
+            if self._cached_rows >= self.options.cache_rows:
+                return (f"AI busy: the AI value cache holds {self._cached_rows:,} positions, the most this "
+                        f"server adds to (docs/limits.md); stored positions still answer")
+            if self.queue.full():
+                return (f"AI busy: {self.queue.limit} positions are waiting for KataGo; ask again in a "
+                        f"minute")
+            if not self.budget.take(client):
+                return (f"AI busy: {self.budget.rate} new positions from this address in the last "
+                        f"{self.budget.window:g} s, the most KataGo takes from one visitor; ask again in a minute")
+            self.queue.put(key, job)
+            return None
+
+    def _count_rows(self) -> int:
+        from sqlalchemy import func, select
+
+        with self.cache_db.connect() as conn:
+            return conn.execute(select(func.count()).select_from(ai_values.ai_values)).scalar_one()
 
     def settings_json(self) -> dict:
         s = self.settings
@@ -150,7 +231,7 @@ class AiService:
 
     def _work(self) -> None:
         from fuseki.book.ai import AiJudge
-        from fuseki.engine.players.katago import KataGo, KataGoError
+        from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout
 
         judge = AiJudge(self.cache_db, None, self.settings.rules, self.settings.komi, self.settings.visits,
                         network=self.settings.network)
@@ -168,7 +249,7 @@ class AiService:
                             if self._closed:
                                 break
                         judge.katago = katago
-                    judge.values([(board, side)], timeout=max(600.0, 10.0 * self.settings.visits))
+                    judge.values([(board, side)], timeout=answer_timeout(self.settings.visits))
             except KataGoError as exc:
                 if judge.katago is None or judge.katago.broken:
                     self.unavailable = str(exc)  # KataGo is gone: no later job can be answered
@@ -179,6 +260,10 @@ class AiService:
                 self._failed[key] = f"{type(exc).__name__}: {exc}"
             finally:
                 self.queue.done(key)
+                try:
+                    self._cached_rows = self._count_rows()  # other processes add to the file too
+                except Exception:  # noqa: BLE001  # a locked file: the last count stands
+                    pass
         self.close()
 
     def close(self) -> None:
@@ -242,7 +327,7 @@ def _status_json(service: AiService, board, row_lists) -> tuple[dict, AiValues |
     for rows in row_lists:
         for row in rows:
             row["ai"] = None
-    if status == "unavailable":
+    if status in ("unavailable", "busy"):
         answer["reason"] = got
     if status != "ready":
         return answer, None

@@ -445,6 +445,7 @@ function renderAi(position, body) {
   status.dataset.status = ai.status;
   if (ai.status === "pending") status.textContent = `KataGo is thinking… (${named}, ${s.visits} visits)`;
   else if (ai.status === "unavailable") status.textContent = `KataGo unavailable: ${ai.reason}`;
+  else if (ai.status === "busy") status.textContent = ai.reason;  // "AI busy: ..." (the budget, docs/limits.md)
   else if (ai.status === "note") status.textContent = ai.reason;  // a pattern smaller than the board
   if (ai.status !== "ready") return;
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +

@@ -230,6 +230,8 @@ async function answerQuiz(sgf) {
     text += " KataGo is thinking about this position: answer again later for its values.";
   } else if (ai && ai.status === "unavailable") {
     text += ` KataGo unavailable: ${ai.reason}`;
+  } else if (ai && ai.status === "busy") {
+    text += ` ${ai.reason}`;
   }
   $("practice-verdict").textContent = text;
   $("practice-verdict").dataset.games = answer.games;
