@@ -358,7 +358,8 @@ function renderNextMoves(position) {
     }
     tr.querySelector(".bar span").style.width = `${percent}%`;
     tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
-    tr.addEventListener("click", serial(() => playSearch(row.sgf)));
+    // a pattern's continuation (its row has a colour) is played in that colour
+    tr.addEventListener("click", serial(() => (row.colour ? playPatternRow(row) : playSearch(row.sgf))));
     if (position.ai) aiCells(tr, row.ai);
     body.appendChild(tr);
   }
@@ -482,6 +483,29 @@ async function playSearch(sgf) {
   if (!(await refreshSearch())) {
     state.moves.pop();
     state.redo = redo;
+  }
+}
+
+// A pattern's continuation is played in its own colour (the other player passes first when it is
+// not that colour's turn: the search moves alternate), and the same pattern is searched again on
+// the new position, so the table goes on with the pattern's continuations, as Kombilo walks them.
+async function playPatternRow(row) {
+  const [region, wild, redo] = [state.region, state.wild, state.redo];
+  const toMove = state.position ? state.position.to_move : "B";
+  const played = row.colour === toMove ? [row.sgf] : ["", row.sgf];
+  state.moves.push(...played);
+  state.redo = [];
+  if (!(await refreshSearch())) {
+    state.moves.splice(state.moves.length - played.length);
+    state.redo = redo;
+    return;
+  }
+  state.region = region;
+  state.wild = wild;
+  await searchPattern();
+  if (played.length === 2) {
+    const [mover, other] = row.colour === "B" ? ["Black", "White"] : ["White", "Black"];
+    showMessage(`${other} passed so that ${mover} plays ${row.vertex}, the pattern row's colour`);
   }
 }
 

