@@ -37,3 +37,34 @@ def test_a_pattern_row_plays_its_own_colour(server, browser):  # noqa: F811
     page.wait(lambda _: "pattern" in page.text("next-summary"))
     assert page.text("pattern-region").startswith("region N19:T13")
     assert "moves=pd%2Cdp%2Cpass%2Cnc" in browser.current_url
+
+
+def test_a_refused_filter_value_blocks_nothing_else(server, browser):  # noqa: F811
+    page = Page(browser)
+    page.open(server)
+    page.play("pd")
+    page.click("#more-filters summary")
+    browser.find_element("id", "margin").send_keys("abc")
+    page.click("#filters button[type=submit]")
+    # the API's message, after the margin field's label, and the field marked
+    page.wait(lambda _: page.js("const box = document.getElementById('filter-error');"
+                                "return box && box.textContent"))
+    assert page.text("filter-error").startswith("margin abc:")
+    assert page.js("return document.getElementById('filter-error').previousElementSibling"
+                   ".contains(document.getElementById('margin'))")
+    assert page.js("return document.getElementById('margin').getAttribute('aria-invalid')") == "true"
+    assert "margin=" not in browser.current_url  # the view kept the filters it had
+    browser.find_element("id", "margin").clear()  # emptied, not applied: other actions still work
+    page.play("dp")
+    page.click("#next-table tbody tr")  # a next move's row
+    page.at(3)
+    page.click("#back")
+    page.at(2)
+    page.click("#reset")
+    page.at(0)
+    assert "margin" not in page.text("message")
+    assert page.text("filter-error").startswith("margin abc:")  # it stays by its field meanwhile
+    browser.find_element("id", "margin").send_keys("0.5-5")  # a good value: taken, the message gone
+    page.click("#filters button[type=submit]")
+    page.wait(lambda _: "margin=0.5-5" in browser.current_url)
+    assert page.js("return document.getElementById('filter-error')") is None

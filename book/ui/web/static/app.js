@@ -531,16 +531,55 @@ const FILTER_FIELDS = [["year_from", "year-from"], ["year_to", "year-to"], ["pla
   ["event", "event"], ["winner", "winner"], ["won_by", "won-by"], ["margin", "margin"], ["min_rank", "min-rank"],
   ["max_rank", "max-rank"], ["handicap", "handicap"], ["komi", "komi"]];
 
+// The filters are asked of the API before the view takes them: a value it refuses is said by its
+// field and the view keeps the filters it had, so moves, points and reset go on working.
 async function applyFilters() {
-  state.filters = {};
-  for (const [key, id] of FILTER_FIELDS) state.filters[key] = $(id).value.trim();
+  const filters = {};
+  for (const [key, id] of FILTER_FIELDS) filters[key] = $(id).value.trim();
+  const before = state.filters;
+  state.filters = filters;
+  try {
+    await api(`/api/position?${query()}`);
+  } catch (error) {
+    state.filters = before;
+    filterError(error.message);
+    return;
+  }
+  filterError("");
   await refreshSearch();
 }
 
 async function clearFilters() {
   $("filters").reset();
   state.filters = {};
+  filterError("");
   await refreshSearch();
+}
+
+// The API's message about a filter, after the field it names ("margin abc: ...", "year_from must
+// be ..."): it stays there until the filters are applied again or cleared.
+function filterError(text) {
+  let box = $("filter-error");
+  for (const [, id] of FILTER_FIELDS) $(id).removeAttribute("aria-invalid");
+  if (!text) {
+    if (box) box.remove();
+    return;
+  }
+  if (!box) {
+    box = document.createElement("span");
+    box.id = "filter-error";
+    box.className = "field-error";
+    box.setAttribute("role", "alert");
+  }
+  box.textContent = text;
+  const named = FILTER_FIELDS.filter(([key]) => text.startsWith(`${key} `) || text.startsWith(`${key}:`));
+  const field = named.length ? $(named[named.length - 1][1]) : null;
+  if (field) {
+    field.setAttribute("aria-invalid", "true");
+    (field.closest("label") || field).after(box);
+  } else {
+    $("filters").append(box);
+  }
 }
 
 // --- pattern search ----------------------------------------------------------------------------
