@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 from test_web_browser import browser, server  # noqa: F401 (fixtures)
+from test_web_keyboard import back_tab
 from test_web_links import Page
 
 pytestmark = pytest.mark.slow
@@ -68,3 +69,31 @@ def test_a_refused_filter_value_blocks_nothing_else(server, browser):  # noqa: F
     page.click("#filters button[type=submit]")
     page.wait(lambda _: "margin=0.5-5" in browser.current_url)
     assert page.js("return document.getElementById('filter-error')") is None
+
+
+def cursor(page):
+    """The keyboard cursor's point on the search board and the status line's words ([] / "": none)."""
+    return (page.js("return [...document.querySelectorAll('#search-board .targets rect.cursor')]"
+                    ".map(r => r.dataset.vertex)"), page.text("board-cursor"))
+
+
+def test_the_keyboard_cursor_shows_on_keyboard_focus_only(server, browser):  # noqa: F811
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    page = Page(browser)
+    page.open(server)
+    page.play("pd", "dp")  # clicks on the board: it has the focus, and no cursor
+    assert page.js("return document.activeElement.id") == "search-board"
+    assert cursor(page) == ([], "")
+    ActionChains(browser).send_keys(Keys.ARROW_UP).perform()  # a key on the focused board: the cursor
+    page.wait(lambda _: cursor(page)[0] == ["K11"])
+    assert cursor(page)[1] == "K11: empty"
+    page.play("pq")  # a click again: the cursor goes, through the redraw after the move too
+    assert cursor(page) == ([], "")
+    page.click("#back")
+    page.at(2)
+    assert cursor(page) == ([], "")
+    back_tab(browser)  # Shift+Tab from "back" (clicked): the board, focused by the keyboard
+    page.wait(lambda _: page.js("return document.activeElement.id") == "search-board")
+    page.wait(lambda _: cursor(page)[0] == ["K11"])
