@@ -97,3 +97,26 @@ def test_the_keyboard_cursor_shows_on_keyboard_focus_only(server, browser):  # n
     back_tab(browser)  # Shift+Tab from "back" (clicked): the board, focused by the keyboard
     page.wait(lambda _: page.js("return document.activeElement.id") == "search-board")
     page.wait(lambda _: cursor(page)[0] == ["K11"])
+
+
+def test_the_download_after_a_pattern_search_holds_its_games(server, browser):  # noqa: F811
+    import urllib.request
+
+    def fetch(url):
+        with urllib.request.urlopen(url, timeout=30) as reply:
+            return reply.read()
+
+    page = Page(browser)
+    page.open(f"{server}#size=19&moves=pd,dp")
+    page.wait(lambda _: page.rows("#games-table"))
+    position_games = len(page.rows("#games-table"))
+    page.open(f"{server}#size=19&moves=pd,dp&region=N19:T13")
+    page.wait(lambda _: "pattern" in page.text("next-summary"))
+    listed = page.js("return [...document.querySelectorAll('#games-table tbody tr')].map(r => r.dataset.id)")
+    assert len(listed) == 4 != position_games  # the pattern's games, not the position's
+    page.wait(lambda _: page.text("games-download") == "download SGF (the pattern's 4 games)")
+    href = browser.find_element("id", "games-download").get_attribute("href")
+    held = sorted(game.strip().removeprefix("(;") for game in fetch(href).decode().split("\n(;") if game.strip())
+    one_by_one = sorted(fetch(f"{server}api/game/{game_id}.sgf").decode().strip().removeprefix("(;")
+                        for game_id in listed)
+    assert held == one_by_one

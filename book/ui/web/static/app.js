@@ -852,17 +852,19 @@ async function refreshGames() {
   $("games-prev").disabled = state.gamesAfter.length <= 1;
   $("games-next").disabled = state.gamesNext === null;
   const download = $("games-download");
-  download.href = `/api/games.sgf?${query()}`;
+  download.href = state.pattern ? `/api/pattern/games.sgf?${patternQuery()}` : `/api/games.sgf?${query()}`;
   download.classList.toggle("disabled", !page.total);
   download.textContent = downloadLabel(page.total);
 }
 
-// The download holds the position's newest games, at most /api/info's max_download of them.
+// The download holds the games listed (the position's, or the pattern's matches after a pattern
+// search), the newest /api/info's max_download of them.
 function downloadLabel(total) {
-  if (state.pattern) return "download SGF (the position's games)";  // no pattern download yet
   const cap = state.maxDownload;
   const count = (n) => n.toLocaleString("en");
-  return cap && total > cap ? `download SGF (newest ${count(cap)} of ${count(total)})` : "download SGF";
+  const whose = state.pattern ? " of the pattern's games" : "";
+  if (cap && total > cap) return `download SGF (newest ${count(cap)}${whose} of ${count(total)})`;
+  return state.pattern ? `download SGF (the pattern's ${count(total)} game${total === 1 ? "" : "s"})` : "download SGF";
 }
 
 async function gamesPage(step) {
