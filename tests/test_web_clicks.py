@@ -120,3 +120,30 @@ def test_the_download_after_a_pattern_search_holds_its_games(server, browser):  
     one_by_one = sorted(fetch(f"{server}api/game/{game_id}.sgf").decode().strip().removeprefix("(;")
                         for game_id in listed)
     assert held == one_by_one
+
+
+def replay_in_view(page):
+    """The share of the replay board's height inside the window (0 to 1)."""
+    return page.js("const box = document.getElementById('replay-board').getBoundingClientRect();"
+                   "return (Math.min(box.bottom, innerHeight) - Math.max(box.top, 0)) / box.height")
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (768, 1024)], ids=["phone", "tablet"])
+def test_a_game_opened_on_a_phone_or_tablet_is_in_view(server, browser, width, height):  # noqa: F811
+    browser.set_window_size(width, height)
+    page = Page(browser)
+    page.open(f"{server}#size=19&moves=pd")
+    page.wait(lambda _: len(page.rows("#games-table")) == 4)
+    assert replay_in_view(page) < 0.5  # below the fold before a game is opened
+    page.click("#games-table tbody tr td:nth-child(3)")  # the date: the names link to the players' pages
+    page.wait(lambda _: page.text("move-number").startswith("move 1 / "))
+    page.wait(lambda _: replay_in_view(page) > 0.9)
+    # the player page's games the same: from the top of the page, a game of its list
+    page.js("window.scrollTo(0, 0)")
+    page.click("#games-table tbody tr td:first-child a")
+    page.wait(lambda _: page.rows("#player-games"))
+    page.js("window.scrollTo(0, 0)")
+    assert replay_in_view(page) < 0.5
+    page.click("#player-games tbody tr:last-child td:nth-child(3)")  # opened at its first move
+    page.wait(lambda _: page.text("move-number").startswith("move 0 / "))
+    page.wait(lambda _: replay_in_view(page) > 0.9)

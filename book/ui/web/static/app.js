@@ -915,6 +915,15 @@ async function openGame(id, at, shown) {
   download.hidden = false;
   $("practice-game").hidden = false;  // practice.js: guess its moves from the one shown
   await showGameMove(shown && shown.move !== null ? shown.move : at);
+  if (!state.restoring) revealReplay();
+}
+
+// A game opened by a click is shown: on a phone or a tablet the replay lies below the lists (or the
+// player page), so it is scrolled into view when less than half of its board is in the window.
+function revealReplay() {
+  const board = $("replay-board").getBoundingClientRect();
+  const seen = Math.min(board.bottom, window.innerHeight) - Math.max(board.top, 0);
+  if (seen < board.height / 2) $("replay").scrollIntoView({block: "start"});
 }
 
 async function showGameMove(number) {
