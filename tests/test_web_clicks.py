@@ -147,3 +147,28 @@ def test_a_game_opened_on_a_phone_or_tablet_is_in_view(server, browser, width, h
     page.click("#player-games tbody tr:last-child td:nth-child(3)")  # opened at its first move
     page.wait(lambda _: page.text("move-number").startswith("move 0 / "))
     page.wait(lambda _: replay_in_view(page) > 0.9)
+
+
+def test_messages_name_points_as_the_board_does(server, browser):  # noqa: F811
+    page = Page(browser)
+    page.open(server)
+    page.play("dd", "ba", "dp", "ab")  # White on B19 and A18: Black on A19 would be suicide
+    page.click('#search-board rect[data-sgf="aa"]')
+    page.wait(lambda _: "illegal" in page.text("message"))
+    assert page.text("message") == "move 5 (A19) is illegal: suicide"
+    assert page.move_number() == 4
+    page.click("#within-push")  # a search within: the line names its moves as the board does
+    page.wait(lambda _: page.text("within-status").startswith("within "))
+    assert page.text("within-status").endswith("position D16 B19 D4 A18")
+
+
+def test_a_book_of_one_year_says_the_year_once(tmp_path, browser):  # noqa: F811
+    from test_web_api import GAMES, build_book
+    from test_web_browser import serving
+
+    with serving(build_book(tmp_path / "book.sqlite", {"seigen": GAMES["seigen"]})) as url:
+        page = Page(browser)
+        page.open(url)
+        assert page.text("book-info").endswith(" · 1933")
+        page.wait(lambda _: page.text("years-caption"))
+        assert page.text("years-caption").startswith("games per year, 1933 (")

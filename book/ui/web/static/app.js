@@ -330,8 +330,13 @@ async function refreshYears() {
     line.push(`${i * step + step / 2},${(height - 1 - (height - 2) * row.share).toFixed(2)}`);
   });
   el("polyline", {points: line.join(" "), class: "year-share"}, svg);
-  $("years-caption").textContent = `games per year, ${rows[0].year}–${rows[rows.length - 1].year} ` +
+  $("years-caption").textContent = `games per year, ${yearSpan(rows[0].year, rows[rows.length - 1].year)} ` +
     `(bars: games, up to ${most}; line: share of the year's book games)`;
+}
+
+// A span of years as a reader writes it: "2011" for one year, "2009–2011" for more.
+function yearSpan(first, last) {
+  return first === last ? String(first) : `${first}–${last}`;
 }
 
 function renderNextMoves(position) {
@@ -1152,7 +1157,7 @@ async function start() {
     state.ai = info.ai;
     state.maxDownload = info.max_download ?? null;
     document.body.classList.toggle("ai-on", Boolean(info.ai));
-    const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
+    const years = info.years ? ` · ${yearSpan(info.years[0], info.years[1])}` : "";
     const kind = info.note ? " · next-move statistics only, no game records" : "";
     if (info.note) {  // no games to search within (the API would answer 409)
       $("within-push").disabled = true;
