@@ -974,13 +974,18 @@ function viewParams() {
 }
 
 function saveView() {
-  const address = `#${viewParams()}`;
+  const params = viewParams();
+  const address = `#${params}`;
   if (address === location.hash) return;
   // The browser moved to another entry (back or forward) while this view's answers came in: that
   // entry is not this view's to overwrite, and its popstate, queued behind, restores it.
   if (state.savedHash !== null && location.hash !== state.savedHash) return;
-  const before = new URLSearchParams(location.hash.slice(1)).get("moves") || "";
-  if (!state.restoring && before !== movesText()) history.pushState(null, "", address);
+  // A new search position is a new entry, and so is a practice started, closed or switched: Back
+  // then leaves the practice for the view it was started from, without taking back a move.
+  const shown = new URLSearchParams(location.hash.slice(1));
+  const newEntry = (shown.get("moves") || "") !== movesText() ||
+    (shown.get("practice") || "") !== (params.get("practice") || "");
+  if (!state.restoring && newEntry) history.pushState(null, "", address);
   else history.replaceState(null, "", address);
   state.savedHash = location.hash;
   if (!$("link-text").hidden) $("link-text").value = location.href;
