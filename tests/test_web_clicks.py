@@ -172,3 +172,18 @@ def test_a_book_of_one_year_says_the_year_once(tmp_path, browser):  # noqa: F811
         assert page.text("book-info").endswith(" · 1933")
         page.wait(lambda _: page.text("years-caption"))
         assert page.text("years-caption").startswith("games per year, 1933 (")
+
+
+def test_rows_of_few_games_draw_no_win_rate_bar(server, browser):  # noqa: F811
+    page = Page(browser)
+    page.open(server)
+    page.wait(lambda _: len(page.rows("#next-table")) == 2)
+    # each row: its games, its bar's drawn width, its win rate text, the muted class, its tooltip
+    rows = page.js("return [...document.querySelectorAll('#next-table tbody tr')].map(row => ["
+                   "Number(row.cells[2].textContent), row.querySelector('.bar span').getBoundingClientRect().width,"
+                   "row.querySelector('.pct').textContent, row.cells[3].classList.contains('few'),"
+                   "row.cells[3].title])")
+    assert [(games, text) for games, _, text, _, _ in rows] == [(4, "50.0%"), (1, "100.0%")]
+    (_, many_width, _, many_few, _), (_, one_width, _, one_few, one_title) = rows
+    assert many_width > 0 and not many_few  # 4 games: a bar
+    assert one_width == 0 and one_few and one_title == "1 game only: too few for a win rate"

@@ -334,6 +334,19 @@ async function refreshYears() {
     `(bars: games, up to ${most}; line: share of the year's book games)`;
 }
 
+// Rows of fewer games than this draw no win-rate bar: one game's 0% or 100% is no rate. The
+// number stays (muted), its tooltip saying how few games it is.
+const FEW_GAMES = 3;
+
+function winRateCell(tr, games, percent) {
+  const few = games < FEW_GAMES;
+  tr.querySelector(".bar span").style.width = few ? "0" : `${percent}%`;
+  tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
+  const cell = tr.querySelector(".rate");
+  cell.classList.toggle("few", few);
+  if (few) cell.title = `${games} game${games === 1 ? "" : "s"} only: too few for a win rate`;
+}
+
 // A span of years as a reader writes it: "2011" for one year, "2009–2011" for more.
 function yearSpan(first, last) {
   return first === last ? String(first) : `${first}–${last}`;
@@ -361,8 +374,7 @@ function renderNextMoves(position) {
     if (row.after_tenuki !== undefined) {  // a pattern's continuation: Kombilo's counts
       tr.children[2].title = `${row.at_once} at once, ${row.after_tenuki} after moves elsewhere`;
     }
-    tr.querySelector(".bar span").style.width = `${percent}%`;
-    tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
+    winRateCell(tr, row.games, percent);
     // a pattern's continuation (its row has a colour) is played in that colour
     tr.addEventListener("click", serial(() => (row.colour ? playPatternRow(row) : playSearch(row.sgf))));
     if (position.ai) aiCells(tr, row.ai);
@@ -465,8 +477,7 @@ async function refreshCorners() {
       tr.children[1].textContent = CORNER_NAMES[corner.corner] + (corner.last ? " (last move)" : "");
       tr.children[2].textContent = row.vertex;
       tr.children[3].textContent = row.games;
-      tr.querySelector(".bar span").style.width = `${percent}%`;
-      tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
+      winRateCell(tr, row.games, percent);
       tr.title = `this corner: ${corner.total} continuations, tenuki ${corner.tenuki}`;
       tr.addEventListener("click", serial(() => playSearch(row.sgf)));
       if (answer.ai) aiCells(tr, row.ai);  // fuseki serve --ai: the position's values of the move
