@@ -187,3 +187,26 @@ def test_rows_of_few_games_draw_no_win_rate_bar(server, browser):  # noqa: F811
     (_, many_width, _, many_few, _), (_, one_width, _, one_few, one_title) = rows
     assert many_width > 0 and not many_few  # 4 games: a bar
     assert one_width == 0 and one_few and one_title == "1 game only: too few for a win rate"
+
+
+def corner_rows(page):
+    """The corner table's rows as (letter, point)."""
+    return page.js("return [...document.querySelectorAll('#corner-table tbody tr')]"
+                   ".map(row => [row.cells[0].textContent, row.dataset.sgf])")
+
+
+def test_corner_letters_are_their_own(server, browser):  # noqa: F811
+    page = Page(browser)
+    page.open(server)
+    page.wait(lambda _: page.rows("#next-table") and corner_rows(page))
+    next_letters = {row[0] for row in page.rows("#next-table")} - {""}
+    letters = [letter for letter, _ in corner_rows(page) if letter]
+    assert len(letters) > 1 and len(set(letters)) == len(letters)  # one letter names one row
+    assert not set(letters) & next_letters  # and none of the next-move table's
+    page.play("aa")  # no game: out of book, the board shows the corner book's letters
+    page.wait(lambda _: not page.rows("#next-table") and corner_rows(page))
+    shown = page.js("return Object.fromEntries([...document.querySelectorAll('#search-board .marks text')]"
+                    ".map(t => [t.dataset.sgf, t.textContent]))")
+    rows = [(letter, sgf) for letter, sgf in corner_rows(page) if letter]
+    assert rows and len({letter for letter, _ in rows}) == len(rows)
+    assert all(shown.get(sgf) == letter for letter, sgf in rows)

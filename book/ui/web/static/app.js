@@ -446,6 +446,9 @@ function renderAi(position, body) {
 
 const CORNER_NAMES = ["top left", "top right", "bottom left", "bottom right"];
 const CORNER_ROWS = 5;  // continuations listed per corner
+// The corner rows' letters: capitals, one per row of the whole table (the API letters each corner's
+// rows a, b, c...), so that no letter names two points, nor a point of the next-move table's.
+const CORNER_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 // The corner book: what was played next in each corner, whatever the rest of the board (the
 // engine plays it once the whole board is out of book).  Returns the board letters of its moves.
@@ -473,7 +476,8 @@ async function refreshCorners() {
       const percent = Math.round(row.winrate * 1000) / 10;
       tr.innerHTML = `<td class="letter"></td><td class="corner"></td><td class="move"></td><td class="num"></td>` +
         `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
-      tr.children[0].textContent = row.letter || "";
+      const letter = row.letter ? CORNER_LETTERS[listed] || "" : "";
+      tr.children[0].textContent = letter;
       tr.children[1].textContent = CORNER_NAMES[corner.corner] + (corner.last ? " (last move)" : "");
       tr.children[2].textContent = row.vertex;
       tr.children[3].textContent = row.games;
@@ -482,7 +486,7 @@ async function refreshCorners() {
       tr.addEventListener("click", serial(() => playSearch(row.sgf)));
       if (answer.ai) aiCells(tr, row.ai);  // fuseki serve --ai: the position's values of the move
       body.appendChild(tr);
-      for (const sgf of row.points) if (row.letter && !(sgf in marks)) marks[sgf] = row.letter;
+      for (const sgf of row.points) if (letter && !(sgf in marks)) marks[sgf] = letter;
       listed += 1;
     }
   }
