@@ -210,3 +210,13 @@ def test_corner_letters_are_their_own(server, browser):  # noqa: F811
     rows = [(letter, sgf) for letter, sgf in corner_rows(page) if letter]
     assert rows and len({letter for letter, _ in rows}) == len(rows)
     assert all(shown.get(sgf) == letter for letter, sgf in rows)
+
+
+def test_a_link_with_a_refused_filter_opens_without_it(server, browser):  # noqa: F811
+    page = Page(browser)
+    page.open(f"{server}#size=19&moves=pd&margin=abc")
+    page.wait(lambda _: page.js("const box = document.getElementById('filter-error');"
+                                "return box && box.textContent.startsWith('margin abc:')"))
+    page.at(1)  # the link's moves, without the refused filter
+    page.play("dp")
+    assert "margin" not in browser.current_url

@@ -1051,7 +1051,13 @@ async function restoreView(fromHistory) {
   if (FILTER_FIELDS.slice(3).some(([key]) => state.filters[key])) $("more-filters").open = true;
   state.restoring = true;
   try {
-    if (!(await refreshSearch())) {  // an address the API refuses: the empty board
+    if (!(await refreshSearch())) {  // an address the API refuses: without the filter it names, else the empty board
+      const refused = $("message").textContent;
+      if (FILTER_FIELDS.some(([key]) => refused.startsWith(`${key} `))) {
+        state.filters = {};
+        filterError(refused);
+        if (await refreshSearch()) return;
+      }
       state.moves = [];
       state.redo = [];
       if (moves.length) await refreshSearch();
