@@ -220,3 +220,16 @@ def test_a_link_with_a_refused_filter_opens_without_it(server, browser):  # noqa
     page.at(1)  # the link's moves, without the refused filter
     page.play("dp")
     assert "margin" not in browser.current_url
+
+
+def test_filter_examples_do_not_look_like_values(server, browser):  # noqa: F811
+    page = Page(browser)
+    page.open(server)
+    page.click("#more-filters summary")
+    looks = page.js("return ['min-rank', 'handicap', 'komi'].map(id => {"
+                    "const field = document.getElementById(id);"
+                    "const shown = getComputedStyle(field, '::placeholder'), typed = getComputedStyle(field);"
+                    "return [field.placeholder, shown.fontStyle, typed.fontStyle, shown.color !== typed.color,"
+                    "getComputedStyle(field.closest('label')).whiteSpace]})")
+    assert [look[0] for look in looks] == ["7d", "2-4", "6.5"]
+    assert all(look[1:] == ["italic", "normal", True, "nowrap"] for look in looks), looks
