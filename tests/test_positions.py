@@ -19,7 +19,7 @@ def test_sgf_gtp_and_pass_spellings_give_one_board():
 @pytest.mark.parametrize("tokens, message", [
     (["pd", "zz"], "move 2: bad vertex 'zz'"),
     (["pd", "I5"], "move 2: bad vertex 'I5'"),
-    (["pd", "pd"], "move 2 (pd) is illegal: occupied"),
+    (["pd", "pd"], "move 2 (Q16) is illegal: occupied"),
 ])
 def test_bad_moves_name_the_move(tokens, message):
     with pytest.raises(PositionError, match=message.replace("(", r"\(").replace(")", r"\)")):

@@ -88,10 +88,12 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, tmp_path):
         assert page.rows("#practice-table")  # the most played moves of that position
         assert address(page)["practice_move"] == "2" and address(page)["asked"] == "2"
 
-        # the browser's back goes to the empty board's entry and closes the practice; forward resumes it
+        # the practice is its own history entry: the browser's back closes it and shows the view it
+        # was started from (the search position stays), forward resumes it
         driver.back()
         page.wait(lambda _: page.js("return document.getElementById('practice').hidden"))
-        page.at(0)
+        page.at(1)
+        assert page.text("move-number").startswith("move 0 / ")
         assert "practice" not in address(page)
         driver.forward()
         page.wait(lambda _: page.js("return document.querySelector('main').hidden"))  # the card's text is the old one
@@ -101,12 +103,17 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, tmp_path):
         driver.refresh()
         page.wait(lambda _: "move 3 of" in page.text("practice-status"))
         page.wait(lambda _: page.text("practice-score").startswith("Score: 1 / 2"))
+        # a quiz link in the same tab: the quiz shows none of the guesses' verdict, score or table
+        driver.get(f"{server}#practice=joseki&corner=1&min_games=10")
+        page.wait(lambda _: page.text("practice-status").startswith("top right corner: no move yet"))
+        left = (page.text("practice-verdict"), page.text("practice-score"), page.rows("#practice-table"))
+        assert left == ("", "", [])
 
         # the joseki quiz
         page.click("#practice-close")
         page.wait(lambda _: page.js("return document.getElementById('practice').hidden"))
         page.click("#joseki-quiz")
-        page.wait(lambda _: "corner:" in page.text("practice-status"))
+        page.wait(lambda _: address(page).get("practice") == "joseki")  # the status may still be the last quiz's
         view = address(page)
         assert view["practice"] == "joseki"
         corner = int(view["corner"])

@@ -121,7 +121,7 @@ def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_pat
 
 
 def test_a_bad_within_is_refused_with_its_reason(server):
-    for stage, reason in [("moves=pd%2Cpd", "within search 1 (position pd pd): move 2 (pd) is illegal"),
+    for stage, reason in [("moves=pd%2Cpd", "within search 1 (position Q16 Q16): move 2 (Q16) is illegal"),
                           ("colour=red", "unknown parameter 'colour'")]:
         try:
             urllib.request.urlopen(f"{server}api/position?within={stage}", timeout=30)

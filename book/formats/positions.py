@@ -29,7 +29,9 @@ def board_after_moves(tokens: list[str], size: int) -> Board:
         try:
             board.play(board.to_move, point)
         except IllegalMove as exc:
-            raise PositionError(f"move {number} ({token[:10]}) is illegal: {exc.reason}") from None
+            # named as a player names it (Q16), whichever form the token had (pd, Q16)
+            vertex = coords.point_to_vertex(point, size)
+            raise PositionError(f"move {number} ({vertex}) is illegal: {exc.reason}") from None
     return board
 
 

@@ -42,6 +42,7 @@ Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
                                       (else status "note": values only for a whole board)
     /api/pattern/games?...&page=&after=
                                       the pattern's games, newest first, each at its matching move
+    /api/pattern/games.sgf?...        those games as one SGF collection (the newest MAX_DOWNLOAD)
     /api/player?name=&vs=&page=       a player's record by year, head-to-head, first moves and games;
     /api/players?q=                   names containing q (book.ui.web.player_routes)
     /api/within?within=&...           what the within= searches are: each in words with its games, and
@@ -523,6 +524,14 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
             raise ApiError(str(exc), 404) from None
         return jsonify(total=found.total, page=found.page, pages=found.pages, after=found.after,
                        rows=[game_row_json(row) for row in found.rows])
+
+    @app.get("/api/pattern/games.sgf")
+    def pattern_games_sgf():
+        result = shared.pattern_result()
+        # the newest MAX_DOWNLOAD of the pattern's matches, as /api/games.sgf gives the position's
+        found = shared.book.page_of_games(result.matches, page=1, page_size=MAX_DOWNLOAD)
+        body = b"\n".join(shared.book.game_sgf(row.id).rstrip() for row in found.rows) + b"\n"
+        return _sgf_response(body, "fuseki-pattern-games.sgf")
 
 
 def _add_game_routes(app: Flask, shared: _Shared) -> None:

@@ -63,9 +63,21 @@ def stage_query(stage: dict[str, str]) -> str:
 
 
 def stage_text(stage: dict[str, str]) -> str:
-    """The stage in words: ``position pd dp`` or ``pattern N19:T13 of pd``."""
-    moves = " ".join(stage.get("moves", "").replace(",", " ").split()) or "the empty board"
+    """The stage in words, its moves as a player names them: ``position Q16 D4`` or
+    ``pattern N19:T13 of Q16`` (a move that is no point of the board is shown as given)."""
+    size = int(stage["size"]) if stage.get("size", "").isdigit() else 19
+    moves = " ".join(_vertex(token, size) for token in stage.get("moves", "").replace(",", " ").split())
+    moves = moves or "the empty board"
     return f"pattern {stage['region']} of {moves}" if stage.get("region") else f"position {moves}"
+
+
+def _vertex(token: str, size: int) -> str:
+    from fuseki.engine.core import coords
+
+    try:
+        return coords.point_to_vertex(coords.parse_point(token, size), size)
+    except (coords.CoordinateError, ValueError):
+        return token
 
 
 def stage_games(book, stage: dict[str, str], size: int) -> GameSet:

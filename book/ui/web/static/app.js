@@ -346,8 +346,26 @@ async function refreshYears() {
     line.push(`${i * step + step / 2},${(height - 1 - (height - 2) * row.share).toFixed(2)}`);
   });
   el("polyline", {points: line.join(" "), class: "year-share"}, svg);
-  $("years-caption").textContent = `games per year, ${rows[0].year}–${rows[rows.length - 1].year} ` +
+  $("years-caption").textContent = `games per year, ${yearSpan(rows[0].year, rows[rows.length - 1].year)} ` +
     `(bars: games, up to ${most}; line: share of the year's book games)`;
+}
+
+// Rows of fewer games than this draw no win-rate bar: one game's 0% or 100% is no rate. The
+// number stays (muted), its tooltip saying how few games it is.
+const FEW_GAMES = 3;
+
+function winRateCell(tr, games, percent) {
+  const few = games < FEW_GAMES;
+  tr.querySelector(".bar span").style.width = few ? "0" : `${percent}%`;
+  tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
+  const cell = tr.querySelector(".rate");
+  cell.classList.toggle("few", few);
+  if (few) cell.title = `${games} game${games === 1 ? "" : "s"} only: too few for a win rate`;
+}
+
+// A span of years as a reader writes it: "2011" for one year, "2009–2011" for more.
+function yearSpan(first, last) {
+  return first === last ? String(first) : `${first}–${last}`;
 }
 
 function renderNextMoves(position) {
@@ -372,9 +390,9 @@ function renderNextMoves(position) {
     if (row.after_tenuki !== undefined) {  // a pattern's continuation: Kombilo's counts
       tr.children[2].title = `${row.at_once} at once, ${row.after_tenuki} after moves elsewhere`;
     }
-    tr.querySelector(".bar span").style.width = `${percent}%`;
-    tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
-    tr.addEventListener("click", serial(() => playSearch(row.sgf)));
+    winRateCell(tr, row.games, percent);
+    // a pattern's continuation (its row has a colour) is played in that colour
+    tr.addEventListener("click", serial(() => (row.colour ? playPatternRow(row) : playSearch(row.sgf))));
     if (position.ai) aiCells(tr, row.ai, null, row.ai_missing, position.to_move);
     body.appendChild(tr);
   }
@@ -467,6 +485,9 @@ function renderAi(position, body) {
 
 const CORNER_NAMES = ["top left", "top right", "bottom left", "bottom right"];
 const CORNER_ROWS = 5;  // continuations listed per corner
+// The corner rows' letters: capitals, one per row of the whole table (the API letters each corner's
+// rows a, b, c...), so that no letter names two points, nor a point of the next-move table's.
+const CORNER_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 // The corner book: what was played next in each corner, whatever the rest of the board (the
 // engine plays it once the whole board is out of book).  Returns the board letters of its moves.
@@ -494,19 +515,19 @@ async function refreshCorners() {
       const percent = Math.round(row.winrate * 1000) / 10;
       tr.innerHTML = `<td class="letter"></td><td class="corner"></td><td class="move"></td><td class="num"></td>` +
         `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
-      tr.children[0].textContent = row.letter || "";
+      const letter = row.letter ? CORNER_LETTERS[listed] || "" : "";
+      tr.children[0].textContent = letter;
       tr.children[1].textContent = CORNER_NAMES[corner.corner] + (corner.last ? " (last move)" : "");
       tr.children[2].textContent = row.vertex;
       tr.children[3].textContent = row.games;
-      tr.querySelector(".bar span").style.width = `${percent}%`;
-      tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
+      winRateCell(tr, row.games, percent);
       tr.title = `this corner: ${corner.total} continuations, tenuki ${corner.tenuki}`;
       tr.addEventListener("click", serial(() => playSearch(row.sgf)));
       if (answer.ai) {  // fuseki serve --ai: the position's values of the move
         aiCells(tr, row.ai, null, row.ai_missing, state.position && state.position.to_move);
       }
       body.appendChild(tr);
-      for (const sgf of row.points) if (row.letter && !(sgf in marks)) marks[sgf] = row.letter;
+      for (const sgf of row.points) if (letter && !(sgf in marks)) marks[sgf] = letter;
       listed += 1;
     }
   }
@@ -523,6 +544,29 @@ async function playSearch(sgf) {
   if (!(await refreshSearch())) {
     state.moves.pop();
     state.redo = redo;
+  }
+}
+
+// A pattern's continuation is played in its own colour (the other player passes first when it is
+// not that colour's turn: the search moves alternate), and the same pattern is searched again on
+// the new position, so the table goes on with the pattern's continuations, as Kombilo walks them.
+async function playPatternRow(row) {
+  const [region, wild, redo] = [state.region, state.wild, state.redo];
+  const toMove = state.position ? state.position.to_move : "B";
+  const played = row.colour === toMove ? [row.sgf] : ["", row.sgf];
+  state.moves.push(...played);
+  state.redo = [];
+  if (!(await refreshSearch())) {
+    state.moves.splice(state.moves.length - played.length);
+    state.redo = redo;
+    return;
+  }
+  state.region = region;
+  state.wild = wild;
+  await searchPattern();
+  if (played.length === 2) {
+    const [mover, other] = row.colour === "B" ? ["Black", "White"] : ["White", "Black"];
+    showMessage(`${other} passed so that ${mover} plays ${row.vertex}, the pattern row's colour`);
   }
 }
 
@@ -548,16 +592,55 @@ const FILTER_FIELDS = [["year_from", "year-from"], ["year_to", "year-to"], ["pla
   ["event", "event"], ["winner", "winner"], ["won_by", "won-by"], ["margin", "margin"], ["min_rank", "min-rank"],
   ["max_rank", "max-rank"], ["handicap", "handicap"], ["komi", "komi"]];
 
+// The filters are asked of the API before the view takes them: a value it refuses is said by its
+// field and the view keeps the filters it had, so moves, points and reset go on working.
 async function applyFilters() {
-  state.filters = {};
-  for (const [key, id] of FILTER_FIELDS) state.filters[key] = $(id).value.trim();
+  const filters = {};
+  for (const [key, id] of FILTER_FIELDS) filters[key] = $(id).value.trim();
+  const before = state.filters;
+  state.filters = filters;
+  try {
+    await api(`/api/position?${query()}`);
+  } catch (error) {
+    state.filters = before;
+    filterError(error.message);
+    return;
+  }
+  filterError("");
   await refreshSearch();
 }
 
 async function clearFilters() {
   $("filters").reset();
   state.filters = {};
+  filterError("");
   await refreshSearch();
+}
+
+// The API's message about a filter, after the field it names ("margin abc: ...", "year_from must
+// be ..."): it stays there until the filters are applied again or cleared.
+function filterError(text) {
+  let box = $("filter-error");
+  for (const [, id] of FILTER_FIELDS) $(id).removeAttribute("aria-invalid");
+  if (!text) {
+    if (box) box.remove();
+    return;
+  }
+  if (!box) {
+    box = document.createElement("span");
+    box.id = "filter-error";
+    box.className = "field-error";
+    box.setAttribute("role", "alert");
+  }
+  box.textContent = text;
+  const named = FILTER_FIELDS.filter(([key]) => text.startsWith(`${key} `) || text.startsWith(`${key}:`));
+  const field = named.length ? $(named[named.length - 1][1]) : null;
+  if (field) {
+    field.setAttribute("aria-invalid", "true");
+    (field.closest("label") || field).after(box);
+  } else {
+    $("filters").append(box);
+  }
 }
 
 // --- pattern search ----------------------------------------------------------------------------
@@ -830,17 +913,19 @@ async function refreshGames() {
   $("games-prev").disabled = state.gamesAfter.length <= 1;
   $("games-next").disabled = state.gamesNext === null;
   const download = $("games-download");
-  download.href = `/api/games.sgf?${query()}`;
+  download.href = state.pattern ? `/api/pattern/games.sgf?${patternQuery()}` : `/api/games.sgf?${query()}`;
   download.classList.toggle("disabled", !page.total);
   download.textContent = downloadLabel(page.total);
 }
 
-// The download holds the position's newest games, at most /api/info's max_download of them.
+// The download holds the games listed (the position's, or the pattern's matches after a pattern
+// search), the newest /api/info's max_download of them.
 function downloadLabel(total) {
-  if (state.pattern) return "download SGF (the position's games)";  // no pattern download yet
   const cap = state.maxDownload;
   const count = (n) => n.toLocaleString("en");
-  return cap && total > cap ? `download SGF (newest ${count(cap)} of ${count(total)})` : "download SGF";
+  const whose = state.pattern ? " of the pattern's games" : "";
+  if (cap && total > cap) return `download SGF (newest ${count(cap)}${whose} of ${count(total)})`;
+  return state.pattern ? `download SGF (the pattern's ${count(total)} game${total === 1 ? "" : "s"})` : "download SGF";
 }
 
 async function gamesPage(step) {
@@ -891,6 +976,15 @@ async function openGame(id, at, shown) {
   download.hidden = false;
   $("practice-game").hidden = false;  // practice.js: guess its moves from the one shown
   await showGameMove(shown && shown.move !== null ? shown.move : at);
+  if (!state.restoring) revealReplay();
+}
+
+// A game opened by a click is shown: on a phone or a tablet the replay lies below the lists (or the
+// player page), so it is scrolled into view when less than half of its board is in the window.
+function revealReplay() {
+  const board = $("replay-board").getBoundingClientRect();
+  const seen = Math.min(board.bottom, window.innerHeight) - Math.max(board.top, 0);
+  if (seen < board.height / 2) $("replay").scrollIntoView({block: "start"});
 }
 
 async function showGameMove(number) {
@@ -936,13 +1030,18 @@ function viewParams() {
 }
 
 function saveView() {
-  const address = `#${viewParams()}`;
+  const params = viewParams();
+  const address = `#${params}`;
   if (address === location.hash) return;
   // The browser moved to another entry (back or forward) while this view's answers came in: that
   // entry is not this view's to overwrite, and its popstate, queued behind, restores it.
   if (state.savedHash !== null && location.hash !== state.savedHash) return;
-  const before = new URLSearchParams(location.hash.slice(1)).get("moves") || "";
-  if (!state.restoring && before !== movesText()) history.pushState(null, "", address);
+  // A new search position is a new entry, and so is a practice started, closed or switched: Back
+  // then leaves the practice for the view it was started from, without taking back a move.
+  const shown = new URLSearchParams(location.hash.slice(1));
+  const newEntry = (shown.get("moves") || "") !== movesText() ||
+    (shown.get("practice") || "") !== (params.get("practice") || "");
+  if (!state.restoring && newEntry) history.pushState(null, "", address);
   else history.replaceState(null, "", address);
   state.savedHash = location.hash;
   if (!$("link-text").hidden) $("link-text").value = location.href;
@@ -993,7 +1092,13 @@ async function restoreView(fromHistory) {
   if (FILTER_FIELDS.slice(3).some(([key]) => state.filters[key])) $("more-filters").open = true;
   state.restoring = true;
   try {
-    if (!(await refreshSearch())) {  // an address the API refuses: the empty board
+    if (!(await refreshSearch())) {  // an address the API refuses: without the filter it names, else the empty board
+      const refused = $("message").textContent;
+      if (FILTER_FIELDS.some(([key]) => refused.startsWith(`${key} `))) {
+        state.filters = {};
+        filterError(refused);
+        if (await refreshSearch()) return;
+      }
       state.moves = [];
       state.redo = [];
       if (moves.length) await refreshSearch();
@@ -1119,7 +1224,7 @@ async function start() {
     state.ai = info.ai;
     state.maxDownload = info.max_download ?? null;
     document.body.classList.toggle("ai-on", Boolean(info.ai));
-    const years = info.years ? ` · ${info.years[0]}–${info.years[1]}` : "";
+    const years = info.years ? ` · ${yearSpan(info.years[0], info.years[1])}` : "";
     const kind = info.note ? " · next-move statistics only, no game records" : "";
     if (info.note) {  // no games to search within (the API would answer 409)
       $("within-push").disabled = true;

@@ -16,7 +16,10 @@
 // what the click does.
 "use strict";
 
-const keyboard = {cursor: null, refocus: null};
+// keyed: the search board's focus came from the keyboard, or a key was pressed on it since the last
+// pointer press on it: the cursor shows then only, never after a click on the board (Chromium's
+// :focus-visible stays on after a key, through later clicks, so it only decides at focus time).
+const keyboard = {cursor: null, refocus: null, keyed: false};
 
 function cursorStatus(svg) {
   const sgf = keyboard.cursor;
@@ -39,14 +42,16 @@ function showCursor(svg) {
     keyboard.cursor = middle + middle;
   }
   const target = svg.querySelector(`.targets rect[data-sgf="${keyboard.cursor}"]`);
-  if (target && document.activeElement === svg) target.classList.add("cursor");
-  $("board-cursor").textContent = document.activeElement === svg ? cursorStatus(svg) : "";
+  const shown = document.activeElement === svg && keyboard.keyed;
+  if (target && shown) target.classList.add("cursor");
+  $("board-cursor").textContent = shown ? cursorStatus(svg) : "";
 }
 
 function searchBoardKey(event) {
   const svg = event.currentTarget;
   const size = Number(svg.dataset.size) || 19;
   const steps = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+  if (event.key in steps || event.key === "Enter" || event.key === " ") keyboard.keyed = true;
   if (event.key in steps) {
     event.preventDefault();
     event.stopPropagation();  // app.js steps the replayed game on the page's other arrow keys
@@ -124,7 +129,14 @@ function startKeyboard() {
   search.tabIndex = 0;
   search.setAttribute("aria-describedby", "board-keys");
   search.addEventListener("keydown", searchBoardKey);
-  search.addEventListener("focus", () => showCursor(search));
+  search.addEventListener("pointerdown", () => {  // a click: the cursor goes until a key is pressed
+    keyboard.keyed = false;
+    showCursor(search);
+  });
+  search.addEventListener("focus", () => {  // Tab, or a script after a key: :focus-visible; a click: not
+    keyboard.keyed = search.matches(":focus-visible");
+    showCursor(search);
+  });
   search.addEventListener("blur", () => showCursor(search));
   new MutationObserver(() => {
     if (!search.querySelector(".targets rect.cursor")) showCursor(search);

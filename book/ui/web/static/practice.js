@@ -272,6 +272,13 @@ function closePractice() {
 // A reloaded page (or an opened link) resumes the practice its address holds.
 async function resumePractice(params) {
   const mode = params.get("practice");
+  // the practice shown before (another mode, another game) leaves nothing: its verdict, its table,
+  // its score (a guess's comes back from the address)
+  $("practice-verdict").textContent = "";
+  delete $("practice-verdict").dataset.right;
+  delete $("practice-verdict").dataset.games;
+  $("practice-score").textContent = "";
+  practiceTable([], false);
   const number = (key) => (/^\d+$/.test(params.get(key) || "") ? Number(params.get(key)) : null);
   if (mode === "guess" && number("practice_game") !== null) {
     practice.game = number("practice_game");
