@@ -11,6 +11,12 @@ walked recursively with names sorted, archive members in archive order.
   streamed member by member, in folders too.  Archives inside archives are not opened.
 - Only regular files are opened (links followed): a FIFO, socket or device named like a game
   file or an archive, in a folder or given by name, is a Skipped naming what it is.
+- Names that are not UTF-8 (a folder's, a tar's or a zip's, common in old Japanese, Korean
+  and European collections) are kept as Python keeps them from the disk: their bytes, with
+  those that are not UTF-8 as surrogate escapes (``os.fsdecode``), so the file can be opened
+  again; :func:`shown_name` writes them with ``\\xNN`` escapes for the book and the terminal.
+  A zip member's name is its bytes read the same way (UTF-8 flag or not: the flag is often
+  missing on UTF-8 names, and a name under it may still not be UTF-8).
 - Names: a file's path as given or as found under the folder given; an archive member is
   ``"<archive path>:<member name>"`` -- the ``GameRecord.source`` convention -- and keeps
   its member name apart too (``member``; ``path`` is the file on disk).
@@ -39,6 +45,8 @@ This module does not parse SGF (``book.formats.records`` does) and never raises 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import stat
 import tarfile
@@ -55,6 +63,15 @@ GAME_SUFFIXES = (".sgf", ".fuego")
 FUEGO_NAMES = ("book.dat",)  # Fuego's and Pachi's opening book file (text; book.formats.fuego reads it)
 TAR_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 ZIP_SUFFIXES = (".zip",)
+
+
+def shown_name(name: str) -> str:
+    """``name`` with the bytes that are not UTF-8 (its surrogate escapes) written ``\\xNN``:
+    text a database, a terminal and a JSON reader take.  A UTF-8 name is itself."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no byte gave (not from the disk): escape it as it is
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass
@@ -386,12 +403,14 @@ def _read_zip(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
         yield Skipped(path, f"{said}, over the limit of {limits.max_members}")
         return
     try:
-        archive = zipfile.ZipFile(path)
+        archive = _open_zip(path)
     except _ZIP_ERRORS as exc:
         yield Skipped(path, f"corrupt or unreadable archive: {_reason(exc)}")
         return
-    with archive:
+    with archive, (archive.fp if isinstance(archive.fp, _NoUtf8Flags) else contextlib.nullcontext()):
         infos = archive.infolist()
+        for info in infos:
+            info.filename = _zip_name(info)
         if len(infos) > limits.max_members:
             yield Skipped(path, f"{len(infos)} members, over the limit of {limits.max_members}")
             return
@@ -399,6 +418,70 @@ def _read_zip(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
             if info.is_dir() or _kind(info.filename) != "game":
                 continue
             yield _read_zip_member(archive, info, path, limits)
+
+
+_UTF8_FLAG = 1 << 11  # a zip entry's "name is UTF-8" flag
+
+
+class _NoUtf8Flags(io.RawIOBase):
+    """A zip file read with the UTF-8 flag of each central-directory entry cleared.
+
+    zipfile decodes a flagged name strictly and raises UnicodeDecodeError for the whole zip if
+    one is not UTF-8; cleared, every name is read as CP437, which keeps its bytes
+    (``_zip_name`` reads them again).  The flag's byte is found where zipfile reads it: the
+    central directory is read in one ``read`` from its start, entries 46 bytes plus names,
+    and a member's local header in one of 30 bytes.
+    """
+
+    def __init__(self, path: str):
+        self.handle = open(path, "rb")  # noqa: SIM115 - closed by _read_zip (zipfile leaves a file it was given open)
+        self.name = path
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.handle.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.handle.tell()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.handle.read(n)
+        if data.startswith(b"PK\x03\x04") and len(data) == 30:  # a local header, read when opening a member
+            return data[:7] + bytes([data[7] & ~(_UTF8_FLAG >> 8) & 0xFF]) + data[8:]
+        if not data.startswith(b"PK\x01\x02"):
+            return data
+        patched, at = bytearray(data), 0
+        while patched[at:at + 4] == b"PK\x01\x02" and at + 46 <= len(patched):
+            patched[at + 9] &= ~(_UTF8_FLAG >> 8) & 0xFF
+            at += 46 + sum(int.from_bytes(patched[at + k:at + k + 2], "little") for k in (28, 30, 32))
+        return bytes(patched)
+
+    def close(self) -> None:
+        self.handle.close()
+        super().close()
+
+
+def _open_zip(path: str) -> zipfile.ZipFile:
+    """The zip at ``path``; one whose UTF-8-flagged names are not all UTF-8 is read through
+    _NoUtf8Flags (a local header's flag is read again when a member is opened: cleared too)."""
+    try:
+        return zipfile.ZipFile(path)
+    except UnicodeDecodeError:
+        return zipfile.ZipFile(_NoUtf8Flags(path))
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """A member's name from its bytes, as a folder's names are read: UTF-8, surrogate escapes
+    for the bytes that are not (zipfile read an unflagged name as CP437, which keeps them)."""
+    name = info.filename
+    if name.isascii() or info.flag_bits & _UTF8_FLAG:
+        return name
+    return name.encode("cp437").decode("utf-8", "surrogateescape")
 
 
 def _read_zip_member(archive, info, path: str, limits: Limits) -> SourceFile | Skipped:
