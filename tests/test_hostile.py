@@ -125,3 +125,93 @@ def test_utf8_and_declared_text_is_no_guess():
     for data in (b"(;PB[%s];B[pd])" % "柯洁".encode(), b"(;CA[Shift_JIS]PB[%s];B[pd])" % "井山".encode("shift_jis")):
         prepared = batches.prepare([SourceFile("t.sgf", data)])
         assert prepared.anomalies == {}
+
+
+# --- findings 1 and 6: every request costs what it is worth ------------------------------------
+
+HUGE_AFTER = 10**9  # an id past the book: its rank array would be 8 GB (the worker kept 7.8 GB)
+BOUND = 16 << 20  # bytes a refused request may allocate, whatever its numbers
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory):
+    from test_web_api import build_book
+
+    return build_book(tmp_path_factory.mktemp("hostile") / "book.sqlite")
+
+
+@pytest.fixture
+def web(small_book, monkeypatch):
+    """The web API on a five-game book, every list sorted by the rank array (as a busy position's)."""
+    from fuseki.book.storage import store
+    from fuseki.book.ui.web import create_app
+
+    monkeypatch.setattr(store, "FEW_GAMES", 0)
+    app = create_app(book_url=str(small_book))
+    app.config["TESTING"] = False
+    yield app.test_client()
+    app.extensions["fuseki_book"].close()
+
+
+def _peak(call) -> tuple[object, int]:
+    """(call's answer, the most bytes it held at once beyond what was held before)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        answer = call()
+        return answer, tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("url", ["/api/games?moves=pd", "/api/pattern/games?moves=pd&region=N19:T13",
+                                 "/api/player?name=Kato%20Masao"])
+def test_an_after_past_the_book_is_refused_before_any_work(web, url):
+    """Before: /api/games?after=1000000000 built and kept an int64 array of 10^9 + 1 entries."""
+    for after in (HUGE_AFTER, 2**63 - 1):
+        answer, peak = _peak(lambda after=after: web.get(f"{url}&after={after}"))
+        assert answer.status_code == 404, answer.get_json()
+        assert f"no game {after}" in answer.get_json()["error"]
+        assert peak < BOUND, f"{url} after={after} held {peak:,} bytes"
+    first = web.get(f"{url}&page_size=1").get_json()  # a real cursor still pages
+    games = first.get("games", first)
+    if games["after"] is not None:
+        assert web.get(f"{url}&page_size=1&after={games['after']}").status_code == 200
+
+
+def test_the_book_refuses_an_after_past_it_before_building_ranks(small_book, monkeypatch):
+    """Book.games (the CLI's and the shell's way in too) checks the cursor itself."""
+    from fuseki.book.storage import store
+    from fuseki.engine.core.board import Board
+
+    monkeypatch.setattr(store, "FEW_GAMES", 0)
+    with store.Book.open(str(small_book)) as book:
+        def refused():
+            with pytest.raises(ValueError, match=f"no game {HUGE_AFTER}"):
+                book.games(Board(19), after=HUGE_AFTER)
+        _, peak = _peak(refused)
+    assert peak < BOUND
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64, 10**20, 100_001])
+def test_a_move_range_past_any_game_is_400_not_500(web, value):
+    """Before: moves_from/moves_to >= 2^63 raised OverflowError in the scan (HTTP 500)."""
+    for name in ("moves_from", "moves_to"):
+        answer = web.get(f"/api/pattern?moves=pd&region=N19:T13&{name}={value}")
+        assert answer.status_code == 400, answer.data[:200]
+        assert "at most 100,000" in answer.get_json()["error"]
+    assert web.get("/api/pattern?moves=pd&region=N19:T13&moves_from=1&moves_to=100000").status_code == 200
+
+
+def test_the_pattern_command_refuses_a_huge_move_number_in_one_line(small_book, capsys):
+    """Before: ``fuseki pattern --moves-from 99999999999999999999`` printed a traceback."""
+    from fuseki.book.ui.cli import main
+
+    for option in ("--moves-from", "--moves-to"):
+        code = main(["pattern", "--book", str(small_book), "--moves", "pd", "--region", "N19:T13",
+                     option, "99999999999999999999"])
+        err = capsys.readouterr().err
+        assert code == 2  # as every bad pattern option
+        assert err.count("\n") == 1 and err.startswith("fuseki pattern: bad move range"), err
