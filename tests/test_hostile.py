@@ -215,3 +215,63 @@ def test_the_pattern_command_refuses_a_huge_move_number_in_one_line(small_book, 
         err = capsys.readouterr().err
         assert code == 2  # as every bad pattern option
         assert err.count("\n") == 1 and err.startswith("fuseki pattern: bad move range"), err
+
+
+# --- finding 2: a slow or idle connection holds no worker --------------------------------------
+
+IDLE = 100  # connections that each send one byte and wait (40 froze the server before)
+
+
+def test_serve_answers_while_idle_connections_hold_one_byte_each(small_book):
+    """A real ``fuseki serve`` (2 workers x 2 threads) with 100 connections that sent ``G`` and
+    wait answers another client: before, each such connection held a thread until it closed, and
+    with 40 every other request timed out.  Then a slow head is closed after HEAD_WAIT, not held."""
+    import socket
+
+    from test_web_load import start_serve
+
+    process, port = start_serve(str(small_book), "--workers", "2")
+    idle = []
+    try:
+        for _ in range(IDLE):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+            sock.sendall(b"G")
+            idle.append(sock)
+        for _ in range(5):  # the generous deadline: the same 30 s as each idle socket's
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as other:
+                other.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                answer = b""
+                while chunk := other.recv(65536):
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+        # the idle ones are still open (closed only after HEAD_WAIT), and a head that completes is answered
+        idle[0].sendall(b"ET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert idle[0].recv(12) == b"HTTP/1.1 200"
+    finally:
+        for sock in idle:
+            sock.close()
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_a_head_that_never_ends_is_closed(small_book):
+    """The worker closes a connection whose head is not whole within HEAD_WAIT (here 1 s, set by
+    FUSEKI_HEAD_WAIT), rather than keep it (and before, a thread) for ever."""
+    import re
+    import socket
+    import subprocess
+    import sys
+
+    from test_web_load import ENV, ROOT
+
+    process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", str(small_book), "--port", "0",
+                                "--workers", "1"], cwd=ROOT, env={**ENV, "FUSEKI_HEAD_WAIT": "1"},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        port = int(re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline()).group(1))
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+            sock.sendall(b"GET /api/info HTTP/1.1\r\n")
+            assert sock.recv(100) == b""  # closed by the server, long before the 60 s time-out
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
