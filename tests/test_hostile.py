@@ -12,8 +12,9 @@ import zipfile
 
 import pytest
 
+from fuseki.book.formats import sources
 from fuseki.book.formats.records import read_games
-from fuseki.book.formats.sources import SourceFile
+from fuseki.book.formats.sources import SourceFile, iter_sources
 from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage.store import Book
 
@@ -275,3 +276,55 @@ def test_a_head_that_never_ends_is_closed(small_book):
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+# --- finding 5: a small archive cannot make the import read without end --------------------------
+
+def test_members_read_as_games_count_against_a_budget_per_archive(tmp_path):
+    """A .tar.xz of one large game copied 40 times (a few KB on disk) stops at the budget, named;
+    the games before are read.  Before: every copy was read and parsed (9.4 KB: 1.7 GB, 154 s)."""
+    from fuseki.book.formats.sources import Limits, Skipped
+
+    game = b"(;GM[1]SZ[19]C[" + b"x" * 1_000_000 + b"];B[pd])"
+    path = tmp_path / "bomb.tar.xz"
+    with tarfile.open(path, "w:xz") as tar:
+        for i in range(40):
+            info = tarfile.TarInfo(f"g{i:02d}.sgf")
+            info.size = len(game)
+            tar.addfile(info, io.BytesIO(game))
+    assert path.stat().st_size < 20_000
+    limits = Limits(min_read_bytes=10 * len(game))
+    assert limits.read_budget(path.stat().st_size) == 10 * len(game)
+    for items in (list(iter_sources([str(path)], limits)),
+                  list(sources._read_tar_with_tarfile(str(path), limits, 0, None))):
+        assert [item.name for item in items[:-1]] == [f"{path}:g{i:02d}.sgf" for i in range(10)]
+        assert isinstance(items[-1], Skipped) and "member g10.sgf" in items[-1].reason
+        assert f"more than {10 * len(game)} bytes" in items[-1].reason
+    zipped = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i in range(40):
+            archive.writestr(f"g{i:02d}.sgf", game)
+    items = list(iter_sources([str(zipped)], limits))
+    assert len(items) == 11 and "member g10.sgf" in items[-1].reason
+
+
+def test_a_zip_whose_entries_overlap_is_refused(tmp_path):
+    """20 central directory entries pointing at one compressed game (a 3.4 KB zip took 58 s)."""
+    from fuseki.book.formats.sources import Skipped
+
+    one = tmp_path / "one.zip"
+    with zipfile.ZipFile(one, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("g.sgf", GAME)
+    data = one.read_bytes()
+    central = data.index(b"PK\x01\x02")
+    end = data.index(b"PK\x05\x06")
+    entry = data[central:end]
+    records = bytearray(data[end:])
+    records[8:10] = records[10:12] = (20).to_bytes(2, "little")  # entries on this disk, in all
+    records[12:16] = (20 * len(entry)).to_bytes(4, "little")  # the directory's size
+    bomb = tmp_path / "bomb.zip"
+    bomb.write_bytes(data[:central] + entry * 20 + bytes(records))
+    (item,) = list(iter_sources([str(bomb)]))
+    assert isinstance(item, Skipped) and "overlap" in item.reason
+    (good,) = list(iter_sources([str(one)]))  # one entry: read
+    assert good.data == GAME
