@@ -328,3 +328,29 @@ def test_a_zip_whose_entries_overlap_is_refused(tmp_path):
     assert isinstance(item, Skipped) and "overlap" in item.reason
     (good,) = list(iter_sources([str(one)]))  # one entry: read
     assert good.data == GAME
+
+
+# --- finding 4: memory bounded by input size ----------------------------------------------------
+
+def test_a_huge_pax_header_is_named_without_reading_it(tmp_path):
+    """A .tgz holding a game, then a member whose pax header is 20 MB: the game is read, the
+    header named, and the reader holds far less than the header.  Before: the block reader took
+    it for damage and tarfile read it whole (a 1,000 MB header: 3.17 GB), naming nothing."""
+    from fuseki.book.formats.sources import Skipped
+    from fuseki.book.formats.tar_blocks import EXTENSION_LIMIT
+
+    path = tmp_path / "pax.tgz"
+    header = 20 << 20
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("first.sgf")
+        info.size = len(GAME)
+        tar.addfile(info, io.BytesIO(GAME))
+        info = tarfile.TarInfo("second.sgf")
+        info.size = len(GAME)
+        info.pax_headers = {"comment": "x" * header}
+        tar.addfile(info, io.BytesIO(GAME))
+    items, peak = _peak(lambda: list(iter_sources([str(path)])))
+    assert [type(item) for item in items] == [SourceFile, Skipped]
+    assert items[0].data == GAME
+    assert "extension header (x)" in items[1].reason and f"limit of {EXTENSION_LIMIT}" in items[1].reason
+    assert peak < header // 4, f"held {peak:,} bytes for a {header:,}-byte header"

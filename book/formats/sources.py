@@ -287,6 +287,11 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     except tar_blocks.PassLimit as exc:
         yield _passing_over(path, exc.what, exc.size, limits)
         return
+    except tar_blocks.HeaderTooLarge as exc:  # not handed to tarfile, which would read it whole
+        yield Skipped(path, f"stopped at {exc.what} of {exc.size} bytes after {count} members: over the "
+                            f"limit of {tar_blocks.EXTENSION_LIMIT} bytes a long name or pax header may "
+                            "have; the rest is not read")
+        return
     except tar_blocks.Unknown:
         failure = None
     except (tar_blocks.TarDamage, *tar_blocks.TAR_ERRORS) as exc:
