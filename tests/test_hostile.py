@@ -354,3 +354,31 @@ def test_a_huge_pax_header_is_named_without_reading_it(tmp_path):
     assert items[0].data == GAME
     assert "extension header (x)" in items[1].reason and f"limit of {EXTENSION_LIMIT}" in items[1].reason
     assert peak < header // 4, f"held {peak:,} bytes for a {header:,}-byte header"
+
+
+def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
+    """An engine answering ``= x`` then 1 MB lines (200 of them here, then silence): the client
+    gives up at RESPONSE_LIMIT holding a bounded amount.  Before: it kept every line (2.8 GB in
+    30 s, then MemoryError), and here would hold all 200 MB until its time-out."""
+    import sys
+
+    from fuseki.engine.players.gtp_client import QUEUED, RESPONSE_LIMIT, GtpClient, GtpGarbage
+
+    engine = tmp_path / "endless.py"
+    engine.write_text("import sys, time\n"
+                      "sys.stdin.readline()\n"
+                      "sys.stdout.write('= x\\n')\n"
+                      "line = 'y' * 1_000_000 + '\\n'\n"
+                      "for _ in range(200):\n"
+                      "    sys.stdout.write(line)\n"
+                      "sys.stdout.flush()\n"
+                      "time.sleep(600)\n")
+
+    def ask():
+        with GtpClient([sys.executable, str(engine)], timeout=120) as client:
+            with pytest.raises(GtpGarbage, match="longer than"):
+                client.send("name")
+    _, peak = _peak(ask)
+    # the response's lines and the queue's pieces, each at most a line
+    bound = 3 * RESPONSE_LIMIT + (QUEUED + 2) * (1 << 20)
+    assert peak < bound, f"held {peak:,} bytes"
