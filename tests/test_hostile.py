@@ -6,6 +6,7 @@ Memory is asserted as a fixed bound or a ratio to the input (tracemalloc), never
 from __future__ import annotations
 
 import io
+import json
 import os
 import tarfile
 import zipfile
@@ -382,3 +383,45 @@ def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
     # the response's lines and the queue's pieces, each at most a line
     bound = 3 * RESPONSE_LIMIT + (QUEUED + 2) * (1 << 20)
     assert peak < bound, f"held {peak:,} bytes"
+
+
+# --- finding 6: everything skipped is named -------------------------------------------------------
+
+@pytest.mark.parametrize("compression", ["gz", ""])
+def test_links_devices_and_fifos_inside_a_tar_are_named(tmp_path, compression, book_url):
+    """``*.sgf`` members that are links, devices or FIFOs are skipped and named, in the summary
+    and in --report, by the block reader and by tarfile.  Before: dropped without a word."""
+    from fuseki.book.formats.sources import Skipped
+    from fuseki.book.pipeline.report import SKIPPED
+
+    path = tmp_path / f"odd.tar{'.' + compression if compression else ''}"
+    kinds = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.CHRTYPE: "a character device",
+             tarfile.BLKTYPE: "a block device", tarfile.FIFOTYPE: "a FIFO"}
+    with tarfile.open(path, f"w:{compression}") as tar:
+        info = tarfile.TarInfo("real.sgf")
+        info.size = len(GAME)
+        tar.addfile(info, io.BytesIO(GAME))
+        for n, kind in enumerate(kinds):
+            info = tarfile.TarInfo(f"odd{n}.sgf")
+            info.type = kind
+            info.linkname = "real.sgf" if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE) else ""
+            tar.addfile(info)
+    expected = [(f"odd{n}.sgf", f"{what}, not a regular file: not read") for n, what in enumerate(kinds.values())]
+    by_tarfile = list(sources._read_tar_with_tarfile(str(path), sources.Limits(), 0, None))
+    for items in (list(iter_sources([str(path)])), by_tarfile):
+        assert isinstance(items[0], SourceFile)
+        assert [(item.member, item.reason) for item in items[1:] if isinstance(item, Skipped)] == expected
+    report_path = tmp_path / "report.jsonl"
+    with Book.open(book_url) as book, open(report_path, "w", encoding="utf-8") as listing:
+        report = importer.import_paths(book, [str(path)], workers=0, report=_report(listing))
+    assert report.added == 1
+    assert [(note.member, note.reason) for note in report.skipped] == expected
+    assert f"{path}:odd0.sgf: a symbolic link" in str(report)
+    lines = [json.loads(line) for line in report_path.read_text(encoding="utf-8").splitlines()]
+    assert [(line["member"], line["reason"]) for line in lines if line["kind"] == SKIPPED] == expected
+
+
+def _report(listing):
+    from fuseki.book.pipeline.report import ImportReport
+
+    return ImportReport(listing=(listing.name, listing))

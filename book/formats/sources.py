@@ -262,15 +262,16 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     try:
         with tar_blocks.decompressed(path) as raw:
             stream = tar_blocks.Stream(raw, limits.max_skip_bytes)
-            for member, size, regular in tar_blocks.members(stream):
+            for member, size, special in tar_blocks.members(stream):
                 count += 1
                 if count > limits.max_members:
                     yield _too_many(path, limits)
                     return
                 name = f"{path}:{member}"
-                if not regular or _kind(member) != "game":
+                if special is not None or _kind(member) != "game":
                     stream.pass_over(f"member {member}", size)
-                    item = None
+                    named = special in tar_blocks.NAMED_KINDS and _kind(member) == "game"
+                    item = _special(name, special, member) if named else None
                 elif size > limits.max_file_bytes:
                     stream.pass_over(f"member {member}", size)
                     item = _too_big(name, size, limits, member)
@@ -335,6 +336,8 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
                     yield _too_many(path, limits)
                     return
                 if not game:
+                    if tar_blocks.not_regular(info.type[0]) in tar_blocks.NAMED_KINDS and _kind(info.name) == "game":
+                        yield _special(f"{path}:{info.name}", tar_blocks.not_regular(info.type[0]), info.name)
                     continue
                 name = f"{path}:{info.name}"
                 if info.size > limits.max_file_bytes:
@@ -351,6 +354,11 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
         count, error = failure
     if error is not None:
         yield Skipped(path, f"corrupt or unreadable archive after {count} members: {error}")
+
+
+def _special(name: str, what: str, member: str) -> Skipped:
+    """A member named like a game that is a link, a device, a FIFO...: named, never followed."""
+    return Skipped(name, f"{what}, not a regular file: not read", member)
 
 
 def _budget(path: str, limits: Limits) -> int:

@@ -208,8 +208,21 @@ def _extension(kind: int, data: bytes) -> dict[bytes, bytes]:
     return fields  # a global header's other records (a comment, times, owners) change no member's bytes
 
 
-def members(stream: Stream) -> Iterator[tuple[str, int, bool]]:
-    """(name, size, regular file?) of each member; its data is next in ``stream``.
+# What a member that is not a regular file is, in the words the import names it with.
+MEMBER_KINDS = {ord("1"): "a hard link", ord("2"): "a symbolic link", ord("3"): "a character device",
+                ord("4"): "a block device", ord("5"): "a folder", ord("6"): "a FIFO"}
+# named by the import where their name is a game's (a folder is not; other types tarfile reads on)
+NAMED_KINDS = frozenset(kind for kind in MEMBER_KINDS.values() if kind != "a folder")
+
+
+def not_regular(kind: int) -> str:
+    """What a member of type ``kind`` (a header's type byte) is, for one that is no regular file."""
+    return MEMBER_KINDS.get(kind, f"a member of type {chr(kind)!r}")
+
+
+def members(stream: Stream) -> Iterator[tuple[str, int, str | None]]:
+    """(name, size, None for a regular file or what it is: "a symbolic link", ...) of each member;
+    its data is next in ``stream``.
 
     The caller must take or skip exactly ``size`` bytes before asking for the next one.
     Ends at the end-of-archive block or at the end of the stream between members.
@@ -265,6 +278,6 @@ def members(stream: Stream) -> Iterator[tuple[str, int, bool]]:
         if kind in _NO_DATA_TYPES:
             size = 0
         regular = kind in _REGULAR_TYPES and not (kind == 0 and raw_name.endswith(b"/"))
-        yield raw_name.decode("utf-8", "surrogateescape"), size, regular
+        yield raw_name.decode("utf-8", "surrogateescape"), size, None if regular else not_regular(kind)
         # the caller has now taken or skipped the data; the padding is ours
         stream.skip(-size % BLOCK)
