@@ -425,3 +425,41 @@ def _report(listing):
     from fuseki.book.pipeline.report import ImportReport
 
     return ImportReport(listing=(listing.name, listing))
+
+
+def test_a_running_engine_sees_games_imported_after_it_opened_the_book(tmp_path):
+    """fuseki-gtp answers book-counts from a book, then another process imports two games into
+    it: the next answer counts them.  Before: the engine's kept answers were never dropped."""
+    import subprocess
+    import sys
+
+    from test_web_load import ENV, ROOT
+
+    first, more = tmp_path / "first", tmp_path / "more"
+    first.mkdir()
+    more.mkdir()
+    (first / "a.sgf").write_bytes(b"(;SZ[19];B[pd];W[dp])")
+    (more / "b.sgf").write_bytes(b"(;SZ[19];B[dd];W[pp])")
+    (more / "c.sgf").write_bytes(b"(;SZ[19];B[dd];W[pq])")
+    book = str(tmp_path / "book.sqlite")
+    with Book.open(book) as opened:
+        importer.import_paths(opened, [str(first)], workers=0)
+    engine = subprocess.Popen([sys.executable, "-m", "fuseki.gtp_main", "--book", book], cwd=ROOT, env=ENV,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def ask(command: str) -> str:
+        engine.stdin.write(command + "\n")
+        engine.stdin.flush()
+        lines = []
+        while (line := engine.stdout.readline()).strip() or not lines:
+            lines.append(line.strip())
+        return " ".join(lines)
+
+    try:
+        assert ask("book-counts") == "= D16 1 Q16 1 D4 1 Q4 1"
+        with Book.open(book) as opened:
+            importer.import_paths(opened, [str(more)], workers=0)
+        assert ask("book-counts") == "= D16 3 Q16 3 D4 3 Q4 3"
+    finally:
+        engine.stdin.close()
+        engine.wait(30)
