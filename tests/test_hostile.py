@@ -463,3 +463,22 @@ def test_a_running_engine_sees_games_imported_after_it_opened_the_book(tmp_path)
     finally:
         engine.stdin.close()
         engine.wait(30)
+
+
+def test_loadsgf_refuses_a_file_of_too_many_nodes_before_parsing_it(tmp_path):
+    """1 MB of passes (about 125,000 nodes): refused holding about the file's size.  Before:
+    sgfmill built every node (10 MB: 2.1 GB and 58 s), then replayed them all."""
+    from fuseki.engine.gtp.commands import new_engine
+    from fuseki.engine.gtp.commands.sgf import MAX_FILE_BYTES, MAX_NODES
+
+    engine = new_engine(log=lambda text: None)
+    data = b"(;GM[1]SZ[19]" + b";B[];W[]" * 65_000 + b")"
+    path = tmp_path / "passes.sgf"
+    path.write_bytes(data)
+    answer, peak = _peak(lambda: engine.handle_line(f"loadsgf {path}"))
+    assert answer == "? cannot load file\n\n"
+    # the read's buffer (MAX_FILE_BYTES, whatever the file) and a few times the file
+    assert peak < MAX_FILE_BYTES + 3 * len(data), f"held {peak:,} bytes for a {len(data):,}-byte file"
+    fits = tmp_path / "fits.sgf"  # as many nodes as allowed, brackets in comments not counted
+    fits.write_bytes(b"(;GM[1]SZ[19]C[;;;]" + b";B[]C[a;b]" * (MAX_NODES - 1) + b")")
+    assert engine.handle_line(f"loadsgf {fits}") == "=\n\n"
