@@ -16,6 +16,12 @@ percentiles, in all and per endpoint.  ``--downloaders`` more threads meanwhile 
 SGF of the newest 1,000 games of a random opening move (``/api/games.sgf``) again and again:
 slow requests, which under one lock held every other visitor up.
 
+``--slowloris N`` runs the load again with N more connections open that have each sent one
+byte of a request and wait (the slowloris attack), then a third time without them (the same
+walks, on caches as warm as the second run's): it prints the other clients' p99 with and
+without them (``fuseki serve`` gathers a request's head without a thread:
+book/ui/web/server.py).  It raises this process's open-file limit to its hard limit for them.
+
 ``--think`` makes each client pause after each answer (exponential, that mean), as a person
 reading the board does; without it (the default) every client asks again at once, which
 measures the server at saturation, where the load generator's own threads take their share
@@ -31,6 +37,7 @@ Examples::
     python3 bench/web_load.py --book fuseki.db                     # starts fuseki serve itself, 30 s
     python3 bench/web_load.py --url http://127.0.0.1:5000/ --clients 50 --duration 30
     python3 bench/web_load.py --book fuseki.db --players 0 --practice 0   # the mix before player pages and practice
+    python3 bench/web_load.py --book fuseki.db --clients 10 --duration 10 --slowloris 1000
 
 Only loopback addresses are accepted.  The last line of the output is JSON (for tests and
 scripts); the exit code is 1 when any request failed.
@@ -42,6 +49,8 @@ import argparse
 import http.client
 import json
 import random
+import resource
+import socket
 import subprocess
 import sys
 import threading
@@ -255,6 +264,26 @@ def run_load(url: str, clients: int, duration: float, depth: int = 12, seed: int
     }
 
 
+def idle_connections(url: str, count: int) -> list[socket.socket]:
+    """``count`` connections to ``url`` that have each sent one byte of a request, and wait."""
+    need = count + 256
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < need:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need if hard == resource.RLIM_INFINITY else min(need, hard), hard))
+    parts = urlsplit(url)
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=REQUEST_TIMEOUT)
+            sock.sendall(b"G")
+            sockets.append(sock)
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        raise SystemExit(f"web_load: {len(sockets)} idle connections opened, then: {exc}") from None
+    return sockets
+
+
 def start_server(book: str) -> tuple[subprocess.Popen, str]:
     """``fuseki serve --book BOOK`` on a free loopback port; (process, base URL)."""
     process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", book,
@@ -291,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--think", type=float, default=0.0,
                    help="mean seconds a client pauses after each answer, as a person reading the board "
                         "(exponential; default 0: the next request at once, the server's saturation)")
+    p.add_argument("--slowloris", type=int, default=0, metavar="N",
+                   help="run the load again with N more connections that sent one byte and wait; print both p99s")
     p.add_argument("--baseline", type=float, default=5.0,
                    help="seconds of one client alone before the load (default 5; 0: none)")
     args = p.parse_args(argv)
@@ -304,6 +335,22 @@ def main(argv: list[str] | None = None) -> int:
                          players=args.players, practice=args.practice) if args.baseline else None
         figures = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse, args.downloaders,
                            args.think, args.least, players=args.players, practice=args.practice)
+        if args.slowloris:
+            idle = idle_connections(url, args.slowloris)
+            try:
+                beset = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse,
+                                 args.downloaders, args.think, args.least, players=args.players,
+                                 practice=args.practice)
+            finally:
+                for sock in idle:
+                    sock.close()
+            # the same walks again without them: the beset run met the caches the first run filled
+            quiet = run_load(url, args.clients, args.duration, args.depth, args.seed, args.browse,
+                             args.downloaders, args.think, args.least, players=args.players, practice=args.practice)
+            figures["slowloris"] = {"connections": args.slowloris, "p99_ms": beset["p99_ms"],
+                                    "p50_ms": beset["p50_ms"], "errors": beset["errors"],
+                                    "requests": beset["requests"], "quiet_p99_ms": quiet["p99_ms"],
+                                    "quiet_p50_ms": quiet["p50_ms"], "quiet_requests": quiet["requests"]}
     finally:
         if server is not None:
             server.terminate()
@@ -321,8 +368,15 @@ def main(argv: list[str] | None = None) -> int:
         beside = f"; 1 client alone: p50 {one['p50_ms']} ms, p99 {one['p99_ms']} ms ({one['requests']})" if one else ""
         print(f"  {name:9} {load['requests']:6} requests, p50 {load['p50_ms']} ms, p99 {load['p99_ms']} ms, "
               f"max {load['max_ms']} ms{beside}", file=sys.stderr)
+    beset = figures.get("slowloris")
+    if beset:
+        print(f"with {beset['connections']} idle one-byte connections: {beset['requests']} requests, "
+              f"{beset['errors']} errors, p50 {beset['p50_ms']} ms, p99 {beset['p99_ms']} ms "
+              f"(the same walks again without them: {beset['quiet_requests']} requests, p50 "
+              f"{beset['quiet_p50_ms']} ms, p99 {beset['quiet_p99_ms']} ms; target: p99 within 2x)", file=sys.stderr)
     print(json.dumps(figures))
-    return 1 if figures["errors"] or figures["still_running"] or (alone and alone["errors"]) else 0
+    failed = figures["errors"] or figures["still_running"] or (alone and alone["errors"])
+    return 1 if failed or (beset or {}).get("errors") else 0
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -418,7 +418,7 @@ def _size(root: dict[str, list[bytes]], where: str) -> int:
 def _record(root, setup, moves, size, source, game_bytes, notes, override) -> GameRecord:
     """The record of one game from its raw root properties (shared by both paths)."""
     try:
-        header, encoding = read_header(root, notes, override)
+        header, encoding = read_header(root, notes, override, game_bytes)
     except HeaderTextError as exc:
         raise SgfError(f"{source}: {exc}") from None
     return GameRecord(size=size, setup=setup, moves=moves, source=source, sgf=game_bytes, **header,

@@ -11,6 +11,12 @@ walked recursively with names sorted, archive members in archive order.
   streamed member by member, in folders too.  Archives inside archives are not opened.
 - Only regular files are opened (links followed): a FIFO, socket or device named like a game
   file or an archive, in a folder or given by name, is a Skipped naming what it is.
+- Names that are not UTF-8 (a folder's, a tar's or a zip's, common in old Japanese, Korean
+  and European collections) are kept as Python keeps them from the disk: their bytes, with
+  those that are not UTF-8 as surrogate escapes (``os.fsdecode``), so the file can be opened
+  again; :func:`shown_name` writes them with ``\\xNN`` escapes for the book and the terminal.
+  A zip member's name is its bytes read the same way (UTF-8 flag or not: the flag is often
+  missing on UTF-8 names, and a name under it may still not be UTF-8).
 - Names: a file's path as given or as found under the folder given; an archive member is
   ``"<archive path>:<member name>"`` -- the ``GameRecord.source`` convention -- and keeps
   its member name apart too (``member``; ``path`` is the file on disk).
@@ -39,6 +45,8 @@ This module does not parse SGF (``book.formats.records`` does) and never raises 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import stat
 import tarfile
@@ -55,6 +63,15 @@ GAME_SUFFIXES = (".sgf", ".fuego")
 FUEGO_NAMES = ("book.dat",)  # Fuego's and Pachi's opening book file (text; book.formats.fuego reads it)
 TAR_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 ZIP_SUFFIXES = (".zip",)
+
+
+def shown_name(name: str) -> str:
+    """``name`` with the bytes that are not UTF-8 (its surrogate escapes) written ``\\xNN``:
+    text a database, a terminal and a JSON reader take.  A UTF-8 name is itself."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no byte gave (not from the disk): escape it as it is
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass
@@ -119,6 +136,15 @@ class Limits:
     max_file_bytes: int = 10 * 1024 * 1024
     max_members: int = 1_000_000
     max_skip_bytes: int = 1 << 30
+    # Members read as games, in bytes: at most this many times the archive's size on disk (and
+    # never less than ``min_read_bytes``).  Real archives of SGF inflate 3-10 times; a 9.4 KB
+    # .tar.xz of copies of one 10 MB game inflated 1.7 GB of games that took 154 s to parse.
+    read_ratio: int = 100
+    min_read_bytes: int = 64 << 20
+
+    def read_budget(self, archive_bytes: int) -> int:
+        """The bytes an archive of ``archive_bytes`` on disk may hand on as games."""
+        return max(self.min_read_bytes, self.read_ratio * archive_bytes)
 
 
 def iter_sources(paths: list[str], limits: Limits = Limits(),
@@ -232,22 +258,28 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     damage), tarfile reads on from that member: _read_tar_with_tarfile.
     """
     count = done = 0  # members whose header was read / which were read or passed over
+    budget = _budget(path, limits)
     try:
         with tar_blocks.decompressed(path) as raw:
             stream = tar_blocks.Stream(raw, limits.max_skip_bytes)
-            for member, size, regular in tar_blocks.members(stream):
+            for member, size, special in tar_blocks.members(stream):
                 count += 1
                 if count > limits.max_members:
                     yield _too_many(path, limits)
                     return
                 name = f"{path}:{member}"
-                if not regular or _kind(member) != "game":
+                if special is not None or _kind(member) != "game":
                     stream.pass_over(f"member {member}", size)
-                    item = None
+                    named = special in tar_blocks.NAMED_KINDS and _kind(member) == "game"
+                    item = _special(name, special, member) if named else None
                 elif size > limits.max_file_bytes:
                     stream.pass_over(f"member {member}", size)
                     item = _too_big(name, size, limits, member)
                 else:
+                    budget -= size
+                    if budget < 0:
+                        yield _over_budget(path, member, limits)
+                        return
                     item = SourceFile(name, stream.exactly(size), member)
                 done = count
                 if item is not None:
@@ -255,6 +287,11 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
         return
     except tar_blocks.PassLimit as exc:
         yield _passing_over(path, exc.what, exc.size, limits)
+        return
+    except tar_blocks.HeaderTooLarge as exc:  # not handed to tarfile, which would read it whole
+        yield Skipped(path, f"stopped at {exc.what} of {exc.size} bytes after {count} members: over the "
+                            f"limit of {tar_blocks.EXTENSION_LIMIT} bytes a long name or pax header may "
+                            "have; the rest is not read")
         return
     except tar_blocks.Unknown:
         failure = None
@@ -280,6 +317,7 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
     first); if it reads past it, the damage was a variant.
     """
     count, error, passed = 0, None, 0
+    budget = _budget(path, limits)
     try:
         inflated = tar_blocks.compressed(path)
         with tarfile.open(path, "r|*" if inflated else "r:", encoding="utf-8", errors="surrogateescape") as tar:
@@ -298,11 +336,17 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
                     yield _too_many(path, limits)
                     return
                 if not game:
+                    if tar_blocks.not_regular(info.type[0]) in tar_blocks.NAMED_KINDS and _kind(info.name) == "game":
+                        yield _special(f"{path}:{info.name}", tar_blocks.not_regular(info.type[0]), info.name)
                     continue
                 name = f"{path}:{info.name}"
                 if info.size > limits.max_file_bytes:
                     yield _too_big(name, info.size, limits, info.name)
                     continue
+                budget -= info.size
+                if budget < 0:
+                    yield _over_budget(path, info.name, limits)
+                    return
                 yield SourceFile(name, tar.extractfile(info).read(), info.name)
     except _TARFILE_ERRORS as exc:
         error = _reason(exc)
@@ -310,6 +354,28 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
         count, error = failure
     if error is not None:
         yield Skipped(path, f"corrupt or unreadable archive after {count} members: {error}")
+
+
+def _special(name: str, what: str, member: str) -> Skipped:
+    """A member named like a game that is a link, a device, a FIFO...: named, never followed."""
+    return Skipped(name, f"{what}, not a regular file: not read", member)
+
+
+def _budget(path: str, limits: Limits) -> int:
+    try:
+        return limits.read_budget(os.path.getsize(path))
+    except OSError:
+        return limits.min_read_bytes
+
+
+def _over_budget(path: str, member: str, limits: Limits) -> Skipped:
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    return Skipped(path, f"stopped at member {member}: the members read as games would inflate to more than "
+                         f"{limits.read_budget(size)} bytes ({limits.read_ratio} times the archive's {size}, "
+                         f"at least {limits.min_read_bytes}); the rest is not read")
 
 
 def _passing_over(path: str, what: str, size: int, limits: Limits) -> Skipped:
@@ -386,19 +452,113 @@ def _read_zip(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
         yield Skipped(path, f"{said}, over the limit of {limits.max_members}")
         return
     try:
-        archive = zipfile.ZipFile(path)
+        archive = _open_zip(path)
     except _ZIP_ERRORS as exc:
         yield Skipped(path, f"corrupt or unreadable archive: {_reason(exc)}")
         return
-    with archive:
+    with archive, (archive.fp if isinstance(archive.fp, _NoUtf8Flags) else contextlib.nullcontext()):
         infos = archive.infolist()
+        for info in infos:
+            info.filename = _zip_name(info)
         if len(infos) > limits.max_members:
             yield Skipped(path, f"{len(infos)} members, over the limit of {limits.max_members}")
             return
+        overlap = _overlapping(infos)
+        if overlap is not None:
+            yield Skipped(path, f"members {overlap[0]} and {overlap[1]} overlap (a zip bomb's trick: one "
+                                "compressed game read again and again); not read")
+            return
+        budget = _budget(path, limits)
         for info in infos:
             if info.is_dir() or _kind(info.filename) != "game":
                 continue
-            yield _read_zip_member(archive, info, path, limits)
+            item = _read_zip_member(archive, info, path, limits)
+            if isinstance(item, SourceFile):
+                budget -= len(item.data)
+                if budget < 0:
+                    yield _over_budget(path, info.filename, limits)
+                    return
+            yield item
+
+
+def _overlapping(infos: list[zipfile.ZipInfo]) -> tuple[str, str] | None:
+    """Two members whose stored bytes overlap (by their central directory entries), or None.
+
+    Each member's local header (30 bytes and its name, at least) and compressed data must end
+    before the next member's header begins: entries that point into one another's data make a
+    3.4 KB zip read one game 20 times (58 s).  A directory or empty member counts as its header.
+    """
+    ordered = sorted(infos, key=lambda info: info.header_offset)
+    for before, after in zip(ordered, ordered[1:]):
+        name = before.orig_filename.encode("utf-8" if before.flag_bits & _UTF8_FLAG else "cp437")
+        end = before.header_offset + 30 + len(name) + before.compress_size
+        if after.header_offset < end:
+            return before.filename, after.filename
+    return None
+
+
+_UTF8_FLAG = 1 << 11  # a zip entry's "name is UTF-8" flag
+
+
+class _NoUtf8Flags(io.RawIOBase):
+    """A zip file read with the UTF-8 flag of each central-directory entry cleared.
+
+    zipfile decodes a flagged name strictly and raises UnicodeDecodeError for the whole zip if
+    one is not UTF-8; cleared, every name is read as CP437, which keeps its bytes
+    (``_zip_name`` reads them again).  The flag's byte is found where zipfile reads it: the
+    central directory is read in one ``read`` from its start, entries 46 bytes plus names,
+    and a member's local header in one of 30 bytes.
+    """
+
+    def __init__(self, path: str):
+        self.handle = open(path, "rb")  # noqa: SIM115 - closed by _read_zip (zipfile leaves a file it was given open)
+        self.name = path
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.handle.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.handle.tell()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.handle.read(n)
+        if data.startswith(b"PK\x03\x04") and len(data) == 30:  # a local header, read when opening a member
+            return data[:7] + bytes([data[7] & ~(_UTF8_FLAG >> 8) & 0xFF]) + data[8:]
+        if not data.startswith(b"PK\x01\x02"):
+            return data
+        patched, at = bytearray(data), 0
+        while patched[at:at + 4] == b"PK\x01\x02" and at + 46 <= len(patched):
+            patched[at + 9] &= ~(_UTF8_FLAG >> 8) & 0xFF
+            at += 46 + sum(int.from_bytes(patched[at + k:at + k + 2], "little") for k in (28, 30, 32))
+        return bytes(patched)
+
+    def close(self) -> None:
+        self.handle.close()
+        super().close()
+
+
+def _open_zip(path: str) -> zipfile.ZipFile:
+    """The zip at ``path``; one whose UTF-8-flagged names are not all UTF-8 is read through
+    _NoUtf8Flags (a local header's flag is read again when a member is opened: cleared too)."""
+    try:
+        return zipfile.ZipFile(path)
+    except UnicodeDecodeError:
+        return zipfile.ZipFile(_NoUtf8Flags(path))
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """A member's name from its bytes, as a folder's names are read: UTF-8, surrogate escapes
+    for the bytes that are not (zipfile read an unflagged name as CP437, which keeps them)."""
+    name = info.filename
+    if name.isascii() or info.flag_bits & _UTF8_FLAG:
+        return name
+    return name.encode("cp437").decode("utf-8", "surrogateescape")
 
 
 def _read_zip_member(archive, info, path: str, limits: Limits) -> SourceFile | Skipped:

@@ -36,7 +36,7 @@ _HANDED_OVER = {ord("S"): "a GNU sparse member", ord("M"): "a multi-volume conti
                 ord("X"): "a Solaris extended header"}
 _SPARSE_KEY = b"GNU.sparse."  # pax records of a sparse member (formats 0.0, 0.1, 1.0)
 _GLOBAL_KEYS = (b"path", b"size")  # in a pax global header these would rename or resize members
-_EXTENSION_LIMIT = 1 << 20  # a long name or a pax header larger than this is damage, not a name
+EXTENSION_LIMIT = 1 << 20  # a long name or a pax header larger than this is damage, not a name
 TAR_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 _OPENERS = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 
@@ -51,6 +51,16 @@ class Unknown(Exception):
 
 def _bad_header(reason: str) -> TarDamage:
     return TarDamage(f"bad member header ({reason})")
+
+
+class HeaderTooLarge(Exception):
+    """An extension header (a GNU long name, a pax header) of ``size`` bytes, over ``EXTENSION_LIMIT``:
+    no name or record is that long; reading it whole (as tarfile would) cost 3.17 GB for a 1 GB
+    pax header in a 1 MB .tgz, so the archive is read no further."""
+
+    def __init__(self, what: str, size: int):
+        super().__init__(what, size)
+        self.what, self.size = what, size
 
 
 class PassLimit(Exception):
@@ -198,13 +208,27 @@ def _extension(kind: int, data: bytes) -> dict[bytes, bytes]:
     return fields  # a global header's other records (a comment, times, owners) change no member's bytes
 
 
-def members(stream: Stream) -> Iterator[tuple[str, int, bool]]:
-    """(name, size, regular file?) of each member; its data is next in ``stream``.
+# What a member that is not a regular file is, in the words the import names it with.
+MEMBER_KINDS = {ord("1"): "a hard link", ord("2"): "a symbolic link", ord("3"): "a character device",
+                ord("4"): "a block device", ord("5"): "a folder", ord("6"): "a FIFO"}
+# named by the import where their name is a game's (a folder is not; other types tarfile reads on)
+NAMED_KINDS = frozenset(kind for kind in MEMBER_KINDS.values() if kind != "a folder")
+
+
+def not_regular(kind: int) -> str:
+    """What a member of type ``kind`` (a header's type byte) is, for one that is no regular file."""
+    return MEMBER_KINDS.get(kind, f"a member of type {chr(kind)!r}")
+
+
+def members(stream: Stream) -> Iterator[tuple[str, int, str | None]]:
+    """(name, size, None for a regular file or what it is: "a symbolic link", ...) of each member;
+    its data is next in ``stream``.
 
     The caller must take or skip exactly ``size`` bytes before asking for the next one.
     Ends at the end-of-archive block or at the end of the stream between members.
-    Raises Unknown at a header of a variant tarfile must read (before yielding it), and
-    PassLimit at an extension header whose data would pass the stream's ``most_passed``.
+    Raises Unknown at a header of a variant tarfile must read (before yielding it),
+    PassLimit at an extension header whose data would pass the stream's ``most_passed``, and
+    HeaderTooLarge at one over ``EXTENSION_LIMIT`` (before reading any of it).
     """
     long_name = None
     pax: dict[bytes, bytes] = {}
@@ -226,8 +250,10 @@ def members(stream: Stream) -> Iterator[tuple[str, int, bool]]:
             raise Unknown(_HANDED_OVER[kind])
         size = _number(block[124:136])
         if kind in b"LKxg":  # extension headers: they describe the member that follows
-            if not 0 <= size <= _EXTENSION_LIMIT:
+            if size < 0:
                 raise _bad_header(f"extension header of {size} bytes")
+            if size > EXTENSION_LIMIT:
+                raise HeaderTooLarge(f"an extension header ({chr(kind)})", size)
             data = stream.take_passed(f"an extension header ({chr(kind)})", size)
             stream.skip(-size % BLOCK)
             if kind == ord("L"):
@@ -252,6 +278,6 @@ def members(stream: Stream) -> Iterator[tuple[str, int, bool]]:
         if kind in _NO_DATA_TYPES:
             size = 0
         regular = kind in _REGULAR_TYPES and not (kind == 0 and raw_name.endswith(b"/"))
-        yield raw_name.decode("utf-8", "surrogateescape"), size, regular
+        yield raw_name.decode("utf-8", "surrogateescape"), size, None if regular else not_regular(kind)
         # the caller has now taken or skipped the data; the padding is ours
         stream.skip(-size % BLOCK)

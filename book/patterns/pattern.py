@@ -44,6 +44,11 @@ EMPTY_OR_WHITE = 4  # Kombilo's "o": empty or a white stone (anything but black)
 SWAP = {BLACK: WHITE, WHITE: BLACK, EMPTY: EMPTY, EMPTY_OR_BLACK: EMPTY_OR_WHITE, EMPTY_OR_WHITE: EMPTY_OR_BLACK}
 
 
+# The largest moves_from/moves_to: far past any stored game (the import keeps at most 2,500
+# moves, a position row 4,095), and a number the scan's 64-bit integers hold (2**63 gave a 500).
+MAX_MOVE_RANGE = 100_000
+
+
 class PatternError(ValueError):
     """A pattern that cannot be searched for (one clear line: the CLI prints it, the web answers 400)."""
 
@@ -101,6 +106,9 @@ class Pattern:
             raise PatternError("the pattern has no point to match: every point of the region is 'any'")
         if self.to_move not in (EMPTY, BLACK, WHITE):
             raise PatternError(f"who moves next must be Black, White or either, not {self.to_move}")
+        if max(self.moves_from, self.moves_to or 0) > MAX_MOVE_RANGE:
+            raise PatternError(f"bad move range {self.moves_from}-{self.moves_to}: "
+                               f"moves from and moves to are at most {MAX_MOVE_RANGE:,}")
         if self.moves_from < 0 or (self.moves_to is not None and self.moves_to < self.moves_from):
             raise PatternError(f"bad move range {self.moves_from}-{self.moves_to}: "
                                "give 0 <= moves from <= moves to")

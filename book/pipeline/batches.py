@@ -17,9 +17,10 @@ from itertools import chain
 import numpy as np
 
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
+from fuseki.book.formats.headers import GUESS_NOTE
 from fuseki.book.formats.positions import to_move_without_moves
 from fuseki.book.formats.records import SgfError, read_games
-from fuseki.book.formats.sources import Skipped, SourceFile
+from fuseki.book.formats.sources import Skipped, SourceFile, shown_name
 from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves, move_limit, move_limit_text
 from fuseki.book.pipeline.report import ANOMALY, SKIPPED, Note
@@ -302,10 +303,12 @@ def game_row(record: GameRecord, anomaly: str | None, fp: int) -> tuple:
 
 
 def read_source(source: SourceFile, fast: bool = True) -> list[GameRecord]:
-    """The games of one file: SGF, or a Fuego opening book (one game per book line)."""
-    if not source.name.lower().endswith(".sgf") and is_fuego_book(source.data[:4096]):
-        return list(fuego_records(source.data.decode("ascii"), source.name))
-    return read_games(source.data, source.name, fast=fast)
+    """The games of one file: SGF, or a Fuego opening book (one game per book line); their
+    ``source`` is the file's name shown (``sources.shown_name``: a name that is not UTF-8 escaped)."""
+    name = shown_name(source.name)
+    if not name.lower().endswith(".sgf") and is_fuego_book(source.data[:4096]):
+        return list(fuego_records(source.data.decode("ascii"), name))
+    return read_games(source.data, name, fast=fast)
 
 
 def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
@@ -318,7 +321,7 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
             found = read_source(source, fast)
         except (SgfError, FuegoBookError, UnicodeDecodeError) as exc:
             out.skipped.append(Note(SKIPPED, source.path, source.member,
-                                    str(exc).removeprefix(source.name + ": ")))
+                                    str(exc).removeprefix(shown_name(source.name) + ": ")))
             continue
         for record in found:
             if MIN_SIZE <= record.size <= MAX_SIZE:
@@ -332,6 +335,7 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
         found = [] if record.cut_from is None else [(move_limit(record.size) + 1,
                                                      move_limit_text(record.cut_from, record.size))]
         found += [anomaly] if anomaly else []
+        found += [(None, note) for note in record.notes if note.startswith(GUESS_NOTE)]  # which charset was guessed
         if found:
             source = origin[id(record)]
             out.anomalies[len(out.games)] = [Note(ANOMALY, source.path, source.member, reason, move=move)

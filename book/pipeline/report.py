@@ -11,6 +11,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import TextIO
 
+from fuseki.book.formats.sources import shown_name
+
 SKIPPED, ANOMALY = "skipped", "anomaly"  # a Note's kinds
 SUMMARY_NAMES = 3  # skipped files and anomalies the summary names; it counts the rest
 
@@ -33,8 +35,9 @@ class Note:
 
     @property
     def name(self) -> str:
-        """The file's name as the import says it: "<archive path>:<member>" for a member."""
-        return self.path if self.member is None else f"{self.path}:{self.member}"
+        """The file's name as the import says it: "<archive path>:<member>" for a member, the
+        bytes that are not UTF-8 written ``\\xNN`` (``sources.shown_name``)."""
+        return shown_name(self.path if self.member is None else f"{self.path}:{self.member}")
 
     def __str__(self) -> str:
         game = f" game {self.game}" if self.game is not None else ""

@@ -274,6 +274,8 @@ class Book:
         pages = -(-total // page_size)
         if not total:
             return GamesPage([], 0, page, 0)
+        if after is not None and after > self.max_game_id():  # before any work: the rank array
+            raise ValueError(f"no game {after} in the book")  # would be after + 1 entries
         if total <= FEW_GAMES:
             before, ordered = self._sorted_by_database(game_ids, after)
         else:

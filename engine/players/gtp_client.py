@@ -35,6 +35,10 @@ from collections import deque
 
 STDERR_KEEP = 2000  # lines of the engine's stderr kept in memory
 LINE_LIMIT = 1 << 20  # bytes of one output line read at a time
+# Bytes of one response: no GTP answer comes near (a printsgf of a 2,500-move game is 20 KB); an
+# engine answering "= x" then endless 1 MB lines grew this process to 2.8 GB in 30 s.
+RESPONSE_LIMIT = 16 << 20
+QUEUED = 32  # pieces of output (each at most LINE_LIMIT) read ahead of the responses asked for
 EXTRA_PATH = ("/usr/games", "/usr/local/games")  # Debian puts gnugo there, outside PATH
 
 
@@ -94,7 +98,7 @@ class GtpClient:
         self.timeout = timeout
         self.broken: str | None = None  # why the client gave up, or None
         self._commands: list[str] | None = None
-        self._stdout: queue.Queue = queue.Queue()
+        self._stdout: queue.Queue = queue.Queue(QUEUED)  # bounded: an engine that writes on waits
         self._stderr: deque[str] = deque(maxlen=STDERR_KEEP)
         self._stderr_count = 0  # lines ever read, so callers can ask for what is new
         self._stderr_lock = threading.Lock()
@@ -112,10 +116,22 @@ class GtpClient:
     def _read_stdout(self) -> None:
         try:
             for raw in iter(lambda: self.proc.stdout.readline(LINE_LIMIT), b""):
-                self._stdout.put(raw)  # a longer line arrives in pieces: garbage, not a full memory
+                if not self._put(raw):  # a longer line arrives in pieces: garbage, not a full memory
+                    return
         except (OSError, ValueError):
             pass
-        self._stdout.put(None)  # end of output
+        self._put(None)  # end of output
+
+    def _put(self, item) -> bool:
+        """Queue ``item`` for _read_response, waiting while the queue is full; False once the
+        client has given up (nobody will read it)."""
+        while self.broken is None:
+            try:
+                self._stdout.put(item, timeout=1.0)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def _read_stderr(self) -> None:
         try:
@@ -155,14 +171,18 @@ class GtpClient:
         """(ok, text) of the next response: lines up to an empty line (GTP 3.4)."""
         deadline = time.monotonic() + timeout
         lines: list[str] = []
+        size = 0
         while True:
             try:
                 raw = self._stdout.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 raise self._give_up(GtpTimeout, f"no answer to '{command}' within {timeout:g}s") from None
             if raw is None:
-                self._stdout.put(None)  # stays visible to later reads
+                self._stdout.put_nowait(None)  # stays visible to later reads (the queue was just emptied of it)
                 raise self._give_up(EngineDead, f"engine exited during '{command}' ({self._exit_text()})")
+            size += len(raw)
+            if size > RESPONSE_LIMIT:
+                raise self._give_up(GtpGarbage, f"answer to '{command}' is longer than {RESPONSE_LIMIT} bytes")
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             if not lines:
                 if not line.strip():

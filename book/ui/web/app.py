@@ -78,6 +78,7 @@ from fuseki.book.ui.web.api_args import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
     ApiError,
+    after_arg,
     game_row_json,
     point_json,
 )
@@ -435,11 +436,11 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/games")
     def games():
+        after = after_arg(shared.book)  # before any work
         board = shared.search_board()
         filters = _filters_arg()
         page = _int_arg("page", 1, 1, MAX_PAGE)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        after = _int_arg("after", None, 1, MAX_ID)  # a game id
         try:
             found = shared.book.games(board, filters=filters, page=page, page_size=page_size, after=after)
         except StatisticsOnly as exc:  # said in the games column, in place of the list
@@ -514,10 +515,10 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/pattern/games")
     def pattern_games():
-        result = shared.pattern_result()
+        after = after_arg(shared.book)  # before the search
         page = _int_arg("page", 1, 1, MAX_PAGE)
         page_size = _int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        after = _int_arg("after", None, 1, MAX_ID)  # a game id
+        result = shared.pattern_result()
         try:
             found = shared.book.page_of_games(result.matches, page=page, page_size=page_size, after=after)
         except ValueError as exc:

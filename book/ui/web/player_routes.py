@@ -25,7 +25,7 @@ from dataclasses import asdict
 from flask import Flask, jsonify, request
 
 from fuseki.book.storage.statbook import StatisticsOnly
-from fuseki.book.ui.web.api_args import MAX_ID, MAX_PAGE, MAX_PAGE_SIZE, MAX_PLAYER, ApiError, game_row_json, int_arg
+from fuseki.book.ui.web.api_args import MAX_PAGE, MAX_PAGE_SIZE, MAX_PLAYER, ApiError, after_arg, game_row_json, int_arg
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK
 
@@ -81,7 +81,7 @@ def add_player_routes(app: Flask, shared) -> None:
         vs = _name_arg("vs", False)
         page = int_arg("page", 1, 1, MAX_PAGE)
         page_size = int_arg("page_size", 20, 1, MAX_PAGE_SIZE)
-        after = int_arg("after", None, 1, MAX_ID)
+        after = after_arg(shared.book)  # before any work
         try:
             report = players.player_report(shared.book, name, vs)
             found = players.player_games(shared.book, name, vs, page=page, page_size=page_size, after=after)

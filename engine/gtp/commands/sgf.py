@@ -9,6 +9,7 @@ column); ours are padded indices (see ``engine.core.coords``).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -20,6 +21,11 @@ from fuseki.engine.gtp.protocol import GtpError
 
 _COLOURS = {"b": BLACK, "w": WHITE}
 MAX_FILE_BYTES = 10 << 20  # as book.formats.sources.Limits: no game record is bigger
+# Nodes of a file loadsgf reads: sgfmill builds an object per node (about 1.6 KB each), so 10 MB
+# of passes (1.3 M nodes) held 2.1 GB for 58 s.  10 x the longest game the import keeps (2,500
+# moves on 25x25); counted before sgfmill parses, outside property values.
+MAX_NODES = 25_000
+_VALUE = re.compile(rb"\[(?:\\.|[^\]\\])*\]", re.DOTALL)
 
 
 @command("loadsgf")
@@ -28,7 +34,8 @@ def loadsgf(game, args):
 
     Moves are numbered from 1 along the main line, setup stones are not moves.
     Fails with ``cannot load file`` (state unchanged) for a missing or broken
-    file, a size outside 2..25, a komi outside +-MAX_KOMI or an illegal move before the stop.
+    file, one over MAX_FILE_BYTES or MAX_NODES, a size outside 2..25, a komi outside
+    +-MAX_KOMI or an illegal move before the stop.
     """
     path, *rest = count(args, 1, 2)
     stop = integer(rest[0]) if rest else None
@@ -54,6 +61,10 @@ def _read(path: str) -> bytes:
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(f"{path} is over {MAX_FILE_BYTES} bytes")
+    semicolons = data.count(b";")
+    if semicolons > MAX_NODES:  # some may be inside values (comments): those are not nodes
+        if semicolons - sum(found.group().count(b";") for found in _VALUE.finditer(data)) > MAX_NODES:
+            raise ValueError(f"{path} has over {MAX_NODES} nodes")
     return data
 
 

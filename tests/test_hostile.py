@@ -1,0 +1,484 @@
+"""Hostile and unlucky input from issue 40: each test is one of its findings, which failed before its fix.
+
+Memory is asserted as a fixed bound or a ratio to the input (tracemalloc), never a time.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+import zipfile
+
+import pytest
+
+from fuseki.book.formats import sources
+from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sources import SourceFile, iter_sources
+from fuseki.book.pipeline import batches, importer
+from fuseki.book.storage.store import Book
+
+# --- finding 3: bytes are never text by accident ------------------------------------------------
+
+GAME = b"(;GM[1]SZ[19];B[pd];W[dp])"
+# Names as old collections write them: (bytes of the name, its form in the book: the bytes read
+# as UTF-8, those that are not written \xNN; EUC-KR's \xcc\xbc happens to be UTF-8's U+033C)
+NAMES = [(raw, raw.decode("utf-8", "backslashreplace")) for raw in (
+    "秀策".encode("shift_jis"), "柯洁".encode("gb2312"), "이세돌".encode("euc_kr"), "José".encode("latin-1"), b"\xff")]
+
+
+def _game(n: int) -> bytes:
+    """A distinct game (its n-th move differs), so that no file is a duplicate of another."""
+    letters = "abcdefghijklmnopqrs"
+    return b"(;GM[1]SZ[19];B[pd];W[dp];B[%s])" % f"{letters[n % 19]}{letters[n // 19]}".encode()
+
+
+def test_names_that_are_not_utf8_are_kept_escaped_and_the_import_goes_on(tmp_path, book_url):
+    """A folder, a tar and a zip (flagged UTF-8 or not) of games whose names are Shift-JIS, GB2312,
+    EUC-KR, Latin-1 and a lone 0xff: every game is added, each source shown with \\x escapes.
+    Before: the first such name stopped the import with nothing added (UnicodeEncodeError
+    writing the source; a flagged zip raised UnicodeDecodeError opening the zip)."""
+    root = os.fsencode(tmp_path)
+    folder = os.path.join(root, b"d")
+    os.mkdir(folder)
+    n = 0
+    expected = set()
+    for raw, shown in NAMES:
+        with open(os.path.join(folder, raw + b".sgf"), "wb") as handle:
+            handle.write(_game(n))
+        expected.add(f"{tmp_path}/d/{shown}.sgf")
+        n += 1
+    tar_path = tmp_path / "games.tgz"
+    with tarfile.open(tar_path, "w:gz", format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape") as tar:
+        for raw, shown in NAMES:
+            info = tarfile.TarInfo(os.fsdecode(raw + b".sgf"))
+            data = _game(n)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+            expected.add(f"{tar_path}:{shown}.sgf")
+            n += 1
+    for flagged in (False, True):
+        zip_path = tmp_path / f"games-{flagged}.zip"
+        _zip_with_names(zip_path, [(raw, _game(n + i)) for i, (raw, _) in enumerate(NAMES)], flagged)
+        expected.update(f"{zip_path}:{shown}.sgf" for _, shown in NAMES)
+        n += len(NAMES)
+    paths = [os.fsdecode(folder), str(tar_path), str(tmp_path / "games-False.zip"), str(tmp_path / "games-True.zip")]
+    with Book.open(book_url) as book:
+        report = importer.import_paths(book, paths, workers=0)
+        with book.db.connect() as conn:
+            sources = {row[0] for row in conn.exec_driver_sql("SELECT source FROM games")}
+    assert report.skipped == []
+    assert report.added == 4 * len(NAMES)
+    assert sources == expected
+
+
+def _zip_with_names(path, games: list[tuple[bytes, bytes]], flagged: bool) -> None:
+    """A zip of ``(name bytes, game)`` with the UTF-8 flag set or clear on every entry, as broken
+    zippers (set) and old Windows ones (clear) write names that are not UTF-8: zipfile writes
+    a stand-in of the same length, whose bytes are then replaced."""
+    stand_ins = [("abcdefghij"[i] * len(raw)).encode() + b".sgf" for i, (raw, _) in enumerate(games)]
+    with zipfile.ZipFile(path, "w") as archive:  # stored: the names are found in the bytes
+        for stand_in, (_, game) in zip(stand_ins, games):
+            archive.writestr(stand_in.decode(), game)
+    data = path.read_bytes()
+    for stand_in, (raw, _) in zip(stand_ins, games):
+        assert data.count(stand_in) == 2  # its local header and its central directory entry
+        data = data.replace(stand_in, raw + b".sgf")
+    data = bytearray(data)
+    for signature, flags_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        while at >= 0:
+            flags = int.from_bytes(data[at + flags_at:at + flags_at + 2], "little")
+            flags = flags | (1 << 11) if flagged else flags & ~(1 << 11)
+            data[at + flags_at:at + flags_at + 2] = flags.to_bytes(2, "little")
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
+
+
+# Text without CA: names and comments as Japanese, Chinese, Korean and European records write them
+TEXTS = [
+    ("shift_jis", "井山裕太", "黒の一手目は星です。白は小目に打ちました。", "cp932"),
+    ("gb2312", "柯洁", "黑棋第一手下在星位，白棋应对小目。", "gb18030"),
+    ("euc_kr", "이세돌", "흑의 첫 수는 화점이고 백은 소목에 두었습니다.", "cp949"),
+    ("latin-1", "José", "Noir joue le premier coup au hoshi, très fort.", "iso8859-1"),
+]
+
+
+@pytest.mark.parametrize("charset, name, comment, read_as", TEXTS)
+@pytest.mark.parametrize("fast", [True, False])
+def test_text_without_ca_is_read_by_the_rule_and_the_guess_is_reported(charset, name, comment, read_as, fast):
+    """UTF-8, then the detector's legacy charset, else Latin-1; the guess is an anomaly of the
+    import.  Before: the Shift-JIS and EUC-KR names were read as GB18030 (mojibake), ``José``
+    as a cut GB18030 character (``Jos\\xe9``), and the guess was said nowhere."""
+    data = b"(;GM[1]SZ[19]PB[%s]PW[Xu];B[pd]C[%s];W[dp])" % (name.encode(charset), comment.encode(charset))
+    (game,) = read_games(data, "t.sgf", fast=fast)
+    assert (game.black, game.encoding) == (name, read_as)
+    prepared = batches.prepare([SourceFile("t.sgf", data)], fast)
+    (notes,) = prepared.anomalies.values()
+    assert [note.reason.split(" (")[0] for note in notes] == [f"no CA: text read as {read_as}"]
+    assert all(note.move is None for note in notes)
+    # the comment alone (ASCII names) says the charset too
+    data = b"(;GM[1]SZ[19]PB[Xu];B[pd]C[%s];W[dp])" % comment.encode(charset)
+    assert read_games(data, "t.sgf", fast=fast)[0].encoding == read_as
+
+
+def test_utf8_and_declared_text_is_no_guess():
+    for data in (b"(;PB[%s];B[pd])" % "柯洁".encode(), b"(;CA[Shift_JIS]PB[%s];B[pd])" % "井山".encode("shift_jis")):
+        prepared = batches.prepare([SourceFile("t.sgf", data)])
+        assert prepared.anomalies == {}
+
+
+# --- findings 1 and 6: every request costs what it is worth ------------------------------------
+
+HUGE_AFTER = 10**9  # an id past the book: its rank array would be 8 GB (the worker kept 7.8 GB)
+BOUND = 16 << 20  # bytes a refused request may allocate, whatever its numbers
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory):
+    from test_web_api import build_book
+
+    return build_book(tmp_path_factory.mktemp("hostile") / "book.sqlite")
+
+
+@pytest.fixture
+def web(small_book, monkeypatch):
+    """The web API on a five-game book, every list sorted by the rank array (as a busy position's)."""
+    from fuseki.book.storage import store
+    from fuseki.book.ui.web import create_app
+
+    monkeypatch.setattr(store, "FEW_GAMES", 0)
+    app = create_app(book_url=str(small_book))
+    app.config["TESTING"] = False
+    yield app.test_client()
+    app.extensions["fuseki_book"].close()
+
+
+def _peak(call) -> tuple[object, int]:
+    """(call's answer, the most bytes it held at once beyond what was held before)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        answer = call()
+        return answer, tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("url", ["/api/games?moves=pd", "/api/pattern/games?moves=pd&region=N19:T13",
+                                 "/api/player?name=Kato%20Masao"])
+def test_an_after_past_the_book_is_refused_before_any_work(web, url):
+    """Before: /api/games?after=1000000000 built and kept an int64 array of 10^9 + 1 entries."""
+    for after in (HUGE_AFTER, 2**63 - 1):
+        answer, peak = _peak(lambda after=after: web.get(f"{url}&after={after}"))
+        assert answer.status_code == 404, answer.get_json()
+        assert f"no game {after}" in answer.get_json()["error"]
+        assert peak < BOUND, f"{url} after={after} held {peak:,} bytes"
+    first = web.get(f"{url}&page_size=1").get_json()  # a real cursor still pages
+    games = first.get("games", first)
+    if games["after"] is not None:
+        assert web.get(f"{url}&page_size=1&after={games['after']}").status_code == 200
+
+
+def test_the_book_refuses_an_after_past_it_before_building_ranks(small_book, monkeypatch):
+    """Book.games (the CLI's and the shell's way in too) checks the cursor itself."""
+    from fuseki.book.storage import store
+    from fuseki.engine.core.board import Board
+
+    monkeypatch.setattr(store, "FEW_GAMES", 0)
+    with store.Book.open(str(small_book)) as book:
+        def refused():
+            with pytest.raises(ValueError, match=f"no game {HUGE_AFTER}"):
+                book.games(Board(19), after=HUGE_AFTER)
+        _, peak = _peak(refused)
+    assert peak < BOUND
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64, 10**20, 100_001])
+def test_a_move_range_past_any_game_is_400_not_500(web, value):
+    """Before: moves_from/moves_to >= 2^63 raised OverflowError in the scan (HTTP 500)."""
+    for name in ("moves_from", "moves_to"):
+        answer = web.get(f"/api/pattern?moves=pd&region=N19:T13&{name}={value}")
+        assert answer.status_code == 400, answer.data[:200]
+        assert "at most 100,000" in answer.get_json()["error"]
+    assert web.get("/api/pattern?moves=pd&region=N19:T13&moves_from=1&moves_to=100000").status_code == 200
+
+
+def test_the_pattern_command_refuses_a_huge_move_number_in_one_line(small_book, capsys):
+    """Before: ``fuseki pattern --moves-from 99999999999999999999`` printed a traceback."""
+    from fuseki.book.ui.cli import main
+
+    for option in ("--moves-from", "--moves-to"):
+        code = main(["pattern", "--book", str(small_book), "--moves", "pd", "--region", "N19:T13",
+                     option, "99999999999999999999"])
+        err = capsys.readouterr().err
+        assert code == 2  # as every bad pattern option
+        assert err.count("\n") == 1 and err.startswith("fuseki pattern: bad move range"), err
+
+
+# --- finding 2: a slow or idle connection holds no worker --------------------------------------
+
+IDLE = 100  # connections that each send one byte and wait (40 froze the server before)
+
+
+def test_serve_answers_while_idle_connections_hold_one_byte_each(small_book):
+    """A real ``fuseki serve`` (2 workers x 2 threads) with 100 connections that sent ``G`` and
+    wait answers another client: before, each such connection held a thread until it closed, and
+    with 40 every other request timed out.  Then a slow head is closed after HEAD_WAIT, not held."""
+    import socket
+
+    from test_web_load import start_serve
+
+    process, port = start_serve(str(small_book), "--workers", "2")
+    idle = []
+    try:
+        for _ in range(IDLE):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+            sock.sendall(b"G")
+            idle.append(sock)
+        for _ in range(5):  # the generous deadline: the same 30 s as each idle socket's
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as other:
+                other.sendall(b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                answer = b""
+                while chunk := other.recv(65536):
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+        # the idle ones are still open (closed only after HEAD_WAIT), and a head that completes is answered
+        idle[0].sendall(b"ET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert idle[0].recv(12) == b"HTTP/1.1 200"
+    finally:
+        for sock in idle:
+            sock.close()
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_a_head_that_never_ends_is_closed(small_book):
+    """The worker closes a connection whose head is not whole within HEAD_WAIT (here 1 s, set by
+    FUSEKI_HEAD_WAIT), rather than keep it (and before, a thread) for ever."""
+    import re
+    import socket
+    import subprocess
+    import sys
+
+    from test_web_load import ENV, ROOT
+
+    process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", str(small_book), "--port", "0",
+                                "--workers", "1"], cwd=ROOT, env={**ENV, "FUSEKI_HEAD_WAIT": "1"},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        port = int(re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline()).group(1))
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+            sock.sendall(b"GET /api/info HTTP/1.1\r\n")
+            assert sock.recv(100) == b""  # closed by the server, long before the 60 s time-out
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+# --- finding 5: a small archive cannot make the import read without end --------------------------
+
+def test_members_read_as_games_count_against_a_budget_per_archive(tmp_path):
+    """A .tar.xz of one large game copied 40 times (a few KB on disk) stops at the budget, named;
+    the games before are read.  Before: every copy was read and parsed (9.4 KB: 1.7 GB, 154 s)."""
+    from fuseki.book.formats.sources import Limits, Skipped
+
+    game = b"(;GM[1]SZ[19]C[" + b"x" * 1_000_000 + b"];B[pd])"
+    path = tmp_path / "bomb.tar.xz"
+    with tarfile.open(path, "w:xz") as tar:
+        for i in range(40):
+            info = tarfile.TarInfo(f"g{i:02d}.sgf")
+            info.size = len(game)
+            tar.addfile(info, io.BytesIO(game))
+    assert path.stat().st_size < 20_000
+    limits = Limits(min_read_bytes=10 * len(game))
+    assert limits.read_budget(path.stat().st_size) == 10 * len(game)
+    for items in (list(iter_sources([str(path)], limits)),
+                  list(sources._read_tar_with_tarfile(str(path), limits, 0, None))):
+        assert [item.name for item in items[:-1]] == [f"{path}:g{i:02d}.sgf" for i in range(10)]
+        assert isinstance(items[-1], Skipped) and "member g10.sgf" in items[-1].reason
+        assert f"more than {10 * len(game)} bytes" in items[-1].reason
+    zipped = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
+        for i in range(40):
+            archive.writestr(f"g{i:02d}.sgf", game)
+    items = list(iter_sources([str(zipped)], limits))
+    assert len(items) == 11 and "member g10.sgf" in items[-1].reason
+
+
+def test_a_zip_whose_entries_overlap_is_refused(tmp_path):
+    """20 central directory entries pointing at one compressed game (a 3.4 KB zip took 58 s)."""
+    from fuseki.book.formats.sources import Skipped
+
+    one = tmp_path / "one.zip"
+    with zipfile.ZipFile(one, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("g.sgf", GAME)
+    data = one.read_bytes()
+    central = data.index(b"PK\x01\x02")
+    end = data.index(b"PK\x05\x06")
+    entry = data[central:end]
+    records = bytearray(data[end:])
+    records[8:10] = records[10:12] = (20).to_bytes(2, "little")  # entries on this disk, in all
+    records[12:16] = (20 * len(entry)).to_bytes(4, "little")  # the directory's size
+    bomb = tmp_path / "bomb.zip"
+    bomb.write_bytes(data[:central] + entry * 20 + bytes(records))
+    (item,) = list(iter_sources([str(bomb)]))
+    assert isinstance(item, Skipped) and "overlap" in item.reason
+    (good,) = list(iter_sources([str(one)]))  # one entry: read
+    assert good.data == GAME
+
+
+# --- finding 4: memory bounded by input size ----------------------------------------------------
+
+def test_a_huge_pax_header_is_named_without_reading_it(tmp_path):
+    """A .tgz holding a game, then a member whose pax header is 20 MB: the game is read, the
+    header named, and the reader holds far less than the header.  Before: the block reader took
+    it for damage and tarfile read it whole (a 1,000 MB header: 3.17 GB), naming nothing."""
+    from fuseki.book.formats.sources import Skipped
+    from fuseki.book.formats.tar_blocks import EXTENSION_LIMIT
+
+    path = tmp_path / "pax.tgz"
+    header = 20 << 20
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("first.sgf")
+        info.size = len(GAME)
+        tar.addfile(info, io.BytesIO(GAME))
+        info = tarfile.TarInfo("second.sgf")
+        info.size = len(GAME)
+        info.pax_headers = {"comment": "x" * header}
+        tar.addfile(info, io.BytesIO(GAME))
+    items, peak = _peak(lambda: list(iter_sources([str(path)])))
+    assert [type(item) for item in items] == [SourceFile, Skipped]
+    assert items[0].data == GAME
+    assert "extension header (x)" in items[1].reason and f"limit of {EXTENSION_LIMIT}" in items[1].reason
+    assert peak < header // 4, f"held {peak:,} bytes for a {header:,}-byte header"
+
+
+def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
+    """An engine answering ``= x`` then 1 MB lines (200 of them here, then silence): the client
+    gives up at RESPONSE_LIMIT holding a bounded amount.  Before: it kept every line (2.8 GB in
+    30 s, then MemoryError), and here would hold all 200 MB until its time-out."""
+    import sys
+
+    from fuseki.engine.players.gtp_client import QUEUED, RESPONSE_LIMIT, GtpClient, GtpGarbage
+
+    engine = tmp_path / "endless.py"
+    engine.write_text("import sys, time\n"
+                      "sys.stdin.readline()\n"
+                      "sys.stdout.write('= x\\n')\n"
+                      "line = 'y' * 1_000_000 + '\\n'\n"
+                      "for _ in range(200):\n"
+                      "    sys.stdout.write(line)\n"
+                      "sys.stdout.flush()\n"
+                      "time.sleep(600)\n")
+
+    def ask():
+        with GtpClient([sys.executable, str(engine)], timeout=120) as client:
+            with pytest.raises(GtpGarbage, match="longer than"):
+                client.send("name")
+    _, peak = _peak(ask)
+    # the response's lines and the queue's pieces, each at most a line
+    bound = 3 * RESPONSE_LIMIT + (QUEUED + 2) * (1 << 20)
+    assert peak < bound, f"held {peak:,} bytes"
+
+
+# --- finding 6: everything skipped is named -------------------------------------------------------
+
+@pytest.mark.parametrize("compression", ["gz", ""])
+def test_links_devices_and_fifos_inside_a_tar_are_named(tmp_path, compression, book_url):
+    """``*.sgf`` members that are links, devices or FIFOs are skipped and named, in the summary
+    and in --report, by the block reader and by tarfile.  Before: dropped without a word."""
+    from fuseki.book.formats.sources import Skipped
+    from fuseki.book.pipeline.report import SKIPPED
+
+    path = tmp_path / f"odd.tar{'.' + compression if compression else ''}"
+    kinds = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.CHRTYPE: "a character device",
+             tarfile.BLKTYPE: "a block device", tarfile.FIFOTYPE: "a FIFO"}
+    with tarfile.open(path, f"w:{compression}") as tar:
+        info = tarfile.TarInfo("real.sgf")
+        info.size = len(GAME)
+        tar.addfile(info, io.BytesIO(GAME))
+        for n, kind in enumerate(kinds):
+            info = tarfile.TarInfo(f"odd{n}.sgf")
+            info.type = kind
+            info.linkname = "real.sgf" if kind in (tarfile.SYMTYPE, tarfile.LNKTYPE) else ""
+            tar.addfile(info)
+    expected = [(f"odd{n}.sgf", f"{what}, not a regular file: not read") for n, what in enumerate(kinds.values())]
+    by_tarfile = list(sources._read_tar_with_tarfile(str(path), sources.Limits(), 0, None))
+    for items in (list(iter_sources([str(path)])), by_tarfile):
+        assert isinstance(items[0], SourceFile)
+        assert [(item.member, item.reason) for item in items[1:] if isinstance(item, Skipped)] == expected
+    report_path = tmp_path / "report.jsonl"
+    with Book.open(book_url) as book, open(report_path, "w", encoding="utf-8") as listing:
+        report = importer.import_paths(book, [str(path)], workers=0, report=_report(listing))
+    assert report.added == 1
+    assert [(note.member, note.reason) for note in report.skipped] == expected
+    assert f"{path}:odd0.sgf: a symbolic link" in str(report)
+    lines = [json.loads(line) for line in report_path.read_text(encoding="utf-8").splitlines()]
+    assert [(line["member"], line["reason"]) for line in lines if line["kind"] == SKIPPED] == expected
+
+
+def _report(listing):
+    from fuseki.book.pipeline.report import ImportReport
+
+    return ImportReport(listing=(listing.name, listing))
+
+
+def test_a_running_engine_sees_games_imported_after_it_opened_the_book(tmp_path):
+    """fuseki-gtp answers book-counts from a book, then another process imports two games into
+    it: the next answer counts them.  Before: the engine's kept answers were never dropped."""
+    import subprocess
+    import sys
+
+    from test_web_load import ENV, ROOT
+
+    first, more = tmp_path / "first", tmp_path / "more"
+    first.mkdir()
+    more.mkdir()
+    (first / "a.sgf").write_bytes(b"(;SZ[19];B[pd];W[dp])")
+    (more / "b.sgf").write_bytes(b"(;SZ[19];B[dd];W[pp])")
+    (more / "c.sgf").write_bytes(b"(;SZ[19];B[dd];W[pq])")
+    book = str(tmp_path / "book.sqlite")
+    with Book.open(book) as opened:
+        importer.import_paths(opened, [str(first)], workers=0)
+    engine = subprocess.Popen([sys.executable, "-m", "fuseki.gtp_main", "--book", book], cwd=ROOT, env=ENV,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def ask(command: str) -> str:
+        engine.stdin.write(command + "\n")
+        engine.stdin.flush()
+        lines = []
+        while (line := engine.stdout.readline()).strip() or not lines:
+            lines.append(line.strip())
+        return " ".join(lines)
+
+    try:
+        assert ask("book-counts") == "= D16 1 Q16 1 D4 1 Q4 1"
+        with Book.open(book) as opened:
+            importer.import_paths(opened, [str(more)], workers=0)
+        assert ask("book-counts") == "= D16 3 Q16 3 D4 3 Q4 3"
+    finally:
+        engine.stdin.close()
+        engine.wait(30)
+
+
+def test_loadsgf_refuses_a_file_of_too_many_nodes_before_parsing_it(tmp_path):
+    """1 MB of passes (about 125,000 nodes): refused holding about the file's size.  Before:
+    sgfmill built every node (10 MB: 2.1 GB and 58 s), then replayed them all."""
+    from fuseki.engine.gtp.commands import new_engine
+    from fuseki.engine.gtp.commands.sgf import MAX_FILE_BYTES, MAX_NODES
+
+    engine = new_engine(log=lambda text: None)
+    data = b"(;GM[1]SZ[19]" + b";B[];W[]" * 65_000 + b")"
+    path = tmp_path / "passes.sgf"
+    path.write_bytes(data)
+    answer, peak = _peak(lambda: engine.handle_line(f"loadsgf {path}"))
+    assert answer == "? cannot load file\n\n"
+    # the read's buffer (MAX_FILE_BYTES, whatever the file) and a few times the file
+    assert peak < MAX_FILE_BYTES + 3 * len(data), f"held {peak:,} bytes for a {len(data):,}-byte file"
+    fits = tmp_path / "fits.sgf"  # as many nodes as allowed, brackets in comments not counted
+    fits.write_bytes(b"(;GM[1]SZ[19]C[;;;]" + b";B[]C[a;b]" * (MAX_NODES - 1) + b")")
+    assert engine.handle_line(f"loadsgf {fits}") == "=\n\n"
