@@ -391,7 +391,9 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
         judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=6)
         [first] = judge.values([(board_in(3), WHITE)])  # read back in orientation 3
     assert first.settings.network.startswith("kata1-b18c384nbt")
-    assert first.moves and first.moves[0].loss == 0.0
+    # loss against the best move evaluated (book.ai): 0 for the move of the highest lead, which
+    # need not be KataGo's first (most visited) at a few visits, and never negative
+    assert first.moves and min(m.loss for m in first.moves) == 0.0 and all(m.loss >= 0 for m in first.moves)
     assert board_in(3).color_at(first.moves[0].point) == 0  # an empty point
     for n in range(8):
         values = judge.cached(board_in(n), WHITE)
