@@ -178,7 +178,9 @@ def test_katagos_stored_values_are_in_the_comments_and_katago_is_never_asked(sma
     from test_ai_stores import engine_at, put
 
     cache = tmp_path / "ai-cache.sqlite"
-    put(engine_at(cache), "", "net-a", 8, root=(9, 0.5, 0.2), candidates=[("dd", 0.48, -0.3, 0.5)])
+    # the loss is measured against the best move evaluated (book.ai): the 3-3 point's lead 0.2
+    put(engine_at(cache), "", "net-a", 8, root=(9, 0.5, 0.2), candidates=[("cc", 0.52, 0.2, 0.0),
+                                                                           ("dd", 0.48, -0.3, 0.5)])
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(cache))
     monkeypatch.setenv("FUSEKI_KATAGO", "/nonexistent/katago")  # asked, it would fail the command
     game, _ = write_tree(tmp_path, small_book, "--min-games", "1", "--depth", "1")
