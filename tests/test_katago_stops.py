@@ -37,6 +37,14 @@ DEADLINE = 120.0  # seconds: generous, KataGo loads a 100 MB network on a busy C
 VISITS = 100_000
 
 
+def _signals_as_in_a_terminal() -> None:
+    """A ``preexec_fn``: the signals a test sends take their default action in fuseki, as for a
+    command typed in a terminal, even when the suite itself runs with SIGINT or SIGHUP ignored
+    (``nohup``, a background job of a script: Python then installs no Ctrl-C handler)."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid``."""
     found = []
@@ -141,7 +149,8 @@ def _wait_until_ready(log: Path, process: subprocess.Popen) -> None:
 def _search(book: str, command: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "fuseki", "search", "--moves", "pd", "--book", book, "--ai", "--visits", str(VISITS),
-         "--katago", command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+         "--katago", command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ),
+        preexec_fn=_signals_as_in_a_terminal)
 
 
 @pytest.mark.slow
@@ -164,7 +173,8 @@ def test_a_stopped_annotate_leaves_no_katago(book, signum, tmp_path):
     log = tmp_path / "katago.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "fuseki", "ai", "annotate", "--book", book, "--min-games", "1", "--visits", str(VISITS),
-         "--katago", _logged(real_katago_command(), log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+         "--katago", _logged(real_katago_command(), log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=_signals_as_in_a_terminal)
     katago = None
     try:
         katago = _wait_for_katago(process)
@@ -182,7 +192,8 @@ def test_a_stopped_server_leaves_no_katago(book, signum, tmp_path):
     log = tmp_path / "katago.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "fuseki", "serve", "--book", book, "--port", "0", "--ai", "--visits", str(VISITS),
-         "--katago", _logged(real_katago_command(), log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "--katago", _logged(real_katago_command(), log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_signals_as_in_a_terminal)
     katago = None
     try:
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
