@@ -218,14 +218,8 @@ def annotate(judge: AiJudge, positions: list[Popular], finder: BoardFinder, writ
                 continue
             board, side = found
             inflight.append((key, board, side, judge.katago.submit(**query_settings(board, side, *_asked(s)))))
-        ready = [entry for entry in inflight if entry[3].done.is_set()]
+        ready = _answered(judge.katago, inflight, last, timeout)
         if not ready:
-            if not inflight:
-                continue
-            if time.monotonic() - last > timeout:
-                raise KataGoTimeout(f"no answer from KataGo within {timeout:g}s (too many visits for this "
-                                    f"machine? try fewer with --visits)")
-            judge.katago.wait_any([entry[3] for entry in inflight], 0.5)  # wakes at the first answer
             continue
         last = time.monotonic()
         for entry in ready:
@@ -304,12 +298,8 @@ def annotate_moves(judge: AiJudge, wanted: list[tuple], writing: Callable, threa
             board, side, point = todo.popleft()
             query = forced_query(board, side, point, s.rules, s.komi, s.visits)
             inflight.append((board, side, point, judge.katago.submit(**query)))
-        ready = [entry for entry in inflight if entry[3].done.is_set()]
+        ready = _answered(judge.katago, inflight, last, timeout)
         if not ready:
-            if time.monotonic() - last > timeout:
-                raise KataGoTimeout(f"no answer from KataGo within {timeout:g}s (too many visits for this "
-                                    f"machine? try fewer with --visits)")
-            inflight[0][3].done.wait(0.2)
             continue
         last = time.monotonic()
         for entry in ready:
@@ -333,3 +323,18 @@ def annotate_moves(judge: AiJudge, wanted: list[tuple], writing: Callable, threa
                 progress(report)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _answered(katago, inflight: list, last: float, timeout: float) -> list:
+    """The entries of ``inflight`` (their fourth item a ``Pending``) KataGo has answered; when
+    none, waits until the first answer (at most half a second) and gives []; raises
+    KataGoTimeout when nothing came for ``timeout`` seconds since ``last``.  Both of annotate's
+    loops (positions, forced moves) wait through it."""
+    ready = [entry for entry in inflight if entry[3].done.is_set()]
+    if ready or not inflight:
+        return ready
+    if time.monotonic() - last > timeout:
+        raise KataGoTimeout(f"no answer from KataGo within {timeout:g}s (too many visits for this "
+                            f"machine? try fewer with --visits)")
+    katago.wait_any([entry[3] for entry in inflight], 0.5)  # wakes at the first answer
+    return []
