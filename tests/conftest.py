@@ -403,3 +403,26 @@ class PacedImport:
     def fail(self, reason: str):
         self.log.seek(0)
         pytest.fail(f"{reason}\n{self.log.read().decode(errors='replace')[-3000:]}")
+
+
+@pytest.fixture
+def ai_test_book(tmp_path, capsys, monkeypatch):
+    """``ai_test_book(games)``: a SQLite book of ``games`` (each a list of (colour, point)) made
+    by ``fuseki import``, and an empty AI value cache beside it (``$FUSEKI_AI_CACHE``): what the
+    KataGo tests ask about must come from KataGo or the book.  Gives the book's path."""
+    from fuseki.book.ui.cli import main
+
+    from test_store import sgf_text
+
+    def make(games) -> str:
+        folder = tmp_path / "ai-test-games"
+        folder.mkdir()
+        for i, moves in enumerate(games):
+            (folder / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
+        path = str(tmp_path / "book.sqlite")
+        assert main(["import", str(folder), "--book", path, "--workers", "0"]) == 0
+        capsys.readouterr()
+        monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
+        return path
+
+    return make

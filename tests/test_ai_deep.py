@@ -26,23 +26,15 @@ from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.katago import KataGo, network_name
 
-from test_store import sgf_text
-
 PD, DP, DD, PP, QC, CP = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc", "cp"))
 
 
 @pytest.fixture
-def book(tmp_path, capsys, monkeypatch):
+def book(ai_test_book):
     """After B Q16 W D16 (no symmetry): B Q4 in 2 games, B D4 in 1, B C4 in 1 (4 games)."""
     games = [[(BLACK, PD), (WHITE, DD), (BLACK, PP)], [(BLACK, PD), (WHITE, DD), (BLACK, DP)],
              [(BLACK, PD), (WHITE, DD), (BLACK, PP), (WHITE, QC)], [(BLACK, PD), (WHITE, DD), (BLACK, CP)]]
-    for i, moves in enumerate(games):
-        (tmp_path / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
-    path = str(tmp_path / "book.sqlite")
-    assert main(["import", str(tmp_path), "--book", path, "--workers", "0"]) == 0
-    capsys.readouterr()
-    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
-    return path
+    return ai_test_book(games)
 
 
 def table_rows(out: str) -> dict[str, list[str]]:

@@ -17,22 +17,14 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 
-from test_store import sgf_text
-
 PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
 
 
 @pytest.fixture
-def book(tmp_path, capsys, monkeypatch):
+def book(ai_test_book):
     games = [[(BLACK, PD), (WHITE, DP), (BLACK, PP)], [(BLACK, PD), (WHITE, DP), (BLACK, DD)],
              [(BLACK, PD), (WHITE, DP), (BLACK, PP)], [(BLACK, PD), (WHITE, DD), (BLACK, QC)]]
-    for i, moves in enumerate(games):
-        (tmp_path / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
-    path = str(tmp_path / "book.sqlite")
-    assert main(["import", str(tmp_path), "--book", path, "--workers", "0"]) == 0
-    capsys.readouterr()
-    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
-    return path
+    return ai_test_book(games)
 
 
 @pytest.fixture

@@ -24,12 +24,9 @@ from pathlib import Path
 import pytest
 from test_katago import real_katago_command
 
-from fuseki.book.ui.cli import main
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.players.katago import KataGo, KataGoError
-
-from test_store import sgf_text
 
 DEADLINE = 120.0  # seconds: generous, KataGo loads a 100 MB network on a busy CPU
 # a search of hours on a CPU: KataGo whose stdin closes finishes its queries before it exits,
@@ -117,16 +114,10 @@ def _cleanup(process: subprocess.Popen, katago: int | None) -> None:
 
 
 @pytest.fixture
-def book(tmp_path, capsys, monkeypatch):
+def book(ai_test_book):
     """A book of two games, and an empty AI value cache: KataGo must be asked."""
     pd, dp, dd = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd"))
-    for i, moves in enumerate([[(BLACK, pd), (WHITE, dp)], [(BLACK, pd), (WHITE, dd)]]):
-        (tmp_path / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
-    path = str(tmp_path / "book.sqlite")
-    assert main(["import", str(tmp_path), "--book", path, "--workers", "0"]) == 0
-    capsys.readouterr()
-    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
-    return path
+    return ai_test_book([[(BLACK, pd), (WHITE, dp)], [(BLACK, pd), (WHITE, dd)]])
 
 
 def _logged(command: str, log: Path) -> str:
