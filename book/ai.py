@@ -100,16 +100,27 @@ def forced_rows(analysis: Analysis, point: int, size: int) -> tuple[list[tuple],
 
 
 def moves_to_force(values: AiValues, board, to_move: int, moves, total: int, share: float,
-                   asked=()) -> list[int]:
+                   asked=(), min_visits: int = 1) -> list[int]:
     """The points of ``moves`` (each with ``point`` and ``games``) played in at least ``share``
-    of the ``total`` games, and of ``asked``, that ``values``' row lacks and KataGo can
-    evaluate (no pass, no illegal move): what ``AiJudge.force`` is given."""
+    of the ``total`` games, and of ``asked``, that ``values``' row lacks or holds from fewer
+    than ``min_visits`` visits of their own, and that KataGo can evaluate (no pass, no illegal
+    move): what ``AiJudge.force`` is given."""
     wanted = [m.point for m in moves if m.games >= share * max(total, 1)] + list(asked)
     found: list[int] = []
     for point in wanted:
-        if point not in found and values.move(point) is None and _child(board, to_move, point) is not None:
+        stored = values.move(point)
+        shallow = stored is None or stored.visits < min_visits
+        if point not in found and shallow and _child(board, to_move, point) is not None:
             found.append(point)
     return found
+
+
+def deep_enough(visits: int) -> int:
+    """The fewest visits of its own a human move needs in a row searched at ``visits`` before
+    ``fuseki ai annotate`` leaves it as the search gave it: a quarter of the search (so, at the
+    built-in book's 400, the ``MARK_VISITS`` a mark needs); fewer, and the move is asked again
+    with the move forced (its own search of ``visits``), which replaces the search's figures."""
+    return max(1, visits // 4)
 
 
 class AiJudge:

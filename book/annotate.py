@@ -18,7 +18,8 @@
 
 4. ``annotate_moves(...)``: then each human move of those positions played in at least
    ``share`` of the position's games (``book.ai.MOVES_SHARE``: 1%) that the position's search
-   did not visit is asked with the move forced (``book.ai.forced_query``: KataGo's
+   did not visit, or gave fewer than a quarter of its visits (``book.ai.deep_enough``), is
+   asked with the move forced (``book.ai.forced_query``: KataGo's
    ``allowMoves``, the same visits) and merged into the position's row
    (``ai_values.merge_moves``); a re-run asks only for the moves the rows still lack.
 
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, inspect, select
 
-from fuseki.book.ai import AiJudge, forced_query, forced_rows, moves_to_force, query_settings, rows_of
+from fuseki.book.ai import AiJudge, deep_enough, forced_query, forced_rows, moves_to_force, query_settings, rows_of
 from fuseki.book.storage import ai_values, statbook_table
 from fuseki.book.storage.store import Book, Filters
 from fuseki.engine.core.base import BLACK, IllegalMove, opponent
@@ -275,7 +276,8 @@ def moves_wanted(judge: AiJudge, positions: list[Popular], finder: BoardFinder, 
             values = ai_values.get(conn, board.symmetric_keys(side), board.size, judge.settings)
             moves = finder.book.next_moves(board, side)
             wanted += [(board, side, point) for point in moves_to_force(values, board, side, moves.moves,
-                                                                        moves.total, share)]
+                                                                        moves.total, share,
+                                                                        min_visits=deep_enough(judge.settings.visits))]
     return wanted
 
 

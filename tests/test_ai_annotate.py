@@ -204,6 +204,31 @@ def test_a_cache_holding_some_positions_asks_only_for_the_others(any_book):
         assert (again.cached, again.done, len(katago.asked)) == (len(positions), 0, len(asked))
 
 
+def test_the_moves_forced_are_the_human_moves_the_search_left_shallow(book_path):
+    """annotate's second pass asks for each human move of the share or more that the position's
+    row lacks or holds from under a quarter of the row's visits (``book.ai.deep_enough``: 100 of
+    400, what a mark needs); a move the search gave a quarter or more is left as it is."""
+    with Book.open(book_path) as book:
+        positions = annotate.popular_positions(book, 2)
+        finder = annotate.BoardFinder(book, [p.key for p in positions])
+        judge = AiJudge(book.db, None, "japanese", 6.5, 400)
+        for p in positions:  # a position whose games went on with three moves or more
+            board, side = finder.find(p.key)
+            human = [m.point for m in book.next_moves(board, side).moves
+                     if 0 <= m.point < 19 * 19 and board.color_at(m.point) == 0]
+            if len(human) >= 3:
+                break
+        else:
+            pytest.fail("no position of 2+ games with three moves played")
+        deep, shallow, missing = human[:3]
+        with book.writing() as conn:
+            ai_values.put(conn, board.symmetric_keys(side), 19, judge.settings, (400, 0.5, 0.0),
+                          [(deep, 100, 0.5, 0.1, 0.0, 0.3), (shallow, 99, 0.5, 0.0, 0.0, 0.2)])
+        wanted = annotate.moves_wanted(judge, [p], finder, share=0.0)
+        assert {point for _, _, point in wanted} == set(human) - {deep}
+        assert {shallow, missing} <= {point for _, _, point in wanted}
+
+
 def test_everything_stored_completes_without_katago_and_search_shows_it(any_book, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))  # not the user's
     with Book.open(any_book) as book:

@@ -15,7 +15,8 @@ stores each answer as it arrives: in the book's own ``ai_values`` table for a bo
 read-only built-in book or another statistics book.  Positions already stored for the same
 network, rules, komi and visits are skipped, so a run stopped by Ctrl-C or killed goes on
 where it ended when started again.  Then each human move played in at least ``--moves-share``
-of its position's games (default 0.01) that the position's search did not visit is asked
+of its position's games (default 0.01) that the position's search did not visit, or gave under a
+quarter of its visits (``book.ai.deep_enough``), is asked
 with the move forced (``book.annotate.annotate_moves``) and merged into the position's
 values, resumable the same way.  ``--out FILE`` stores everything in a values file of its
 own instead (for the built-in book's values computed on a machine with a GPU, then ``fuseki
@@ -57,7 +58,8 @@ def add_commands(subparsers) -> None:
     a.add_argument("--komi", type=float, default=6.5, help="komi KataGo judges with (default 6.5)")
     a.add_argument("--moves-share", type=float, default=0.01, metavar="S",
                    help="then ask KataGo, with the move forced, for each human move played in at least this share "
-                        "of its position's games that the position's search did not visit (default 0.01; 0: none)")
+                        "of its position's games that the position's search did not visit or gave under a quarter "
+                        "of its visits (default 0.01; 0: none)")
     a.add_argument("--out", metavar="FILE", help="store the values in this SQLite file (made if missing) instead of "
                    "the book or the AI value cache: for 'fuseki ai copy FILE --into BOOK' later, e.g. values "
                    "computed on a machine with a GPU for book/data/builtin.sqlite")
@@ -213,8 +215,8 @@ def run_annotate(args) -> int:
             summary += (f"; {report.missing:,} without a board found (reached only through positions of "
                         f"fewer games), {report.refused:,} refused by KataGo")
         if forced is not None:
-            summary += (f"; then {forced.done:,} of {forced.wanted:,} human moves of {args.moves_share:.0%}+ of their "
-                        f"position's games asked with the move forced in {forced.seconds:.1f} s"
+            summary += (f"; then {forced.done:,} of {forced.wanted:,} human moves of {args.moves_share * 100:g}%+ "
+                        f"of their position's games asked with the move forced in {forced.seconds:.1f} s"
                         + (f" ({forced.refused:,} refused)" if forced.refused else ""))
         if report.stopped or (forced is not None and forced.stopped):
             import signal
@@ -234,12 +236,14 @@ def run_annotate(args) -> int:
 def forced_moves(judge, positions, finder, writing, args, stop, threads: int):
     """``annotate``'s second pass (``book.annotate.annotate_moves``) with its progress line."""
     from fuseki.book import annotate
+    from fuseki.book.ai import deep_enough
     from fuseki.book.pipeline.progress import Steps
     from fuseki.engine.players.katago import answer_timeout
 
     wanted = annotate.moves_wanted(judge, positions, finder, args.moves_share)
-    say(f"{len(wanted):,} human moves of {args.moves_share:.0%}+ of their position's games that its search did "
-        f"not visit: asking KataGo with each forced ({args.visits} visit(s))")
+    say(f"{len(wanted):,} human moves of {args.moves_share * 100:g}%+ of their position's games that its search "
+        f"did not visit or gave under {deep_enough(args.visits)} visits: asking KataGo with each forced "
+        f"({args.visits} visit(s))")
     if not wanted:
         return annotate.MovesReport()
     steps = Steps("forced moves", len(wanted), unit="moves", digits=2)
