@@ -263,9 +263,12 @@ class MovesReport:
 
 def moves_wanted(judge: AiJudge, positions: list[Popular], finder: BoardFinder, share: float) -> list[tuple]:
     """(board, side, point) for each human move of ``positions`` played in ``share`` of the
-    position's games or more that the position's stored row (``judge.settings``) lacks; a
-    position without a row or a board is left out."""
-    wanted = []
+    position's games or more that the position's stored row (``judge.settings``) lacks or
+    holds from under ``deep_enough`` visits of its own; a position without a row or a board is
+    left out.  The moves the rows lack come first (a cell without any value is worse than a
+    shallow one, and a run cut short by its time limit should have filled those), each group in
+    the order of ``positions`` (most played first)."""
+    missing, shallow = [], []
     with judge.cache.connect() as conn:
         have = cached_keys(conn, judge.settings)
         for p in positions:
@@ -275,10 +278,10 @@ def moves_wanted(judge: AiJudge, positions: list[Popular], finder: BoardFinder, 
             board, side = found
             values = ai_values.get(conn, board.symmetric_keys(side), board.size, judge.settings)
             moves = finder.book.next_moves(board, side)
-            wanted += [(board, side, point) for point in moves_to_force(values, board, side, moves.moves,
-                                                                        moves.total, share,
-                                                                        min_visits=deep_enough(judge.settings.visits))]
-    return wanted
+            for point in moves_to_force(values, board, side, moves.moves, moves.total, share,
+                                        min_visits=deep_enough(judge.settings.visits)):
+                (shallow if values.move(point) is not None else missing).append((board, side, point))
+    return missing + shallow
 
 
 def annotate_moves(judge: AiJudge, wanted: list[tuple], writing: Callable, threads: int = 2, stop=None,
