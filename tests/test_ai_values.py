@@ -236,13 +236,16 @@ def test_copy_goes_between_old_and_new_tables_and_more_moves_replace_fewer(tmp_p
         db.dispose()
 
 
-def test_the_built_in_books_file_reads_as_before():
-    """The shipped file (no ``pvs`` column), opened read-only: values, no lines, loss >= 0."""
+def test_the_built_in_books_file_reads_its_deep_values():
+    """The shipped file, opened read-only: the empty board's values from a search of 400 visits
+    or more (the H100 run of docs/katago.md), each move with its line (starting with the move
+    itself, in the same orientation as the move's point), loss >= 0."""
     path = Path(__file__).resolve().parents[1] / "book" / "data" / "builtin.sqlite"
     db = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
     board = Board(SIZE)
     with db.connect() as conn:
         got = ai_values.best(conn, board.symmetric_keys(BLACK), SIZE, "japanese", 6.5)
     db.dispose()
-    assert got is not None and got.moves and all(m.pv == () and m.loss >= 0 for m in got.moves)
+    assert got is not None and got.settings.visits >= 400 and got.visits >= 400
+    assert got.moves and all(m.pv and m.pv[0] in m.points and m.loss >= 0 for m in got.moves)
     assert min(m.loss for m in got.moves) == 0
