@@ -172,6 +172,8 @@ for line in sys.stdin:
             sys.exit(3)
         taken = {v for _c, v in q.get("initialStones", [])}
         free = [v for v in VERTICES if v not in taken][:3]
+        forced = [v for a in q.get("allowMoves", []) for v in a["moves"]]
+        free = forced or free  # a forced move (allowMoves): KataGo's root searches it alone
         infos = [{"move": v, "order": i, "visits": 10 - i, "winrate": 0.5 - i / 10, "scoreLead": 3.0 - i,
                   "prior": 0.1} for i, v in enumerate(free)]
         out({"id": q["id"], "isDuringSearch": False, "turnNumber": 0, "moveInfos": infos,

@@ -253,7 +253,8 @@ def test_a_missing_katago_is_unavailable_with_its_reason_and_the_statistics_answ
     other = ok(client, "/api/position?moves=qd")  # every later position at once
     assert other["ai"]["status"] == "unavailable" and other["next"]
     none = ok(make_app(None).test_client(), "/api/position")
-    assert none["ai"] == {"status": "unavailable", "settings": none["ai"]["settings"], "reason": NO_KATAGO}
+    assert none["ai"] == {"status": "unavailable", "settings": none["ai"]["settings"], "reason": NO_KATAGO,
+                          "asking": None}
 
 
 @pytest.mark.slow
@@ -327,3 +328,94 @@ def test_a_real_server_tells_a_client_over_its_budget_ai_busy_and_serves_another
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
+
+
+# --- --visits a minimum, and the moves KataGo's search left out asked with the move forced ---
+
+
+def stored(app, moves: str, network="", visits=2):
+    """The row the cache file holds for the position after ``moves`` at ``visits``, or None."""
+    board = board_after_moves([m for m in moves.split(",") if m], 19)
+    db = create_engine(f"sqlite:///{app.cache_path}")
+    with db.connect() as conn:
+        found = ai_values.get(conn, board.symmetric_keys(board.to_move), 19,
+                              AiSettings("japanese", 6.5, network, visits))
+    db.dispose()
+    return found
+
+
+def settled(answer) -> bool:
+    return answer["ai"]["status"] != "pending" and answer["ai"]["asking"] != "pending"
+
+
+def test_visits_is_a_minimum_a_shallower_stored_row_is_asked_again_and_served(make_app, fake):
+    app = make_app(fake("values"), visits=8, minimum=True)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0)}, network="", visits=2)
+    client = app.test_client()
+    first = ok(client, "/api/position?moves=pd")
+    ai = first["ai"]  # the stored 2 visits are shown meanwhile, and said to be shallower than asked
+    assert ai["status"] == "ready" and ai["settings"]["visits"] == 2 and ai["asking"] == "pending"
+    assert ai["deeper"] == {"visits": 8, "status": "pending"}
+    assert row_with(first, "dp")["ai"]["winrate"] == 0.55
+    deep = poll(client, "/api/position?moves=pd", settled)["ai"]
+    assert deep["settings"]["visits"] == 8 and deep["deeper"] is None and deep["visits"] == 30  # the fake's root
+    assert stored(app, "pd", visits=8) is not None and stored(app, "pd", visits=2) is not None
+
+
+def test_without_a_minimum_or_without_katago_the_deepest_stored_is_served_and_says_its_visits(make_app, fake):
+    app = make_app(fake("hang"), visits=8)  # --visits not given: what is stored is shown, KataGo not asked
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0)}, network="", visits=2)
+    ai = ok(app.test_client(), "/api/position?moves=pd")["ai"]
+    assert ai["settings"]["visits"] == 2 and ai["deeper"] is None and ai["asking"] is None
+    assert len(app.extensions["fuseki_ai"].queue) == 0
+    none = make_app(None, visits=8, minimum=True)
+    put_values(none, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0)}, network="", visits=2)
+    ai = ok(none.test_client(), "/api/position?moves=pd")["ai"]
+    assert ai["status"] == "ready" and ai["settings"]["visits"] == 2 and ai["asking"] is None
+    assert ai["deeper"]["status"] == "unavailable" and ai["deeper"]["visits"] == 8
+    assert ai["deeper"]["reason"].endswith("the 2 visits stored are shown")
+
+
+def test_a_played_move_the_row_lacks_is_asked_with_the_move_forced_and_its_cell_says_why_meanwhile(make_app, fake):
+    app = make_app(fake("values"))  # the fake answers a forced query with the forced move (its allowMoves)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")  # D16 (1 of the 4 games) not evaluated
+    client = app.test_client()
+    first = ok(client, "/api/position?moves=pd")
+    assert first["ai"]["asking"] == "pending"
+    assert row_with(first, "dd")["ai"] is None and row_with(first, "dd")["ai_missing"] == "not evaluated yet"
+    answer = poll(client, "/api/position?moves=pd", settled)
+    dd = row_with(answer, "dd")["ai"]
+    assert answer["ai"]["asking"] is None and dd["source"] == "search" and dd["visits"] == 10  # the fake's
+    assert dd["loss"] >= 0.0 and dd["pv"][0] == "dd"
+    row = stored(app, "pd")
+    assert row.move(coords.sgf_to_point("dd", 19)) is not None and row.move(coords.sgf_to_point("dp", 19))
+    assert ok(client, "/api/position?moves=pd") == answer  # nothing more to ask: the answer may be kept
+
+
+def test_a_clicked_move_the_position_before_lacks_is_asked_there_with_the_move_forced(make_app, fake):
+    app = make_app(fake("values"))
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
+    qp = coords.sgf_to_point("qp", 19)  # R4: nobody played it, so only the click asks for it
+    assert stored(app, "pd").move(qp) is None
+    client = app.test_client()
+    assert ok(client, "/api/position?moves=pd,qp")["ai"]["asking"] == "pending"
+    poll(client, "/api/position?moves=pd,qp", settled)
+    assert stored(app, "pd").move(qp).visits == 10  # the parent's row now holds the clicked move
+
+
+def test_forced_moves_are_within_the_client_budget_over_it_the_cell_says_ai_busy(make_app, fake):
+    app = make_app(fake("hang"), client_rate=1)  # KataGo never answers: the first job stays queued
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")  # D16 lacking
+    put_values(app, "pd,dp", {"pp": (0.5, 0.5, 0.0)}, network="")  # Q3 lacking
+    greedy = app.test_client()
+    greedy.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+    assert ok(greedy, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # its one job
+    over = ok(greedy, "/api/position?moves=pd,dp")
+    assert over["ai"]["status"] == "ready" and over["ai"]["asking"] == "busy"
+    assert row_with(over, "pq")["ai_missing"].startswith("AI busy: 1 new positions")
+    assert row_with(over, "pp")["ai"]["source"] == "search"  # the stored values answer as before
+    assert ok(greedy, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # a poll of its job is free
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    answer = ok(other, "/api/position?moves=pd,dp")
+    assert answer["ai"]["asking"] == "pending" and row_with(answer, "pq")["ai_missing"] == "not evaluated yet"
