@@ -8,7 +8,10 @@ What asks KataGo runs behind the requests: a request answers ``pending`` at once
 poll finds the values; KataGo missing answers ``unavailable`` with a reason while the human
 statistics keep answering; over KataGo's budget (a client's rate, the queue, the cache file's
 size) a position is ``busy`` while another client is served (slow: a real ``fuseki serve``
-with the real KataGo, two client addresses).  KataGo itself is test_katago.py's fake (a hanging one; one that
+with the real KataGo, two client addresses).  ``--visits`` is a minimum: a shallower stored row
+is shown and asked again; the played moves a row lacks, and a clicked move, are asked with the
+move forced, within the same budget (the fake honours ``allowMoves``; slow: the real KataGo at
+2 visits deepens a 1-visit row and gives both played moves values of their own).  KataGo itself is test_katago.py's fake (a hanging one; one that
 answers) and, in the slow test, the real one at 1 visit.
 """
 
@@ -419,3 +422,25 @@ def test_forced_moves_are_within_the_client_budget_over_it_the_cell_says_ai_busy
     other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
     answer = ok(other, "/api/position?moves=pd,dp")
     assert answer["ai"]["asking"] == "pending" and row_with(answer, "pq")["ai_missing"] == "not evaluated yet"
+
+
+@pytest.mark.slow
+def test_the_real_katago_deepens_a_shallower_stored_row_and_evaluates_the_played_moves_forced(make_app):
+    from fuseki.engine.players.katago import network_name
+
+    command = real_katago_command()
+    network = network_name(command)
+    app = make_app(command, visits=2, minimum=True)  # --visits 2: the stored 1-visit row is too shallow
+    put_values(app, "pd", {"qp": (0.5, 0.2, 0.0)}, network=network, visits=1, root=(1, 0.5, 0.2))
+    client = app.test_client()
+    first = ok(client, "/api/position?moves=pd")["ai"]
+    assert first["settings"]["visits"] == 1 and first["deeper"] == {"visits": 2, "status": "pending"}
+    answer = poll(client, "/api/position?moves=pd", settled, deadline=900.0)
+    ai = answer["ai"]
+    assert ai["status"] == "ready" and ai["settings"] == {"network": network, "rules": "japanese", "komi": 6.5,
+                                                          "visits": 2}, ai
+    row = stored(app, "pd", network=network, visits=2)
+    for sgf in ("dp", "dd"):  # 3 and 1 of the 4 games: both >= 1%, each KataGo's own value
+        values = row_with(answer, sgf)["ai"]
+        assert values["source"] == "search" and values["visits"] >= 1 and values["loss"] >= -0.1, values
+        assert 0.0 <= values["winrate"] <= 1.0 and row.move(coords.sgf_to_point(sgf, 19)) is not None
