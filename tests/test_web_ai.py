@@ -11,8 +11,8 @@ size) a position is ``busy`` while another client is served (slow: a real ``fuse
 with the real KataGo, two client addresses).  ``--visits`` is a minimum: a shallower stored row
 is shown and asked again; the played moves a row lacks, and a clicked move, are asked with the
 move forced, within the same budget (the fake honours ``allowMoves``; slow: the real KataGo at
-2 visits deepens a 1-visit row and gives both played moves values of their own).  KataGo itself is test_katago.py's fake (a hanging one; one that
-answers) and, in the slow test, the real one at 1 visit.
+2 visits deepens a 1-visit row and gives both played moves values of their own).  KataGo
+itself is test_katago.py's fake (a hanging one; one that answers) and, in the slow test, the real one at 1 visit.
 """
 
 from __future__ import annotations
