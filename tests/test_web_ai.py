@@ -236,15 +236,11 @@ def test_the_worker_asks_katago_and_writes_the_cache_file(make_app, fake):
     client = app.test_client()
     url = "/api/position?moves=pd"
     assert ok(client, url)["ai"]["status"] == "pending"
-    ready = poll(client, url, lambda a: a["ai"]["status"] != "pending")
+    ready = poll(client, url, settled)  # the position, then D16 (1 of 4 games) with the move forced
     assert ready["ai"]["status"] == "ready", ready["ai"]
-    assert [m["vertex"] for m in ready["ai"]["moves"]] == ["D4", "K10", "C3"]
-    board = board_after_moves(["pd"], 19)
-    db = create_engine(f"sqlite:///{app.cache_path}")
-    with db.connect() as conn:
-        stored = ai_values.get(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "", 2))
-    db.dispose()
-    assert stored is not None and len(stored.moves) == 3
+    assert sorted(m["vertex"] for m in ready["ai"]["moves"]) == ["C3", "D16", "D4", "K10"]
+    row = stored(app, "pd")
+    assert row is not None and len(row.moves) == 4
 
 
 def test_a_missing_katago_is_unavailable_with_its_reason_and_the_statistics_answer(make_app):
@@ -383,9 +379,7 @@ def test_a_played_move_the_row_lacks_is_asked_with_the_move_forced_and_its_cell_
     app = make_app(fake("values"))  # the fake answers a forced query with the forced move (its allowMoves)
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")  # D16 (1 of the 4 games) not evaluated
     client = app.test_client()
-    first = ok(client, "/api/position?moves=pd")
-    assert first["ai"]["asking"] == "pending"
-    assert row_with(first, "dd")["ai"] is None and row_with(first, "dd")["ai_missing"] == "not evaluated yet"
+    assert ok(client, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # (the cell meanwhile: below)
     answer = poll(client, "/api/position?moves=pd", settled)
     dd = row_with(answer, "dd")["ai"]
     assert answer["ai"]["asking"] is None and dd["source"] == "search" and dd["visits"] == 10  # the fake's
@@ -444,3 +438,24 @@ def test_the_real_katago_deepens_a_shallower_stored_row_and_evaluates_the_played
         values = row_with(answer, sgf)["ai"]
         assert values["source"] == "search" and values["visits"] >= 1 and values["loss"] >= -0.1, values
         assert 0.0 <= values["winrate"] <= 1.0 and row.move(coords.sgf_to_point(sgf, 19)) is not None
+
+
+def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake):
+    from types import SimpleNamespace
+
+    from fuseki.book.ai import MOVES_SHARE
+    from fuseki.book.ui.web.ai import UNDER_SHARE, ai_json
+
+    app = make_app(fake("hang"))
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
+    board = board_after_moves(["pd"], 19)
+    point = lambda sgf: coords.sgf_to_point(sgf, 19)  # noqa: E731
+    # of 300 games, D4 in 296, D16 in 3 (1%: asked with the move forced), Q3 in 1 (under 1%)
+    moves = [SimpleNamespace(point=point(sgf), points=(point(sgf),), games=games)
+             for sgf, games in (("dp", 296), ("dd", 3), ("pq", 1))]
+    assert 3 >= MOVES_SHARE * 300 > 1
+    rows = [{} for _ in moves]
+    ai = ai_json(app.extensions["fuseki_ai"], board, rows, SimpleNamespace(total=300, moves=moves))
+    assert ai["asking"] == "pending" and rows[0]["ai"]["source"] == "search"
+    assert [row.get("ai_missing") for row in rows] == [None, "not evaluated yet", UNDER_SHARE]
+    assert list(app.extensions["fuseki_ai"].queue.take(0)[1][3]) == [point("dd")]  # the forced job: D16 alone

@@ -52,6 +52,7 @@ from fuseki.book.ai import (
     MARK_TEXT,
     MARK_VISITS,
     MOVES_SHARE,
+    NOT_YET,
     AiValueStores,
     mark,
     missing_reason,
@@ -70,6 +71,7 @@ CLIENTS_KEPT = 4096  # client addresses whose recent positions are counted (the 
 CACHE_ROWS = 200_000  # positions the AI value cache file may hold before serve --ai stops adding
 TRIED_KEPT = 100_000  # forced moves remembered as asked (KataGo gave no value: not asked again)
 NO_FORCED_VALUE = "KataGo gave no value with the move forced"
+UNDER_SHARE = f"played in under {MOVES_SHARE:.0%} of the games: asked when played on the board"
 NO_KATAGO = ("no KataGo: name one with fuseki serve --katago CMD or $FUSEKI_KATAGO, or run "
              "`bash .ci/katago` (docs/katago.md)")
 
@@ -428,6 +430,10 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     if deeper is None or deeper["status"] != "pending":  # forced at the row's visits: the deeper row's
         state, reasons = service.force(board, got, stats, found.total)
         asking.append(state)
+    for move in stats:  # a rarer move is asked only when played on the board: say so, not "not yet"
+        if move.point not in reasons and move.games < MOVES_SHARE * max(found.total, 1) and \
+                missing_reason(board, board.to_move, move.point, service.unavailable is None) == NOT_YET:
+            reasons[move.point] = UNDER_SHARE
     played = _fill_rows(service, got, board, next_rows, stats, found.total, reasons=reasons)
     moves = []
     for move in got.moves:
