@@ -459,3 +459,14 @@ def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake
     assert ai["asking"] == "pending" and rows[0]["ai"]["source"] == "search"
     assert [row.get("ai_missing") for row in rows] == [None, "not evaluated yet", UNDER_SHARE]
     assert list(app.extensions["fuseki_ai"].queue.take(0)[1][3]) == [point("dd")]  # the forced job: D16 alone
+
+
+def test_serve_visits_given_is_a_minimum_not_given_the_default_without_one(tmp_path, monkeypatch):
+    from fuseki.book.ui.cli import build_parser
+    from fuseki.book.ui.web_cli import _ai_options
+
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
+    given = _ai_options(build_parser().parse_args(["serve", "--ai", "--katago", MISSING, "--visits", "64"]))
+    default = _ai_options(build_parser().parse_args(["serve", "--ai", "--katago", MISSING]))
+    assert (given.visits, given.minimum) == (64, True)
+    assert (default.visits, default.minimum) == (32, False)
