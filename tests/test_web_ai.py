@@ -470,3 +470,27 @@ def test_serve_visits_given_is_a_minimum_not_given_the_default_without_one(tmp_p
     default = _ai_options(build_parser().parse_args(["serve", "--ai", "--katago", MISSING]))
     assert (given.visits, given.minimum) == (64, True)
     assert (default.visits, default.minimum) == (32, False)
+
+
+@pytest.mark.slow
+def test_the_real_katago_forces_a_clicked_move_and_a_client_over_its_budget_is_told_ai_busy(make_app):
+    from fuseki.engine.players.katago import network_name
+
+    command = real_katago_command()
+    network = network_name(command)
+    app = make_app(command, visits=2, client_rate=1)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network=network, root=(2, 0.5, 0.2))  # D16 lacking
+    put_values(app, "pd,dp", {"pp": (0.5, 0.5, 0.0)}, network=network, root=(2, 0.5, 0.2))  # Q3 lacking
+    greedy = app.test_client()
+    greedy.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+    assert ok(greedy, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # its one new job a minute
+    over = ok(greedy, "/api/position?moves=pd,dp")  # at once after: the same minute
+    assert over["ai"]["asking"] == "busy" and row_with(over, "pq")["ai_missing"].startswith("AI busy")
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    answer = poll(other, "/api/position?moves=pd,dp,pq", settled, deadline=900.0)  # plays Q3 on the board
+    assert answer["ai"]["asking"] is None
+    clicked = stored(app, "pd,dp", network=network).move(coords.sgf_to_point("pq", 19))
+    assert clicked is not None and clicked.visits >= 1 and 0.0 <= clicked.winrate <= 1.0
+    done = poll(greedy, "/api/position?moves=pd", settled, deadline=900.0)  # the greedy one's job, answered
+    assert row_with(done, "dd")["ai"]["source"] == "search"
