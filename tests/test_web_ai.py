@@ -10,7 +10,7 @@ statistics keep answering; over KataGo's budget (a client's rate, the queue, the
 size) a position is ``busy`` while another client is served (slow: a real ``fuseki serve``
 with the real KataGo, two client addresses).  ``--visits`` is a minimum: a shallower stored row
 is shown and asked again; the played moves a row lacks, and a clicked move, are asked with the
-move forced, within the same budget (the fake honours ``allowMoves``; slow: the real KataGo at
+move forced, within the same budget (the fake "forced" honours ``allowMoves``; slow: the real KataGo at
 2 visits deepens a 1-visit row and gives both played moves values of their own).  KataGo
 itself is test_katago.py's fake (a hanging one; one that answers) and, in the slow test, the real one at 1 visit.
 """
@@ -232,7 +232,7 @@ def test_a_pending_answer_is_not_kept_and_a_poll_finds_the_values(make_app, fake
 
 
 def test_the_worker_asks_katago_and_writes_the_cache_file(make_app, fake):
-    app = make_app(fake("values"))  # answers D4, Q16, K10, C3, R17 (the free ones of them)
+    app = make_app(fake("forced"))  # answers D4, Q16, K10, C3, R17 (the free ones of them; a forced move alone)
     client = app.test_client()
     url = "/api/position?moves=pd"
     assert ok(client, url)["ai"]["status"] == "pending"
@@ -348,7 +348,7 @@ def settled(answer) -> bool:
 
 
 def test_visits_is_a_minimum_a_shallower_stored_row_is_asked_again_and_served(make_app, fake):
-    app = make_app(fake("values"), visits=8, minimum=True)
+    app = make_app(fake("forced"), visits=8, minimum=True)
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0)}, network="", visits=2)
     client = app.test_client()
     first = ok(client, "/api/position?moves=pd")
@@ -376,7 +376,7 @@ def test_without_a_minimum_or_without_katago_the_deepest_stored_is_served_and_sa
 
 
 def test_a_played_move_the_row_lacks_is_asked_with_the_move_forced_and_its_cell_says_why_meanwhile(make_app, fake):
-    app = make_app(fake("values"))  # the fake answers a forced query with the forced move (its allowMoves)
+    app = make_app(fake("forced"))  # the fake answers a forced query with the forced move (its allowMoves)
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")  # D16 (1 of the 4 games) not evaluated
     client = app.test_client()
     assert ok(client, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # (the cell meanwhile: below)
@@ -390,7 +390,7 @@ def test_a_played_move_the_row_lacks_is_asked_with_the_move_forced_and_its_cell_
 
 
 def test_a_clicked_move_the_position_before_lacks_is_asked_there_with_the_move_forced(make_app, fake):
-    app = make_app(fake("values"))
+    app = make_app(fake("forced"))
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
     qp = coords.sgf_to_point("qp", 19)  # R4: nobody played it, so only the click asks for it
     assert stored(app, "pd").move(qp) is None
