@@ -165,13 +165,15 @@ for line in sys.stdin:
     if q.get("action") == "query_version":
         out({**q, "version": "1.17.1", "git_hash": "fake"})
         continue
-    if mode == "values":
+    if mode in ("values", "forced"):
         asked += 1
         print("query", asked, file=sys.stderr, flush=True)
         if len(sys.argv) > 2 and asked == int(sys.argv[2]):
             sys.exit(3)
         taken = {v for _c, v in q.get("initialStones", [])}
         free = [v for v in VERTICES if v not in taken][:3]
+        forced = [v for a in q.get("allowMoves", []) for v in a["moves"]] if mode == "forced" else []
+        free = forced or free  # "forced": a forced move (allowMoves) is the root's only move, as KataGo's
         infos = [{"move": v, "order": i, "visits": 10 - i, "winrate": 0.5 - i / 10, "scoreLead": 3.0 - i,
                   "prior": 0.1} for i, v in enumerate(free)]
         out({"id": q["id"], "isDuringSearch": False, "turnNumber": 0, "moveInfos": infos,

@@ -8,8 +8,11 @@ What asks KataGo runs behind the requests: a request answers ``pending`` at once
 poll finds the values; KataGo missing answers ``unavailable`` with a reason while the human
 statistics keep answering; over KataGo's budget (a client's rate, the queue, the cache file's
 size) a position is ``busy`` while another client is served (slow: a real ``fuseki serve``
-with the real KataGo, two client addresses).  KataGo itself is test_katago.py's fake (a hanging one; one that
-answers) and, in the slow test, the real one at 1 visit.
+with the real KataGo, two client addresses).  ``--visits`` is a minimum: a shallower stored row
+is shown and asked again; the played moves a row lacks, and a clicked move, are asked with the
+move forced, within the same budget (the fake "forced" honours ``allowMoves``; slow: the real KataGo at
+2 visits deepens a 1-visit row and gives both played moves values of their own).  KataGo
+itself is test_katago.py's fake (a hanging one; one that answers) and, in the slow test, the real one at 1 visit.
 """
 
 from __future__ import annotations
@@ -229,19 +232,15 @@ def test_a_pending_answer_is_not_kept_and_a_poll_finds_the_values(make_app, fake
 
 
 def test_the_worker_asks_katago_and_writes_the_cache_file(make_app, fake):
-    app = make_app(fake("values"))  # answers D4, Q16, K10, C3, R17 (the free ones of them)
+    app = make_app(fake("forced"))  # answers D4, Q16, K10, C3, R17 (the free ones of them; a forced move alone)
     client = app.test_client()
     url = "/api/position?moves=pd"
     assert ok(client, url)["ai"]["status"] == "pending"
-    ready = poll(client, url, lambda a: a["ai"]["status"] != "pending")
+    ready = poll(client, url, settled)  # the position, then D16 (1 of 4 games) with the move forced
     assert ready["ai"]["status"] == "ready", ready["ai"]
-    assert [m["vertex"] for m in ready["ai"]["moves"]] == ["D4", "K10", "C3"]
-    board = board_after_moves(["pd"], 19)
-    db = create_engine(f"sqlite:///{app.cache_path}")
-    with db.connect() as conn:
-        stored = ai_values.get(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "", 2))
-    db.dispose()
-    assert stored is not None and len(stored.moves) == 3
+    assert sorted(m["vertex"] for m in ready["ai"]["moves"]) == ["C3", "D16", "D4", "K10"]
+    row = stored(app, "pd")
+    assert row is not None and len(row.moves) == 4
 
 
 def test_a_missing_katago_is_unavailable_with_its_reason_and_the_statistics_answer(make_app):
@@ -253,7 +252,8 @@ def test_a_missing_katago_is_unavailable_with_its_reason_and_the_statistics_answ
     other = ok(client, "/api/position?moves=qd")  # every later position at once
     assert other["ai"]["status"] == "unavailable" and other["next"]
     none = ok(make_app(None).test_client(), "/api/position")
-    assert none["ai"] == {"status": "unavailable", "settings": none["ai"]["settings"], "reason": NO_KATAGO}
+    assert none["ai"] == {"status": "unavailable", "settings": none["ai"]["settings"], "reason": NO_KATAGO,
+                          "asking": None}
 
 
 @pytest.mark.slow
@@ -327,3 +327,170 @@ def test_a_real_server_tells_a_client_over_its_budget_ai_busy_and_serves_another
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
+
+
+# --- --visits a minimum, and the moves KataGo's search left out asked with the move forced ---
+
+
+def stored(app, moves: str, network="", visits=2):
+    """The row the cache file holds for the position after ``moves`` at ``visits``, or None."""
+    board = board_after_moves([m for m in moves.split(",") if m], 19)
+    db = create_engine(f"sqlite:///{app.cache_path}")
+    with db.connect() as conn:
+        found = ai_values.get(conn, board.symmetric_keys(board.to_move), 19,
+                              AiSettings("japanese", 6.5, network, visits))
+    db.dispose()
+    return found
+
+
+def settled(answer) -> bool:
+    return answer["ai"]["status"] != "pending" and answer["ai"]["asking"] != "pending"
+
+
+def test_visits_is_a_minimum_a_shallower_stored_row_is_asked_again_and_served(make_app, fake):
+    app = make_app(fake("forced"), visits=8, minimum=True)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0)}, network="", visits=2)
+    client = app.test_client()
+    first = ok(client, "/api/position?moves=pd")
+    ai = first["ai"]  # the stored 2 visits are shown meanwhile, and said to be shallower than asked
+    assert ai["status"] == "ready" and ai["settings"]["visits"] == 2 and ai["asking"] == "pending"
+    assert ai["deeper"] == {"visits": 8, "status": "pending"}
+    assert row_with(first, "dp")["ai"]["winrate"] == 0.55
+    deep = poll(client, "/api/position?moves=pd", settled)["ai"]
+    assert deep["settings"]["visits"] == 8 and deep["deeper"] is None and deep["visits"] == 30  # the fake's root
+    assert stored(app, "pd", visits=8) is not None and stored(app, "pd", visits=2) is not None
+
+
+def test_without_a_minimum_or_without_katago_the_deepest_stored_is_served_and_says_its_visits(make_app, fake):
+    app = make_app(fake("hang"), visits=8)  # --visits not given: what is stored is shown, KataGo not asked
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0)}, network="", visits=2)
+    ai = ok(app.test_client(), "/api/position?moves=pd")["ai"]
+    assert ai["settings"]["visits"] == 2 and ai["deeper"] is None and ai["asking"] is None
+    assert len(app.extensions["fuseki_ai"].queue) == 0
+    none = make_app(None, visits=8, minimum=True)
+    put_values(none, "pd", {"dp": (0.55, 1.5, 0.0), "dd": (0.40, -1.5, 3.0)}, network="", visits=2)
+    ai = ok(none.test_client(), "/api/position?moves=pd")["ai"]
+    assert ai["status"] == "ready" and ai["settings"]["visits"] == 2 and ai["asking"] is None
+    assert ai["deeper"]["status"] == "unavailable" and ai["deeper"]["visits"] == 8
+    assert ai["deeper"]["reason"].endswith("the 2 visits stored are shown")
+
+
+def test_a_played_move_the_row_lacks_is_asked_with_the_move_forced_and_its_cell_says_why_meanwhile(make_app, fake):
+    app = make_app(fake("forced"))  # the fake answers a forced query with the forced move (its allowMoves)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")  # D16 (1 of the 4 games) not evaluated
+    client = app.test_client()
+    assert ok(client, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # (the cell meanwhile: below)
+    answer = poll(client, "/api/position?moves=pd", settled)
+    dd = row_with(answer, "dd")["ai"]
+    assert answer["ai"]["asking"] is None and dd["source"] == "search" and dd["visits"] == 10  # the fake's
+    assert dd["loss"] >= 0.0 and dd["pv"][0] == "dd"
+    row = stored(app, "pd")
+    assert row.move(coords.sgf_to_point("dd", 19)) is not None and row.move(coords.sgf_to_point("dp", 19))
+    assert ok(client, "/api/position?moves=pd") == answer  # nothing more to ask: the answer may be kept
+
+
+def test_a_clicked_move_the_position_before_lacks_is_asked_there_with_the_move_forced(make_app, fake):
+    app = make_app(fake("forced"))
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
+    qp = coords.sgf_to_point("qp", 19)  # R4: nobody played it, so only the click asks for it
+    assert stored(app, "pd").move(qp) is None
+    client = app.test_client()
+    assert ok(client, "/api/position?moves=pd,qp")["ai"]["asking"] == "pending"
+    poll(client, "/api/position?moves=pd,qp", settled)
+    assert stored(app, "pd").move(qp).visits == 10  # the parent's row now holds the clicked move
+
+
+def test_forced_moves_are_within_the_client_budget_over_it_the_cell_says_ai_busy(make_app, fake):
+    app = make_app(fake("hang"), client_rate=1)  # KataGo never answers: the first job stays queued
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")  # D16 lacking
+    put_values(app, "pd,dp", {"pp": (0.5, 0.5, 0.0)}, network="")  # Q3 lacking
+    greedy = app.test_client()
+    greedy.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+    assert ok(greedy, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # its one job
+    over = ok(greedy, "/api/position?moves=pd,dp")
+    assert over["ai"]["status"] == "ready" and over["ai"]["asking"] == "busy"
+    assert row_with(over, "pq")["ai_missing"].startswith("AI busy: 1 new positions")
+    assert row_with(over, "pp")["ai"]["source"] == "search"  # the stored values answer as before
+    assert ok(greedy, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # a poll of its job is free
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    answer = ok(other, "/api/position?moves=pd,dp")
+    assert answer["ai"]["asking"] == "pending" and row_with(answer, "pq")["ai_missing"] == "not evaluated yet"
+
+
+@pytest.mark.slow
+def test_the_real_katago_deepens_a_shallower_stored_row_and_evaluates_the_played_moves_forced(make_app):
+    from fuseki.engine.players.katago import network_name
+
+    command = real_katago_command()
+    network = network_name(command)
+    app = make_app(command, visits=2, minimum=True)  # --visits 2: the stored 1-visit row is too shallow
+    put_values(app, "pd", {"qp": (0.5, 0.2, 0.0)}, network=network, visits=1, root=(1, 0.5, 0.2))
+    client = app.test_client()
+    first = ok(client, "/api/position?moves=pd")["ai"]
+    assert first["settings"]["visits"] == 1 and first["deeper"] == {"visits": 2, "status": "pending"}
+    answer = poll(client, "/api/position?moves=pd", settled, deadline=900.0)
+    ai = answer["ai"]
+    assert ai["status"] == "ready" and ai["settings"] == {"network": network, "rules": "japanese", "komi": 6.5,
+                                                          "visits": 2}, ai
+    row = stored(app, "pd", network=network, visits=2)
+    for sgf in ("dp", "dd"):  # 3 and 1 of the 4 games: both >= 1%, each KataGo's own value
+        values = row_with(answer, sgf)["ai"]
+        assert values["source"] == "search" and values["visits"] >= 1 and values["loss"] >= -0.1, values
+        assert 0.0 <= values["winrate"] <= 1.0 and row.move(coords.sgf_to_point(sgf, 19)) is not None
+
+
+def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake):
+    from types import SimpleNamespace
+
+    from fuseki.book.ai import MOVES_SHARE
+    from fuseki.book.ui.web.ai import UNDER_SHARE, ai_json
+
+    app = make_app(fake("hang"))
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
+    board = board_after_moves(["pd"], 19)
+    point = lambda sgf: coords.sgf_to_point(sgf, 19)  # noqa: E731
+    # of 300 games, D4 in 296, D16 in 3 (1%: asked with the move forced), Q3 in 1 (under 1%)
+    moves = [SimpleNamespace(point=point(sgf), points=(point(sgf),), games=games)
+             for sgf, games in (("dp", 296), ("dd", 3), ("pq", 1))]
+    assert 3 >= MOVES_SHARE * 300 > 1
+    rows = [{} for _ in moves]
+    ai = ai_json(app.extensions["fuseki_ai"], board, rows, SimpleNamespace(total=300, moves=moves))
+    assert ai["asking"] == "pending" and rows[0]["ai"]["source"] == "search"
+    assert [row.get("ai_missing") for row in rows] == [None, "not evaluated yet", UNDER_SHARE]
+    assert list(app.extensions["fuseki_ai"].queue.take(0)[1][3]) == [point("dd")]  # the forced job: D16 alone
+
+
+def test_serve_visits_given_is_a_minimum_not_given_the_default_without_one(tmp_path, monkeypatch):
+    from fuseki.book.ui.cli import build_parser
+    from fuseki.book.ui.web_cli import _ai_options
+
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
+    given = _ai_options(build_parser().parse_args(["serve", "--ai", "--katago", MISSING, "--visits", "64"]))
+    default = _ai_options(build_parser().parse_args(["serve", "--ai", "--katago", MISSING]))
+    assert (given.visits, given.minimum) == (64, True)
+    assert (default.visits, default.minimum) == (32, False)
+
+
+@pytest.mark.slow
+def test_the_real_katago_forces_a_clicked_move_and_a_client_over_its_budget_is_told_ai_busy(make_app):
+    from fuseki.engine.players.katago import network_name
+
+    command = real_katago_command()
+    network = network_name(command)
+    app = make_app(command, visits=2, client_rate=1)
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network=network, root=(2, 0.5, 0.2))  # D16 lacking
+    put_values(app, "pd,dp", {"pp": (0.5, 0.5, 0.0)}, network=network, root=(2, 0.5, 0.2))  # Q3 lacking
+    greedy = app.test_client()
+    greedy.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+    assert ok(greedy, "/api/position?moves=pd")["ai"]["asking"] == "pending"  # its one new job a minute
+    over = ok(greedy, "/api/position?moves=pd,dp")  # at once after: the same minute
+    assert over["ai"]["asking"] == "busy" and row_with(over, "pq")["ai_missing"].startswith("AI busy")
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    answer = poll(other, "/api/position?moves=pd,dp,pq", settled, deadline=900.0)  # plays Q3 on the board
+    assert answer["ai"]["asking"] is None
+    clicked = stored(app, "pd,dp", network=network).move(coords.sgf_to_point("pq", 19))
+    assert clicked is not None and clicked.visits >= 1 and 0.0 <= clicked.winrate <= 1.0
+    done = poll(greedy, "/api/position?moves=pd", settled, deadline=900.0)  # the greedy one's job, answered
+    assert row_with(done, "dd")["ai"]["source"] == "search"

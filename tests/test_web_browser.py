@@ -335,8 +335,9 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
     """``fuseki serve --ai`` with KataGo's values of the empty board in the cache file: the AI
     columns, the marks and KataGo's own move fill the table, its moves are on the board, the
     checkbox hides them (and is remembered); a position KataGo is thinking about fills in when
-    its values come (KataGo here is test_katago.py's fake that never answers: the values come
-    through the cache file, as the worker writes them)."""
+    its values come, and a played move the stored row lacks says "not evaluated yet" while the
+    page keeps asking, then fills in (KataGo here is test_katago.py's fake that never answers:
+    the values come through the cache file, as the worker writes them)."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -406,3 +407,22 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
         wait.until(lambda _: "visits" in text("ai-status") and "thinking" not in text("ai-status"))
         assert [r[-1] for r in table()] == ["0.0", "2.4 ?"]
         assert len(browser.find_elements(By.CSS_SELECTOR, "#search-board .ai-marks circle")) == 1 + 2
+
+        # a played move the stored row lacks: KataGo is asked for it with the move forced (the fake
+        # never answers), its cell says why and the page keeps asking until the value is stored
+        put_values(spot, "pd,dp", {"pq": (0.5, 0.4, 0.0)}, network="", root=(MARK_VISITS, 0.5, 0.4),
+                   move_visits=MARK_VISITS)  # Q3 (1 of 2 games) not evaluated
+
+        def titles():
+            return browser.execute_script(
+                "return Object.fromEntries([...document.querySelectorAll('#next-table tbody tr')]"
+                ".map(row => [row.dataset.sgf, row.title]))")
+
+        browser.find_element(By.CSS_SELECTOR, '#search-board rect[data-sgf="dp"]').click()
+        # the position is its own mirror across the A1-T19 diagonal: the table lists Q3 as C16, Q4 as D16
+        wait.until(lambda _: titles().get("dd") == "no KataGo value: not evaluated yet")
+        assert "evaluating the moves its search left out" in text("ai-status")
+        put_values(spot, "pd,dp", {"pq": (0.5, 0.4, 0.0), "pp": (0.46, -0.6, 1.0)}, network="",
+                   root=(MARK_VISITS, 0.5, 0.4), move_visits=MARK_VISITS)  # as the worker would merge it
+        wait.until(lambda _: [r[-1] for r in table()] == ["0.0", "1.0"])
+        assert "evaluating" not in text("ai-status") and not titles().get("dd")

@@ -76,7 +76,7 @@ def _ai_options(args):
     print(f"fuseki serve: KataGo {command or 'not found (docs/katago.md)'}; values cached in "
           f"{ai_text.cache_path()}", file=sys.stderr, flush=True)
     return AiOptions(command=command, rules=args.rules, komi=args.komi, visits=visits,
-                     cache=ai_text.cache_path())
+                     cache=ai_text.cache_path(), minimum=args.visits is not None)
 
 
 def _check_address(host: str, port: int) -> None:

@@ -12,10 +12,23 @@ with the first job) takes the newest job first (the position a visitor looks at 
 KataGo on its first job, asks it through ``book.ai.AiJudge`` and writes the values to the
 cache file (the book may be read-only), where the page's next poll finds them.
 
+``--visits V`` (``AiOptions.minimum``) means at least V, as in ``fuseki search --ai``: a
+position whose deepest stored row has fewer visits is answered with that row at once and
+queued at V (``AiService.deeper``, the answer's ``deeper``); without KataGo the stored row is
+served and says its visits.  Of a ready position, each shown human move played in
+``MOVES_SHARE`` of its games or more that the row lacks is queued, one job for the position,
+to be asked with the move forced (``AiService.force``: ``book.ai.moves_to_force``, and
+``AiJudge.force`` in the worker, at the row's visits); so is the last move played when the
+position before it lacks it (the move the player clicked).  Meanwhile the row's
+``ai_missing`` says why ("not evaluated yet", "AI busy: ...") and the answer's ``asking`` is
+"pending" (the page polls) or "busy".  A forced move KataGo gives no value is not asked
+again (``NO_FORCED_VALUE``).
+
 KataGo's work is budgeted (docs/limits.md): a client address may queue at most
 ``CLIENT_RATE`` new positions in ``RATE_WINDOW`` seconds (polls of a queued position are
 free), at most ``QUEUE`` positions wait in all, and the cache file is not filled past
-``CACHE_ROWS`` positions.  Over any of them the position is answered
+``CACHE_ROWS`` positions; a deeper search and a position's forced moves are each one job,
+budgeted as a new position.  Over any of them the position is answered
 ``{"status": "busy", "reason": "AI busy: ..."}`` at once, not queued (the page shows the
 reason), and the human statistics answer as before; another client, or the same one a minute
 later, is served.  A position already queued is not queued twice.  KataGo missing, failing to
@@ -35,16 +48,30 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuseki.book.ai import MARK_TEXT, MARK_VISITS, AiValueStores, mark, missing_reason, next_move_values
+from fuseki.book.ai import (
+    MARK_TEXT,
+    MARK_VISITS,
+    MOVES_SHARE,
+    NOT_YET,
+    AiValueStores,
+    mark,
+    missing_reason,
+    moves_to_force,
+    next_move_values,
+)
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import coords
+from fuseki.engine.core.base import IllegalMove, opponent
 
 QUEUE = 32  # positions waiting for KataGo, per server process
 CLIENT_RATE = 10  # new positions one client address may give KataGo in RATE_WINDOW, per server process
 RATE_WINDOW = 60.0  # seconds
 CLIENTS_KEPT = 4096  # client addresses whose recent positions are counted (the least recent leave)
 CACHE_ROWS = 200_000  # positions the AI value cache file may hold before serve --ai stops adding
+TRIED_KEPT = 100_000  # forced moves remembered as asked (KataGo gave no value: not asked again)
+NO_FORCED_VALUE = "KataGo gave no value with the move forced"
+UNDER_SHARE = f"played in under {MOVES_SHARE:.0%} of the games: asked when played on the board"
 NO_KATAGO = ("no KataGo: name one with fuseki serve --katago CMD or $FUSEKI_KATAGO, or run "
              "`bash .ci/katago` (docs/katago.md)")
 
@@ -59,6 +86,7 @@ class AiOptions:
     komi: float = 6.5
     visits: int = 32
     cache: Path | None = None  # None: ai_text.cache_path()
+    minimum: bool = False  # --visits given: a stored row of fewer visits is asked again at ``visits``
     client_rate: int = CLIENT_RATE  # the budget: see the module docstring
     queue: int = QUEUE
     cache_rows: int = CACHE_ROWS
@@ -69,10 +97,10 @@ class JobQueue:
 
     def __init__(self, limit: int = QUEUE):
         self.limit = limit
-        self._jobs: OrderedDict[int, tuple] = OrderedDict()  # canonical key -> (board, side)
+        self._jobs: OrderedDict[tuple, tuple] = OrderedDict()  # (kind, canonical key) -> job
         self._ready = threading.Condition()
 
-    def put(self, key: int, job: tuple) -> bool:
+    def put(self, key, job: tuple) -> bool:
         """Queue ``job`` under ``key``; False when it is queued already or the queue is full."""
         with self._ready:
             if key in self._jobs or len(self._jobs) >= self.limit:
@@ -81,7 +109,7 @@ class JobQueue:
             self._ready.notify()
             return True
 
-    def __contains__(self, key: int) -> bool:
+    def __contains__(self, key) -> bool:
         with self._ready:
             return key in self._jobs
 
@@ -89,7 +117,7 @@ class JobQueue:
         with self._ready:
             return len(self._jobs) >= self.limit
 
-    def take(self, timeout: float | None = None) -> tuple[int, tuple] | None:
+    def take(self, timeout: float | None = None) -> tuple | None:
         """The newest job (its key stays queued until ``done``), or None after ``timeout``."""
         with self._ready:
             if not self._ready.wait_for(lambda: self._jobs, timeout):
@@ -97,7 +125,7 @@ class JobQueue:
             key = next(reversed(self._jobs))
             return key, self._jobs[key]
 
-    def done(self, key: int) -> None:
+    def done(self, key) -> None:
         with self._ready:
             self._jobs.pop(key, None)
 
@@ -142,6 +170,17 @@ def client_address() -> str | None:
     return request.remote_addr if has_request_context() else None
 
 
+def _move_key(board, side: int, point: int) -> int:
+    """The position after ``side`` plays ``point``, as a key the same in every orientation (so
+    a move and its images under the position's symmetry are one move)."""
+    child = board.copy()
+    try:
+        child.play(side, point)
+    except IllegalMove:
+        return -point - 1
+    return min(child.symmetric_keys(opponent(side)))
+
+
 class AiService:
     """See the module docstring.  ``book_db``: the book's SQLAlchemy engine (its ``ai_values``
     table is read if it has one)."""
@@ -167,7 +206,8 @@ class AiService:
         self.budget = ClientBudget(options.client_rate)
         self._cached_rows = self._count_rows()
         self._admit_lock = threading.Lock()  # a check of the budget and the queueing are one step
-        self._failed: dict[int, str] = {}  # positions KataGo refused or timed out on, and why
+        self._failed: dict[tuple, str] = {}  # jobs KataGo refused or timed out on, and why
+        self._tried: set[tuple[int, int]] = set()  # (position, move) forced already, whatever came
         self._lock = threading.Lock()  # guards the worker's start and close
         self._worker: threading.Thread | None = None
         self._katago = None
@@ -183,17 +223,62 @@ class AiService:
         values = self.stores.values(board, side)
         if values is not None:
             return "ready", values
+        status, reason = self._ask(("values", min(board.symmetric_keys(side))), ("values", board, side), client)
+        return status, reason
+
+    def deeper(self, board, values: AiValues, client: str | None = None) -> dict | None:
+        """With ``--visits`` (``options.minimum``) above the visits of the stored ``values``:
+        the position queued at ``options.visits`` (its deeper values replace these once stored)
+        and ``{"visits": V, "status": "pending"}``, or ``"busy"``/``"unavailable"`` with a
+        ``reason``; None when the values are deep enough or no minimum was asked."""
+        wanted = self.options.visits
+        if not self.options.minimum or values.settings.visits >= wanted:
+            return None
+        side = board.to_move
+        status, reason = self._ask(("values", min(board.symmetric_keys(side))), ("values", board, side), client)
+        if status == "unavailable":
+            reason = f"{reason}; the {values.settings.visits} visits stored are shown"
+        return {"visits": wanted, "status": status, **({"reason": reason} if reason else {})}
+
+    def force(self, board, values: AiValues, moves, total: int, asked=(),
+              client: str | None = None) -> tuple[str | None, dict[int, str]]:
+        """The moves of ``moves`` (``point``, ``games``) played in ``MOVES_SHARE`` of the ``total``
+        games or more, and ``asked``, that ``values``' row lacks, queued for KataGo with each
+        move forced (``book.ai.moves_to_force``, ``AiJudge.force`` in the worker: one job for
+        the position): (``"pending"``, ``"busy"`` or None when nothing is asked, why each of
+        those points has no value meanwhile: ``missing_reason``'s, the budget's "AI busy: ...",
+        or KataGo's failure)."""
+        if self.unavailable:
+            return None, {}  # the rows say "no KataGo" (missing_reason)
+        side = board.to_move
         key = min(board.symmetric_keys(side))
+        wanted = moves_to_force(values, board, side, moves, total, MOVES_SHARE, asked)
+        tried = {p for p in wanted if (key, _move_key(board, side, p)) in self._tried}
+        reasons = dict.fromkeys(tried, NO_FORCED_VALUE)
+        points = [p for p in wanted if p not in tried]
+        if not points:
+            return None, reasons
+        status, reason = self._ask(("force", key), ("force", board, side, points), client)
+        if status == "pending":
+            reason = missing_reason(board, side, points[0], True)  # "not evaluated yet"
+        elif status == "unavailable":
+            reason = f"KataGo failed: {reason}"
+        reasons.update(dict.fromkeys(points, reason))
+        return (status if status in ("pending", "busy") else None), reasons
+
+    def _ask(self, key: tuple, job: tuple, client: str | None) -> tuple[str, str | None]:
+        """``job`` queued for the worker within the budget: ("pending", None), else ("busy", why)
+        or ("unavailable", why: no KataGo, or KataGo failed on this job before)."""
         reason = self.unavailable or self._failed.get(key)
         if reason:
             return "unavailable", reason
-        busy = self._admit(key, (board, side), client_address() if client is None else client)
+        busy = self._admit(key, job, client_address() if client is None else client)
         if busy:
             return "busy", busy
         self._start_worker()
         return "pending", None
 
-    def _admit(self, key: int, job: tuple, client: str | None) -> str | None:
+    def _admit(self, key: tuple, job: tuple, client: str | None) -> str | None:
         """Queue ``job`` within the budget; None when queued (or queued already), else why not."""
         with self._admit_lock:
             if key in self.queue:
@@ -231,7 +316,7 @@ class AiService:
 
     def _work(self) -> None:
         from fuseki.book.ai import AiJudge
-        from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout
+        from fuseki.engine.players.katago import KataGoError, answer_timeout
 
         judge = AiJudge(self.cache_db, None, self.settings.rules, self.settings.komi, self.settings.visits,
                         network=self.settings.network)
@@ -239,23 +324,21 @@ class AiService:
             job = self.queue.take(timeout=1.0)
             if job is None:
                 continue
-            key, (board, side) = job
+            key, (kind, board, side, *points) = job
             try:
-                if self.stores.values(board, side) is None:  # another server process may have asked meanwhile
-                    if judge.katago is None:
-                        katago = KataGo(self.options.command)
-                        with self._lock:
-                            self._katago = katago
-                            if self._closed:
-                                break
-                        judge.katago = katago
-                    judge.values([(board, side)], timeout=answer_timeout(self.settings.visits))
+                if kind == "values":
+                    if self._lacks(board, side):  # another server process may have asked meanwhile
+                        if not self._start_katago(judge):
+                            break
+                        judge.values([(board, side)], timeout=answer_timeout(self.settings.visits))
+                else:
+                    self._force(judge, board, side, points[0])
             except KataGoError as exc:
                 if judge.katago is None or judge.katago.broken:
                     self.unavailable = str(exc)  # KataGo is gone: no later job can be answered
                     self.queue.clear()
                 else:
-                    self._failed[key] = str(exc)  # this position only (a refusal, a time-out)
+                    self._failed[key] = str(exc)  # this job only (a refusal, a time-out)
             except Exception as exc:  # noqa: BLE001  # a worker that dies would leave every visitor pending
                 self._failed[key] = f"{type(exc).__name__}: {exc}"
             finally:
@@ -265,6 +348,44 @@ class AiService:
                 except Exception:  # noqa: BLE001  # a locked file: the last count stands
                     pass
         self.close()
+
+    def _lacks(self, board, side: int) -> bool:
+        """No stored values, or (``options.minimum``) fewer visits than asked."""
+        values = self.stores.values(board, side)
+        return values is None or (self.options.minimum and values.settings.visits < self.options.visits)
+
+    def _start_katago(self, judge) -> bool:
+        """``judge`` given the service's KataGo, started at the first job; False once closed."""
+        from fuseki.engine.players.katago import KataGo
+
+        if judge.katago is None:
+            katago = KataGo(self.options.command)
+            with self._lock:
+                self._katago = katago
+                if self._closed:
+                    return False
+            judge.katago = katago
+        return True
+
+    def _force(self, judge, board, side: int, points: list[int]) -> None:
+        """The ``points`` the stored row still lacks evaluated with each move forced, at the
+        row's visits (``AiJudge.force``, merged into the cache file's row); each remembered as
+        asked, so that a move KataGo gives no value is not asked again."""
+        from fuseki.engine.players.katago import answer_timeout
+
+        values = self.stores.values(board, side)
+        if values is None:
+            return
+        key = min(board.symmetric_keys(side))
+        points = [p for p in points if values.move(p) is None]
+        try:
+            if points and self._start_katago(judge):
+                judge.force(values, board, side, points,
+                            timeout=answer_timeout(values.settings.visits * len(points)))
+        finally:
+            if len(self._tried) > TRIED_KEPT:
+                self._tried.clear()
+            self._tried.update((key, _move_key(board, side, p)) for p in points)
 
     def close(self) -> None:
         """Stop the worker and KataGo (their threads and process); the cache file stays."""
@@ -283,15 +404,37 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     adds each human row's ``ai`` (None when neither KataGo's search nor the position after the
     move has values; ``source`` says which gave them) to ``next_rows``
     (``app.next_moves_json``'s rows, whose ``points`` are SGF), and to a row without values its
-    ``ai_missing``, why (``book.ai.missing_reason``).  ``found``: ``total`` and
-    ``moves`` (each ``point``, ``points``, ``games``): the book's next moves, or a whole-board
-    pattern's continuations."""
+    ``ai_missing``, why (``book.ai.missing_reason``, or the budget's "AI busy: ...").
+    ``found``: ``total`` and ``moves`` (each ``point``, ``points``, ``games``): the book's next
+    moves, or a whole-board pattern's continuations.
+
+    KataGo is asked for more behind the answer: the position again at ``--visits`` when the
+    stored values have fewer (``deeper``: ``AiService.deeper``), the shown moves of
+    ``MOVES_SHARE`` of the games that the row lacks with each move forced (``AiService.force``;
+    once the position is searched deep enough), and the last move played, forced in the
+    position before it when that position's values lack it (the move the player clicked).
+    ``asking``: "pending" while any of it waits for KataGo (the page asks again), "busy" when
+    some was refused over the budget, else None."""
+    asking = [_force_clicked(service, board)]
     answer, got = _status_json(service, board, [next_rows])
     if got is None:
+        answer["asking"] = _asking(asking)
         return answer
     size = board.size
     stats = found.moves[:len(next_rows)]
-    played = _fill_rows(service, got, board, next_rows, stats, found.total)
+    reasons: dict[int, str] = {}
+    deeper = service.deeper(board, got)
+    answer["deeper"] = deeper
+    if deeper is not None:
+        asking.append(deeper["status"])
+    if deeper is None or deeper["status"] != "pending":  # forced at the row's visits: the deeper row's
+        state, reasons = service.force(board, got, stats, found.total)
+        asking.append(state)
+    for move in stats:  # a rarer move is asked only when played on the board: say so, not "not yet"
+        if move.point not in reasons and move.games < MOVES_SHARE * max(found.total, 1) and \
+                missing_reason(board, board.to_move, move.point, service.unavailable is None) == NOT_YET:
+            reasons[move.point] = UNDER_SHARE
+    played = _fill_rows(service, got, board, next_rows, stats, found.total, reasons=reasons)
     moves = []
     for move in got.moves:
         if move.point == coords.PASS:
@@ -301,8 +444,28 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
                       "points": [coords.point_to_sgf(p, size) for p in move.points], **_values(move, size),
                       "played": not mine, "mark": "ai" if mine else None})
     answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves,
-                  mark_visits=MARK_VISITS)
+                  mark_visits=MARK_VISITS, asking=_asking(asking))
     return answer
+
+
+def _asking(states) -> str | None:
+    return "pending" if "pending" in states else "busy" if "busy" in states else None
+
+
+def _force_clicked(service: AiService, board) -> str | None:
+    """The last move played (the one the player clicked), forced in the position before it
+    when that position's stored values lack it (``AiService.force``'s state; None: nothing
+    asked)."""
+    if not board.moves or board.moves[-1][1] == coords.PASS:
+        return None
+    point = board.moves[-1][1]
+    parent = board.copy()
+    parent.undo()
+    values = service.stores.values(parent, parent.to_move)
+    if values is None or values.move(point) is not None:
+        return None
+    state, _ = service.force(parent, values, [], 0, asked=[point])
+    return state
 
 
 def corners_ai_json(service: AiService, board, corners: list[tuple[list[dict], list, int]]) -> dict:
@@ -336,9 +499,11 @@ def _status_json(service: AiService, board, row_lists) -> tuple[dict, AiValues |
     return answer, got
 
 
-def _fill_rows(service: AiService, got: AiValues, board, rows, moves, total: int, counted=None) -> set[int]:
+def _fill_rows(service: AiService, got: AiValues, board, rows, moves, total: int, counted=None,
+               reasons: dict[int, str] | None = None) -> set[int]:
     """Each row's ``ai`` from ``next_move_values`` of its move (``counted``: whose ``games``
-    mark it, default ``moves``); the points of the moves."""
+    mark it, default ``moves``), a row without its ``ai_missing`` (``reasons``' for its point,
+    else ``missing_reason``'s); the points of the moves."""
     played: set[int] = set()
     counted = moves if counted is None else counted
     for row, move, human, value in zip(rows, moves, counted, next_move_values(got, board, board.to_move, moves,
@@ -349,7 +514,8 @@ def _fill_rows(service: AiService, got: AiValues, board, rows, moves, total: int
             row["ai"] = {**_values(value, board.size), "source": value.source, "mark": kind,
                          "mark_text": MARK_TEXT.get(kind)}
         else:  # the page says why the cell is empty
-            row["ai_missing"] = missing_reason(board, board.to_move, move.point, service.unavailable is None)
+            row["ai_missing"] = (reasons or {}).get(move.point) or missing_reason(
+                board, board.to_move, move.point, service.unavailable is None)
     return played
 
 

@@ -481,7 +481,9 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
 
 
 def _final_unless_pending(ai: dict) -> None:
-    if ai["status"] not in ("ready", "note"):
+    """An answer KataGo may still change (the position pending or busy, or more of it asked:
+    ``asking``) is not kept."""
+    if ai["status"] not in ("ready", "note") or ai.get("asking"):
         g.pop("fuseki_version", None)  # not final: the answer cache must not keep it
 
 

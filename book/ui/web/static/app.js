@@ -245,6 +245,7 @@ function pollAi(path) {
     renderNextMoves(position);
     drawAiMarks($("search-board"), position, state.searchMarks);
     await refreshCorners();  // the same position's values: the corner rows fill in too
+    if (position.ai.asking === "pending") pollAi(path);  // a deeper search or forced moves still coming
   }, 1000);
 }
 
@@ -286,7 +287,9 @@ async function refreshSearch() {
   }
   state.searchMarks = marks;
   drawBoard($("search-board"), position.size, position, marks, serial(boardClick));
-  if (position.ai && position.ai.status === "pending") pollAi(`/api/position?${query()}`);
+  if (position.ai && (position.ai.status === "pending" || position.ai.asking === "pending")) {
+    pollAi(`/api/position?${query()}`);  // the position, a deeper search or forced moves: KataGo works
+  }
   state.pattern = null;
   const moves = movesText();
   if (moves !== state.shownMoves) clearRegion();  // a new position: the old region is not its pattern
@@ -469,7 +472,10 @@ function renderAi(position, body) {
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
     "move, loss in points against the best move evaluated (* from the position after the move; its visits " +
     `in the cell's title; a hovered row draws KataGo's line) · ? popular mistake · ! AI's choice, rarely played` +
-    (ai.visits < ai.mark_visits ? ` · shallow values (under ${ai.mark_visits} visits): no mark drawn` : "");
+    (ai.visits < ai.mark_visits ? ` · shallow values (under ${ai.mark_visits} visits): no mark drawn` : "") +
+    (ai.deeper ? (ai.deeper.status === "pending" ? ` · KataGo is searching deeper (${ai.deeper.visits} visits)…`
+                                                 : ` · ${ai.deeper.reason}`) : "") +
+    (ai.asking === "pending" && !ai.deeper ? " · KataGo is evaluating the moves its search left out…" : "");
   for (const move of ai.moves.filter((m) => m.mark === "ai")) {
     const tr = document.createElement("tr");
     tr.className = "ai-row";
