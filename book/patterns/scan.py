@@ -15,13 +15,21 @@ on through the same events, the continuation as Kombilo counts it: the first lat
 either player, inside the region of a matching placement (unswapped first, then the smallest
 pattern point it maps to, a point standing for its orbit), and how many moves came first
 elsewhere (0: at once); a game that never plays inside again is a tenuki.
+
+A scan may be given a ``budget.Budget`` (the web page's, per request): it then runs over the
+games ``PART_GAMES`` at a time and looks at the budget between parts, so that the work itself
+stops once the budget is spent (``budget.BudgetSpent``), not only the answer; without one (the
+CLI, the shell) it scans every game in one call.
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from fuseki.book.patterns.budget import Budget
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
 NONE = -1  # out_move of a game that never matched; out_point of a tenuki, a pass or the game's end
@@ -30,6 +38,10 @@ NO_LIMIT = 1 << 40  # moves_to of a search without a move limit
 # from this many placements on (side and anywhere patterns), a game's live placements are linked
 # for it alone; below, the lists of every placement are as short (bench/patterns.py)
 LINK_PLACEMENTS = 64
+# games scanned between two looks at a Budget: on 2 cores a worst pattern (anywhere, colours
+# swapped) takes about 0.1 s for them, a corner pattern a few ms, so a scan stops at most that
+# long after its budget is spent, and the parts cost no measurable time (bench/patterns.py)
+PART_GAMES = 2048
 
 
 @njit(cache=True, parallel=True)
@@ -335,14 +347,27 @@ def _ways(table, points: int):
 
 
 def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.ndarray, table, size: int,
-        orbit_min: np.ndarray, to_move: int = EMPTY, moves_from: int = 0, moves_to: int | None = None):
+        orbit_min: np.ndarray, to_move: int = EMPTY, moves_from: int = 0, moves_to: int | None = None,
+        budget: Budget | None = None):
     """(move numbers, placement indices, pattern points of the continuations, their colours,
     the moves played elsewhere before each) of ``games``; see ``_scan_range``.
     ``held``: ``ever_held`` of all the games ``games`` index; ``to_move``, ``moves_from``,
-    ``moves_to``: Kombilo's options (``pattern.Pattern``)."""
+    ``moves_to``: Kombilo's options (``pattern.Pattern``).  ``budget``: scan ``PART_GAMES`` games
+    at a time and raise ``budget.BudgetSpent`` before a part once it is spent (None: every game at once)."""
     out = [np.empty(len(games), dtype=np.int64) for _ in range(5)]
-    scan(4 * get_num_threads(), events, offsets, games, held, np.int64(to_move), np.int64(moves_from),
-         np.int64(NO_LIMIT if moves_to is None else moves_to), *tables(table, size, orbit_min), *out)
+    options = (np.int64(to_move), np.int64(moves_from), np.int64(NO_LIMIT if moves_to is None else moves_to),
+               *tables(table, size, orbit_min))
+    if budget is None:
+        scan(4 * get_num_threads(), events, offsets, games, held, *options, *out)
+        return out
+    part = PART_GAMES
+    for first in range(0, len(games), part):
+        budget.check()
+        last = min(first + part, len(games))
+        started = time.monotonic()
+        scan(4 * get_num_threads(), events, offsets, games[first:last], held, *options,
+             *(column[first:last] for column in out))
+        budget.charge(time.monotonic() - started, last - first)
     return out
 
 
