@@ -10,7 +10,6 @@ import json
 import os
 import tarfile
 import zipfile
-from urllib.parse import quote
 
 import pytest
 
@@ -218,66 +217,6 @@ def test_the_pattern_command_refuses_a_huge_move_number_in_one_line(small_book, 
         err = capsys.readouterr().err
         assert code == 2  # as every bad pattern option
         assert err.count("\n") == 1 and err.startswith("fuseki pattern: bad move range"), err
-
-
-# --- finding 5: a request's pattern scans have a budget ------------------------------------------
-
-# The issue's worst request: 8 within= searches, each a small anywhere pattern with colours swapped
-# (a scan of every game with hundreds of placements each): 15 s on 21k games, 7 s on 11k, before.
-WORST_STAGES = [f"size=19&moves={moves}&region=H12:M8&swap=1" for moves in (
-    "jj,kk", "jj,kj", "jj,jk", "jk,kj", "jj,kk,kj", "jj", "kk,jj,jk", "jk,kk")]
-WORST = "/api/position?moves=pd&" + "&".join(f"within={quote(stage, safe='')}" for stage in WORST_STAGES)
-
-
-def test_the_worst_within_request_stops_at_its_budget_and_the_server_answers_on(small_book, monkeypatch):
-    """Before: the 8 scans ran to the end whatever they cost.  With a budget spent by the first
-    part of the first scan (parts of one game here), the request is 503 with what to narrow,
-    having scanned that one game of the 8 x 5 it asked for; the next requests are answered."""
-    from fuseki.book.patterns import scan
-    from fuseki.book.ui.web import create_app
-
-    monkeypatch.setattr(scan, "PART_GAMES", 1)
-    app = create_app(book_url=str(small_book), scan_seconds=1e-9)
-    try:
-        client = app.test_client()
-        answer = client.get(WORST)
-        assert answer.status_code == 503, answer.data[:300]
-        body = answer.get_json()
-        assert body["scanned"] == 1  # the work stopped: one part, then the budget was looked at
-        assert body["error"].count("\n") == 0 and "narrow it: fewer within searches" in body["error"]
-        assert client.get(WORST.replace("within=", "x=")).status_code == 200  # the position itself
-        assert client.get("/api/pattern?moves=pd&region=N19:T13").status_code == 503  # every scan has one
-        assert client.get("/api/within?within=moves%3Dpd").status_code == 200  # no scan: no budget spent
-    finally:
-        app.extensions["fuseki_book"].close()
-    unbounded = create_app(book_url=str(small_book), scan_seconds=60)  # the same request within a budget
-    try:
-        assert unbounded.test_client().get(WORST).status_code == 200
-    finally:
-        unbounded.extensions["fuseki_book"].close()
-
-
-def test_a_scan_in_parts_finds_what_one_scan_finds(small_book, monkeypatch):
-    """The budget's parts change nothing but when the scan may stop: each pattern's answer in
-    parts of 2 games equals the one scan's (the CLI's, without a budget)."""
-    from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.patterns import scan
-    from fuseki.book.patterns.budget import Budget
-    from fuseki.book.patterns.search import search
-    from fuseki.book.ui.pattern_cli import pattern_from_board
-
-    with Book.open(str(small_book)) as book:
-        for moves, region in [("pd", "N19:T13"), ("pd,dp", "A19:T1"), ("jj", "H12:M8")]:
-            pattern = pattern_from_board(board_after_moves(moves.split(","), 19), region, "", True)
-            whole = search(book, pattern)
-            monkeypatch.setattr(scan, "PART_GAMES", 2)
-            budget = Budget(60)
-            parts = search(book, pattern, budget=budget)
-            monkeypatch.undo()
-            assert budget.scanned == book.stats().games and budget.spent > 0
-            assert (parts.match_ids.tolist(), parts.match_moves.tolist(), parts.total) == \
-                   (whole.match_ids.tolist(), whole.match_moves.tolist(), whole.total)
-            assert [vars(c) for c in parts.continuations] == [vars(c) for c in whole.continuations]
 
 
 # --- finding 2: a slow or idle connection holds no worker --------------------------------------

@@ -360,6 +360,8 @@ def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.nda
     if budget is None:
         scan(4 * get_num_threads(), events, offsets, games, held, *options, *out)
         return out
+    if not scan.signatures:  # compiled (or loaded from numba's cache) outside the budget: once a process
+        scan(1, events, offsets, games[:0], held, *options, *(column[:0] for column in out))
     part = PART_GAMES
     for first in range(0, len(games), part):
         budget.check()

@@ -7,7 +7,9 @@ replays it with ``engine.core.board.Board`` on every request.  The Flask layer o
 translates: queries go through the ``Book`` methods (bound parameters, never SQL
 here), rules through ``Board``.
 
-Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
+Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status, or 503 for a request
+whose pattern scans spent their budget, ``api_args.SCAN_SECONDS``, with ``"scanned"``: the games
+scanned; the message says what to narrow)::
 
     /api/info                         book statistics, the default board size, max_download; ``ai``:
                                       the KataGo settings with --ai (else null); ``note``: why
