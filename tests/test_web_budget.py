@@ -11,6 +11,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from test_web_browser import browser  # noqa: F401 (the Chromium fixture)
 
 from fuseki.book.storage.store import Book
 
@@ -138,3 +139,18 @@ def test_another_visitor_waits_at_most_about_one_budget_while_four_worst_request
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+def test_the_page_shows_the_503_and_what_to_narrow(small_book, browser):  # noqa: F811
+    """A shared link of the worst request, opened in Chromium against a ``fuseki serve`` whose
+    budget the first within= search spends: the page shows the server's message (app.js's
+    ``refreshWithin`` and every ``api`` call show an answer's ``error``, a 503's too)."""
+    from test_web_browser import serving
+    from test_web_links import Page
+
+    with serving(small_book, env={"FUSEKI_SCAN_SECONDS": "1e-9"}) as url:
+        page = Page(browser, timeout=60)
+        stages = "&".join(f"within={quote(stage, safe='')}" for stage in WORST_STAGES)
+        browser.get(f"{url}#size=19&moves=pd&{stages}")
+        page.wait(lambda _: "narrow it: fewer within searches" in page.text("message"))
+        assert page.text("message").startswith("search too costly for this server")
