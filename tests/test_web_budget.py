@@ -72,6 +72,7 @@ def test_a_scan_in_parts_finds_what_one_scan_finds(small_book, monkeypatch):
             pattern = pattern_from_board(board_after_moves(moves.split(","), 19), region, "", True)
             whole = search(book, pattern)
             monkeypatch.setattr(scan, "PART_GAMES", 2)
+            monkeypatch.setattr(scan, "PART_SECONDS", 0)  # every part of 2 games
             budget = Budget(60)
             parts = search(book, pattern, budget=budget)
             monkeypatch.undo()
