@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fuseki.book.patterns import index, index_map, scan
+from fuseki.book.patterns.budget import Budget
 from fuseki.book.patterns.pattern import Pattern
 from fuseki.engine.core.base import BLACK, WHITE
 
@@ -82,8 +83,10 @@ class PatternResult:
         return dict(zip(self.match_ids.tolist(), self.match_moves.tolist()))
 
 
-def search(book, pattern: Pattern, filters=None) -> PatternResult:
-    """Search the book's games of the pattern's board size (see the module docstring)."""
+def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -> PatternResult:
+    """Search the book's games of the pattern's board size (see the module docstring).
+    ``budget``: the scan's (``budget.BudgetSpent`` once it is spent; the web
+    page's requests have one, the CLI and the shell none)."""
     from fuseki.book.storage.store import BookError, Filters
 
     if getattr(book, "statistics", None) is not None:
@@ -99,7 +102,7 @@ def search(book, pattern: Pattern, filters=None) -> PatternResult:
     orbit_min = pattern.orbit_min()
     moves, places, points, colours, later = scan.run(events, offsets, chosen, held, table, pattern.size,
                                                      orbit_min, pattern.to_move, pattern.moves_from,
-                                                     pattern.moves_to)
+                                                     pattern.moves_to, budget)
     game_ids = game_ids[chosen]
     matched = np.flatnonzero(moves != scan.NONE)
     continuations, tenuki = _counted(orbits, orbit_min, winner_of[game_ids[matched]], points[matched],

@@ -6,9 +6,10 @@ Below both: ``app`` registers ``player_routes``, which takes these from here, no
 
 from __future__ import annotations
 
+import os
 from functools import cache
 
-from flask import request
+from flask import current_app, g, request
 
 from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.engine.core import coords
@@ -19,6 +20,12 @@ MAX_PAGE_SIZE = 100
 MAX_ID = 2**63 - 1       # largest game id a database integer can hold
 MAX_PAGE = 10**8         # page= of a game list (keyset paging with after= has no such bound)
 COLOUR_NAME = {BLACK: "B", WHITE: "W"}
+# seconds of pattern scan one request may spend, its within= searches and its pattern search
+# together (docs/limits.md): a corner pattern on 366,535 games scans in about 1 s, while 8
+# within= searches of anywhere patterns with colours swapped took 15 s on 21k games and kept
+# every thread; past it the scan stops and the request is answered 503 (app.budget_spent);
+# FUSEKI_SCAN_SECONDS sets another (fuseki serve's workers read it; the tests: a small one)
+SCAN_SECONDS = float(os.environ.get("FUSEKI_SCAN_SECONDS", 3))
 
 
 class ApiError(Exception):
@@ -28,6 +35,16 @@ class ApiError(Exception):
         super().__init__(message)
         self.message = message
         self.status = status
+
+
+def scan_budget():
+    """The request's ``budget.Budget`` (``SCAN_SECONDS``, or the application's ``FUSEKI_SCAN_SECONDS``),
+    shared by every scan the request makes."""
+    from fuseki.book.patterns.budget import Budget
+
+    if "fuseki_budget" not in g:
+        g.fuseki_budget = Budget(current_app.config.get("FUSEKI_SCAN_SECONDS", SCAN_SECONDS))
+    return g.fuseki_budget
 
 
 def int_arg(name: str, default: int | None, low: int, high: int) -> int | None:

@@ -7,7 +7,9 @@ replays it with ``engine.core.board.Board`` on every request.  The Flask layer o
 translates: queries go through the ``Book`` methods (bound parameters, never SQL
 here), rules through ``Board``.
 
-Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status)::
+Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status, or 503 for a request
+whose pattern scans spent their budget, ``api_args.SCAN_SECONDS``, with ``"scanned"``: the games
+scanned; the message says what to narrow)::
 
     /api/info                         book statistics, the default board size, max_download; ``ai``:
                                       the KataGo settings with --ai (else null); ``note``: why
@@ -70,6 +72,7 @@ from werkzeug.exceptions import HTTPException
 
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
+from fuseki.book.patterns.budget import BudgetSpent
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.book_cli import parse_periods
 from fuseki.book.ui.web.api_args import (
@@ -81,6 +84,7 @@ from fuseki.book.ui.web.api_args import (
     after_arg,
     game_row_json,
     point_json,
+    scan_budget,
 )
 from fuseki.book.ui.web.api_args import int_arg as _int_arg
 from fuseki.book.ui.web.hosts import LOOPBACK_NAMES, host_name  # noqa: F401 (LOOPBACK_NAMES: fuseki serve's)
@@ -143,6 +147,13 @@ def _within_arg():
 
 
 # --- answers ---------------------------------------------------------------------------
+
+
+def budget_message(budget) -> str:
+    """The 503's one line: what was spent, and what to narrow."""
+    return (f"search too costly for this server: its pattern scans stopped after {budget.seconds:g} s "
+            f"({budget.scanned:,} games scanned); narrow it: fewer within searches, a corner or side pattern "
+            f"rather than one anywhere, colours not swapped, or a move range (moves_from, moves_to)")
 
 
 def position_json(board: Board, symmetry: int = 0) -> dict:
@@ -285,7 +296,7 @@ class _Shared:
         except PatternError as exc:
             raise ApiError(str(exc), 400) from None
         try:
-            return search(self.book, pattern, _filters_arg())
+            return search(self.book, pattern, _filters_arg(), scan_budget())
         except BookError as exc:  # a statistics book, or an index a read-only server cannot build
             raise ApiError(str(exc), 409) from None
 
@@ -304,7 +315,7 @@ CACHED_ENDPOINTS = {"position", "games", "game", "player", "player_names"}
 
 
 def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None,
-               cache_bytes: int | None = None, ai=None) -> Flask:
+               cache_bytes: int | None = None, ai=None, scan_seconds: float | None = None) -> Flask:
     """The Flask application over an open ``Book`` or one opened read-only from ``book_url``.
 
     ``trusted_hosts``: the Host header values to answer (others get 400); ``fuseki serve``
@@ -312,6 +323,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     pointing a DNS name at 127.0.0.1 (DNS rebinding).  ``cache_bytes``: the answers kept
     per URL while the book is unchanged (``book.ui.web.cache``; None: its default, 0: none).
     ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves.
+    ``scan_seconds``: the pattern scan a request may spend (None: ``api_args.SCAN_SECONDS``).
     """
     from fuseki.book.ui.web.cache import MAX_BYTES, ResponseCache
     from fuseki.book.ui.web.player_routes import add_player_routes
@@ -322,6 +334,8 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
         book = Book.open(book_url, readonly=True)
     app = Flask(__name__, static_folder=None)
     app.json.sort_keys = False
+    if scan_seconds is not None:
+        app.config["FUSEKI_SCAN_SECONDS"] = scan_seconds
     shared = app.extensions["fuseki_shared"] = _Shared(book)
     app.extensions["fuseki_book"] = book
     if ai is not None:
@@ -378,6 +392,10 @@ def _add_request_guards(app: Flask, shared: _Shared, trusted: set[str] | None, c
     @app.errorhandler(ApiError)
     def api_error(exc: ApiError):
         return jsonify(error=exc.message), exc.status
+
+    @app.errorhandler(BudgetSpent)
+    def budget_spent(exc: BudgetSpent):  # a within= chain or a pattern search past the request's scan budget
+        return jsonify(error=budget_message(exc.budget), scanned=exc.budget.scanned), 503
 
     @app.errorhandler(StatisticsOnly)
     def statistics_only(exc: StatisticsOnly):  # a filter or a download asked of a book without games

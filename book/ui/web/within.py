@@ -15,6 +15,8 @@ again, without the year and player filters (a filter keeps or drops each game by
 earlier answer's games under the filters are these games under the filters, and one stage serves
 every filter), and keeps its games per book version (``StageCache``: a pattern stage is a pattern
 search, a second or so on a big book; the answers' cache keeps whole answers by URL besides).
+The pattern scans of all a request's stages and of its own pattern search share one budget
+(``api_args.SCAN_SECONDS``): past it the request is answered 503, and a stage cut short is not kept.
 
 ``/api/within?within=...`` answers what a view is within: each stage in words with its games,
 and the games of all together.
@@ -29,6 +31,7 @@ from urllib.parse import parse_qsl, urlencode
 from flask import jsonify, request
 
 from fuseki.book.storage.gamesets import GameSet, intersect, position_games
+from fuseki.book.ui.web.api_args import scan_budget
 from fuseki.engine.core import coords
 
 # A stage's parameters, in the order the page writes them.
@@ -80,9 +83,10 @@ def _vertex(token: str, size: int) -> str:
         return token
 
 
-def stage_games(book, stage: dict[str, str], size: int) -> GameSet:
+def stage_games(book, stage: dict[str, str], size: int, budget=None) -> GameSet:
     """The games that answered the stage, unfiltered: the position's games, or the pattern's
-    matches; ValueError (PatternError, PositionError, BookError) for one that cannot be searched."""
+    matches; ValueError (PatternError, PositionError, BookError) for one that cannot be searched,
+    ``budget.BudgetSpent`` for a pattern whose scan spent ``budget`` (a ``budget.Budget``; None: no bound)."""
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.patterns.search import search
     from fuseki.book.storage.store import Filters
@@ -95,7 +99,7 @@ def stage_games(book, stage: dict[str, str], size: int) -> GameSet:
     board = board_after_moves([t for t in stage.get("moves", "").replace(" ", ",").split(",") if t], int(size_text))
     if not stage.get("region"):
         return position_games(book, board, Filters())
-    return GameSet(search(book, pattern_from_options(board, stage["region"], stage.get)).match_ids)
+    return GameSet(search(book, pattern_from_options(board, stage["region"], stage.get), budget=budget).match_ids)
 
 
 class StageCache:
@@ -106,14 +110,14 @@ class StageCache:
         self._lock = threading.Lock()
         self._entries: OrderedDict[tuple, GameSet] = OrderedDict()
 
-    def games(self, book, stage: dict[str, str], size: int) -> GameSet:
+    def games(self, book, stage: dict[str, str], size: int, budget=None) -> GameSet:
         key = (book.version(), size, stage_query(stage))
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
                 return found
-        found = stage_games(book, stage, size)  # outside the lock: other requests go on meanwhile
+        found = stage_games(book, stage, size, budget)  # outside the lock: other requests go on meanwhile
         with self._lock:
             self._entries[key] = found
             while len(self._entries) > self.kept:
@@ -134,7 +138,7 @@ def stage_sets(cache: StageCache, book, size: int) -> list[tuple[dict[str, str],
     found = []
     for number, stage in enumerate(stages_arg(), 1):
         try:
-            found.append((stage, cache.games(book, stage, size)))
+            found.append((stage, cache.games(book, stage, size, scan_budget())))
         except ValueError as exc:
             raise WithinError(f"within search {number} ({stage_text(stage)[:80]}): {exc}") from None
     return found

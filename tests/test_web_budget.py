@@ -1,0 +1,157 @@
+"""Issue 40's CPU amplification on the web page: a request's pattern scans have a budget
+(``book.ui.web.api_args.SCAN_SECONDS``, ``book.patterns.budget``), the scan stops when it is spent
+(503 with what to narrow), and another visitor waits about one budget at most.
+
+The work is asserted as games scanned; the one latency test asserts against the budget itself
+with generous margins (never a bare wall-clock figure).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from test_web_browser import browser  # noqa: F401 (the Chromium fixture)
+
+from fuseki.book.storage.store import Book
+
+# The issue's worst request: 8 within= searches, each a small anywhere pattern with colours swapped
+# (a scan of every game with hundreds of placements each): 15 s on 21k games, 7 s on 11k, before.
+WORST_STAGES = [f"size=19&moves={moves}&region=H12:M8&swap=1" for moves in (
+    "jj,kk", "jj,kj", "jj,jk", "jk,kj", "jj,kk,kj", "jj", "kk,jj,jk", "jk,kk")]
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory):
+    """test_web_api's five games, imported."""
+    from test_web_api import build_book
+
+    return build_book(tmp_path_factory.mktemp("budget") / "book.sqlite")
+
+
+WORST = "/api/position?moves=pd&" + "&".join(f"within={quote(stage, safe='')}" for stage in WORST_STAGES)
+
+
+def test_the_worst_within_request_stops_at_its_budget_and_the_server_answers_on(small_book, monkeypatch):
+    """Before: the 8 scans ran to the end whatever they cost.  With a budget spent by the first
+    part of the first scan (parts of one game here), the request is 503 with what to narrow,
+    having scanned that one game of the 8 x 5 it asked for; the next requests are answered."""
+    from fuseki.book.patterns import scan
+    from fuseki.book.ui.web import create_app
+
+    monkeypatch.setattr(scan, "PART_GAMES", 1)
+    app = create_app(book_url=str(small_book), scan_seconds=1e-9)
+    try:
+        client = app.test_client()
+        answer = client.get(WORST)
+        assert answer.status_code == 503, answer.data[:300]
+        body = answer.get_json()
+        assert body["scanned"] == 1  # the work stopped: one part, then the budget was looked at
+        assert body["error"].count("\n") == 0 and "narrow it: fewer within searches" in body["error"]
+        assert client.get(WORST.replace("within=", "x=")).status_code == 200  # the position itself
+        assert client.get("/api/pattern?moves=pd&region=N19:T13").status_code == 503  # every scan has one
+        assert client.get("/api/within?within=moves%3Dpd").status_code == 200  # no scan: no budget spent
+    finally:
+        app.extensions["fuseki_book"].close()
+    unbounded = create_app(book_url=str(small_book), scan_seconds=60)  # the same request within a budget
+    try:
+        assert unbounded.test_client().get(WORST).status_code == 200
+    finally:
+        unbounded.extensions["fuseki_book"].close()
+
+
+def test_a_scan_in_parts_finds_what_one_scan_finds(small_book, monkeypatch):
+    """The budget's parts change nothing but when the scan may stop: each pattern's answer in
+    parts of 2 games equals the one scan's (the CLI's, without a budget)."""
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.patterns import scan
+    from fuseki.book.patterns.budget import Budget
+    from fuseki.book.patterns.search import search
+    from fuseki.book.ui.pattern_cli import pattern_from_board
+
+    with Book.open(str(small_book)) as book:
+        for moves, region in [("pd", "N19:T13"), ("pd,dp", "A19:T1"), ("jj", "H12:M8")]:
+            pattern = pattern_from_board(board_after_moves(moves.split(","), 19), region, "", True)
+            whole = search(book, pattern)
+            monkeypatch.setattr(scan, "PART_GAMES", 2)
+            monkeypatch.setattr(scan, "PART_SECONDS", 0)  # every part of 2 games
+            budget = Budget(60)
+            parts = search(book, pattern, budget=budget)
+            monkeypatch.undo()
+            assert budget.scanned == book.stats().games and budget.spent > 0
+            assert (parts.match_ids.tolist(), parts.match_moves.tolist(), parts.total) == \
+                   (whole.match_ids.tolist(), whole.match_moves.tolist(), whole.total)
+            assert [vars(c) for c in parts.continuations] == [vars(c) for c in whole.continuations]
+
+
+TEST_SCAN_SECONDS = 0.25  # the server's budget in the latency test: well under the worst request's scan
+
+
+def _get(port: int, path: str) -> tuple[int, bytes]:
+    """(status, body) of a GET on a connection of its own, with a generous 300 s time-out."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    try:
+        connection.request("GET", path)
+        reply = connection.getresponse()
+        return reply.status, reply.read()
+    finally:
+        connection.close()
+
+
+@pytest.mark.slow
+def test_another_visitor_waits_at_most_about_one_budget_while_four_worst_requests_run(month_book):
+    """A real ``fuseki serve`` of the Tygem month (11,364 games), its scan budget set small
+    (FUSEKI_SCAN_SECONDS), one worker of 2 threads (with two, the four may land unevenly and
+    leave the visitor a free thread): four worst requests at once take both threads and queue
+    two more, and another client's plain request waits behind them.  Before, each ran its 8
+    scans to the end (7 s alone): the visitor waited for two rounds of them; now each stops at
+    its budget, so the visitor's latency is bounded by the budget (times a generous factor: two
+    rounds, the part past it, a loaded machine) plus a fixed allowance (the patterns' tables)."""
+    import re
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from test_web_load import ENV, ROOT
+
+    process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", str(month_book), "--port", "0",
+                                "--workers", "1"], cwd=ROOT, env={**ENV, "FUSEKI_SCAN_SECONDS": str(TEST_SCAN_SECONDS)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        port = int(re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline()).group(1))
+        for _ in range(2):  # the worker's first pattern search (numba's code, the pattern index) before timing
+            assert _get(port, "/api/pattern?moves=pd&region=N19:T13")[0] == 200
+        answers = []
+        worst = [threading.Thread(target=lambda: answers.append(_get(port, WORST))) for _ in range(4)]
+        for thread in worst:
+            thread.start()
+        time.sleep(0.2)  # the four are sent first and hold the threads
+        started = time.monotonic()
+        status, body = _get(port, "/api/position?moves=dd")
+        waited = time.monotonic() - started
+        for thread in worst:
+            thread.join(timeout=300)
+        assert status == 200, body[:300]
+        bound = 8 * TEST_SCAN_SECONDS + 5  # each worst request's budget and a part, on a loaded machine
+        assert waited <= bound, f"another visitor waited {waited:.1f} s (bound {bound:.1f} s)"
+        assert [status for status, _ in answers] == [503] * 4, [body[:200] for _, body in answers]
+        assert all(b"narrow it" in body for _, body in answers)
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_the_page_shows_the_503_and_what_to_narrow(small_book, browser):  # noqa: F811
+    """A shared link of the worst request, opened in Chromium against a ``fuseki serve`` whose
+    budget the first within= search spends: the page shows the server's message (app.js's
+    ``refreshWithin`` and every ``api`` call show an answer's ``error``, a 503's too)."""
+    from test_web_browser import serving
+    from test_web_links import Page
+
+    with serving(small_book, env={"FUSEKI_SCAN_SECONDS": "1e-9"}) as url:
+        page = Page(browser, timeout=60)
+        stages = "&".join(f"within={quote(stage, safe='')}" for stage in WORST_STAGES)
+        browser.get(f"{url}#size=19&moves=pd&{stages}")
+        page.wait(lambda _: "narrow it: fewer within searches" in page.text("message"))
+        assert page.text("message").startswith("search too costly for this server")
