@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import tarfile
 import zipfile
 
@@ -419,6 +420,33 @@ def test_links_devices_and_fifos_inside_a_tar_are_named(tmp_path, compression, b
     assert f"{path}:odd0.sgf: a symbolic link" in str(report)
     lines = [json.loads(line) for line in report_path.read_text(encoding="utf-8").splitlines()]
     assert [(line["member"], line["reason"]) for line in lines if line["kind"] == SKIPPED] == expected
+
+
+def test_links_devices_and_fifos_inside_a_zip_are_named(tmp_path, book_url):
+    """A zip made on Unix keeps each member's mode: ``zip -y`` stores a symbolic link as a member
+    whose data is its target.  Such ``*.sgf`` members are named as what they are and not read
+    (before: the link's target text was read as a game and skipped as "no SGF data found"); a
+    member without a mode (a zip made elsewhere) is read."""
+    path = tmp_path / "odd.zip"
+    kinds = {stat.S_IFLNK: "a symbolic link", stat.S_IFCHR: "a character device", stat.S_IFIFO: "a FIFO"}
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("real.sgf", GAME)
+        for n, kind in enumerate(kinds):
+            info = zipfile.ZipInfo(f"odd{n}.sgf")
+            info.create_system, info.external_attr = 3, (kind | 0o644) << 16
+            archive.writestr(info, b"real.sgf")
+        plain = zipfile.ZipInfo("plain.sgf")
+        plain.create_system, plain.external_attr = 0, 0  # made on another system: no mode
+        archive.writestr(plain, GAME)
+    expected = [(f"odd{n}.sgf", f"{what}, not a regular file: not read") for n, what in enumerate(kinds.values())]
+    items = list(iter_sources([str(path)]))
+    assert [item.name for item in items if isinstance(item, SourceFile)] == [f"{path}:real.sgf", f"{path}:plain.sgf"]
+    assert [(item.member, item.reason) for item in items if not isinstance(item, SourceFile)] == expected
+    with Book.open(book_url) as book:
+        report = importer.import_paths(book, [str(path)], workers=0)
+    assert report.added == 1 and report.duplicates == 1  # plain.sgf is the same game
+    assert [(note.member, note.reason) for note in report.skipped] == expected
+    assert f"{path}:odd0.sgf: a symbolic link" in str(report)
 
 
 def _report(listing):

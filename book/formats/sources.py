@@ -10,7 +10,8 @@ walked recursively with names sorted, archive members in archive order.
 - ``.tgz``/``.tar.gz``/``.tar`` (also ``.tar.bz2``/``.tar.xz``) and ``.zip`` archives are
   streamed member by member, in folders too.  Archives inside archives are not opened.
 - Only regular files are opened (links followed): a FIFO, socket or device named like a game
-  file or an archive, in a folder or given by name, is a Skipped naming what it is.
+  file or an archive, in a folder or given by name, is a Skipped naming what it is; so is an
+  archive's member that is a link, a device or a FIFO (a tar's header type, a zip's Unix mode).
 - Names that are not UTF-8 (a folder's, a tar's or a zip's, common in old Japanese, Korean
   and European collections) are kept as Python keeps them from the disk: their bytes, with
   those that are not UTF-8 as surrogate escapes (``os.fsdecode``), so the file can be opened
@@ -472,6 +473,10 @@ def _read_zip(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
         for info in infos:
             if info.is_dir() or _kind(info.filename) != "game":
                 continue
+            special = _zip_special(info)
+            if special is not None:
+                yield _special(f"{path}:{info.filename}", special, info.filename)
+                continue
             item = _read_zip_member(archive, info, path, limits)
             if isinstance(item, SourceFile):
                 budget -= len(item.data)
@@ -479,6 +484,21 @@ def _read_zip(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
                     yield _over_budget(path, info.filename, limits)
                     return
             yield item
+
+
+ZIP_UNIX = 3  # a zip entry's "made by" system whose external attributes hold a Unix st_mode
+
+
+def _zip_special(info: zipfile.ZipInfo) -> str | None:
+    """What a zip member is when its Unix mode (``zip -y`` stores a symbolic link as a member
+    whose data is the link's target) says it is no regular file: "a symbolic link", ...; None
+    for a regular file or a zip made elsewhere (no mode to go by)."""
+    mode = info.external_attr >> 16
+    if info.create_system != ZIP_UNIX or not stat.S_IFMT(mode) or stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
 
 
 def _overlapping(infos: list[zipfile.ZipInfo]) -> tuple[str, str] | None:
