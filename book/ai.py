@@ -243,10 +243,12 @@ class AiValueStores:
             db.dispose()
 
 
-def depth(values: AiValues) -> tuple[int, int, int]:
+def depth(values: AiValues) -> tuple[int, int, int, int]:
     """How deep a stored row is, to choose between stores: the visits asked, then the root's
-    visits, then how many moves it evaluated (a row with forced moves added beats its copy)."""
-    return values.settings.visits, values.visits, len(values.moves)
+    visits, then how many moves it evaluated (a row with forced moves added beats its copy),
+    then their visits (a copy whose shallow moves were searched again with the move forced,
+    ``deep_enough``, beats the row it was copied from; ``ai_values.deeper`` for ``copy``)."""
+    return values.settings.visits, values.visits, len(values.moves), sum(m.visits for m in values.moves)
 
 
 # --- a human move's values: KataGo's search, else the position after it (KaTrain's points lost) ---

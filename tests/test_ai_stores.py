@@ -33,11 +33,11 @@ def engine_at(path):
     return db
 
 
-def put(db, moves: str, network: str, visits: int, root=(10, 0.5, 0.0), candidates=(), komi=6.5):
+def put(db, moves: str, network: str, visits: int, root=(10, 0.5, 0.0), candidates=(), komi=6.5, move_visits=5):
     """Store values of the position after ``moves`` (SGF, comma separated); ``candidates``:
-    (sgf, win rate, lead, loss) best first."""
+    (sgf, win rate, lead, loss) best first, each of ``move_visits``."""
     board = board_after_moves([m for m in moves.split(",") if m], 19)
-    rows = [(coords.sgf_to_point(sgf, 19), 5, w, lead, loss, 0.1) for sgf, w, lead, loss in candidates]
+    rows = [(coords.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, w, lead, loss in candidates]
     with db.begin() as conn:
         ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", komi, network, visits),
                       root, rows)
@@ -75,8 +75,11 @@ def test_the_deepest_values_of_all_stores_answer_whichever_store_holds_them(tmp_
     put(cache, "pd,dd,pp", "net-a", 4, root=(5, 0.5, 5.0))
     put(book_db, "qc", "net-a", 8, root=(9, 0.5, 6.0))  # of equal depth, the book's
     put(cache, "qc", "net-a", 8, root=(9, 0.5, 7.0))
+    move = [("jj", 0.5, 0.0, 0.0)]  # as many moves, searched again with the move forced in the cache: the cache's
+    put(book_db, "qd", "net-a", 8, root=(9, 0.5, 8.0), candidates=move, move_visits=3)
+    put(cache, "qd", "net-a", 8, root=(9, 0.5, 9.0), candidates=move, move_visits=8)
     stores = AiValueStores(book_db, cache, "japanese", 6.5, "net-a")
-    assert [read(stores, m).score_lead for m in ("pd", "pd,dd", "pd,dd,pp", "qc")] == [2.0, 3.0, 4.0, 6.0]
+    assert [read(stores, m).score_lead for m in ("pd", "pd,dd", "pd,dd,pp", "qc", "qd")] == [2.0, 3.0, 4.0, 6.0, 9.0]
     assert AiValueStores(cache, book_db, "japanese", 6.5, "net-a").values(
         board_after_moves(["pd"], 19)).score_lead == 2.0  # not the order of the stores
     bare = create_engine(f"sqlite:///{tmp_path / 'bare.sqlite'}")  # a book never annotated: no table

@@ -211,6 +211,18 @@ def test_copy_goes_between_old_and_new_tables_and_more_moves_replace_fewer(tmp_p
     with builtin.connect() as conn:
         got = ai_values.get(conn, keys, SIZE, SETTINGS)
         assert [(m.point, m.pv, m.loss) for m in got.moves] == [(q4, (q4, r16), 0.0), (c3, (c3,), 3.0)]
+    with new.begin() as conn:  # c3 searched again with the move forced (as many moves, more visits): replaces
+        ai_values.merge_moves(conn, keys, SIZE, SETTINGS, (0, 0, 0), [(c3, 400, 0.4, 0.5, 0.0, 0.01)], [[c3, q4]])
+    with new.connect() as read, builtin.begin() as write:
+        assert ai_values.copy(read, write) == (1, 0)
+    with builtin.connect() as conn:
+        assert ai_values.get(conn, keys, SIZE, SETTINGS).move(c3).visits == 400
+    with new.begin() as conn:  # as many moves, fewer visits: the target's row stays
+        ai_values.merge_moves(conn, keys, SIZE, SETTINGS, (0, 0, 0), [(c3, 3, 0.4, 0.5, 0.0, 0.01)], [[c3]])
+    with new.connect() as read, builtin.begin() as write:
+        assert ai_values.copy(read, write) == (1, 0)
+    with builtin.connect() as conn:
+        assert ai_values.get(conn, keys, SIZE, SETTINGS).move(c3).visits == 400
     with new.begin() as conn:  # fewer moves in the source: the target's row stays
         ai_values.put(conn, keys, SIZE, SETTINGS, (9, 0.5, 1.0), [], [])
     with new.connect() as read, builtin.begin() as write:

@@ -261,10 +261,10 @@ def copy(source, target, chunk: int = 10_000) -> tuple[int, int]:
     """Copy every row of ``source``'s ``ai_values`` (a connection: a cache file, a book) into
     ``target``'s (its table made if missing, an older one given ``pvs``): a row ``target``
     lacks is added; of the same key and settings, ``target``'s row is kept unless
-    ``source``'s has more moves (forced moves added since: then ``source``'s replaces it).
-    (rows read, rows added).  A source made before ``pvs`` copies its rows without lines.
-    How values computed elsewhere (a machine with a GPU, an annotate run) reach a book, the
-    built-in book's file included."""
+    ``source``'s goes deeper (``deeper``: forced moves added since, or moves searched again
+    with the move forced: then ``source``'s replaces it).  (rows read, rows added).  A source
+    made before ``pvs`` copies its rows without lines.  How values computed elsewhere (a
+    machine with a GPU, an annotate run) reach a book, the built-in book's file included."""
     create(target)
     dialect = target.dialect.name
     if dialect == "postgresql":
@@ -275,16 +275,45 @@ def copy(source, target, chunk: int = 10_000) -> tuple[int, int]:
     fresh = statement.excluded
     statement = statement.on_conflict_do_update(
         index_elements=[c.name for c in ai_values.primary_key.columns],
-        set_={name: fresh[name] for name in ("root_visits", "root_winrate", "root_score_lead", "moves", "pvs")},
-        where=func.length(fresh.moves) > func.length(ai_values.c.moves))
+        set_={name: fresh[name] for name in ("root_visits", "root_winrate", "root_score_lead", "moves", "pvs")})
     count = select(func.count()).select_from(ai_values)
     before, read = target.execute(count).scalar_one(), 0
     columns = [c for c in ai_values.c if c.name != "pvs"] + list(_pv_column(source))
     rows = source.execute(select(*columns)).mappings()
     while batch := [{"pvs": None, **dict(row)} for row in rows.fetchmany(chunk)]:
         read += len(batch)
-        target.execute(statement, batch)
+        stored = _stored_moves(target, {row["key"] for row in batch})
+        batch = [row for row in batch if deeper(row["moves"], stored.get(_primary_key(row)))]
+        if batch:
+            target.execute(statement, batch)
     return read, target.execute(count).scalar_one() - before
+
+
+def deeper(moves: bytes, than: bytes | None) -> bool:
+    """A row's ``moves`` go deeper than a stored row's ``than`` (None: no row): more moves
+    evaluated (forced moves added), or as many with more visits among them (moves the
+    search left shallow, searched again with the move forced: ``book.ai.deep_enough``)."""
+    if than is None or len(moves) != len(than):
+        return than is None or len(moves) > len(than)
+    visits = [int(np.frombuffer(blob, dtype=MOVE_DTYPE)["visits"].sum()) for blob in (moves, than)]
+    return visits[0] > visits[1]
+
+
+_KEYS_A_QUERY = 500  # keys in one IN list: far under SQLite's and PostgreSQL's bound parameters
+
+
+def _primary_key(row) -> tuple:
+    return tuple(row[c.name] for c in ai_values.primary_key.columns)
+
+
+def _stored_moves(conn, keys: set[int]) -> dict[tuple, bytes]:
+    """The ``moves`` of ``conn``'s rows of ``keys`` (any settings), by primary key."""
+    keys, found = sorted(keys), {}
+    for at in range(0, len(keys), _KEYS_A_QUERY):
+        query = select(*ai_values.primary_key.columns, ai_values.c.moves).where(
+            ai_values.c.key.in_(keys[at:at + _KEYS_A_QUERY]))
+        found.update((_primary_key(row), row.moves) for row in conn.execute(query).mappings())
+    return found
 
 
 _VALUE_COLUMNS = (ai_values.c.root_visits, ai_values.c.root_winrate, ai_values.c.root_score_lead, ai_values.c.moves)

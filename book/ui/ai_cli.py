@@ -68,7 +68,8 @@ def add_commands(subparsers) -> None:
         "copy", help="copy stored AI values from a cache file or book into a book's file",
         description="Copy every stored AI value of FROM (an AI value cache file, or a book) into the book "
                     "file or URL INTO, keeping what INTO already holds for the same position and settings "
-                    "unless FROM's row has more moves (forced moves added since): "
+                    "unless FROM's row goes deeper (more moves evaluated, or as many with more visits: forced "
+                    "moves added or searched again since): "
                     "values computed elsewhere (an annotate run on a machine with a GPU, or on the built-in "
                     "book, which writes to the cache) reach a book, the built-in book's file included. "
                     "Example: fuseki ai copy ~/.local/share/fuseki/ai-cache.sqlite --into book/data/builtin.sqlite")
@@ -120,7 +121,7 @@ def run_copy(args) -> int:
         source.dispose()
         target.dispose()
     print(f"fuseki ai copy: {rows:,} positions' values read from {args.source}, {added:,} added to {args.into} "
-          f"({rows - added:,} were there: each kept, or replaced where FROM's row has more moves)", file=sys.stderr)
+          f"({rows - added:,} were there: each kept, or replaced where FROM's row goes deeper)", file=sys.stderr)
     return 0
 
 
