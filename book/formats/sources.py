@@ -214,8 +214,14 @@ def _read_path(path: str, limits: Limits, read: bool = True) -> Iterator[SourceF
         yield _read_file(path, limits)
 
 
-_SPECIAL_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                  (stat.S_ISBLK, "a block device"))
+_SPECIAL_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                  (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def _mode_kind(mode: int) -> str:
+    """What a file of st_mode ``mode`` that is no regular file is: "a FIFO", ... (a folder's
+    entry, followed through links, or a zip member's Unix mode, where a link is itself)."""
+    return next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
 
 
 def _not_regular(path: str) -> str | None:
@@ -231,8 +237,7 @@ def _not_regular(path: str) -> str | None:
         return None
     if stat.S_ISREG(mode):
         return None
-    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
-    return f"{kind}, not a regular file: not opened"
+    return f"{_mode_kind(mode)}, not a regular file: not opened"
 
 
 def _too_big(name: str, size: int, limits: Limits, member: str | None = None) -> Skipped:
@@ -496,9 +501,7 @@ def _zip_special(info: zipfile.ZipInfo) -> str | None:
     mode = info.external_attr >> 16
     if info.create_system != ZIP_UNIX or not stat.S_IFMT(mode) or stat.S_ISREG(mode):
         return None
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    return next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
+    return _mode_kind(mode)
 
 
 def _overlapping(infos: list[zipfile.ZipInfo]) -> tuple[str, str] | None:
