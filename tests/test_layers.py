@@ -1,48 +1,53 @@
-"""The layers point one way: every module of book/ and engine/ imports only from its own layer
-or below, no two modules import each other (directly or round a circle), the engine never
-imports the book, the book uses only the engine's public core, and no module outgrows the
-reading budget.
+"""The layers point one way: every module of book/ and engine/, gtp_main.py, __main__.py and
+bench/ imports only from its own layer or below, no two modules import each other (directly or
+round a circle), the engine never imports the book, the book uses only the engine's public core,
+and inside a layer the orders docs/architecture.md states hold.
 
-``docs/architecture.md`` draws the layers.  An AST scan of every module finds its imports, at
-the top or inside functions, absolute (``fuseki.book...``) or relative, and the modules that
-``book/ui/cli.py`` loads by name (its strings naming a project module).
+The rules are read from docs/architecture.md's ``layers`` blocks, so the page and the test cannot
+disagree.  An AST scan of every module finds its imports: at the top or inside functions,
+absolute (``fuseki.book...``) or relative, ``importlib.import_module``/``__import__`` calls with a
+literal name anywhere, and the modules that ``book/ui/cli.py`` (the one registry) names as strings
+and loads by name.  An import whose module name is built at run time, outside the registry, is
+itself a failure: the scan could not follow it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_LINES = 600
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+LOADS_BY_NAME = ("book/ui/cli.py",)  # the registry: it imports its subcommands by their names
+SCANNED = ("engine", "book", "bench")  # and the files of PROGRAMS
+PROGRAMS = ("gtp_main.py", "__main__.py")
+# Calls that import the module their first argument names.
+IMPORTING_CALLS = {"import_module", "__import__", "spec_from_file_location"}
+# A bare name that means a project module: bench/ loads the checkout's gtp_main from the root.
+ROOT_MODULES = {"gtp_main": "fuseki.gtp_main"}
 
-# Bottom to top: a module may import its own layer and the layers below.  A module belongs to the
-# layer of the longest prefix naming it.  The engine and the book are two stacks on the engine core:
-# the book reaches into the engine only as BOOK_MAY_IMPORT says.
-LAYERS = [
-    ("engine core", ["fuseki.engine.core", "fuseki.engine.config"]),
-    ("engine players", ["fuseki.engine.players"]),
-    ("engine GTP", ["fuseki.engine.gtp"]),
-    ("book model", ["fuseki.book.model", "fuseki.book.builtin"]),
-    ("book formats", ["fuseki.book.formats"]),
-    ("book storage", ["fuseki.book.storage"]),
-    ("book pipeline, patterns and the AI", ["fuseki.book.pipeline", "fuseki.book.patterns", "fuseki.book.ai",
-                                             "fuseki.book.ai_lines", "fuseki.book.annotate", "fuseki.book.mistakes",
-                                             "fuseki.book.tree"]),
-    ("book builders", ["fuseki.book.statbook_build"]),
-    ("book choosers", ["fuseki.book.policies", "fuseki.book.chooser", "fuseki.book.corner_chooser",
-                       "fuseki.book.practice"]),
-    ("book ways in", ["fuseki.book.ui"]),
-]
-# What the book may take from the engine: the core's public modules, the settings reader, the
-# players' chooser interface, and the match command (which the fuseki command loads by name).
-BOOK_MAY_IMPORT = ("fuseki.engine.core.base", "fuseki.engine.core.coords", "fuseki.engine.core.board",
-                   "fuseki.engine.core.zobrist", "fuseki.engine.players.chooser",
-                   "fuseki.engine.config", "fuseki.engine.core", "fuseki.engine.players.match_cli",
-                   "fuseki.engine.players.katago")  # the AI value cache asks KataGo (book.ai)
-LOADS_BY_NAME = ("book/ui/cli.py",)  # modules that import others by their names (importlib)
+
+def architecture_rules(text: str) -> tuple[list[tuple[str, list[str]]], tuple[str, ...], list[tuple[str, str]]]:
+    """(layers bottom to top, what the book may import from the engine, the orders inside a layer)
+    out of the ``layers`` blocks of docs/architecture.md."""
+    layers, may_import, never = [], (), []
+    for block in re.findall(r"^```layers\n(.*?)^```", text, re.M | re.S):
+        for line in block.splitlines():
+            if " never imports " in line:
+                low, high = line.split(" never imports ")
+                never.append((low.strip(), high.strip()))
+            elif line.startswith("book may import:"):
+                may_import = tuple(line.partition(":")[2].split())
+            elif ":" in line:
+                title, _, prefixes = line.partition(":")
+                layers.append((title.strip(), prefixes.split()))
+    return layers, may_import, never
+
+
+LAYERS, BOOK_MAY_IMPORT, NEVER = architecture_rules(ARCHITECTURE.read_text(encoding="utf-8"))
 
 
 def module_name(path: Path) -> str:
@@ -52,10 +57,17 @@ def module_name(path: Path) -> str:
     return ".".join(["fuseki", *parts])
 
 
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
 def imports(source: str, name: str, is_package: bool = False, by_name: bool = False) -> list[str]:
     """Every module ``source`` (the module ``name``) imports, relative imports resolved;
     ``from X import y`` counts as ``X.y``, so that importing a submodule by name is seen.
-    With ``by_name``, every string constant naming a ``fuseki.`` module counts too."""
+    A call of ``import_module``/``__import__`` with a literal counts as an import of it, one whose
+    name is built at run time as ``"<run time>"``.  With ``by_name``, every string constant naming
+    a ``fuseki.`` module counts too, and its run-time imports are allowed (it is the registry)."""
     found = []
     package = name if is_package else name.rpartition(".")[0]
     for node in ast.walk(ast.parse(source)):
@@ -69,14 +81,24 @@ def imports(source: str, name: str, is_package: bool = False, by_name: bool = Fa
             else:
                 module = node.module or ""
             found += [f"{module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Call) and _call_name(node) in IMPORTING_CALLS and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.append(ROOT_MODULES.get(first.value, first.value))
+            elif not by_name:
+                found.append(RUN_TIME)
         elif by_name and isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and node.value.startswith("fuseki.") and node.value.replace(".", "").replace("_", "").isalnum():
             found.append(node.value)
     return found
 
 
-def project_modules(*folders: str) -> list[Path]:
-    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+RUN_TIME = "<run time>"  # an import whose module name the scan cannot read
+
+
+def project_modules(*folders: str, programs: bool = False) -> list[Path]:
+    found = [p for folder in folders for p in (ROOT / folder).rglob("*.py")]
+    return sorted(found + ([ROOT / name for name in PROGRAMS] if programs else []))
 
 
 def _ids(path: Path) -> str:
@@ -105,7 +127,7 @@ def import_graph(sources: dict[str, tuple[str, bool, bool]]) -> dict[str, set[st
 def project_graph() -> dict[str, set[str]]:
     return import_graph({module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py",
                                           _ids(p) in LOADS_BY_NAME)
-                         for p in project_modules("book", "engine")})
+                         for p in project_modules(*SCANNED, programs=True)})
 
 
 def layer_of(module: str, layers=LAYERS) -> int | None:
@@ -184,6 +206,54 @@ def test_every_module_that_imports_the_project_has_a_layer():
     assert [m for m in sorted(graph) if graph[m] and layer_of(m) is None] == []
 
 
+def test_no_module_imports_a_name_built_at_run_time():
+    graph_input = {module_name(p): module_imports(p) for p in project_modules(*SCANNED, programs=True)}
+    assert [m for m, found in sorted(graph_input.items()) if RUN_TIME in found] == []
+
+
+def order_breaches(graph: dict[str, set[str]], never=NEVER) -> list[str]:
+    """``"a imports b (through c...)"`` for each module under a rule's lower prefix that reaches a
+    module under its higher prefix, directly or through other modules."""
+    def under(module, prefix):
+        return module == prefix or module.startswith(prefix + ".")
+
+    found = []
+    for low, high in never:
+        for start in sorted(m for m in graph if under(m, low)):
+            seen, stack = {start: [start]}, [start]
+            while stack:
+                node = stack.pop()
+                for nxt in sorted(graph.get(node, ())):
+                    if nxt not in seen:
+                        seen[nxt] = seen[node] + [nxt]
+                        stack.append(nxt)
+            found += [" -> ".join(path) for m, path in sorted(seen.items()) if under(m, high)]
+    return found
+
+
+def test_the_orders_inside_a_layer_hold():
+    assert NEVER, "docs/architecture.md states at least the pipeline's order"
+    assert order_breaches(project_graph()) == []
+
+
+def test_the_programs_and_the_benchmarks_are_scanned():
+    graph = project_graph()
+    assert "fuseki.gtp_main" in graph["fuseki.bench.book"]  # __import__("gtp_main")
+    assert "fuseki.book.ui.cli" in graph["fuseki.__main__"]
+    assert "fuseki.book.chooser" in graph["fuseki.gtp_main"]
+    assert layer_of("fuseki.bench.book") == layer_of("fuseki.gtp_main") == len(LAYERS) - 1
+
+
+def test_the_rules_are_the_ones_the_architecture_page_states():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    layers, may_import, never = architecture_rules(text)
+    assert [title for title, _ in layers][:3] == ["engine core", "engine players", "engine GTP"]
+    assert "fuseki.engine.players.katago" in may_import  # the AI value cache asks KataGo
+    assert ("fuseki.book.pipeline", "fuseki.book.patterns") in never
+    assert "engine/players/katago.py" in text  # and says so in its prose
+    assert architecture_rules("# no rules here") == ([], (), [])
+
+
 def test_no_modules_import_each_other_round_a_circle():
     cycle = find_cycle(project_graph())
     assert cycle is None, " -> ".join(cycle or [])
@@ -241,8 +311,48 @@ def test_a_planted_cycle_is_found():
     assert find_cycle(graph) is None
 
 
-@pytest.mark.parametrize("path", project_modules("engine", "book", "tests", "bench") + [ROOT / "gtp_main.py"],
-                         ids=_ids)
-def test_no_module_is_over_the_reading_budget(path):
-    lines = path.read_text(encoding="utf-8").count("\n")
-    assert lines <= MAX_LINES, f"{lines} lines"
+def test_a_module_name_built_at_run_time_is_caught_outside_the_registry():
+    source = "import importlib\ndef f(name):\n    return importlib.import_module('fuseki.book.' + name)\n"
+    assert imports(source, "fuseki.book.storage.store") == ["importlib", RUN_TIME]
+    assert imports("def f(n):\n    return __import__(n)\n", "fuseki.bench.book") == [RUN_TIME]
+    # the registry's run-time import is allowed (its modules are the strings it names)
+    assert RUN_TIME not in imports(source, "fuseki.book.ui.cli", by_name=True)
+
+
+def test_a_literal_import_call_anywhere_is_followed():
+    graph = import_graph({
+        "fuseki.book.storage.store": ("import importlib\ndef f():\n    return importlib.import_module("
+                                      "'fuseki.book.ui.cli')\n", False, False),
+        "fuseki.book.ui.cli": ("x = 1\n", False, True),
+        "fuseki.engine.core.board": ("def f():\n    return __import__('fuseki.book.storage.store')\n", False, False),
+        "fuseki.bench.book": ("__import__('gtp_main').use_this_checkout()\n", False, False),
+        "fuseki.gtp_main": ("x = 1\n", False, False),
+    })
+    assert upward_imports(graph) == [
+        "fuseki.book.storage.store (book storage) imports fuseki.book.ui.cli (book ways in)",
+        "fuseki.engine.core.board (engine core) imports fuseki.book.storage.store (book storage)"]
+    assert graph["fuseki.bench.book"] == {"fuseki.gtp_main"}
+
+
+def test_a_planted_breach_of_an_order_inside_a_layer_is_caught():
+    graph = import_graph({
+        "fuseki.book.pipeline.importer": ("from fuseki.book import tree\n", False, False),
+        "fuseki.book.tree": ("def f():\n    from fuseki.book.patterns import search\n", False, False),
+        "fuseki.book.patterns.search": ("x = 1\n", False, False),
+        "fuseki.book.patterns.index": ("from fuseki.book.pipeline import importer\n", False, False),
+    })
+    assert upward_imports(graph) == []  # one layer: the layer order alone cannot see it
+    assert order_breaches(graph) == [
+        "fuseki.book.pipeline.importer -> fuseki.book.tree -> fuseki.book.patterns.search"]
+
+
+def test_a_planted_import_in_a_program_or_a_benchmark_is_caught():
+    graph = import_graph({
+        "fuseki.gtp_main": ("x = 1\n", False, False),
+        "fuseki.book.chooser": ("import fuseki.gtp_main\n", False, False),
+        "fuseki.engine.gtp.cli": ("from fuseki.bench import book\n", False, False),
+        "fuseki.bench.book": ("x = 1\n", False, False),
+    })
+    assert upward_imports(graph) == [
+        "fuseki.book.chooser (book choosers) imports fuseki.gtp_main (programs)",
+        "fuseki.engine.gtp.cli (engine GTP) imports fuseki.bench.book (programs)"]
