@@ -53,7 +53,7 @@ from sqlalchemy import create_engine, select  # noqa: E402
 
 from fuseki.book.ai import AiJudge, AiValueStores  # noqa: E402
 from fuseki.book.storage import ai_values  # noqa: E402
-from fuseki.engine.core import coords, zobrist  # noqa: E402
+from fuseki.engine.core import base, coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
 from fuseki.engine.players.katago import KataGo, find_command  # noqa: E402
@@ -69,7 +69,7 @@ def random_opening(rng: random.Random, moves: int, size: int = 19) -> Board:
     board = Board(size)
     color = BLACK
     for _ in range(moves):
-        free = [p for p in coords.board_points(size) if board.is_legal(color, p)]
+        free = [p for p in base.board_points(size) if board.is_legal(color, p)]
         board.play(color, rng.choice(free))
         color = WHITE if color == BLACK else BLACK
     return board
@@ -185,7 +185,7 @@ def bench_cache(cached: int, lookups: int, rng: random.Random) -> None:
         with cache.begin() as conn:
             for i in range(cached):
                 board = random_opening(rng, 2 + i % 10)
-                free = [p for p in coords.board_points(19) if board.color_at(p) == 0]
+                free = [p for p in base.board_points(19) if board.color_at(p) == 0]
                 moves = [(p, 40 - j, rng.random(), rng.uniform(-5, 5), j * 0.3, rng.random())
                          for j, p in enumerate(rng.sample(free, 40))]
                 ai_values.put(conn, board.symmetric_keys(), 19, judge.settings, (32, 0.5, 0.0), moves)

@@ -56,10 +56,11 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
+from fuseki.book.model.filters import Filters  # noqa: E402
 from fuseki.book.pipeline import batches, importer  # noqa: E402
 from fuseki.book.storage import nextmoves, schema, segment_files, segments  # noqa: E402
-from fuseki.book.storage.store import Book, Filters  # noqa: E402
-from fuseki.engine.core import coords, zobrist  # noqa: E402
+from fuseki.book.storage.store import Book  # noqa: E402
+from fuseki.engine.core import base, coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE, vertex_to_point  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
 
@@ -148,7 +149,7 @@ def baseline(sample: list[bytes], path: Path) -> float:
                     nxt = -1
                 else:
                     x, y = syms[best][size - 1 - move[0]][move[1]]
-                    nxt = coords.xy_to_point(x, y, size)
+                    nxt = base.xy_to_point(x, y, size)
             rows.append((zobrist.to_signed(keys[best]), (game_id << 24) | (number << 12) | ((nxt + 2) << 2)))
             if number == len(plays) or plays[number][1] is None:
                 continue

@@ -34,9 +34,10 @@ import threading
 import time
 from pathlib import Path
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import segment_files, segments
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 from fuseki.book.ui import book_cli
 
 

@@ -37,7 +37,7 @@ from sgfmill import boards as sgf_boards  # noqa: E402
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
 from fuseki.engine.core import _kernels as K  # noqa: E402
-from fuseki.engine.core import coords  # noqa: E402
+from fuseki.engine.core import base  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 from fuseki.engine.core.board import Board, kernel_keys  # noqa: E402
 from fuseki.engine.players.gtp_client import GtpClient, GtpFailure  # noqa: E402
@@ -51,7 +51,7 @@ class Game:
 
     def __init__(self, sgf_moves_list):
         self.sgf = sgf_moves_list
-        self.points = np.array([coords.PASS if m is None else coords.xy_to_point(m[1], SIZE - 1 - m[0], SIZE)
+        self.points = np.array([base.PASS if m is None else base.xy_to_point(m[1], SIZE - 1 - m[0], SIZE)
                                 for _, m in sgf_moves_list], dtype=np.int64)
         self.colors = np.array([COLOR[c] for c, _ in sgf_moves_list], dtype=np.int64)
 

@@ -50,7 +50,7 @@ from sqlalchemy.engine import Engine
 
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, IllegalMove, opponent
 from fuseki.engine.players.katago import Analysis, KataGo
 
@@ -60,7 +60,7 @@ COLOR_LETTER = {BLACK: "B", WHITE: "W"}
 def query_settings(board, to_move: int, rules: str, komi: float, visits: int) -> dict:
     """The ``KataGo.submit`` arguments that evaluate ``board`` with ``to_move`` to play."""
     size = board.size
-    stones = [(COLOR_LETTER[color], coords.point_to_vertex(p, size))
+    stones = [(COLOR_LETTER[color], base.point_to_vertex(p, size))
               for color in (BLACK, WHITE) for p in board.stones(color)]
     return {"initial_stones": stones, "initial_player": COLOR_LETTER[to_move], "rules": rules,
             "komi": komi, "size": size, "max_visits": visits}
@@ -70,15 +70,15 @@ def rows_of(analysis: Analysis, size: int) -> tuple[tuple[int, float, float], li
     """``ai_values.put``'s root, moves and their lines from a KataGo analysis (points in its
     orientation; a line starts with its move)."""
     root = (analysis.visits, analysis.winrate, analysis.score_lead)
-    moves = [(coords.vertex_to_point(m.move, size), m.visits, m.winrate, m.score_lead, m.loss, m.prior)
+    moves = [(base.vertex_to_point(m.move, size), m.visits, m.winrate, m.score_lead, m.loss, m.prior)
              for m in analysis.moves]
     return root, moves, [line_of(m, size) for m in analysis.moves]
 
 
 def line_of(move, size: int) -> list[int]:
     """A KataGo candidate's PV as points, the move first (KataGo's PV starts with it)."""
-    pv = [coords.vertex_to_point(v, size) for v in move.pv]
-    first = coords.vertex_to_point(move.move, size)
+    pv = [base.vertex_to_point(v, size) for v in move.pv]
+    first = base.vertex_to_point(move.move, size)
     return pv if pv[:1] == [first] else [first] + pv
 
 
@@ -87,7 +87,7 @@ def forced_query(board, to_move: int, point: int, rules: str, komi: float, visit
     the move evaluated by a search of its own, with the position's visits (2 at least: the
     first visit is the root's own, and a search of 1 visit lists no move)."""
     query = query_settings(board, to_move, rules, komi, max(visits, 2))
-    query["allow_moves"] = [(COLOR_LETTER[to_move], coords.point_to_vertex(point, board.size))]
+    query["allow_moves"] = [(COLOR_LETTER[to_move], base.point_to_vertex(point, board.size))]
     return query
 
 
@@ -302,12 +302,12 @@ def next_move_values(values: AiValues, board, to_move: int, moves,
 def _pv_at(ai, point: int, board, to_move: int) -> tuple[int, ...]:
     """``ai``'s line shown from ``point``, one of the move's equivalent points: turned by the
     symmetry of the position that takes ``ai.point`` to ``point``."""
-    if ai.point == point or not ai.pv or point == coords.PASS:
+    if ai.point == point or not ai.pv or point == base.PASS:
         return ai.pv
     keys = board.symmetric_keys(to_move)
     for turn in range(8):
         if keys[turn] == keys[0] and coords.transform_point(turn, ai.point, board.size) == point:
-            return tuple(p if p == coords.PASS else coords.transform_point(turn, p, board.size) for p in ai.pv)
+            return tuple(p if p == base.PASS else coords.transform_point(turn, p, board.size) for p in ai.pv)
     return ()
 
 
@@ -317,7 +317,7 @@ NO_KATAGO, PASS_MOVE, ILLEGAL, NOT_YET = "no KataGo", "pass", "illegal", "not ev
 def missing_reason(board, to_move: int, point: int, katago: bool) -> str:
     """Why a move shown has no values: a pass or an illegal move (KataGo evaluates neither
     here), else not evaluated yet when a KataGo could be asked, else no KataGo."""
-    if point == coords.PASS:
+    if point == base.PASS:
         return PASS_MOVE
     if _child(board, to_move, point) is None:
         return ILLEGAL
@@ -340,7 +340,7 @@ def one_point_each(moves) -> list[OnePoint]:
 
 def _child(board, to_move: int, point: int):
     """The board after ``to_move`` plays ``point``, None for a pass or an illegal move."""
-    if point == coords.PASS:
+    if point == base.PASS:
         return None
     child = board.copy()
     try:

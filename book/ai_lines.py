@@ -47,7 +47,7 @@ def starting_at(board, to_move: int, line, point: int) -> tuple[int, ...]:
     """``line`` (``board``'s orientation) from ``point``: as it is when it starts there, else
     turned by the board's own symmetry that takes its first move to ``point`` (a move's orbit
     under a symmetric position); ``(point,)`` when the line is empty or no symmetry does."""
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base, coords
 
     line = tuple(line)
     if not line:
@@ -58,5 +58,5 @@ def starting_at(board, to_move: int, line, point: int) -> tuple[int, ...]:
     tables = coords.symmetry_table(board.size).tolist()
     for s in range(8):
         if keys[s] == keys[0] and tables[s][line[0]] == point:
-            return tuple(q if q == coords.PASS else tables[s][q] for q in line)
+            return tuple(q if q == base.PASS else tables[s][q] for q in line)
     return (point,)

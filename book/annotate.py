@@ -38,8 +38,9 @@ from dataclasses import dataclass
 from sqlalchemy import func, inspect, select
 
 from fuseki.book.ai import AiJudge, deep_enough, forced_query, forced_rows, moves_to_force, query_settings, rows_of
+from fuseki.book.model.filters import Filters
 from fuseki.book.storage import ai_values, statbook_table
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import BLACK, IllegalMove, opponent
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_unsigned

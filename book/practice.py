@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.patterns.corners import corner_of_point
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.board import Board
 
 MAX_DEPTH = 10  # the quiz's deepest question: corner moves played before it
@@ -100,7 +100,7 @@ def question_move(record, move: int, colour: int | None = None) -> int | None:
     ``colour`` (any colour when None); None when the game has no more."""
     for n in range(max(move, 0), len(record.moves)):
         mover, point = record.moves[n]
-        if point != coords.PASS and (colour is None or mover == colour):
+        if point != base.PASS and (colour is None or mover == colour):
             return n
     return None
 
@@ -108,7 +108,7 @@ def question_move(record, move: int, colour: int | None = None) -> int | None:
 def _illegal(board: Board, colour: int, point: int) -> None:
     reason = board.legal_reason(colour, point)
     if reason is not None:
-        raise PracticeError(f"{coords.point_to_vertex(point, board.size)} is {reason}")
+        raise PracticeError(f"{base.point_to_vertex(point, board.size)} is {reason}")
 
 
 def guess(book, record, move: int, point: int) -> Guess:
@@ -117,7 +117,7 @@ def guess(book, record, move: int, point: int) -> Guess:
         raise PracticeError(f"move {move}: the game has {len(record.moves)} moves, none after it to guess")
     board = board_after_record(record, move, strict=False)
     colour, actual = record.moves[move]
-    if actual == coords.PASS:
+    if actual == base.PASS:
         raise PracticeError(f"move {move + 1} of the game is a pass: no point to guess")
     _illegal(board, colour, point)
     found = book.next_moves(board, to_move=colour)
@@ -172,7 +172,7 @@ def replay(size: int, moves) -> Board:
     for number, point in enumerate(moves, 1):
         reason = board.legal_reason(board.to_move, point)
         if reason is not None:
-            raise PracticeError(f"move {number} ({coords.point_to_vertex(point, size)}) is illegal: {reason}")
+            raise PracticeError(f"move {number} ({base.point_to_vertex(point, size)}) is illegal: {reason}")
         board.play(board.to_move, point)
     return board
 
@@ -234,7 +234,7 @@ def pick_line(lookup: Lookup, size: int, rng: random.Random, min_games: int = 10
 def answer_quiz(lookup: Lookup, line: QuizLine, point: int) -> QuizAnswer:
     """How often ``point`` was played at ``line``'s question (see the module docstring)."""
     board = line.board()
-    vertex = coords.point_to_vertex(point, line.size) if point != coords.PASS else "pass"
+    vertex = base.point_to_vertex(point, line.size) if point != base.PASS else "pass"
     if corner_of_point(point, line.size) != line.corner:
         raise PracticeError(f"{vertex} is not in the quiz's corner ({CORNER_NAMES[line.corner]})")
     _illegal(board, board.to_move, point)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 MAX_NODES = 10_000  # the tree's nodes at most (fuseki book tree --max-nodes)
@@ -35,7 +35,7 @@ class Node:
     """A move of the tree (the root: ``color`` 0, no move) and what the book says of it and after it."""
 
     color: int = 0
-    point: int = coords.PASS
+    point: int = base.PASS
     points: tuple[int, ...] = ()
     games: int = 0
     winrate: float = 0.0
@@ -66,7 +66,7 @@ class Tree:
 def walk(book, board, min_games: int, depth: int, max_nodes: int = MAX_NODES, stores=None,
          filters=None) -> Tree:
     """The whole-board tree from ``board``'s position (its ``moves`` are the start)."""
-    from fuseki.book.storage.store import Filters
+    from fuseki.book.model.filters import Filters
 
     filters = filters or Filters()
     every = replace(filters, min_games=1)  # then cut at min_games here (every other filter kept: within too)
@@ -118,7 +118,7 @@ def _walk(board, next_of, min_games, depth, max_nodes, stores, corner: bool) -> 
         node.expanded = True
         children, boards = [], []
         for move in moves:
-            if move.point != coords.PASS and here.legal_reason(to_move, move.point) is not None:
+            if move.point != base.PASS and here.legal_reason(to_move, move.point) is not None:
                 node.illegal += 1
                 continue
             after = here.copy()
@@ -167,7 +167,7 @@ def percent(share: float) -> str:
 
 def move_line(node: Node, tree: Tree) -> str:
     """``Black Q16 or its 3 symmetric points: 5405 games, Black won 52.1%`` (a corner move: played N times)."""
-    vertex = coords.point_to_vertex(node.point, tree.size)
+    vertex = base.point_to_vertex(node.point, tree.size)
     others = len(node.points) - 1
     orbit = f" or its {others} symmetric point{'s' if others > 1 else ''}" if others > 0 else ""
     count = f"played {node.games} times" if tree.corner else plural(node.games, "game")
@@ -215,16 +215,16 @@ def label_values(node: Node, size: int, letters: str) -> list[str]:
     marked: dict[int, str] = {}
     for letter, child in zip(letters, node.children):
         for point in child.points or (child.point,):
-            if point != coords.PASS:
+            if point != base.PASS:
                 marked.setdefault(point, letter)
-    return [f"{coords.point_to_sgf(p, size)}:{letter}" for p, letter in marked.items()]
+    return [f"{base.point_to_sgf(p, size)}:{letter}" for p, letter in marked.items()]
 
 
 def node_text(node: Node, tree: Tree, letters: str, head: list[str] | None = None) -> str:
     """One node's properties: its move, comment and labels."""
     parts = []
     if node.color in (BLACK, WHITE):
-        parts.append(f"{'B' if node.color == BLACK else 'W'}[{coords.point_to_sgf(node.point, tree.size)}]")
+        parts.append(f"{'B' if node.color == BLACK else 'W'}[{base.point_to_sgf(node.point, tree.size)}]")
     lines = list(head or [])
     if node.color in (BLACK, WHITE):
         lines.append(move_line(node, tree))
@@ -248,7 +248,7 @@ def sgf_text(tree: Tree, letters: str, title: list[str]) -> str:
         out.append(f"C[{escape(chr(10).join(title))}]")
         for number, (color, point) in enumerate(tree.start, 1):
             if number < len(tree.start):
-                out.append(f"\n;{'B' if color == BLACK else 'W'}[{coords.point_to_sgf(point, tree.size)}]")
+                out.append(f"\n;{'B' if color == BLACK else 'W'}[{base.point_to_sgf(point, tree.size)}]")
         color, point = tree.start[-1]
         out.append("\n" + _start_text(color, point, here, tree, letters))
     else:
@@ -268,7 +268,7 @@ def sgf_text(tree: Tree, letters: str, title: list[str]) -> str:
 
 def _start_text(color: int, point: int, root: Node, tree: Tree, letters: str) -> str:
     """The last move to the start: its move, then the start position's comment and labels."""
-    move = f"{'B' if color == BLACK else 'W'}[{coords.point_to_sgf(point, tree.size)}]"
+    move = f"{'B' if color == BLACK else 'W'}[{base.point_to_sgf(point, tree.size)}]"
     return ";" + move + node_text(root, tree, letters, head=["the tree starts here"])[1:]
 
 

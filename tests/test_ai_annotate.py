@@ -34,7 +34,7 @@ from fuseki.book.ai import AiJudge
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.katago import parse_analysis
@@ -53,12 +53,12 @@ def random_games(count: int, seed: int = 7) -> list[list[tuple[int, int]]]:
         opening = rng.choice(OPENINGS)[: rng.randint(1, 4)]
         board, color, moves = Board(19), BLACK, []
         for sgf in opening:
-            point = coords.sgf_to_point(sgf, 19)
+            point = base.sgf_to_point(sgf, 19)
             board.play(color, point)
             moves.append((color, point))
             color = opponent(color)
         for _ in range(rng.randint(0, 3)):
-            point = rng.choice([p for p in coords.board_points(19) if board.is_legal(color, p)])
+            point = rng.choice([p for p in base.board_points(19) if board.is_legal(color, p)])
             board.play(color, point)
             moves.append((color, point))
             color = opponent(color)
@@ -195,7 +195,7 @@ def test_a_cache_holding_some_positions_asks_only_for_the_others(any_book):
         for p in positions:
             board, side = finder.find(p.key)
             if p not in stored_before:
-                asked.append(frozenset((("B" if c == BLACK else "W"), coords.point_to_vertex(pt, 19))
+                asked.append(frozenset((("B" if c == BLACK else "W"), base.point_to_vertex(pt, 19))
                                        for c in (BLACK, WHITE) for pt in board.stones(c)))
         assert sorted(map(sorted, katago.asked)) == sorted(map(sorted, asked))
         with book.db.connect() as conn:

@@ -23,13 +23,13 @@ from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.book.ui.ai_text import WHOLE_BOARD_ONLY
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 
 TURN = 5  # the orientation the values are stored in (not the one asked)
 
 
 def turned(vertices: str, turn: int = TURN) -> list[str]:
-    return [coords.point_to_vertex(coords.transform_point(turn, coords.vertex_to_point(v, 19), 19), 19)
+    return [base.point_to_vertex(coords.transform_point(turn, base.vertex_to_point(v, 19), 19), 19)
             for v in vertices.split()]
 
 
@@ -37,7 +37,7 @@ def store(path, moves: str, root, candidates, turn: int = TURN):
     """Values of the position after ``moves`` (vertices), stored turned by ``turn``;
     ``candidates``: (vertex, win rate, lead, loss) of KataGo's search."""
     board = board_after_moves(turned(moves, turn), 19)
-    rows = [(coords.vertex_to_point(turned(v, turn)[0], 19), 10, w, lead, loss, 0.2)
+    rows = [(base.vertex_to_point(turned(v, turn)[0], 19), 10, w, lead, loss, 0.2)
             for v, w, lead, loss in candidates]
     db = create_engine(f"sqlite:///{path}")
     with db.begin() as conn:
@@ -54,7 +54,7 @@ def stored(tmp_path, monkeypatch):
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
     cache = tmp_path / "ai-cache.sqlite"
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(cache))
-    assert coords.transform_point(TURN, coords.vertex_to_point("Q14", 19), 19) != coords.vertex_to_point("Q14", 19)
+    assert coords.transform_point(TURN, base.vertex_to_point("Q14", 19), 19) != base.vertex_to_point("Q14", 19)
     store(cache, ASKED, (20, 0.55, 1.0), [("Q14", 0.56, 1.2, 0.0), ("D10", 0.5, 0.9, 0.3)])
     store(cache, ASKED + " R14", (3, 0.35, -0.4), [], turn=2)  # after R14, White to play
     store(cache, "Q16 D4 D16", (20, 0.47, -0.3), [("O17", 0.46, -0.5, 0.2), ("R17", 0.48, -0.3, 0.0)])
@@ -124,7 +124,7 @@ def test_the_shell_with_ai_on(book_path, stored):  # noqa: F811
 
 
 def sgf_moves(vertices: str) -> str:
-    return ",".join(coords.point_to_sgf(coords.vertex_to_point(v, 19), 19) for v in vertices.split())
+    return ",".join(base.point_to_sgf(base.vertex_to_point(v, 19), 19) for v in vertices.split())
 
 
 def test_the_web_corner_rows_carry_the_values_when_ready(make_app):  # noqa: F811

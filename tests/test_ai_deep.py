@@ -21,12 +21,12 @@ from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.katago import KataGo, network_name
 
-PD, DP, DD, PP, QC, CP = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc", "cp"))
+PD, DP, DD, PP, QC, CP = (base.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc", "cp"))
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ def test_real_the_deepest_row_of_any_store_then_visits_as_a_minimum_and_forced_m
         assert "no" not in words, shown.out  # every human move has values of its own
         visits, loss = int(words[-1]), float(words[-2].rstrip("*"))
         assert visits >= 1 and loss >= 0 and not words[-2].endswith("*")  # KataGo's values of the move itself
-        assert row4.move(coords.vertex_to_point(vertex, 19)) is not None
+        assert row4.move(base.vertex_to_point(vertex, 19)) is not None
         assert rows[f"{vertex} line"][0] == vertex  # --pv: the line starts with the move
 
     assert "shallow values" in shown.out and "popular mistake" not in shown.out

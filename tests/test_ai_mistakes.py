@@ -27,7 +27,7 @@ from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
 
@@ -44,7 +44,7 @@ def opening_games(count: int, seed: int, depth: int = 6) -> list[list[tuple[int,
     while len(games) < count:
         board, color, moves = Board(19), BLACK, []
         for n in range(depth + 2):
-            legal = [p for p in coords.board_points(19) if board.is_legal(color, p)]
+            legal = [p for p in base.board_points(19) if board.is_legal(color, p)]
             if n < depth:
                 menu = menus.setdefault(tuple(moves), rng.sample(legal, 3))
                 point = rng.choices(menu, weights=(6, 3, 1))[0]
@@ -86,7 +86,7 @@ def replay(games):
                 break
             if "own" not in at:  # canonical point -> the point on the position's first board
                 to_canon = canonizer(at["board"], side)
-                at["own"] = {to_canon(p): p for p in coords.board_points(19)}
+                at["own"] = {to_canon(p): p for p in base.board_points(19)}
             c = canon(board, side, point)
             own = at["own"][c]
             entry = at["moves"][c]
@@ -110,7 +110,7 @@ def store_values(location, positions, rng) -> dict[int, list[tuple]]:
             leads = {own: rng.uniform(-4.0, 1.0) for own, _ in at["moves"].values()}
             if rng.random() < 0.5:  # KataGo's best is a move nobody played
                 to_canon = canonizer(board, side)
-                free = [p for p in coords.board_points(19) if board.is_legal(side, p)
+                free = [p for p in base.board_points(19) if board.is_legal(side, p)
                         and to_canon(p) not in at["moves"]]
                 leads[rng.choice(free)] = 1.5
             best = max(leads.values())
@@ -200,15 +200,15 @@ def test_the_command_lists_them_and_writes_one_variation_each(judged_book, tmp_p
         while True:  # the moves to the position, then the mistake's line and the better move's as branches
             color, point = node.get_move()
             if color is not None:
-                board.play(BLACK if color == "b" else WHITE, coords.sgf_to_point(sgf_point(point), 19))
+                board.play(BLACK if color == "b" else WHITE, base.sgf_to_point(sgf_point(point), 19))
             if len(node) == 2:
                 break
             node = node[0]
         mistake, alternative = node[0], node[1]
         mover = BLACK if mistake.get_move()[0] == "b" else WHITE
         assert min(board.symmetric_keys(mover)) == key
-        assert canon(board, mover, coords.sgf_to_point(sgf_point(mistake.get_move()[1]), 19)) == move
-        assert canon(board, mover, coords.sgf_to_point(sgf_point(alternative.get_move()[1]), 19)) == better
+        assert canon(board, mover, base.sgf_to_point(sgf_point(mistake.get_move()[1]), 19)) == move
+        assert canon(board, mover, base.sgf_to_point(sgf_point(alternative.get_move()[1]), 19)) == better
         text = mistake.get("C")
         assert f"played in {games} of the position's {total} games ({games / total:.0%})" in text
         assert f"loses {loss:.1f} points (KataGo, {visits} visits)" in text
@@ -242,18 +242,18 @@ def test_by_year_with_ai_gives_each_years_share_of_mistakes(tmp_path, capsys, mo
 
     folder = tmp_path / "games"
     folder.mkdir()
-    tails = iter(coords.board_points(19)[100:])  # a third move each, so that no two games are one
+    tails = iter(base.board_points(19)[100:])  # a third move each, so that no two games are one
     for year, replies in YEAR_GAMES.items():
         for n, reply in enumerate(replies):
-            moves = [(BLACK, coords.sgf_to_point("pd", 19)), (WHITE, coords.sgf_to_point(reply, 19)),
+            moves = [(BLACK, base.sgf_to_point("pd", 19)), (WHITE, base.sgf_to_point(reply, 19)),
                      (BLACK, next(tails))]
             (folder / f"{year or 'none'}-{n}.sgf").write_bytes(sgf_text(19, moves, "a", "b", year, "B+R"))
     location = str(tmp_path / "book.sqlite")
     assert main(["import", str(folder), "--book", location, "--workers", "0"]) == 0
     board = Board(19)
-    board.play(BLACK, coords.sgf_to_point("pd", 19))
+    board.play(BLACK, base.sgf_to_point("pd", 19))
     best = 0.0
-    rows = [(coords.sgf_to_point(v, 19), visits, 0.5, best - loss, loss, 0.1)
+    rows = [(base.sgf_to_point(v, 19), visits, 0.5, best - loss, loss, 0.1)
             for v, judged in JUDGED.items() if judged is not None for loss, visits in [judged]]
     with Book.open(location) as book, book.writing() as conn:
         ai_values.create(conn)

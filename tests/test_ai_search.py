@@ -14,10 +14,10 @@ import pytest
 from test_katago import FAKE_KATAGO
 
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 
-PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
+PD, DP, DD, PP, QC = (base.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
 
 
 @pytest.fixture
@@ -151,7 +151,7 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     out = capsys.readouterr().out
     rows = {line.split()[2]: line.split() for line in out.splitlines() if line[:1] in "ab"}
     turn = next(t for t in range(8) if coords.transform_point(t, PD, 19) == DP)  # how the asked position lies
-    searched = coords.point_to_vertex(coords.transform_point(turn, DP, 19), 19)
+    searched = base.point_to_vertex(coords.transform_point(turn, DP, 19), 19)
     assert rows[searched][-4:] == ["53.0%", "0.5", "0.0", "5"], out
     assert "KataGo: gpu-net, japanese rules, komi 6.5, 9 visits" in out
     assert not (tmp_path / "no-cache.sqlite").exists()

@@ -21,7 +21,7 @@ from fuseki.book.ai import CHILD, CHOICE, MARK_VISITS, MISTAKE, SEARCH, AiValueS
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 
 Human = namedtuple("Human", "point points")
 
@@ -37,7 +37,7 @@ def put(db, moves: str, network: str, visits: int, root=(10, 0.5, 0.0), candidat
     """Store values of the position after ``moves`` (SGF, comma separated); ``candidates``:
     (sgf, win rate, lead, loss) best first, each of ``move_visits``."""
     board = board_after_moves([m for m in moves.split(",") if m], 19)
-    rows = [(coords.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, w, lead, loss in candidates]
+    rows = [(base.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, w, lead, loss in candidates]
     with db.begin() as conn:
         ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", komi, network, visits),
                       root, rows)
@@ -128,7 +128,7 @@ def expected(best_lead: float, child_root) -> tuple:
 @pytest.mark.parametrize("turn", [0, 5])  # the position as stored, and flipped and turned
 def test_a_human_moves_values_come_from_the_search_else_from_the_position_after_it(tmp_path, turn):
     def sgf(point: str) -> str:
-        return coords.point_to_sgf(coords.transform_point(turn, coords.sgf_to_point(point, 19), 19), 19)
+        return base.point_to_sgf(coords.transform_point(turn, base.sgf_to_point(point, 19), 19), 19)
 
     cache = engine_at(tmp_path / "cache.sqlite")
     put(cache, "pd", "net-a", 8, root=PARENT, candidates=[SEARCHED])  # stored as seen, unturned
@@ -139,7 +139,7 @@ def test_a_human_moves_values_come_from_the_search_else_from_the_position_after_
     board = board_after_moves([sgf("pd")], 19)
     parent = stores.values(board)
     assert parent.settings.network == "net-a"
-    humans = [Human(coords.sgf_to_point(sgf(m), 19), (coords.sgf_to_point(sgf(m), 19),))
+    humans = [Human(base.sgf_to_point(sgf(m), 19), (base.sgf_to_point(sgf(m), 19),))
               for m in ("dp", "dd", "qp", "qf")]
     got = next_move_values(parent, board, board.to_move, humans, stores.values)
     assert got[0].source == SEARCH

@@ -22,7 +22,7 @@ from sqlalchemy import create_engine
 
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
-from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core import base, coords, zobrist
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
@@ -37,7 +37,7 @@ def stones_of(base: dict[tuple[int, int], int], n: int) -> dict[tuple[int, int],
 def board_of(stones: dict[tuple[int, int], int]) -> Board:
     board = Board(SIZE)
     for color in (BLACK, WHITE):
-        board.set_stones(color, [coords.xy_to_point(x, y, SIZE) for (x, y), c in stones.items() if c == color])
+        board.set_stones(color, [base.xy_to_point(x, y, SIZE) for (x, y), c in stones.items() if c == color])
     return board
 
 
@@ -52,20 +52,20 @@ def slow_expected(base, stored_in: int, read_in: int, moves, lines):
     best = max(lead for _p, _v, _w, lead, _loss, _prior in moves)
 
     def as_read(point: int) -> tuple[int, int] | None:
-        if point == coords.PASS:
+        if point == base.PASS:
             return None
-        x, y = coords.point_to_xy(point, SIZE)
+        x, y = base.point_to_xy(point, SIZE)
         bx, by = coords.transform_xy(coords.INVERSE[stored_in], x, y, SIZE)
         return coords.transform_xy(read_in, bx, by, SIZE)
 
     def turned(s: int, point: int) -> int:
         xy = as_read(point)
-        return coords.PASS if xy is None else coords.xy_to_point(*coords.transform_xy(s, *xy, SIZE), SIZE)
+        return base.PASS if xy is None else base.xy_to_point(*coords.transform_xy(s, *xy, SIZE), SIZE)
 
     out, seen = [], set()
     for (point, visits, winrate, lead, _loss, prior), line in zip(moves, lines):
-        if point == coords.PASS:
-            orbit, turns = (coords.PASS,), own
+        if point == base.PASS:
+            orbit, turns = (base.PASS,), own
         else:
             orbit = tuple(sorted({turned(s, point) for s in own}))
             turns = [s for s in own if turned(s, point) == orbit[0]]
@@ -99,16 +99,16 @@ def conn():
 def test_values_read_in_any_orientation_land_on_the_right_points(conn, name):
     base = POSITIONS[name]
     rng = random.Random(name)
-    empty_points = [coords.xy_to_point(x, y, SIZE) for y in range(SIZE) for x in range(SIZE)]
+    empty_points = [base.xy_to_point(x, y, SIZE) for y in range(SIZE) for x in range(SIZE)]
     for stored_in in range(8):
         stored_board = stones_of(base, stored_in)
-        free = [p for p in empty_points if coords.point_to_xy(p, SIZE) not in stored_board]
-        chosen = rng.sample(free, 40) + [coords.PASS]
+        free = [p for p in empty_points if base.point_to_xy(p, SIZE) not in stored_board]
+        chosen = rng.sample(free, 40) + [base.PASS]
         # leads in random order (a later move may lead by more: loss is against the best of all)
         moves = [(p, 100 - i, rng.random(), rng.uniform(-10, 10), i * 0.25, rng.random())
                  for i, p in enumerate(chosen)]
         # each move's line: the move, then up to 5 other free points, a pass now and then
-        lines = [[p] + rng.sample(free, rng.randint(0, 5)) + ([coords.PASS] if rng.random() < 0.2 else [])
+        lines = [[p] + rng.sample(free, rng.randint(0, 5)) + ([base.PASS] if rng.random() < 0.2 else [])
                  for p in chosen]
         side = WHITE if len(base) % 2 else BLACK
         keys = board_of(stored_board).symmetric_keys(side)
@@ -126,7 +126,7 @@ def test_values_read_in_any_orientation_land_on_the_right_points(conn, name):
 
 def test_settings_key_the_values_and_a_second_put_replaces(conn):
     keys = board_of({(3, 3): BLACK}).symmetric_keys(WHITE)
-    move = (coords.xy_to_point(15, 3, SIZE), 9, 0.5, 0.0, 0.0, 0.2)
+    move = (base.xy_to_point(15, 3, SIZE), 9, 0.5, 0.0, 0.0, 0.2)
     ai_values.put(conn, keys, SIZE, SETTINGS, (10, 0.5, 0.0), [move])
     for other in (AiSettings("chinese", 6.5, SETTINGS.network, 8), AiSettings("japanese", 7.5, SETTINGS.network, 8),
                   AiSettings("japanese", 6.5, "another-net", 8), AiSettings("japanese", 6.5, SETTINGS.network, 16)):
@@ -152,7 +152,7 @@ def test_a_table_made_before_lines_is_read_without_them_and_given_the_column_whe
                    "root_winrate FLOAT NOT NULL, root_score_lead FLOAT NOT NULL, moves BLOB NOT NULL, PRIMARY KEY "
                    "(key, rules, komi_halves, network, visits)) WITHOUT ROWID")
     keys = board_of({(3, 3): BLACK}).symmetric_keys(WHITE)
-    q4, r16 = coords.xy_to_point(15, 3, SIZE), coords.xy_to_point(16, 15, SIZE)
+    q4, r16 = base.xy_to_point(15, 3, SIZE), base.xy_to_point(16, 15, SIZE)
     moves = [(q4, 9, 0.5, 1.0, 0.0, 0.2), (r16, 3, 0.4, -0.5, 1.5, 0.1)]
     records = np.array(moves, dtype=ai_values.MOVE_DTYPE)
     records["point"] = ai_values.to_canonical(records["point"].tolist(), keys, SIZE)
@@ -185,7 +185,7 @@ def test_copy_goes_between_old_and_new_tables_and_more_moves_replace_fewer(tmp_p
     """``copy`` from a table without ``pvs`` into a new one and back; a source row of the same
     settings with more moves (forced moves added) replaces the target's, one with fewer not."""
     keys = board_of({(3, 3): BLACK, (9, 2): WHITE}).symmetric_keys(BLACK)  # no symmetry: points as put
-    q4, r16, c3 = (coords.xy_to_point(x, y, SIZE) for x, y in ((15, 3), (16, 15), (2, 16)))
+    q4, r16, c3 = (base.xy_to_point(x, y, SIZE) for x, y in ((15, 3), (16, 15), (2, 16)))
 
     def engine(name: str):
         db = create_engine(f"sqlite:///{tmp_path / name}")

@@ -8,10 +8,9 @@ tests (test_board_random.py) cross-check every move against ``sgfmill.boards.Boa
 import numpy as np
 import pytest
 
-from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
-from fuseki.engine.core.board import Board, IllegalMove, NothingToUndo
-from fuseki.engine.core.coords import PASS
+from fuseki.engine.core import base
+from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, IllegalMove, opponent
+from fuseki.engine.core.board import Board, NothingToUndo
 
 # --- helpers -----------------------------------------------------------------------
 
@@ -19,11 +18,11 @@ COLOR = {"B": BLACK, "W": WHITE}
 
 
 def pt(board, vertex):
-    return coords.vertex_to_point(vertex, board.size)
+    return base.vertex_to_point(vertex, board.size)
 
 
 def vx(board, point):
-    return None if point is None else coords.point_to_vertex(point, board.size)
+    return None if point is None else base.point_to_vertex(point, board.size)
 
 
 def play(board, moves):
@@ -41,7 +40,7 @@ def assert_board(board, diagram):
     expected, actual = clean(diagram), board.ascii()
     if expected != actual:
         size = board.size
-        diff = [coords.point_to_vertex(coords.xy_to_point(x, y, size), size)
+        diff = [base.point_to_vertex(base.xy_to_point(x, y, size), size)
                 for y, (e_row, a_row) in enumerate(zip(expected.splitlines(), actual.splitlines()))
                 for x, (e, a) in enumerate(zip(e_row, a_row)) if e != a]
         pytest.fail(f"boards differ at {' '.join(diff)}\nexpected:\n{expected}\nactual:\n{actual}")
@@ -392,7 +391,7 @@ def test_off_board(point):
     with pytest.raises(IllegalMove) as err:
         board.play(BLACK, point)
     assert err.value.reason == "off board"
-    with pytest.raises(coords.CoordinateError):
+    with pytest.raises(base.CoordinateError):
         board.color_at(point)
     assert board.moves == []
 
@@ -456,7 +455,7 @@ def test_place_handicap():
 
 
 @pytest.mark.parametrize("points, error", [
-    (["D4", "D4"], ValueError), ([0], coords.CoordinateError), ([10 ** 5], coords.CoordinateError)])
+    (["D4", "D4"], ValueError), ([0], base.CoordinateError), ([10 ** 5], base.CoordinateError)])
 def test_bad_handicap(points, error):
     board = Board(19)
     with pytest.raises(error):
@@ -543,5 +542,5 @@ def test_diagram_draws_stones_star_points_marks_and_a_region():
     assert whole[3] == " 7 . . X . . . + . . 7"
     assert whole[5] == " 5 . . . . + . . . . 5"
     assert whole[7] == " 3 . . + . . . O . . 3"
-    corner = board.diagram({coords.xy_to_point(0, 0, 9): "a", coords.xy_to_point(2, 2, 9): "#"}, (0, 0, 3, 3))
+    corner = board.diagram({base.xy_to_point(0, 0, 9): "a", base.xy_to_point(2, 2, 9): "#"}, (0, 0, 3, 3))
     assert corner == ["   A B C D", " 9 a . . . 9", " 8 . . . . 8", " 7 . . # . 7", " 6 . . . . 6", "   A B C D"]

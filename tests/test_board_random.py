@@ -11,10 +11,9 @@ from sgfmill import boards as sgf_boards
 from test_board import KO, play, pt
 
 from fuseki.engine.core import _kernels as K
-from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
+from fuseki.engine.core import base, coords
+from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, opponent
 from fuseki.engine.core.board import Board, kernel_keys
-from fuseki.engine.core.coords import PASS
 
 # --- eyes and random moves ------------------------------------------------------------------
 
@@ -96,7 +95,7 @@ def test_random_move_never_fills_an_own_eye_and_is_legal():
             color = opponent(color)
         # when both pass, every empty point is their own eye or illegal for each player
         assert board.moves[-1][1] == PASS
-        for p in coords.board_points(9):
+        for p in base.board_points(9):
             if board.color_at(p) == EMPTY:
                 for c in (BLACK, WHITE):
                     assert board.is_eye(c, p) or not board.is_legal(c, p)
@@ -177,7 +176,7 @@ def test_colour_flipped_positions_mirror_legality_and_area():
         flipped = Board.from_ascii(diagram.translate(str.maketrans("XO", "OX")))
         black, white = plain.area()
         assert flipped.area() == (white, black)
-        for p in coords.board_points(7):
+        for p in base.board_points(7):
             for color in (BLACK, WHITE):
                 assert plain.legal_reason(color, p) == flipped.legal_reason(opponent(color), p)
                 assert plain.is_eye(color, p) == flipped.is_eye(opponent(color), p)
@@ -199,7 +198,7 @@ def assert_consistent_with_a_rebuilt_board(board):
     rebuilt = Board.from_ascii(board.ascii(), allow_suicide=board.allow_suicide)
     assert rebuilt.hash == board.hash
     assert chain_fields(board) == chain_fields(rebuilt)
-    for p in coords.board_points(board.size):
+    for p in base.board_points(board.size):
         if p == board.ko_point:
             continue
         for color in (BLACK, WHITE):
@@ -211,7 +210,7 @@ def assert_consistent_with_a_rebuilt_board(board):
        suicide=st.booleans())
 def test_incremental_state_matches_a_rebuilt_board(size, picks, suicide):
     board = Board(size, allow_suicide=suicide)
-    points = coords.board_points(size)
+    points = base.board_points(size)
     for i, pick in enumerate(picks):
         point = points[pick % len(points)]
         if board.is_legal(board.to_move, point):
@@ -225,7 +224,7 @@ def tromp_taylor(board):
     """Area by the book: flood each empty region in Python and see which colours it reaches."""
     size, area = board.size, {BLACK: 0, WHITE: 0}
     seen = set()
-    for start in coords.board_points(size):
+    for start in base.board_points(size):
         color = board.color_at(start)
         if color != EMPTY:
             area[color] += 1
@@ -237,10 +236,10 @@ def tromp_taylor(board):
         while todo:
             q = todo.pop()
             region += 1
-            x, y = coords.point_to_xy(q, size)
+            x, y = base.point_to_xy(q, size)
             for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
                 if 0 <= nx < size and 0 <= ny < size:
-                    r = coords.xy_to_point(nx, ny, size)
+                    r = base.xy_to_point(nx, ny, size)
                     if board.color_at(r) == EMPTY:
                         if r not in seen:
                             seen.add(r)
@@ -279,7 +278,7 @@ def test_playout_kernel_ends_a_legal_game_reproducibly(size):
     board = Board(size)
     board._state = s  # look at the final position through the Board API
     assert_consistent_with_a_rebuilt_board(board)
-    for p in coords.board_points(size):
+    for p in base.board_points(size):
         if board.color_at(p) == EMPTY:
             for color in (BLACK, WHITE):
                 assert board.is_eye(color, p) or not board.is_legal(color, p)
@@ -288,7 +287,7 @@ def test_playout_kernel_ends_a_legal_game_reproducibly(size):
 # --- randomized cross-check against sgfmill ------------------------------------------------------
 
 def sgfmill_rc(point, size):
-    x, y = coords.point_to_xy(point, size)
+    x, y = base.point_to_xy(point, size)
     return size - 1 - y, x
 
 
@@ -316,7 +315,7 @@ def sgfmill_reason(reference, ko, color, point, size):
 @pytest.mark.parametrize("size, games, seed", [(5, 40, 1), (9, 15, 2), (13, 4, 3), (19, 2, 4)])
 def test_random_games_agree_with_sgfmill(size, games, seed):
     rng = np.random.default_rng(seed)
-    points = coords.board_points(size)
+    points = base.board_points(size)
     checked = {"occupied": 0, "suicide": 0, "ko": 0, None: 0}
     for _ in range(games):
         board = Board(size)

@@ -10,9 +10,9 @@ import pytest
 
 from fuseki.book.chooser import BookChooser, NextMovesCache, from_settings, pick
 from fuseki.engine.config import BookSettings, Settings
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
+from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.commands import new_engine
 from tests.bookgames import KO_BEFORE, KO_OTHER, KO_TAKE, build_book
 

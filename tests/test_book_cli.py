@@ -6,14 +6,15 @@ import re
 
 import pytest
 
+from fuseki.book.storage.pattern_events import indexed_through
 from fuseki.book.ui.book_cli import parse_years
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 from test_store import sgf_text
 
-PD, DP, DD, PP, QC = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
+PD, DP, DD, PP, QC = (base.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
 
 
 @pytest.fixture
@@ -151,9 +152,9 @@ def test_pattern_options_reach_the_search(book, capsys):
     out = capsys.readouterr().out
     assert "corner pattern, colours also exchanged, White to move, moves 1-9" in out
     assert " x " in out and " o " in out
-    cells = {coords.parse_point(f"{c}{r}", 19): EMPTY for c in "NOPQRST" for r in range(13, 20)}
-    cells[coords.parse_point("Q16", 19)] = EMPTY_OR_BLACK
-    cells[coords.parse_point("R17", 19)] = EMPTY_OR_WHITE
+    cells = {base.parse_point(f"{c}{r}", 19): EMPTY for c in "NOPQRST" for r in range(13, 20)}
+    cells[base.parse_point("Q16", 19)] = EMPTY_OR_BLACK
+    cells[base.parse_point("R17", 19)] = EMPTY_OR_WHITE
     with Book.open(book) as opened:
         expected = search(opened, Pattern(19, (12, 0, 18, 6), cells, True, WHITE, 1, 9))
     assert f"total {expected.total} games" in out
@@ -191,13 +192,12 @@ def test_an_import_keeps_the_pattern_index_a_book_has(book, capsys, tmp_path):
     with Book.open(book, readonly=True) as reader:  # as fuseki serve opens it: the search works
         assert index.update(reader) == 0
         with reader.db.connect() as conn:
-            assert index.indexed_through(conn) == reader.max_game_id(conn) == 5
+            assert indexed_through(conn) == reader.max_game_id(conn) == 5
 
 
 def test_an_import_leaves_a_fresh_book_indexed(book, capsys):
-    from fuseki.book.patterns import index
     from fuseki.book.storage.store import Book
 
     with Book.open(book, readonly=True) as reader, reader.db.connect() as conn:
-        assert index.indexed_through(conn) == reader.max_game_id(conn) > 0
+        assert indexed_through(conn) == reader.max_game_id(conn) > 0
     assert "pattern index" not in capsys.readouterr().err  # written with the games: no pass after

@@ -16,12 +16,13 @@ import pytest
 from sgfmill import sgf
 from test_corners import make_games
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.patterns import corner_build, corners
 from fuseki.book.pipeline import importer
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.textboard import LETTERS
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
@@ -63,14 +64,14 @@ def write_tree(tmp_path, book: str, *options: str) -> tuple[sgf.Sgf_game, bytes]
 def point_of(node, size: int) -> tuple[int, int]:
     """(colour, point) of an sgfmill node's move (sgfmill's rows count from the bottom)."""
     colour, where = node.get_move()
-    point = coords.PASS if where is None else coords.xy_to_point(where[1], size - 1 - where[0], size)
+    point = base.PASS if where is None else base.xy_to_point(where[1], size - 1 - where[0], size)
     return (BLACK if colour == "b" else WHITE), point
 
 
 def labels(node, size: int) -> dict[int, str]:
     if not node.has_property("LB"):
         return {}
-    return {coords.xy_to_point(col, size - 1 - row, size): text for (row, col), text in node.get("LB")}
+    return {base.xy_to_point(col, size - 1 - row, size): text for (row, col), text in node.get("LB")}
 
 
 def check_tree(start_node, board: Board, expected_moves, size: int, min_games: int, depth: int,
@@ -86,7 +87,7 @@ def check_tree(start_node, board: Board, expected_moves, size: int, min_games: i
             assert not children
             continue
         wanted = [m for m in expected_moves(here) if m.games >= min_games
-                  and (m.point == coords.PASS or here.is_legal(here.to_move, m.point))]
+                  and (m.point == base.PASS or here.is_legal(here.to_move, m.point))]
         assert [point_of(c, size) for c in children] == [(here.to_move, m.point) for m in wanted]
         games = [m.games for m in wanted]
         assert games == sorted(games, reverse=True)
@@ -98,7 +99,7 @@ def check_tree(start_node, board: Board, expected_moves, size: int, min_games: i
         for child, move in zip(children, wanted):
             found = COUNT.search(child.get("C"))
             assert found, child.get("C")
-            assert found[2] == coords.point_to_vertex(move.point, size)
+            assert found[2] == base.point_to_vertex(move.point, size)
             assert int(found[4] or found[5]) == move.games
             assert int(found[3] or 0) == len(move.points) - 1
             assert found[6] == f"{100 * move.winrate:.1f}"
@@ -124,10 +125,10 @@ def test_every_node_has_the_books_next_moves_of_n_games_most_played_first(games_
 def test_from_moves_the_start_is_the_first_nodes_and_the_depth_counts_from_there(small_book, tmp_path):
     game, _ = write_tree(tmp_path, small_book, "--moves", "R16", "--min-games", "1", "--depth", "2")
     start = game.get_root()[0]
-    assert point_of(start, 19) == (BLACK, coords.vertex_to_point("R16", 19))
+    assert point_of(start, 19) == (BLACK, base.vertex_to_point("R16", 19))
     assert "the tree starts here" in start.get("C")
     board = Board(19)
-    board.play(BLACK, coords.vertex_to_point("R16", 19))
+    board.play(BLACK, base.vertex_to_point("R16", 19))
     with Book.open(small_book, readonly=True) as book:
         seen = check_tree(start, board, lambda b: book.next_moves(b).moves, 19, 1, 2)
     assert seen == 3 + 2 + 2  # D4, D16, Q4; after D4: Q3, C16; after D16: C3, C17
@@ -139,7 +140,7 @@ def test_a_ko_move_illegal_on_the_board_is_left_out_and_counted(small_book, tmp_
     start = game.get_root()
     for _ in range(9):
         start = start[0]
-    assert [point_of(c, 7) for c in start] == [(WHITE, coords.vertex_to_point(KO_OTHER, 7))]
+    assert [point_of(c, 7) for c in start] == [(WHITE, base.vertex_to_point(KO_OTHER, 7))]
     assert "1 book moves illegal on this board (ko) left out" in start.get("C")
     assert "1 book moves illegal on the board left out" in capsys.readouterr().err
 
@@ -184,6 +185,6 @@ def test_katagos_stored_values_are_in_the_comments_and_katago_is_never_asked(sma
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(cache))
     monkeypatch.setenv("FUSEKI_KATAGO", "/nonexistent/katago")  # asked, it would fail the command
     game, _ = write_tree(tmp_path, small_book, "--min-games", "1", "--depth", "1")
-    comments = {coords.point_to_vertex(point_of(c, 19)[1], 19): c.get("C") for c in game.get_root()}
+    comments = {base.point_to_vertex(point_of(c, 19)[1], 19): c.get("C") for c in game.get_root()}
     assert "KataGo: 48.0% win for Black, lead -0.3, loss 0.5 points" in comments["D16"]
     assert "KataGo" not in comments["D17"]  # neither searched nor its position stored

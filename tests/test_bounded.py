@@ -23,8 +23,8 @@ from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.shell import BookShell
 from fuseki.book.ui.textboard import one_line, printable
-from fuseki.book.ui.web import create_app
-from fuseki.engine.core import coords
+from fuseki.book.ui.web.app import create_app
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK
 from fuseki.engine.core.board import Board
 from fuseki.engine.gtp.commands import new_engine
@@ -82,7 +82,7 @@ def test_board_history_keeps_a_small_record_per_move_not_a_board():
     def game(moves):
         board = Board(19)
         for i in range(moves):
-            board.play(1 + i % 2, coords.PASS)
+            board.play(1 + i % 2, base.PASS)
         return board
 
     game(10)  # numba compiled before measuring
@@ -208,7 +208,7 @@ class FifoWatch:
 def test_import_skips_and_names_a_fifo_beside_a_good_game(tmp_path, workers):
     folder = tmp_path / "games"
     folder.mkdir()
-    (folder / "a.sgf").write_bytes(sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))]))
+    (folder / "a.sgf").write_bytes(sgf_text(19, [(BLACK, base.sgf_to_point("qd", 19))]))
     os.mkfifo(folder / "x.sgf")
     os.mkfifo(tmp_path / "named.sgf")
     with FifoWatch(folder / "x.sgf") as in_folder, FifoWatch(tmp_path / "named.sgf") as named:
@@ -227,7 +227,7 @@ HOSTILE_NAME = "Lee\x00Sedol\x1b[31m"
 
 
 def test_shell_games_shows_control_characters_of_names_escaped(tmp_path):
-    game = sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19))], black=HOSTILE_NAME, white="Gu\u202eLi")
+    game = sgf_text(19, [(BLACK, base.sgf_to_point("pd", 19))], black=HOSTILE_NAME, white="Gu\u202eLi")
     book_path = build_book(tmp_path / "book.sqlite", {"hostile": game})
     with Book.open(str(book_path), readonly=True) as book:
         shell = BookShell(book, str(book_path), stdout=io.StringIO())
@@ -275,7 +275,7 @@ def test_a_1x1_game_is_skipped_and_named_and_the_others_enter_the_book(tmp_path)
     folder = tmp_path / "games"
     folder.mkdir()
     (folder / "one.sgf").write_bytes(b"(;GM[1]SZ[1]PB[a]PW[b];B[aa])")
-    (folder / "ok.sgf").write_bytes(sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))]))
+    (folder / "ok.sgf").write_bytes(sgf_text(19, [(BLACK, base.sgf_to_point("qd", 19))]))
     with Book.open(str(tmp_path / "book.sqlite")) as book:
         report = importer.import_paths(book, [str(folder)], workers=0)
         assert book.stats().games == 1

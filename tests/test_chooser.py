@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from fuseki.engine.config import Settings
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, PASS, WHITE, vertex_to_point
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import PASS, vertex_to_point
 from fuseki.engine.gtp.commands.state import Game
 from fuseki.engine.players.chooser import MoveChooser, RandomChooser
 

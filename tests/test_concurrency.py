@@ -29,8 +29,8 @@ from sqlalchemy import text
 from fuseki.book.formats.records import read_games
 from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book, BookError
+from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import point_to_vertex, vertex_to_point
 
 from conftest import ROOT, PacedImport, write_archive
 
@@ -47,7 +47,7 @@ def test_read_only_books_refuse_every_write(tmp_path, tygem_games, book_url):
         import_paths(book, [str(archive)], workers=0)
 
     from fuseki.book.chooser import BookChooser
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=book_url)
     chooser = BookChooser(book_url)

@@ -6,10 +6,10 @@ import itertools
 import numpy as np
 import pytest
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
+from fuseki.engine.core.base import PASS, xy_to_point
 from fuseki.engine.core.coords import (
     INVERSE,
-    PASS,
     CoordinateError,
     compose,
     point_to_sgf,
@@ -20,10 +20,9 @@ from fuseki.engine.core.coords import (
     transform_point,
     transform_xy,
     vertex_to_point,
-    xy_to_point,
 )
 
-SIZES = range(1, coords.MAX_SIZE + 1)
+SIZES = range(1, base.MAX_SIZE + 1)
 
 # The issue's table, written out independently of engine.core.coords: (x, y) -> image, M = size - 1.
 ISSUE_TABLE = {
@@ -55,8 +54,8 @@ def test_every_conversion_round_trips(size):
             assert sgf == "abcdefghijklmnopqrstuvwxy"[x] + "abcdefghijklmnopqrstuvwxy"[y]
             assert sgf_to_point(sgf, size) == p
             seen.add(p)
-    assert seen == set(coords.board_points(size))
-    assert len(coords.board_points(size)) == size * size
+    assert seen == set(base.board_points(size))
+    assert len(base.board_points(size)) == size * size
 
 
 @pytest.mark.parametrize("vertex, xy", [
@@ -126,7 +125,7 @@ def test_off_board_xy_raises(x, y, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_border_indices_and_pass_are_not_points(size):
     w = size + 2
-    border = [p for p in range(w * w) if p not in set(coords.board_points(size))]
+    border = [p for p in range(w * w) if p not in set(base.board_points(size))]
     assert len(border) == 4 * size + 4
     for p in border + [PASS, -5, w * w, w * w + 3]:
         with pytest.raises(CoordinateError):
@@ -141,7 +140,7 @@ def test_border_indices_and_pass_are_not_points(size):
 @pytest.mark.parametrize("size", [0, -1, 26, 100])
 def test_check_size(size):
     with pytest.raises(CoordinateError):
-        coords.check_size(size)
+        base.check_size(size)
 
 
 # --- symmetries --------------------------------------------------------------------
@@ -157,7 +156,7 @@ def test_transform_xy_matches_the_issue_table(size):
 def test_symmetry_table_for_every_size(size):
     table = symmetry_table(size)
     length = (size + 2) ** 2
-    points = np.array(coords.board_points(size))
+    points = np.array(base.board_points(size))
     border = np.setdiff1d(np.arange(length), points)
     assert table.shape == (8, length) and table.dtype == np.int32
     assert not table.flags.writeable

@@ -1,6 +1,6 @@
 """Regression tests for two core bugs the GNU Go oracle found (copy sharing undo arrays; the
 capturer filling its own ko point)."""
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
 
@@ -13,7 +13,7 @@ KO = """
 
 
 def pt(b, v):
-    return coords.vertex_to_point(v, b.size)
+    return base.vertex_to_point(v, b.size)
 
 
 def test_copy_does_not_share_history_arrays_with_the_original():

@@ -20,7 +20,7 @@ from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.shell import BookShell
 from fuseki.engine.config import BookSettings, Settings
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gtp_main  # noqa: E402
@@ -33,7 +33,7 @@ ASKED = "Q16 C4 C16 O17"  # Black to play: out of the whole-board book, top righ
 
 
 def moves_of(text):
-    return [(1 + i % 2, coords.vertex_to_point(v, 19)) for i, v in enumerate(text.split())]
+    return [(1 + i % 2, base.vertex_to_point(v, 19)) for i, v in enumerate(text.split())]
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +155,7 @@ def test_an_import_keeps_an_existing_corner_book_up_to_date(tmp_path, capsys):
 
 
 def test_shell_and_web_show_the_same(book_path):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     book = Book.open(book_path, readonly=True)
     try:
@@ -168,7 +168,7 @@ def test_shell_and_web_show_the_same(book_path):
         text = shell.stdout.getvalue()
         assert "top right corner (the last move's): 5 continuations" in text and "a - Q14" in text
         client = create_app(book).test_client()
-        sgf = ",".join(coords.point_to_sgf(p, 19) for _, p in moves_of(ASKED))
+        sgf = ",".join(base.point_to_sgf(p, 19) for _, p in moves_of(ASKED))
         answer = client.get(f"/api/corners?moves={sgf}").json
         first = answer["corners"][0]
         assert first["corner"] == 1 and first["last"] and first["total"] == 5

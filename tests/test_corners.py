@@ -23,7 +23,7 @@ from fuseki.book.chooser import BookChooser
 from fuseki.book.patterns import corner_build, corners
 from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, point_to_xy, xy_to_point
 from fuseki.engine.core.board import Board
 
@@ -306,7 +306,7 @@ def eye_and_suicide_book(tmp_path, setup_colour):
     J17 (3 games) or D16 (2 games), then different tails."""
     folder = tmp_path / ("eye" if setup_colour == BLACK else "suicide")
     folder.mkdir()
-    v = lambda text: coords.vertex_to_point(text, 19)  # noqa: E731
+    v = lambda text: base.vertex_to_point(text, 19)  # noqa: E731
     setup = [(setup_colour, v(p)) for p in ("H17", "J18", "J16")]
     tails = ["Q4", "Q3", "R4", "P3", "O4"]
     for i, first in enumerate(["J17", "J17", "J17", "D16", "D16"]):
@@ -324,7 +324,7 @@ def eye_and_suicide_book(tmp_path, setup_colour):
 @pytest.mark.parametrize("setup_colour, reason", [(BLACK, "fills its own eye"), (WHITE, "suicide")])
 def test_never_its_own_eye_never_an_illegal_move(tmp_path, setup_colour, reason):
     path, board = eye_and_suicide_book(tmp_path, setup_colour)
-    j17, d16 = coords.vertex_to_point("J17", 19), coords.vertex_to_point("D16", 19)
+    j17, d16 = base.vertex_to_point("J17", 19), base.vertex_to_point("D16", 19)
     logged = []
     chooser = BookChooser(path, verbose=True, log=logged.append)
     found = chooser.corner_moves(board, BLACK)
@@ -362,12 +362,12 @@ def test_weighted_draws_follow_the_counts(tmp_path):
     path, board = eye_and_suicide_book(tmp_path, WHITE)
     # the games' corner, no K17, White's last move in it: J17 (3 games) and D16 (2 games) playable
     board = Board(19)
-    board.set_stones(WHITE, [coords.vertex_to_point(p, 19) for p in ("J18", "J16", "Q10")])
-    board.play(WHITE, coords.vertex_to_point("H17", 19))
+    board.set_stones(WHITE, [base.vertex_to_point(p, 19) for p in ("J18", "J16", "Q10")])
+    board.play(WHITE, base.vertex_to_point("H17", 19))
     chooser = BookChooser(path, policy="weighted", seed=7)
     drawn = Counter(chooser.choose(board, BLACK) for _ in range(2000))
-    j17 = coords.vertex_to_point("J17", 19)
-    assert set(drawn) == {j17, coords.vertex_to_point("D16", 19)}
+    j17 = base.vertex_to_point("J17", 19)
+    assert set(drawn) == {j17, base.vertex_to_point("D16", 19)}
     assert abs(drawn[j17] / 2000 - 0.6) < 0.04
 
 

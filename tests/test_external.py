@@ -71,13 +71,13 @@ def legal_answer(engine, colour="b"):
 
 
 def test_answers_genmove_and_hears_book_moves(engines, tmp_path):
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
-    engine = engines(fake_command(tmp_path), chooser=Script(coords.vertex_to_point("A1", 5)))
+    engine = engines(fake_command(tmp_path), chooser=Script(base.vertex_to_point("A1", 5)))
     assert run(engine, "genmove b") == ["A1"]        # the "book"
     assert run(engine, "genmove w") == ["B1"]        # the engine, told A1 is taken
     assert run(engine, "play b C1", "genmove w") == ["", "D1"]
-    assert [e[2] for e in engine.game.record] == [coords.vertex_to_point(v, 5)
+    assert [e[2] for e in engine.game.record] == [base.vertex_to_point(v, 5)
                                                    for v in ("A1", "B1", "C1", "D1")]
 
 

@@ -342,9 +342,9 @@ def _expected(stored, f: Filters, moves: str):
 
 
 def _next_moves_seen(found) -> tuple[int, int, Counter]:
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
-    orbits = Counter({frozenset(coords.point_to_sgf(p, SIZE) if p != coords.PASS else "" for p in m.points): m.games
+    orbits = Counter({frozenset(base.point_to_sgf(p, SIZE) if p != base.PASS else "" for p in m.points): m.games
                       for m in found.moves})
     return found.total, found.ended, orbits
 

@@ -19,9 +19,8 @@ from fuseki.book.formats.fuego import (
 from fuseki.book.formats.records import read_games
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import cli
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, PASS, WHITE, vertex_to_point
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import PASS, vertex_to_point
 from tests.bookgames import build_book
 
 # The tiny book's lines for moves played in >= 2 games.  The walk plays each orbit's representative

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, store
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 from tests.test_store import board_after, random_game, sgf_text, signature, transformed
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from fuseki.engine.config import Settings
 from fuseki.engine.gtp.cli import read_lines, serve
-from fuseki.engine.gtp.commands import REGISTRY, new_engine
+from fuseki.engine.gtp.commands import new_engine
+from fuseki.engine.gtp.commands.registry import REGISTRY
 from fuseki.engine.gtp.protocol import GtpEngine, GtpError, Registry, _stderr_log
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -411,7 +412,7 @@ class Fixed:
 
 
 def test_genmove_never_answers_an_illegal_move_of_the_chooser():
-    from fuseki.engine.core.coords import vertex_to_point
+    from fuseki.engine.core.base import vertex_to_point
     e = new_engine(Settings(seed=3, board_size=5), choosers=[Fixed(vertex_to_point("C3", 5))])
     assert e.handle_line("genmove b") == "= C3\n\n"
     second = e.handle_line("genmove w")  # C3 is occupied now: the random chooser steps in
@@ -453,7 +454,7 @@ class Advisor(Fixed):
 
 def test_kgs_genmove_cleanup_does_not_ask_the_book():
     # An opening move means nothing in the cleanup phase, where dead stones get captured.
-    from fuseki.engine.core.coords import vertex_to_point
+    from fuseki.engine.core.base import vertex_to_point
     book = Advisor(vertex_to_point("E5", 9))
     e = new_engine(Settings(seed=3, board_size=9), choosers=[book])
     assert e.handle_line("genmove b") == "= E5\n\n" and book.asked == 1

@@ -18,9 +18,9 @@ from fuseki.book.chooser import BookChooser, from_settings
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.engine.config import BookSettings, Settings
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
+from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.commands import new_engine
 from tests.bookgames import build_book
 from tests.test_gtp_book import analyze, ok

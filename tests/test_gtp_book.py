@@ -16,7 +16,8 @@ import pytest
 
 from fuseki.book.chooser import from_settings
 from fuseki.engine.config import BookSettings, Settings
-from fuseki.engine.core.coords import point_to_vertex, transform_point, vertex_to_point
+from fuseki.engine.core.base import point_to_vertex, vertex_to_point
+from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.cli import serve
 from fuseki.engine.gtp.commands import new_engine
 from tests.bookgames import build_book

@@ -21,7 +21,8 @@ from fuseki.book.model.records import GameRecord
 from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import schema, store
 from fuseki.book.storage.store import Book, GameRow
-from fuseki.book.ui.web.app import game_row_json, record_info
+from fuseki.book.ui.web.api_args import game_row_json
+from fuseki.book.ui.web.app import record_info
 from fuseki.engine.core.base import BLACK
 from fuseki.engine.core.board import Board
 

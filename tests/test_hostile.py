@@ -147,7 +147,7 @@ def small_book(tmp_path_factory):
 def web(small_book, monkeypatch):
     """The web API on a five-game book, every list sorted by the rank array (as a busy position's)."""
     from fuseki.book.storage import store
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     monkeypatch.setattr(store, "FEW_GAMES", 0)
     app = create_app(book_url=str(small_book))

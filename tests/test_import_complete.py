@@ -28,6 +28,8 @@ from fuseki.book.formats.records import read_games
 from fuseki.book.patterns import corner_build, corners, index
 from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage import schema
+from fuseki.book.storage.pattern_events import THROUGH as INDEX_THROUGH
+from fuseki.book.storage.pattern_events import indexed_through, pattern_events
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 
@@ -42,9 +44,9 @@ def check_index(location: str) -> int:
     """The pattern index is complete and right (see the module docstring); returns the games."""
     with Book.open(location, readonly=True) as book, book.db.connect() as conn:
         top = book.max_game_id(conn)
-        assert index.indexed_through(conn) == top
-        rows = dict(conn.execute(index.pattern_events.select().with_only_columns(
-            index.pattern_events.c.game_id, index.pattern_events.c.events)).all())
+        assert indexed_through(conn) == top
+        rows = dict(conn.execute(pattern_events.select().with_only_columns(
+            pattern_events.c.game_id, pattern_events.c.events)).all())
         games = conn.execute(schema.games.select().with_only_columns(
             schema.games.c.id, schema.games.c.size, schema.games.c.sgf, schema.games.c.source)).all()
     assert set(rows) == {game_id for game_id, *_ in games}
@@ -60,7 +62,7 @@ def corner_table(location: str) -> list[tuple]:
     with Book.open(location, readonly=True) as book, book.db.connect() as conn:
         assert corners.has_table(conn), "no corner book"
         through, settings = corner_build.built_through(conn)
-        assert through == index.indexed_through(conn) == book.max_game_id(conn)
+        assert through == indexed_through(conn) == book.max_game_id(conn)
         assert settings == corner_build.settings_text(corner_build.DEPTH, corner_build.PRUNE)
         return [tuple(row) for row in conn.exec_driver_sql(
             f"SELECT key, move, played, wins FROM {corners.TABLE} ORDER BY key, move")]
@@ -73,9 +75,9 @@ def scratch_corners(location: str, archives: list) -> list[tuple]:
     with Book.open(location) as book:
         import_paths(book, [str(a) for a in archives], workers=0)
         with book.writing() as conn:
-            conn.execute(index.pattern_events.delete())
+            conn.execute(pattern_events.delete())
             conn.execute(schema.meta.delete().where(schema.meta.c.name.in_(
-                (index.THROUGH, corner_build.THROUGH, corner_build.SETTINGS))))
+                (INDEX_THROUGH, corner_build.THROUGH, corner_build.SETTINGS))))
             conn.exec_driver_sql(f"DROP TABLE IF EXISTS {corners.TABLE}")
     assert main(["corners", "--book", location]) == 0
     check_index(location)

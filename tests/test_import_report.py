@@ -12,20 +12,20 @@ from fuseki.book.model.records import move_limit
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import book_cli
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 from conftest import write_archive
 from test_store import sgf_text
 
-PD, DD = coords.sgf_to_point("pd", 19), coords.sgf_to_point("dd", 19)
+PD, DD = base.sgf_to_point("pd", 19), base.sgf_to_point("dd", 19)
 LONG = move_limit(9) + 500  # 824 moves of a 9x9 game: 500 past its limit of 324
 
 
 def long_game(moves: int) -> bytes:
     """A 9x9 game of ``moves`` moves: the corners, then passes (every move legal)."""
-    corners = [coords.sgf_to_point(p, 9) for p in ("cc", "gg", "cg", "gc")]
-    return sgf_text(9, [(BLACK if i % 2 == 0 else WHITE, corners[i] if i < 4 else coords.PASS)
+    corners = [base.sgf_to_point(p, 9) for p in ("cc", "gg", "cg", "gc")]
+    return sgf_text(9, [(BLACK if i % 2 == 0 else WHITE, corners[i] if i < 4 else base.PASS)
                         for i in range(moves)])
 
 
@@ -102,7 +102,7 @@ def read_back_moves(data: bytes):
 
 
 def test_a_stopped_import_leaves_the_report_of_what_it_saw(tmp_path, monkeypatch):
-    games = [(f"g/ok{i}.sgf", sgf_text(19, [(BLACK, PD), (WHITE, coords.sgf_to_point(p, 19))]))
+    games = [(f"g/ok{i}.sgf", sgf_text(19, [(BLACK, PD), (WHITE, base.sgf_to_point(p, 19))]))
              for i, p in enumerate(["dd", "dp", "pp", "qd", "cc", "oo"])]
     illegal = sgf_text(19, [(BLACK, PD), (WHITE, PD)])
     archive = str(write_archive(tmp_path / "games.tgz", [("g/a-broken.sgf", b"(;GM[1]SZ[19];B[pd];W["), *games,

@@ -16,7 +16,7 @@ from fuseki.book.pipeline import batches, importer
 from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.storage import schema, segment_files, segments, sqlite_image, sqlite_stage
 from fuseki.book.storage.store import Book
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
@@ -108,7 +108,7 @@ def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_pa
 
 
 def test_duplicates_inside_one_batch_and_across_imports(tmp_path, book_url):
-    moves = [(BLACK, coords.sgf_to_point("pd", 19)), (WHITE, coords.sgf_to_point("dd", 19))]
+    moves = [(BLACK, base.sgf_to_point("pd", 19)), (WHITE, base.sgf_to_point("dd", 19))]
     for name in ("a.sgf", "b.sgf"):
         (tmp_path / name).write_bytes(sgf_text(19, moves, black=name))
     with Book.open(book_url) as book:
@@ -123,7 +123,7 @@ def test_unreadable_files_are_skipped_with_reasons(tmp_path, book_url):
     (tmp_path / "broken.sgf").write_bytes(b"(;GM[1]SZ[19];B[pd];W[")
     (tmp_path / "empty.sgf").write_bytes(b"not a game at all")
     (tmp_path / "notes.txt").write_text("ignored in folders")
-    (tmp_path / "ok.sgf").write_bytes(sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))]))
+    (tmp_path / "ok.sgf").write_bytes(sgf_text(19, [(BLACK, base.sgf_to_point("qd", 19))]))
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path), str(tmp_path / "missing.sgf")], workers=0)
     assert report.added == 1
@@ -136,7 +136,7 @@ def test_unreadable_files_are_skipped_with_reasons(tmp_path, book_url):
 
 @pytest.mark.parametrize("workers", [0, 1])
 def test_each_anomaly_is_named_with_its_file_game_and_move(tmp_path, book_url, workers):
-    pd, dd = coords.sgf_to_point("pd", 19), coords.sgf_to_point("dd", 19)
+    pd, dd = base.sgf_to_point("pd", 19), base.sgf_to_point("dd", 19)
     (tmp_path / "a_ok.sgf").write_bytes(sgf_text(19, [(BLACK, pd)]))
     (tmp_path / "b_bad.sgf").write_bytes(sgf_text(19, [(BLACK, pd), (WHITE, dd), (BLACK, dd)]))
     with Book.open(book_url) as book:
@@ -151,8 +151,8 @@ def test_each_anomaly_is_named_with_its_file_game_and_move(tmp_path, book_url, w
 
 
 def test_a_collection_file_gives_every_game(tmp_path, book_url):
-    one = sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19))])
-    two = sgf_text(19, [(BLACK, coords.sgf_to_point("qd", 19))])
+    one = sgf_text(19, [(BLACK, base.sgf_to_point("pd", 19))])
+    two = sgf_text(19, [(BLACK, base.sgf_to_point("qd", 19))])
     (tmp_path / "c.sgf").write_bytes(one + two)
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "c.sgf")], workers=0)
@@ -161,7 +161,7 @@ def test_a_collection_file_gives_every_game(tmp_path, book_url):
 
 
 def test_a_game_past_the_move_limit_keeps_the_limit_and_says_so(tmp_path, book_url):
-    moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4100)]
+    moves = [(BLACK if i % 2 == 0 else WHITE, base.PASS) for i in range(4100)]
     (tmp_path / "long.sgf").write_bytes(sgf_text(9, moves))
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "long.sgf")], workers=0)
@@ -169,26 +169,26 @@ def test_a_game_past_the_move_limit_keeps_the_limit_and_says_so(tmp_path, book_u
         assert book.stats().positions == 324 + 1  # 9x9: 4 x 81 moves, and the empty board
         assert report.anomalies[0].reason.startswith("game has 4100 moves; kept the first 324")
         found = book.next_moves(Board(9))
-        assert found.total == 1 and found.moves[0].point == coords.PASS
+        assert found.total == 1 and found.moves[0].point == base.PASS
 
 
 def test_positions_after_move_4095_are_not_stored():
     """No record read from SGF has that many moves (25x25's limit is 2,500): one built here."""
     record = read_games(sgf_text(25, []), "long.sgf")[0]
-    record.moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4100)]
+    record.moves = [(BLACK if i % 2 == 0 else WHITE, base.PASS) for i in range(4100)]
     keys, _, anomaly, _ = batches.replay_record(record)
     assert len(keys) == schema.MAX_MOVE_NUMBER + 1  # before moves 1..4096
     assert anomaly == (4096, "positions after move 4095 are not stored")
 
 
 def test_codes_round_trip_their_fields():
-    record = batches.read_games(sgf_text(19, [(BLACK, coords.sgf_to_point("pd", 19)),
-                                               (WHITE, coords.PASS)], result="W+R"), "x")[0]
+    record = read_games(sgf_text(19, [(BLACK, base.sgf_to_point("pd", 19)),
+                                               (WHITE, base.PASS)], result="W+R"), "x")[0]
     keys, lows, anomaly, _ = batches.replay_record(record)
     assert anomaly is None and len(keys) == 3
     assert ((lows >> schema.MOVE_SHIFT) & schema.MOVE_MASK).tolist() == [0, 1, 2]
     nexts = (((lows >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2).tolist()
-    assert nexts[1:] == [coords.PASS, -2]
+    assert nexts[1:] == [base.PASS, -2]
     assert set((lows & schema.WINNER_MASK).tolist()) == {WHITE}
     board = Board(19)
     assert np.uint64(keys[0]) == min(board.symmetric_keys())
@@ -244,14 +244,14 @@ def test_processes_creating_one_new_book_at_once_all_open_it(tmp_path):
 def test_replaying_many_games_at_once_equals_one_at_a_time(tmp_path):
     write_games(tmp_path, count=12, seed=41, size=19)
     write_games(tmp_path, count=6, seed=42, size=9, length=20)
-    pd, dd = coords.sgf_to_point("pd", 19), coords.sgf_to_point("dd", 19)
+    pd, dd = base.sgf_to_point("pd", 19), base.sgf_to_point("dd", 19)
     (tmp_path / "bad.sgf").write_bytes(sgf_text(19, [(BLACK, pd), (WHITE, pd), (BLACK, dd)]))
     (tmp_path / "setup.sgf").write_bytes(sgf_text(19, [(WHITE, dd)], setup=[(BLACK, pd)], handicap=1))
-    (tmp_path / "long.sgf").write_bytes(sgf_text(9, [(BLACK if i % 2 == 0 else WHITE, coords.PASS)
+    (tmp_path / "long.sgf").write_bytes(sgf_text(9, [(BLACK if i % 2 == 0 else WHITE, base.PASS)
                                                      for i in range(4200)]))
-    records = [r for path in sorted(tmp_path.iterdir()) for r in batches.read_games(path.read_bytes(), path.name)]
+    records = [r for path in sorted(tmp_path.iterdir()) for r in read_games(path.read_bytes(), path.name)]
     long = next(r for r in records if r.source == "long.sgf")
-    long.moves = [(BLACK if i % 2 == 0 else WHITE, coords.PASS) for i in range(4200)]  # past what SGF gives
+    long.moves = [(BLACK if i % 2 == 0 else WHITE, base.PASS) for i in range(4200)]  # past what SGF gives
     one = {r.source: batches.replay_record(r) for r in records}
     many = batches.replay_records(records)
     assert len(many) == len(one)

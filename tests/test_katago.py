@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.players.katago import (
     KataGo,
     KataGoError,
@@ -325,7 +325,7 @@ def test_real_katago_with_a_wrong_model_says_so():
 
 
 def orient(moves, n: int, size: int = 19):
-    return [(c, coords.point_to_vertex(coords.transform_point(n, coords.vertex_to_point(v, size), size), size))
+    return [(c, base.point_to_vertex(coords.transform_point(n, base.vertex_to_point(v, size), size), size))
             for c, v in moves]
 
 
@@ -386,7 +386,7 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
     def board_in(n: int) -> Board:
         board = Board(19)
         for color, vertex in orient(moves, n):
-            board.play(BLACK if color == "B" else WHITE, coords.vertex_to_point(vertex, 19))
+            board.play(BLACK if color == "B" else WHITE, base.vertex_to_point(vertex, 19))
         return board
 
     with KataGo(real_katago_command(), timeout=900) as katago:
@@ -405,7 +405,7 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
             assert (got.visits, got.winrate, got.score_lead, got.loss, got.prior) == (
                 mine.visits, mine.winrate, mine.score_lead, mine.loss, mine.prior)
             # orientation 3's points taken back to the base position, then to orientation n
-            expected = {p if p == coords.PASS else coords.transform_point(n, coords.transform_point(
+            expected = {p if p == base.PASS else coords.transform_point(n, coords.transform_point(
                 coords.INVERSE[3], p, 19), 19) for p in mine.points}
             assert set(got.points) == expected, n
     cache.dispose()
@@ -422,7 +422,7 @@ def test_a_judge_stopped_half_way_keeps_what_it_got_and_a_rerun_completes(fake, 
     boards = []
     for vertex in ("D4", "C3"):
         board = Board(19)
-        board.play(BLACK, coords.vertex_to_point(vertex, 19))
+        board.play(BLACK, base.vertex_to_point(vertex, 19))
         boards.append((board, WHITE))
     with KataGo(fake("values", "2"), timeout=30) as katago:  # dies at the second position
         judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=10, network="fake-net")
@@ -450,14 +450,14 @@ def test_the_judge_asks_katago_once_per_position_and_maps_cached_values(fake, tm
     with KataGo(fake("values"), timeout=30) as katago:
         judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=10, network="fake-net")
         board = Board(19)
-        board.play(BLACK, coords.vertex_to_point("D4", 19))
+        board.play(BLACK, base.vertex_to_point("D4", 19))
         [values] = judge.values([(board, WHITE)])
-        assert [coords.point_to_vertex(m.point, 19) for m in values.moves] == ["Q16", "K10", "C3"]
+        assert [base.point_to_vertex(m.point, 19) for m in values.moves] == ["Q16", "K10", "C3"]
         assert [m.loss for m in values.moves] == [0.0, 1.0, 2.0]
         assert (values.visits, values.settings.network) == (30, "fake-net")
         for n in range(8):
             turned = Board(19)
-            turned.play(BLACK, coords.transform_point(n, coords.vertex_to_point("D4", 19), 19))
+            turned.play(BLACK, coords.transform_point(n, base.vertex_to_point("D4", 19), 19))
             [again] = judge.values([(turned, WHITE)])
             assert [m.points for m in again.moves] == [
                 tuple(sorted({coords.transform_point(n, p, 19) for p in m.points})) for m in values.moves]

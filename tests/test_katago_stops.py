@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from test_katago import real_katago_command
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.players.katago import KataGo, KataGoError
 
@@ -116,7 +116,7 @@ def _cleanup(process: subprocess.Popen, katago: int | None) -> None:
 @pytest.fixture
 def book(ai_test_book):
     """A book of two games, and an empty AI value cache: KataGo must be asked."""
-    pd, dp, dd = (coords.sgf_to_point(p, 19) for p in ("pd", "dp", "dd"))
+    pd, dp, dd = (base.sgf_to_point(p, 19) for p in ("pd", "dp", "dd"))
     return ai_test_book([[(BLACK, pd), (WHITE, dp)], [(BLACK, pd), (WHITE, dd)]])
 
 

@@ -356,3 +356,82 @@ def test_a_planted_import_in_a_program_or_a_benchmark_is_caught():
     assert upward_imports(graph) == [
         "fuseki.book.chooser (book choosers) imports fuseki.gtp_main (programs)",
         "fuseki.engine.gtp.cli (engine GTP) imports fuseki.bench.book (programs)"]
+
+
+# --- one import path per public name ----------------------------------------------------------------
+
+def _bound_by_import(tree: ast.Module) -> set[str]:
+    """The names a module binds by ``from fuseki... import name`` (another module's names it
+    holds, not ones it defines).  Imports inside functions count too: the scan errs on the side
+    of seeing a second path."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("fuseki")):
+            names.update(alias.asname or alias.name for alias in node.names)
+    return names - _defined(tree)
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                found.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return found
+
+
+def second_paths(sources: dict[str, tuple[str, bool]]) -> list[str]:
+    """Each place that takes a project name through a module that only imports it: ``from A import
+    n`` or ``A.n`` where A got ``n`` from elsewhere (a re-export), from {module: (source, is_package)}.
+    A submodule taken from its package (``from fuseki.engine.core import board``) is its own path."""
+    trees = {name: ast.parse(source) for name, (source, _) in sources.items()}
+    borrowed = {name: _bound_by_import(tree) for name, tree in trees.items()}
+    found = []
+    for name, tree in sorted(trees.items()):
+        local_modules = {}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and not node.level and node.module in sources):
+                continue
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in sources:
+                    local_modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                elif alias.name in borrowed[node.module]:
+                    found.append(f"{name}: from {node.module} import {alias.name}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and (module := local_modules.get(node.value.id)) and node.attr in borrowed[module] \
+                    and f"{module}.{node.attr}" not in sources:
+                found.append(f"{name}: {node.value.id}.{node.attr} (of {module})")
+    return sorted(set(found))
+
+
+def test_each_name_is_imported_from_the_module_that_defines_it():
+    sources = {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py")
+               for p in project_modules(*SCANNED, "tests", programs=True)}
+    assert second_paths(sources) == []
+
+
+def test_a_planted_second_path_is_caught():
+    sources = {
+        "fuseki.engine.core.base": ("class IllegalMove(Exception):\n    pass\n", False),
+        "fuseki.engine.core.board": ("import os\nfrom fuseki.engine.core.base import IllegalMove\n", False),
+        "fuseki.engine.core": ("", True),
+        "fuseki.book.ai": ("from fuseki.engine.core.board import IllegalMove\n", False),
+        "fuseki.book.tree": ("from fuseki.engine.core import board\nboard.IllegalMove\nboard.os\n", False),
+        "fuseki.book.chooser": ("from fuseki.engine.core.base import IllegalMove\n"
+                                "from fuseki.engine.core import board\n", False),
+    }
+    assert second_paths(sources) == ["fuseki.book.ai: from fuseki.engine.core.board import IllegalMove",
+                                     "fuseki.book.tree: board.IllegalMove (of fuseki.engine.core.board)"]
+
+
+def test_importing_the_web_package_loads_no_flask():
+    import subprocess
+    import sys
+
+    code = "import sys, fuseki.book.ui.web; print(sorted(m for m in sys.modules if m.split('.')[0] == 'flask'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -12,7 +12,7 @@ import pytest
 from sgfmill import sgf
 
 from fuseki.book.ui import cli
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.match import Match
 from fuseki.engine.players.match_game import MatchConfig, MatchError, parse_score, repeats
@@ -37,7 +37,7 @@ def replay(path: Path, size: int) -> tuple[Board, sgf.Sgf_game]:
     board = Board(size, komi=tree.get_komi())
     for node in tree.get_main_sequence()[1:]:
         colour, move = node.get_move()
-        point = coords.PASS if move is None else coords.xy_to_point(move[1], size - 1 - move[0], size)
+        point = base.PASS if move is None else base.xy_to_point(move[1], size - 1 - move[0], size)
         board.play(1 if colour == "b" else 2, point)
     return board, tree
 
@@ -74,8 +74,8 @@ def test_fuseki_against_fuseki(tmp_path):
         assert r["fault"] is None and r["reason"] == "two passes"
         board, tree = replay(tmp_path / r["sgf"], 5)
         assert len(board.moves) == r["moves"]
-        assert board.moves[-2:] == [(1, coords.PASS), (2, coords.PASS)] or \
-            board.moves[-2:] == [(2, coords.PASS), (1, coords.PASS)]
+        assert board.moves[-2:] == [(1, base.PASS), (2, base.PASS)] or \
+            board.moves[-2:] == [(2, base.PASS), (1, base.PASS)]
         root = tree.get_root()
         assert root.get("RE") == r["result"] and root.get("PB").startswith("fuseki")
         # fuseki's scores are area counts, so all three scorers agree here

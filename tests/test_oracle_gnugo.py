@@ -15,10 +15,9 @@ never under ``FUSEKI_REQUIRE_SERVICES=1`` (CI).
 import numpy as np
 import pytest
 
-from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE, opponent
+from fuseki.engine.core import base
+from fuseki.engine.core.base import BLACK, PASS, WHITE, opponent
 from fuseki.engine.core.board import Board
-from fuseki.engine.core.coords import PASS
 from fuseki.engine.players.gtp_client import GtpClient, GtpFailure
 
 from conftest import GNUGO, needs_gnugo
@@ -48,7 +47,7 @@ class GnuGo:
         return answer
 
     def stones(self, color, size):
-        return {coords.vertex_to_point(v, size) for v in self.ok(f"list_stones {NAME[color]}").split()}
+        return {base.vertex_to_point(v, size) for v in self.ok(f"list_stones {NAME[color]}").split()}
 
     def close(self):
         self.client.close()
@@ -85,7 +84,7 @@ def random_game(board, engine, rng, max_moves, stats):
     size = board.size
     engine.ok(f"boardsize {size}")
     engine.ok("clear_board")
-    points = coords.board_points(size)
+    points = base.board_points(size)
     color = BLACK
     for _ in range(max_moves):
         roll = rng.random()
@@ -94,8 +93,8 @@ def random_game(board, engine, rng, max_moves, stats):
             if board.ko_point is not None and rng.random() < 0.5:
                 point = board.ko_point
             reason = board.legal_reason(color, point)
-            success, answer = engine.send(f"play {NAME[color]} {coords.point_to_vertex(point, size)}")
-            assert success == (reason is None), (board.ascii(), coords.point_to_vertex(point, size), reason, answer)
+            success, answer = engine.send(f"play {NAME[color]} {base.point_to_vertex(point, size)}")
+            assert success == (reason is None), (board.ascii(), base.point_to_vertex(point, size), reason, answer)
             stats[reason] = stats.get(reason, 0) + 1
             if not success:
                 assert answer == "illegal move"
@@ -103,7 +102,7 @@ def random_game(board, engine, rng, max_moves, stats):
             board.play(color, point)
         else:
             point = PASS if roll < 0.32 else board.random_move(color, rng)
-            engine.ok(f"play {NAME[color]} {coords.point_to_vertex(point, size)}")
+            engine.ok(f"play {NAME[color]} {base.point_to_vertex(point, size)}")
             board.play(color, point)
             if point == PASS and len(board.moves) > 1 and board.moves[-2][1] == PASS and roll >= 0.32:
                 break
@@ -165,15 +164,15 @@ def test_triple_ko_cycle_agrees_with_gnugo(gnugo, gnugo_superko, superko):
     engine.ok("clear_board")
     for color in (BLACK, WHITE):
         for p in board.stones(color):
-            engine.ok(f"play {NAME[color]} {coords.point_to_vertex(p, 9)}")
+            engine.ok(f"play {NAME[color]} {base.point_to_vertex(p, 9)}")
     assert_same_board(board, engine)
     answers = []
     for c, v in zip(TRIPLE_KO_CYCLE[::2], TRIPLE_KO_CYCLE[1::2]):
         color = BLACK if c == "B" else WHITE
         success, _ = engine.send(f"play {NAME[color]} {v}")
-        assert success == board.is_legal(color, coords.vertex_to_point(v, 9))
+        assert success == board.is_legal(color, base.vertex_to_point(v, 9))
         answers.append(success)
         if success:
-            board.play(color, coords.vertex_to_point(v, 9))
+            board.play(color, base.vertex_to_point(v, 9))
         assert_same_board(board, engine)
     assert answers == [True] * 5 + [not superko]

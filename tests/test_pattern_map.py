@@ -21,6 +21,8 @@ from test_patterns import check, make_games, pattern_of
 from fuseki.book.patterns import index, index_map
 from fuseki.book.patterns.search import search
 from fuseki.book.pipeline import importer
+from fuseki.book.storage import schema
+from fuseki.book.storage.pattern_events import indexed_through
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
@@ -61,7 +63,7 @@ def mapped(path: str, size: int):
     book = Book.open(path, readonly=True)
     try:
         with book.db.connect() as conn:
-            through = index.indexed_through(conn)
+            through = indexed_through(conn)
             token = index_map._token(conn, size)
         from_map = index_map._read(index_map.map_path(book, size), size, through, token) if token else None
         return index_map.load(book, size), from_map is not None
@@ -181,7 +183,7 @@ def test_a_killed_writers_temporary_map_is_removed_by_the_next_writer(made):
             out.write(b"partial")
     book = Book.open(path)
     with book.writing() as conn:  # the map is stale: the next search writes it again
-        conn.execute(index_map.schema.meta.delete().where(index_map.schema.meta.c.name == "pattern_map_19"))
+        conn.execute(schema.meta.delete().where(schema.meta.c.name == "pattern_map_19"))
     rng = np.random.default_rng(6)
     pattern, want = pattern_of(games[19], rng, "corner", 19, any_points=0, swap=False)
     check(book, games[19], pattern, want, ids=book.game_ids(19))

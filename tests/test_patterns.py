@@ -29,10 +29,11 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern, PatternError
 from fuseki.book.patterns.search import search
 from fuseki.book.pipeline import importer
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, point_to_xy, xy_to_point
 from fuseki.engine.core.board import Board
@@ -436,6 +437,7 @@ def test_live_placements_equal_a_direct_check(book_and_games):
     placement is live when each of its stones lies on a point the game ever held in that colour."""
     from fuseki.book.patterns import scan
     from fuseki.book.patterns.search import _indexed_games
+    from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
     book, games, size = book_and_games
     _ids, events, offsets, _winner_of, held = _indexed_games(book, size)
@@ -450,8 +452,8 @@ def test_live_placements_equal_a_direct_check(book_and_games):
             ever = {BLACK: set(), WHITE: set()}  # from the events, not from ``held``
             for event in events[offsets[g]:offsets[g + 1]].tolist():
                 kind_of, point = event >> 12, event & 4095
-                if point and kind_of != scan.EVENT_REMOVE:
-                    ever[BLACK if kind_of in (scan.EVENT_MOVE, scan.EVENT_SETUP) else WHITE].add(point)
+                if point and kind_of != EVENT_REMOVE:
+                    ever[BLACK if kind_of in (EVENT_MOVE, EVENT_SETUP) else WHITE].add(point)
             expected = {i for i in range(len(table.swapped))
                         if all(q in ever[w] for q, w in zip(table.point[i].tolist(), table.want[i].tolist())
                                if w != EMPTY)}

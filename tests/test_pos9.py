@@ -9,7 +9,7 @@ import pytest
 
 from fuseki.book.formats import pos9, pos9_scores
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core import base, coords, zobrist
 
 EMPTY_BOARD = "." * 81
 
@@ -253,9 +253,9 @@ def test_pos9_hash_equals_engine_board_hash():
 
     board = Board(9)
     for color, vertex in [(BLACK, "E5"), (WHITE, "C7"), (BLACK, "G3"), (WHITE, "D4"), (BLACK, "A9")]:
-        board.play(color, coords.vertex_to_point(vertex, 9))
-    cells = {(x, y): {BLACK: "#", WHITE: "O"}[board.color_at(coords.xy_to_point(x, y, 9))]
-             for y in range(9) for x in range(9) if board.color_at(coords.xy_to_point(x, y, 9))}
+        board.play(color, base.vertex_to_point(vertex, 9))
+    cells = {(x, y): {BLACK: "#", WHITE: "O"}[board.color_at(base.xy_to_point(x, y, 9))]
+             for y in range(9) for x in range(9) if board.color_at(base.xy_to_point(x, y, 9))}
     assert pos9.default_table().hash(board_with(cells)) == board.hash
     assert pos9.default_table().hash(EMPTY_BOARD) == 0
 

@@ -4,7 +4,7 @@ import pytest
 
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.formats.records import read_games
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 CAPTURE = b"(;GM[1]SZ[9];B[ba];W[aa];B[ab];W[ca])"   # B[ab] takes the corner stone
@@ -29,7 +29,7 @@ def test_bad_moves_name_the_move(tokens, message):
 def test_a_record_replays_with_captures_and_the_next_movers_colour():
     record = read_games(CAPTURE, "capture.sgf")[0]
     board = board_after_record(record, 3)
-    assert board.color_at(coords.sgf_to_point("aa", 9)) == 0  # captured
+    assert board.color_at(base.sgf_to_point("aa", 9)) == 0  # captured
     assert board.to_move == WHITE
     assert board_after_record(record, 0).to_move == BLACK
 
@@ -38,6 +38,6 @@ def test_an_illegal_recorded_move_is_an_error_or_a_stone():
     record = read_games(b"(;GM[1]SZ[9];B[aa];W[aa])", "bad.sgf")[0]
     with pytest.raises(PositionError, match="bad.sgf: move 2 is illegal: occupied"):
         board_after_record(record, 2)
-    assert board_after_record(record, 2, strict=False).color_at(coords.sgf_to_point("aa", 9)) == WHITE
+    assert board_after_record(record, 2, strict=False).color_at(base.sgf_to_point("aa", 9)) == WHITE
     with pytest.raises(PositionError, match="the game has 2 moves"):
         board_after_record(record, 3)

@@ -24,9 +24,10 @@ import pytest
 from sqlalchemy import func, select, text
 
 from fuseki.book.formats.records import read_games
+from fuseki.book.model.filters import Filters
 from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage import schema, segments
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import transform_point
 

@@ -27,7 +27,7 @@ from fuseki.book import practice
 from fuseki.book.patterns import corner_build, corners
 from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, PASS, WHITE, opponent, point_to_xy, xy_to_point
 from fuseki.engine.core.board import Board
 
@@ -133,7 +133,7 @@ def test_guess_shares_equal_the_brute_force(real):
         for colour, point in games[g][0][:move]:
             board.play(colour, point)
         side, actual = games[g][0][move]
-        empty = [p for p in coords.board_points(19) if board.legal_reason(side, p) is None]
+        empty = [p for p in base.board_points(19) if board.legal_reason(side, p) is None]
         stats = book.next_moves(board, to_move=side).moves
         for point in {actual, *(s.point for s in stats[:3]), rng.choice(empty), rng.choice(empty)}:
             judged = practice.guess(book, record, move, point)
@@ -163,7 +163,7 @@ def test_question_move_skips_passes_and_the_other_colour():
 
 
 def test_the_api_score_is_the_count_and_the_sum_of_shares(real):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     book, games, ids, _ = real
     client = create_app(book=book, cache_bytes=0).test_client()
@@ -182,7 +182,7 @@ def test_the_api_score_is_the_count_and_the_sum_of_shares(real):
         shares.append(chose / reached)
         right += is_right
         answer = client.get(f"/api/practice/guess?game={ids[g]}&move={move}"
-                            f"&point={coords.point_to_vertex(guess, 19)}&asked={score['asked']}"
+                            f"&point={base.point_to_vertex(guess, 19)}&asked={score['asked']}"
                             f"&right={score['right']}&shares={score['shares']}").get_json()
         assert answer["right"] == is_right and answer["games"] == chose and answer["total"] == reached
         assert answer["next"] == practice.question_move(book.game(ids[g]), move + 1)
@@ -224,7 +224,7 @@ def test_quiz_answers_equal_the_independent_corner_count(real, corner_count):
         assert line is not None
         board = line.board()
         moves, tenuki = _expected_corner(corner_count, board, line.corner)
-        in_corner = [p for p in coords.board_points(19) if corners.corner_of_point(p, 19) == line.corner
+        in_corner = [p for p in base.board_points(19) if corners.corner_of_point(p, 19) == line.corner
                      and board.legal_reason(board.to_move, p) is None]
         for point in {*(p for points in list(moves)[:3] for p in points), rng.choice(in_corner)}:
             answer = practice.answer_quiz(lookup, line, point)
@@ -298,11 +298,11 @@ def test_quiz_lines_are_drawn_in_proportion_to_games(real, corner_count):
 
 
 def test_bad_input_is_named_and_never_crashes(real):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     book, games, ids, _ = real
     client = create_app(book=book, cache_bytes=0).test_client()
-    first = coords.point_to_vertex(games[0][0][0][1], 19)
+    first = base.point_to_vertex(games[0][0][0][1], 19)
     cases = {
         f"/api/practice/guess?game={ids[0]}&move=1&point={first}": (400, f"{first} is occupied"),
         f"/api/practice/guess?game={ids[0]}&move=1&point=Z99": (400, "Z99"),
@@ -335,8 +335,8 @@ def test_quiz_answers_carry_katagos_stored_values(real, tmp_path):
     KataGo: ``unavailable``, the counts as without AI."""
     from test_web_ai import put_values
 
-    from fuseki.book.ui.web import create_app
     from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.app import create_app
 
     book = real[0]
     spot = type("App", (), {"cache_path": tmp_path / "ai-cache.sqlite"})

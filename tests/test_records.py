@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from fuseki.book.formats import records
 from fuseki.book.formats.records import SgfError, read_games, to_sgf
 from fuseki.book.model.records import GameRecord, Moves
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE
-from fuseki.engine.core.coords import PASS, sgf_to_point
+from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, sgf_to_point
 
 
 def both(data: bytes, source: str = "t.sgf", **kw) -> list[GameRecord]:

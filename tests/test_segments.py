@@ -6,9 +6,10 @@ import sqlite3
 
 import numpy as np
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, segment_files, segments, sqlite_stage
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 
 from test_store import as_dict, sample_positions, write_games
 

@@ -352,7 +352,7 @@ def store_empty_board(cache) -> None:
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.storage import ai_values
     from fuseki.book.storage.ai_values import AiSettings
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
     settings = AiSettings("japanese", 6.5, "net-x", 8)
     db = create_engine(f"sqlite:///{cache}")
@@ -362,7 +362,7 @@ def store_empty_board(cache) -> None:
                                   (["dc"], (4, 0.55, 1.5), [])):
             board = board_after_moves(moves, 19)
             ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, root,
-                          [(coords.sgf_to_point(p, 19), 5, w, lead, loss, 0.1) for p, w, lead, loss in rows])
+                          [(base.sgf_to_point(p, 19), 5, w, lead, loss, 0.1) for p, w, lead, loss in rows])
     db.dispose()
 
 
@@ -421,13 +421,13 @@ def test_ai_pv_on_shows_each_moves_line_under_its_row(shell, no_katago):
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.storage import ai_values
     from fuseki.book.storage.ai_values import AiSettings
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
     db = create_engine(f"sqlite:///{no_katago}")
     with db.begin() as conn:
         ai_values.create(conn)
         board = board_after_moves([], 19)
-        points = [coords.sgf_to_point(p, 19) for p in ("pd", "dp", "qq")]
+        points = [base.sgf_to_point(p, 19) for p in ("pd", "dp", "qq")]
         ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings("japanese", 6.5, "net-x", 8),
                       (9, 0.52, 0.5), [(points[0], 5, 0.51, 0.2, 0.0, 0.1)], [points])
     db.dispose()

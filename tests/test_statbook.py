@@ -14,12 +14,13 @@ import os
 import numpy as np
 import pytest
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.pipeline import importer
 from fuseki.book.statbook_build import build, info_path, write_statistics
 from fuseki.book.storage import statbook_table
 from fuseki.book.storage.statbook import StatisticsBook, StatisticsOnly
-from fuseki.book.storage.store import Book, BookError, Filters
-from fuseki.engine.core import coords
+from fuseki.book.storage.store import Book, BookError
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
 from fuseki.engine.core.board import Board
 
@@ -74,7 +75,7 @@ def write_shared_games(folder, count: int, seed: int) -> list:
     for i in range(count):
         board, t, colour = Board(19), int(rng.integers(8)), BLACK
         for _ in range(int(rng.integers(4, 10))):
-            points = [coords.transform_point(t, coords.sgf_to_point(p, 19), 19) for p in POPULAR]
+            points = [coords.transform_point(t, base.sgf_to_point(p, 19), 19) for p in POPULAR]
             free = [p for p in points if board.color_at(p) == EMPTY]
             weights = np.array([0.5 ** k for k in range(len(free))])
             board.play(colour, free[int(rng.choice(len(free), p=weights / weights.sum()))])

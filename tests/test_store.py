@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.pipeline import importer
 from fuseki.book.storage import busy_rows, schema
-from fuseki.book.storage.store import Book, BookError, Filters
-from fuseki.engine.core import coords
+from fuseki.book.storage.store import Book, BookError
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
 from fuseki.engine.core.board import Board
 
@@ -33,8 +34,8 @@ def sgf_text(size, moves, black="Black", white="White", date="2014-05-01", resul
     for colour, ident in ((BLACK, "AB"), (WHITE, "AW")):
         points = [p for c, p in setup if c == colour]
         if points:
-            head += ident + "".join(f"[{coords.point_to_sgf(p, size)}]" for p in points)
-    body = "".join(f";{'B' if c == BLACK else 'W'}[{coords.point_to_sgf(p, size)}]" for c, p in moves)
+            head += ident + "".join(f"[{base.point_to_sgf(p, size)}]" for p in points)
+    body = "".join(f";{'B' if c == BLACK else 'W'}[{base.point_to_sgf(p, size)}]" for c, p in moves)
     return (head + body + ")\n").encode()
 
 
@@ -44,7 +45,7 @@ def random_game(rng, size=19, opening=(), length=30):
     t = int(rng.integers(8))
     colour = BLACK
     for text in opening:
-        board.play(colour, coords.transform_point(t, coords.sgf_to_point(text, size), size))
+        board.play(colour, coords.transform_point(t, base.sgf_to_point(text, size), size))
         colour = opponent(colour)
     for _ in range(length):
         point = board.random_move(colour, rng)
@@ -110,8 +111,8 @@ def expected(board: Board, games, to_move=None, keep=lambda game: True):
                     ended += 1
                 else:
                     point = moves_list[i][1]
-                    back = point if point == coords.PASS else coords.transform_point(coords.INVERSE[t], point, size)
-                    orbit = frozenset({back} if back == coords.PASS else
+                    back = point if point == base.PASS else coords.transform_point(coords.INVERSE[t], point, size)
+                    orbit = frozenset({back} if back == base.PASS else
                                       {coords.transform_point(s, back, size) for s in stabilizer})
                     g, b, w = moves.get(orbit, (0, 0, 0))
                     moves[orbit] = (g + 1, b + (winner == BLACK), w + (winner == WHITE))
@@ -203,19 +204,19 @@ def test_empty_board_counts_every_game_once(imported):
     assert found.ended == sum(1 for moves in distinct if not moves)
     assert sum(m.games for m in found.moves) == found.total - found.ended
     # the 4-4 points are one move on the empty board, listed once with its 4 points
-    star = [m for m in found.moves if coords.sgf_to_point("pd", 19) in m.points]
+    star = [m for m in found.moves if base.sgf_to_point("pd", 19) in m.points]
     assert len(star) == 1 and len(star[0].points) == 4
 
 
 def test_a_symmetric_opening_merges_equivalent_moves(imported):
     book, games, _ = imported
-    tengen = board_after([(BLACK, coords.sgf_to_point("jj", 19))])
+    tengen = board_after([(BLACK, base.sgf_to_point("jj", 19))])
     found = book.next_moves(tengen)
-    starting = [g for g in games if g[0][:1] == [(BLACK, coords.sgf_to_point("jj", 19))]]
+    starting = [g for g in games if g[0][:1] == [(BLACK, base.sgf_to_point("jj", 19))]]
     assert found.total == len({tuple(g[0]) for g in starting}) > 0
     for move in found.moves:  # tengen is symmetric under all 8: orbits of 4 or 8 points
         assert move.point == min(move.points)
-        assert len(move.points) in (4, 8) or move.points == (coords.PASS,)
+        assert len(move.points) in (4, 8) or move.points == (base.PASS,)
     points = [p for m in found.moves for p in m.points]
     assert len(points) == len(set(points))
 
@@ -225,7 +226,7 @@ def test_winrate_is_for_the_player_to_move(imported):
     black_to_move = book.next_moves(Board(19))
     for move in black_to_move.moves:
         assert move.winrate == pytest.approx(move.black_wins / move.games)
-    after = board_after([(BLACK, coords.sgf_to_point("pd", 19))])
+    after = board_after([(BLACK, base.sgf_to_point("pd", 19))])
     for move in book.next_moves(after).moves:
         assert move.winrate == pytest.approx(move.white_wins / move.games)
 
@@ -320,9 +321,9 @@ def test_9x9_games_are_separate_from_19x19(tmp_path, book_url):
 
 def test_handicap_setup_and_passes(tmp_path, book_url):
     size = 19
-    stones = [coords.sgf_to_point(p, size) for p in ("pd", "dp")]
-    dd, pp = coords.sgf_to_point("dd", size), coords.sgf_to_point("pp", size)
-    moves = [(WHITE, dd), (BLACK, coords.PASS), (WHITE, pp)]
+    stones = [base.sgf_to_point(p, size) for p in ("pd", "dp")]
+    dd, pp = base.sgf_to_point("dd", size), base.sgf_to_point("pp", size)
+    moves = [(WHITE, dd), (BLACK, base.PASS), (WHITE, pp)]
     (tmp_path / "h.sgf").write_bytes(sgf_text(size, moves, setup=[(BLACK, p) for p in stones], handicap=2))
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "h.sgf")], workers=0)
@@ -330,18 +331,18 @@ def test_handicap_setup_and_passes(tmp_path, book_url):
         board = Board(size)
         board.place_handicap(stones)
         found = book.next_moves(board)
-        assert found.total == 1 and found.moves[0].points[0] == coords.sgf_to_point("dd", size)
+        assert found.total == 1 and found.moves[0].points[0] == base.sgf_to_point("dd", size)
         assert book.next_moves(board, to_move=BLACK).total == 0  # the side to move is in the key
-        board.play(WHITE, coords.sgf_to_point("dd", size))
-        assert [m.point for m in book.next_moves(board).moves] == [coords.PASS]
-        board.play(BLACK, coords.PASS)
+        board.play(WHITE, base.sgf_to_point("dd", size))
+        assert [m.point for m in book.next_moves(board).moves] == [base.PASS]
+        board.play(BLACK, base.PASS)
         assert book.next_moves(board).total == 1
 
 
 def test_illegal_move_keeps_the_positions_before_it(tmp_path, book_url):
     size = 19
-    pd, dd = coords.sgf_to_point("pd", size), coords.sgf_to_point("dd", size)
-    moves = [(BLACK, pd), (WHITE, dd), (BLACK, dd), (WHITE, coords.sgf_to_point("dp", size))]
+    pd, dd = base.sgf_to_point("pd", size), base.sgf_to_point("dd", size)
+    moves = [(BLACK, pd), (WHITE, dd), (BLACK, dd), (WHITE, base.sgf_to_point("dp", size))]
     (tmp_path / "bad.sgf").write_bytes(sgf_text(size, moves))
     with Book.open(book_url) as book:
         report = importer.import_paths(book, [str(tmp_path / "bad.sgf")], workers=0)

@@ -36,7 +36,7 @@ from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.book.ui.web.ai import NO_KATAGO, AiOptions, ClientBudget, JobQueue
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 
 MISSING = "/nowhere/katago analysis -model /nowhere/test-net.bin.gz -config /nowhere/analysis.cfg"
 
@@ -51,7 +51,7 @@ def make_app(book_path, tmp_path):
     """``make_app(command, visits=2, **budget)``: the application with --ai (``budget``: AiOptions'
     client_rate, queue, cache_rows) and a fresh cache file;
     ``app.cache_path`` names the file."""
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     apps = []
 
@@ -81,8 +81,8 @@ def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], n
     ``lines``: each move's line (sgf points), or None."""
     board = board_after_moves([m for m in moves.split(",") if m], 19)
     settings = AiSettings(rules="japanese", komi=6.5, network=network, visits=visits)
-    rows = [(coords.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
-    pvs = None if lines is None else [[coords.sgf_to_point(p, 19) for p in line] for line in lines]
+    rows = [(base.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
+    pvs = None if lines is None else [[base.sgf_to_point(p, 19) for p in line] for line in lines]
     db = create_engine(f"sqlite:///{app.cache_path}")
     with db.begin() as conn:
         ai_values.create(conn)  # the server makes it too; a test may write first
@@ -385,14 +385,14 @@ def test_a_played_move_the_row_lacks_is_asked_with_the_move_forced_and_its_cell_
     assert answer["ai"]["asking"] is None and dd["source"] == "search" and dd["visits"] == 10  # the fake's
     assert dd["loss"] >= 0.0 and dd["pv"][0] == "dd"
     row = stored(app, "pd")
-    assert row.move(coords.sgf_to_point("dd", 19)) is not None and row.move(coords.sgf_to_point("dp", 19))
+    assert row.move(base.sgf_to_point("dd", 19)) is not None and row.move(base.sgf_to_point("dp", 19))
     assert ok(client, "/api/position?moves=pd") == answer  # nothing more to ask: the answer may be kept
 
 
 def test_a_clicked_move_the_position_before_lacks_is_asked_there_with_the_move_forced(make_app, fake):
     app = make_app(fake("forced"))
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
-    qp = coords.sgf_to_point("qp", 19)  # R4: nobody played it, so only the click asks for it
+    qp = base.sgf_to_point("qp", 19)  # R4: nobody played it, so only the click asks for it
     assert stored(app, "pd").move(qp) is None
     client = app.test_client()
     assert ok(client, "/api/position?moves=pd,qp")["ai"]["asking"] == "pending"
@@ -437,7 +437,7 @@ def test_the_real_katago_deepens_a_shallower_stored_row_and_evaluates_the_played
     for sgf in ("dp", "dd"):  # 3 and 1 of the 4 games: both >= 1%, each KataGo's own value
         values = row_with(answer, sgf)["ai"]
         assert values["source"] == "search" and values["visits"] >= 1 and values["loss"] >= -0.1, values
-        assert 0.0 <= values["winrate"] <= 1.0 and row.move(coords.sgf_to_point(sgf, 19)) is not None
+        assert 0.0 <= values["winrate"] <= 1.0 and row.move(base.sgf_to_point(sgf, 19)) is not None
 
 
 def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake):
@@ -449,7 +449,7 @@ def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake
     app = make_app(fake("hang"))
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
     board = board_after_moves(["pd"], 19)
-    point = lambda sgf: coords.sgf_to_point(sgf, 19)  # noqa: E731
+    point = lambda sgf: base.sgf_to_point(sgf, 19)  # noqa: E731
     # of 300 games, D4 in 296, D16 in 3 (1%: asked with the move forced), Q3 in 1 (under 1%)
     moves = [SimpleNamespace(point=point(sgf), points=(point(sgf),), games=games)
              for sgf, games in (("dp", 296), ("dd", 3), ("pq", 1))]
@@ -490,7 +490,7 @@ def test_the_real_katago_forces_a_clicked_move_and_a_client_over_its_budget_is_t
     other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
     answer = poll(other, "/api/position?moves=pd,dp,pq", settled, deadline=900.0)  # plays Q3 on the board
     assert answer["ai"]["asking"] is None
-    clicked = stored(app, "pd,dp", network=network).move(coords.sgf_to_point("pq", 19))
+    clicked = stored(app, "pd,dp", network=network).move(base.sgf_to_point("pq", 19))
     assert clicked is not None and clicked.visits >= 1 and 0.0 <= clicked.winrate <= 1.0
     done = poll(greedy, "/api/position?moves=pd", settled, deadline=900.0)  # the greedy one's job, answered
     assert row_with(done, "dd")["ai"]["source"] == "search"

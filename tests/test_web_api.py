@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuseki.book.formats.records import read_games
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 
 GAMES = {
     "seigen": b"(;GM[1]FF[4]SZ[19]PB[Go Seigen]BR[5d]PW[Honinbo Shusai]WR[9d]DT[1933-10-16]EV[Oteai]"
@@ -64,7 +64,7 @@ def book_path(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def app(book_path):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=str(book_path))
     app.config["TESTING"] = False  # errors must be answered as a user would see them
@@ -99,7 +99,7 @@ def game_ids(client, moves=""):
 
 def test_the_api_on_both_backends(book_url, tmp_path):
     """The same answers from a SQLite file and a PostgreSQL database (``book_url`` runs both)."""
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     import_games(book_url, tmp_path / "sgf")
     app = create_app(book_url=book_url)
@@ -405,11 +405,11 @@ def test_no_query_makes_it_answer_500(client):
 
 
 def test_point_names_round_trip():
-    from fuseki.engine.core.coords import parse_point
+    from fuseki.engine.core.base import parse_point
 
-    for point in coords.board_points(19):
-        assert parse_point(coords.point_to_sgf(point, 19), 19) == point
-        assert parse_point(coords.point_to_vertex(point, 19), 19) == point
+    for point in base.board_points(19):
+        assert parse_point(base.point_to_sgf(point, 19), 19) == point
+        assert parse_point(base.point_to_vertex(point, 19), 19) == point
 
 
 # --- property: nothing a client sends gets a 500 ------------------------------------------------
@@ -451,8 +451,8 @@ def test_fuseki_serve_without_a_book_is_one_line(tmp_path):
 
 
 def test_security_headers_and_trusted_hosts(book_path):
-    from fuseki.book.ui.web import create_app
-    from fuseki.book.ui.web.app import LOOPBACK_NAMES
+    from fuseki.book.ui.web.app import create_app
+    from fuseki.book.ui.web.hosts import LOOPBACK_NAMES
 
     app = create_app(book_url=str(book_path), trusted_hosts=LOOPBACK_NAMES)
     try:
@@ -478,13 +478,13 @@ def test_pattern_search_and_its_games(book_path):
     from fuseki.book.patterns.pattern import Pattern
     from fuseki.book.patterns.search import search
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
     from fuseki.engine.core.base import xy_to_point
 
     with Book.open(str(book_path)) as book:  # the server reads the index; fuseki serve builds it
         index.update(book, progress=None)
         cells = {xy_to_point(x, y, 19): 0 for x in range(12, 19) for y in range(7)}  # empty
-        cells[coords.sgf_to_point("pd", 19)] = 1
+        cells[base.sgf_to_point("pd", 19)] = 1
         expected = search(book, Pattern(19, (12, 0, 18, 6), cells))
     app = create_app(book_url=str(book_path))
     try:
@@ -493,7 +493,7 @@ def test_pattern_search_and_its_games(book_path):
         assert answer["kind"] == "corner" and answer["total"] == expected.total > 0
         assert [(r["sgf"], r["colour"], r["games"], r["at_once"], r["after_tenuki"], r["wins"])
                 for r in answer["next"]] == [
-            (coords.point_to_sgf(c.point, 19), "B" if c.colour == 1 else "W", c.games, c.at_once, c.after_tenuki,
+            (base.point_to_sgf(c.point, 19), "B" if c.colour == 1 else "W", c.games, c.at_once, c.after_tenuki,
              c.wins) for c in expected.continuations]
         letters = {}  # a point's Black and White rows share its letter
         for r in answer["next"]:
@@ -510,7 +510,7 @@ def test_pattern_search_and_its_games(book_path):
         # Kombilo's options: the same answer as the library's for the same Pattern
         from fuseki.book.patterns.pattern import EMPTY_OR_BLACK
 
-        cells[coords.sgf_to_point("pd", 19)] = EMPTY_OR_BLACK
+        cells[base.sgf_to_point("pd", 19)] = EMPTY_OR_BLACK
         with Book.open(str(book_path)) as book:
             expected = search(book, Pattern(19, (12, 0, 18, 6), cells, True, 2, 0, 20))
         answer = ok(client, "/api/pattern?moves=pd&region=N19:T13&empty_or_black=Q16&fixed_colour=0&to_move=white"
@@ -518,7 +518,7 @@ def test_pattern_search_and_its_games(book_path):
         assert answer["total"] == expected.total
         assert answer["options"] == "colours also exchanged, White to move, moves 0-20"
         assert [(r["sgf"], r["games"]) for r in answer["next"]] == [
-            (coords.point_to_sgf(c.point, 19), c.games) for c in expected.continuations]
+            (base.point_to_sgf(c.point, 19), c.games) for c in expected.continuations]
         assert "to_move is black" in error(client, "/api/pattern?moves=pd&region=N19:T13&to_move=red", 400)
         assert "to_move is black" in error(client, "/api/pattern?moves=pd&region=N19:T13&moves_to=x", 400)
     finally:

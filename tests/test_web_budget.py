@@ -35,7 +35,7 @@ def test_the_worst_within_request_stops_at_its_budget_and_the_server_answers_on(
     part of the first scan (parts of one game here), the request is 503 with what to narrow,
     having scanned that one game of the 8 x 5 it asked for; the next requests are answered."""
     from fuseki.book.patterns import scan
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     monkeypatch.setattr(scan, "PART_GAMES", 1)
     app = create_app(book_url=str(small_book), scan_seconds=1e-9)

@@ -18,7 +18,7 @@ from fuseki.book.ui.web.cache import ResponseCache
 
 
 def test_cached_answers_equal_fresh_ones(book_url, tmp_path):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     import_games(book_url, tmp_path / "sgf")
     cached, fresh = create_app(book_url=book_url), create_app(book_url=book_url, cache_bytes=0)
@@ -42,7 +42,7 @@ def test_cached_answers_equal_fresh_ones(book_url, tmp_path):
 
 
 def test_games_imported_while_serving_make_the_kept_answers_stale(book_url, tmp_path):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     import_games(book_url, tmp_path / "first")
     app = create_app(book_url=book_url)

@@ -52,7 +52,7 @@ def in_process(book_path, hold: threading.Event | None = None):
     each /api/ request waits until it is set (``hold.asked`` counts the requests waiting)."""
     from werkzeug.serving import make_server
 
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=str(book_path), cache_bytes=0)
     answer = app.wsgi_app

@@ -89,7 +89,7 @@ def routes(app) -> list[str]:
 
 
 def test_every_route_answers_malformed_parameters_without_a_500(web_book):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=web_book)
     client = app.test_client()

@@ -22,7 +22,7 @@ from test_web_links import Page, chromium
 from fuseki.book.patterns import corner_build, corners
 from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 
 from conftest import write_archive
 
@@ -117,14 +117,14 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, tmp_path):
         view = address(page)
         assert view["practice"] == "joseki"
         corner = int(view["corner"])
-        line = [coords.parse_point(m, 19) for m in view.get("line", "").split(",") if m]
-        stones = {coords.point_to_sgf(p, 19) for p in line}
-        outside = next(p for p in coords.board_points(19) if corners.corner_of_point(p, 19) == (corner + 1) % 4)
-        page.click(f'#practice-board rect[data-sgf="{coords.point_to_sgf(outside, 19)}"]')
+        line = [base.parse_point(m, 19) for m in view.get("line", "").split(",") if m]
+        stones = {base.point_to_sgf(p, 19) for p in line}
+        outside = next(p for p in base.board_points(19) if corners.corner_of_point(p, 19) == (corner + 1) % 4)
+        page.click(f'#practice-board rect[data-sgf="{base.point_to_sgf(outside, 19)}"]')
         page.wait(lambda _: "is not in the quiz's corner" in page.text("message"))
-        inside = [p for p in coords.board_points(19) if corners.corner_of_point(p, 19) == corner
-                  and coords.point_to_sgf(p, 19) not in stones]
-        answer = coords.point_to_sgf(inside[len(inside) // 2], 19)
+        inside = [p for p in base.board_points(19) if corners.corner_of_point(p, 19) == corner
+                  and base.point_to_sgf(p, 19) not in stones]
+        answer = base.point_to_sgf(inside[len(inside) // 2], 19)
         page.click(f'#practice-board rect[data-sgf="{answer}"]')
         page.wait(lambda _: "games" in page.text("practice-verdict"))
         expected = get(f"{server}api/practice/joseki?line={view.get('line', '')}&corner={corner}"

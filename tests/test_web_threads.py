@@ -32,7 +32,7 @@ from sqlalchemy import event
 from test_web_api import GAMES, import_games
 
 from fuseki.book.storage import busy_rows, segment_files, store
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
@@ -137,7 +137,7 @@ def assert_same_answers(expected: dict, answers: list[dict]) -> None:
 
 
 def test_threads_get_the_answers_one_thread_gets(book_url, tmp_path, monkeypatch):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     monkeypatch.setattr(busy_rows, "BUSY_ROWS", 1)  # every position goes through the shared cache
     import_games(book_url, tmp_path / "sgf")
@@ -167,7 +167,7 @@ def on_statements(db, callback) -> None:
 
 
 def test_a_request_held_inside_a_query_does_not_stop_the_others(book_url, tmp_path):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     import_games(book_url, tmp_path / "sgf")
     app = create_app(book_url=book_url)
@@ -227,7 +227,7 @@ def small_games(count: int, size: int = 9, seed: int = 0) -> dict[str, bytes]:
             colour = BLACK if k % 2 == 0 else WHITE
             point = board.random_move(colour, numbers)
             board.play(colour, point)
-            moves.append(f";{'B' if colour == BLACK else 'W'}[{coords.point_to_sgf(point, size)}]")
+            moves.append(f";{'B' if colour == BLACK else 'W'}[{base.point_to_sgf(point, size)}]")
         games[f"small{n}"] = (f"(;GM[1]FF[4]SZ[{size}]PB[Small B{n}]PW[Small W{n}]DT[2020-01-01]RE[B+R]"
                               + "".join(moves) + ")").encode()
     return games
@@ -237,7 +237,7 @@ def small_games(count: int, size: int = 9, seed: int = 0) -> dict[str, bytes]:
 def test_threads_answer_exactly_while_an_import_writes(tmp_path, monkeypatch):
     """The import stops after each batch until the readers have seen it, and the threads ask
     from before its first batch until after its end: the overlap is made, not hoped for."""
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     monkeypatch.setattr(busy_rows, "BUSY_ROWS", 1)
     path = str(tmp_path / "book.sqlite")

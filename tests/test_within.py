@@ -19,14 +19,15 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.patterns.search import search
 from fuseki.book.storage.gamesets import GameSet, position_games
-from fuseki.book.storage.store import Book, Filters
+from fuseki.book.storage.store import Book
 from fuseki.book.ui.book_cli import parse_moves
 from fuseki.book.ui.pattern_cli import pattern_from_board
-from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE
-from fuseki.engine.core.board import Board, IllegalMove
+from fuseki.engine.core import base, coords
+from fuseki.engine.core.base import BLACK, WHITE, IllegalMove
+from fuseki.engine.core.board import Board
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,7 +108,7 @@ def assert_next_moves(found, expected: Counter, ended: int) -> None:
     assert found.ended == ended
     assert sum(m.games for m in found.moves) == sum(expected.values())
     for move in found.moves:
-        assert move.games == sum(expected[p] for p in set(move.points)), coords.point_to_vertex(move.point, 19)
+        assert move.games == sum(expected[p] for p in set(move.points)), base.point_to_vertex(move.point, 19)
 
 
 # --- the library -----------------------------------------------------------------------------------

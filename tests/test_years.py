@@ -20,7 +20,7 @@ from fuseki.book.pipeline import importer
 from fuseki.book.storage import years
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 
 from test_store import board_after, expected, random_game, sgf_text
@@ -65,13 +65,13 @@ def dated(request, tmp_path, monkeypatch):
 
 def moves_text(t: int) -> str:
     """OPENING under symmetry t, as --moves takes it."""
-    return " ".join(coords.point_to_sgf(coords.transform_point(t, coords.sgf_to_point(m, 19), 19), 19)
+    return " ".join(base.point_to_sgf(coords.transform_point(t, base.sgf_to_point(m, 19), 19), 19)
                     for m in OPENING)
 
 
 def count_here(games, t: int):
     """{year: (games reaching, book games)}, {year: {orbit: games}}: the replayed count."""
-    board = board_after([(BLACK if i % 2 == 0 else WHITE, coords.sgf_to_point(m, 19)) for i, m in
+    board = board_after([(BLACK if i % 2 == 0 else WHITE, base.sgf_to_point(m, 19)) for i, m in
                          enumerate(moves_text(t).split())])
     in_book = Counter(g[2] for g in games)
     rows, moves = {}, {}
@@ -120,14 +120,14 @@ def test_by_year_equals_a_replayed_count(dated, capsys, t):
         dated_years = sorted(y for y in mine if y is not None)
         assert (entry.first, entry.last) == ((dated_years[0], dated_years[-1]) if dated_years else (None, None))
         assert entry.trend == trend_here(moves, rows, orbit)
-        vertex = coords.point_to_vertex(entry.move.point, 19)
+        vertex = base.point_to_vertex(entry.move.point, 19)
         first, last = ("-" if y is None else str(y) for y in (entry.first, entry.last))
         assert re.search(rf" - {vertex} +{entry.move.games} +{first} +{last}  {entry.trend or '-'}\n", out + "\n")
 
 
 @pytest.mark.parametrize("t", [0, 3])
 def test_api_years_and_trends_equal_the_count(dated, t):
-    from fuseki.book.ui.web import create_app
+    from fuseki.book.ui.web.app import create_app
 
     path, games = dated
     board, rows, moves = count_here(games, t)
@@ -163,7 +163,7 @@ def test_api_years_and_trends_equal_the_count(dated, t):
 def test_a_year_filter_counts_only_its_years_and_their_games(dated):
     path, games = dated
     board, rows, _moves = count_here(games, 0)
-    from fuseki.book.storage.store import Filters
+    from fuseki.book.model.filters import Filters
 
     with Book.open(path, readonly=True) as book:
         profile = years.date_profile(book, board, filters=Filters(year_from=2006, year_to=2008))

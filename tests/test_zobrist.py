@@ -4,7 +4,7 @@ SplitMix64 outputs and to a few known keys (style principle 9)."""
 import numpy as np
 import pytest
 
-from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core import base, zobrist
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
@@ -62,12 +62,12 @@ def test_padded_keys(size):
     t = zobrist.table()
     assert keys.shape == (3, (size + 2) ** 2) and not keys.flags.writeable  # empty, black, white
     assert not keys[0].any(), "empty cells hash to zero"
-    points = set(coords.board_points(size))
+    points = set(base.board_points(size))
     for p in range((size + 2) ** 2):
         if p not in points:
             assert not keys[:, p].any(), "border cells hash to zero"
         else:
-            x, y = coords.point_to_xy(p, size)
+            x, y = base.point_to_xy(p, size)
             assert [int(keys[c, p]) for c in (1, 2)] == [int(t.stone[c, y, x]) for c in range(2)]
 
 
@@ -93,8 +93,8 @@ def test_pinned_keys():
     assert Board(19).position_key() == EMPTY_19_BLACK_TO_MOVE
     assert Board(9).position_key() == EMPTY_9_BLACK_TO_MOVE
     board = Board(19)
-    board.play(BLACK, coords.vertex_to_point("Q16", 19))
-    board.play(WHITE, coords.vertex_to_point("D4", 19))
+    board.play(BLACK, base.vertex_to_point("Q16", 19))
+    board.play(WHITE, base.vertex_to_point("D4", 19))
     assert board.hash == Q16_D4_HASH
     assert board.position_key() == Q16_D4_KEY_BLACK_TO_MOVE
 
@@ -102,8 +102,8 @@ def test_pinned_keys():
 def test_board_hash_is_the_xor_of_stone_keys():
     t = zobrist.table()
     board = Board(19)
-    board.play(BLACK, coords.xy_to_point(15, 3, 19))
-    board.play(WHITE, coords.xy_to_point(3, 15, 19))
+    board.play(BLACK, base.xy_to_point(15, 3, 19))
+    board.play(WHITE, base.xy_to_point(3, 15, 19))
     assert board.hash == int(t.stone[0, 3, 15]) ^ int(t.stone[1, 15, 3])
     assert board.position_key() == board.hash ^ t.size[19]
     assert board.position_key(WHITE) == board.hash ^ t.size[19] ^ t.white_to_move
@@ -113,7 +113,7 @@ def test_transposition_gives_the_same_hash():
     a, b = Board(19), Board(19)
     moves = [(BLACK, "Q16"), (WHITE, "D4"), (BLACK, "Q4"), (WHITE, "D16")]
     for c, v in moves:
-        a.play(c, coords.vertex_to_point(v, 19))
+        a.play(c, base.vertex_to_point(v, 19))
     for c, v in [moves[2], moves[3], moves[0], moves[1]]:
-        b.play(c, coords.vertex_to_point(v, 19))
+        b.play(c, base.vertex_to_point(v, 19))
     assert a.hash == b.hash and a.position_key() == b.position_key()

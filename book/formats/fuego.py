@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 DEFAULT_MIN_GAMES = 10
@@ -53,8 +53,8 @@ class FuegoEntry:
 
 def fuego_line(size: int, moves: Iterable[int], replies: Iterable[int]) -> str:
     """``"19 Q4 D16 | C4 D3"``: exactly the spacing of Fuego's ``GoBook::Write``."""
-    seq = "".join(coords.point_to_vertex(p, size) + " " for p in moves)
-    return f"{size} {seq}|" + "".join(" " + coords.point_to_vertex(p, size) for p in replies)
+    seq = "".join(base.point_to_vertex(p, size) + " " for p in moves)
+    return f"{size} {seq}|" + "".join(" " + base.point_to_vertex(p, size) for p in replies)
 
 
 def book_lines(book, size: int, min_games: int = DEFAULT_MIN_GAMES,
@@ -77,7 +77,7 @@ def book_lines(book, size: int, min_games: int = DEFAULT_MIN_GAMES,
         seen.add(key)
         found = book.next_moves(board, to_move=mover)  # all of them: min_games is applied here
         return [m.point for m in found.moves
-                if m.games >= min_games and m.point != coords.PASS
+                if m.games >= min_games and m.point != base.PASS
                 and board.legal_reason(mover, m.point) is None]
 
     stack = []
@@ -107,7 +107,7 @@ def write_fuego_book(book, out: TextIO, min_games: int = DEFAULT_MIN_GAMES,
     sizes = sorted(book.stats().sizes) if sizes is None else list(sizes)
     written = 0
     for size in sizes:
-        if not coords.MIN_SIZE <= size <= coords.MAX_SIZE:
+        if not base.MIN_SIZE <= size <= base.MAX_SIZE:
             continue
         for moves, replies in book_lines(book, size, min_games, max_moves):
             out.write(fuego_line(size, moves, replies) + "\n")
@@ -123,10 +123,10 @@ class FuegoBookError(ValueError):
 
 def _point(word: str, size: int, number: int) -> int:
     if word.lower() == "pass":
-        return coords.PASS
+        return base.PASS
     try:
-        return coords.vertex_to_point(word, size)
-    except coords.CoordinateError:
+        return base.vertex_to_point(word, size)
+    except base.CoordinateError:
         raise FuegoBookError(f"line {number}: {word!r} is not a point of a {size}x{size} board") from None
 
 
@@ -144,7 +144,7 @@ def read_fuego_book(text: str) -> Iterator[FuegoEntry]:
         if not words[0].isascii() or not words[0].isdigit() or int(words[0]) < 1:
             raise FuegoBookError(f"line {number}: invalid size {words[0]!r}")
         size = int(words[0])
-        if size > coords.MAX_SIZE:
+        if size > base.MAX_SIZE:
             continue
         if size < 2:
             raise FuegoBookError(f"line {number}: invalid size {size}")
@@ -196,7 +196,7 @@ def fuego_records(text: str, source: str) -> Iterator:
     for size, line, number in leaf_lines(read_fuego_book(text)):
         moves = [(BLACK if i % 2 == 0 else WHITE, p) for i, p in enumerate(line)]
         sgf = f"(;GM[1]FF[4]SZ[{size}]" + "".join(
-            f";{'B' if c == BLACK else 'W'}[{'' if p == coords.PASS else coords.point_to_sgf(p, size)}]"
+            f";{'B' if c == BLACK else 'W'}[{'' if p == base.PASS else base.point_to_sgf(p, size)}]"
             for c, p in moves) + ")"
         yield GameRecord(size=size, setup=[], moves=moves, komi=None, handicap=0, black="", white="",
                          black_rank="", white_rank="", date="", year=None, event="", result="",

@@ -64,7 +64,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core import base, coords, zobrist
 
 SIZE = 9
 POINTS = SIZE * SIZE
@@ -130,9 +130,9 @@ def _xor_rows(boards: np.ndarray, black_keys: np.ndarray, white_keys: np.ndarray
 
 def generate_table(seed: int = zobrist.SEED) -> Table9:
     """The 9x9 table cut from ``zobrist.generate_keys(seed)`` (stone[c][y][x], x, y < 9)."""
-    n = 3 * coords.MAX_SIZE ** 2
+    n = 3 * base.MAX_SIZE ** 2
     stone = np.array(zobrist.generate_keys(seed)[:n], dtype=np.uint64)
-    return _cut(stone.reshape(3, coords.MAX_SIZE, coords.MAX_SIZE))
+    return _cut(stone.reshape(3, base.MAX_SIZE, base.MAX_SIZE))
 
 
 @cache
@@ -495,14 +495,15 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
     Raises ValueError unless ``size`` is 9.
     """
     from fuseki.engine.core import base as colors
-    from fuseki.engine.core.board import Board, IllegalMove  # numba: loaded only by the jobs that replay
+    from fuseki.engine.core.base import IllegalMove
+    from fuseki.engine.core.board import Board  # numba: loaded only by the jobs that replay
 
     if size != SIZE:
         raise ValueError(f"board size {size}, not {SIZE}")
     board = Board(SIZE, allow_suicide=True)
     for colour in (colors.EMPTY, colors.BLACK, colors.WHITE):
         board.set_stones(colour, [p for c, p in setup if c == colour])
-    index = {p: i for i, p in enumerate(coords.board_points(SIZE))}
+    index = {p: i for i, p in enumerate(base.board_points(SIZE))}
     rows, note = [], None
     for number, (colour, point) in enumerate(moves, start=1):
         row = np.full(POINTS, EMPTY_BYTE, np.uint8)
@@ -512,7 +513,7 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
         try:
             board.play(colour, point)
         except IllegalMove as exc:
-            vertex = coords.point_to_vertex(point, SIZE)
+            vertex = base.point_to_vertex(point, SIZE)
             note = f"move {number} ({vertex}) is illegal ({exc.reason}): stopped there"
             break
     out = Positions.empty(len(rows))

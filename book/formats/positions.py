@@ -6,9 +6,9 @@ replay records the same way.  Legality is the rules core's (``engine.core.board`
 
 from __future__ import annotations
 
-from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
-from fuseki.engine.core.board import Board, IllegalMove
+from fuseki.engine.core import base
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE, IllegalMove, opponent
+from fuseki.engine.core.board import Board
 
 
 class PositionError(ValueError):
@@ -23,14 +23,14 @@ def board_after_moves(tokens: list[str], size: int) -> Board:
     board = Board(size)
     for number, token in enumerate(tokens, 1):
         try:
-            point = coords.parse_point(token, size)
-        except coords.CoordinateError as exc:
+            point = base.parse_point(token, size)
+        except base.CoordinateError as exc:
             raise PositionError(f"move {number}: bad vertex '{token[:10]}': {exc}") from None
         try:
             board.play(board.to_move, point)
         except IllegalMove as exc:
             # named as a player names it (Q16), whichever form the token had (pd, Q16)
-            vertex = coords.point_to_vertex(point, size)
+            vertex = base.point_to_vertex(point, size)
             raise PositionError(f"move {number} ({vertex}) is illegal: {exc.reason}") from None
     return board
 

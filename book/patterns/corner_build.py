@@ -23,6 +23,7 @@ from numba import njit
 from fuseki.book.patterns import corners, index, index_map
 from fuseki.book.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import pgcopy, schema
+from fuseki.book.storage.pattern_events import indexed_through, pattern_events
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
@@ -334,11 +335,11 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
         return False
     index.update(book, progress=progress)
     with book.db.connect() as conn:
-        through = index.indexed_through(conn)
+        through = indexed_through(conn)
         if corners.has_table(conn) and built_through(conn) == (through, settings_text(depth, prune)):
             return False
         sizes = [int(s) for (s,) in conn.execute(
-            index.pattern_events.select().with_only_columns(index.pattern_events.c.size).distinct())]
+            pattern_events.select().with_only_columns(pattern_events.c.size).distinct())]
     began = time.perf_counter()
     # the index's map (book.patterns.index_map): mapped, not read from the table, and with the
     # winners (1.0 s and 800 MB of the writer's memory for the whole corpus, bench/corpus.py)

@@ -33,7 +33,7 @@ from functools import cache
 
 import numpy as np
 
-from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core import base, zobrist
 from fuseki.engine.core.base import BLACK, WHITE
 
 TABLE = "corner_moves"
@@ -63,7 +63,7 @@ def corner_width(size: int) -> int:
 def frames(size: int) -> Frames:
     """The corner geometry of ``size`` (cached; read-only arrays)."""
     width = corner_width(size)
-    n = coords.array_length(size)
+    n = base.array_length(size)
     corner_of = np.full(n, -1, dtype=np.int64)
     local = np.zeros((n, 2), dtype=np.int64)
     back = np.zeros((4, 2, max(width * width, 1)), dtype=np.int64)
@@ -74,7 +74,7 @@ def frames(size: int) -> Frames:
                 u = last - x if corner & 1 else x
                 v = last - y if corner & 2 else y
                 if u < width and v < width:
-                    p = coords.xy_to_point(x, y, size)
+                    p = base.xy_to_point(x, y, size)
                     corner_of[p] = corner
                     local[p] = (v * width + u, u * width + v)
                     back[corner, 0, v * width + u] = p

@@ -18,10 +18,10 @@ from sqlalchemy import exists, select
 from fuseki.book.formats.records import read_games
 from fuseki.book.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import schema
-from fuseki.book.storage.pattern_events import THROUGH, create, indexed_through, pattern_events, set_through
+from fuseki.book.storage.pattern_events import create, indexed_through, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events
 
-__all__ = ["THROUGH", "indexed_through", "pattern_events", "game_events", "update", "load"]
+__all__ = ["game_events", "update", "load"]
 CHUNK = 2000  # games read and written a transaction
 
 

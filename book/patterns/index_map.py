@@ -38,6 +38,7 @@ from sqlalchemy import select
 
 from fuseki.book.patterns import index, scan
 from fuseki.book.storage import schema, segment_sweep
+from fuseki.book.storage.pattern_events import indexed_through, pattern_events
 
 MAGIC = b"fuseki pattern map 1\n"
 HEADER = 4096  # bytes before the first array; each array starts on a 4096-byte boundary
@@ -66,7 +67,7 @@ def load(book, size: int) -> IndexedGames:
     """The book's indexed games of ``size``: from its map when that is current, else from the
     table (then, when the book may be written, the map is written for the next process)."""
     with book.db.connect() as conn:
-        through = index.indexed_through(conn)
+        through = indexed_through(conn)
         token = _token(conn, size)
     path = map_path(book, size)
     mapped = _read(path, size, through, token) if path and token else None
@@ -90,7 +91,7 @@ def refresh(book) -> None:
     if map_path(book, 19) is None or book.readonly:
         return
     with book.db.connect() as conn:
-        sizes = [int(s) for s in conn.execute(select(index.pattern_events.c.size).distinct()).scalars()]
+        sizes = [int(s) for s in conn.execute(select(pattern_events.c.size).distinct()).scalars()]
     for size in sizes:
         load(book, size)
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
 
 EMPTY_OR_BLACK = 3  # Kombilo's "x": empty or a black stone (anything but white)
@@ -101,7 +101,7 @@ class Pattern:
         outside = [p for p in self.cells if p not in self.points()]
         if outside:
             raise PatternError("points outside the region: "
-                               + ", ".join(coords.point_to_vertex(p, self.size) for p in sorted(outside)))
+                               + ", ".join(base.point_to_vertex(p, self.size) for p in sorted(outside)))
         if not self.cells:
             raise PatternError("the pattern has no point to match: every point of the region is 'any'")
         if self.to_move not in (EMPTY, BLACK, WHITE):

@@ -87,7 +87,8 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -
     """Search the book's games of the pattern's board size (see the module docstring).
     ``budget``: the scan's (``budget.BudgetSpent`` once it is spent; the web
     page's requests have one, the CLI and the shell none)."""
-    from fuseki.book.storage.store import BookError, Filters
+    from fuseki.book.model.filters import Filters
+    from fuseki.book.storage.store import BookError
 
     if getattr(book, "statistics", None) is not None:
         raise BookError("a pattern search needs a book of games; this one holds statistics only")

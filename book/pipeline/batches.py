@@ -26,7 +26,7 @@ from fuseki.book.model.records import GameRecord, Moves, move_limit, move_limit_
 from fuseki.book.pipeline.report import ANOMALY, SKIPPED, Note
 from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.connect import make_db
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.replay import replay_events, replay_game, replay_games_events
@@ -277,7 +277,7 @@ def _illegal_move(record: GameRecord, index: int) -> tuple[int, str]:
     colour, point = record.moves[index]
     reason = board.legal_reason(colour, point) or "illegal"
     name = "B" if colour == BLACK else "W"
-    return index + 1, f"move {index + 1} ({name} {coords.point_to_vertex(point, record.size)}) is illegal: {reason}"
+    return index + 1, f"move {index + 1} ({name} {base.point_to_vertex(point, record.size)}) is illegal: {reason}"
 
 
 def game_events(record: GameRecord) -> bytes:
@@ -350,7 +350,7 @@ def prepare(files: list[SourceFile], fast: bool = True) -> Prepared:
 
 def warm_up() -> None:
     """Load the replay and page-image kernels (compiled or from numba's cache) before forking the workers."""
-    record = GameRecord(size=9, setup=[], moves=[(BLACK, coords.xy_to_point(2, 2, 9))], komi=None,
+    record = GameRecord(size=9, setup=[], moves=[(BLACK, base.xy_to_point(2, 2, 9))], komi=None,
                         handicap=0, black="", white="", black_rank="", white_rank="", date="",
                         year=None, event="", result="", winner=None, rules="", source="", sgf=b"")
     replay_record(record)

@@ -39,9 +39,9 @@ from functools import cache
 import numpy as np
 from sqlalchemy import BigInteger, Column, Float, Integer, LargeBinary, MetaData, String, Table, func, inspect, select
 
-from fuseki.engine.core import coords, zobrist
+from fuseki.engine.core import base, coords, zobrist
 
-PASS = coords.PASS
+PASS = base.PASS
 MOVE_DTYPE = np.dtype([("point", "<i2"), ("visits", "<i4"), ("winrate", "<f4"), ("score_lead", "<f4"),
                        ("loss", "<f4"), ("prior", "<f4")])
 

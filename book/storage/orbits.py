@@ -15,10 +15,10 @@ from functools import cache
 
 import numpy as np
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK
 
-PASS = coords.PASS
+PASS = base.PASS
 
 
 @dataclass(frozen=True)

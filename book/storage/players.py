@@ -50,7 +50,7 @@ from fuseki.book.storage import orbits, schema
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.statbook import IMPORT_HINT, StatisticsOnly
 from fuseki.book.storage.store import GamesPage
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, END, PASS, WHITE
 from fuseki.engine.core.board import Board
 
@@ -337,7 +337,7 @@ def shown_point(points, size: int) -> int:
     """The point of an orbit shown: in the upper right corner, on or right of its diagonal
     (largest column, then smallest row: R16 of R16 and Q17)."""
     def place(point):
-        x, y = coords.point_to_xy(point, size)
+        x, y = base.point_to_xy(point, size)
         return (-x, y)
     return min(points, key=place)
 

@@ -25,9 +25,10 @@ import numpy as np
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import make_url
 
+from fuseki.book.model.filters import Filters
 from fuseki.book.storage import schema, statbook_table
 from fuseki.book.storage.connect import make_db
-from fuseki.book.storage.store import Book, BookError, BookStats, Filters, NextMoves
+from fuseki.book.storage.store import Book, BookError, BookStats, NextMoves
 from fuseki.engine.core.zobrist import to_signed
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"

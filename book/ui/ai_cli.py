@@ -11,7 +11,7 @@ else the one ``bash .ci/katago`` installed) for every position at least ``--min-
 games reached, most played first (``book.annotate``), ``--threads`` queries in flight (by
 default twice KataGo's ``numAnalysisThreads``: enough to keep it busy), and
 stores each answer as it arrives: in the book's own ``ai_values`` table for a book of games
-(SQLite or PostgreSQL), in the user's AI value cache (``ai_text.cache_path()``) for the
+(SQLite or PostgreSQL), in the user's AI value cache (``ai_cache_path()``) for the
 read-only built-in book or another statistics book.  Positions already stored for the same
 network, rules, komi and visits are skipped, so a run stopped by Ctrl-C or killed goes on
 where it ended when started again.  Then each human move played in at least ``--moves-share``
@@ -29,8 +29,8 @@ from __future__ import annotations
 import sys
 import time
 
-from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import CommandError, add_book_option, book_location, open_book
+from fuseki.engine.config import ai_cache_path
 
 
 def add_commands(subparsers) -> None:
@@ -135,14 +135,8 @@ def run_annotate(args) -> int:
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.book_cli import stop_on_signals
     from fuseki.engine import config
-    from fuseki.engine.players.katago import (
-        KataGo,
-        KataGoError,
-        answer_timeout,
-        batch_command,
-        network_name,
-        queries_to_keep_in_flight,
-    )
+    from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout, network_name
+    from fuseki.engine.players.katago_config import batch_command, queries_to_keep_in_flight
 
     if min(1 if args.threads is None else args.threads, args.visits, 1 if args.limit is None else args.limit) < 1:
         raise CommandError("--threads, --visits and --limit must be at least 1")
@@ -163,7 +157,7 @@ def run_annotate(args) -> int:
         elif book.statistics is None:
             store, writing, where = book.db, book.writing, f"the book {location}"
         else:
-            path = ai_text.cache_path()
+            path = ai_cache_path()
             path.parent.mkdir(parents=True, exist_ok=True)
             cache = create_engine(f"sqlite:///{path}")
             store, writing, where = cache, cache.begin, f"the AI value cache {path}"
@@ -284,10 +278,10 @@ def run_mistakes(args) -> int:
     location = book_location(args)
     book = open_book(location, readonly=True)
     try:
-        stores = AiValueStores.open(book, ai_text.cache_path(), args.rules, args.komi)
+        stores = AiValueStores.open(book, ai_cache_path(), args.rules, args.komi)
         try:
             if not stores.dbs:
-                raise CommandError(f"no stored AI values in {location} or {ai_text.cache_path()} "
+                raise CommandError(f"no stored AI values in {location} or {ai_cache_path()} "
                                    "(fuseki ai annotate --book B stores them)")
             found, scan = mistakes.find(book, stores, min_games, visits_min)
         finally:

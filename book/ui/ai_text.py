@@ -30,8 +30,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from fuseki.engine.config import ai_cache_path as cache_path  # noqa: F401 - the ways in name it here
-from fuseki.engine.core import coords
+from fuseki.engine.config import ai_cache_path
+from fuseki.engine.core import base
 
 DEFAULT_VISITS = 32  # KataGo's visits when nothing is stored and --visits is not given
 
@@ -88,7 +88,7 @@ def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_n
         from fuseki.book.ui.cli_shared import CommandError
 
         raise CommandError(f"--visits {wanted}: at least 1")
-    stores = AiValueStores.open(book, cache_path(), args.rules, args.komi, network)
+    stores = AiValueStores.open(book, ai_cache_path(), args.rules, args.komi, network)
     try:
         values = stores.values(board, to_move)
         if values is None and ask_unless_none and not command:
@@ -123,13 +123,13 @@ def _force(args, board, to_move: int, values, command: str, points: list[int]):
     from fuseki.book.ai import AiJudge
     from fuseki.engine.players.katago import KataGo, answer_timeout
 
-    path = cache_path()
+    path = ai_cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     cache = create_engine(f"sqlite:///{path}")
     s = values.settings
     try:
         judge = AiJudge(cache, None, s.rules, s.komi, s.visits, network=s.network)
-        shown = " ".join(coords.point_to_vertex(p, board.size) for p in points)
+        shown = " ".join(base.point_to_vertex(p, board.size) for p in points)
         print(f"asking KataGo for the moves its search did not evaluate ({shown}; {s.visits} visits each)...",
               file=sys.stderr, flush=True)
         with KataGo(command) as katago:
@@ -149,7 +149,7 @@ def _ask_katago(args, board, to_move: int, command: str | None, network: str | N
     if not command:
         raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "
                            "(docs/katago.md)")
-    path = cache_path()
+    path = ai_cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     cache = create_engine(f"sqlite:///{path}")
     try:
@@ -207,7 +207,7 @@ def pv_line(move, size: int) -> str | None:
     if not pv:
         return None
     more = " ..." if len(pv) > PV_MOVES else ""
-    return f"{'':10}line: {' '.join(coords.point_to_vertex(p, size) for p in pv[:PV_MOVES])}{more}"
+    return f"{'':10}line: {' '.join(base.point_to_vertex(p, size) for p in pv[:PV_MOVES])}{more}"
 
 
 def ai_footer(values) -> str:
@@ -243,13 +243,13 @@ def ai_table(found, values, move_values, size: int, letters: str, pv: bool = Fal
 
     for index, (human, ai) in enumerate(zip(found.moves[: len(letters)], move_values)):
         played.update(human.points)
-        vertex = coords.point_to_vertex(human.point, size)
+        vertex = base.point_to_vertex(human.point, size)
         lines.append(f"{letters[index]} - {vertex:<5} {human.games:>6}  {100 * human.winrate:5.1f}% "
                      f"{ai_columns(ai)}{ai_note(human.games, total, ai)}")
         line_of(ai)
     for ai in values.moves:
         if not set(ai.points) & played:
-            vertex = coords.point_to_vertex(ai.point, size)
+            vertex = base.point_to_vertex(ai.point, size)
             lines.append(f"AI  {vertex:<5} {0:>6}      -  {ai_columns(ai)}  AI")
             line_of(ai)
     lines.append(ai_footer(values))

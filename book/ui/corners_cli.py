@@ -22,7 +22,7 @@ import sys
 from fuseki.book.ui import ai_text
 from fuseki.book.ui.book_cli import add_position_options, position_of
 from fuseki.book.ui.cli_shared import add_book_option, book_location
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -62,15 +62,15 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
     marked: dict[int, str] = {}
     for letter, move in zip(LETTERS[:TABLE_LIMIT], corner.moves):
         for point in move.points:
-            if point != coords.PASS and board.color_at(point) == EMPTY:
+            if point != base.PASS and board.color_at(point) == EMPTY:
                 marked.setdefault(point, letter)
-    if last_point is not None and last_point != coords.PASS and board.color_at(last_point) in (BLACK, WHITE):
+    if last_point is not None and last_point != base.PASS and board.color_at(last_point) in (BLACK, WHITE):
         marked[last_point] = "#" if board.color_at(last_point) == BLACK else "@"  # the last move
     lines = board.diagram(marked, (x0, y0, x1, y1))
     if ai_values is not None and corner.moves:
         lines.append(f"{'':4}{'move':<6}{'played':>7}  {'win %':>6} {ai_text.AI_HEAD}")
     for index, move in enumerate(corner.moves[:TABLE_LIMIT]):
-        vertex = coords.point_to_vertex(move.point, size)
+        vertex = base.point_to_vertex(move.point, size)
         line = f"{LETTERS[index]} - {vertex:<5} {move.games:>7}  {100 * move.winrate:5.1f}%"
         if ai_values is not None:
             ai = ai_values[index]

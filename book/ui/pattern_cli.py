@@ -28,7 +28,7 @@ from dataclasses import replace
 from fuseki.book.ui import ai_text, within
 from fuseki.book.ui.book_cli import add_filter_options, add_position_options, filters_of, position_of
 from fuseki.book.ui.cli_shared import add_book_option, book_location
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -76,7 +76,7 @@ def parse_region(text: str, size: int) -> tuple[int, int, int, int]:
     if len(corners) != 2:
         raise PatternError(f"bad region '{text}': give two opposite corners, e.g. N19:T13")
     try:
-        (xa, ya), (xb, yb) = (point_to_xy(coords.parse_point(v, size), size) for v in corners)
+        (xa, ya), (xb, yb) = (point_to_xy(base.parse_point(v, size), size) for v in corners)
     except ValueError as exc:
         raise PatternError(f"bad region '{text}': {exc}") from None
     return min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb)
@@ -98,17 +98,17 @@ def pattern_from_board(board, region_text: str, any_text: str, swap: bool, empty
     for name, text, value in (("--any", any_text, None), ("--empty-or-black", empty_or_black, EMPTY_OR_BLACK),
                               ("--empty-or-white", empty_or_white, EMPTY_OR_WHITE)):
         try:
-            points = [coords.parse_point(v, size) for v in text.replace(" ", "").split(",") if v]
+            points = [base.parse_point(v, size) for v in text.replace(" ", "").split(",") if v]
         except ValueError as exc:
             raise PatternError(f"bad {name} point: {exc}") from None
         outside = sorted(set(points) - inside)
         if outside:
             raise PatternError(f"{name} points outside the region: "
-                               + ", ".join(coords.point_to_vertex(p, size) for p in outside))
+                               + ", ".join(base.point_to_vertex(p, size) for p in outside))
         twice = sorted(p for p in set(points) if p in given)
         if twice:
             raise PatternError(f"{name} points given twice: "
-                               + ", ".join(coords.point_to_vertex(p, size) for p in twice))
+                               + ", ".join(base.point_to_vertex(p, size) for p in twice))
         given.update((p, value) for p in points)
     cells = {p: given.get(p, board.color_at(p)) for p in inside if given.get(p, EMPTY) is not None}
     return Pattern(size, region, cells, swap_colours=swap, to_move=to_move, moves_from=moves_from,
@@ -166,7 +166,7 @@ def pattern_lines(board, pattern, result=None) -> list[str]:
         shown = result.continuations[:TABLE_LIMIT]
         for letter, move in zip(row_letters(shown), shown):
             for point in move.points:
-                if point != coords.PASS and board.color_at(point) == EMPTY:
+                if point != base.PASS and board.color_at(point) == EMPTY:
                     marked.setdefault(point, letter)
     for y in range(y0, y1 + 1):
         for x in range(x0, x1 + 1):
@@ -199,7 +199,7 @@ def result_text(board, result, ai=None) -> str:
     lines.append(f"{head} {ai_text.AI_HEAD}" if columns else head)
     shown = result.continuations[:TABLE_LIMIT]
     for index, (letter, move) in enumerate(zip(row_letters(shown), shown)):
-        vertex = coords.point_to_vertex(move.point, result.pattern.size)
+        vertex = base.point_to_vertex(move.point, result.pattern.size)
         colour = "Black" if move.colour == BLACK else "White"
         line = (f"{letter} - {vertex:<5} {colour:<6} {move.games:>6} {move.at_once:>8} {move.after_tenuki:>13}"
                 f"  {100 * move.winrate:5.1f}%")

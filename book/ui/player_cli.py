@@ -89,9 +89,9 @@ def record_table(years, total) -> list[str]:
 
 
 def move_name(stat, size: int) -> str:
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
-    return "pass" if stat.point == coords.PASS else coords.point_to_vertex(stat.point, size)
+    return "pass" if stat.point == base.PASS else base.point_to_vertex(stat.point, size)
 
 
 def report_text(report, page) -> str:

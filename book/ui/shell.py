@@ -43,9 +43,9 @@ from fuseki.book.ui import textboard
 from fuseki.book.ui.book_cli import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
 from fuseki.book.ui.shell_filters import FilterCommands
 from fuseki.book.ui.shell_within import WithinCommands
-from fuseki.engine.core import coords
-from fuseki.engine.core.base import BLACK, WHITE
-from fuseki.engine.core.board import Board, IllegalMove
+from fuseki.engine.core import base, coords
+from fuseki.engine.core.base import BLACK, WHITE, IllegalMove
+from fuseki.engine.core.board import Board
 
 LETTERS = "abcdefghijkl"
 PAGE_SIZE = 20
@@ -59,8 +59,8 @@ class ShellError(Exception):
 def parse_point(token: str, size: int) -> int:
     """A point from an SGF point (``pd``), a GTP vertex (``Q16``) or ``pass``; raises ShellError."""
     try:
-        return coords.parse_point(token, size)
-    except coords.CoordinateError:
+        return base.parse_point(token, size)
+    except base.CoordinateError:
         raise ShellError(f"bad vertex '{token}': use SGF letters (pd), GTP (Q16), pass, "
                          f"or a letter {LETTERS[0]}-{LETTERS[-1]} from the last search") from None
 
@@ -525,7 +525,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         if not found:
             return []
         words = [LETTERS[i] for i in range(min(len(LETTERS), len(found.moves)))]
-        return words + [coords.point_to_sgf(m.point, self.board.size) or "pass" for m in found.moves]
+        return words + [base.point_to_sgf(m.point, self.board.size) or "pass" for m in found.moves]
 
     def _board_text(self, found) -> str:
         return "\n".join(textboard.board_lines(self.board, found, letters=LETTERS))
@@ -535,7 +535,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         last = ""
         if board.moves:
             colour, point = board.moves[-1]
-            last = f", last {COLOUR_NAME[colour]} {coords.point_to_vertex(point, board.size)}"
+            last = f", last {COLOUR_NAME[colour]} {base.point_to_vertex(point, board.size)}"
         return (f"move {len(board.moves)}{last}; {COLOUR_NAME[board.to_move]} to play; "
                 f"captures Black {board.captures[BLACK]} White {board.captures[WHITE]}")
 

@@ -58,9 +58,9 @@ class WithinCommands:
 
     def _answer_games(self) -> tuple[GameSet, str]:
         """(the games, in words) of the answer shown for the current position and filters."""
-        from fuseki.engine.core import coords
+        from fuseki.engine.core import base
 
-        moves = " ".join(coords.point_to_vertex(p, self.board.size) for _c, p in self.board.moves) or "empty board"
+        moves = " ".join(base.point_to_vertex(p, self.board.size) for _c, p in self.board.moves) or "empty board"
         asked = (tuple(self.board.moves), self.board.to_move, self.filters)
         if self.pattern_shown and self.pattern_shown[0] == asked:
             result = self.pattern_shown[1]

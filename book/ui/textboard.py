@@ -15,7 +15,7 @@ clear the user's terminal.
 
 from __future__ import annotations
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY
 
 TABLE_LIMIT = 20
@@ -43,7 +43,7 @@ def marks(found, letters: str = LETTERS) -> dict[int, str]:
         return marked
     for letter, move in zip(letters, found.moves):
         for point in move.points:
-            if point != coords.PASS:
+            if point != base.PASS:
                 marked.setdefault(point, letter)
     return marked
 
@@ -64,7 +64,7 @@ def move_table(found, size: int, letters: str = LETTERS, limit: int = TABLE_LIMI
     lines = [TABLE_HEAD] if found.moves else []
     for index, move in enumerate(found.moves[:limit]):
         letter = letters[index] if index < len(letters) else " "
-        vertex = coords.point_to_vertex(move.point, size)
+        vertex = base.point_to_vertex(move.point, size)
         lines.append(f"{letter} - {vertex:<5} {move.games:>6}  {100 * move.winrate:5.1f}%")
     if len(found.moves) > limit:
         rest = found.moves[limit:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
+from fuseki.engine.config import ai_cache_path
 
 
 def add_commands(subparsers) -> None:
@@ -74,9 +75,9 @@ def _ai_options(args):
         raise CommandError("--visits must be at least 1 and --komi a whole or half number")
     command = args.katago or find_command(config.load().katago)
     print(f"fuseki serve: KataGo {command or 'not found (docs/katago.md)'}; values cached in "
-          f"{ai_text.cache_path()}", file=sys.stderr, flush=True)
+          f"{ai_cache_path()}", file=sys.stderr, flush=True)
     return AiOptions(command=command, rules=args.rules, komi=args.komi, visits=visits,
-                     cache=ai_text.cache_path(), minimum=args.visits is not None)
+                     cache=ai_cache_path(), minimum=args.visits is not None)
 
 
 def _check_address(host: str, port: int) -> None:

@@ -32,8 +32,8 @@ def add_within_options(p) -> None:
 def within_of(args, book, size: int):
     """The GameSet the ``--within`` files and ``--within-moves`` positions all hold (None: no restriction)."""
     from fuseki.book.formats.positions import PositionError, board_after_moves
+    from fuseki.book.model.filters import Filters
     from fuseki.book.storage.gamesets import intersect, load, position_games
-    from fuseki.book.storage.store import Filters
 
     sets = [load(path, book)[0] for path in args.within]
     for moves in args.within_moves:

@@ -13,7 +13,7 @@ periods, then those whose share fell most.
 from __future__ import annotations
 
 from fuseki.book.ui.textboard import LETTERS
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 
 TRENDS_LISTED = 10  # --trends: the most rising moves, then the most falling ones
 
@@ -43,7 +43,7 @@ def year_text(profile, size: int, letters: str = LETTERS) -> str:
                   else "no dated games")
         lines += ["", f"MOVE         GAMES  FIRST  LAST  TREND   ({recent}; rule: docs/exploring.md)"]
         for index, entry in enumerate(profile.moves):
-            vertex = coords.point_to_vertex(entry.move.point, size)
+            vertex = base.point_to_vertex(entry.move.point, size)
             first, last = ("-" if y is None else str(y) for y in (entry.first, entry.last))
             lines.append(f"{_letter(index, letters)} - {vertex:<5} {entry.move.games:>7}  {first:>5} {last:>5}"
                          f"  {entry.trend or '-'}")
@@ -53,7 +53,7 @@ def year_text(profile, size: int, letters: str = LETTERS) -> str:
 def mistakes_text(rows, mistaken, size: int, visits_min: int, points: float) -> str:
     """``--by-year --ai``: per year, the position's games that played a move KataGo's stored
     values judge a mistake (``book.mistakes.years_of_mistakes``), and those it cannot judge."""
-    judged = ", ".join(f"{coords.point_to_vertex(move.point, size)} {ai.loss:.1f} ({ai.visits} visits)"
+    judged = ", ".join(f"{base.point_to_vertex(move.point, size)} {ai.loss:.1f} ({ai.visits} visits)"
                        for move, ai in mistaken) or "none"
     lines = [f"AI MISTAKES: moves losing >= {points:g} points at >= {visits_min} visits: {judged}",
              "YEAR       GAMES  MISTAKES    SHARE  UNJUDGED   (unjudged: a move with no value of that many visits)"]
@@ -78,7 +78,7 @@ def trends_text(profile, first, second, size: int, letters: str = LETTERS, limit
                           ("falling", [c for c in reversed(changes) if c.change < 0][:limit])):
         lines += ["", f"{title.upper():<9}{names[0]:>15}{names[1]:>15}   CHANGE"]
         for change in chosen:
-            vertex = coords.point_to_vertex(change.move.point, size)
+            vertex = base.point_to_vertex(change.move.point, size)
             cells = "".join(f" {g:>6} {100 * s:6.1f}%" for g, s in zip(change.games, change.shares))
             lines.append(f"{letter_of.get(change.move.points, ' ')} - {vertex:<5}{cells}  {100 * change.change:+6.1f}")
         if not chosen:
@@ -93,7 +93,7 @@ def years_json(profile, size: int) -> dict:
         "recent": list(profile.recent) if profile.recent else None, "k": profile.k, "total": profile.total,
         "rows": [{"year": row.year, "games": row.games, "book_games": row.book_games, "share": row.share}
                  for row in profile.years],
-        "moves": [{"vertex": coords.point_to_vertex(entry.move.point, size), "point": entry.move.point,
+        "moves": [{"vertex": base.point_to_vertex(entry.move.point, size), "point": entry.move.point,
                    "games": entry.move.games, "first": entry.first, "last": entry.last, "trend": entry.trend,
                    "by_year": {_json_year(y): g for y, g in entry.by_year.items()}}
                   for entry in profile.moves],
@@ -106,7 +106,7 @@ def trends_json(profile, first, second, size: int) -> dict:
 
     totals, changes = period_changes(profile, first, second)
     return {"periods": [list(first), list(second)], "games": list(totals),
-            "moves": [{"vertex": coords.point_to_vertex(c.move.point, size), "point": c.move.point,
+            "moves": [{"vertex": base.point_to_vertex(c.move.point, size), "point": c.move.point,
                        "games": list(c.games), "shares": list(c.shares), "change": c.change} for c in changes]}
 
 

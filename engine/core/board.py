@@ -19,8 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from fuseki.engine.core import _kernels as K
-from fuseki.engine.core import coords, zobrist
-from fuseki.engine.core.base import (  # noqa: F401 (IllegalMove re-exported)
+from fuseki.engine.core import base, coords, zobrist
+from fuseki.engine.core.base import (
     BLACK,
     EMPTY,
     WHITE,
@@ -82,13 +82,13 @@ class Board:
 
     def __init__(self, size: int = 19, komi: float = 7.5, superko: bool = False,
                  allow_suicide: bool = False):
-        coords.check_size(size)
+        base.check_size(size)
         self.size = size
         self.komi = komi
         self.superko = superko
         self.allow_suicide = allow_suicide
         self._keys = kernel_keys(size)
-        self._meta = K.N_FIELDS * coords.array_length(size)
+        self._meta = K.N_FIELDS * base.array_length(size)
         self.clear()
 
     # --- state ----------------------------------------------------------------
@@ -139,7 +139,7 @@ class Board:
         """The position key of the position under each symmetry n = 0..7."""
         side = self.to_move if to_move is None else to_move
         keys = symmetric_kernel_keys(self.size)
-        colors = self._state[: coords.array_length(self.size)]
+        colors = self._state[: base.array_length(self.size)]
         points = np.flatnonzero((colors == BLACK) | (colors == WHITE))
         result = []
         for t in range(8):
@@ -154,7 +154,7 @@ class Board:
 
     def stones(self, color: int) -> list[int]:
         """Points holding stones of ``color``, in array order."""
-        colors = self._state[: coords.array_length(self.size)]
+        colors = self._state[: base.array_length(self.size)]
         return [int(p) for p in np.flatnonzero(colors == color)]
 
     def is_empty(self) -> bool:
@@ -165,7 +165,7 @@ class Board:
 
     def legal_reason(self, color: int, point: int) -> str | None:
         """Why ``color`` may not play ``point`` now, or None if the move is legal."""
-        if point == coords.PASS:
+        if point == base.PASS:
             return None
         if not self._on_board(point):
             return "off board"
@@ -190,17 +190,17 @@ class Board:
         """
         if color not in (BLACK, WHITE):
             raise ValueError(f"colour {color} cannot play")
-        if point != coords.PASS and not self._on_board(point):
+        if point != base.PASS and not self._on_board(point):
             raise IllegalMove("off board", point)
         ko, prisoners = self._ko_and_prisoners()
-        colours = self._colours().copy() if point != coords.PASS else None
+        colours = self._colours().copy() if point != base.PASS else None
         result = K.play(self._state, self._keys, self.size, point, color, self.allow_suicide)
         if result < 0:
             raise IllegalMove(_REASONS[-result], point)
         # a suicide (when allowed) takes the stone off again: compare rather than guess
         changed = _NO_POINTS if colours is None else self._changed_since(colours)
         change = Change(self.to_move, 1, ko, *prisoners, changed)
-        if self.superko and point != coords.PASS and self.hash in self._seen:
+        if self.superko and point != base.PASS and self.hash in self._seen:
             self._restore(change)
             raise IllegalMove("superko", point)
         self._push(change, [(color, point)])
@@ -252,12 +252,12 @@ class Board:
 
     def random_move(self, color: int, rng: np.random.Generator) -> int:
         """A uniformly random legal move that does not fill ``color``'s own eye, else PASS."""
-        colors = self._state[: coords.array_length(self.size)]
+        colors = self._state[: base.array_length(self.size)]
         empty = np.flatnonzero(colors == EMPTY)
         order = rng.permutation(empty)
         while True:
             point = int(K.first_playable(self._state, self.size, order, color, self.allow_suicide))
-            if point == coords.PASS or not self.superko or self.is_legal(color, point):
+            if point == base.PASS or not self.superko or self.is_legal(color, point):
                 return point
             order = order[np.flatnonzero(order == point)[0] + 1:]
 
@@ -277,7 +277,7 @@ class Board:
         """The board as rows of ``X`` (black), ``O`` (white) and ``.``, top row first."""
         chars = {EMPTY: ".", BLACK: "X", WHITE: "O"}
         return "\n".join(
-            "".join(chars[int(self._state[coords.xy_to_point(x, y, self.size)])] for x in range(self.size))
+            "".join(chars[int(self._state[base.xy_to_point(x, y, self.size)])] for x in range(self.size))
             for y in range(self.size))
 
     def diagram(self, marks: dict[int, str] | None = None, region: tuple[int, int, int, int] | None = None,
@@ -295,13 +295,13 @@ class Board:
         marks, notes = marks or {}, notes or {}
         stars = set(star_points(size))
         chars = {BLACK: "X", WHITE: "O"}
-        columns = "   " + " ".join(coords.GTP_COLUMNS[x0:x1 + 1])
+        columns = "   " + " ".join(base.GTP_COLUMNS[x0:x1 + 1])
         lines = [columns]
         for y in range(y0, y1 + 1):
             row = size - y
             cells = []
             for x in range(x0, x1 + 1):
-                point = coords.xy_to_point(x, y, size)
+                point = base.xy_to_point(x, y, size)
                 mark = marks.get(point)
                 if mark is None:
                     mark = chars.get(int(self._state[point]), "+" if point in stars else ".")
@@ -320,7 +320,7 @@ class Board:
             raise ValueError("a diagram must be square")
         board = cls(size, **options)
         for color, char in ((BLACK, "X"), (WHITE, "O")):
-            points = [coords.xy_to_point(x, y, size)
+            points = [base.xy_to_point(x, y, size)
                       for y, row in enumerate(rows) for x, c in enumerate(row) if c == char]
             if points:
                 board.set_stones(color, points)
@@ -337,13 +337,13 @@ class Board:
 
     def _check_point(self, point: int) -> None:
         if not isinstance(point, (int, np.integer)) or not self._on_board(point):
-            raise coords.CoordinateError(f"{point} is not a point of a {self.size}x{self.size} board")
+            raise base.CoordinateError(f"{point} is not a point of a {self.size}x{self.size} board")
 
     def _hash_of(self, state: np.ndarray) -> int:
         return int(state[self._meta + K.META_HASH]) & 0xFFFFFFFFFFFFFFFF
 
     def _colours(self) -> np.ndarray:
-        return self._state[: coords.array_length(self.size)]
+        return self._state[: base.array_length(self.size)]
 
     def _ko_and_prisoners(self) -> tuple[int, tuple[int, int]]:
         meta = self._meta

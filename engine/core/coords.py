@@ -1,8 +1,8 @@
 """Coordinates and the 8 symmetries: the one module that converts between every way of naming a point.
 
-The point conventions and the numpy-free conversions live in ``base`` (re-exported here, so
-``coords.point_to_vertex`` and ``base.point_to_vertex`` are the same function); this module
-adds the symmetries, whose tables are numpy arrays.
+The point conventions and the numpy-free conversions live in ``base`` (and are imported from
+there only: one import path per name); this module adds the symmetries, whose tables are numpy
+arrays.
 
 Symmetries are numbered as in the project's issue 2 (``M = size - 1``)::
     n  transform                        (x, y) ->     inverse
@@ -24,25 +24,9 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from fuseki.engine.core.base import (  # noqa: F401 (re-exported)
-    GTP_COLUMNS,
-    MAX_SIZE,
-    MIN_SIZE,
+from fuseki.engine.core.base import (
     PASS,
-    SGF_LETTERS,
-    CoordinateError,
     array_length,
-    board_points,
-    check_size,
-    parse_point,
-    point_to_rowcol,
-    point_to_sgf,
-    point_to_vertex,
-    point_to_xy,
-    rowcol_to_point,
-    sgf_to_point,
-    vertex_to_point,
-    width,
     xy_to_point,
 )
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 
 SEED = 0x5EED_F05E_C1_2026
 TABLE_FILE = Path(__file__).with_name("data") / "zobrist.txt"
@@ -51,7 +51,7 @@ def splitmix64(seed: int):
 
 def generate_keys(seed: int = SEED) -> list[int]:
     """All keys in file order (see the module docstring) from ``seed``."""
-    count = _STONE_LAYERS * coords.MAX_SIZE ** 2 + 1 + coords.MAX_SIZE + 1
+    count = _STONE_LAYERS * base.MAX_SIZE ** 2 + 1 + base.MAX_SIZE + 1
     gen = splitmix64(seed)
     return [next(gen) for _ in range(count)]
 
@@ -80,9 +80,9 @@ class _Table:
     """The keys as numpy arrays (uint64)."""
 
     def __init__(self, keys: list[int]):
-        n = _STONE_LAYERS * coords.MAX_SIZE ** 2
+        n = _STONE_LAYERS * base.MAX_SIZE ** 2
         arr = np.array(keys, dtype=np.uint64)
-        self.stone = arr[:n].reshape(_STONE_LAYERS, coords.MAX_SIZE, coords.MAX_SIZE)
+        self.stone = arr[:n].reshape(_STONE_LAYERS, base.MAX_SIZE, base.MAX_SIZE)
         self.white_to_move = int(arr[n])
         self.size = [int(k) for k in arr[n + 1:]]
 
@@ -101,10 +101,10 @@ def padded_keys(size: int) -> np.ndarray:
     ``keys[colour, p]``.  Border cells hold zero.
     """
     stone = table().stone
-    keys = np.zeros((3, coords.array_length(size)), dtype=np.uint64)
+    keys = np.zeros((3, base.array_length(size)), dtype=np.uint64)
     for y in range(size):
         for x in range(size):
-            p = coords.xy_to_point(x, y, size)
+            p = base.xy_to_point(x, y, size)
             keys[1, p] = stone[0, y, x]
             keys[2, p] = stone[1, y, x]
     keys.setflags(write=False)

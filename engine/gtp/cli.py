@@ -256,7 +256,8 @@ def exit_now(engine) -> None:
 
 def engine_without_book(settings, verbose: bool = False):
     """An engine whose chain is the settings' fallback engine, then random moves."""
-    from fuseki.engine.gtp.commands import REGISTRY, Game
+    from fuseki.engine.gtp.commands.registry import REGISTRY
+    from fuseki.engine.gtp.commands.state import Game
     from fuseki.engine.gtp.protocol import GtpEngine
     from fuseki.engine.players import engine_choosers
 

@@ -289,7 +289,7 @@ class _GameRun:
 
     def _genmove(self, colour: int) -> int | None:
         """The mover's move, checked and played everywhere; None for a resignation."""
-        from fuseki.engine.core import coords
+        from fuseki.engine.core import base
 
         label = self.game.label(colour)
         answer = self._send(label, "genmove " + "bw"[colour - 1]).strip()
@@ -298,13 +298,13 @@ class _GameRun:
         if word == "resign":
             return None
         if word == "pass":
-            point = coords.PASS
+            point = base.PASS
         else:
             if not _VERTEX.fullmatch(word):
                 raise _Lost(Fault(label, "protocol error", f"genmove answered {answer[:60]!r}"))
             try:
-                point = coords.vertex_to_point(word, self.config.size)
-            except coords.CoordinateError:
+                point = base.vertex_to_point(word, self.config.size)
+            except base.CoordinateError:
                 raise _Lost(Fault(label, "illegal move", f"{answer} is off the board")) from None
         reason = self.board.legal_reason(colour, point)
         if reason is not None:
@@ -314,11 +314,11 @@ class _GameRun:
 
     def _play(self, colour: int, point: int, told: tuple) -> None:
         """Play a legal move on the board and tell the engines that have not played it."""
-        from fuseki.engine.core import coords
+        from fuseki.engine.core import base
 
         self.board.play(colour, point)
         self.game.moves.append((colour, point))
-        command = f"play {'bw'[colour - 1]} {coords.point_to_vertex(point, self.config.size)}"
+        command = f"play {'bw'[colour - 1]} {base.point_to_vertex(point, self.config.size)}"
         for label in LABELS:
             if label not in told:
                 try:

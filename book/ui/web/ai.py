@@ -61,7 +61,7 @@ from fuseki.book.ai import (
 )
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import IllegalMove, opponent
 
 QUEUE = 32  # positions waiting for KataGo, per server process
@@ -188,7 +188,7 @@ class AiService:
     def __init__(self, options: AiOptions, book_db=None):
         from sqlalchemy import create_engine
 
-        from fuseki.book.ui.ai_text import cache_path
+        from fuseki.engine.config import ai_cache_path as cache_path
         from fuseki.engine.players.katago import network_name
 
         self.options = options
@@ -437,11 +437,11 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     played = _fill_rows(service, got, board, next_rows, stats, found.total, reasons=reasons)
     moves = []
     for move in got.moves:
-        if move.point == coords.PASS:
+        if move.point == base.PASS:
             continue
         mine = not set(move.points) & played
-        moves.append({"sgf": coords.point_to_sgf(move.point, size), "vertex": coords.point_to_vertex(move.point, size),
-                      "points": [coords.point_to_sgf(p, size) for p in move.points], **_values(move, size),
+        moves.append({"sgf": base.point_to_sgf(move.point, size), "vertex": base.point_to_vertex(move.point, size),
+                      "points": [base.point_to_sgf(p, size) for p in move.points], **_values(move, size),
                       "played": not mine, "mark": "ai" if mine else None})
     answer.update(visits=got.visits, winrate=got.winrate, score_lead=got.score_lead, moves=moves,
                   mark_visits=MARK_VISITS, asking=_asking(asking))
@@ -456,7 +456,7 @@ def _force_clicked(service: AiService, board) -> str | None:
     """The last move played (the one the player clicked), forced in the position before it
     when that position's stored values lack it (``AiService.force``'s state; None: nothing
     asked)."""
-    if not board.moves or board.moves[-1][1] == coords.PASS:
+    if not board.moves or board.moves[-1][1] == base.PASS:
         return None
     point = board.moves[-1][1]
     parent = board.copy()
@@ -523,4 +523,4 @@ def _values(move, size: int) -> dict:
     """A move's values; ``pv``: KataGo's line from the move on, SGF points (``[]``: none stored)."""
     return {"winrate": round(move.winrate, 4), "score_lead": round(move.score_lead, 2),
             "loss": round(move.loss, 2) + 0.0, "visits": move.visits,
-            "pv": [coords.point_to_sgf(p, size) for p in move.pv]}
+            "pv": [base.point_to_sgf(p, size) for p in move.pv]}

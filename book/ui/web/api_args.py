@@ -12,7 +12,7 @@ from functools import cache
 from flask import current_app, g, request
 
 from fuseki.book.model.headers import HEADER_NAMES
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 MAX_PLAYER = 100         # longest player filter, or player's name
@@ -81,8 +81,8 @@ def point_json(point: int, size: int) -> dict:
 @cache
 def _point_names(size: int) -> dict[int, tuple[str, str]]:
     """point -> (SGF, vertex) of every point and the pass: a game's page names hundreds of points."""
-    return {point: (coords.point_to_sgf(point, size), coords.point_to_vertex(point, size))
-            for point in (*coords.board_points(size), coords.PASS)}
+    return {point: (base.point_to_sgf(point, size), base.point_to_vertex(point, size))
+            for point in (*base.board_points(size), base.PASS)}
 
 
 def game_row_json(row) -> dict:

@@ -91,7 +91,7 @@ from fuseki.book.ui.web.hosts import LOOPBACK_NAMES, host_name  # noqa: F401 (LO
 from fuseki.book.ui.web.practice_routes import add_practice_routes
 from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.years_text import years_answer
-from fuseki.engine.core import coords
+from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
@@ -139,7 +139,7 @@ def _filters_arg():
 def _within_arg():
     """The games of the request's ``within=`` searches (``book.ui.web.within``); None without one."""
     shared = current_app.extensions["fuseki_shared"]
-    size = _int_arg("size", shared.default_size(), coords.MIN_SIZE, coords.MAX_SIZE)
+    size = _int_arg("size", shared.default_size(), base.MIN_SIZE, base.MAX_SIZE)
     try:
         return within_arg(shared.stages, shared.book, size)
     except ValueError as exc:
@@ -184,7 +184,7 @@ def next_moves_json(next_moves, size: int) -> dict:
         rows.append({
             "letter": LETTERS[index] if index < len(LETTERS) else None,
             **point_json(stat.point, size),
-            "points": [coords.point_to_sgf(p, size) for p in stat.points if p != coords.PASS],
+            "points": [base.point_to_sgf(p, size) for p in stat.points if p != base.PASS],
             "games": stat.games,
             "black_wins": stat.black_wins,
             "white_wins": stat.white_wins,
@@ -200,7 +200,7 @@ def pattern_json(result) -> dict:
 
     size = result.pattern.size
     rows = [{"letter": letter, **point_json(c.point, size),
-             "points": [coords.point_to_sgf(p, size) for p in c.points],
+             "points": [base.point_to_sgf(p, size) for p in c.points],
              "colour": COLOUR_NAME[c.colour], "games": c.games, "at_once": c.at_once,
              "after_tenuki": c.after_tenuki, "wins": c.wins, "winrate": c.winrate}
             for letter, c in zip(row_letters(result.continuations, LETTERS), result.continuations)]
@@ -218,7 +218,7 @@ def corners_json(found, board) -> list[dict]:
     out = []
     for corner in sorted(found, key=lambda c: (c.corner != last, c.corner)):
         rows = [{"letter": LETTERS[i] if i < len(LETTERS) else None, **point_json(m.point, size),
-                 "points": [coords.point_to_sgf(p, size) for p in m.points], "games": m.games,
+                 "points": [base.point_to_sgf(p, size) for p in m.points], "games": m.games,
                  "winrate": m.winrate} for i, m in enumerate(corner.moves)]
         out.append({"corner": corner.corner, "last": corner.corner == last, "total": corner.total,
                     "tenuki": corner.tenuki, "next": rows})
@@ -271,7 +271,7 @@ class _Shared:
 
     def search_board(self) -> Board:
         """The board after the request's ``moves``, on its ``size`` (default: the book's)."""
-        size = _int_arg("size", self.default_size(), coords.MIN_SIZE, coords.MAX_SIZE)
+        size = _int_arg("size", self.default_size(), base.MIN_SIZE, base.MAX_SIZE)
         return replay_moves(_moves_arg(size), size)
 
     def load_record(self, game_id: int):

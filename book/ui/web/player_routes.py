@@ -26,7 +26,7 @@ from flask import Flask, jsonify, request
 
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.web.api_args import MAX_PAGE, MAX_PAGE_SIZE, MAX_PLAYER, ApiError, after_arg, game_row_json, int_arg
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK
 
 FOUND = 20  # names /api/players lists
@@ -49,8 +49,8 @@ def move_json(stat, size: int) -> dict:
     """A first move or a reply: its point (SGF, vertex; a pass has sgf ""), the points equivalent
     to it, games, the player's wins and losses and win rate (a game with no winner is neither)."""
     wins, losses = (stat.black_wins, stat.white_wins) if stat.to_move == BLACK else (stat.white_wins, stat.black_wins)
-    return {"sgf": coords.point_to_sgf(stat.point, size), "vertex": coords.point_to_vertex(stat.point, size),
-            "points": [coords.point_to_sgf(p, size) for p in stat.points if p != coords.PASS],
+    return {"sgf": base.point_to_sgf(stat.point, size), "vertex": base.point_to_vertex(stat.point, size),
+            "points": [base.point_to_sgf(p, size) for p in stat.points if p != base.PASS],
             "games": stat.games, "wins": wins, "losses": losses, "winrate": stat.winrate}
 
 

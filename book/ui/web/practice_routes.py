@@ -42,7 +42,7 @@ from flask import Flask, jsonify, request
 from fuseki.book import practice
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.practice import CORNER_NAMES, PracticeError, QuizLine, Score
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 COLOURS = {"B": BLACK, "W": WHITE}
@@ -105,7 +105,7 @@ def add_practice_routes(app: Flask, shared) -> None:
             return jsonify(question_json(line, min_games))
         corner = _required(_int("corner", None, 0, 3), "corner")
         line = QuizLine(size, corner, tuple(_points("line", size)))
-        if any(coords.PASS == p for p in line.moves):
+        if any(base.PASS == p for p in line.moves):
             raise PracticeError("a quiz line has no passes")
         if not request.args.get("point"):
             line.board()  # an illegal line says so
@@ -113,7 +113,7 @@ def add_practice_routes(app: Flask, shared) -> None:
         point = _point(size)
         answer = practice.answer_quiz(lookup, line, point)
         following = practice.continue_line(lookup, line, point, min_games, rng)
-        best = [{**point_json(m.point, size), "points": [coords.point_to_sgf(p, size) for p in m.points],
+        best = [{**point_json(m.point, size), "points": [base.point_to_sgf(p, size) for p in m.points],
                  "games": m.games, "share": round(m.games / answer.total, 4) if answer.total else 0.0}
                 for m in answer.best]
         found = {**point_json(point, size), "games": answer.games}
@@ -158,7 +158,7 @@ def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
 
 
 def point_json(point: int, size: int) -> dict:
-    return {"sgf": coords.point_to_sgf(point, size), "vertex": coords.point_to_vertex(point, size)}
+    return {"sgf": base.point_to_sgf(point, size), "vertex": base.point_to_vertex(point, size)}
 
 
 def board_json(board) -> dict:
@@ -167,9 +167,9 @@ def board_json(board) -> dict:
     last = None
     if board.moves:
         colour, point = board.moves[-1]
-        last = {"color": NAMES[colour], **point_json(point, size)} if point != coords.PASS else None
+        last = {"color": NAMES[colour], **point_json(point, size)} if point != base.PASS else None
     return {"size": size, "move_number": len(board.moves), "to_move": NAMES[board.to_move], "last": last,
-            "stones": {NAMES[c]: sorted(coords.point_to_sgf(p, size) for p in board.stones(c)) for c in (BLACK, WHITE)}}
+            "stones": {NAMES[c]: sorted(base.point_to_sgf(p, size) for p in board.stones(c)) for c in (BLACK, WHITE)}}
 
 
 def _text(name: str) -> str:
@@ -215,10 +215,10 @@ def _colour() -> int | None:
 def _point(size: int) -> int:
     text = _text("point")
     try:
-        point = coords.parse_point(text, size)
-    except coords.CoordinateError as exc:
+        point = base.parse_point(text, size)
+    except base.CoordinateError as exc:
         raise PracticeError(f"point '{text[:10]}' is not a point of the {size}x{size} board: {exc}") from None
-    if point == coords.PASS:
+    if point == base.PASS:
         raise PracticeError("a pass cannot be guessed: click a point")
     return point
 
@@ -230,7 +230,7 @@ def _points(name: str, size: int) -> list[int]:
     points = []
     for number, token in enumerate(tokens, 1):
         try:
-            points.append(coords.parse_point(token, size))
-        except coords.CoordinateError as exc:
+            points.append(base.parse_point(token, size))
+        except base.CoordinateError as exc:
             raise PracticeError(f"{name}: move {number} '{token.strip()[:10]}' is no point: {exc}") from None
     return points

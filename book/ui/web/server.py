@@ -166,7 +166,7 @@ class BookServer(BaseApplication):
             self.cfg.set(name, value)
 
     def load(self):
-        from fuseki.book.ui.web import create_app
+        from fuseki.book.ui.web.app import create_app
 
         return create_app(book_url=self.url, trusted_hosts=self.trusted_hosts, ai=self.ai)
 

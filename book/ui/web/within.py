@@ -32,7 +32,7 @@ from flask import jsonify, request
 
 from fuseki.book.storage.gamesets import GameSet, intersect, position_games
 from fuseki.book.ui.web.api_args import scan_budget
-from fuseki.engine.core import coords
+from fuseki.engine.core import base
 
 # A stage's parameters, in the order the page writes them.
 STAGE_KEYS = ("size", "moves", "region", "any", "empty_or_black", "empty_or_white", "swap", "to_move",
@@ -75,11 +75,11 @@ def stage_text(stage: dict[str, str]) -> str:
 
 
 def _vertex(token: str, size: int) -> str:
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
     try:
-        return coords.point_to_vertex(coords.parse_point(token, size), size)
-    except (coords.CoordinateError, ValueError):
+        return base.point_to_vertex(base.parse_point(token, size), size)
+    except (base.CoordinateError, ValueError):
         return token
 
 
@@ -88,13 +88,13 @@ def stage_games(book, stage: dict[str, str], size: int, budget=None) -> GameSet:
     matches; ValueError (PatternError, PositionError, BookError) for one that cannot be searched,
     ``budget.BudgetSpent`` for a pattern whose scan spent ``budget`` (a ``budget.Budget``; None: no bound)."""
     from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.model.filters import Filters
     from fuseki.book.patterns.search import search
-    from fuseki.book.storage.store import Filters
     from fuseki.book.ui.pattern_cli import pattern_from_options
 
     size_text = stage.get("size", "") or str(size)
-    if not size_text.isascii() or not size_text.isdigit() or not coords.MIN_SIZE <= int(size_text) <= coords.MAX_SIZE:
-        raise ValueError(f"size must be a board size from {coords.MIN_SIZE} to {coords.MAX_SIZE}, "
+    if not size_text.isascii() or not size_text.isdigit() or not base.MIN_SIZE <= int(size_text) <= base.MAX_SIZE:
+        raise ValueError(f"size must be a board size from {base.MIN_SIZE} to {base.MAX_SIZE}, "
                          f"not '{size_text[:10]}'")
     board = board_after_moves([t for t in stage.get("moves", "").replace(" ", ",").split(",") if t], int(size_text))
     if not stage.get("region"):

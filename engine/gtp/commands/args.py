@@ -56,17 +56,17 @@ def color(text: str) -> int:
 
 def vertex(text: str, size: int) -> int:
     """A point of a ``size`` board or PASS, any case, else ``invalid vertex``."""
-    from fuseki.engine.core import coords  # numpy: loaded with the first vertex, not at start-up
+    from fuseki.engine.core import base
 
     if not _VERTEX.fullmatch(text):
         raise GtpError("invalid vertex")
     try:
-        return coords.vertex_to_point(text, size)
-    except coords.CoordinateError:
+        return base.vertex_to_point(text, size)
+    except base.CoordinateError:
         raise GtpError("invalid vertex") from None
 
 
 def vertex_text(point: int, size: int) -> str:
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
-    return coords.point_to_vertex(point, size)
+    return base.point_to_vertex(point, size)

@@ -38,10 +38,10 @@ def place_free_handicap(game, args):
         raise GtpError("board not empty")
     if not 2 <= n < game.size * game.size:
         raise GtpError("invalid number of stones")
-    from fuseki.engine.core import coords
+    from fuseki.engine.core import base
 
     points = fixed_points(min(n, max_fixed(game.size)), game.size) if max_fixed(game.size) else []
-    rest = [p for p in coords.board_points(game.size) if p not in points]
+    rest = [p for p in base.board_points(game.size) if p not in points]
     random.Random(game.settings.seed).shuffle(rest)
     return _place(game, points + rest[:n - len(points)])
 
