@@ -7,20 +7,17 @@ import numpy as np
 import pytest
 
 from fuseki.engine.core import base
-from fuseki.engine.core.base import PASS, xy_to_point
-from fuseki.engine.core.coords import (
-    INVERSE,
+from fuseki.engine.core.base import (
+    PASS,
     CoordinateError,
-    compose,
     point_to_sgf,
     point_to_vertex,
     point_to_xy,
     sgf_to_point,
-    symmetry_table,
-    transform_point,
-    transform_xy,
     vertex_to_point,
+    xy_to_point,
 )
+from fuseki.engine.core.coords import INVERSE, compose, symmetry_table, transform_point, transform_xy
 
 SIZES = range(1, base.MAX_SIZE + 1)
 
