@@ -14,10 +14,10 @@ import zipfile
 
 import pytest
 
+from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.formats import sources
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
-from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage.store import Book
 
 # --- finding 3: bytes are never text by accident ------------------------------------------------
@@ -392,8 +392,8 @@ def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
 def test_links_devices_and_fifos_inside_a_tar_are_named(tmp_path, compression, book_url):
     """``*.sgf`` members that are links, devices or FIFOs are skipped and named, in the summary
     and in --report, by the block reader and by tarfile.  Before: dropped without a word."""
+    from fuseki.book.analysis.pipeline.report import SKIPPED
     from fuseki.book.formats.sources import Skipped
-    from fuseki.book.pipeline.report import SKIPPED
 
     path = tmp_path / f"odd.tar{'.' + compression if compression else ''}"
     kinds = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.CHRTYPE: "a character device",
@@ -450,7 +450,7 @@ def test_links_devices_and_fifos_inside_a_zip_are_named(tmp_path, book_url):
 
 
 def _report(listing):
-    from fuseki.book.pipeline.report import ImportReport
+    from fuseki.book.analysis.pipeline.report import ImportReport
 
     return ImportReport(listing=(listing.name, listing))
 

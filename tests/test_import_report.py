@@ -121,7 +121,7 @@ def test_a_stopped_import_leaves_the_report_of_what_it_saw(tmp_path, monkeypatch
             context.__exit__(None, None, None)
 
     monkeypatch.setattr(book_cli, "stop_on_signals", contextmanager(asked_to_stop))
-    monkeypatch.setattr("fuseki.book.pipeline.importer.BATCH_GAMES", 2)
+    monkeypatch.setattr("fuseki.book.analysis.pipeline.importer.BATCH_GAMES", 2)
     code = main(["import", archive, "--book", str(tmp_path / "book.sqlite"), "--workers", "0",
                  "--report", str(report)])
     assert code == 130

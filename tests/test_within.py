@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.book.analysis.patterns.search import search
 from fuseki.book.model.filters import Filters
-from fuseki.book.patterns.search import search
 from fuseki.book.storage.gamesets import GameSet, position_games
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.book_cli import parse_moves

@@ -161,9 +161,9 @@ def run_import(args) -> int:
 
 def _import(args, listing) -> int:
     """run_import's work, ``listing`` (an open file, or None) receiving the report's notes."""
-    from fuseki.book.pipeline import importer
-    from fuseki.book.pipeline.progress import Progress
-    from fuseki.book.pipeline.report import ImportReport
+    from fuseki.book.analysis.pipeline import importer
+    from fuseki.book.analysis.pipeline.progress import Progress
+    from fuseki.book.analysis.pipeline.report import ImportReport
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.textboard import printable
 
@@ -199,14 +199,14 @@ def complete_book(book) -> None:
     read-only answers from them, right after the import.  The rows of busy positions are stored
     as one blob each (``book.storage.busy_rows``).
     """
-    from fuseki.book.patterns import corner_build, index, index_map
+    from fuseki.book.analysis.patterns import corner_build, index, index_map
     from fuseki.book.storage import busy_rows
 
     busy_rows.store(book)  # a busy position's games and filters read one blob, not a row per game
     indexed = index.update(book, progress=sys.stderr)
     if indexed:
         print(f"fuseki import: pattern index: {indexed:,} games of earlier imports indexed", file=sys.stderr)
-    index_map.refresh(book)  # so that the next process maps the index at once (book.patterns.index_map)
+    index_map.refresh(book)  # so that the next process maps the index at once (book.analysis.patterns.index_map)
     corner_build.update(book, progress=sys.stderr)  # its progress, then "corner book: N continuations in S s"
 
 
@@ -331,7 +331,7 @@ def run_search(args) -> int:
     if args.by_year:
         text += "\n\n" + years_text.year_text(profile, board.size)
     if args.by_year and args.ai:
-        from fuseki.book import mistakes
+        from fuseki.book.analysis import mistakes
 
         visits_min = mistakes.default_visits()
         # a cell without a value (ai_text.NoValue, saying why) is a move the years cannot judge

@@ -16,7 +16,7 @@ BOOK_HELP = ("book database: a path or SQLAlchemy URL, or 'builtin' for the book
              "(default: $FUSEKI_BOOK, else configs/fuseki.toml's [book] path, else "
              "~/.local/share/fuseki/book.sqlite; commands that only read use the built-in book "
              "when there is none there)")
-BUILTIN = "builtin"  # --book builtin: the package's built-in book (book.builtin)
+BUILTIN = "builtin"  # --book builtin: the package's built-in book (book.model.builtin)
 # Commands that fall back on the built-in book: they only read (the shell imports too, but an empty
 # book made at the default location by a first look around would hide the built-in book from the engine;
 # ``ai annotate`` writes its values into a book only when one is there, else into the AI value cache).
@@ -58,7 +58,7 @@ def book_location(args) -> str:
     """
     import os
 
-    from fuseki.book import builtin
+    from fuseki.book.model import builtin
 
     if args.book:
         if args.book == BUILTIN and not os.path.exists(args.book):

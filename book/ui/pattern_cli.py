@@ -70,7 +70,7 @@ def add_commands(subparsers) -> None:
 
 def parse_region(text: str, size: int) -> tuple[int, int, int, int]:
     """``N19:T13`` -> (x0, y0, x1, y1); PatternError for anything else."""
-    from fuseki.book.patterns.pattern import PatternError
+    from fuseki.book.analysis.patterns.pattern import PatternError
 
     corners = text.replace(" ", "").split(":")
     if len(corners) != 2:
@@ -88,7 +88,7 @@ def pattern_from_board(board, region_text: str, any_text: str, swap: bool, empty
     """The Pattern of ``board``'s region, less its "any" points, with its wildcard points
     (``EMPTY_OR_BLACK``/``EMPTY_OR_WHITE``, whatever the board holds there) and Kombilo's
     options; PatternError for a point given twice or outside the region."""
-    from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern, PatternError
+    from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern, PatternError
 
     size = board.size
     region = parse_region(region_text, size)
@@ -121,7 +121,7 @@ def pattern_from_options(board, region_text: str, get):
     on) or ``fixed_colour`` (0, false, off: the same), ``to_move`` (black, white, either, b, w),
     ``moves_from``, ``moves_to`` (the web API's parameters; the shell's words map to them);
     PatternError for a bad value."""
-    from fuseki.book.patterns.pattern import PatternError
+    from fuseki.book.analysis.patterns.pattern import PatternError
 
     swap = get("swap", "") in ("1", "true", "on") or get("fixed_colour", "") in ("0", "false", "off")
     try:
@@ -158,7 +158,7 @@ def row_letters(continuations, alphabet: str = LETTERS) -> list[str | None]:
 def pattern_lines(board, pattern, result=None) -> list[str]:
     """The region as text: X/O stones, ``.`` empty, ``?`` any, ``x``/``o`` empty or black/white
     (Kombilo's wildcards), letters on the continuations."""
-    from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE
+    from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE
 
     x0, y0, x1, y1 = pattern.region
     marked: dict[int, str] = {}
@@ -222,8 +222,8 @@ def result_text(board, result, ai=None) -> str:
 
 
 def run_pattern(args) -> int:
-    from fuseki.book.patterns.pattern import PatternError
-    from fuseki.book.patterns.search import search
+    from fuseki.book.analysis.patterns.pattern import PatternError
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.storage.gamesets import GameSet
     from fuseki.book.storage.store import Book
 

@@ -195,8 +195,8 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         as they are, the default; swap: colours exchanged too; next: who moves next; from/to:
         the move range), their continuations (the next move inside the region, at once or after
         tenuki, by colour) and tenuki; games then lists them."""
-        from fuseki.book.patterns.pattern import PatternError
-        from fuseki.book.patterns.search import search
+        from fuseki.book.analysis.patterns.pattern import PatternError
+        from fuseki.book.analysis.patterns.search import search
         from fuseki.book.ui.pattern_cli import pattern_from_options, result_text
 
         words = arg.split()
@@ -241,7 +241,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
     def do_corners(self, arg: str) -> None:
         """corners: what strong players played next in each corner of the board (the corner book,
         which the engine plays once the whole board is out of book), the last move's corner first."""
-        from fuseki.book.patterns import corners
+        from fuseki.book.analysis.patterns import corners
         from fuseki.book.ui.corners_cli import corners_text
 
         self._no_arguments("corners", arg)
@@ -375,8 +375,8 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
                 raise ShellError(f"cannot import {path}: no such file or folder")
         import signal
 
-        from fuseki.book.pipeline import importer
-        from fuseki.book.pipeline.progress import Progress
+        from fuseki.book.analysis.pipeline import importer
+        from fuseki.book.analysis.pipeline.progress import Progress
         from fuseki.book.ui.book_cli import stop_on_signals, stopped_text
 
         progress = Progress(escape=textboard.printable) if self.use_rawinput else None

@@ -70,9 +70,9 @@ from pathlib import Path
 from flask import Flask, Response, current_app, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from fuseki.book.analysis.patterns.budget import BudgetSpent
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
-from fuseki.book.patterns.budget import BudgetSpent
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.book_cli import parse_periods
 from fuseki.book.ui.web.api_args import (
@@ -211,7 +211,7 @@ def pattern_json(result) -> dict:
 
 def corners_json(found, board) -> list[dict]:
     """The corner book's continuations of each corner, the last move's corner first (``last``)."""
-    from fuseki.book.corner_chooser import last_corner
+    from fuseki.book.play.corner_chooser import last_corner
 
     last = last_corner(board, board.to_move)
     size = board.size
@@ -285,8 +285,8 @@ class _Shared:
 
     def pattern_result(self):
         """The pattern search of the request's region of the search board."""
-        from fuseki.book.patterns.pattern import PatternError
-        from fuseki.book.patterns.search import search
+        from fuseki.book.analysis.patterns.pattern import PatternError
+        from fuseki.book.analysis.patterns.search import search
         from fuseki.book.storage.store import BookError
         from fuseki.book.ui.pattern_cli import pattern_from_options
 
@@ -481,7 +481,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/corners")
     def corners_view():
-        from fuseki.book.patterns import corners
+        from fuseki.book.analysis.patterns import corners
 
         board = shared.search_board()
         found = corners.of_book(shared.book, board, board.to_move)

@@ -87,9 +87,9 @@ def stage_games(book, stage: dict[str, str], size: int, budget=None) -> GameSet:
     """The games that answered the stage, unfiltered: the position's games, or the pattern's
     matches; ValueError (PatternError, PositionError, BookError) for one that cannot be searched,
     ``budget.BudgetSpent`` for a pattern whose scan spent ``budget`` (a ``budget.Budget``; None: no bound)."""
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.model.filters import Filters
-    from fuseki.book.patterns.search import search
     from fuseki.book.ui.pattern_cli import pattern_from_options
 
     size_text = stage.get("size", "") or str(size)
