@@ -30,8 +30,8 @@ SIZE = 19
 SETTINGS = AiSettings(rules="japanese", komi=6.5, network="kata1-b18c384nbt-test", visits=8)
 
 
-def stones_of(base: dict[tuple[int, int], int], n: int) -> dict[tuple[int, int], int]:
-    return {coords.transform_xy(n, x, y, SIZE): c for (x, y), c in base.items()}
+def stones_of(position: dict[tuple[int, int], int], n: int) -> dict[tuple[int, int], int]:
+    return {coords.transform_xy(n, x, y, SIZE): c for (x, y), c in position.items()}
 
 
 def board_of(stones: dict[tuple[int, int], int]) -> Board:
@@ -41,12 +41,12 @@ def board_of(stones: dict[tuple[int, int], int]) -> Board:
     return board
 
 
-def slow_expected(base, stored_in: int, read_in: int, moves, lines):
+def slow_expected(position, stored_in: int, read_in: int, moves, lines):
     """What a read in orientation ``read_in`` must give for ``moves`` (and their ``lines``)
     stored in ``stored_in``: (orbit, values..., line), the loss the best lead of all the moves
     minus the move's, the line turned as the board, then by the board's own symmetry that
     takes the move to the orbit's first point (the lines, when several do)."""
-    board = stones_of(base, read_in)
+    board = stones_of(position, read_in)
     # symmetries of the board as read: those mapping its stone set onto itself
     own = [s for s in range(8) if stones_of(board, s) == board]
     best = max(lead for _p, _v, _w, lead, _loss, _prior in moves)
@@ -97,11 +97,11 @@ def conn():
 
 @pytest.mark.parametrize("name", sorted(POSITIONS))
 def test_values_read_in_any_orientation_land_on_the_right_points(conn, name):
-    base = POSITIONS[name]
+    position = POSITIONS[name]
     rng = random.Random(name)
     empty_points = [base.xy_to_point(x, y, SIZE) for y in range(SIZE) for x in range(SIZE)]
     for stored_in in range(8):
-        stored_board = stones_of(base, stored_in)
+        stored_board = stones_of(position, stored_in)
         free = [p for p in empty_points if base.point_to_xy(p, SIZE) not in stored_board]
         chosen = rng.sample(free, 40) + [base.PASS]
         # leads in random order (a later move may lead by more: loss is against the best of all)
@@ -110,13 +110,13 @@ def test_values_read_in_any_orientation_land_on_the_right_points(conn, name):
         # each move's line: the move, then up to 5 other free points, a pass now and then
         lines = [[p] + rng.sample(free, rng.randint(0, 5)) + ([base.PASS] if rng.random() < 0.2 else [])
                  for p in chosen]
-        side = WHITE if len(base) % 2 else BLACK
+        side = WHITE if len(position) % 2 else BLACK
         keys = board_of(stored_board).symmetric_keys(side)
         ai_values.put(conn, keys, SIZE, SETTINGS, (321, 0.45, -1.5), moves, lines)
         for read_in in range(8):
-            got = ai_values.get(conn, board_of(stones_of(base, read_in)).symmetric_keys(side), SIZE, SETTINGS)
+            got = ai_values.get(conn, board_of(stones_of(position, read_in)).symmetric_keys(side), SIZE, SETTINGS)
             assert (got.visits, got.winrate, got.score_lead) == (321, pytest.approx(0.45), pytest.approx(-1.5))
-            expected = slow_expected(base, stored_in, read_in, moves, lines)
+            expected = slow_expected(position, stored_in, read_in, moves, lines)
             assert [m.points for m in got.moves] == [e[0] for e in expected], (stored_in, read_in)
             for m, e in zip(got.moves, expected):
                 assert m.point == e[0][0] and m.pv in e[-1] and m.pv[0] == m.point
