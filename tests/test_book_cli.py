@@ -7,8 +7,8 @@ import re
 import pytest
 
 from fuseki.book.storage.pattern_events import indexed_through
-from fuseki.book.ui.book_cli import parse_years
 from fuseki.book.ui.cli import main
+from fuseki.book.ui.reading import parse_years
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 

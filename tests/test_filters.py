@@ -323,7 +323,7 @@ def corpus(tmp_path_factory):
 
 
 def _board(moves: str):
-    from fuseki.book.ui.book_cli import parse_moves
+    from fuseki.book.ui.reading import parse_moves
 
     return parse_moves(moves, SIZE)
 
@@ -354,7 +354,7 @@ def _next_moves_seen(found) -> tuple[int, int, Counter]:
 def test_next_moves_games_and_patterns_match_the_brute_force(corpus, f):
     from fuseki.book.analysis.patterns.search import search
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui.pattern_cli import pattern_from_board
+    from fuseki.book.ui.reading import pattern_from_board
 
     book_path, stored = corpus
     with Book.open(str(book_path), readonly=True) as book:

@@ -65,7 +65,7 @@ def test_a_scan_in_parts_finds_what_one_scan_finds(small_book, monkeypatch):
     from fuseki.book.analysis.patterns.budget import Budget
     from fuseki.book.analysis.patterns.search import search
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.ui.pattern_cli import pattern_from_board
+    from fuseki.book.ui.reading import pattern_from_board
 
     with Book.open(str(small_book)) as book:
         for moves, region in [("pd", "N19:T13"), ("pd,dp", "A19:T1"), ("jj", "H12:M8")]:

@@ -356,6 +356,8 @@ MARK_VISITS = 100  # the fewest visits (the move's and the position's) a mark is
 MOVES_SHARE = 0.01  # a human move played in this share of the position's games gets values of its own
 POPULAR = 0.10  # share of the position's games that makes a move popular
 RARE = 0.02  # share under which a move is rarely played
+# KataGo judges positions: a pattern smaller than the board has none (the CLI, the shell and the page say so)
+WHOLE_BOARD_ONLY = "AI values only for a whole-board pattern"
 MISTAKE_POINTS = 2.0  # KataGo's loss, in points, that makes a popular move a mistake
 GOOD_POINTS = 0.5  # a loss under this is as good as KataGo's best move
 MISTAKE, CHOICE = "mistake", "choice"

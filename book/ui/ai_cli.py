@@ -133,7 +133,7 @@ def run_annotate(args) -> int:
     from fuseki.book.analysis.ai import AiJudge
     from fuseki.book.analysis.pipeline.progress import Steps
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui.book_cli import stop_on_signals
+    from fuseki.book.ui.cli_shared import stop_on_signals
     from fuseki.engine import config
     from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout, network_name
     from fuseki.engine.players.katago_config import batch_command, queries_to_keep_in_flight

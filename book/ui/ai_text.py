@@ -173,7 +173,6 @@ def points(value: float) -> str:
 AI_HEAD = "|  AI win %   lead   loss visits"
 NO_VALUES = ("no stored AI values for this position (and no KataGo to ask: --katago, $FUSEKI_KATAGO or "
              "bash .ci/katago; docs/katago.md)")
-WHOLE_BOARD_ONLY = "AI values only for a whole-board pattern"
 PV_MOVES = 12  # moves of a line shown under its row
 
 

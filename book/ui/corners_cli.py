@@ -20,13 +20,12 @@ from __future__ import annotations
 import sys
 
 from fuseki.book.ui import ai_text
-from fuseki.book.ui.book_cli import add_position_options, position_of
-from fuseki.book.ui.cli_shared import add_book_option, book_location
+from fuseki.book.ui.cli_shared import add_book_option, add_position_options, book_location, position_of
+from fuseki.book.ui.textboard import LETTERS
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
-TABLE_LIMIT = 8
+CORNER_ROWS = 8  # moves listed a corner
 CORNER_NAMES = ("top left", "top right", "bottom left", "bottom right")
 
 
@@ -60,7 +59,7 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
     size = board.size
     x0, y0, x1, y1 = corner_region(corner.corner, size)
     marked: dict[int, str] = {}
-    for letter, move in zip(LETTERS[:TABLE_LIMIT], corner.moves):
+    for letter, move in zip(LETTERS[:CORNER_ROWS], corner.moves):
         for point in move.points:
             if point != base.PASS and board.color_at(point) == EMPTY:
                 marked.setdefault(point, letter)
@@ -69,15 +68,15 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
     lines = board.diagram(marked, (x0, y0, x1, y1))
     if ai_values is not None and corner.moves:
         lines.append(f"{'':4}{'move':<6}{'played':>7}  {'win %':>6} {ai_text.AI_HEAD}")
-    for index, move in enumerate(corner.moves[:TABLE_LIMIT]):
+    for index, move in enumerate(corner.moves[:CORNER_ROWS]):
         vertex = base.point_to_vertex(move.point, size)
         line = f"{LETTERS[index]} - {vertex:<5} {move.games:>7}  {100 * move.winrate:5.1f}%"
         if ai_values is not None:
             ai = ai_values[index]
             line += f" {ai_text.ai_columns(ai)}{ai_text.ai_note(move.games, corner.total, ai)}"
         lines.append(line)
-    if len(corner.moves) > TABLE_LIMIT:
-        rest = corner.moves[TABLE_LIMIT:]
+    if len(corner.moves) > CORNER_ROWS:
+        rest = corner.moves[CORNER_ROWS:]
         lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} times played")
     lines.append(f"tenuki {corner.tenuki}")
     return lines
@@ -115,7 +114,7 @@ def corner_ai(args, board, color: int, found, book=None, ask_unless_none: bool =
     With ``ask_unless_none``: None when nothing is stored and no KataGo is configured."""
     from fuseki.book.analysis.ai import one_point_each
 
-    listed = [(c.corner, m) for c in found for m in c.moves[:TABLE_LIMIT]]
+    listed = [(c.corner, m) for c in found for m in c.moves[:CORNER_ROWS]]
     moves = one_point_each(m for _, m in listed)
     values, move_values = ai_text.ai_values_of_moves(args, board, color, moves, book, ask_unless_none)
     if values is None:

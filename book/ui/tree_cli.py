@@ -20,8 +20,7 @@ from fuseki.book.analysis.tree import MAX_NODES
 
 
 def add_commands(subparsers) -> None:
-    from fuseki.book.ui.book_cli import add_filter_options
-    from fuseki.book.ui.cli_shared import add_book_option, subcommands
+    from fuseki.book.ui.cli_shared import add_book_option, add_filter_options, subcommands
 
     sub = subcommands(subparsers, "book")
     p = sub.add_parser(
@@ -53,8 +52,8 @@ def add_commands(subparsers) -> None:
 def run_tree(args) -> int:
     from fuseki.book.analysis import tree as book_tree
     from fuseki.book.analysis.ai import AiValueStores
-    from fuseki.book.ui.book_cli import filters_note, filters_of, parse_moves
-    from fuseki.book.ui.cli_shared import CommandError, book_location, open_book
+    from fuseki.book.ui.cli_shared import CommandError, book_location, filters_of, open_book
+    from fuseki.book.ui.reading import filters_note, parse_moves
     from fuseki.book.ui.textboard import LETTERS, printable
     from fuseki.engine.config import ai_cache_path
 

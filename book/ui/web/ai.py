@@ -3,7 +3,7 @@
 A request never waits for KataGo.  ``AiService.answer(board)`` reads the position's values
 (any orientation) through ``book.analysis.ai.AiValueStores``: the book's own ``ai_values`` table when
 it has one (a book of games, or the built-in book's file), else the AI value cache file
-(``book.ui.ai_text.cache_path``), the most searched of the KataGo's network (of any network
+(``engine.config.ai_cache_path``), the most searched of the KataGo's network (of any network
 without a KataGo); a position neither has is put in the service's queue and answered
 ``{"status": "pending"}`` at once.  ``ai_json`` gives each human next move its values with
 ``book.analysis.ai.next_move_values`` (KataGo's candidate, else the stored position after the move), and
@@ -85,7 +85,7 @@ class AiOptions:
     rules: str = "japanese"
     komi: float = 6.5
     visits: int = 32
-    cache: Path | None = None  # None: ai_text.cache_path()
+    cache: Path | None = None  # None: engine.config.ai_cache_path()
     minimum: bool = False  # --visits given: a stored row of fewer visits is asked again at ``visits``
     client_rate: int = CLIENT_RATE  # the budget: see the module docstring
     queue: int = QUEUE
