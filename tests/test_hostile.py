@@ -360,7 +360,7 @@ def test_a_huge_pax_header_is_named_without_reading_it(tmp_path):
 
 WORKER_PEAK = """
 import resource, sys
-from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
 with Book.open(sys.argv[1]) as book:
     report = import_paths(book, [sys.argv[2]], workers=1)
