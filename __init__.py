@@ -4,7 +4,7 @@ The repository's root is the package ``fuseki``:
 
 - ``fuseki.engine``: the rules core (``engine.core``), GTP (``engine.gtp``) and the players
   that answer ``genmove`` (``engine.players``: random, another GTP engine, matches);
-- ``fuseki.book``: the game database (``book.storage``, ``book.formats``, ``book.pipeline``)
+- ``fuseki.book``: the game database (``book.storage``, ``book.formats``, ``book.analysis.pipeline``)
   and the ways in for people (``book.ui``: the ``fuseki`` command, the shell, the web page);
 - ``fuseki.gtp_main``: ``fuseki-gtp``, which builds the move-chooser chain and starts the engine.
 

@@ -47,11 +47,11 @@ BASELINE = DATA / "tygem-2016-07.tgz"
 sys.path.insert(0, str(ROOT))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
-from fuseki.book import builtin  # noqa: E402
-from fuseki.book.chooser import BookChooser  # noqa: E402
 from fuseki.book.formats.positions import board_after_record  # noqa: E402
 from fuseki.book.formats.records import SgfError, read_games  # noqa: E402
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
+from fuseki.book.model import builtin  # noqa: E402
+from fuseki.book.play.chooser import BookChooser  # noqa: E402
 
 
 def held_out_games(path: str, limit: int | None):
@@ -170,7 +170,7 @@ def first_genmove(args: list[str], starts: int) -> list[float]:
 
 def baseline_book(folder: str) -> tuple[str, int]:
     """A plain book of games of the July 2016 archive, imported here; (path, games)."""
-    from fuseki.book.pipeline import importer
+    from fuseki.book.analysis.pipeline import importer
     from fuseki.book.storage.store import Book
 
     path = os.path.join(folder, "baseline.sqlite")

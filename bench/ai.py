@@ -3,9 +3,9 @@
 1. KataGo (when ``--katago``, ``$FUSEKI_KATAGO`` or ``bash .ci/katago`` gives one): its start
    (process start to the answer of ``query_version``: the network loaded, OpenCL tuning
    already cached), then ``--positions`` distinct positions (random openings) evaluated
-   through ``book.ai.AiJudge`` at 1 visit (one network evaluation each: positions a second)
+   through ``book.analysis.ai.AiJudge`` at 1 visit (one network evaluation each: positions a second)
    and, fewer, at ``--visits`` (visits a second).
-2. ``fuseki ai annotate``'s loop (``book.annotate``) over the built-in book's ``--annotate``
+2. ``fuseki ai annotate``'s loop (``book.analysis.annotate``) over the built-in book's ``--annotate``
    most played positions at 1 visit, ``--threads`` queries in flight, each answer committed
    to a fresh cache file: positions a second, KataGo's start and the search for the
    positions' boards left out (the command's own progress line counts the same way).
@@ -20,7 +20,7 @@
    (the target: annotate at 80% or more of KataGo's own figure).
 4. The cache: ``--cached`` random openings stored with 40 candidate moves each in a fresh
    SQLite cache file, then looked up in random orientations, in turn: exactly the settings
-   stored (``AiJudge.cached``, ``ai_values.get``), through ``book.ai.AiValueStores`` (the
+   stored (``AiJudge.cached``, ``ai_values.get``), through ``book.analysis.ai.AiValueStores`` (the
    most visits of the network, ``ai_values.best``) and of any network: p50 and p99 of one
    look-up, beside the baseline of the same run: the same number of primary-key reads of
    the same rows without decoding them (what SQLite alone costs).
@@ -51,7 +51,7 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 
 from sqlalchemy import create_engine, select  # noqa: E402
 
-from fuseki.book.ai import AiJudge, AiValueStores  # noqa: E402
+from fuseki.book.analysis.ai import AiJudge, AiValueStores  # noqa: E402
 from fuseki.book.storage import ai_values  # noqa: E402
 from fuseki.engine.core import base, coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
@@ -98,7 +98,7 @@ def bench_katago(command: str, positions: int, visits: int, rng: random.Random) 
 
 
 def bench_annotate(command: str, count: int, threads: int) -> None:
-    from fuseki.book import annotate, builtin
+    from fuseki.book.analysis import annotate, builtin
     from fuseki.book.storage.store import Book
 
     with Book.open(str(builtin.PATH)) as book, tempfile.TemporaryDirectory() as folder:
@@ -143,7 +143,7 @@ def katago_benchmark(command: str, visits: int, threads: int, positions: int) ->
 
 
 def bench_compare(command: str, count: int, visits: int, threads: int | None) -> None:
-    from fuseki.book import annotate, builtin
+    from fuseki.book.analysis import annotate, builtin
     from fuseki.book.storage.store import Book
 
     threads_in_all = search_threads(command)  # what katago benchmark gets: the same threads

@@ -2,7 +2,7 @@
 
 In one run, on the Tygem archive (11,365 19x19 games):
 
-(a) import: end to end (archive -> fresh book) with ``book.pipeline.importer.import_paths``,
+(a) import: end to end (archive -> fresh book) with ``book.analysis.pipeline.importer.import_paths``,
     games/s; and two baselines on a sample (default 500 games), in the same run: the
     issue's (sgfmill parses, ``sgfmill.boards.Board`` replays: the import must be 20x
     that), and the same plus what a book needs, done straightforwardly (Python computes
@@ -55,9 +55,9 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 
 from sgfmill import sgf, sgf_moves  # noqa: E402
 
+from fuseki.book.analysis.pipeline import batches, importer  # noqa: E402
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
 from fuseki.book.model.filters import Filters  # noqa: E402
-from fuseki.book.pipeline import batches, importer  # noqa: E402
 from fuseki.book.storage import nextmoves, schema, segment_files, segments  # noqa: E402
 from fuseki.book.storage.store import Book  # noqa: E402
 from fuseki.engine.core import base, coords, zobrist  # noqa: E402

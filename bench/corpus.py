@@ -34,8 +34,8 @@ import threading
 import time
 from pathlib import Path
 
+from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import book_cli

@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
+from fuseki.book.analysis.patterns import index, index_map  # noqa: E402
+from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, Pattern  # noqa: E402
+from fuseki.book.analysis.patterns.search import search  # noqa: E402
 from fuseki.book.model.filters import Filters  # noqa: E402
-from fuseki.book.patterns import index, index_map  # noqa: E402
-from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, Pattern  # noqa: E402
-from fuseki.book.patterns.search import search  # noqa: E402
 from fuseki.book.storage.store import Book  # noqa: E402
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_vertex, xy_to_point  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402

@@ -66,7 +66,7 @@ class BookSettings:
     temperature: float = 1.0
     # lz-analyze and friends: a move from one game would show 100% beside a 6,000-game move
     analysis_min_games: int = 2
-    # out of the whole-board book, the corner book (book.patterns.corners) answers while a
+    # out of the whole-board book, the corner book (book.analysis.patterns.corners) answers while a
     # corner continuation has min_games games, up to move corner_until (0: no limit)
     corner_book: bool = True
     corner_until: int = 0

@@ -1,5 +1,5 @@
 """A tiny real book for the book chooser, GTP book and Fuego tests: SGF games written here,
-imported with ``book.pipeline.importer`` into a SQLite file.
+imported with ``book.analysis.pipeline.importer`` into a SQLite file.
 
 19x19 games (B first, results as given):
 
@@ -73,7 +73,7 @@ def write_games(folder: Path) -> list[Path]:
 
 def build_book(path: Path, sgf_folder: Path) -> str:
     """Import the games (written to ``sgf_folder``) into a new SQLite book at ``path``."""
-    from fuseki.book.pipeline.importer import import_paths
+    from fuseki.book.analysis.pipeline.importer import import_paths
     from fuseki.book.storage.store import Book
 
     write_games(sgf_folder)

@@ -310,7 +310,7 @@ def write_archive(path: Path, members: list[tuple[str, bytes]]) -> Path:
 # (the CLI's 2,000-game batches would make a test archive one transaction).
 IMPORT_SCRIPT = """
 import sys
-from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
 book_url, batch, workers, announce, *paths = sys.argv[1:]
 

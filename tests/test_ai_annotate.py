@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from test_katago import GOLDEN, real_katago_command
 
-from fuseki.book import annotate
-from fuseki.book.ai import AiJudge
+from fuseki.book.analysis import annotate
+from fuseki.book.analysis.ai import AiJudge
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
@@ -128,7 +128,7 @@ def test_popular_positions_are_the_slow_counts_most_played_first(book_path, game
 
 
 def test_a_statistics_book_gives_the_same_positions_and_finds_their_boards(book_path, games, tmp_path):
-    from fuseki.book.statbook_build import write_statistics
+    from fuseki.book.builders.statbook import write_statistics
 
     out = str(tmp_path / "stats.sqlite")
     with Book.open(book_path, readonly=True) as book:
@@ -206,7 +206,7 @@ def test_a_cache_holding_some_positions_asks_only_for_the_others(any_book):
 
 def test_the_moves_forced_are_the_human_moves_the_search_left_shallow(book_path):
     """annotate's second pass asks for each human move of the share or more that the position's
-    row lacks or holds from under a quarter of the row's visits (``book.ai.deep_enough``: 100 of
+    row lacks or holds from under a quarter of the row's visits (``book.analysis.ai.deep_enough``: 100 of
     400, what a mark needs); a move the search gave a quarter or more is left as it is."""
     with Book.open(book_path) as book:
         positions = annotate.popular_positions(book, 2)

@@ -18,10 +18,10 @@ from test_corner_ways_in import ASKED, book_path  # noqa: F401 - the fixture, sh
 from test_web_ai import fake, make_app, put_values  # noqa: F401 - fixtures
 from test_web_api import ok
 
+from fuseki.book.analysis.ai import WHOLE_BOARD_ONLY
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
-from fuseki.book.ui.ai_text import WHOLE_BOARD_ONLY
 from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import create_engine
 from test_katago import real_katago_command
 
-from fuseki.book import annotate
-from fuseki.book.ai import AiJudge, AiValueStores
+from fuseki.book.analysis import annotate
+from fuseki.book.analysis.ai import AiJudge, AiValueStores
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings

@@ -7,7 +7,7 @@ games, each of its next moves a KataGo candidate with a lead drawn from a seeded
 visits 50, 150 or 400, the loss the best lead minus the move's, and sometimes a move nobody
 played as KataGo's best.  The brute force replays every game with the engine's ``Board``,
 counts each position's games and each next move's, and picks the mistakes from the values it
-wrote itself; ``book.mistakes.find`` reads the book.  Points are compared in canonical form
+wrote itself; ``book.analysis.mistakes.find`` reads the book.  Points are compared in canonical form
 (the least image of the point under the symmetries that give the position's canonical key).
 """
 
@@ -21,8 +21,8 @@ import pytest
 from sgfmill import sgf
 from test_ai_annotate import import_games
 
-from fuseki.book import mistakes
-from fuseki.book.ai import AiValueStores
+from fuseki.book.analysis import mistakes
+from fuseki.book.analysis.ai import AiValueStores
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.book.storage.store import Book

@@ -120,8 +120,8 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     --ai`` finds them with no cache and no KataGo.  A second copy adds nothing."""
     from sqlalchemy import create_engine
 
+    from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.statbook_build import write_statistics
     from fuseki.book.storage import ai_values
     from fuseki.book.storage.ai_values import AiSettings
     from fuseki.book.storage.store import Book

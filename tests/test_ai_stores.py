@@ -1,5 +1,5 @@
-"""The one reader of stored AI values (``book.ai.AiValueStores``) and the human moves' values
-(``book.ai.next_move_values``), with values stored through ``ai_values.put`` (storage, no mock).
+"""The one reader of stored AI values (``book.analysis.ai.AiValueStores``) and the human moves' values
+(``book.analysis.ai.next_move_values``), with values stored through ``ai_values.put`` (storage, no mock).
 
 The reading rule: of the rows of the rules and komi in all the stores (the book's own
 ``ai_values`` table: a book of games, or a statistics book's file, the built-in book ships
@@ -17,7 +17,7 @@ from collections import namedtuple
 import pytest
 from sqlalchemy import create_engine
 
-from fuseki.book.ai import CHILD, CHOICE, MARK_VISITS, MISTAKE, SEARCH, AiValueStores, mark, next_move_values
+from fuseki.book.analysis.ai import CHILD, CHOICE, MARK_VISITS, MISTAKE, SEARCH, AiValueStores, mark, next_move_values
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
@@ -91,7 +91,7 @@ def test_the_deepest_values_of_all_stores_answer_whichever_store_holds_them(tmp_
 def test_a_statistics_books_own_table_is_read(tmp_path):
     from test_web_api import build_book
 
-    from fuseki.book.statbook_build import write_statistics
+    from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.storage.store import Book
 
     source = build_book(tmp_path / "games.sqlite")

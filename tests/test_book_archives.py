@@ -11,9 +11,9 @@ import re
 import pytest
 from sqlalchemy import select
 
+from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
-from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import schema
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords

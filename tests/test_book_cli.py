@@ -7,8 +7,8 @@ import re
 import pytest
 
 from fuseki.book.storage.pattern_events import indexed_through
-from fuseki.book.ui.book_cli import parse_years
 from fuseki.book.ui.cli import main
+from fuseki.book.ui.reading import parse_years
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
@@ -141,8 +141,8 @@ def test_pattern_prints_the_region_continuations_tenuki_and_total(book, capsys):
 def test_pattern_options_reach_the_search(book, capsys):
     """Kombilo's options on the command line: the wildcards drawn x/o, the options said in words
     after the kind, and the total the library gives for the same Pattern."""
-    from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern
-    from fuseki.book.patterns.search import search
+    from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.storage.store import Book
     from fuseki.engine.core.base import EMPTY
 
@@ -179,7 +179,7 @@ def test_pattern_errors_are_one_line_and_exit_2(book, capsys, args, message):
 
 
 def test_an_import_keeps_the_pattern_index_a_book_has(book, capsys, tmp_path):
-    from fuseki.book.patterns import index
+    from fuseki.book.analysis.patterns import index
     from fuseki.book.storage.store import Book
 
     assert main(["pattern", "--moves", "Q16", "--region", "N19:T13", "--book", book]) == 0  # builds the index

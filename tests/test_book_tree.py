@@ -1,4 +1,4 @@
-"""``fuseki book tree`` (book.tree, book.ui.tree_cli) read back with sgfmill, an SGF library
+"""``fuseki book tree`` (book.analysis.tree, book.ui.tree_cli) read back with sgfmill, an SGF library
 independent of our writer, and checked node by node against the book.
 
 Each node's children must be exactly the moves ``Book.next_moves`` lists for the replayed
@@ -16,9 +16,9 @@ import pytest
 from sgfmill import sgf
 from test_corners import make_games
 
+from fuseki.book.analysis.patterns import corner_build, corners
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.patterns import corner_build, corners
-from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.textboard import LETTERS
@@ -179,7 +179,7 @@ def test_katagos_stored_values_are_in_the_comments_and_katago_is_never_asked(sma
     from test_ai_stores import engine_at, put
 
     cache = tmp_path / "ai-cache.sqlite"
-    # the loss is measured against the best move evaluated (book.ai): the 3-3 point's lead 0.2
+    # the loss is measured against the best move evaluated (book.analysis.ai): the 3-3 point's lead 0.2
     put(engine_at(cache), "", "net-a", 8, root=(9, 0.5, 0.2), candidates=[("cc", 0.52, 0.2, 0.0),
                                                                            ("dd", 0.48, -0.3, 0.5)])
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(cache))

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from test_web_api import build_book
 
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.records import move_limit
-from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.shell import BookShell

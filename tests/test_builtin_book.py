@@ -1,7 +1,7 @@
 """The built-in book: which book fuseki-gtp and the read-only commands use, how they say so,
 and how the CLI, the web page and the shell treat a book of statistics without games.
 
-Most tests point ``book.builtin`` at a small statistics book built here; those marked
+Most tests point ``book.model.builtin`` at a small statistics book built here; those marked
 with ``shipped`` use the one in the package and skip without it.
 """
 
@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fuseki.book import builtin
-from fuseki.book.chooser import book_choice
-from fuseki.book.pipeline import importer
-from fuseki.book.statbook_build import info_path, write_statistics
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.builders.statbook import info_path, write_statistics
+from fuseki.book.model import builtin
+from fuseki.book.play.chooser import book_choice
 from fuseki.book.storage.store import Book
 from fuseki.engine.config import BookSettings, Settings
 
@@ -85,8 +85,8 @@ def test_an_installation_without_the_built_in_book_says_it_has_none(home, monkey
 
 
 def gtp(args, stdin: str, stats_path: str, home: Path) -> subprocess.CompletedProcess:
-    """``fuseki-gtp ARGS`` with ``book.builtin`` pointed at ``stats_path``, in ``home``."""
-    code = ("import sys; from pathlib import Path; import fuseki.book.builtin as b\n"
+    """``fuseki-gtp ARGS`` with ``book.model.builtin`` pointed at ``stats_path``, in ``home``."""
+    code = ("import sys; from pathlib import Path; import fuseki.book.model.builtin as b\n"
             "b.PATH = Path(sys.argv[1]); b.INFO = Path(sys.argv[2])\n"
             "from gtp_main import main; sys.exit(main(sys.argv[3:]))")
     env = {k: v for k, v in os.environ.items() if k != "FUSEKI_BOOK"} | {"HOME": str(home)}
@@ -111,7 +111,7 @@ def test_no_book_and_book_flags(stats_path, home, tmp_path):
 
 
 def test_the_built_in_book_answers_setup_commands_without_loading_the_book_stack(stats_path, home):
-    code = ("import sys; from pathlib import Path; import fuseki.book.builtin as b\n"
+    code = ("import sys; from pathlib import Path; import fuseki.book.model.builtin as b\n"
             f"b.PATH = Path({stats_path!r}); b.INFO = Path({info_path(stats_path)!r})\n"
             "from gtp_main import build_engine; from fuseki.engine.config import Settings\n"
             "e = build_engine(Settings(), log=lambda line: None)\n"

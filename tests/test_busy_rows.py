@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.pipeline import importer
 from fuseki.book.storage import busy_rows, nextmoves, segments
 from fuseki.book.storage.gamesets import GameSet
 from fuseki.book.storage.store import Book

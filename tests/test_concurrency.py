@@ -26,8 +26,8 @@ import urllib.request
 import pytest
 from sqlalchemy import text
 
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
-from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book, BookError
 from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board
@@ -46,7 +46,7 @@ def test_read_only_books_refuse_every_write(tmp_path, tygem_games, book_url):
     with Book.open(book_url) as book:
         import_paths(book, [str(archive)], workers=0)
 
-    from fuseki.book.chooser import BookChooser
+    from fuseki.book.play.chooser import BookChooser
     from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=book_url)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.book.patterns import corner_build
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.patterns import corner_build
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.shell import BookShell
@@ -123,7 +123,7 @@ def test_fuseki_corners_builds_and_shows(tmp_path, capsys):
 def test_an_import_keeps_an_existing_corner_book_up_to_date(tmp_path, capsys):
     """A read-only server or engine answers from the corner book as built: the import that adds
     games rebuilds it, where there is one, to what a build from scratch on all the games gives."""
-    from fuseki.book.patterns import corner_build, corners
+    from fuseki.book.analysis.patterns import corner_build, corners
 
     first, second = tmp_path / "first", tmp_path / "second"
     for folder, games in ((first, GAMES[:2]), (second, GAMES[2:])):

@@ -1,4 +1,4 @@
-"""The corner book (book.patterns.corners, corner_build) and its chooser against a count written here.
+"""The corner book (book.analysis.patterns.corners, corner_build) and its chooser against a count written here.
 
 The independent count reads each corner as tuples of (empty, own, opponent) cells in its two
 readings (no hashes, no numba): a corner's class is the smaller tuple, a move's the smaller of
@@ -19,9 +19,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from fuseki.book.chooser import BookChooser
-from fuseki.book.patterns import corner_build, corners
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.patterns import corner_build, corners
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.play.chooser import BookChooser
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, point_to_xy, xy_to_point
@@ -382,7 +382,7 @@ def test_random_is_seeded(corner_book):
 
 def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_book, tmp_path):
     """The built-in book's way: write_statistics copies the continuations of >= N times."""
-    from fuseki.book.statbook_build import write_statistics
+    from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.storage.statbook import StatisticsBook
 
     path, games, size, table = corner_book

@@ -206,7 +206,7 @@ def test_a_silent_stage_is_given_up_after_its_stall_limit():
     keeping the import waiting for ever."""
     import multiprocessing
 
-    from fuseki.book.pipeline.workers import take
+    from fuseki.book.analysis.pipeline.workers import take
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)

@@ -307,7 +307,7 @@ def corpus(tmp_path_factory):
                           "--workers", "0"], cwd=ROOT.parent, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     with Book.open(str(book_path)) as book:
-        from fuseki.book.patterns import index
+        from fuseki.book.analysis.patterns import index
 
         index.update(book, progress=None)  # the pattern search's index, built once with write access
     with Book.open(str(book_path), readonly=True) as book:
@@ -323,7 +323,7 @@ def corpus(tmp_path_factory):
 
 
 def _board(moves: str):
-    from fuseki.book.ui.book_cli import parse_moves
+    from fuseki.book.ui.reading import parse_moves
 
     return parse_moves(moves, SIZE)
 
@@ -352,9 +352,9 @@ def _next_moves_seen(found) -> tuple[int, int, Counter]:
 @pytest.mark.slow
 @pytest.mark.parametrize("f", FILTERS, ids=_ids)
 def test_next_moves_games_and_patterns_match_the_brute_force(corpus, f):
-    from fuseki.book.patterns.search import search
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui.pattern_cli import pattern_from_board
+    from fuseki.book.ui.reading import pattern_from_board
 
     book_path, stored = corpus
     with Book.open(str(book_path), readonly=True) as book:
@@ -467,7 +467,7 @@ def test_the_cli_shell_and_api_count_as_the_brute_force(corpus):
 
 @pytest.mark.slow
 def test_postgresql_filters_as_sqlite(pg_url, tygem_games, tmp_path):
-    from fuseki.book.pipeline.importer import import_paths
+    from fuseki.book.analysis.pipeline.importer import import_paths
     from fuseki.book.storage.store import Book
 
     from conftest import write_archive

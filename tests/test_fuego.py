@@ -132,7 +132,7 @@ def test_export_max_moves(book_path):
 
 def test_export_writes_each_position_once(tmp_path):
     """Transpositions and mirror images: one line per position, or Fuego refuses the file."""
-    from fuseki.book.pipeline.importer import import_paths
+    from fuseki.book.analysis.pipeline.importer import import_paths
     from tests.bookgames import game_sgf
 
     folder = tmp_path / "sgf"
@@ -173,7 +173,7 @@ def test_cli_export(book_path, tmp_path, capsys):
 
 @pytest.mark.parametrize("min_games", [1, 2])
 def test_export_import_export_round_trip(book_path, tmp_path, min_games):
-    from fuseki.book.pipeline.importer import import_paths
+    from fuseki.book.analysis.pipeline.importer import import_paths
 
     first = export(book_path, min_games=min_games)
     folder = tmp_path / "from-fuego"

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.book.analysis.pipeline.batches import fingerprint, prepare
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
-from fuseki.book.pipeline.batches import fingerprint, prepare
-from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, write_archive
@@ -262,7 +262,7 @@ def write_zip_listing(path: Path, entries: int, name: bytes = b"g.sgf", declared
 
 MEASURE = """
 import os, resource, sys, time
-from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
 start = time.perf_counter()
 with Book.open(sys.argv[1]) as book:

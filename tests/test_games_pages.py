@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, store
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board

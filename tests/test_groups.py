@@ -1,4 +1,4 @@
-"""Files and archives read by the parsers (``book.pipeline.groups``): the same book as read by the reader."""
+"""Files and archives read by the parsers (``book.analysis.pipeline.groups``): the same book as read by the reader."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 
 import pytest
 
+from fuseki.book.analysis.pipeline import groups, importer
 from fuseki.book.formats.sources import Archive, GameFile, SourceFile, iter_sources
-from fuseki.book.pipeline import groups, importer
 from fuseki.book.storage.store import Book
 
 from test_importer import ids, rows, summary_rows

@@ -14,7 +14,7 @@ import inspect
 import pytest
 from sqlalchemy import create_engine
 
-from fuseki.book.chooser import BookChooser, from_settings
+from fuseki.book.play.chooser import BookChooser, from_settings
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.engine.config import BookSettings, Settings

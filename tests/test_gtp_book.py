@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.book.chooser import from_settings
+from fuseki.book.play.chooser import from_settings
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.coords import transform_point
@@ -311,7 +311,7 @@ def test_analysis_lines_of_a_symmetric_position_follow_the_most_played_moves():
     at every move the whole-board book knows, a move of the most games among the legal ones (ties:
     any); the lines
     of one orbit's points are the first point's line turned by the symmetry between them."""
-    from fuseki.book import builtin
+    from fuseki.book.model import builtin
     from fuseki.engine.core.board import Board
     from fuseki.engine.core.coords import symmetry_table
 

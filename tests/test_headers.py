@@ -14,11 +14,11 @@ import typing
 import pytest
 from sqlalchemy import Float, Integer, SmallInteger, Text
 
+from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.formats import headers
 from fuseki.book.formats.records import read_games, to_sgf
 from fuseki.book.model.headers import HEADER_FIELDS, HEADER_NAMES
 from fuseki.book.model.records import GameRecord
-from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage import schema, store
 from fuseki.book.storage.store import Book, GameRow
 from fuseki.book.ui.web.api_args import game_row_json

@@ -14,10 +14,10 @@ import zipfile
 
 import pytest
 
+from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.formats import sources
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
-from fuseki.book.pipeline import batches, importer
 from fuseki.book.storage.store import Book
 
 # --- finding 3: bytes are never text by accident ------------------------------------------------
@@ -358,6 +358,56 @@ def test_a_huge_pax_header_is_named_without_reading_it(tmp_path):
     assert peak < header // 4, f"held {peak:,} bytes for a {header:,}-byte header"
 
 
+WORKER_PEAK = """
+import resource, sys
+from fuseki.book.analysis.pipeline.importer import import_paths
+from fuseki.book.storage.store import Book
+with Book.open(sys.argv[1]) as book:
+    report = import_paths(book, [sys.argv[2]], workers=1)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, report.added)
+for note in report.anomalies:
+    print(note.reason)
+"""
+
+
+def _worker_peak(book: str, path) -> tuple[int, int, list[str]]:
+    """(peak RSS in bytes of the import's one worker, games added, anomalies): ``path`` imported
+    into ``book`` by a fresh process, whose only child is the worker."""
+    import subprocess
+    import sys
+
+    from test_web_load import ENV, ROOT
+
+    run = subprocess.run([sys.executable, "-c", WORKER_PEAK, book, str(path)], cwd=ROOT, env=ENV,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    head, *notes = run.stdout.splitlines()
+    rss, added = map(int, head.split())
+    return rss * 1024, added, notes
+
+
+def test_a_long_game_on_the_sgfmill_path_is_cut_before_sgfmill_parses_it(tmp_path):
+    """A 9.8 MB game of setup stones (AW, which the fast path leaves to sgfmill) and 2.1 M moves is
+    imported cut at 1,444 moves and named, its worker's peak RSS within 3 times the file's size of
+    a one-game import's (the worker holds the file's bytes as sent to it, and the cut game's text:
+    a ratio to the input, since the base RSS is the machine's).  Before: sgfmill parsed every
+    move, then the main line was cut (the worker: 1.66 GB, 160 times the file, and 51 s)."""
+    from fuseki.book.model.records import move_limit, move_limit_text
+
+    one = tmp_path / "one.sgf"
+    one.write_bytes(b"(;GM[1]SZ[19]AB[dd][pp]AW[dp][pd];B[qf];W[fq])")
+    long = tmp_path / "long.sgf"
+    long.write_bytes(b"(;GM[1]SZ[19]AB[dd][pp]AW[dp][pd]" + b";B[];W[];B[tt];W[];B[];W[tt]" * 350_000 + b")")
+    assert 9_700_000 < long.stat().st_size < 9_900_000
+    base, added, notes = _worker_peak(str(tmp_path / "one.sqlite"), one)
+    assert (added, notes) == (1, [])
+    peak, added, notes = _worker_peak(str(tmp_path / "long.sqlite"), long)
+    assert (added, notes) == (1, [move_limit_text(2_100_000, 19)])
+    with Book.open(str(tmp_path / "long.sqlite"), readonly=True) as book:
+        [game_id] = book.game_ids()
+        assert len(book.game(game_id).moves) == move_limit(19)
+    assert peak - base < 3 * long.stat().st_size, f"worker {peak:,} bytes, {base:,} for one game"
+
 def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
     """An engine answering ``= x`` then 1 MB lines (200 of them here, then silence): the client
     gives up at RESPONSE_LIMIT holding a bounded amount.  Before: it kept every line (2.8 GB in
@@ -392,8 +442,8 @@ def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
 def test_links_devices_and_fifos_inside_a_tar_are_named(tmp_path, compression, book_url):
     """``*.sgf`` members that are links, devices or FIFOs are skipped and named, in the summary
     and in --report, by the block reader and by tarfile.  Before: dropped without a word."""
+    from fuseki.book.analysis.pipeline.report import SKIPPED
     from fuseki.book.formats.sources import Skipped
-    from fuseki.book.pipeline.report import SKIPPED
 
     path = tmp_path / f"odd.tar{'.' + compression if compression else ''}"
     kinds = {tarfile.SYMTYPE: "a symbolic link", tarfile.LNKTYPE: "a hard link", tarfile.CHRTYPE: "a character device",
@@ -450,7 +500,7 @@ def test_links_devices_and_fifos_inside_a_zip_are_named(tmp_path, book_url):
 
 
 def _report(listing):
-    from fuseki.book.pipeline.report import ImportReport
+    from fuseki.book.analysis.pipeline.report import ImportReport
 
     return ImportReport(listing=(listing.name, listing))
 
@@ -493,14 +543,16 @@ def test_a_running_engine_sees_games_imported_after_it_opened_the_book(tmp_path)
         engine.wait(30)
 
 
-def test_loadsgf_refuses_a_file_of_too_many_nodes_before_parsing_it(tmp_path):
-    """1 MB of passes (about 125,000 nodes): refused holding about the file's size.  Before:
-    sgfmill built every node (10 MB: 2.1 GB and 58 s), then replayed them all."""
+@pytest.mark.parametrize("root", [b"(;GM[1]SZ[19]", b"(;GM[1]SZ[19]AB[dd][pp]AW[dp][pd]"])
+def test_loadsgf_refuses_a_file_of_too_many_nodes_before_parsing_it(tmp_path, root):
+    """1 MB of passes (about 125,000 nodes), alone or after setup stones (the import's sgfmill
+    path; loadsgf has its own reader, engine/ cannot use book/'s): refused holding about the
+    file's size.  Before: sgfmill built every node (10 MB: 2.1 GB and 58 s), then replayed them."""
     from fuseki.engine.gtp.commands import new_engine
     from fuseki.engine.gtp.commands.sgf import MAX_FILE_BYTES, MAX_NODES
 
     engine = new_engine(log=lambda text: None)
-    data = b"(;GM[1]SZ[19]" + b";B[];W[]" * 65_000 + b")"
+    data = root + b";B[];W[]" * 65_000 + b")"
     path = tmp_path / "passes.sgf"
     path.write_bytes(data)
     answer, peak = _peak(lambda: engine.handle_line(f"loadsgf {path}"))
@@ -508,5 +560,6 @@ def test_loadsgf_refuses_a_file_of_too_many_nodes_before_parsing_it(tmp_path):
     # the read's buffer (MAX_FILE_BYTES, whatever the file) and a few times the file
     assert peak < MAX_FILE_BYTES + 3 * len(data), f"held {peak:,} bytes for a {len(data):,}-byte file"
     fits = tmp_path / "fits.sgf"  # as many nodes as allowed, brackets in comments not counted
-    fits.write_bytes(b"(;GM[1]SZ[19]C[;;;]" + b";B[]C[a;b]" * (MAX_NODES - 1) + b")")
+    fits.write_bytes(root + b"C[;;;]" + b";B[]C[a;b]" * (MAX_NODES - 1) + b")")
     assert engine.handle_line(f"loadsgf {fits}") == "=\n\n"
+    assert engine.handle_line("printsgf").count(";") == MAX_NODES

@@ -24,9 +24,9 @@ import sys
 
 import pytest
 
+from fuseki.book.analysis.patterns import corner_build, corners, index
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
-from fuseki.book.patterns import corner_build, corners, index
-from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage import schema
 from fuseki.book.storage.pattern_events import THROUGH as INDEX_THROUGH
 from fuseki.book.storage.pattern_events import indexed_through, pattern_events

@@ -17,10 +17,10 @@ import time
 import numpy as np
 import pytest
 
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.analysis.pipeline.progress import InputBytes, Progress, Steps
+from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.formats.sources import iter_sources
-from fuseki.book.pipeline import importer
-from fuseki.book.pipeline.progress import InputBytes, Progress, Steps
-from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, write_archive
@@ -169,7 +169,7 @@ def test_the_pattern_index_shows_a_bar_on_a_terminal(tmp_path, archive, monkeypa
         with opened.writing() as conn:  # as a book imported before the import wrote the index
             conn.exec_driver_sql("DELETE FROM pattern_events")
             conn.exec_driver_sql("DELETE FROM meta WHERE name = 'pattern_events_through'")
-    script = ("import sys; from fuseki.book.patterns import index; index.CHUNK = 500; "
+    script = ("import sys; from fuseki.book.analysis.patterns import index; index.CHUNK = 500; "
               "from fuseki.book.storage.store import Book; b = Book.open(sys.argv[1]); "
               "print('indexed', index.update(b, progress=sys.stderr)); b.close()")
     code, out = run_in_terminal([sys.executable, "-c", script, book])
@@ -186,7 +186,7 @@ def test_the_default_progress_stream_is_stderr_as_it_is_when_written(monkeypatch
     import io
     import sys
 
-    from fuseki.book.pipeline.progress import STDERR
+    from fuseki.book.analysis.pipeline.progress import STDERR
 
     swapped = io.StringIO()
     monkeypatch.setattr(sys, "stderr", swapped)

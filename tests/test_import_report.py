@@ -10,7 +10,7 @@ import pytest
 
 from fuseki.book.model.records import move_limit
 from fuseki.book.storage.store import Book
-from fuseki.book.ui import book_cli
+from fuseki.book.ui import book_cli, cli_shared
 from fuseki.book.ui.cli import main
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
@@ -108,7 +108,7 @@ def test_a_stopped_import_leaves_the_report_of_what_it_saw(tmp_path, monkeypatch
     archive = str(write_archive(tmp_path / "games.tgz", [("g/a-broken.sgf", b"(;GM[1]SZ[19];B[pd];W["), *games,
                                                          ("g/z-illegal.sgf", illegal)]))
     report = tmp_path / "report.jsonl"
-    real = book_cli.stop_on_signals
+    real = cli_shared.stop_on_signals
 
     def asked_to_stop():  # as if Ctrl-C came while the first batch was written
         context = real()
@@ -121,7 +121,7 @@ def test_a_stopped_import_leaves_the_report_of_what_it_saw(tmp_path, monkeypatch
             context.__exit__(None, None, None)
 
     monkeypatch.setattr(book_cli, "stop_on_signals", contextmanager(asked_to_stop))
-    monkeypatch.setattr("fuseki.book.pipeline.importer.BATCH_GAMES", 2)
+    monkeypatch.setattr("fuseki.book.analysis.pipeline.importer.BATCH_GAMES", 2)
     code = main(["import", archive, "--book", str(tmp_path / "book.sqlite"), "--workers", "0",
                  "--report", str(report)])
     assert code == 130

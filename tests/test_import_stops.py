@@ -37,8 +37,8 @@ import pytest
 from test_crash_import import check_book
 from test_import_progress import generated_games
 
-from fuseki.book.pipeline import importer
-from fuseki.book.pipeline.progress import Progress
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.analysis.pipeline.progress import Progress
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.shell import BookShell
 
@@ -269,7 +269,7 @@ def test_a_stop_request_ends_the_import_between_batches_with_exact_counts(tmp_pa
 
 
 def test_ctrl_c_in_the_shell_stops_the_import_not_the_shell(tmp_path, small_archive, monkeypatch):
-    from fuseki.book.pipeline import progress
+    from fuseki.book.analysis.pipeline import progress
 
     # The shell draws its own progress (on a terminal): this one presses Ctrl-C after the
     # second batch, as a user would, with the shell's own signal handlers in place.

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
+from fuseki.book.analysis.pipeline import batches, importer
+from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
-from fuseki.book.pipeline import batches, importer
-from fuseki.book.pipeline.report import ImportReport
 from fuseki.book.storage import schema, segment_files, segments, sqlite_image, sqlite_stage
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base
@@ -207,7 +207,7 @@ def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
     for path in sorted(folders[0].iterdir())[20:]:  # the second folder overlaps the first by half
         (folders[1] / path.name).write_bytes(path.read_bytes())
     book = str(tmp_path / "book.sqlite")  # both processes create it: the first one does
-    script = ("import sys; from fuseki.book.pipeline.importer import import_paths; "
+    script = ("import sys; from fuseki.book.analysis.pipeline.importer import import_paths; "
               "from fuseki.book.storage.store import Book; "
               "b = Book.open(sys.argv[1]); r = import_paths(b, [sys.argv[2]], workers=0, batch_games=3); "
               "print(r.added, r.duplicates)")

@@ -6,7 +6,7 @@
   order.  No KataGo runs.
 - Faults, with tiny fake programs (``FAKE_KATAGO``): KataGo missing, exiting at start,
   answering garbage, hanging, not reading, crashing mid-query; ``close`` leaves no process
-  behind.  And ``book.ai.AiJudge`` with the fake: one query per position whatever the
+  behind.  And ``book.analysis.ai.AiJudge`` with the fake: one query per position whatever the
   orientation, and a run stopped half-way keeps what it got.
 - The real KataGo (slow; needs ``bash .ci/katago``): a wrong model path, and one position
   entered in all 8 orientations gives the same values mapped onto the right points.
@@ -376,7 +376,7 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
     every orientation then reads the very same numbers, on the points KataGo's moves map to."""
     from sqlalchemy import create_engine
 
-    from fuseki.book.ai import AiJudge
+    from fuseki.book.analysis.ai import AiJudge
     from fuseki.engine.core.base import BLACK, WHITE
     from fuseki.engine.core.board import Board
 
@@ -393,7 +393,7 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
         judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=6)
         [first] = judge.values([(board_in(3), WHITE)])  # read back in orientation 3
     assert first.settings.network.startswith("kata1-b18c384nbt")
-    # loss against the best move evaluated (book.ai): 0 for the move of the highest lead, which
+    # loss against the best move evaluated (book.analysis.ai): 0 for the move of the highest lead, which
     # need not be KataGo's first (most visited) at a few visits, and never negative
     assert first.moves and min(m.loss for m in first.moves) == 0.0 and all(m.loss >= 0 for m in first.moves)
     assert board_in(3).color_at(first.moves[0].point) == 0  # an empty point
@@ -414,7 +414,7 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
 def test_a_judge_stopped_half_way_keeps_what_it_got_and_a_rerun_completes(fake, tmp_path):
     from sqlalchemy import create_engine
 
-    from fuseki.book.ai import AiJudge
+    from fuseki.book.analysis.ai import AiJudge
     from fuseki.engine.core.base import BLACK, WHITE
     from fuseki.engine.core.board import Board
 
@@ -442,7 +442,7 @@ def test_a_judge_stopped_half_way_keeps_what_it_got_and_a_rerun_completes(fake, 
 def test_the_judge_asks_katago_once_per_position_and_maps_cached_values(fake, tmp_path):
     from sqlalchemy import create_engine
 
-    from fuseki.book.ai import AiJudge
+    from fuseki.book.analysis.ai import AiJudge
     from fuseki.engine.core.base import BLACK, WHITE
     from fuseki.engine.core.board import Board
 

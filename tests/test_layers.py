@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
@@ -214,8 +215,8 @@ def test_no_module_imports_a_name_built_at_run_time():
 def order_breaches(graph: dict[str, set[str]], never=NEVER) -> list[str]:
     """``"a imports b (through c...)"`` for each module under a rule's lower prefix that reaches a
     module under its higher prefix, directly or through other modules."""
-    def under(module, prefix):
-        return module == prefix or module.startswith(prefix + ".")
+    def under(module, prefix):  # a prefix may hold shell-style wildcards: fuseki.book.ui.*cli*
+        return fnmatchcase(module, prefix) or fnmatchcase(module, prefix + ".*")
 
     found = []
     for low, high in never:
@@ -240,7 +241,7 @@ def test_the_programs_and_the_benchmarks_are_scanned():
     graph = project_graph()
     assert "fuseki.gtp_main" in graph["fuseki.bench.book"]  # __import__("gtp_main")
     assert "fuseki.book.ui.cli" in graph["fuseki.__main__"]
-    assert "fuseki.book.chooser" in graph["fuseki.gtp_main"]
+    assert "fuseki.book.play.chooser" in graph["fuseki.gtp_main"]
     assert layer_of("fuseki.bench.book") == layer_of("fuseki.gtp_main") == len(LAYERS) - 1
 
 
@@ -249,7 +250,7 @@ def test_the_rules_are_the_ones_the_architecture_page_states():
     layers, may_import, never = architecture_rules(text)
     assert [title for title, _ in layers][:3] == ["engine core", "engine players", "engine GTP"]
     assert "fuseki.engine.players.katago" in may_import  # the AI value cache asks KataGo
-    assert ("fuseki.book.pipeline", "fuseki.book.patterns") in never
+    assert ("fuseki.book.analysis.pipeline", "fuseki.book.analysis.patterns") in never
     assert "engine/players/katago.py" in text  # and says so in its prose
     assert architecture_rules("# no rules here") == ([], (), [])
 
@@ -263,8 +264,8 @@ def test_no_modules_import_each_other_round_a_circle():
 
 @pytest.mark.parametrize("source, expected", [
     ("from fuseki.book.storage.store import Book", ["fuseki.book.storage.store.Book"]),
-    ("def f():\n    import fuseki.book.chooser", ["fuseki.book.chooser"]),
-    ("from ...book import chooser", ["fuseki.book.chooser"]),
+    ("def f():\n    import fuseki.book.play.chooser", ["fuseki.book.play.chooser"]),
+    ("from ...book.play import chooser", ["fuseki.book.play.chooser"]),
     ("from . import protocol", ["fuseki.engine.gtp.protocol"]),
 ])
 def test_the_scan_sees_every_kind_of_import(source, expected):
@@ -283,7 +284,7 @@ def test_the_fuseki_command_loads_its_subcommands_by_name():
 
 
 def test_a_private_kernel_import_from_the_book_is_caught():
-    found = imports("from fuseki.engine.core import _kernels as K", "fuseki.book.pipeline.importer")
+    found = imports("from fuseki.engine.core import _kernels as K", "fuseki.book.analysis.pipeline.importer")
     assert any(part.startswith("_") for m in found for part in m.split("."))
 
 
@@ -336,25 +337,37 @@ def test_a_literal_import_call_anywhere_is_followed():
 
 def test_a_planted_breach_of_an_order_inside_a_layer_is_caught():
     graph = import_graph({
-        "fuseki.book.pipeline.importer": ("from fuseki.book import tree\n", False, False),
-        "fuseki.book.tree": ("def f():\n    from fuseki.book.patterns import search\n", False, False),
-        "fuseki.book.patterns.search": ("x = 1\n", False, False),
-        "fuseki.book.patterns.index": ("from fuseki.book.pipeline import importer\n", False, False),
+        "fuseki.book.analysis.pipeline.importer": ("from fuseki.book.analysis import tree\n", False, False),
+        "fuseki.book.analysis.tree": ("def f():\n    from fuseki.book.analysis.patterns import search\n", False, False),
+        "fuseki.book.analysis.patterns.search": ("x = 1\n", False, False),
+        "fuseki.book.analysis.patterns.index": ("from fuseki.book.analysis.pipeline import importer\n", False, False),
     })
     assert upward_imports(graph) == []  # one layer: the layer order alone cannot see it
     assert order_breaches(graph) == [
-        "fuseki.book.pipeline.importer -> fuseki.book.tree -> fuseki.book.patterns.search"]
+        "fuseki.book.analysis.pipeline.importer -> fuseki.book.analysis.tree -> fuseki.book.analysis.patterns.search"]
+
+
+def test_a_planted_cli_import_from_the_web_page_is_caught():
+    graph = import_graph({
+        "fuseki.book.ui.web.app": ("from fuseki.book.ui import reading, ai_text\n", False, False),
+        "fuseki.book.ui.reading": ("x = 1\n", False, False),
+        "fuseki.book.ui.ai_text": ("def f():\n    from fuseki.book.ui.cli_shared import open_book\n", False, False),
+        "fuseki.book.ui.cli_shared": ("x = 1\n", False, False),
+        "fuseki.book.ui.web_cli": ("from fuseki.book.ui.web import app\n", False, False),
+    })
+    assert order_breaches(graph, [("fuseki.book.ui.web", "fuseki.book.ui.*cli*")]) == [
+        "fuseki.book.ui.web.app -> fuseki.book.ui.ai_text -> fuseki.book.ui.cli_shared"]
 
 
 def test_a_planted_import_in_a_program_or_a_benchmark_is_caught():
     graph = import_graph({
         "fuseki.gtp_main": ("x = 1\n", False, False),
-        "fuseki.book.chooser": ("import fuseki.gtp_main\n", False, False),
+        "fuseki.book.play.chooser": ("import fuseki.gtp_main\n", False, False),
         "fuseki.engine.gtp.cli": ("from fuseki.bench import book\n", False, False),
         "fuseki.bench.book": ("x = 1\n", False, False),
     })
     assert upward_imports(graph) == [
-        "fuseki.book.chooser (book choosers) imports fuseki.gtp_main (programs)",
+        "fuseki.book.play.chooser (book play) imports fuseki.gtp_main (programs)",
         "fuseki.engine.gtp.cli (engine GTP) imports fuseki.bench.book (programs)"]
 
 
@@ -418,13 +431,13 @@ def test_a_planted_second_path_is_caught():
         "fuseki.engine.core.base": ("class IllegalMove(Exception):\n    pass\n", False),
         "fuseki.engine.core.board": ("import os\nfrom fuseki.engine.core.base import IllegalMove\n", False),
         "fuseki.engine.core": ("", True),
-        "fuseki.book.ai": ("from fuseki.engine.core.board import IllegalMove\n", False),
-        "fuseki.book.tree": ("from fuseki.engine.core import board\nboard.IllegalMove\nboard.os\n", False),
-        "fuseki.book.chooser": ("from fuseki.engine.core.base import IllegalMove\n"
+        "fuseki.book.analysis.ai": ("from fuseki.engine.core.board import IllegalMove\n", False),
+        "fuseki.book.analysis.tree": ("from fuseki.engine.core import board\nboard.IllegalMove\nboard.os\n", False),
+        "fuseki.book.play.chooser": ("from fuseki.engine.core.base import IllegalMove\n"
                                 "from fuseki.engine.core import board\n", False),
     }
-    assert second_paths(sources) == ["fuseki.book.ai: from fuseki.engine.core.board import IllegalMove",
-                                     "fuseki.book.tree: board.IllegalMove (of fuseki.engine.core.board)"]
+    assert second_paths(sources) == ["fuseki.book.analysis.ai: from fuseki.engine.core.board import IllegalMove",
+                                     "fuseki.book.analysis.tree: board.IllegalMove (of fuseki.engine.core.board)"]
 
 
 def test_importing_the_web_package_loads_no_flask():
@@ -435,3 +448,14 @@ def test_importing_the_web_package_loads_no_flask():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_each_folder_of_the_book_is_one_layer():
+    """A module's path says its layer: book/ holds no module of its own, each of its folders is
+    one layer and each book layer one folder."""
+    book = ROOT / "book"
+    assert sorted(p.name for p in book.glob("*.py")) == ["__init__.py"]
+    folders = sorted(f"fuseki.book.{p.parent.name}" for p in book.glob("*/__init__.py"))
+    book_layers = sorted(prefix for _, prefixes in LAYERS for prefix in prefixes if prefix.startswith("fuseki.book"))
+    assert book_layers == folders
+    assert all(len(prefixes) == 1 for _, prefixes in LAYERS if prefixes[0].startswith("fuseki.book"))

@@ -93,7 +93,7 @@ def test_a_year_filter_keeps_the_records_of_its_years_only():
 def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path, book_url, monkeypatch):
     """Batches summarize different keys; a merge adds them up, counting the rows of parts
     that did not summarize a key, and the merged summary equals a count of all its rows."""
-    from fuseki.book.pipeline import importer
+    from fuseki.book.analysis.pipeline import importer
 
     from test_store import write_games
 

@@ -1,4 +1,4 @@
-"""The pattern index's map (book.patterns.index_map): a process that opens the book maps the
+"""The pattern index's map (book.analysis.patterns.index_map): a process that opens the book maps the
 arrays a search scans instead of reading and computing them, and answers exactly as before.
 
 Each check opens the book again (a new ``Book``: nothing cached in the process), so the
@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from test_patterns import check, make_games, pattern_of
 
-from fuseki.book.patterns import index, index_map
-from fuseki.book.patterns.search import search
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.patterns import index, index_map
+from fuseki.book.analysis.patterns.search import search
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import schema
 from fuseki.book.storage.pattern_events import indexed_through
 from fuseki.book.storage.store import Book

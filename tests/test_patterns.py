@@ -1,4 +1,4 @@
-"""Pattern search (book.patterns) against a brute-force scan written here, on generated games
+"""Pattern search (book.analysis.patterns) against a brute-force scan written here, on generated games
 (19x19 and 9x9; 19x19 on PostgreSQL too) and on 300 real Tygem games (skipped without ../shared).
 
 The brute force turns the *board* instead of placing the pattern: for each position of each
@@ -29,10 +29,10 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
+from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern, PatternError
+from fuseki.book.analysis.patterns.search import search
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern, PatternError
-from fuseki.book.patterns.search import search
-from fuseki.book.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import coords
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, point_to_xy, xy_to_point
@@ -435,8 +435,8 @@ def test_replay_events_leave_the_boards_the_rules_core_makes():
 def test_live_placements_equal_a_direct_check(book_and_games):
     """The scan's bit-shift pre-filter (``scan._live``) against a check written here: a
     placement is live when each of its stones lies on a point the game ever held in that colour."""
-    from fuseki.book.patterns import scan
-    from fuseki.book.patterns.search import _indexed_games
+    from fuseki.book.analysis.patterns import scan
+    from fuseki.book.analysis.patterns.search import _indexed_games
     from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
     book, games, size = book_and_games

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select, text
 
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import nextmoves, pg_stage, schema, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board

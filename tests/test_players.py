@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 import pytest
 from sgfmill import sgf
 
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import players
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main

@@ -23,9 +23,9 @@ import sys
 import pytest
 from sqlalchemy import func, select, text
 
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
 from fuseki.book.model.filters import Filters
-from fuseki.book.pipeline.importer import import_paths
 from fuseki.book.storage import schema, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board

@@ -1,4 +1,4 @@
-"""Practice (book.practice, /api/practice/*) over a real book against counts written here.
+"""Practice (book.play.practice, /api/practice/*) over a real book against counts written here.
 
 The book is a real import of the first Tygem games of tygem-2016-07.tgz (19x19, no setup, legal,
 each once; its corner book built by ``corner_build.update``), and the games are also read here with
@@ -23,9 +23,9 @@ import random
 import pytest
 from test_corners import count_games, expected
 
-from fuseki.book import practice
-from fuseki.book.patterns import corner_build, corners
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.patterns import corner_build, corners
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.play import practice
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, PASS, WHITE, opponent, point_to_xy, xy_to_point

@@ -14,7 +14,7 @@ import sqlite3
 
 import pytest
 
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board

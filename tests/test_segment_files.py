@@ -11,7 +11,7 @@ import time
 import numpy as np
 from test_segments import answers
 
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 

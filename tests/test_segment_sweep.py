@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import segment_files, segment_sweep
 from fuseki.book.storage.store import Book
 

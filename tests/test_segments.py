@@ -6,8 +6,8 @@ import sqlite3
 
 import numpy as np
 
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.pipeline import importer
 from fuseki.book.storage import schema, segment_files, segments, sqlite_stage
 from fuseki.book.storage.store import Book
 

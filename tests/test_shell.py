@@ -302,7 +302,7 @@ def test_a_book_that_cannot_be_opened_is_one_line(tmp_path):
 def test_pattern_then_games_lists_the_pattern_games(book_path, monkeypatch):
     """pattern REGION searches the shell's board; games then lists the pattern's games at their
     match; a search makes games list the position's games again; a bad region is one line."""
-    from fuseki.book.patterns import index
+    from fuseki.book.analysis.patterns import index
 
     with Book.open(str(book_path)) as writable:
         index.update(writable, progress=None)

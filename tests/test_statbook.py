@@ -1,7 +1,7 @@
 """A statistics book answers as the book of games it was counted from.
 
 Games are imported with the real importer into a book of games; its statistics book
-(``book.statbook_build.write_statistics``) must give the same ``next_moves`` for every
+(``book.builders.statbook.write_statistics``) must give the same ``next_moves`` for every
 position reached by at least ``min_games`` games, in all 8 orientations, and nothing for
 the others; what needs games (lists, records, filters) it refuses in words.
 """
@@ -14,9 +14,9 @@ import os
 import numpy as np
 import pytest
 
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.builders.statbook import build, info_path, write_statistics
 from fuseki.book.model.filters import Filters
-from fuseki.book.pipeline import importer
-from fuseki.book.statbook_build import build, info_path, write_statistics
 from fuseki.book.storage import statbook_table
 from fuseki.book.storage.statbook import StatisticsBook, StatisticsOnly
 from fuseki.book.storage.store import Book, BookError

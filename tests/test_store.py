@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.pipeline import importer
 from fuseki.book.storage import busy_rows, schema
 from fuseki.book.storage.store import Book, BookError
 from fuseki.engine.core import base, coords

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import gtp_main
-from fuseki.book import builtin
+from fuseki.book.model import builtin
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.gtp.cli import serve
 

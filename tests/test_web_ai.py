@@ -3,7 +3,7 @@
 The book is test_web_api's five games.  The values of a position are written into the AI
 value cache file with ``ai_values.put`` (storage, as KataGo's answers are stored), so the
 mapping tests need no KataGo: the values must land on the right points in two orientations
-of one position, next to the human moves they belong to, with ``book.ai.mark``'s marks.
+of one position, next to the human moves they belong to, with ``book.analysis.ai.mark``'s marks.
 What asks KataGo runs behind the requests: a request answers ``pending`` at once and a later
 poll finds the values; KataGo missing answers ``unavailable`` with a reason while the human
 statistics keep answering; over KataGo's budget (a client's rate, the queue, the cache file's
@@ -31,7 +31,7 @@ from sqlalchemy import create_engine
 from test_katago import FAKE_KATAGO, real_katago_command
 from test_web_api import build_book, ok
 
-from fuseki.book.ai import CHOICE, MARK_VISITS, MISTAKE, mark
+from fuseki.book.analysis.ai import CHOICE, MARK_VISITS, MISTAKE, mark
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
@@ -443,7 +443,7 @@ def test_the_real_katago_deepens_a_shallower_stored_row_and_evaluates_the_played
 def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake):
     from types import SimpleNamespace
 
-    from fuseki.book.ai import MOVES_SHARE
+    from fuseki.book.analysis.ai import MOVES_SHARE
     from fuseki.book.ui.web.ai import UNDER_SHARE, ai_json
 
     app = make_app(fake("hang"))

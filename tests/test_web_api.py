@@ -44,7 +44,7 @@ def build_book(path, games=GAMES):
 
 def import_games(location: str, folder, games=GAMES) -> None:
     """Write ``games`` as files into the new ``folder`` and import them into the book at ``location``."""
-    from fuseki.book.pipeline import importer
+    from fuseki.book.analysis.pipeline import importer
     from fuseki.book.storage.store import Book
 
     folder.mkdir()
@@ -474,9 +474,9 @@ def test_security_headers_and_trusted_hosts(book_path):
 def test_pattern_search_and_its_games(book_path):
     """/api/pattern: the upper-right corner after pd, as a pattern; /api/pattern/games lists the games
     at their matching move; a bad region is a 400 with one line."""
-    from fuseki.book.patterns import index
-    from fuseki.book.patterns.pattern import Pattern
-    from fuseki.book.patterns.search import search
+    from fuseki.book.analysis.patterns import index
+    from fuseki.book.analysis.patterns.pattern import Pattern
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.web.app import create_app
     from fuseki.engine.core.base import xy_to_point
@@ -508,7 +508,7 @@ def test_pattern_search_and_its_games(book_path):
         assert "outside the region" in error(client, "/api/pattern?moves=pd&region=N19:T13&any=A1", 400)
         assert "bad region" in error(client, "/api/pattern?region=Z99", 400)
         # Kombilo's options: the same answer as the library's for the same Pattern
-        from fuseki.book.patterns.pattern import EMPTY_OR_BLACK
+        from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK
 
         cells[base.sgf_to_point("pd", 19)] = EMPTY_OR_BLACK
         with Book.open(str(book_path)) as book:

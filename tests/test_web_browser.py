@@ -344,7 +344,7 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
     from test_katago import FAKE_KATAGO
     from test_web_ai import put_values
 
-    from fuseki.book.ai import MARK_VISITS
+    from fuseki.book.analysis.ai import MARK_VISITS
 
     script = tmp_path / "fake_katago.py"
     script.write_text(FAKE_KATAGO)

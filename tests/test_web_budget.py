@@ -1,5 +1,5 @@
 """Issue 40's CPU amplification on the web page: a request's pattern scans have a budget
-(``book.ui.web.api_args.SCAN_SECONDS``, ``book.patterns.budget``), the scan stops when it is spent
+(``book.ui.web.api_args.SCAN_SECONDS``, ``book.analysis.patterns.budget``), the scan stops when it is spent
 (503 with what to narrow), and another visitor waits about one budget at most.
 
 The work is asserted as games scanned; the one latency test asserts against the budget itself
@@ -34,7 +34,7 @@ def test_the_worst_within_request_stops_at_its_budget_and_the_server_answers_on(
     """Before: the 8 scans ran to the end whatever they cost.  With a budget spent by the first
     part of the first scan (parts of one game here), the request is 503 with what to narrow,
     having scanned that one game of the 8 x 5 it asked for; the next requests are answered."""
-    from fuseki.book.patterns import scan
+    from fuseki.book.analysis.patterns import scan
     from fuseki.book.ui.web.app import create_app
 
     monkeypatch.setattr(scan, "PART_GAMES", 1)
@@ -61,11 +61,11 @@ def test_the_worst_within_request_stops_at_its_budget_and_the_server_answers_on(
 def test_a_scan_in_parts_finds_what_one_scan_finds(small_book, monkeypatch):
     """The budget's parts change nothing but when the scan may stop: each pattern's answer in
     parts of 2 games equals the one scan's (the CLI's, without a budget)."""
+    from fuseki.book.analysis.patterns import scan
+    from fuseki.book.analysis.patterns.budget import Budget
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.patterns import scan
-    from fuseki.book.patterns.budget import Budget
-    from fuseki.book.patterns.search import search
-    from fuseki.book.ui.pattern_cli import pattern_from_board
+    from fuseki.book.ui.reading import pattern_from_board
 
     with Book.open(str(small_book)) as book:
         for moves, region in [("pd", "N19:T13"), ("pd,dp", "A19:T1"), ("jj", "H12:M8")]:

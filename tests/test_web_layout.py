@@ -94,7 +94,7 @@ def ai_server(tmp_path_factory):
     script.write_text(FAKE_KATAGO)
     cache = folder / "ai-cache.sqlite"
     spot = type("App", (), {"cache_path": cache})
-    from fuseki.book.ai import MARK_VISITS
+    from fuseki.book.analysis.ai import MARK_VISITS
 
     deep = {"root": (MARK_VISITS, 0.5, 0.5), "move_visits": MARK_VISITS}  # deep enough for the marks
     put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="",

@@ -28,7 +28,7 @@ import time
 
 import pytest
 
-from fuseki.book.pipeline.importer import import_paths
+from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, write_archive

@@ -146,7 +146,7 @@ def test_the_years_chart_has_a_bar_per_year_of_the_api(server, browser):  # noqa
 def test_no_years_chart_for_a_book_without_dates(browser):  # noqa: F811
     from test_web_browser import serving
 
-    from fuseki.book.builtin import PATH as BUILTIN
+    from fuseki.book.model.builtin import PATH as BUILTIN
 
     with serving(BUILTIN) as url:
         with pytest.raises(urllib.error.HTTPError) as refused:

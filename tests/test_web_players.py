@@ -106,7 +106,7 @@ def test_the_api_counts_and_refusals(server):
 
 
 def test_a_statistics_book_has_no_players():
-    from fuseki.book import builtin
+    from fuseki.book.model import builtin
     from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=str(builtin.PATH))

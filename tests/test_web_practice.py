@@ -19,8 +19,8 @@ import pytest
 from test_web_browser import serving
 from test_web_links import Page, chromium
 
-from fuseki.book.patterns import corner_build, corners
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.patterns import corner_build, corners
+from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base
 

@@ -19,12 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.book.analysis.patterns.search import search
 from fuseki.book.model.filters import Filters
-from fuseki.book.patterns.search import search
 from fuseki.book.storage.gamesets import GameSet, position_games
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.book_cli import parse_moves
-from fuseki.book.ui.pattern_cli import pattern_from_board
+from fuseki.book.ui.reading import parse_moves, pattern_from_board
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, IllegalMove
 from fuseki.engine.core.board import Board

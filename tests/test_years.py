@@ -15,8 +15,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from fuseki.book.builtin import PATH as BUILTIN
-from fuseki.book.pipeline import importer
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.model.builtin import PATH as BUILTIN
 from fuseki.book.storage import years
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main

@@ -23,7 +23,12 @@ alone would reject the game ("setup properties after the root node").
 
 A game longer than ``book.model.records.move_limit`` (4 x the board's points) is cut
 there by both paths: its ``moves`` and its ``sgf`` end at the limit, ``cut_from`` says how
-many moves it had.  The fast path counts the moves past the limit without keeping them.
+many moves it had.  Both count the moves past the limit without keeping them: the fast path
+in its scan of the move line, the sgfmill path in a scan of the game's bytes before sgfmill
+parses them (``_game_extent``), which cuts the text after the last move kept.  The moves
+counted are those of the main line (the first variation at each branch), the ones a record
+keeps: counting every variation's would cut a commented game short of its own moves.  A cut
+game's text is its main line up to the limit; the variations after it are not kept.
 
 What this module deliberately does *not* do: check move legality (replay does), fix
 per-server komi conventions, or read anything but the main line (first variation).
@@ -314,39 +319,57 @@ _MOVED_SETUP_NOTE = "setup stones in the node after the root moved to the root"
 
 
 def _sgfmill_games(data: bytes, source: str, encoding: str | None) -> list[GameRecord]:
-    """Read every game of a collection with sgfmill's parser."""
+    """Read every game of a collection with sgfmill's parser.
+
+    Each game's extent and its main line's moves are found first by :func:`_game_extent`
+    (a scan of the bytes, no objects); a game past ``move_limit`` is cut in its text before
+    sgfmill sees it, so sgfmill never builds more than the moves kept: a 9.8 MB game of setup
+    stones and 2.1 M moves held 1.7 GB when it was cut after parsing.
+    """
     records = []
     position = 0
+    buf = np.frombuffer(data, dtype=np.uint8)
     while True:
-        start = _START.search(data, position)
+        start = _START.search(data, position)  # where sgfmill's tokeniser starts a game
         if start is None:
             break
-        # parse_sgf_collection() would drop where each game ends, which gives its own
-        # bytes: tokenise() finds the end, parse_sgf_game() reads those bytes again.
-        tokens, position = sgf_grammar.tokenise(data, position)
-        if not tokens:
-            break
-        game_bytes = data[start.start():position]
-        try:
-            tree = sgf_grammar.parse_sgf_game(game_bytes)
-        except ValueError as exc:
-            raise SgfError(_where(source, len(records), f"cannot parse SGF: {exc}")) from None
-        records.append(_sgfmill_game(tree, game_bytes, source, len(records), encoding))
+        begin = start.start()
+        position, played, root_end, _cut, _depth, open_at_end = _game_extent(buf, begin, -1)
+        index = len(records)
+        text, cut_from = None, None
+        if played > move_limit(1):  # the least limit: only a longer game can be cut
+            size = _size(_parse(data[begin:root_end] + b")", source, index).sequence[0], _where(source, index, ""))
+            if played > move_limit(size):
+                cut, depth = _game_extent(buf, begin, move_limit(size))[3:5]
+                # A game whose text ends before its last ")" (or at bytes sgfmill cannot read)
+                # is broken whatever its length: its cut text is left open, and sgfmill names the
+                # error it meets first (as in the whole text, or "unexpected end of SGF data").
+                text, cut_from = data[begin:cut] + (b"" if open_at_end else b")" * depth), played
+        if text is None:  # sliced only here: a cut game's whole text is never copied
+            text = data[begin:position]
+        records.append(_sgfmill_game(_parse(text, source, index), text, source, index, encoding, cut_from))
     if not records:
         raise SgfError(f"{source}: no SGF data found")
     return records
 
 
-def _sgfmill_game(tree, game_bytes: bytes, source: str, index: int, encoding: str | None) -> GameRecord:
-    """One game from sgfmill's coarse tree (main line, first variations)."""
+def _parse(text: bytes, source: str, index: int):
+    """sgfmill's coarse tree of one game's text; SgfError naming the game if it cannot be parsed."""
+    try:
+        return sgf_grammar.parse_sgf_game(text)
+    except ValueError as exc:
+        raise SgfError(_where(source, index, f"cannot parse SGF: {exc}")) from None
+
+
+def _sgfmill_game(tree, game_bytes: bytes, source: str, index: int, encoding: str | None,
+                  cut_from: int | None) -> GameRecord:
+    """One game from sgfmill's coarse tree (main line, first variations); ``cut_from``: the
+    moves of the game's main line where its text was cut at ``move_limit`` (else None)."""
     notes = []
     if _move_root_setup(tree):
         notes.append(_MOVED_SETUP_NOTE)
     root = dict(tree.sequence[0])  # copy: from_coarse_game_tree rewrites CA in place
     size = _size(root, _where(source, index, ""))
-    played = _cut_main_line(tree, move_limit(size))
-    if played > move_limit(size):
-        game_bytes = sgf_grammar.serialise_game_tree(tree, wrap=None)  # before CA is rewritten
     try:
         game = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding="ISO-8859-1")
         _board, plays = sgf_moves.get_setup_and_moves(game)
@@ -359,27 +382,87 @@ def _sgfmill_game(tree, game_bytes: bytes, source: str, index: int, encoding: st
              for p in sorted(rowcol_to_point(rc, size) for rc in pts)]
     moves = [(_COLOUR[colour], rowcol_to_point(rc, size)) for colour, rc in plays]
     record = _record(root, setup, moves, size, source, game_bytes, notes, encoding)
-    if played > len(moves):
-        record.cut_from = played
+    record.cut_from = cut_from
     return record
 
 
-def _cut_main_line(tree, limit: int) -> int:
-    """How many move nodes (B or W) the main line of sgfmill's coarse ``tree`` has; where that
-    is more than ``limit``, the line is cut after the ``limit``-th (no variation after it)."""
-    played, cut = 0, None
-    while tree is not None:
-        for at, node in enumerate(tree.sequence):
-            if "B" in node or "W" in node:
+@njit(cache=True, inline="always")
+def _is_letter(byte) -> bool:
+    return 65 <= byte <= 90 or 97 <= byte <= 122
+
+
+@njit(cache=True)
+def _game_extent(buf, start, limit):
+    """Walk the game whose "(" is at ``start`` token by token as sgfmill's tokeniser does
+    (``sgf_grammar.tokenise``: whitespace, values up to an unescaped "]", identifiers of 1..64
+    letters whose lower-case letters are dropped, ";", "(", ")"), without building the tokens.
+
+    Returns (where the tokeniser stops: after the ")" that closes the game, or at the first
+    thing it cannot read; the move nodes of the main line; the end of the root node's last
+    token; the end of the ``limit``-th move node of the main line, or -1; the game trees open
+    there; those open where the tokeniser stops: 0 for a whole game).
+
+    The main line is the first variation at each branch: in the text it runs from the start
+    to the first ")", every variation after it.  A move node is a node with a B or a W
+    (after dropping lower-case letters: ``Black[pd]`` is sgfmill's B), counted once.
+    ``limit`` -1: no cut looked for.  tests/test_sgf_cut.py holds it to sgfmill's own parse.
+    """
+    n = len(buf)
+    i = last = start
+    depth, played, nodes = 0, 0, 0
+    main, move_node, in_limit_node = True, False, False
+    root_end, cut, cut_depth = -1, -1, 0
+    while True:
+        while i < n and (buf[i] == 32 or 9 <= buf[i] <= 13):
+            i += 1
+        if i == n:
+            break
+        c = buf[i]
+        if c == 91:  # [: a value, "\\" escapes the byte after it
+            i += 1
+            while i < n and buf[i] != 93:
+                i += 2 if buf[i] == 92 else 1
+            if i >= n:
+                break
+            i += 1
+        elif _is_letter(c):
+            upper, first = 0, 0
+            j = i
+            while j < n and j - i < 64 and _is_letter(buf[j]):
+                if buf[j] <= 90:
+                    upper += 1
+                    first = buf[j]
+                j += 1
+            i = j
+            if main and nodes > 0 and not move_node and upper == 1 and (first == 66 or first == 87):
+                move_node = True
                 played += 1
-                if played == limit:
-                    cut = tree, at
-        tree = tree.children[0] if tree.children else None
-    if played > limit:
-        kept, at = cut
-        kept.sequence[at + 1:] = []
-        kept.children = []
-    return played
+                in_limit_node = played == limit
+        elif c == 59 or c == 40 or c == 41:  # ; ( )
+            if in_limit_node:  # the limit-th move node ends before this delimiter
+                cut, cut_depth, in_limit_node = last, depth, False
+            if nodes == 1 and root_end < 0:
+                root_end = last
+            i += 1
+            if c == 59:
+                nodes += 1
+                move_node = False
+            elif c == 40:
+                depth += 1
+            else:
+                depth -= 1
+                main = False
+                if depth == 0:
+                    last = i
+                    break
+        else:
+            break
+        last = i
+    if in_limit_node:
+        cut, cut_depth = last, depth
+    if root_end < 0:
+        root_end = last
+    return last, played, root_end, cut, cut_depth, depth
 
 
 def _move_root_setup(tree) -> bool:

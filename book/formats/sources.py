@@ -24,7 +24,7 @@ walked recursively with names sorted, archive members in archive order.
 - ``read=False`` leaves the files unread: each game file is a :class:`GameFile` (its path)
   and each archive an :class:`Archive` (its path and size) in its place in the order, for
   another process to read with ``iter_sources([path])`` (the import's parsers read their own
-  files: ``book.pipeline.groups``).
+  files: ``book.analysis.pipeline.groups``).
 
 Memory stays bounded against archive bombs (:class:`Limits`): a member or file larger
 than ``max_file_bytes`` is refused with a Skipped, and so is a zip with more than

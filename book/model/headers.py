@@ -7,7 +7,7 @@
   ``book.formats.records``: the text properties ``to_sgf`` writes back;
 - ``book.storage.schema``: the ``games`` table's header columns, in this order;
 - ``book.storage.store``: the fields of ``GameRow`` and the columns a games page reads;
-- ``book.pipeline.batches``: a record's header values in its games row (:meth:`HeaderField.stored`);
+- ``book.analysis.pipeline.batches``: a record's header values in its games row (:meth:`HeaderField.stored`);
 - the web app: a game's header in ``/api/game`` (``record_info``).
 
 ``tests/test_headers.py`` checks that each of these agrees with the list.  The book's data

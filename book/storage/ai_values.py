@@ -8,7 +8,7 @@ same symmetry tables and merges the points equivalent under the position's own s
 as ``orbits.merge_orbits`` does for next moves, so a second look at a position in any
 orientation is one primary-key read: ``get`` for exactly one settings' row (what
 ``annotate`` resumes by), ``best`` for the most searched row of a rules and komi, of one
-network or of any (what the readers show: ``book.ai.AiValueStores``).
+network or of any (what the readers show: ``book.analysis.ai.AiValueStores``).
 
 ``moves`` is the bytes of a numpy record array (``MOVE_DTYPE``), KataGo's order (best
 first), then moves evaluated by a search of their own (``merge_moves``: a human move KataGo's
@@ -292,7 +292,7 @@ def copy(source, target, chunk: int = 10_000) -> tuple[int, int]:
 def deeper(moves: bytes, than: bytes | None) -> bool:
     """A row's ``moves`` go deeper than a stored row's ``than`` (None: no row): more moves
     evaluated (forced moves added), or as many with more visits among them (moves the
-    search left shallow, searched again with the move forced: ``book.ai.deep_enough``)."""
+    search left shallow, searched again with the move forced: ``book.analysis.ai.deep_enough``)."""
     if than is None or len(moves) != len(than):
         return than is None or len(moves) > len(than)
     visits = [int(np.frombuffer(blob, dtype=MOVE_DTYPE)["visits"].sum()) for blob in (moves, than)]

@@ -7,7 +7,7 @@ complete: every game with an id up to it has its row.
 
 Two writers fill it: the import's writer, with each batch's games in the batch's own
 transaction (the parsers made the events from the games they had just replayed: ``add``),
-and ``book.patterns.index.update``, which replays the stored SGF of games that have no row
+and ``book.analysis.patterns.index.update``, which replays the stored SGF of games that have no row
 (a book imported before the import wrote events).  The table lives here, in storage, so
 that the pipeline writes it without importing the patterns layer beside it.
 """

@@ -2,7 +2,7 @@
 
 :class:`Book` owns one SQLAlchemy engine over SQLite (a path, or a ``sqlite:`` URL) or
 PostgreSQL (``postgresql://``); the tables are in ``book.storage.schema``, the writing side in
-``book.pipeline.importer``.  Every query binds its parameters; no user text is put into SQL.
+``book.analysis.pipeline.importer``.  Every query binds its parameters; no user text is put into SQL.
 
 How a next-move query works (``Book.next_moves``):
 

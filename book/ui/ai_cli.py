@@ -1,6 +1,6 @@
 """fuseki ai annotate: KataGo's values of the book's most played positions, kept for later;
 fuseki ai copy: stored values from one file into a book's (how the built-in book gets them);
-fuseki ai mistakes: the book's popular mistakes according to those values (``book.mistakes``).
+fuseki ai mistakes: the book's popular mistakes according to those values (``book.analysis.mistakes``).
 
 Example::
 
@@ -8,7 +8,7 @@ Example::
 
 asks KataGo (``--katago``, else ``$FUSEKI_KATAGO``, else the settings file's ``[ai] katago``,
 else the one ``bash .ci/katago`` installed) for every position at least ``--min-games``
-games reached, most played first (``book.annotate``), ``--threads`` queries in flight (by
+games reached, most played first (``book.analysis.annotate``), ``--threads`` queries in flight (by
 default twice KataGo's ``numAnalysisThreads``: enough to keep it busy), and
 stores each answer as it arrives: in the book's own ``ai_values`` table for a book of games
 (SQLite or PostgreSQL), in the user's AI value cache (``ai_cache_path()``) for the
@@ -16,8 +16,8 @@ read-only built-in book or another statistics book.  Positions already stored fo
 network, rules, komi and visits are skipped, so a run stopped by Ctrl-C or killed goes on
 where it ended when started again.  Then each human move played in at least ``--moves-share``
 of its position's games (default 0.01) that the position's search did not visit, or gave under a
-quarter of its visits (``book.ai.deep_enough``), is asked
-with the move forced (``book.annotate.annotate_moves``) and merged into the position's
+quarter of its visits (``book.analysis.ai.deep_enough``), is asked
+with the move forced (``book.analysis.annotate.annotate_moves``) and merged into the position's
 values, resumable the same way.  ``--out FILE`` stores everything in a values file of its
 own instead (for the built-in book's values computed on a machine with a GPU, then ``fuseki
 ai copy FILE --into book/data/builtin.sqlite``).  ``fuseki search --ai`` reads the values
@@ -129,11 +129,11 @@ def run_annotate(args) -> int:
     """Exit code 0; 1 when KataGo is missing or fails; 130 (143) when stopped by Ctrl-C (SIGTERM)."""
     from sqlalchemy import create_engine
 
-    from fuseki.book import annotate
-    from fuseki.book.ai import AiJudge
-    from fuseki.book.pipeline.progress import Steps
+    from fuseki.book.analysis import annotate
+    from fuseki.book.analysis.ai import AiJudge
+    from fuseki.book.analysis.pipeline.progress import Steps
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui.book_cli import stop_on_signals
+    from fuseki.book.ui.cli_shared import stop_on_signals
     from fuseki.engine import config
     from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout, network_name
     from fuseki.engine.players.katago_config import batch_command, queries_to_keep_in_flight
@@ -229,10 +229,10 @@ def run_annotate(args) -> int:
 
 
 def forced_moves(judge, positions, finder, writing, args, stop, threads: int):
-    """``annotate``'s second pass (``book.annotate.annotate_moves``) with its progress line."""
-    from fuseki.book import annotate
-    from fuseki.book.ai import deep_enough
-    from fuseki.book.pipeline.progress import Steps
+    """``annotate``'s second pass (``book.analysis.annotate.annotate_moves``) with its progress line."""
+    from fuseki.book.analysis import annotate
+    from fuseki.book.analysis.ai import deep_enough
+    from fuseki.book.analysis.pipeline.progress import Steps
     from fuseki.engine.players.katago import answer_timeout
 
     wanted = annotate.moves_wanted(judge, positions, finder, args.moves_share)
@@ -266,8 +266,8 @@ def say(text: str) -> None:
 
 def run_mistakes(args) -> int:
     """Exit code 0 (also when there are none); 1 for a bad option or a book that cannot be read."""
-    from fuseki.book import mistakes
-    from fuseki.book.ai import AiValueStores
+    from fuseki.book.analysis import mistakes
+    from fuseki.book.analysis.ai import AiValueStores
 
     min_games = mistakes.MIN_GAMES if args.min_games is None else args.min_games
     visits_min = mistakes.default_visits() if args.visits_min is None else args.visits_min
@@ -305,7 +305,7 @@ def run_mistakes(args) -> int:
 
 def mistake_text(number: int, m) -> str:
     """Two lines: where and what (games, share, loss, visits), then the better move and its line."""
-    from fuseki.book.mistakes import vertices
+    from fuseki.book.analysis.mistakes import vertices
 
     size = m.board.size
     who = "B" if m.to_move == 1 else "W"

@@ -2,24 +2,24 @@
 
 The options name KataGo (``--katago``, else ``$FUSEKI_KATAGO``, else the one ``.ci/katago``
 installed), the visits, rules and komi; the values are the deepest stored ones across the
-stores (``book.ai.AiValueStores``: the book's own, as ``fuseki ai annotate`` or the built-in
+stores (``book.analysis.ai.AiValueStores``: the book's own, as ``fuseki ai annotate`` or the built-in
 book's file keeps them, and the AI value cache in ``$FUSEKI_AI_CACHE``, default
 ``~/.local/share/fuseki/ai-cache.sqlite``; of KataGo's network, or of any when no KataGo is
 found).  ``--visits V`` means at least V: when the deepest stored has fewer and a KataGo is
 configured, KataGo is asked at V visits (the command waits for it and says so on stderr),
 the answer stored and shown; without ``--visits`` whatever is stored is shown, and KataGo is
 asked at ``DEFAULT_VISITS`` only when nothing is.  Each human move shown that is played in at
-least ``book.ai.MOVES_SHARE`` of the games and that the stored search did not evaluate is
+least ``book.analysis.ai.MOVES_SHARE`` of the games and that the stored search did not evaluate is
 evaluated by KataGo with the move forced (``AiJudge.force``, the row's visits), when one is
-configured; a move still without values says why (``book.ai.missing_reason``).
+configured; a move still without values says why (``book.analysis.ai.missing_reason``).
 
 The table: each human next move with its win rate and score lead for the player who plays
 it, its loss in points against the best of the moves evaluated for the position (>= 0) and
-its visits (``book.ai.next_move_values``: KataGo's values of the move, else the stored
+its visits (``book.analysis.ai.next_move_values``: KataGo's values of the move, else the stored
 position after the move's, marked ``*``), then KataGo's own candidates that nobody played
 (``AI``); ``--pv`` adds each move's line (KataGo's principal variation) under its row.  The
-marks are ``book.ai.mark``'s, which the web page shares: a move played in at least
-``book.ai.POPULAR`` of the games that loses ``MISTAKE_POINTS`` or more is marked ``?`` (a
+marks are ``book.analysis.ai.mark``'s, which the web page shares: a move played in at least
+``book.analysis.ai.POPULAR`` of the games that loses ``MISTAKE_POINTS`` or more is marked ``?`` (a
 popular mistake); a move KataGo prefers (loss under ``GOOD_POINTS``) that few people play
 (under ``RARE`` of the games) ``!``; both only from values of ``MARK_VISITS`` visits or more
 (the move's and the position's), and a table of a shallower search says so.
@@ -52,10 +52,10 @@ def add_ai_options(p) -> None:
 
 def ai_values_for(args, board, found, book=None, shown: int | None = None, ask_unless_none: bool = False):
     """(values, per human move values) of the position of ``found``: the deepest stored values
-    (``book.ai.AiValueStores``), else KataGo's (asked, with progress on stderr: also when
+    (``book.analysis.ai.AiValueStores``), else KataGo's (asked, with progress on stderr: also when
     ``args.visits`` asks for more than is stored); each of the first ``shown`` human moves'
-    values from ``book.ai.next_move_values`` (KataGo's values of the move, else the stored
-    position after it), the moves of ``book.ai.MOVES_SHARE`` of the games or more evaluated
+    values from ``book.analysis.ai.next_move_values`` (KataGo's values of the move, else the stored
+    position after it), the moves of ``book.analysis.ai.MOVES_SHARE`` of the games or more evaluated
     first when the row lacks them and a KataGo is configured; a ``NoValue`` saying why where
     none.  With ``ask_unless_none`` (the shell), nothing stored and no KataGo configured is
     (None, []) instead of the CommandError that says how to get one."""
@@ -65,7 +65,7 @@ def ai_values_for(args, board, found, book=None, shown: int | None = None, ask_u
 
 @dataclass(frozen=True)
 class NoValue:
-    """A move shown without values, and why (``book.ai.missing_reason``'s words, or KataGo's
+    """A move shown without values, and why (``book.analysis.ai.missing_reason``'s words, or KataGo's
     failure)."""
 
     reason: str
@@ -77,7 +77,7 @@ def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_n
     ``points`` (the corner book's, a whole-board pattern's continuations); ``total``: the games
     of the position, for the share that makes a move evaluated (None: none forced); ``asked``:
     points evaluated whoever played them."""
-    from fuseki.book.ai import MOVES_SHARE, AiValueStores, missing_reason, moves_to_force, next_move_values
+    from fuseki.book.analysis.ai import MOVES_SHARE, AiValueStores, missing_reason, moves_to_force, next_move_values
     from fuseki.engine import config
     from fuseki.engine.players.katago import find_command, network_name
 
@@ -120,7 +120,7 @@ def _force(args, board, to_move: int, values, command: str, points: list[int]):
     stored in the cache file; progress on stderr."""
     from sqlalchemy import create_engine
 
-    from fuseki.book.ai import AiJudge
+    from fuseki.book.analysis.ai import AiJudge
     from fuseki.engine.players.katago import KataGo, answer_timeout
 
     path = ai_cache_path()
@@ -142,7 +142,7 @@ def _force(args, board, to_move: int, values, command: str, points: list[int]):
 def _ask_katago(args, board, to_move: int, command: str | None, network: str | None, visits: int):
     from sqlalchemy import create_engine
 
-    from fuseki.book.ai import AiJudge
+    from fuseki.book.analysis.ai import AiJudge
     from fuseki.book.ui.cli_shared import CommandError
     from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout
 
@@ -173,15 +173,14 @@ def points(value: float) -> str:
 AI_HEAD = "|  AI win %   lead   loss visits"
 NO_VALUES = ("no stored AI values for this position (and no KataGo to ask: --katago, $FUSEKI_KATAGO or "
              "bash .ci/katago; docs/katago.md)")
-WHOLE_BOARD_ONLY = "AI values only for a whole-board pattern"
 PV_MOVES = 12  # moves of a line shown under its row
 
 
 def ai_columns(move) -> str:
-    """KataGo's columns of a row (a ``book.ai.MoveValues`` or an ``AiMove``; a ``NoValue`` or
+    """KataGo's columns of a row (a ``book.analysis.ai.MoveValues`` or an ``AiMove``; a ``NoValue`` or
     None: dashes, then why): win rate, lead and loss for the player who plays the move, ``*``
     when they are the position after it's, then the visits behind them."""
-    from fuseki.book.ai import CHILD
+    from fuseki.book.analysis.ai import CHILD
 
     if move is None or isinstance(move, NoValue):
         why = f"  no value: {move.reason}" if move is not None else ""
@@ -191,9 +190,9 @@ def ai_columns(move) -> str:
 
 
 def ai_note(games: int, total: int, move) -> str:
-    """The row's mark (``book.ai.mark``, from the move's visits and the position's) as two
+    """The row's mark (``book.analysis.ai.mark``, from the move's visits and the position's) as two
     spaces and its text, or nothing."""
-    from fuseki.book.ai import MARK_TEXT, mark
+    from fuseki.book.analysis.ai import MARK_TEXT, mark
 
     if move is None or isinstance(move, NoValue):
         return ""
@@ -212,9 +211,9 @@ def pv_line(move, size: int) -> str | None:
 
 def ai_footer(values) -> str:
     """The line under an AI table naming the network, rules, komi and visits; when the
-    position's search is under ``book.ai.MARK_VISITS``, a line before it says the values are
+    position's search is under ``book.analysis.ai.MARK_VISITS``, a line before it says the values are
     shallow and no mark is drawn."""
-    from fuseki.book.ai import MARK_VISITS
+    from fuseki.book.analysis.ai import MARK_VISITS
 
     s = values.settings
     shallow = ""

@@ -15,16 +15,22 @@ same book as ``fuseki serve``, ``fuseki shell`` and the engine (``engine.config.
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 
 from fuseki.book.ui import ai_text, within
-from fuseki.book.ui.cli_shared import add_book_option, book_location
+from fuseki.book.ui.cli_shared import (
+    add_book_option,
+    add_filter_options,
+    add_position_options,
+    book_location,
+    filters_of,
+    position_of,
+    stop_on_signals,
+    stopped_text,
+)
+from fuseki.book.ui.reading import filters_note, parse_periods
 
 
 def add_commands(subparsers) -> None:
@@ -77,62 +83,6 @@ def add_commands(subparsers) -> None:
     p.set_defaults(run=run_stats)
 
 
-def add_position_options(p) -> None:
-    """--moves, or --sgf with --move; --size: the position a command asks about (position_of)."""
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--moves", default="", metavar="MOVES",
-                       help="moves from the empty board, Black first: SGF (pd) or GTP (Q16) vertices")
-    where.add_argument("--sgf", metavar="FILE", help="a game record: the position after --move N")
-    p.add_argument("--move", type=int, default=0, metavar="N", help="with --sgf: moves played (default 0)")
-    p.add_argument("--size", type=int, default=19, help="board size for --moves (default 19)")
-
-
-CLI_NAMES = {"komi": "game_komi"}  # a filter's option where the API's name is taken (--komi: KataGo's)
-
-
-def add_filter_options(p) -> None:
-    """--year, --player and the header filters of ``book.model.filters`` (``filters_of`` reads them)."""
-    p.add_argument("--year", metavar="FROM-TO", help="only games of these years (2010-2016, 2010-, -2016, 2014)")
-    p.add_argument("--player", metavar="NAME",
-                   help="only games NAME played (either colour, any part of the name, any case)")
-    more = p.add_argument_group("more filters, from the games' headers (e.g. --winner B --won-by resign "
-                                "--min-rank 7d --game-komi 6.5)")
-    more.add_argument("--event", metavar="TEXT", help="only games whose event (EV) has TEXT in it, any case")
-    more.add_argument("--winner", metavar="B|W", help="only games Black (B) or White (W) won (RE)")
-    more.add_argument("--won-by", metavar="HOW", help="only games won by resign, points, time or forfeit (RE)")
-    more.add_argument("--margin", metavar="A-B",
-                      help="only games won on points by A to B points (3.5, 0.5-5, 10-, -2.5; RE B+3.5 is 3.5)")
-    more.add_argument("--min-rank", metavar="RANK",
-                      help="only games whose weaker player is RANK or stronger (5k, 1d, 7d, 1p; a pro is above "
-                           "9d; a game with an unknown rank is left out)")
-    more.add_argument("--max-rank", metavar="RANK", help="only games whose weaker player is RANK or weaker")
-    more.add_argument("--handicap", metavar="N|A-B", help="only games of N handicap stones, or A to B (0, 2-4, 2-)")
-    more.add_argument("--game-komi", metavar="K|A-B",
-                      help="only games of komi K, or A to B (6.5, 5.5-7.5; the API's komi=: --komi is KataGo's)")
-
-
-def filters_of(args, min_games: int = 1):
-    """The ``Filters`` that ``add_filter_options``' arguments say; ValueError naming a bad value."""
-    from fuseki.book.model.filters import FILTER_PARAMS, Filters, parse_filters
-
-    low, high = parse_years(args.year)
-    texts = {name: getattr(args, CLI_NAMES.get(name, name), None) for name in ("player", *FILTER_PARAMS)}
-    fields = parse_filters(texts, label=lambda name: "--" + CLI_NAMES.get(name, name).replace("_", "-"))
-    return Filters(year_from=low, year_to=high, min_games=min_games, **fields)
-
-
-def filters_note(filters) -> str:
-    """The filters in words (``years 2010-2016; player lee; winner B``), "" for none."""
-    years = "" if filters.year_from is None and filters.year_to is None else "years " + "-".join(
-        "" if y is None else str(y) for y in (filters.year_from, filters.year_to))
-    return "; ".join(x for x in (years, filters.player and f"player {filters.player}", *filters.describe()) if x)
-
-
-def position_of(args):
-    """The Board that add_position_options' arguments name."""
-    return board_from_sgf(args.sgf, args.move) if args.sgf else parse_moves(args.moves, args.size)
-
-
 def run_import(args) -> int:
     """Exit code 0; 130 or 143 if stopped by SIGINT (Ctrl-C) or SIGTERM, after the batch
     being written (the summary says what was committed; the same import again adds the rest).
@@ -161,9 +111,9 @@ def run_import(args) -> int:
 
 def _import(args, listing) -> int:
     """run_import's work, ``listing`` (an open file, or None) receiving the report's notes."""
-    from fuseki.book.pipeline import importer
-    from fuseki.book.pipeline.progress import Progress
-    from fuseki.book.pipeline.report import ImportReport
+    from fuseki.book.analysis.pipeline import importer
+    from fuseki.book.analysis.pipeline.progress import Progress
+    from fuseki.book.analysis.pipeline.report import ImportReport
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.textboard import printable
 
@@ -199,97 +149,15 @@ def complete_book(book) -> None:
     read-only answers from them, right after the import.  The rows of busy positions are stored
     as one blob each (``book.storage.busy_rows``).
     """
-    from fuseki.book.patterns import corner_build, index, index_map
+    from fuseki.book.analysis.patterns import corner_build, index, index_map
     from fuseki.book.storage import busy_rows
 
     busy_rows.store(book)  # a busy position's games and filters read one blob, not a row per game
     indexed = index.update(book, progress=sys.stderr)
     if indexed:
         print(f"fuseki import: pattern index: {indexed:,} games of earlier imports indexed", file=sys.stderr)
-    index_map.refresh(book)  # so that the next process maps the index at once (book.patterns.index_map)
+    index_map.refresh(book)  # so that the next process maps the index at once (book.analysis.patterns.index_map)
     corner_build.update(book, progress=sys.stderr)  # its progress, then "corner book: N continuations in S s"
-
-
-class StopRequest(threading.Event):
-    """Set when the user asks a long import to stop; ``signum`` says how (None: not by a signal)."""
-
-    signum: int | None = None
-
-
-@contextmanager
-def stop_on_signals() -> Iterator[StopRequest]:
-    """While inside, SIGINT (Ctrl-C) and SIGTERM set the StopRequest it gives instead of stopping at once.
-
-    Pass it as ``importer.import_paths``'s ``stop``: the import ends after the batch it is
-    writing, with every committed game counted.  A second signal raises KeyboardInterrupt
-    (the user insists: it stops where it is, a batch half written is rolled back).
-    Outside the main thread (where Python runs no signal handler) nothing is installed.
-    """
-    stop = StopRequest()
-
-    def handler(signum, frame):
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.signum = signum
-        stop.set()
-
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-    previous = {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield stop
-    finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
-
-
-def stopped_text(stop: StopRequest, report) -> str:
-    """What a stopped import says: why, what it committed, and how to finish it."""
-    name = signal.Signals(stop.signum).name if stop.signum else "request"
-    return f"stopped by {name}; committed: {report} (the same import again adds the rest)"
-
-
-def parse_years(text: str | None) -> tuple[int | None, int | None]:
-    """``2010-2016``, ``2010-``, ``-2016`` or ``2014`` as (from, to); ValueError otherwise."""
-    if not text:
-        return None, None
-    start, dash, end = text.strip().partition("-")
-    try:
-        low = int(start) if start.strip() else None
-        high = int(end) if end.strip() else (None if dash else low)
-    except ValueError:
-        raise ValueError(f"bad year range '{text}': use 2010-2016, 2010-, -2016 or 2014") from None
-    if low is None and high is None:
-        raise ValueError(f"bad year range '{text}': use 2010-2016, 2010-, -2016 or 2014")
-    if low is not None and high is not None and low > high:
-        raise ValueError(f"bad year range '{text}': {low} is after {high}")
-    return low, high
-
-
-def parse_periods(text: str) -> tuple[tuple[int | None, int | None], tuple[int | None, int | None]]:
-    """``2005-2007:2008-2009`` (each side as ``--year`` takes it) as two (from, to); ValueError otherwise."""
-    first, colon, second = (text or "").partition(":")
-    if not colon or not first.strip() or not second.strip():
-        raise ValueError(f"bad periods '{text}': use FROM-TO:FROM-TO, e.g. 2005-2007:2008-2009")
-    return parse_years(first), parse_years(second)
-
-
-def parse_moves(text: str, size: int):
-    """A Board after the moves (SGF letters or GTP vertices, Black first, alternating)."""
-    from fuseki.book.formats.positions import board_after_moves
-
-    return board_after_moves(text.replace(",", " ").split(), size)
-
-
-def board_from_sgf(path: str, move: int):
-    """A Board at the position after ``move`` moves of the game in ``path`` (setup included)."""
-    from fuseki.book.formats.positions import board_after_record
-    from fuseki.book.formats.records import read_games
-
-    with open(path, "rb") as handle:
-        record = read_games(handle.read(), path)[0]
-    return board_after_record(record, move, strict=True)
 
 
 def run_search(args) -> int:
@@ -331,7 +199,7 @@ def run_search(args) -> int:
     if args.by_year:
         text += "\n\n" + years_text.year_text(profile, board.size)
     if args.by_year and args.ai:
-        from fuseki.book import mistakes
+        from fuseki.book.analysis import mistakes
 
         visits_min = mistakes.default_visits()
         # a cell without a value (ai_text.NoValue, saying why) is a move the years cannot judge

@@ -4,7 +4,7 @@ Example::
 
     fuseki book build-builtin --from ../shared/data --out book/data/builtin.sqlite
 
-The same archives give the same bytes (``book.statbook_build``); the book's JSON
+The same archives give the same bytes (``book.builders.statbook``); the book's JSON
 file is written beside it.
 """
 
@@ -16,7 +16,7 @@ import sys
 
 
 def add_commands(subparsers) -> None:
-    from fuseki.book import statbook_build
+    from fuseki.book.builders import statbook as statbook_build
     from fuseki.book.ui.cli_shared import subcommands
 
     sub = subcommands(subparsers, "book")
@@ -59,8 +59,8 @@ def describe(paths: list[str]) -> str:
 def run_build(args) -> int:
     import time
 
-    from fuseki.book import statbook_build
-    from fuseki.book.pipeline.progress import Progress
+    from fuseki.book.analysis.pipeline.progress import Progress
+    from fuseki.book.builders import statbook as statbook_build
     from fuseki.book.ui.cli_shared import CommandError
     from fuseki.book.ui.textboard import printable
 

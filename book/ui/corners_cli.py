@@ -1,6 +1,6 @@
 """``fuseki corners``: build the book's corner book, and show what was played next in each corner.
 
-The corner book (``book.patterns.corners``) is what the engine plays once the whole board
+The corner book (``book.analysis.patterns.corners``) is what the engine plays once the whole board
 has left the book.  ``fuseki corners --book B`` builds it (or brings it up to date: it is
 rebuilt from the pattern index when games were added); with a position (``--moves`` or
 ``--sgf``/``--move``, as for ``fuseki search``) it then prints each corner: the region drawn
@@ -10,7 +10,7 @@ player who played it), and how often players left the corner (tenuki) instead.
 With ``--ai`` (``book.ui.ai_text.add_ai_options``) each continuation also gets KataGo's win
 rate, lead and loss for the player who plays it, and the marks, as ``fuseki search --ai``
 gives the next moves (``corner_ai``: the values of the whole position, stored or asked, through
-``book.ai.next_move_values``; a continuation is its one point on this board, the vertex shown);
+``book.analysis.ai.next_move_values``; a continuation is its one point on this board, the vertex shown);
 ``tenuki`` has no single point and no values.  The last line names KataGo's network, rules,
 komi and visits.
 """
@@ -20,13 +20,12 @@ from __future__ import annotations
 import sys
 
 from fuseki.book.ui import ai_text
-from fuseki.book.ui.book_cli import add_position_options, position_of
-from fuseki.book.ui.cli_shared import add_book_option, book_location
+from fuseki.book.ui.cli_shared import add_book_option, add_position_options, book_location, position_of
+from fuseki.book.ui.textboard import LETTERS
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
-TABLE_LIMIT = 8
+CORNER_ROWS = 8  # moves listed a corner
 CORNER_NAMES = ("top left", "top right", "bottom left", "bottom right")
 
 
@@ -46,7 +45,7 @@ def add_commands(subparsers) -> None:
 
 def corner_region(corner: int, size: int) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1) of a corner region (x from the left, y from the top)."""
-    from fuseki.book.patterns.corners import corner_width
+    from fuseki.book.analysis.patterns.corners import corner_width
 
     width = corner_width(size)
     x0 = size - width if corner & 1 else 0
@@ -56,11 +55,11 @@ def corner_region(corner: int, size: int) -> tuple[int, int, int, int]:
 
 def corner_lines(board, corner, last_point: int | None = None, ai_values: list | None = None) -> list[str]:
     """One corner (a ``corners.CornerMoves``) drawn as text: stones, letters on its moves, then its
-    table; with ``ai_values`` (one ``book.ai.MoveValues`` or None per move listed) KataGo's columns."""
+    table; with ``ai_values`` (one ``book.analysis.ai.MoveValues`` or None per move listed) KataGo's columns."""
     size = board.size
     x0, y0, x1, y1 = corner_region(corner.corner, size)
     marked: dict[int, str] = {}
-    for letter, move in zip(LETTERS[:TABLE_LIMIT], corner.moves):
+    for letter, move in zip(LETTERS[:CORNER_ROWS], corner.moves):
         for point in move.points:
             if point != base.PASS and board.color_at(point) == EMPTY:
                 marked.setdefault(point, letter)
@@ -69,15 +68,15 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
     lines = board.diagram(marked, (x0, y0, x1, y1))
     if ai_values is not None and corner.moves:
         lines.append(f"{'':4}{'move':<6}{'played':>7}  {'win %':>6} {ai_text.AI_HEAD}")
-    for index, move in enumerate(corner.moves[:TABLE_LIMIT]):
+    for index, move in enumerate(corner.moves[:CORNER_ROWS]):
         vertex = base.point_to_vertex(move.point, size)
         line = f"{LETTERS[index]} - {vertex:<5} {move.games:>7}  {100 * move.winrate:5.1f}%"
         if ai_values is not None:
             ai = ai_values[index]
             line += f" {ai_text.ai_columns(ai)}{ai_text.ai_note(move.games, corner.total, ai)}"
         lines.append(line)
-    if len(corner.moves) > TABLE_LIMIT:
-        rest = corner.moves[TABLE_LIMIT:]
+    if len(corner.moves) > CORNER_ROWS:
+        rest = corner.moves[CORNER_ROWS:]
         lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} times played")
     lines.append(f"tenuki {corner.tenuki}")
     return lines
@@ -86,7 +85,7 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
 def corners_text(board, color: int, found, ai=None) -> str:
     """What ``fuseki corners`` prints for a position: each corner, the last move's first; ``ai``
     (``corner_ai``'s (values, per corner values)) adds KataGo's columns and the footer."""
-    from fuseki.book.corner_chooser import last_corner
+    from fuseki.book.play.corner_chooser import last_corner
 
     last = last_corner(board, color)
     last_point = board.moves[-1][1] if board.moves else None
@@ -110,12 +109,12 @@ def corners_text(board, color: int, found, ai=None) -> str:
 def corner_ai(args, board, color: int, found, book=None, ask_unless_none: bool = False):
     """(values, {corner: values of each continuation listed}) for ``corners_text``: the
     position's AI values (``ai_text.ai_values_of_moves``: stored, else KataGo's) and each
-    continuation's (``book.ai.next_move_values`` of its one point, the vertex shown: a corner
+    continuation's (``book.analysis.ai.next_move_values`` of its one point, the vertex shown: a corner
     symmetric about its diagonal lists two points that the whole board may tell apart).
     With ``ask_unless_none``: None when nothing is stored and no KataGo is configured."""
-    from fuseki.book.ai import one_point_each
+    from fuseki.book.analysis.ai import one_point_each
 
-    listed = [(c.corner, m) for c in found for m in c.moves[:TABLE_LIMIT]]
+    listed = [(c.corner, m) for c in found for m in c.moves[:CORNER_ROWS]]
     moves = one_point_each(m for _, m in listed)
     values, move_values = ai_text.ai_values_of_moves(args, board, color, moves, book, ask_unless_none)
     if values is None:
@@ -127,7 +126,7 @@ def corner_ai(args, board, color: int, found, book=None, ask_unless_none: bool =
 
 
 def run_corners(args) -> int:
-    from fuseki.book.patterns import corner_build, corners
+    from fuseki.book.analysis.patterns import corner_build, corners
     from fuseki.book.storage.store import Book, BookError
 
     board = position_of(args)

@@ -17,7 +17,7 @@ board, no "any" point: ``Pattern.whole_board``) is a position, and its continuat
 moves: each gets KataGo's win rate, lead and loss for the player to move, and the marks, as
 ``fuseki search --ai`` gives them (``pattern_ai``: the searched position's values, stored or
 asked, in the orientation the pattern was entered).  A smaller region says
-``ai_text.WHOLE_BOARD_ONLY`` once instead.
+``WHOLE_BOARD_ONLY`` (``book.analysis.ai``) once instead.
 """
 
 from __future__ import annotations
@@ -26,14 +26,18 @@ import sys
 from dataclasses import replace
 
 from fuseki.book.ui import ai_text, within
-from fuseki.book.ui.book_cli import add_filter_options, add_position_options, filters_of, position_of
-from fuseki.book.ui.cli_shared import add_book_option, book_location
+from fuseki.book.ui.cli_shared import (
+    add_book_option,
+    add_filter_options,
+    add_position_options,
+    book_location,
+    filters_of,
+    position_of,
+)
+from fuseki.book.ui.reading import TO_MOVE, options_text, pattern_from_board
+from fuseki.book.ui.textboard import TABLE_LIMIT, row_letters
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
-
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
-TABLE_LIMIT = 20
-TO_MOVE = {"either": EMPTY, "black": BLACK, "white": WHITE, "b": BLACK, "w": WHITE}
+from fuseki.engine.core.base import BLACK, EMPTY, xy_to_point
 
 
 def add_commands(subparsers) -> None:
@@ -68,97 +72,10 @@ def add_commands(subparsers) -> None:
     p.set_defaults(run=run_pattern)
 
 
-def parse_region(text: str, size: int) -> tuple[int, int, int, int]:
-    """``N19:T13`` -> (x0, y0, x1, y1); PatternError for anything else."""
-    from fuseki.book.patterns.pattern import PatternError
-
-    corners = text.replace(" ", "").split(":")
-    if len(corners) != 2:
-        raise PatternError(f"bad region '{text}': give two opposite corners, e.g. N19:T13")
-    try:
-        (xa, ya), (xb, yb) = (point_to_xy(base.parse_point(v, size), size) for v in corners)
-    except ValueError as exc:
-        raise PatternError(f"bad region '{text}': {exc}") from None
-    return min(xa, xb), min(ya, yb), max(xa, xb), max(ya, yb)
-
-
-def pattern_from_board(board, region_text: str, any_text: str, swap: bool, empty_or_black: str = "",
-                       empty_or_white: str = "", to_move: int = EMPTY, moves_from: int = 0,
-                       moves_to: int | None = None):
-    """The Pattern of ``board``'s region, less its "any" points, with its wildcard points
-    (``EMPTY_OR_BLACK``/``EMPTY_OR_WHITE``, whatever the board holds there) and Kombilo's
-    options; PatternError for a point given twice or outside the region."""
-    from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE, Pattern, PatternError
-
-    size = board.size
-    region = parse_region(region_text, size)
-    x0, y0, x1, y1 = region
-    inside = {xy_to_point(x, y, size) for y in range(y0, y1 + 1) for x in range(x0, x1 + 1)}
-    given: dict[int, int | None] = {}
-    for name, text, value in (("--any", any_text, None), ("--empty-or-black", empty_or_black, EMPTY_OR_BLACK),
-                              ("--empty-or-white", empty_or_white, EMPTY_OR_WHITE)):
-        try:
-            points = [base.parse_point(v, size) for v in text.replace(" ", "").split(",") if v]
-        except ValueError as exc:
-            raise PatternError(f"bad {name} point: {exc}") from None
-        outside = sorted(set(points) - inside)
-        if outside:
-            raise PatternError(f"{name} points outside the region: "
-                               + ", ".join(base.point_to_vertex(p, size) for p in outside))
-        twice = sorted(p for p in set(points) if p in given)
-        if twice:
-            raise PatternError(f"{name} points given twice: "
-                               + ", ".join(base.point_to_vertex(p, size) for p in twice))
-        given.update((p, value) for p in points)
-    cells = {p: given.get(p, board.color_at(p)) for p in inside if given.get(p, EMPTY) is not None}
-    return Pattern(size, region, cells, swap_colours=swap, to_move=to_move, moves_from=moves_from,
-                   moves_to=moves_to)
-
-
-def pattern_from_options(board, region_text: str, get):
-    """``pattern_from_board`` with its points and Kombilo's options as texts, ``get(name,
-    default)`` giving each: ``any``, ``empty_or_black``, ``empty_or_white``, ``swap`` (1, true,
-    on) or ``fixed_colour`` (0, false, off: the same), ``to_move`` (black, white, either, b, w),
-    ``moves_from``, ``moves_to`` (the web API's parameters; the shell's words map to them);
-    PatternError for a bad value."""
-    from fuseki.book.patterns.pattern import PatternError
-
-    swap = get("swap", "") in ("1", "true", "on") or get("fixed_colour", "") in ("0", "false", "off")
-    try:
-        to_move = TO_MOVE[get("to_move", "either").lower()]
-        low, high = (None if not get(end, "") else int(get(end, "")) for end in ("moves_from", "moves_to"))
-    except (KeyError, ValueError):
-        raise PatternError("to_move is black, white or either; moves_from and moves_to are move numbers") from None
-    return pattern_from_board(board, region_text, get("any", ""), swap, get("empty_or_black", ""),
-                              get("empty_or_white", ""), to_move, low or 0, high)
-
-
-def options_text(pattern) -> str:
-    """Kombilo's options of ``pattern`` in words, after its kind: "fixed colour" or "colours also
-    exchanged", then who moves next and the move range when asked."""
-    words = ["colours also exchanged" if pattern.swap_colours else "fixed colour"]
-    if pattern.to_move != EMPTY:
-        words.append(("Black" if pattern.to_move == BLACK else "White") + " to move")
-    if pattern.moves_from or pattern.moves_to is not None:
-        high = "" if pattern.moves_to is None else pattern.moves_to
-        words.append(f"moves {pattern.moves_from}-{high}")
-    return ", ".join(words)
-
-
-def row_letters(continuations, alphabet: str = LETTERS) -> list[str | None]:
-    """One letter per continuation, shared by the rows of one point (Black's and White's):
-    the points lettered in the order of their first row; None once the alphabet runs out."""
-    of_point: dict[int, str | None] = {}
-    for move in continuations:
-        if move.point not in of_point:
-            of_point[move.point] = alphabet[len(of_point)] if len(of_point) < len(alphabet) else None
-    return [of_point[move.point] for move in continuations]
-
-
 def pattern_lines(board, pattern, result=None) -> list[str]:
     """The region as text: X/O stones, ``.`` empty, ``?`` any, ``x``/``o`` empty or black/white
     (Kombilo's wildcards), letters on the continuations."""
-    from fuseki.book.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE
+    from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE
 
     x0, y0, x1, y1 = pattern.region
     marked: dict[int, str] = {}
@@ -179,12 +96,14 @@ def pattern_lines(board, pattern, result=None) -> list[str]:
 
 
 def pattern_ai(args, board, result, book=None, ask_unless_none: bool = False):
-    """``result_text``'s ``ai``: ``ai_text.WHOLE_BOARD_ONLY`` for a pattern smaller than the
+    """``result_text``'s ``ai``: ``WHOLE_BOARD_ONLY`` (``book.analysis.ai``) for a pattern smaller than the
     board, else (values, each listed continuation's values) of the searched position
     (``ai_text.ai_values_of_moves``); with ``ask_unless_none``, ``ai_text.NO_VALUES`` when
     nothing is stored and no KataGo is configured."""
     if not result.pattern.whole_board:
-        return ai_text.WHOLE_BOARD_ONLY
+        from fuseki.book.analysis.ai import WHOLE_BOARD_ONLY
+
+        return WHOLE_BOARD_ONLY
     shown = result.continuations[:TABLE_LIMIT]
     values, move_values = ai_text.ai_values_of_moves(args, board, board.to_move, shown, book, ask_unless_none)
     return ai_text.NO_VALUES if values is None else (values, move_values)
@@ -222,8 +141,8 @@ def result_text(board, result, ai=None) -> str:
 
 
 def run_pattern(args) -> int:
-    from fuseki.book.patterns.pattern import PatternError
-    from fuseki.book.patterns.search import search
+    from fuseki.book.analysis.patterns.pattern import PatternError
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.storage.gamesets import GameSet
     from fuseki.book.storage.store import Book
 

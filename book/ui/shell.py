@@ -40,14 +40,14 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.ui import textboard
-from fuseki.book.ui.book_cli import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
+from fuseki.book.ui.reading import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
 from fuseki.book.ui.shell_filters import FilterCommands
 from fuseki.book.ui.shell_within import WithinCommands
+from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, IllegalMove
 from fuseki.engine.core.board import Board
 
-LETTERS = "abcdefghijkl"
 PAGE_SIZE = 20
 COLOUR_NAME = {BLACK: "Black", WHITE: "White"}
 
@@ -62,7 +62,7 @@ def parse_point(token: str, size: int) -> int:
         return base.parse_point(token, size)
     except base.CoordinateError:
         raise ShellError(f"bad vertex '{token}': use SGF letters (pd), GTP (Q16), pass, "
-                         f"or a letter {LETTERS[0]}-{LETTERS[-1]} from the last search") from None
+                         f"or a letter {SHORT_LETTERS[0]}-{SHORT_LETTERS[-1]} from the last search") from None
 
 
 class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
@@ -161,7 +161,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         found = self.book.next_moves(self.board, filters=self.filters)
         self.last_search = (tuple(self.board.moves), found)
         self.pattern_shown = None  # games: this position's again
-        text = textboard.search_text(self.board, found, letters=LETTERS, note=self._filter_note(), verbose=True)
+        text = textboard.search_text(self.board, found, letters=SHORT_LETTERS, note=self._filter_note(), verbose=True)
         if not self.marks:
             lines = text.splitlines()
             lines[:self.board.size + 2] = textboard.board_lines(self.board, None)
@@ -178,14 +178,14 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
 
         try:
             values, move_values = ai_text.ai_values_for(self.ai_options, self.board, found, self.book,
-                                                        len(LETTERS), ask_unless_none=True)
+                                                        len(SHORT_LETTERS), ask_unless_none=True)
         except CommandError as exc:  # KataGo failed: the human table still shows
             return f"{text}\nAI: {exc}"
         if values is None:
             return f"{text}\n{ai_text.NO_VALUES}"
-        table = textboard.move_table(found, self.board.size, LETTERS)
+        table = textboard.move_table(found, self.board.size, SHORT_LETTERS)
         return (text[: len(text) - len(table)] + ai_text.ai_table(found, values, move_values, self.board.size,
-                                                                  LETTERS, getattr(self.ai_options, "pv", False))
+                                                                  SHORT_LETTERS, getattr(self.ai_options, "pv", False))
                 + "\n" + table.rsplit("\n", 1)[-1])
 
     def do_pattern(self, arg: str) -> None:
@@ -195,9 +195,10 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         as they are, the default; swap: colours exchanged too; next: who moves next; from/to:
         the move range), their continuations (the next move inside the region, at once or after
         tenuki, by colour) and tenuki; games then lists them."""
-        from fuseki.book.patterns.pattern import PatternError
-        from fuseki.book.patterns.search import search
-        from fuseki.book.ui.pattern_cli import pattern_from_options, result_text
+        from fuseki.book.analysis.patterns.pattern import PatternError
+        from fuseki.book.analysis.patterns.search import search
+        from fuseki.book.ui.pattern_cli import result_text
+        from fuseki.book.ui.reading import pattern_from_options
 
         words = arg.split()
         if not words:
@@ -241,7 +242,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
     def do_corners(self, arg: str) -> None:
         """corners: what strong players played next in each corner of the board (the corner book,
         which the engine plays once the whole board is out of book), the last move's corner first."""
-        from fuseki.book.patterns import corners
+        from fuseki.book.analysis.patterns import corners
         from fuseki.book.ui.corners_cli import corners_text
 
         self._no_arguments("corners", arg)
@@ -297,7 +298,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
             counts.add((found.total, tuple(sorted((m.games, m.black_wins, m.white_wins) for m in found.moves))))
             canon.add(min(board.symmetric_keys()))
             title = f"T{n} {board.position_key():016x}"
-            panels.append([title] + textboard.board_lines(board, found if self.marks else None, letters=LETTERS))
+            panels.append([title] + textboard.board_lines(board, found if self.marks else None, letters=SHORT_LETTERS))
         self.say(_side_by_side(panels))
         same = len(counts) == 1 and len(canon) == 1
         self.say("all 8 orientations: same canonical key and same next moves" if same
@@ -315,9 +316,9 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         recent = RECENT if periods or not text else self._count(text, "years")
         profile = date_profile(self.book, self.board, filters=self.filters, recent=recent)
         if periods:
-            self.say(years_text.trends_text(profile, *periods, self.board.size, LETTERS))
+            self.say(years_text.trends_text(profile, *periods, self.board.size, SHORT_LETTERS))
         else:
-            self.say(years_text.year_text(profile, self.board.size, LETTERS))
+            self.say(years_text.year_text(profile, self.board.size, SHORT_LETTERS))
 
     # --- filters and games ------------------------------------------------------------
 
@@ -375,9 +376,9 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
                 raise ShellError(f"cannot import {path}: no such file or folder")
         import signal
 
-        from fuseki.book.pipeline import importer
-        from fuseki.book.pipeline.progress import Progress
-        from fuseki.book.ui.book_cli import stop_on_signals, stopped_text
+        from fuseki.book.analysis.pipeline import importer
+        from fuseki.book.analysis.pipeline.progress import Progress
+        from fuseki.book.ui.cli_shared import stop_on_signals, stopped_text
 
         progress = Progress(escape=textboard.printable) if self.use_rawinput else None
         with stop_on_signals() as stop:  # Ctrl-C stops the import, not the shell
@@ -510,11 +511,11 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         """A letter from the last search (of the position ``trial`` is in) or a vertex."""
         if len(token) == 1 and token.isalpha():
             found = self.last_search
-            if token not in LETTERS:
-                raise ShellError(f"bad vertex '{token}': letters go from {LETTERS[0]} to {LETTERS[-1]}")
+            if token not in SHORT_LETTERS:
+                raise ShellError(f"bad vertex '{token}': letters go from {SHORT_LETTERS[0]} to {SHORT_LETTERS[-1]}")
             if not found or found[0] != tuple(trial.moves):
                 raise ShellError(f"letter '{token}' needs a search of this position first (type search)")
-            index = LETTERS.index(token)
+            index = SHORT_LETTERS.index(token)
             if index >= len(found[1].moves):
                 raise ShellError(f"letter '{token}' is not in the last search's table")
             return found[1].moves[index].point
@@ -524,11 +525,11 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         found = self._current_search()
         if not found:
             return []
-        words = [LETTERS[i] for i in range(min(len(LETTERS), len(found.moves)))]
+        words = [SHORT_LETTERS[i] for i in range(min(len(SHORT_LETTERS), len(found.moves)))]
         return words + [base.point_to_sgf(m.point, self.board.size) or "pass" for m in found.moves]
 
     def _board_text(self, found) -> str:
-        return "\n".join(textboard.board_lines(self.board, found, letters=LETTERS))
+        return "\n".join(textboard.board_lines(self.board, found, letters=SHORT_LETTERS))
 
     def _status(self) -> str:
         board = self.board

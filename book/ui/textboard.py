@@ -18,8 +18,12 @@ from __future__ import annotations
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY
 
-TABLE_LIMIT = 20
-LETTERS = "abcdefghijklmnopqrstuvwxyz"[:TABLE_LIMIT]  # one letter per table row, none on the board without one
+TABLE_LIMIT = 20  # rows of a next-move or continuation table in the terminal (fuseki search, fuseki pattern)
+# The one alphabet of table rows, for every way in: one letter per row, none on the board without one.
+LETTERS = "abcdefghijklmnopqrstuvwxyz"[:TABLE_LIMIT]
+# The shell's and the web page's tables letter their 12 most played moves: a letter is also a move
+# the player types or clicks, and 12 stay readable on the board beside the stones.
+SHORT_LETTERS = LETTERS[:12]
 
 
 def printable(text: str) -> str:
@@ -98,3 +102,13 @@ def games_table(rows) -> str:
         date, result = one_line(row.date or "")[:10], one_line(row.result or "")[:10]
         lines.append(f"{row.id:>7}  {black:<22} {white:<22} {date:<10} {result:<10} {row.move_number:>4}")
     return "\n".join(lines)
+
+
+def row_letters(continuations, alphabet: str = LETTERS) -> list[str | None]:
+    """One letter per continuation, shared by the rows of one point (Black's and White's):
+    the points lettered in the order of their first row; None once the alphabet runs out."""
+    of_point: dict[int, str | None] = {}
+    for move in continuations:
+        if move.point not in of_point:
+            of_point[move.point] = alphabet[len(of_point)] if len(of_point) < len(alphabet) else None
+    return [of_point[move.point] for move in continuations]

@@ -9,19 +9,18 @@ Each node is a move with its games and win rate (and KataGo's stored values, whe
 or the AI value cache has them) in its comment; its children are the moves ``fuseki search``
 lists with ``--min-games N``, most played first, lettered on the board as search letters them.
 ``--corner`` walks the corner book in the top-right corner of an empty board instead
-(``book.tree`` builds and writes the tree).
+(``book.analysis.tree`` builds and writes the tree).
 """
 
 from __future__ import annotations
 
 import sys
 
-from fuseki.book.tree import MAX_NODES
+from fuseki.book.analysis.tree import MAX_NODES
 
 
 def add_commands(subparsers) -> None:
-    from fuseki.book.ui.book_cli import add_filter_options
-    from fuseki.book.ui.cli_shared import add_book_option, subcommands
+    from fuseki.book.ui.cli_shared import add_book_option, add_filter_options, subcommands
 
     sub = subcommands(subparsers, "book")
     p = sub.add_parser(
@@ -51,10 +50,10 @@ def add_commands(subparsers) -> None:
 
 
 def run_tree(args) -> int:
-    from fuseki.book import tree as book_tree
-    from fuseki.book.ai import AiValueStores
-    from fuseki.book.ui.book_cli import filters_note, filters_of, parse_moves
-    from fuseki.book.ui.cli_shared import CommandError, book_location, open_book
+    from fuseki.book.analysis import tree as book_tree
+    from fuseki.book.analysis.ai import AiValueStores
+    from fuseki.book.ui.cli_shared import CommandError, book_location, filters_of, open_book
+    from fuseki.book.ui.reading import filters_note, parse_moves
     from fuseki.book.ui.textboard import LETTERS, printable
     from fuseki.engine.config import ai_cache_path
 

@@ -107,7 +107,7 @@ def _update_pattern_index(url: str) -> None:
     answers with a message)."""
     import sys
 
-    from fuseki.book.patterns import corner_build
+    from fuseki.book.analysis.patterns import corner_build
     from fuseki.book.storage.store import Book, BookError
 
     try:

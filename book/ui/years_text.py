@@ -1,7 +1,7 @@
 """A position through the years as text and JSON: ``fuseki search --by-year`` and ``--trends``,
 the shell's ``years``, ``/api/position?by_year=1`` (the numbers: ``book.storage.years``);
 with ``--ai``, ``mistakes_text``: each year's share of games that played a move KataGo's stored
-values judge a mistake (the numbers: ``book.mistakes.years_of_mistakes``).
+values judge a mistake (the numbers: ``book.analysis.mistakes.years_of_mistakes``).
 
 ``year_text`` prints a ``YEAR GAMES SHARE`` table (a year's games that reached the position,
 and their share of that year's games in the book; ``no date`` last), then per next move its
@@ -52,7 +52,7 @@ def year_text(profile, size: int, letters: str = LETTERS) -> str:
 
 def mistakes_text(rows, mistaken, size: int, visits_min: int, points: float) -> str:
     """``--by-year --ai``: per year, the position's games that played a move KataGo's stored
-    values judge a mistake (``book.mistakes.years_of_mistakes``), and those it cannot judge."""
+    values judge a mistake (``book.analysis.mistakes.years_of_mistakes``), and those it cannot judge."""
     judged = ", ".join(f"{base.point_to_vertex(move.point, size)} {ai.loss:.1f} ({ai.visits} visits)"
                        for move, ai in mistaken) or "none"
     lines = [f"AI MISTAKES: moves losing >= {points:g} points at >= {visits_min} visits: {judged}",

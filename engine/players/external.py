@@ -40,7 +40,7 @@ import re
 import sys
 from collections.abc import Callable
 
-from fuseki.engine.core.base import BLACK, EMPTY, PASS, RESIGN, WHITE, CoordinateError, point_to_vertex, vertex_to_point  # noqa: F401
+from fuseki.engine.core.base import BLACK, EMPTY, PASS, RESIGN, CoordinateError, point_to_vertex, vertex_to_point
 from fuseki.engine.players.gtp_client import GtpClient, GtpClientError, GtpFailure
 
 CLEANUP = "kgs-genmove_cleanup"  # KGS's genmove for the cleanup phase: capture dead stones, no pass

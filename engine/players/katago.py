@@ -50,11 +50,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuseki.engine.players.gtp_client import kill_group
-from fuseki.engine.players.katago_config import (  # noqa: F401 - for the book
-    batch_command,
-    config_value,
-    queries_to_keep_in_flight,
-)
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP columns (no I), as KataGo writes them
 STDERR_KEEP = 200  # lines of KataGo's stderr kept, for the messages of its failures

@@ -1,15 +1,15 @@
 """KataGo beside the web page's next moves (``fuseki serve --ai``): values at once, KataGo behind.
 
 A request never waits for KataGo.  ``AiService.answer(board)`` reads the position's values
-(any orientation) through ``book.ai.AiValueStores``: the book's own ``ai_values`` table when
+(any orientation) through ``book.analysis.ai.AiValueStores``: the book's own ``ai_values`` table when
 it has one (a book of games, or the built-in book's file), else the AI value cache file
 (``engine.config.ai_cache_path``), the most searched of the KataGo's network (of any network
 without a KataGo); a position neither has is put in the service's queue and answered
 ``{"status": "pending"}`` at once.  ``ai_json`` gives each human next move its values with
-``book.ai.next_move_values`` (KataGo's candidate, else the stored position after the move), and
+``book.analysis.ai.next_move_values`` (KataGo's candidate, else the stored position after the move), and
 ``corners_ai_json`` the corner book's continuations theirs.  One worker thread (started
 with the first job) takes the newest job first (the position a visitor looks at now), starts
-KataGo on its first job, asks it through ``book.ai.AiJudge`` and writes the values to the
+KataGo on its first job, asks it through ``book.analysis.ai.AiJudge`` and writes the values to the
 cache file (the book may be read-only), where the page's next poll finds them.
 
 ``--visits V`` (``AiOptions.minimum``) means at least V, as in ``fuseki search --ai``: a
@@ -17,7 +17,7 @@ position whose deepest stored row has fewer visits is answered with that row at 
 queued at V (``AiService.deeper``, the answer's ``deeper``); without KataGo the stored row is
 served and says its visits.  Of a ready position, each shown human move played in
 ``MOVES_SHARE`` of its games or more that the row lacks is queued, one job for the position,
-to be asked with the move forced (``AiService.force``: ``book.ai.moves_to_force``, and
+to be asked with the move forced (``AiService.force``: ``book.analysis.ai.moves_to_force``, and
 ``AiJudge.force`` in the worker, at the row's visits); so is the last move played when the
 position before it lacks it (the move the player clicked).  Meanwhile the row's
 ``ai_missing`` says why ("not evaluated yet", "AI busy: ...") and the answer's ``asking`` is
@@ -48,7 +48,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuseki.book.ai import (
+from fuseki.book.analysis.ai import (
     MARK_TEXT,
     MARK_VISITS,
     MOVES_SHARE,
@@ -244,7 +244,7 @@ class AiService:
               client: str | None = None) -> tuple[str | None, dict[int, str]]:
         """The moves of ``moves`` (``point``, ``games``) played in ``MOVES_SHARE`` of the ``total``
         games or more, and ``asked``, that ``values``' row lacks, queued for KataGo with each
-        move forced (``book.ai.moves_to_force``, ``AiJudge.force`` in the worker: one job for
+        move forced (``book.analysis.ai.moves_to_force``, ``AiJudge.force`` in the worker: one job for
         the position): (``"pending"``, ``"busy"`` or None when nothing is asked, why each of
         those points has no value meanwhile: ``missing_reason``'s, the budget's "AI busy: ...",
         or KataGo's failure)."""
@@ -315,7 +315,7 @@ class AiService:
                 self._worker.start()
 
     def _work(self) -> None:
-        from fuseki.book.ai import AiJudge
+        from fuseki.book.analysis.ai import AiJudge
         from fuseki.engine.players.katago import KataGoError, answer_timeout
 
         judge = AiJudge(self.cache_db, None, self.settings.rules, self.settings.komi, self.settings.visits,
@@ -404,7 +404,7 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     adds each human row's ``ai`` (None when neither KataGo's search nor the position after the
     move has values; ``source`` says which gave them) to ``next_rows``
     (``app.next_moves_json``'s rows, whose ``points`` are SGF), and to a row without values its
-    ``ai_missing``, why (``book.ai.missing_reason``, or the budget's "AI busy: ...").
+    ``ai_missing``, why (``book.analysis.ai.missing_reason``, or the budget's "AI busy: ...").
     ``found``: ``total`` and ``moves`` (each ``point``, ``points``, ``games``): the book's next
     moves, or a whole-board pattern's continuations.
 
@@ -471,8 +471,8 @@ def _force_clicked(service: AiService, board) -> str | None:
 def corners_ai_json(service: AiService, board, corners: list[tuple[list[dict], list, int]]) -> dict:
     """The ``ai`` of a corner book answer, as ``ai_json``'s without KataGo's own moves: each
     corner's (rows, ``CornerMove``s, total) gets each row's ``ai``, the values of the move's one
-    point (``book.ai.one_point_each``); a tenuki is no row and gets none."""
-    from fuseki.book.ai import one_point_each
+    point (``book.analysis.ai.one_point_each``); a tenuki is no row and gets none."""
+    from fuseki.book.analysis.ai import one_point_each
 
     answer, got = _status_json(service, board, [rows for rows, _, _ in corners])
     if got is None:

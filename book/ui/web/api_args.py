@@ -40,7 +40,7 @@ class ApiError(Exception):
 def scan_budget():
     """The request's ``budget.Budget`` (``SCAN_SECONDS``, or the application's ``FUSEKI_SCAN_SECONDS``),
     shared by every scan the request makes."""
-    from fuseki.book.patterns.budget import Budget
+    from fuseki.book.analysis.patterns.budget import Budget
 
     if "fuseki_budget" not in g:
         g.fuseki_budget = Budget(current_app.config.get("FUSEKI_SCAN_SECONDS", SCAN_SECONDS))

@@ -36,7 +36,7 @@ scanned; the message says what to narrow)::
                                       ``ai`` and each row's ``ai`` as the position's next moves'
     /api/pattern?moves=&size=&region=N19:T13&any=R17,S18&swap=1&year_from=...
         &empty_or_black=&empty_or_white=&fixed_colour=&to_move=&moves_from=&moves_to= (Kombilo's:
-                                      ``pattern_cli.pattern_from_options``) the region of the position
+                                      ``reading.pattern_from_options``) the region of the position
                                       as a pattern: kind, ``options`` in words, total games, continuations
                                       as Kombilo counts them (letter, point, points, colour B/W, games, at_once,
                                       after_tenuki, wins, winrate of its player), tenuki; a bad region: 400; with
@@ -70,11 +70,12 @@ from pathlib import Path
 from flask import Flask, Response, current_app, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from fuseki.book.analysis.patterns.budget import BudgetSpent
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
-from fuseki.book.patterns.budget import BudgetSpent
 from fuseki.book.storage.statbook import StatisticsOnly
-from fuseki.book.ui.book_cli import parse_periods
+from fuseki.book.ui.reading import parse_periods
+from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.book.ui.web.api_args import (
     COLOUR_NAME,
     MAX_ID,
@@ -87,7 +88,7 @@ from fuseki.book.ui.web.api_args import (
     scan_budget,
 )
 from fuseki.book.ui.web.api_args import int_arg as _int_arg
-from fuseki.book.ui.web.hosts import LOOPBACK_NAMES, host_name  # noqa: F401 (LOOPBACK_NAMES: fuseki serve's)
+from fuseki.book.ui.web.hosts import host_name
 from fuseki.book.ui.web.practice_routes import add_practice_routes
 from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.years_text import years_answer
@@ -97,7 +98,6 @@ from fuseki.engine.core.board import Board
 
 MAX_MOVES = 800          # longest move sequence a client may send
 MAX_DOWNLOAD = 1000      # games in one SGF download
-LETTERS = "abcdefghijkl"  # next-move letters, as in the shell and ``fuseki search``
 STATIC = Path(__file__).parent / "static"
 
 
@@ -182,7 +182,7 @@ def next_moves_json(next_moves, size: int) -> dict:
     rows = []
     for index, stat in enumerate(next_moves.moves):
         rows.append({
-            "letter": LETTERS[index] if index < len(LETTERS) else None,
+            "letter": SHORT_LETTERS[index] if index < len(SHORT_LETTERS) else None,
             **point_json(stat.point, size),
             "points": [base.point_to_sgf(p, size) for p in stat.points if p != base.PASS],
             "games": stat.games,
@@ -196,14 +196,15 @@ def next_moves_json(next_moves, size: int) -> dict:
 def pattern_json(result) -> dict:
     """A pattern search's answer: its continuations (``search.Continuation``, Kombilo's
     counting), a point's Black and White rows sharing its letter."""
-    from fuseki.book.ui.pattern_cli import options_text, row_letters
+    from fuseki.book.ui.reading import options_text
+    from fuseki.book.ui.textboard import row_letters
 
     size = result.pattern.size
     rows = [{"letter": letter, **point_json(c.point, size),
              "points": [base.point_to_sgf(p, size) for p in c.points],
              "colour": COLOUR_NAME[c.colour], "games": c.games, "at_once": c.at_once,
              "after_tenuki": c.after_tenuki, "wins": c.wins, "winrate": c.winrate}
-            for letter, c in zip(row_letters(result.continuations, LETTERS), result.continuations)]
+            for letter, c in zip(row_letters(result.continuations, SHORT_LETTERS), result.continuations)]
     tenuki = result.tenuki
     return {"kind": result.pattern.kind, "options": options_text(result.pattern), "total": result.total, "next": rows,
             "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended}}
@@ -211,13 +212,13 @@ def pattern_json(result) -> dict:
 
 def corners_json(found, board) -> list[dict]:
     """The corner book's continuations of each corner, the last move's corner first (``last``)."""
-    from fuseki.book.corner_chooser import last_corner
+    from fuseki.book.play.corner_chooser import last_corner
 
     last = last_corner(board, board.to_move)
     size = board.size
     out = []
     for corner in sorted(found, key=lambda c: (c.corner != last, c.corner)):
-        rows = [{"letter": LETTERS[i] if i < len(LETTERS) else None, **point_json(m.point, size),
+        rows = [{"letter": SHORT_LETTERS[i] if i < len(SHORT_LETTERS) else None, **point_json(m.point, size),
                  "points": [base.point_to_sgf(p, size) for p in m.points], "games": m.games,
                  "winrate": m.winrate} for i, m in enumerate(corner.moves)]
         out.append({"corner": corner.corner, "last": corner.corner == last, "total": corner.total,
@@ -285,10 +286,10 @@ class _Shared:
 
     def pattern_result(self):
         """The pattern search of the request's region of the search board."""
-        from fuseki.book.patterns.pattern import PatternError
-        from fuseki.book.patterns.search import search
+        from fuseki.book.analysis.patterns.pattern import PatternError
+        from fuseki.book.analysis.patterns.search import search
         from fuseki.book.storage.store import BookError
-        from fuseki.book.ui.pattern_cli import pattern_from_options
+        from fuseki.book.ui.reading import pattern_from_options
 
         board = self.search_board()
         try:
@@ -424,7 +425,7 @@ def _add_page_routes(app: Flask, shared: _Shared) -> None:
         return jsonify(games=stats.games, positions=stats.positions,
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
                        years=list(stats.years) if stats.years else None,
-                       default_size=shared.default_size(), letters=LETTERS, max_download=MAX_DOWNLOAD,
+                       default_size=shared.default_size(), letters=SHORT_LETTERS, max_download=MAX_DOWNLOAD,
                        ai=shared.ai.settings_json() if shared.ai else None,
                        note=statistics.no_games() if statistics else None)
 
@@ -481,7 +482,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/corners")
     def corners_view():
-        from fuseki.book.patterns import corners
+        from fuseki.book.analysis.patterns import corners
 
         board = shared.search_board()
         found = corners.of_book(shared.book, board, board.to_move)
@@ -510,7 +511,7 @@ def pattern_ai_json(shared: _Shared, result, rows: list[dict]) -> dict:
     position's next moves (``ai_json``); a smaller one's is ``{"status": "note", "reason": ...}``."""
     from types import SimpleNamespace
 
-    from fuseki.book.ui.ai_text import WHOLE_BOARD_ONLY
+    from fuseki.book.analysis.ai import WHOLE_BOARD_ONLY
     from fuseki.book.ui.web.ai import ai_json
 
     if not result.pattern.whole_board:

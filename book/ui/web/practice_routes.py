@@ -1,6 +1,6 @@
 """The practice routes of the web page: guess the next move of a game, and the joseki quiz.
 
-The server judges (legality, the book's counts, the score: ``book.practice``); the page
+The server judges (legality, the book's counts, the score: ``book.play.practice``); the page
 (``static/practice.js``) draws and keeps the state in its address.  Like the rest of the API
 these routes are stateless: each request names the game and move, or the quiz line, again.
 
@@ -39,9 +39,9 @@ import random
 
 from flask import Flask, jsonify, request
 
-from fuseki.book import practice
 from fuseki.book.formats.positions import board_after_record
-from fuseki.book.practice import CORNER_NAMES, PracticeError, QuizLine, Score
+from fuseki.book.play import practice
+from fuseki.book.play.practice import CORNER_NAMES, PracticeError, QuizLine, Score
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
@@ -90,7 +90,7 @@ def add_practice_routes(app: Flask, shared) -> None:
 
     @app.get("/api/practice/joseki")
     def practice_joseki():
-        from fuseki.book.patterns import corners
+        from fuseki.book.analysis.patterns import corners
 
         size = shared.default_size()
         min_games = _int("min_games", DEFAULT_MIN_GAMES, 1, MAX_MIN_GAMES)
@@ -133,10 +133,10 @@ def question_json(line: QuizLine, min_games: int) -> dict:
 
 
 def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
-    """KataGo's stored values of each of ``points`` as the position's next moves (``book.ai.
+    """KataGo's stored values of each of ``points`` as the position's next moves (``book.analysis.ai.
     next_move_values``), as each row's ``ai`` (None where none is stored), and the status
     (``book.ui.web.ai.AiService.answer``: KataGo is asked in the background for a position it lacks)."""
-    from fuseki.book.ai import OnePoint, next_move_values
+    from fuseki.book.analysis.ai import OnePoint, next_move_values
 
     status, got = service.answer(board)
     answer = {"status": status, "settings": service.settings_json()}

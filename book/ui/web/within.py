@@ -5,7 +5,7 @@ games of that answer, and goes back.  So that an address (a shared link) shows t
 the restriction is not a list of game ids but the earlier searches themselves, each a *stage*:
 the query string of the search as the API takes it, ``moves`` (and ``size``) for a position,
 with ``region`` (and ``any``, ``empty_or_black``, ``empty_or_white``, ``swap``, ``to_move``,
-``moves_from``, ``moves_to``: ``pattern_cli.pattern_from_options``) for a pattern::
+``moves_from``, ``moves_to``: ``reading.pattern_from_options``) for a pattern::
 
     /api/position?moves=pd,dp,qq&within=moves%3Dpd%2Cdp&within=moves%3Dpd%26region%3DN19%3AT13
 
@@ -87,10 +87,10 @@ def stage_games(book, stage: dict[str, str], size: int, budget=None) -> GameSet:
     """The games that answered the stage, unfiltered: the position's games, or the pattern's
     matches; ValueError (PatternError, PositionError, BookError) for one that cannot be searched,
     ``budget.BudgetSpent`` for a pattern whose scan spent ``budget`` (a ``budget.Budget``; None: no bound)."""
+    from fuseki.book.analysis.patterns.search import search
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.model.filters import Filters
-    from fuseki.book.patterns.search import search
-    from fuseki.book.ui.pattern_cli import pattern_from_options
+    from fuseki.book.ui.reading import pattern_from_options
 
     size_text = stage.get("size", "") or str(size)
     if not size_text.isascii() or not size_text.isdigit() or not base.MIN_SIZE <= int(size_text) <= base.MAX_SIZE:

@@ -39,7 +39,7 @@ commands list every move of at least ``min_games`` games (the moves
 ``genmove`` may play) and show the raw win rate, as before.
 When the whole-board book has no move for the position, every command shows the corner
 book's candidates instead (the advisor's ``corner_candidates``: what strong players played next
-in each corner; see ``book.patterns.corners``), so a GUI keeps showing joseki after the
+in each corner; see ``book.analysis.patterns.corners``), so a GUI keeps showing joseki after the
 whole board leaves the book: GoGui's status line then reads ``corner book: ...``; the Leela
 Zero and KataGo lines have no field for where a candidate comes from, so there they are
 candidates as any other (visits = times played in that corner).
@@ -48,14 +48,14 @@ normally with nothing in it: no moves, no labels, no info lines.
 
 KataGo's stored judgement, where the book or the user's AI value cache has it for the game's
 komi (``komi``) and rules (``kgs-rules``; before it, the settings' ``[ai] rules``): the
-advisor's ``ai_lines``, values read, never asked for (see ``book.chooser``).  The analysis
+advisor's ``ai_lines``, values read, never asked for (see ``book.play.chooser``).  The analysis
 lines then speak in one voice, KataGo's: a position with stored values lists the book moves
 KataGo has values for, each with KataGo's win rate for the mover (``winrate``, and ``lcb``
 the same number: its search's bound is not stored, and a client set to show the LCB would
 otherwise show the players' figure), its score lead (``scoreLead`` and ``scoreMean``,
 ``kata-analyze`` only: Leela Zero's format has none) and its principal variation (``pv``,
 mapped to the board's orientation: the line stored with the move, else the move then the best
-line stored after it, else the move alone; ``book.ai_lines``); ``visits`` stay the
+line stored after it, else the move alone; ``book.analysis.ai_lines``); ``visits`` stay the
 games that played the move and ``prior`` their share (the circle's size is how often people
 played it).  A book move with no value of its own is left out of those lines (beside KataGo's
 figures the players' win rate would read as KataGo's); ``book_moves`` and GoGui's commands still

@@ -407,7 +407,7 @@ const AI_MARKS = {mistake: ["?", "popular mistake"], choice: ["!", "AI's choice,
 
 // KataGo's three columns of a next-move row: its win rate and lead for the player who plays
 // the move, the points it loses against the best move evaluated (its visits in the title), and
-// the mark (book.ai.mark's rule); no values: why (missing, the answer's ai_missing).  Hovering
+// the mark (book.analysis.ai.mark's rule); no values: why (missing, the answer's ai_missing).  Hovering
 // the row, or tapping its KataGo cells, draws the move's line (pv) on the board.
 function aiCells(tr, values, markName, missing, toMove) {
   const cells = [0, 1, 2].map(() => {

@@ -193,7 +193,7 @@ async function newLine() {
   showQuestion(await api(`/api/practice/joseki?${josekiQuery({seed: seed()})}`));
 }
 
-// A corner is the size // 2 square at each corner of the board (book.patterns.corners).
+// A corner is the size // 2 square at each corner of the board (book.analysis.patterns.corners).
 function inCorner(sgf) {
   const width = Math.floor(practice.size / 2);
   const x = SGF_LETTERS.indexOf(sgf[0]);

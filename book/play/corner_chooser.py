@@ -1,7 +1,7 @@
 """The corner book as the book chooser's second voice: joseki once the whole board is out of book.
 
 ``pick_corner(found, board, color, ...)`` chooses among the continuations the corner book
-(``book.patterns.corners``) gives for the four corners of the position:
+(``book.analysis.patterns.corners``) gives for the four corners of the position:
 
 1. the corner of the opponent's last move first: its continuations played in at least
    ``min_games`` games and, as one more entry, *tenuki* (how often players left that corner
@@ -22,7 +22,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fuseki.book.policies import policy_order
+from fuseki.book.play.policies import policy_order
 from fuseki.engine.players.chooser import eligible
 
 
@@ -51,7 +51,7 @@ class CornerChoice:
 
 def last_corner(board, color: int) -> int:
     """The corner of the opponent's last move on ``board`` (-1: none, a pass, no move yet)."""
-    from fuseki.book.patterns.corners import corner_of_point
+    from fuseki.book.analysis.patterns.corners import corner_of_point
 
     if not board.moves:
         return -1

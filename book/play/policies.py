@@ -1,7 +1,7 @@
 """How a book chooser orders the moves it may play: the policies ``best``, ``weighted``,
-``winrate`` and ``sound`` (``book.chooser`` explains them; ``sound`` orders as ``best``, the
+``winrate`` and ``sound`` (``book.play.chooser`` explains them; ``sound`` orders as ``best``, the
 chooser having left out the moves KataGo's stored values condemn), shared by the whole-board chooser and the corner
-book's (``book.corner_chooser``)."""
+book's (``book.play.corner_chooser``)."""
 
 from __future__ import annotations
 

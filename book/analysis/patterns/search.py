@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fuseki.book.patterns import index, index_map, scan
-from fuseki.book.patterns.budget import Budget
-from fuseki.book.patterns.pattern import Pattern
+from fuseki.book.analysis.patterns import index, index_map, scan
+from fuseki.book.analysis.patterns.budget import Budget
+from fuseki.book.analysis.patterns.pattern import Pattern
 from fuseki.engine.core.base import BLACK, WHITE
 
 

@@ -1,7 +1,7 @@
 """The pattern index as one file per board size, mapped by a search instead of read.
 
 A pattern search needs, for every indexed game of a board size: its events (the
-``pattern_events`` table, ``book.patterns.index``), the points it ever held a stone of each
+``pattern_events`` table, ``book.analysis.patterns.index``), the points it ever held a stone of each
 colour (``scan.ever_held``) and its winner.  Read from the book and computed, they cost each
 new process about 3 s on 366,535 games before its first search (events 1.0 s, winners 0.7 s,
 bit sets 1.2 s: ``bench/patterns.py --processes``), so every ``fuseki pattern`` from a shell
@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import select
 
-from fuseki.book.patterns import index, scan
+from fuseki.book.analysis.patterns import index, scan
 from fuseki.book.storage import schema, segment_sweep
 from fuseki.book.storage.pattern_events import indexed_through, pattern_events
 

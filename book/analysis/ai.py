@@ -16,7 +16,7 @@ with the side to move, which is also what the cache's key says.
 
 ``AiValueStores(book_db, cache_db, rules, komi, network)`` is the one reader of stored values
 for the ways in (``fuseki search --ai``, the web page, the shell) and the GTP engine's book
-chooser (``book.chooser``: policy ``sound``, the analysis commands): ``values(board,
+chooser (``book.play.chooser``: policy ``sound``, the analysis commands): ``values(board,
 to_move)`` reads the book's own ``ai_values`` table (a book of games, or a statistics book's
 file: the built-in book ships its values there) and the user's cache file, and never asks
 KataGo.  Of the rows of the rules and komi it takes the network's when one is named (a KataGo
@@ -356,6 +356,8 @@ MARK_VISITS = 100  # the fewest visits (the move's and the position's) a mark is
 MOVES_SHARE = 0.01  # a human move played in this share of the position's games gets values of its own
 POPULAR = 0.10  # share of the position's games that makes a move popular
 RARE = 0.02  # share under which a move is rarely played
+# KataGo judges positions: a pattern smaller than the board has none (the CLI, the shell and the page say so)
+WHOLE_BOARD_ONLY = "AI values only for a whole-board pattern"
 MISTAKE_POINTS = 2.0  # KataGo's loss, in points, that makes a popular move a mistake
 GOOD_POINTS = 0.5  # a loss under this is as good as KataGo's best move
 MISTAKE, CHOICE = "mistake", "choice"

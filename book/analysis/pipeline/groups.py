@@ -1,6 +1,6 @@
 """How an import cuts its sources into groups, and who reads the files and archives.
 
-The import's reader (one process: ``book.pipeline.importer``) walks the paths and deals
+The import's reader (one process: ``book.analysis.pipeline.importer``) walks the paths and deals
 groups of sources to the parsers, a group a turn.  Everything it does per game is work no
 other process can share, so it reads no file: a game file is dealt by its name, as a
 ``sources.GameFile``, and the parser that gets it reads it.  It leaves the archives closed
@@ -38,8 +38,8 @@ import os
 import time
 from collections.abc import Iterator
 
+from fuseki.book.analysis.pipeline.progress import InputBytes
 from fuseki.book.formats.sources import Archive, GameFile, Skipped, SourceFile, iter_sources
-from fuseki.book.pipeline.progress import InputBytes
 
 PARSERS_READ = os.environ.get("FUSEKI_PARSERS_READ", "1") != "0"
 GROUP_BYTES = 32 << 20  # a batch also ends at 32 MB of files (~5.6 M moves, 90 MB of rows): a bound on memory

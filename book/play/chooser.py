@@ -9,12 +9,12 @@ policy among the book moves played in at least ``min_games`` games:
   (temperature 1: in proportion to games; lower is greedier, higher flatter);
 - ``winrate``: the best win rate for the player to move (ties: more games);
 - ``sound``: as ``best``, among the moves whose stored AI loss (KataGo's points lost,
-  ``book.ai.next_move_values``: its search's values, else the stored position after the move)
+  ``book.analysis.ai.next_move_values``: its search's values, else the stored position after the move)
   is at most ``max_loss``; a move with no stored values is kept (unknown is not bad), and when
   every move is skipped the chooser answers as out of book (the corner book, then the next
   chooser of the chain, play).
 
-KataGo's values are only read, never asked for: ``ai_stores()`` opens ``book.ai.AiValueStores``
+KataGo's values are only read, never asked for: ``ai_stores()`` opens ``book.analysis.ai.AiValueStores``
 (the book's own ``ai_values`` table, then the cache file ``ai_cache``, any network, the rules
 and komi ``ai_rules`` / ``ai_komi``) at the first question and keeps None when neither has the
 table, so that a book without values costs one look at its tables.  ``ai_lines`` gives the
@@ -48,7 +48,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from fuseki.book.policies import policy_order
+from fuseki.book.play.policies import policy_order
 from fuseki.engine.config import POLICIES
 from fuseki.engine.core.base import point_to_vertex
 from fuseki.engine.players.chooser import eligible
@@ -201,7 +201,7 @@ STORES_KEPT = 4  # sets of stores (one per rules and komi asked) kept open at on
 
 @dataclass(frozen=True)
 class AiLine:
-    """A book move's stored AI values for the player who plays it (``book.ai.MoveValues``'
+    """A book move's stored AI values for the player who plays it (``book.analysis.ai.MoveValues``'
     figures) and KataGo's principal variation from it: points in the asked board's orientation,
     starting with a point of the move's orbit; () when no line is stored."""
 
@@ -262,14 +262,14 @@ class BookChooser:
         return self._cache.next_moves(board, color)
 
     def corner_moves(self, board, color: int):
-        """The corner book's ``CornerMoves`` of each corner (``book.patterns.corners``), or None:
+        """The corner book's ``CornerMoves`` of each corner (``book.analysis.patterns.corners``), or None:
         no book, no corner book in it, the corner book switched off or past ``corner_until``."""
         book = self.book
         if book is None or not self.corner_book:
             return None
         if self.corner_until and len(board.moves) + 1 > self.corner_until:
             return None
-        from fuseki.book.patterns import corners
+        from fuseki.book.analysis.patterns import corners
 
         found = corners.of_book(book, board, color)
         if found is None and not self._said_no_corners:
@@ -282,7 +282,7 @@ class BookChooser:
         """The corner book's moves (``CornerMove``: ``point``, ``points``, ``games``, ``winrate``)
         for the analysis commands, the last move's corner first (``corner_chooser.candidates``);
         None as ``corner_moves``."""
-        from fuseki.book.corner_chooser import candidates
+        from fuseki.book.play.corner_chooser import candidates
 
         found = self.corner_moves(board, color)
         return None if found is None else candidates(found, board, color)
@@ -290,7 +290,7 @@ class BookChooser:
     # --- KataGo's stored values: read, never asked (see the module docstring) ---
 
     def ai_stores(self, rules: str | None = None, komi: float | None = None):
-        """The book's and the cache file's stored AI values (``book.ai.AiValueStores``) for
+        """The book's and the cache file's stored AI values (``book.analysis.ai.AiValueStores``) for
         ``rules`` and ``komi`` (default: the settings' ``ai_rules`` and ``ai_komi``), or None: no
         book, neither has an ``ai_values`` table, or a komi no value can be stored for (not a
         whole or half number)."""
@@ -317,7 +317,7 @@ class BookChooser:
             return kept[asked]
 
     def _open_stores(self, book, rules: str, komi: float):
-        from fuseki.book.ai import AiValueStores
+        from fuseki.book.analysis.ai import AiValueStores
 
         try:
             stores = AiValueStores.open(book, self.ai_cache, rules, komi)
@@ -332,12 +332,12 @@ class BookChooser:
 
     def ai_move_values(self, board, color: int, moves) -> list | None:
         """KataGo's stored values of each of ``moves`` (``point``, ``points``) for ``color`` on
-        ``board``: per move a ``book.ai.MoveValues`` (``winrate``, ``score_lead``, ``loss`` for
+        ``board``: per move a ``book.analysis.ai.MoveValues`` (``winrate``, ``score_lead``, ``loss`` for
         the mover, ``source``) or None; None when nothing is stored for the position."""
         stores = self.ai_stores()
         if stores is None or not moves:
             return None
-        from fuseki.book.ai import next_move_values
+        from fuseki.book.analysis.ai import next_move_values
 
         values = stores.values(board, color)
         if values is None:
@@ -352,8 +352,8 @@ class BookChooser:
         stores = self.ai_stores(rules, komi)
         if stores is None or not moves:
             return None
-        from fuseki.book.ai import next_move_values
-        from fuseki.book.ai_lines import move_line
+        from fuseki.book.analysis.ai import next_move_values
+        from fuseki.book.analysis.ai_lines import move_line
 
         values = stores.values(board, color)
         if values is None:
@@ -402,7 +402,7 @@ class BookChooser:
             self.log(f"fuseki: genmove {who}: book move {point_to_vertex(point, board.size)} skipped ({reason})")
 
     def _choose_corner(self, board, color: int) -> int | None:
-        from fuseki.book.corner_chooser import pick_corner
+        from fuseki.book.play.corner_chooser import pick_corner
 
         found = self.corner_moves(board, color)
         if not found:
@@ -444,11 +444,11 @@ def book_choice(settings) -> tuple[str | None, str]:
 
     The book the settings name (``--book``, ``$FUSEKI_BOOK``, ``[book] path``; an empty
     path: none), else the one at the default location if it exists, else the built-in book
-    of the package (``book.builtin``).  Opens nothing.
+    of the package (``book.model.builtin``).  Opens nothing.
     """
     from pathlib import Path
 
-    from fuseki.book import builtin
+    from fuseki.book.model import builtin
     from fuseki.engine.config import DEFAULT_BOOK, book_location
 
     if not settings.book.path:

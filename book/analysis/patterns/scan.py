@@ -30,7 +30,7 @@ import time
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from fuseki.book.patterns.budget import Budget
+from fuseki.book.analysis.patterns.budget import Budget
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
 NONE = -1  # out_move of a game that never matched; out_point of a tenuki, a pass or the game's end

@@ -76,7 +76,7 @@ def build(paths: list[str], out: str, min_games: int = MIN_GAMES, title: str = T
     """Import ``paths`` into a temporary book of games (in ``work``, default the system's
     temporary folder: about 5 KB a game) and write their statistics book to ``out``, with
     the corner book's continuations of at least ``corner_min_games`` (None: no corner book)."""
-    from fuseki.book.pipeline import importer
+    from fuseki.book.analysis.pipeline import importer
     from fuseki.book.storage.store import Book
 
     with tempfile.TemporaryDirectory(prefix="fuseki-build-", dir=work) as folder:
@@ -84,7 +84,7 @@ def build(paths: list[str], out: str, min_games: int = MIN_GAMES, title: str = T
         try:
             imported = importer.import_paths(book, paths, workers=workers, progress=progress)
             if corner_min_games is not None:
-                from fuseki.book.patterns import corner_build
+                from fuseki.book.analysis.patterns import corner_build
 
                 corner_build.update(book, progress=getattr(progress, "stream", None))  # its lines, as text
             report = write_statistics(book, out, min_games, title, description, corner_min_games)
@@ -112,7 +112,7 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
     corner_rows = []
 
     def corner_book(target) -> None:
-        from fuseki.book.patterns import corner_build, corners
+        from fuseki.book.analysis.patterns import corner_build, corners
 
         with book.db.connect() as conn:
             if not corners.has_table(conn):

@@ -56,7 +56,7 @@ class ImportReport:
     added: int = 0
     duplicates: int = 0
     skipped: list[Note] = field(default_factory=list)  # files that could not be read, and why
-    # an anomaly of a game added ("move 3 (B D16) is illegal: ..."; the docstring of book.pipeline.importer)
+    # an anomaly of a game added ("move 3 (B D16) is illegal: ..."; the docstring of book.analysis.pipeline.importer)
     anomalies: list[Note] = field(default_factory=list)
     positions: int = 0
     elapsed: float = 0.0

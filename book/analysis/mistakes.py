@@ -3,7 +3,7 @@
 A *popular mistake* is a next move of a position reached by at least ``min_games`` games
 that ``POPULAR_SHARE`` (10%) or more of those games played, and whose stored values say it
 loses ``MISTAKE_POINTS`` (1.5) points or more, from a value of at least ``visits_min`` visits
-(default: the marks' own minimum, ``MARK_VISITS`` of book/ai.py, 100 until it names one:
+(default: the marks' own minimum, ``MARK_VISITS`` of book/analysis/ai.py, 100 until it names one:
 below it KataGo's loss is noise, docs/katago.md).
 The numbers are read, never computed: KataGo is not asked.
 
@@ -13,11 +13,11 @@ The numbers are read, never computed: KataGo is not asked.
 2. Each one's board is rebuilt (``annotate.BoardFinder``: a game that reached it, or a walk of
    a statistics book), its next moves read (``Book.next_moves``, whose ``total`` is the
    position's games) and its stored values (``AiValueStores.values``, the deepest stored).
-3. A move's values and loss are ``book.ai.next_move_values``' (KataGo's candidate, else the
+3. A move's values and loss are ``book.analysis.ai.next_move_values``' (KataGo's candidate, else the
    stored position after the move); ``visits`` the visits behind them.  The better move is the
    one of least loss among KataGo's candidates and the position's popular moves (the best
    evaluated), those of at least ``visits_min`` visits when there are any, with its line
-   (``book.ai_lines.move_line``); a move that none of them beats is not listed.
+   (``book.analysis.ai_lines.move_line``); a move that none of them beats is not listed.
 
 ``find(...)`` gives them most played first (then the larger loss); ``sgf_text(...)`` one
 SGF game tree with a variation per mistake: the moves to the position (setup stones where no
@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuseki.book import annotate
-from fuseki.book.ai import AiValueStores, next_move_values
-from fuseki.book.ai_lines import move_line, starting_at
+from fuseki.book.analysis import annotate
+from fuseki.book.analysis.ai import AiValueStores, next_move_values
+from fuseki.book.analysis.ai_lines import move_line, starting_at
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import BLACK, PASS, WHITE, IllegalMove, opponent, point_to_sgf, point_to_vertex
 from fuseki.engine.core.board import Board
@@ -43,9 +43,9 @@ MIN_GAMES = 20         # default --min-games: fewer games make a 10% share a gam
 
 
 def default_visits() -> int:
-    """The fewest visits a value needs to count: the marks' own (``MARK_VISITS`` in book/ai.py), 100
+    """The fewest visits a value needs to count: the marks' own (``MARK_VISITS`` in book/analysis/ai.py), 100
     until that module names it."""
-    from fuseki.book import ai
+    from fuseki.book.analysis import ai
 
     return int(getattr(ai, "MARK_VISITS", 100))
 

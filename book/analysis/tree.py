@@ -3,13 +3,13 @@
 ``walk`` follows the book breadth-first from a position: each node's children are the next
 moves ``Book.next_moves`` lists with at least ``min_games`` games (an orbit of symmetric points
 is one child, on its first point), most games first, so that SGF's first variation is the main
-line; ``walk_corner`` does the same with the corner book (``book.patterns.corners``) in one
+line; ``walk_corner`` does the same with the corner book (``book.analysis.patterns.corners``) in one
 corner of an otherwise empty board.  Positions are followed on the engine's ``Board``: a book
 move illegal there (a ko just taken) is left out and counted.  ``max_nodes`` caps the tree:
 once a node's children would pass it, no node is expanded any more and ``Tree.cut`` says so.
 
-Each node may carry KataGo's values for the move (``book.ai.next_move_values`` on the stored
-values of ``book.ai.AiValueStores``: never asked of KataGo).
+Each node may carry KataGo's values for the move (``book.analysis.ai.next_move_values`` on the stored
+values of ``book.analysis.ai.AiValueStores``: never asked of KataGo).
 
 ``sgf_text`` writes the tree (our writer; the tests read it back with sgfmill): the moves from
 the empty board to the start as the first nodes, then the tree; every comment (C) holds the
@@ -39,7 +39,7 @@ class Node:
     points: tuple[int, ...] = ()
     games: int = 0
     winrate: float = 0.0
-    ai: object = None               # a book.ai.MoveValues, or None
+    ai: object = None               # a book.analysis.ai.MoveValues, or None
     children: list[Node] = field(default_factory=list)
     expanded: bool = False          # the book was asked for its next moves
     total: int = 0                  # games of the position after it (corner: continuations)
@@ -85,7 +85,7 @@ def walk_corner(book, size: int, min_games: int, depth: int, max_nodes: int = MA
     """The corner book's tree from an empty top-right corner of an empty ``size`` board (Black
     first, the players alternating; tenuki is counted in the comments, not followed).  None
     when the book has no corner book."""
-    from fuseki.book.patterns import corners
+    from fuseki.book.analysis.patterns import corners
     from fuseki.engine.core.board import Board
 
     board = Board(size)
@@ -139,7 +139,7 @@ def _walk(board, next_of, min_games, depth, max_nodes, stores, corner: bool) -> 
 
 def _add_ai(stores, board, to_move: int, moves, children: list[Node], corner: bool) -> None:
     """KataGo's stored values of each child's move (a corner move: its one point on the board)."""
-    from fuseki.book.ai import next_move_values, one_point_each
+    from fuseki.book.analysis.ai import next_move_values, one_point_each
 
     values = stores.values(board, to_move)
     if values is None:
@@ -177,7 +177,7 @@ def move_line(node: Node, tree: Tree) -> str:
 
 def ai_line(node: Node) -> str | None:
     """KataGo's stored values of the move, for the player who played it; None without values."""
-    from fuseki.book.ai import CHILD
+    from fuseki.book.analysis.ai import CHILD
 
     if node.ai is None:
         return None

@@ -1,6 +1,6 @@
 """The import's work per game, done in the parser processes: parse, replay, sort, build a Batch.
 
-A batch is one group of source files turned into what ``book.pipeline.importer``'s writer
+A batch is one group of source files turned into what ``book.analysis.pipeline.importer``'s writer
 writes in one transaction: the games' rows (all but their ids), each game's pattern-index
 events (``book.storage.pattern_events``), and every position row sorted by key -- for a
 SQLite book already as the segment's page image, so that the one writer only numbers the
@@ -16,6 +16,7 @@ from itertools import chain
 
 import numpy as np
 
+from fuseki.book.analysis.pipeline.report import ANOMALY, SKIPPED, Note
 from fuseki.book.formats.fuego import FuegoBookError, fuego_records, is_fuego_book
 from fuseki.book.formats.headers import GUESS_NOTE
 from fuseki.book.formats.positions import to_move_without_moves
@@ -23,7 +24,6 @@ from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, shown_name
 from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves, move_limit, move_limit_text
-from fuseki.book.pipeline.report import ANOMALY, SKIPPED, Note
 from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
 from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import base
@@ -88,7 +88,7 @@ class Batch:
     written: str | None = None  # where the parser wrote the rows: a segment file, a staged table
     written_rows: int = 0  # how many
     linked: bool = False  # the writer linked them into the book (else it removes them)
-    ends_group: bool = True  # the last batch of its parser's turn (``book.pipeline.groups.cut``)
+    ends_group: bool = True  # the last batch of its parser's turn (``book.analysis.pipeline.groups.cut``)
 
 
 class KnownGames:
@@ -284,7 +284,7 @@ def game_events(record: GameRecord) -> bytes:
     """The record's pattern-index events (``replay_events``, uint16) as the stored bytes: for a
     game past ``schema.MAX_MOVE_NUMBER``, which ``replay_records`` replays alone; the others'
     come from their replay (``replay_games_events``).  The same as
-    ``book.patterns.index.game_events`` of the stored game read back (the import's test checks it).
+    ``book.analysis.patterns.index.game_events`` of the stored game read back (the import's test checks it).
     """
     return replay_events(record.size, *_arrays(record.setup), *_arrays(record.moves)).tobytes()
 

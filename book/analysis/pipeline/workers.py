@@ -12,7 +12,7 @@ on queues no one read.  Now:
 - Ctrl-C, which the terminal sends to the whole process group, is the parent's to
   handle; the workers ignore it, and die of the SIGTERM ``stop_all`` sends.
 
-This module knows nothing of games: ``book.pipeline.importer`` builds its stages on it.
+This module knows nothing of games: ``book.analysis.pipeline.importer`` builds its stages on it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import time
 
 POLL = 0.5  # seconds between looks at ``stop`` while the writer waits for a batch
 # Seconds a parser may stay silent, alive, before the import gives up on it: its longest
-# legitimate work is one group (``book.pipeline.groups.GROUP_BYTES`` of files) or passing over
+# legitimate work is one group (``book.analysis.pipeline.groups.GROUP_BYTES`` of files) or passing over
 # an archive's members, seconds; a parser stuck in a loop must not keep the import waiting for ever.
 STALL_LIMIT = 600.0
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h

@@ -17,9 +17,9 @@
    it arrives: a run killed loses at most the ones in flight.
 
 4. ``annotate_moves(...)``: then each human move of those positions played in at least
-   ``share`` of the position's games (``book.ai.MOVES_SHARE``: 1%) that the position's search
-   did not visit, or gave fewer than a quarter of its visits (``book.ai.deep_enough``), is
-   asked with the move forced (``book.ai.forced_query``: KataGo's
+   ``share`` of the position's games (``book.analysis.ai.MOVES_SHARE``: 1%) that the position's search
+   did not visit, or gave fewer than a quarter of its visits (``book.analysis.ai.deep_enough``), is
+   asked with the move forced (``book.analysis.ai.forced_query``: KataGo's
    ``allowMoves``, the same visits) and merged into the position's row
    (``ai_values.merge_moves``); a re-run asks only for the moves the rows still lack.
 
@@ -37,7 +37,15 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, inspect, select
 
-from fuseki.book.ai import AiJudge, deep_enough, forced_query, forced_rows, moves_to_force, query_settings, rows_of
+from fuseki.book.analysis.ai import (
+    AiJudge,
+    deep_enough,
+    forced_query,
+    forced_rows,
+    moves_to_force,
+    query_settings,
+    rows_of,
+)
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import ai_values, statbook_table
 from fuseki.book.storage.store import Book

@@ -17,8 +17,8 @@ import time
 
 from tqdm import tqdm
 
+from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.formats.sources import _kind as source_kind  # which files iter_sources opens
-from fuseki.book.pipeline.report import ImportReport
 
 
 class _CurrentStderr:

@@ -7,7 +7,7 @@ stored position after it (its best reply alone when that position has no line st
 move alone when nothing is stored after it).  Points in
 ``board``'s orientation; the first is a point of the move's orbit, not always ``move.point``
 (a symmetric position's stored line starts where KataGo searched).  Shared by the engine's
-analysis lines (``book.chooser``) and ``book.mistakes``; never asks KataGo.
+analysis lines (``book.play.chooser``) and ``book.analysis.mistakes``; never asks KataGo.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from fuseki.engine.core.base import IllegalMove, opponent
 
 
 def move_line(ai, values, board, to_move: int, move, child_values: Callable) -> tuple[int, ...]:
-    """See the module docstring.  ``ai``: the move's ``book.ai.MoveValues`` (its ``source``);
+    """See the module docstring.  ``ai``: the move's ``book.analysis.ai.MoveValues`` (its ``source``);
     ``values``: the position's ``AiValues``; ``move``: ``point`` and ``points``;
     ``child_values(board, to_move, network)``: ``AiValueStores.values``."""
-    from fuseki.book.ai import SEARCH
+    from fuseki.book.analysis.ai import SEARCH
 
     own = getattr(ai, "pv", None)  # a reader that already carries the line
     if own:

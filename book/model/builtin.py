@@ -2,7 +2,7 @@
 
 ``data/builtin.sqlite`` is a statistics book (``book.storage.statbook``: next moves with
 games and wins, no game records) built by ``fuseki book build-builtin`` from the Tygem
-archives (``book.statbook_build``); ``data/builtin.json`` beside it says what it
+archives (``book.builders.statbook``); ``data/builtin.json`` beside it says what it
 holds, so that ``fuseki-gtp`` can name its book at start without opening the database
 (and without importing numpy or SQLAlchemy: this module imports neither).
 
@@ -16,7 +16,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"  # book/data: package data of fuseki.book
 PATH = DATA / "builtin.sqlite"
 INFO = DATA / "builtin.json"
 

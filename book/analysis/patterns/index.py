@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import exists, select
 
+from fuseki.book.analysis.pipeline.progress import STDERR, Steps
 from fuseki.book.formats.records import read_games
-from fuseki.book.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import schema
 from fuseki.book.storage.pattern_events import create, indexed_through, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events

@@ -20,8 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from fuseki.book.patterns import corners, index, index_map
-from fuseki.book.pipeline.progress import STDERR, Steps
+from fuseki.book.analysis.patterns import corners, index, index_map
+from fuseki.book.analysis.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import pgcopy, schema
 from fuseki.book.storage.pattern_events import indexed_through, pattern_events
 
@@ -341,7 +341,7 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
         sizes = [int(s) for (s,) in conn.execute(
             pattern_events.select().with_only_columns(pattern_events.c.size).distinct())]
     began = time.perf_counter()
-    # the index's map (book.patterns.index_map): mapped, not read from the table, and with the
+    # the index's map (book.analysis.patterns.index_map): mapped, not read from the table, and with the
     # winners (1.0 s and 800 MB of the writer's memory for the whole corpus, bench/corpus.py)
     indexed = [(size, index_map.load(book, size)) for size in sizes if corners.corner_width(size)]
     with book.writing() as conn:

@@ -9,7 +9,7 @@ The pipeline (``import_paths``)::
     this process                 taken in the same rotation -> write_batch -> database
 
 - The reader walks the paths and cuts the sources into groups, one turn of a parser each
-  (``book.pipeline.groups``); it deals game files by name and archives of a batch or two
+  (``book.analysis.pipeline.groups``); it deals game files by name and archives of a batch or two
   closed, for the parser that gets them to read (``book.formats.sources``), and reads only bigger
   archives itself (and every archive where there are fewer than two a parser).
   Each parser cuts a group into batches, reads its SGF (``book.formats.records.read_games``,
@@ -35,7 +35,7 @@ The pipeline (``import_paths``)::
   and all their positions: an interrupted import leaves whole batches only, and a re-run skips what is there
   (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
   completes without duplicates.  Asked to stop (``stop``), it ends between batches; the
-  workers die with this process however it ends (``book.pipeline.workers``).
+  workers die with this process however it ends (``book.analysis.pipeline.workers``).
 - A batch's rows become a new segment of the positions index (``book.storage.segments``):
   a table of their own, written in key order, so a batch costs the same whatever the
   book's size.  SQLite gets them as a database image built page by page
@@ -58,7 +58,7 @@ and why.  A game longer than ``book.model.records.move_limit`` (4 x the board's 
 is kept up to the limit (its record and its positions), also an anomaly; so is a game
 past move 4095 (``schema.MAX_MOVE_NUMBER``: no game read from SGF gets there now), whose
 later positions are not stored.  Files that cannot be read at all are *skipped*, with the
-reason.  The report holds each as a ``book.pipeline.report.Note``.
+reason.  The report holds each as a ``book.analysis.pipeline.report.Note``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from fuseki.book.pipeline.batches import (
+from fuseki.book.analysis.pipeline.batches import (
     GAME_COLUMNS,
     ROW_FINGERPRINT,
     Batch,
@@ -81,10 +81,10 @@ from fuseki.book.pipeline.batches import (
     warm_up,
     years_of,
 )
-from fuseki.book.pipeline.groups import ArchiveGames, cut, groups
-from fuseki.book.pipeline.progress import InputBytes, Progress
-from fuseki.book.pipeline.report import ImportReport
-from fuseki.book.pipeline.workers import STALL_LIMIT, Sender, start_worker, stop_all, take
+from fuseki.book.analysis.pipeline.groups import ArchiveGames, cut, groups
+from fuseki.book.analysis.pipeline.progress import InputBytes, Progress
+from fuseki.book.analysis.pipeline.report import ImportReport
+from fuseki.book.analysis.pipeline.workers import STALL_LIMIT, Sender, start_worker, stop_all, take
 from fuseki.book.storage import (
     pattern_events,
     pg_stage,
@@ -302,7 +302,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     order (the same ids and rows as with none), and only writes.  A stage sends one
     item ahead, so a parser makes its next batch while the writer writes.  Ends early
     once ``stop`` (a threading.Event) is set.  The workers are gone when it ends
-    (``book.pipeline.workers``).  Once every source is read, ``cpu`` (a dict) gets the
+    (``book.analysis.pipeline.workers``).  Once every source is read, ``cpu`` (a dict) gets the
     CPU seconds of the stages: "reader" and "parsers".  ``image``: batches carry their rows
     as an image (a SQLite book).  ``rows_to``: what writes each batch's rows where this
     process only links them in (``batches.make_batch``): a SQLite book's segment files

@@ -15,7 +15,7 @@ ratio.  The game itself is one of those games.  A guess on an occupied or illega
 right of asked, and the average share of the guesses (how often strong players chose them).
 
 **Joseki quiz.** ``pick_line(lookup, size, rng, min_games)`` plays a line in one corner, drawn
-from the corner book (``book.patterns.corners``): a random corner and a random depth (1 to
+from the corner book (``book.analysis.patterns.corners``): a random corner and a random depth (1 to
 ``MAX_DEPTH``), then move by move, colours alternating from Black, a continuation of that
 corner played in at least ``min_games`` games, drawn in proportion to its games (so lines are
 drawn as often as they were played).  It stops early where the corner book knows no such
@@ -38,8 +38,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from fuseki.book.analysis.patterns.corners import corner_of_point
 from fuseki.book.formats.positions import board_after_record
-from fuseki.book.patterns.corners import corner_of_point
 from fuseki.engine.core import base
 from fuseki.engine.core.board import Board
 
