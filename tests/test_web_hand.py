@@ -239,6 +239,19 @@ def test_the_game_in_hand(server, browser):  # noqa: F811
     page.play("pd", "dp", "pq")
     crumbs = page.js("return [...document.querySelectorAll('#search-line .crumb')].map(b => b.textContent)")
     assert crumbs == ["start", "1 Q16", "2 D4", "3 Q3"]
+    # a long line stays one line that scrolls to its last move: the board does not move down
+    board_top = page.js("return document.getElementById('search-board').getBoundingClientRect().top")
+    page.js("state.moves.push(...'ab,ba,ca,da,ea,fa,ga,ha,ja,ka,la,ma,na,oa,qa,ra,sa,ac,bc,cc,ec'.split(','));"
+            "renderLine(); state.moves.splice(3)")
+    line = page.js("const line = document.getElementById('search-line'); const last = line.lastElementChild;"
+                   "return [line.scrollWidth > line.clientWidth, last.getBoundingClientRect().right"
+                   "        <= line.getBoundingClientRect().right + 1, line.children.length,"
+                   "        new Set([...line.children].map(c => c.getBoundingClientRect().top)).size,"
+                   "        last.getBoundingClientRect().height]")
+    assert line[:4] == [True, True, 25, 1]  # one row, scrolled to its end
+    moved = page.js("return document.getElementById('search-board').getBoundingClientRect().top") - board_top
+    assert 0 <= moved < line[4]  # its scrollbar at most, never another row of moves
+    page.js("renderLine()")
     page.wait(lambda _: len(page.rows("#games-table")) == 2)
     page.click("#games-table tbody tr td:nth-child(3)")
     page.wait(lambda _: page.text("move-number").startswith("move 3 / "))

@@ -736,6 +736,7 @@ function renderLine() {
   };
   crumb(0, "start");
   state.moves.forEach((sgf, i) => crumb(i + 1, `${i + 1} ${sgf ? vertexOf(sgf) : "pass"}`));
+  line.scrollLeft = line.scrollWidth;  // one line that scrolls: the last moves in view, the board where it was
 }
 
 async function backTo(number) {
