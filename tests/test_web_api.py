@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuseki.book.formats.records import read_games
-from fuseki.engine.core import base
+from fuseki.engine.core import base, coords
 
 GAMES = {
     "seigen": b"(;GM[1]FF[4]SZ[19]PB[Go Seigen]BR[5d]PW[Honinbo Shusai]WR[9d]DT[1933-10-16]EV[Oteai]"
@@ -151,6 +151,14 @@ def test_the_pages_address_is_made_of_the_apis_parameters(client):
     assert shown["move_number"] == 4
     assert "move" in error(client, f"/api/game/{ids['go']}/position?move=x&sym=0", 400)
     assert "sym" in error(client, f"/api/game/{ids['go']}/position?move=4&sym=x", 400)
+    # a link's orientation (sym=) wins over the search's; the page steps through the moves itself
+    turned = ok(client, f"/api/game/{ids['go']}?moves=pd,dp,pq&at=3&sym=5")
+    plain = ok(client, f"/api/game/{ids['go']}")
+    assert turned["symmetry"] == 5 and plain["symmetry"] == 0 and plain["setup"] == {"B": [], "W": [], "E": []}
+    assert [m["sgf"] for m in turned["moves"]] == [
+        base.point_to_sgf(coords.transform_point(5, base.sgf_to_point(m["sgf"], 19), 19), 19)
+        for m in plain["moves"]]
+    assert "sym" in error(client, f"/api/game/{ids['go']}?sym=8", 400)
 
 
 def test_page_and_static_files_are_served(client):

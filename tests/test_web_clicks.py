@@ -42,7 +42,7 @@ def test_a_pattern_row_plays_its_own_colour(server, browser):  # noqa: F811
 
 def test_a_refused_filter_value_blocks_nothing_else(server, browser):  # noqa: F811
     page = Page(browser)
-    page.open(server)
+    page.open(f"{server}#rare=1")  # its 2-game row is clicked below
     page.play("pd")
     page.click("#more-filters summary")
     browser.find_element("id", "margin").send_keys("abc")

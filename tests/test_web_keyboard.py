@@ -88,7 +88,7 @@ def test_tables_walk_with_arrows_and_open_with_enter(server, browser):  # noqa: 
     from selenium.webdriver.common.keys import Keys
 
     page = Page(browser)
-    page.open(server)
+    page.open(f"{server}#rare=1")  # a 5-game book: the second row is a rarer move, shown
     page.ready()
     page.wait(lambda _: len(page.rows("#next-table")) >= 2)
     page.js("document.querySelector('#next-table tbody tr').focus()")

@@ -146,6 +146,7 @@ class CornerMove:
     games: int                # times it was played there (one game plays a corner's key once, but for a ko)
     wins: int                 # of those, the games its player won
     corner: int
+    move: int = TENUKI        # the stored local move (``lookup`` sets it): one move of the corners sharing a key
 
     @property
     def winrate(self) -> float:
@@ -219,7 +220,7 @@ def lookup(conn, board, color: int) -> list[CornerMoves]:
                 tenuki, tenuki_wins = played, wins
                 continue
             points = board_points(found, move, board.size)
-            moves.append(CornerMove(points[0], points, played, wins, found.corner))
+            moves.append(CornerMove(points[0], points, played, wins, found.corner, move))
         moves.sort(key=lambda m: (-m.games, m.point))
         answer.append(CornerMoves(found.corner, found.key, moves, tenuki, tenuki_wins))
     return answer

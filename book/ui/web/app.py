@@ -27,9 +27,10 @@ scanned; the message says what to narrow)::
                                       last game's id; keyset paging), or ``page=`` (from 1) (a statistics
                                       book: no rows and a ``note``; its filters and downloads: 409)
     /api/games.sgf?moves=&...         those games as one SGF collection (the newest MAX_DOWNLOAD)
-    /api/game/<id>?moves=&at=         a game's header and moves; with the search moves and the
-                                      move number ``at`` where the position occurred, also the
-                                      symmetry that shows the game in the search's orientation
+    /api/game/<id>?moves=&at=&sym=    a game's header, setup stones and moves; with the search moves
+                                      and the move number ``at`` where the position occurred, shown
+                                      in the search's orientation (``symmetry``), or under ``sym``
+                                      (the page steps through them itself: one request a game)
     /api/game/<id>/position?move=&sym= the game's position after ``move`` moves, under ``sym``
     /api/game/<id>.sgf                the game's SGF
     /api/corners?moves=&size=          the corner book's continuations of each corner; with --ai,
@@ -88,12 +89,13 @@ from fuseki.book.ui.web.api_args import (
     scan_budget,
 )
 from fuseki.book.ui.web.api_args import int_arg as _int_arg
+from fuseki.book.ui.web.corner_rows import corners_json
 from fuseki.book.ui.web.hosts import host_name
 from fuseki.book.ui.web.practice_routes import add_practice_routes
 from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import base, coords
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
 
 MAX_MOVES = 800          # longest move sequence a client may send
@@ -208,22 +210,6 @@ def pattern_json(result) -> dict:
     tenuki = result.tenuki
     return {"kind": result.pattern.kind, "options": options_text(result.pattern), "total": result.total, "next": rows,
             "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended}}
-
-
-def corners_json(found, board) -> list[dict]:
-    """The corner book's continuations of each corner, the last move's corner first (``last``)."""
-    from fuseki.book.play.corner_chooser import last_corner
-
-    last = last_corner(board, board.to_move)
-    size = board.size
-    out = []
-    for corner in sorted(found, key=lambda c: (c.corner != last, c.corner)):
-        rows = [{"letter": SHORT_LETTERS[i] if i < len(SHORT_LETTERS) else None, **point_json(m.point, size),
-                 "points": [base.point_to_sgf(p, size) for p in m.points], "games": m.games,
-                 "winrate": m.winrate} for i, m in enumerate(corner.moves)]
-        out.append({"corner": corner.corner, "last": corner.corner == last, "total": corner.total,
-                    "tenuki": corner.tenuki, "next": rows})
-    return out
 
 
 def record_info(record) -> dict:
@@ -488,7 +474,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         found = corners.of_book(shared.book, board, board.to_move)
         if found is None:
             return jsonify(corners=[], note="this book has no corner book: fuseki corners --book BOOK builds it")
-        answer = {"corners": corners_json(found, board), "note": None}
+        answer = {"corners": corners_json(found, board, SHORT_LETTERS), "note": None}
         if shared.ai is not None:
             from fuseki.book.ui.web.ai import corners_ai_json
 
@@ -563,14 +549,22 @@ def _add_game_routes(app: Flask, shared: _Shared) -> None:
     def game(game_id: int):
         record = shared.load_record(game_id)
         at = _int_arg("at", 0, 0, len(record.moves))
-        symmetry = 0
-        if request.args.get("moves"):
-            search = replay_moves(_moves_arg(record.size), record.size)
-            symmetry = orientation(record, at, search)
+        symmetry = _int_arg("sym", -1, 0, 7)  # a link's orientation, else the search's
+        if symmetry < 0:
+            symmetry = 0
+            if request.args.get("moves"):
+                search = replay_moves(_moves_arg(record.size), record.size)
+                symmetry = orientation(record, at, search)
         size = record.size
-        moves = [{"color": COLOUR_NAME[c], **point_json(coords.transform_point(symmetry, p, size), size)}
-                 for c, p in record.moves]
-        return jsonify(id=game_id, info=record_info(record), symmetry=symmetry, at=at, moves=moves)
+
+        def shown(point: int) -> dict:
+            return point_json(coords.transform_point(symmetry, point, size), size)
+
+        moves = [{"color": COLOUR_NAME[c], **shown(p)} for c, p in record.moves]
+        # the setup stones (SGF AB, AW, AE), which the page puts down before the moves
+        setup = {name: [shown(p)["sgf"] for c, p in record.setup if c == colour]
+                 for name, colour in (("B", BLACK), ("W", WHITE), ("E", EMPTY))}
+        return jsonify(id=game_id, info=record_info(record), symmetry=symmetry, at=at, setup=setup, moves=moves)
 
     @app.get("/api/game/<int:game_id>/position")
     def game_position(game_id: int):

@@ -37,6 +37,8 @@ const state = {
   savedHash: null,    // the address this page last wrote or restored: it never writes over another
   aiPoll: null,     // the timer of the poll for a position KataGo is working on
   player: null,     // the player page shown in place of search and games: {name, vs, page} (player.js)
+  rare: false,      // the rarer moves shown too (RARE_SHARE, FEW_GAMES; the address's rare=1)
+  numbers: false,   // move numbers on the replay board's stones (the address's numbers=1)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -110,8 +112,9 @@ function xyOf(sgf) {
 }
 
 // Draws the board into `svg`: position {stones: {B: [...], W: [...]}, last}, marks
-// {sgf: letter}, and calls onClick(sgf) when an intersection is clicked.
-function drawBoard(svg, size, position, marks, onClick) {
+// {sgf: letter} (those of `rare`, a Set, drawn as the rarer moves' letters: hidden until shown),
+// and calls onClick(sgf) when an intersection is clicked.
+function drawBoard(svg, size, position, marks, onClick, rare) {
   const unit = 10;
   const margin = 1.3 * unit;
   const span = (size - 1) * unit;
@@ -162,8 +165,22 @@ function drawBoard(svg, size, position, marks, onClick) {
                     class: colour === "B" ? "stone black" : "stone white", "data-sgf": sgf}, stones);
     }
   }
+  const numbered = position && position.numbers;  // the replay's move numbers (state.numbers)
+  if (numbered) {
+    const group = el("g", {class: "move-numbers"}, svg);
+    for (const colour of ["B", "W"]) {
+      for (const sgf of position.stones[colour]) {
+        if (!numbered[sgf]) continue;
+        const [x, y] = xyOf(sgf);
+        const lastOne = position.last && position.last.sgf === sgf;
+        el("text", {x: x * unit, y: y * unit, "data-sgf": sgf,
+                    class: `${colour === "B" ? "on-black" : "on-white"}${lastOne ? " last-number" : ""}`,
+                    "font-size": numbered[sgf] >= 100 ? 3.6 : 4.6}, group).textContent = String(numbered[sgf]);
+      }
+    }
+  }
   const last = position && position.last;
-  if (last && last.sgf && occupied.has(last.sgf)) {
+  if (!numbered && last && last.sgf && occupied.has(last.sgf)) {
     const [x, y] = xyOf(last.sgf);
     el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.22,
                   class: last.color === "B" ? "last on-black" : "last on-white"}, svg);
@@ -172,8 +189,9 @@ function drawBoard(svg, size, position, marks, onClick) {
   for (const [sgf, letter] of Object.entries(marks || {})) {
     if (occupied.has(sgf)) continue;
     const [x, y] = xyOf(sgf);
-    el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.4, class: "mark-bg"}, letters);
-    el("text", {x: x * unit, y: y * unit, "data-sgf": sgf}, letters).textContent = letter;
+    const kind = rare && rare.has(sgf) ? " rare" : "";
+    el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.4, class: `mark-bg${kind}`}, letters);
+    el("text", {x: x * unit, y: y * unit, "data-sgf": sgf, class: kind.trim()}, letters).textContent = letter;
   }
   if (position && position.ai) drawAiMarks(svg, position, marks);
   if (!onClick) return;
@@ -280,13 +298,9 @@ async function refreshSearch() {
   }
   state.position = position;
   showMessage("");
-  const marks = {};
-  for (const row of position.next) {
-    if (!row.letter) continue;
-    for (const sgf of row.points.length ? row.points : [row.sgf]) if (sgf && !(sgf in marks)) marks[sgf] = row.letter;
-  }
+  const [marks, rare] = rowMarks(position.next, position.total);
   state.searchMarks = marks;
-  drawBoard($("search-board"), position.size, position, marks, serial(boardClick));
+  drawBoard($("search-board"), position.size, position, marks, serial(boardClick), rare);
   if (position.ai && (position.ai.status === "pending" || position.ai.asking === "pending")) {
     pollAi(`/api/position?${query()}`);  // the position, a deeper search or forced moves: KataGo works
   }
@@ -301,13 +315,14 @@ async function refreshSearch() {
     `move ${position.move_number}${last} · ${toMove} to play · captures B ${position.captures.B} W ${position.captures.W}`;
   $("back").disabled = state.moves.length === 0;
   $("forward").disabled = state.redo.length === 0;
+  renderLine();
   renderNextMoves(position);
   saveView();  // the new position's history entry now, as its move shows: a "back" may follow at once
   await refreshYears();
-  const cornerMarks = await refreshCorners();
+  const [cornerMarks, cornerRare] = await refreshCorners();
   if (!position.next.length && Object.keys(cornerMarks).length) {  // out of book: the corner book's letters
     state.searchMarks = cornerMarks;
-    drawBoard($("search-board"), position.size, position, cornerMarks, serial(boardClick));
+    drawBoard($("search-board"), position.size, position, cornerMarks, serial(boardClick), cornerRare);
     drawRegion();
   }
   state.gamesAfter = [null];
@@ -357,6 +372,64 @@ async function refreshYears() {
 // number stays (muted), its tooltip saying how few games it is.
 const FEW_GAMES = 3;
 
+// The minimum-games setting: by default the tables hide the rows of fewer than FEW_GAMES games or
+// of under RARE_SHARE of the position's games (and their letters on the board); "show N rarer
+// moves" under the table shows them, and the address keeps that (rare=1). The API answers every
+// row: the page filters, so showing them asks nothing and the answer cache serves both views.
+const RARE_SHARE = 0.01;
+
+function isRare(games, total) {
+  return games < FEW_GAMES || games < RARE_SHARE * total;
+}
+
+// The board letters of a table's rows ({sgf: letter}) and the points of the rarer ones (a Set).
+function rowMarks(rows, total) {
+  const marks = {};
+  const rare = new Set();
+  for (const row of rows) {
+    if (!row.letter) continue;
+    for (const sgf of row.points.length ? row.points : [row.sgf]) {
+      if (!sgf || sgf in marks) continue;
+      marks[sgf] = row.letter;
+      if (isRare(row.games, total)) rare.add(sgf);
+    }
+  }
+  return [marks, rare];
+}
+
+// The footer of a move table: the button that shows (or hides again) its `count` rarer rows.
+function rareFooter(table, count) {
+  let foot = table.tFoot;
+  if (!count) {
+    if (foot) foot.remove();
+    return;
+  }
+  if (!foot) {
+    foot = table.createTFoot();
+    const cell = foot.insertRow().insertCell();
+    cell.colSpan = 8;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "rare-toggle";
+    button.addEventListener("click", () => showRare(!state.rare));
+    cell.appendChild(button);
+  }
+  const button = foot.querySelector("button");
+  button.dataset.count = count;
+  button.textContent = `${state.rare ? "hide" : "show"} ${count} rarer move${count === 1 ? "" : "s"}`;
+  button.title = `moves of fewer than ${FEW_GAMES} games or under ${100 * RARE_SHARE}% of the position's games`;
+}
+
+function showRare(on) {
+  state.rare = on;
+  document.body.classList.toggle("rare-shown", on);
+  for (const button of document.querySelectorAll(".rare-toggle")) {
+    const count = Number(button.dataset.count);
+    button.textContent = `${on ? "hide" : "show"} ${count} rarer move${count === 1 ? "" : "s"}`;
+  }
+  saveView();
+}
+
 function winRateCell(tr, games, percent) {
   const few = games < FEW_GAMES;
   tr.querySelector(".bar span").style.width = few ? "0" : `${percent}%`;
@@ -371,9 +444,11 @@ function yearSpan(first, last) {
   return first === last ? String(first) : `${first}–${last}`;
 }
 
+// `position.total` is the games the rows share (a pattern's: its total), for the minimum-games setting.
 function renderNextMoves(position) {
   const body = $("next-table").querySelector("tbody");
   body.replaceChildren();
+  let rare = 0;
   const mover = position.to_move === "B" ? "Black" : "White";
   $("next-summary").textContent = position.total
     ? `${position.total} game${position.total === 1 ? "" : "s"} reached this position` +
@@ -394,11 +469,16 @@ function renderNextMoves(position) {
       tr.children[2].title = `${row.at_once} at once, ${row.after_tenuki} after moves elsewhere`;
     }
     winRateCell(tr, row.games, percent);
+    if (isRare(row.games, position.total)) {
+      tr.classList.add("rare");
+      rare += 1;
+    }
     // a pattern's continuation (its row has a colour) is played in that colour
     tr.addEventListener("click", serial(() => (row.colour ? playPatternRow(row) : playSearch(row.sgf))));
-    if (position.ai) aiCells(tr, row.ai, null, row.ai_missing, position.to_move);
+    if (position.ai) aiCells(tr, row.ai, null, row.ai_missing, position.to_move, position.ai.mark_visits);
     body.appendChild(tr);
   }
+  rareFooter($("next-table"), rare);
   renderAi(position, body);
 }
 
@@ -406,28 +486,30 @@ const AI_MARKS = {mistake: ["?", "popular mistake"], choice: ["!", "AI's choice,
                   ai: ["AI", "KataGo's move: nobody played it"]};
 
 // KataGo's three columns of a next-move row: its win rate and lead for the player who plays
-// the move, the points it loses against the best move evaluated (its visits in the title), and
+// the move, the points it loses against the best move evaluated (coloured, its visits shown: lossCell), and
 // the mark (book.analysis.ai.mark's rule); no values: why (missing, the answer's ai_missing).  Hovering
 // the row, or tapping its KataGo cells, draws the move's line (pv) on the board.
-function aiCells(tr, values, markName, missing, toMove) {
+function aiCells(tr, values, markName, missing, toMove, markVisits) {
   const cells = [0, 1, 2].map(() => {
     const td = document.createElement("td");
     td.className = "num ai-col";
     tr.appendChild(td);
     return td;
   });
+  cells[2].classList.add("loss");
   if (!values) {
     if (missing) {
       cells[0].textContent = "–";
       cells[0].className += " ai-missing";
       tr.title = `no KataGo value: ${missing}`;
+      lossCell(cells[2], null, markVisits, missing);
     }
     return;
   }
+  lossCell(cells[2], values, markVisits, null);
   cells[0].textContent = `${(100 * values.winrate).toFixed(1)}%`;
   cells[1].textContent = values.score_lead.toFixed(1);
   cells[2].textContent = (Math.round(values.loss * 10) / 10 + 0).toFixed(1);
-  cells[2].title = `${values.visits} visits`;
   if (values.source === "child") {  // KataGo's search did not visit it: the position after it's values
     cells[2].textContent += "*";
     tr.title = `values of the position after the move (${values.visits} visits)`;
@@ -453,6 +535,33 @@ function aiCells(tr, values, markName, missing, toMove) {
   }
 }
 
+// The loss as a colour, green (none) to red (LOSS_RED points or more), only for a value of at least
+// the marks' visits (the answer's mark_visits, book.analysis.ai.MARK_VISITS): a shallower one, or none, gets
+// no colour and the cell says why. The visits are shown in the cell (data-visits, drawn by the
+// stylesheet after the number) and the reason likewise (data-why).
+const LOSS_RED = 3;
+
+function lossCell(td, values, markVisits, missing) {
+  if (!values) {
+    td.dataset.why = missing;
+    td.title = `no colour: no KataGo value (${missing})`;
+    return;
+  }
+  td.dataset.visits = `${values.visits} v`;
+  td.title = `${values.visits} visits`;
+  if (!markVisits) return;  // a table that colours nothing (the practice's)
+  if (values.visits < markVisits) {
+    td.dataset.why = `under ${markVisits} v`;
+    td.title = `${values.visits} visits: under the ${markVisits} a colour (and a mark) needs`;
+    td.classList.add("shallow");
+    return;
+  }
+  const hue = Math.round(120 * (1 - Math.min(Math.max(values.loss, 0), LOSS_RED) / LOSS_RED));
+  td.style.backgroundColor = `hsl(${hue}, 65%, 84%)`;
+  td.dataset.hue = hue;
+  td.title = `${values.visits} visits · loss ${values.loss.toFixed(1)} points: green none, red ${LOSS_RED} or more`;
+}
+
 // After the human rows: KataGo's moves nobody played, and the line naming what the values are.
 function renderAi(position, body) {
   const ai = position.ai;
@@ -470,8 +579,9 @@ function renderAi(position, body) {
   else if (ai.status === "note") status.textContent = ai.reason;  // a pattern smaller than the board
   if (ai.status !== "ready") return;
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
-    "move, loss in points against the best move evaluated (* from the position after the move; its visits " +
-    `in the cell's title; a hovered row draws KataGo's line) · ? popular mistake · ! AI's choice, rarely played` +
+    "move, loss in points against the best move evaluated (* from the position after the move; under it its " +
+    `visits, v; green no loss to red ${LOSS_RED} points from ${ai.mark_visits} visits; a hovered or tapped row ` +
+    "draws KataGo's line) · ? popular mistake · ! AI's choice, rarely played" +
     (ai.visits < ai.mark_visits ? ` · shallow values (under ${ai.mark_visits} visits): no mark drawn` : "") +
     (ai.deeper ? (ai.deeper.status === "pending" ? ` · KataGo is searching deeper (${ai.deeper.visits} visits)…`
                                                  : ` · ${ai.deeper.reason}`) : "") +
@@ -483,7 +593,7 @@ function renderAi(position, body) {
     tr.dataset.vertex = move.vertex;
     tr.innerHTML = `<td class="letter"></td><td class="move"></td><td class="num">0</td><td class="rate"></td>`;
     tr.children[1].textContent = move.vertex;
-    aiCells(tr, move, "ai", null, position.to_move);
+    aiCells(tr, move, "ai", null, position.to_move, ai.mark_visits);
     tr.addEventListener("click", serial(() => playSearch(move.sgf)));
     body.appendChild(tr);
   }
@@ -496,24 +606,35 @@ const CORNER_ROWS = 5;  // continuations listed per corner
 const CORNER_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 // The corner book: what was played next in each corner, whatever the rest of the board (the
-// engine plays it once the whole board is out of book).  Returns the board letters of its moves.
+// engine plays it once the whole board is out of book).  Returns the board letters of its moves
+// ({sgf: letter}) and the points of the rarer ones (a Set).
 async function refreshCorners() {
   const body = $("corner-table").querySelector("tbody");
   body.replaceChildren();
+  rareFooter($("corner-table"), 0);
   let answer;
   try {
     answer = await api(`/api/corners?${query()}`);
   } catch (error) {
     $("corner-summary").textContent = error.message;
-    return {};
+    return [{}, new Set()];
   }
   if (answer.note) {
     $("corner-summary").textContent = answer.note;
-    return {};
+    return [{}, new Set()];
   }
   const marks = {};
+  const rareMarks = new Set();
   let listed = 0;
+  let rare = 0;
   for (const corner of answer.corners) {
+    // corners of the same stones (four empty ones at the start) have the same moves: listed once,
+    // under the first of them, each row's letter on its points in all of them
+    if (corner.same_as !== null && corner.same_as !== undefined) continue;
+    const same = corner.same || [];
+    const name = same.length
+      ? `${[corner.corner, ...same].map((c) => CORNER_NAMES[c]).join(", ")} (the same stones)`
+      : CORNER_NAMES[corner.corner] + (corner.last ? " (last move)" : "");
     for (const row of corner.next.slice(0, CORNER_ROWS)) {
       const tr = document.createElement("tr");
       tr.dataset.sgf = row.sgf;
@@ -523,24 +644,36 @@ async function refreshCorners() {
         `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
       const letter = row.letter ? CORNER_LETTERS[listed] || "" : "";
       tr.children[0].textContent = letter;
-      tr.children[1].textContent = CORNER_NAMES[corner.corner] + (corner.last ? " (last move)" : "");
+      tr.children[1].textContent = name;
+      if (same.length) tr.children[1].classList.add("same");  // a long name: it may wrap
       tr.children[2].textContent = row.vertex;
       tr.children[3].textContent = row.games;
       winRateCell(tr, row.games, percent);
-      tr.title = `this corner: ${corner.total} continuations, tenuki ${corner.tenuki}`;
+      const few = isRare(row.games, corner.total);
+      if (few) {
+        tr.classList.add("rare");
+        rare += 1;
+      }
+      tr.title = `${same.length ? "each of these corners" : "this corner"}: ${corner.total} continuations, ` +
+        `tenuki ${corner.tenuki}` + (same.length ? ` · the move shown in the ${CORNER_NAMES[corner.corner]}` : "");
       tr.addEventListener("click", serial(() => playSearch(row.sgf)));
       if (answer.ai) {  // fuseki serve --ai: the position's values of the move
-        aiCells(tr, row.ai, null, row.ai_missing, state.position && state.position.to_move);
+        aiCells(tr, row.ai, null, row.ai_missing, state.position && state.position.to_move, answer.ai.mark_visits);
       }
       body.appendChild(tr);
-      for (const sgf of row.points) if (letter && !(sgf in marks)) marks[sgf] = letter;
+      for (const sgf of row.all_points || row.points) {
+        if (!letter || sgf in marks) continue;
+        marks[sgf] = letter;
+        if (few) rareMarks.add(sgf);
+      }
       listed += 1;
     }
   }
+  rareFooter($("corner-table"), rare);
   $("corner-summary").textContent = listed
     ? "Corner book: what was played next in each corner · win rates for the player who played it"
     : "No corner of this position is in the corner book.";
-  return marks;
+  return [marks, rareMarks];
 }
 
 async function playSearch(sgf) {
@@ -573,6 +706,47 @@ async function playPatternRow(row) {
   if (played.length === 2) {
     const [mover, other] = row.colour === "B" ? ["Black", "White"] : ["White", "Black"];
     showMessage(`${other} passed so that ${mover} plays ${row.vertex}, the pattern row's colour`);
+  }
+}
+
+// The line played so far on the search board, under its status line: a breadcrumb of GTP vertices
+// ("start › 1 Q16 › 2 D4"), each a button back to the position after that move (the moves taken
+// back are forward's, as with back).
+function renderLine() {
+  let line = $("search-line");
+  if (!line) {
+    line = document.createElement("nav");
+    line.id = "search-line";
+    line.setAttribute("aria-label", "the moves played: each goes back to its position");
+    $("search-status").after(line);
+  }
+  line.replaceChildren();
+  const crumb = (number, text) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "crumb";
+    button.dataset.move = number;
+    button.textContent = text;
+    if (number === state.moves.length) {
+      button.setAttribute("aria-current", "step");
+      button.disabled = true;
+    }
+    button.addEventListener("click", serial(() => backTo(number)));
+    line.appendChild(button);
+  };
+  crumb(0, "start");
+  state.moves.forEach((sgf, i) => crumb(i + 1, `${i + 1} ${sgf ? vertexOf(sgf) : "pass"}`));
+  line.scrollLeft = line.scrollWidth;  // one line that scrolls: the last moves in view, the board where it was
+}
+
+async function backTo(number) {
+  if (number >= state.moves.length) return;
+  const [moves, redo] = [state.moves, state.redo];
+  state.redo = [...redo, ...moves.slice(number).reverse()];
+  state.moves = moves.slice(0, number);
+  if (!(await refreshSearch())) {
+    state.moves = moves;
+    state.redo = redo;
   }
 }
 
@@ -799,12 +973,8 @@ async function searchPattern() {
   state.pattern = result;
   const asked = new URLSearchParams(patternQuery());
   state.patternView = Object.fromEntries(PATTERN_KEYS.map((key) => [key, asked.get(key)]));
-  const marks = {};
-  for (const row of result.next) {
-    if (!row.letter) continue;
-    for (const sgf of row.points) if (!(sgf in marks)) marks[sgf] = row.letter;
-  }
-  drawBoard($("search-board"), state.size, state.position, marks, serial(boardClick));
+  const [marks, rare] = rowMarks(result.next, result.total);
+  drawBoard($("search-board"), state.size, state.position, marks, serial(boardClick), rare);
   drawRegion();
   renderPattern(result);
   if (result.ai && result.ai.status === "pending") pollPattern(`/api/pattern?${patternQuery()}`);
@@ -819,7 +989,7 @@ async function searchPattern() {
 // pattern's carry KataGo's values, a smaller one's a line saying they are whole-board only.
 function renderPattern(result) {
   $("years-chart").hidden = true;  // the chart is the position's, not the pattern's
-  renderNextMoves({total: 0, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
+  renderNextMoves({total: result.total, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
   $("next-summary").textContent = result.total
     ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern (${result.options}) · ` +
       `tenuki ${result.tenuki.games} (never played inside the region again) · ` +
@@ -952,12 +1122,13 @@ async function gamesPage(step) {
 async function openGame(id, at, shown) {
   let game;
   try {
-    game = await api(`/api/game/${id}?${query({at: at})}`);
+    // the game's setup and every move, once: stepping through it asks nothing more (replayGame)
+    const sym = shown && shown.sym !== null && shown.sym !== undefined ? {sym: shown.sym} : {};
+    game = await api(`/api/game/${id}?${query({at: at, ...sym})}`);
   } catch (error) {
     showMessage(error.message);
     return;
   }
-  if (shown && shown.sym !== null) game.symmetry = shown.sym;
   state.game = game;
   for (const tr of $("games-table").querySelectorAll("tbody tr")) {
     tr.classList.toggle("selected", Number(tr.dataset.id) === id);
@@ -997,19 +1168,108 @@ async function showGameMove(number) {
   const game = state.game;
   if (!game) return;
   number = Math.max(0, Math.min(number, game.moves.length));
-  let position;
-  try {
-    position = await api(`/api/game/${game.id}/position?move=${number}&sym=${game.symmetry}`);
-  } catch (error) {
-    showMessage(error.message);
-    return;
-  }
+  const position = replayGame(game, number);
   state.gameMove = number;
+  if (!state.numbers) delete position.numbers;
   drawBoard($("replay-board"), position.size, position, {}, serial(() => showGameMove(state.gameMove + 1)));
   const mark = number === game.at ? " · search position" : "";
   const last = position.last ? ` · ${position.last.color} ${position.last.vertex}` : "";
   $("move-number").textContent = `move ${number} / ${game.moves.length}${last}${mark}`;
   saveView();
+}
+
+// The game's board after `upto` of its moves, computed here from the moves /api/game gave (under
+// its symmetry), by the rules of the engine's play (engine/core/_kernels.py): a move takes the
+// opponent's chains it leaves without liberties; a move on an occupied point, a suicide or the
+// captured side's immediate retake of a single-stone ko is refused, and, as the server's replay of
+// a record does (book.formats.positions.board_after_record, strict=False), put on the board as a
+// stone without captures, so the replay goes on as the record does. Returns drawBoard's position,
+// with `captures` and `numbers` ({sgf: the move that put the stone there}; setup stones: none).
+// tests/test_web_hand.py compares it with the rules core's board after every move of real games.
+function replayGame(game, upto) {
+  const size = game.info.size;
+  const colour = new Array(size * size).fill("");
+  const numbers = new Array(size * size).fill(0);
+  const index = (sgf) => SGF_LETTERS.indexOf(sgf[1]) * size + SGF_LETTERS.indexOf(sgf[0]);
+  const setup = game.setup || {};
+  for (const [name, put] of [["B", "B"], ["W", "W"], ["E", ""]]) {
+    for (const sgf of setup[name] || []) colour[index(sgf)] = put;
+  }
+  // the neighbours in the engine's order (left, right, up, down): its ko test reads the first
+  const neighbours = (p) => {
+    const x = p % size;
+    const around = [];
+    if (x > 0) around.push(p - 1);
+    if (x < size - 1) around.push(p + 1);
+    if (p >= size) around.push(p - size);
+    if (p < size * (size - 1)) around.push(p + size);
+    return around;
+  };
+  const chain = (p) => {  // the chain at p and its number of liberties
+    const stones = [p];
+    const seen = new Set(stones);
+    const liberties = new Set();
+    for (let i = 0; i < stones.length; i++) {
+      for (const q of neighbours(stones[i])) {
+        if (colour[q] === "") liberties.add(q);
+        else if (colour[q] === colour[p] && !seen.has(q)) {
+          seen.add(q);
+          stones.push(q);
+        }
+      }
+    }
+    return [stones, liberties.size];
+  };
+  const captures = {B: 0, W: 0};
+  let ko = -1;
+  for (let n = 0; n < upto; n++) {
+    const {color, sgf} = game.moves[n];
+    if (!sgf) {  // a pass
+      ko = -1;
+      continue;
+    }
+    const p = index(sgf);
+    let legal = colour[p] === "" && !(p === ko && colour[neighbours(p)[0]] !== color);
+    if (legal) {
+      colour[p] = color;
+      let captured = 0;
+      let taken = -1;
+      for (const q of neighbours(p)) {
+        if (colour[q] === "" || colour[q] === color) continue;
+        const [stones, liberties] = chain(q);
+        if (liberties) continue;
+        for (const s of stones) {
+          colour[s] = "";
+          numbers[s] = 0;
+        }
+        captured += stones.length;
+        taken = q;
+      }
+      const [own, liberties] = chain(p);
+      if (liberties) {
+        captures[color] += captured;
+        ko = captured === 1 && own.length === 1 && liberties === 1 ? taken : -1;
+      } else {
+        legal = false;  // a suicide (never after a capture: the captured stones' points are liberties)
+      }
+    }
+    if (!legal) {
+      colour[p] = color;
+      ko = -1;
+    }
+    numbers[p] = n + 1;
+  }
+  const point = (p) => SGF_LETTERS[p % size] + SGF_LETTERS[Math.floor(p / size)];
+  const stones = {B: [], W: []};
+  const numbered = {};
+  colour.forEach((c, p) => {
+    if (!c) return;
+    stones[c].push(point(p));
+    if (numbers[p]) numbered[point(p)] = numbers[p];
+  });
+  const last = upto ? game.moves[upto - 1] : null;
+  return {size, move_number: upto, stones, captures, numbers: numbered,
+          last: last && {color: last.color, sgf: last.sgf, vertex: last.vertex}};
 }
 
 // --- the address ----------------------------------------------------------------------------------
@@ -1029,6 +1289,8 @@ function viewParams() {
   if (game) for (const [key, value] of [["game", game.id], ["at", game.at], ["move", state.gameMove], ["sym", game.symmetry]]) {
     params.set(key, value);
   }
+  if (state.rare) params.set("rare", "1");
+  if (state.numbers) params.set("numbers", "1");
   playerParams(params);  // name, vs, page: the player page (player.js)
   const practising = typeof practiceParams === "function" ? practiceParams() : {};  // practice.js, loaded next
   for (const [key, value] of Object.entries(practising)) params.set(key, value);
@@ -1092,6 +1354,10 @@ async function restoreView(fromHistory) {
     $(id).value = params.get(key) || "";
     if ($(id).value) state.filters[key] = $(id).value;
   }
+  state.rare = params.get("rare") === "1";
+  document.body.classList.toggle("rare-shown", state.rare);
+  state.numbers = params.get("numbers") === "1";
+  $("move-numbers").checked = state.numbers;
   const page = number("page");
   state.player = params.get("name") ? {name: params.get("name"), vs: params.get("vs") || "", page: page || 1} : null;
   // the header filters' fold opens when the address sets one of them
@@ -1195,6 +1461,11 @@ async function start() {
   $("prev").addEventListener("click", serial(() => showGameMove(state.gameMove - 1)));
   $("next").addEventListener("click", serial(() => showGameMove(state.gameMove + 1)));
   $("last").addEventListener("click", serial(() => showGameMove(Infinity)));
+  $("move-numbers").addEventListener("change", serial(() => {
+    state.numbers = $("move-numbers").checked;
+    if (!state.game) return saveView();
+    return showGameMove(state.gameMove);
+  }));
   const step = serial((delta) => showGameMove(state.gameMove + delta));
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;

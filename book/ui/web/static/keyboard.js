@@ -85,7 +85,7 @@ function replayBoardKey(event) {
 }
 
 function rowsOf(table) {
-  return [...table.querySelectorAll("tbody tr")];
+  return [...table.querySelectorAll("tbody tr")].filter((row) => row.getClientRects().length);  // not the rarer moves hidden
 }
 
 function tableKey(event) {
