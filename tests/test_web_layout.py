@@ -42,7 +42,7 @@ SIZES = {  # name: (width, height, mobile, the docs' screenshot's scale: a few h
     "phone": (390, 844, True, 1),
     "tablet": (768, 1024, True, 0.75),
     "laptop": (1366, 768, False, 1),
-    "desktop": (1600, 1000, False, 1),
+    "desktop": (1600, 1000, False, 0.85),
 }
 DESK = ("laptop", "desktop")
 TABS = ("next-moves", "games", "replay")  # the panels beside the board (the tools are under it on a desk)
