@@ -60,6 +60,20 @@ def serving(book, *args: str, env: dict | None = None):
             process.wait()
 
 
+def show_tab_of(driver, selector):
+    """Clicks the tab of the panel holding ``selector`` when that panel is not shown (index.html's
+    #tabs: next moves, games, replay, and on a phone the pattern and filters), as a player would
+    before using a control in it."""
+    from selenium.webdriver.common.by import By
+
+    tab = driver.execute_script(
+        "const e = document.querySelector(arguments[0]); const panel = e && e.closest('[role=tabpanel]');"
+        "return panel && !panel.getClientRects().length && !document.body.classList.contains('player-mode')"
+        " ? 'tab-' + panel.id : null", selector)
+    if tab:
+        driver.find_element(By.ID, tab).click()
+
+
 @pytest.fixture
 def server(tmp_path):
     """The URL of a ``fuseki serve`` on a loopback port over a small book."""
@@ -151,6 +165,7 @@ def test_explore_search_games_and_replay(server, browser):
     assert all(g[4] == "3" for g in games)
 
     # open the mirrored game: it is shown in the search's orientation, at the search position
+    show_tab_of(browser, "#games-table")  # the games' tab beside the board
     target = next(r for r in browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
                   if "Mirror" in r.text)
     target.find_element(By.CSS_SELECTOR, "td:nth-child(3)").click()  # its date: the names link to players
@@ -250,6 +265,7 @@ def test_pattern_search_in_the_page(server, browser):
     wait.until(lambda _: f"{total} game" in text("games-summary"))
     games = rows("#games-table")
     assert len(games) == min(total, 20) and all(row[4].isdigit() for row in games)
+    show_tab_of(browser, "#games-table")
     browser.find_element(By.CSS_SELECTOR, "#games-table tbody tr td:nth-child(3)").click()  # not a name
     wait.until(lambda _: text("move-number").startswith(f"move {games[0][4]} / "))
 

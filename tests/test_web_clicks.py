@@ -123,9 +123,10 @@ def test_the_download_after_a_pattern_search_holds_its_games(server, browser):  
 
 
 def replay_in_view(page):
-    """The share of the replay board's height inside the window (0 to 1)."""
+    """The share of the replay board's height inside the window (0 to 1; 0 while its tab is not shown)."""
     return page.js("const box = document.getElementById('replay-board').getBoundingClientRect();"
-                   "return (Math.min(box.bottom, innerHeight) - Math.max(box.top, 0)) / box.height")
+                   "return box.height ? Math.max(0, Math.min(box.bottom, innerHeight) - Math.max(box.top, 0))"
+                   " / box.height : 0")
 
 
 @pytest.mark.parametrize("width, height", [(390, 844), (768, 1024)], ids=["phone", "tablet"])
@@ -134,10 +135,11 @@ def test_a_game_opened_on_a_phone_or_tablet_is_in_view(server, browser, width, h
     page = Page(browser)
     page.open(f"{server}#size=19&moves=pd")
     page.wait(lambda _: len(page.rows("#games-table")) == 4)
-    assert replay_in_view(page) < 0.5  # below the fold before a game is opened
-    page.click("#games-table tbody tr td:nth-child(3)")  # the date: the names link to the players' pages
+    assert replay_in_view(page) < 0.5  # not shown (its tab is not chosen) before a game is opened
+    page.click("#games-table tbody tr td:nth-child(3)")  # the games' tab, then a date (the names link to players)
     page.wait(lambda _: page.text("move-number").startswith("move 1 / "))
     page.wait(lambda _: replay_in_view(page) > 0.9)
+    assert page.js("return document.getElementById('tab-replay').getAttribute('aria-selected')") == "true"
     # the player page's games the same: from the top of the page, a game of its list
     page.js("window.scrollTo(0, 0)")
     page.click("#games-table tbody tr td:first-child a")

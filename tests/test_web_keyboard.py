@@ -110,6 +110,11 @@ def test_tables_walk_with_arrows_and_open_with_enter(server, browser):  # noqa: 
 
     # the list of this position's games (at move 2), not the one before it still on screen under load
     page.wait(lambda _: page.rows("#games-table") and page.rows("#games-table")[0][-1] == "2")
+    # the games' tab beside the board (tabs.js): the tab strip is one tab stop, its arrow keys choose
+    page.js("document.getElementById('tab-next-moves').focus()")
+    keys(browser, Keys.ARROW_RIGHT)
+    assert focused(page) == "tab-games"
+    assert page.js("return document.querySelector('main').dataset.tab") == "games"
     page.js("document.querySelector('#games-table tbody tr').focus()")
     keys(browser, Keys.SPACE)
     page.wait(lambda _: page.text("move-number").startswith("move 2 / "))

@@ -7,12 +7,18 @@ KataGo's columns filled in (test_katago.py's fake KataGo, its values written to 
 file), and opens a game; then it measures the page:
 
 - no horizontal scrolling;
-- the three columns side by side at 1600 px, stacked on the phone and the tablet, where the
-  boards are as wide as their column;
+- on a desk (1600 and 1366 px) the board left, the tabs and their panel beside it; on the phone
+  and the tablet the board, the tabs and the panel stacked, the replay board as wide as its
+  column, the search board's bottom and the tabs in the window;
 - on the phone and the tablet every visible control (button, input, select, link button, a
-  checkbox's label, a table row) is at least 40 px high and wide;
+  checkbox's label, a table row, a tab) is at least 40 px high and wide, in each tab;
 - no text under 12 px (SVG text excepted: it is drawn in board units and scales with the board);
 - the games table shows each result and each column head whole; every table stays in its card.
+
+Then, on a real book (the Tygem month, imported once by ``fuseki import``: conftest's
+``month_book``), issue 43's desk: at 1600x1000 and 1366x768 the next-move table beside the board
+with its first 12 rows in the window without scrolling; on the phone and the tablet the board and
+the next moves' tab both in the window; no horizontal scrolling, no console error.
 
 Each size leaves a screenshot in ``artifacts/layout-<width>.png``;
 ``FUSEKI_SCREENSHOTS=docs/screenshots`` also writes whole-page screenshots
@@ -35,8 +41,12 @@ pytestmark = pytest.mark.slow
 SIZES = {  # name: (width, height, mobile, the docs' screenshot's scale: a few hundred KB each)
     "phone": (390, 844, True, 1),
     "tablet": (768, 1024, True, 0.75),
-    "desktop": (1600, 1000, False, 1),
+    "laptop": (1366, 768, False, 1),
+    "desktop": (1600, 1000, False, 0.85),
 }
+DESK = ("laptop", "desktop")
+TABS = ("next-moves", "games", "replay")  # the panels beside the board (the tools are under it on a desk)
+FIRST_ROWS = 12  # the next-move table's rows a desk shows with the board, without scrolling
 SHOT_BYTES = 400_000
 TAP = 40  # px: the smallest tap target on a phone or a tablet
 SMALLEST_FONT = 12  # px
@@ -69,14 +79,16 @@ return {
   scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
   wide: [...document.querySelectorAll("body *")].filter((e) => !e.closest("svg") && visible(e) &&
           e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map(name),
-  sections: [...document.querySelectorAll("main > section")].filter(visible).map((s) => ({name: s.id, ...box(s),
-    inner: s.clientWidth - parseFloat(getComputedStyle(s).paddingLeft)
-           - parseFloat(getComputedStyle(s).paddingRight)})),
-  boards: [...document.querySelectorAll("svg.board")].map((b) => ({name: b.id, ...box(b)})),
+  sections: Object.fromEntries([...document.querySelectorAll("main > section, main > nav")].filter(visible)
+    .map((s) => [s.id, {...box(s), inner: s.clientWidth - parseFloat(getComputedStyle(s).paddingLeft)
+                                          - parseFloat(getComputedStyle(s).paddingRight)}])),
+  boards: Object.fromEntries([...document.querySelectorAll("svg.board")].filter(visible).map((b) => [b.id, box(b)])),
+  innerHeight: window.innerHeight, scrollY: window.scrollY,
   controls, fonts,
-  results: [...document.querySelectorAll("#games-table tbody td:nth-child(4)")]
+  results: [...document.querySelectorAll("#games-table tbody td:nth-child(4)")].filter(visible)
     .map((td) => ({text: td.textContent, cut: cut(td)})),
-  heads: [...document.querySelectorAll("#games-table th")].map((th) => ({text: th.textContent, cut: cut(th)})),
+  heads: [...document.querySelectorAll("#games-table th")].filter(visible)
+    .map((th) => ({text: th.textContent, cut: cut(th)})),
   tables: [...document.querySelectorAll("table")].filter(visible).map((t) => ({
     name: t.id, table: box(t), card: box(t.closest("section"))})),
 };
@@ -146,54 +158,134 @@ def screenshot(browser, width, height, scale):  # noqa: F811
         assert path.stat().st_size < SHOT_BYTES, f"{path}: {path.stat().st_size} bytes"
 
 
+def shown_tab(browser):  # noqa: F811
+    return browser.execute_script("return document.querySelector('main').dataset.tab")
+
+
+def measure_tabs(browser, tabs):  # noqa: F811
+    """MEASURE with each of ``tabs`` chosen (a click on it), from the top of the page."""
+    from selenium.webdriver.common.by import By
+
+    pages = {}
+    for tab in tabs:
+        browser.find_element(By.ID, f"tab-{tab}").click()
+        assert shown_tab(browser) == tab
+        browser.execute_script("window.scrollTo(0, 0)")
+        pages[tab] = browser.execute_script(MEASURE)
+    return pages
+
+
 @pytest.mark.parametrize("device", list(SIZES))
 def test_layout_on_phone_tablet_and_wide_screen(ai_server, browser, device):  # noqa: F811
     width, height, mobile, scale = SIZES[device]
     emulate(browser, width, height, mobile)
     search_and_open_a_game(browser, ai_server)
-    page = browser.execute_script(MEASURE)
+    assert shown_tab(browser) == "replay"  # the game opened by a click is shown
+    desk = device in DESK
+    pages = measure_tabs(browser, TABS if desk else TABS + ("tools",))
+    measure_tabs(browser, ["next-moves"])
     screenshot(browser, width, height, scale)
 
-    assert page["innerWidth"] == width, f"the page is wider than the screen: {page['wide']}"
-    assert page["scrollWidth"] <= page["innerWidth"], f"the page scrolls sideways: {page['wide']}"
+    for tab, page in pages.items():
+        assert page["innerWidth"] == width, f"{tab}: the page is wider than the screen: {page['wide']}"
+        assert page["scrollWidth"] <= page["innerWidth"], f"{tab}: the page scrolls sideways: {page['wide']}"
+        tiny = [f for f in page["fonts"] if f["size"] < SMALLEST_FONT]
+        assert not tiny, f"{tab}: text under {SMALLEST_FONT} px: {tiny}"
+        sections, boards = page["sections"], page["boards"]
+        search, tabs, panel = sections["search"], sections["tabs"], sections[tab]
+        assert set(sections) == {"search", "tabs", tab} | ({"tools"} if desk else set()), sections
+        if desk:  # the board left; the tabs and the chosen panel beside it, from the top; the tools under the board
+            tools = sections["tools"]
+            assert search["right"] <= tabs["left"] and search["right"] <= panel["left"], (tab, sections)
+            assert abs(search["top"] - tabs["top"]) < 1 and tabs["bottom"] <= panel["top"] + 1.5, (tab, sections)
+            assert abs(tools["left"] - search["left"]) < 1 and search["bottom"] <= tools["top"], (tab, sections)
+            assert boards["search-board"]["bottom"] <= page["innerHeight"], boards  # the whole board in view
+        else:  # stacked, each as wide as the page; the board, then the tabs in view under it
+            assert search["bottom"] <= tabs["top"] and tabs["bottom"] <= panel["top"] + 1.5, (tab, sections)
+            assert all(s["width"] >= width - 40 for s in (search, tabs, panel)), sections
+            assert tabs["bottom"] <= page["innerHeight"], (tab, tabs)
+            assert boards["search-board"]["bottom"] <= tabs["top"], boards
+            if tab == "replay":
+                assert boards["replay-board"]["width"] >= panel["inner"] - 1, (boards, panel)
+            small = [c for c in page["controls"] if c["height"] < TAP - 0.5 or c["width"] < TAP - 0.5]
+            assert not small, f"{tab}: controls under {TAP} px: {small}"
 
-    search, games, replay = page["sections"]
-    if device == "desktop":  # three columns, side by side
-        assert search["right"] < games["left"] and games["right"] < replay["left"]
-        assert abs(search["top"] - games["top"]) < 1 and abs(games["top"] - replay["top"]) < 1
-    else:  # stacked, each as wide as the page; the boards as wide as their column
-        assert abs(search["left"] - games["left"]) < 1 and abs(games["left"] - replay["left"]) < 1
-        assert search["bottom"] <= games["top"] and games["bottom"] <= replay["top"]
-        assert all(s["width"] >= width - 40 for s in page["sections"]), page["sections"]
-        for board, section in zip(page["boards"], (search, replay)):
-            assert board["width"] >= section["inner"] - 1, (board, section)
-        small = [c for c in page["controls"] if c["height"] < TAP - 0.5 or c["width"] < TAP - 0.5]
-        assert not small, f"controls under {TAP} px: {small}"
+    games = pages["games"]
+    assert len(games["results"]) == 3 and {r["text"] for r in games["results"]} <= set(
+        RESULTS[n].decode() for n in RESULTS), games["results"]
+    assert not [r for r in games["results"] if r["cut"]], f"results cut: {games['results']}"
+    assert not [h for h in games["heads"] if h["cut"]], f"column heads cut: {games['heads']}"
 
-    tiny = [f for f in page["fonts"] if f["size"] < SMALLEST_FONT]
-    assert not tiny, f"text under {SMALLEST_FONT} px: {tiny}"
-
-    assert len(page["results"]) == 3 and {r["text"] for r in page["results"]} <= set(
-        RESULTS[n].decode() for n in RESULTS), page["results"]
-    assert not [r for r in page["results"] if r["cut"]], f"results cut: {page['results']}"
-    assert not [h for h in page["heads"] if h["cut"]], f"column heads cut: {page['heads']}"
-
-    assert {t["name"] for t in page["tables"]} == {"next-table", "corner-table", "games-table"}
-    for t in page["tables"]:
+    tables = [t for page in pages.values() for t in page["tables"]]
+    assert {t["name"] for t in tables} == {"next-table", "corner-table", "games-table"}
+    for t in tables:
         table, card = t["table"], t["card"]
         assert card["left"] - 0.5 <= table["left"] and table["right"] <= card["right"] + 0.5, t
 
 
 @pytest.mark.parametrize("width", [800, 1000, 1200])
 def test_two_columns_keep_their_tables_in_their_cards(ai_server, browser, width):  # noqa: F811
-    """Between the phone and the wide screen (two columns, or three narrow ones) the games table's
+    """Between the phone and the wide screen (one column, or a narrow desk) the games table's
     heads and results are whole and the move tables stay in their cards."""
     emulate(browser, width, 900, False)
     search_and_open_a_game(browser, ai_server)
-    page = browser.execute_script(MEASURE)
-    assert page["scrollWidth"] <= page["innerWidth"]
-    assert not [r for r in page["results"] if r["cut"]], page["results"]
-    assert not [h for h in page["heads"] if h["cut"]], page["heads"]
-    for t in page["tables"]:
-        table, card = t["table"], t["card"]
-        assert card["left"] - 0.5 <= table["left"] and table["right"] <= card["right"] + 0.5, (width, t)
+    pages = measure_tabs(browser, TABS)
+    for tab, page in pages.items():
+        assert page["scrollWidth"] <= page["innerWidth"], (tab, page["wide"])
+        assert not [r for r in page["results"] if r["cut"]], page["results"]
+        assert not [h for h in page["heads"] if h["cut"]], page["heads"]
+        for t in page["tables"]:
+            table, card = t["table"], t["card"]
+            assert card["left"] - 0.5 <= table["left"] and table["right"] <= card["right"] + 0.5, (width, t)
+    assert len(pages["games"]["results"]) == 3
+
+
+SEEN = """
+const box = (e) => { if (!e) return null;  // no such element (no tabs before issue 43's desk)
+                     const r = e.getBoundingClientRect();
+                     return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+return {scrollX: window.scrollX, scrollY: window.scrollY, innerWidth: window.innerWidth,
+        innerHeight: window.innerHeight, scrollWidth: document.documentElement.scrollWidth,
+        board: box(document.getElementById("search-board")), table: box(document.getElementById("next-table")),
+        tab: box(document.getElementById("tab-next-moves")),
+        selected: document.getElementById("tab-next-moves")?.getAttribute("aria-selected"),
+        rows: [...document.querySelectorAll("#next-table tbody tr")].map(box)};
+"""
+
+
+def inside(box, page):
+    return box["left"] >= 0 and box["top"] >= 0 and box["right"] <= page["innerWidth"] and \
+        box["bottom"] <= page["innerHeight"]
+
+
+@pytest.fixture(scope="module")
+def month_server(month_book):
+    """``fuseki serve`` of the Tygem month (11,364 games: 16 first moves on the empty board)."""
+    with serving(month_book) as url:
+        yield url
+
+
+@pytest.mark.parametrize("device", list(SIZES))
+def test_the_next_moves_beside_the_board_on_a_real_book(month_server, browser, device):  # noqa: F811
+    """Issue 43's first finding: the next-move table was below the fold (y = 916 at 1600x1000)."""
+    width, height, mobile, _ = SIZES[device]
+    emulate(browser, width, height, mobile)
+    page = Page(browser, timeout=60)
+    browser.get(month_server)
+    page.wait(lambda _: "11364 games" in page.text("book-info"))
+    page.wait(lambda _: len(page.rows("#next-table")) >= FIRST_ROWS)
+    page.wait(lambda _: page.text("years-caption"))  # the last answer of the first view
+    seen = browser.execute_script(SEEN)
+
+    assert seen["innerWidth"] == width and seen["scrollWidth"] <= width, seen
+    assert seen["scrollX"] == 0 and seen["scrollY"] == 0, seen
+    assert inside(seen["board"], seen), seen["board"]
+    if device in DESK:  # the table beside the board, its first rows in the window
+        hidden = [(n, row) for n, row in enumerate(seen["rows"][:FIRST_ROWS]) if not inside(row, seen)]
+        assert not hidden, f"rows out of the {width}x{height} window: {hidden}"
+        assert seen["table"]["left"] >= seen["board"]["right"], (seen["board"], seen["table"])
+    else:  # the board on top, the next moves' tab (chosen) in view under it
+        assert seen["tab"] and seen["selected"] == "true" and inside(seen["tab"], seen), seen["tab"]
+        assert seen["tab"]["top"] >= seen["board"]["bottom"], (seen["board"], seen["tab"])
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, errors

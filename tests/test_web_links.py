@@ -22,7 +22,7 @@ import urllib.request
 
 import pytest
 from test_web_api import build_book
-from test_web_browser import CHROMEDRIVER, CHROMIUM, FLAGS, browser, server  # noqa: F401 (fixtures)
+from test_web_browser import CHROMEDRIVER, CHROMIUM, FLAGS, browser, server, show_tab_of  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 
@@ -104,6 +104,7 @@ class Page:
     def click(self, selector):
         from selenium.webdriver.common.by import By
 
+        show_tab_of(self.driver, selector)
         self.driver.find_element(By.CSS_SELECTOR, selector).click()
 
     def open(self, url):

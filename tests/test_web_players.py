@@ -19,7 +19,7 @@ import urllib.request
 
 import pytest
 from test_web_api import build_book
-from test_web_browser import serving
+from test_web_browser import serving, show_tab_of
 from test_web_layout import emulate
 from test_web_links import Page, chromium
 
@@ -127,6 +127,7 @@ def test_from_the_games_list_to_a_player_and_back(server, tmp_path):
         page.open(server)
         page.wait(lambda _: len(page.rows("#games-table")) == 6)
         search_status, search_url = page.text("search-status"), driver.current_url
+        show_tab_of(driver, "#games-table")  # the games' tab beside the board
         links = driver.find_elements(By.CSS_SELECTOR, "#games-table a.player-link")
         next(link for link in links if link.text == f"{LEE} 9d").click()
         wait_for_player(page, f"{LEE}: 5 games")
@@ -142,6 +143,7 @@ def test_from_the_games_list_to_a_player_and_back(server, tmp_path):
         assert driver.current_url == search_url
 
         # the keyboard reaches a name: Enter on the focused link opens its page
+        show_tab_of(driver, "#games-table")
         links = driver.find_elements(By.CSS_SELECTOR, "#games-table a.player-link")
         link = next(a for a in links if a.text == f"{GU} 9d")
         link.send_keys(Keys.ENTER)
@@ -214,6 +216,7 @@ def test_on_a_phone_no_horizontal_scroll_and_40px_targets(server, tmp_path):
         page = Page(driver)
         page.open(server)
         page.wait(lambda _: len(page.rows("#games-table")) == 6)
+        show_tab_of(driver, "#games-table")  # its tab under the board: the names are measured too
         measure = """
 const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
 const targets = "button, input:not([type=checkbox]), a.player-link, #player-games tbody tr, #games-table tbody tr";

@@ -1156,9 +1156,11 @@ async function openGame(id, at, shown) {
   if (!state.restoring) revealReplay();
 }
 
-// A game opened by a click is shown: on a phone or a tablet the replay lies below the lists (or the
-// player page), so it is scrolled into view when less than half of its board is in the window.
+// A game opened by a click is shown: its tab (tabs.js), and on a phone or a tablet, where the replay
+// lies below the board (or the player page), scrolled into view when less than half of its board is
+// in the window.
 function revealReplay() {
+  showTab("replay");
   const board = $("replay-board").getBoundingClientRect();
   const seen = Math.min(board.bottom, window.innerHeight) - Math.max(board.top, 0);
   if (seen < board.height / 2) $("replay").scrollIntoView({block: "start"});
