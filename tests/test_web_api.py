@@ -164,9 +164,9 @@ def test_the_pages_address_is_made_of_the_apis_parameters(client):
 def test_page_and_static_files_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and b"<svg" in page.data and b"/static/app.js" in page.data
-    for name in ("app.js", "style.css", "index.html"):
+    for name in ("app.js", "style.css", "index.html", "tabs.js"):
         assert client.get(f"/static/{name}").status_code == 200
-    for name in ("index.html", "app.js", "style.css"):  # works offline: no CDN, no remote fonts
+    for name in ("index.html", "app.js", "style.css", "tabs.js"):  # works offline: no CDN, no remote fonts
         text = client.get(f"/static/{name}").data.replace(b"http://www.w3.org/2000/svg", b"")
         assert b"http:" not in text and b"https:" not in text and b"//cdn" not in text, name
     assert client.get("/static/../app.py").status_code == 404
