@@ -149,11 +149,15 @@ def test_no_years_chart_for_a_book_without_dates(browser):  # noqa: F811
     from fuseki.book.model.builtin import PATH as BUILTIN
 
     with serving(BUILTIN) as url:
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            api(url, "position", size=19, moves="pd", by_year=1)
+        answer = api(url, "position", size=19, moves="pd", by_year=1)  # 200: no request fails on the page
+        assert answer["years"] is None and "no dates" in answer["years_note"] and answer["next"]
+        with pytest.raises(urllib.error.HTTPError) as refused:  # comparing periods is asked of dates
+            api(url, "position", size=19, moves="pd", trends="2005-2007:2008-2009")
         assert refused.value.code == 409
         page = Page(browser)
         page.open(url)
         page.play("pd")
         page.wait(lambda _: "moves=pd" in browser.current_url)  # the search shown, its years asked
         assert page.js("return document.getElementById('years-chart').hidden") and not bars(page)
+        severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert not severe, severe  # a failed request is a console error

@@ -20,7 +20,9 @@ scanned; the message says what to narrow)::
                                       with ``fuseki serve --ai``, KataGo's values (``ai``, and
                                       each next move's ``ai``: book.ui.web.ai), ``pending``
                                       while KataGo works on them (then never kept in the cache);
-                                      ``by_year=1&recent=K``, ``trends=A-B:C-D``: book.ui.years_text
+                                      ``by_year=1&recent=K`` (a book without dates: ``years`` null
+                                      and ``years_note``), ``trends=A-B:C-D`` (409 there):
+                                      book.ui.years_text
     /api/games?moves=&...&after=&page_size=
                                       the games that reached the position, one page, newest first
                                       (date, then id); ``after``: the previous page's ``after`` (its
@@ -426,12 +428,19 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         found = shared.book.next_moves(board, filters=filters)
         answer = {**position_json(board), **next_moves_json(found, board.size)}
         trends = request.args.get("trends", "").strip()
-        if _int_arg("by_year", 0, 0, 1) or trends:  # a statistics book: StatisticsOnly, 409 "no dates"
+        if _int_arg("by_year", 0, 0, 1) or trends:
             try:
                 periods = parse_periods(trends) if trends else None
             except ValueError as exc:
                 raise ApiError(str(exc)) from None
-            answer.update(years_answer(shared.book, board, filters, periods, _int_arg("recent", 3, 1, 100)))
+            try:
+                answer.update(years_answer(shared.book, board, filters, periods, _int_arg("recent", 3, 1, 100)))
+            except StatisticsOnly as exc:
+                if trends:  # asked to compare periods of a book without dates: 409, as its filters
+                    raise
+                # The page asks every position's years; a book without dates (the built-in book) is
+                # no fault of the request: no chart, and why (a 409 was a console error a click).
+                answer.update(years=None, years_note=str(exc))
         if shared.ai is not None:
             from fuseki.book.ui.web.ai import ai_json
 

@@ -333,7 +333,7 @@ async function refreshSearch() {
 
 // The position's games per year (/api/position's by_year=1) under the next-move table: a bar per
 // year, the line the share of the book's games of that year; nothing for a book without dates
-// (the API's 409) or a position no dated game reached.
+// (the API's years: null, with years_note saying why) or a position no dated game reached.
 async function refreshYears() {
   const chart = $("years-chart");
   const path = `/api/position?${query({by_year: 1})}`;
