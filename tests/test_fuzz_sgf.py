@@ -322,7 +322,7 @@ def test_many_large_members_stay_in_bounded_memory(tmp_path, rss_limit):
     assert rss < rss_limit, f"peak RSS {rss} MB: the importer holds the members of a whole chunk at once"
 
 
-def test_a_zip_listing_a_million_members_is_refused_at_once(tmp_path, tygem_games, rss_limit):
+def test_a_zip_listing_a_million_members_is_refused_in_bounded_memory(tmp_path, tygem_games, rss_limit):
     bomb = tmp_path / "million.zip"
     write_zip_listing(bomb, 1_000_001)
     name, game = tygem_games[0]
@@ -332,7 +332,7 @@ def test_a_zip_listing_a_million_members_is_refused_at_once(tmp_path, tygem_game
           f"peak RSS {rss} MB")
     assert added == 1
     assert skipped == [f"{bomb} | 1000001 members, over the limit of 1000000"]
-    assert rss < rss_limit and seconds < 10
+    assert rss < rss_limit  # its time is printed, never asserted: it depends on the machine
 
 
 def test_a_zip_whose_end_record_lies_about_its_members_is_refused_at_once(tmp_path, tygem_games, rss_limit):

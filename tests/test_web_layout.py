@@ -127,7 +127,9 @@ def emulate(browser, width, height, mobile):  # noqa: F811
 def search_and_open_a_game(browser, url):  # noqa: F811
     """Two moves on the search board, KataGo's columns filled in, the first game opened."""
     page = Page(browser, timeout=30)
-    browser.get(url)
+    # rare=1: the test book's moves are all of 1-2 games, which the page hides by default (the
+    # minimum-games setting); shown, as after the player's one click, they are measured and drawn
+    browser.get(url + "#rare=1")
     page.wait(lambda _: "5 games" in page.text("book-info"))
     page.play("pd", "dp")
     # the next moves with KataGo's win %, lead, loss and its mark; a popular move it rates badly
