@@ -404,6 +404,9 @@ LONG_GAMES = {  # about 9.8 MB each, under the file limit; what the worker held 
     # 1.95 M comment nodes after one move: refused and named (1.9 M: 1.06 GB)
     "comment nodes": (SETUP + b";B[qf]" + b";C[x]" * 1_950_000 + b")", 0,
                       ["1950001 nodes without a move on the main line (limit: 4 \u00d7 the board's points)"]),
+    # 2.4 M comments in one node: refused and named (0.49 GB)
+    "values": (SETUP + b";B[qf]" + b"C[x]" * 2_400_000 + b")", 0,
+               ["2400007 property values on the main line (limit: 32 \u00d7 4 \u00d7 the board's points)"]),
     # 2.4 M moves in the second variation: the main line is read, and the game kept whole (1.88 GB)
     "a variation": (SETUP + b";B[qf](;W[cc])(" + b";B[];W[]" * 1_220_000 + b"))", 1, []),
 }
@@ -412,12 +415,13 @@ LONG_GAMES = {  # about 9.8 MB each, under the file limit; what the worker held 
 @pytest.mark.parametrize("kind", LONG_GAMES)
 def test_a_long_game_on_the_sgfmill_path_holds_what_its_record_keeps(tmp_path, kind, one_game_worker):
     """A 9.8 MB game of setup stones (which the fast path leaves to sgfmill) whose moves, whose
-    main line's nodes without a move or whose variations are past the move limit: read (the
-    moves cut at 1,444, the variation kept but not parsed) or refused, and named, the worker's
+    main line's nodes without a move or property values, or whose variations are past the
+    move limit: read (the moves cut at 1,444, the variation kept but not parsed) or refused,
+    and named, the worker's
     peak RSS within 3 times the file's size of a one-game import's (it holds the file's bytes as
     sent to it, and the text sgfmill reads: a ratio to the input, since the base RSS is the
     machine's).  Before: sgfmill parsed the whole game, then the main line was cut (the worker
-    held 1.06 to 1.88 GB: over 100 times the file; now 5 to 11 MB more than for one game)."""
+    held 0.49 to 1.88 GB: 50 to 190 times the file; now 5 to 11 MB more than for one game)."""
     from fuseki.book.model.records import move_limit
 
     data, added, notes = LONG_GAMES[kind]
