@@ -365,14 +365,14 @@ from fuseki.book.storage.store import Book
 with Book.open(sys.argv[1]) as book:
     report = import_paths(book, [sys.argv[2]], workers=1)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, report.added)
-for note in report.anomalies:
+for note in report.anomalies + report.skipped:
     print(note.reason)
 """
 
 
 def _worker_peak(book: str, path) -> tuple[int, int, list[str]]:
-    """(peak RSS in bytes of the import's one worker, games added, anomalies): ``path`` imported
-    into ``book`` by a fresh process, whose only child is the worker."""
+    """(peak RSS in bytes of the import's one worker, games added, anomalies and skipped files):
+    ``path`` imported into ``book`` by a fresh process, whose only child is the worker."""
     import subprocess
     import sys
 
@@ -386,27 +386,56 @@ def _worker_peak(book: str, path) -> tuple[int, int, list[str]]:
     return rss * 1024, added, notes
 
 
-def test_a_long_game_on_the_sgfmill_path_is_cut_before_sgfmill_parses_it(tmp_path):
-    """A 9.8 MB game of setup stones (AW, which the fast path leaves to sgfmill) and 2.1 M moves is
-    imported cut at 1,444 moves and named, its worker's peak RSS within 3 times the file's size of
-    a one-game import's (the worker holds the file's bytes as sent to it, and the cut game's text:
-    a ratio to the input, since the base RSS is the machine's).  Before: sgfmill parsed every
-    move, then the main line was cut (the worker: 1.66 GB, 160 times the file, and 51 s)."""
-    from fuseki.book.model.records import move_limit, move_limit_text
-
-    one = tmp_path / "one.sgf"
+@pytest.fixture(scope="module")
+def one_game_worker(tmp_path_factory) -> int:
+    """The peak RSS of the worker importing one short game of setup stones (the sgfmill path)."""
+    one = tmp_path_factory.mktemp("one") / "one.sgf"
     one.write_bytes(b"(;GM[1]SZ[19]AB[dd][pp]AW[dp][pd];B[qf];W[fq])")
-    long = tmp_path / "long.sgf"
-    long.write_bytes(b"(;GM[1]SZ[19]AB[dd][pp]AW[dp][pd]" + b";B[];W[];B[tt];W[];B[];W[tt]" * 350_000 + b")")
-    assert 9_700_000 < long.stat().st_size < 9_900_000
-    base, added, notes = _worker_peak(str(tmp_path / "one.sqlite"), one)
+    base, added, notes = _worker_peak(str(one.with_suffix(".sqlite")), one)
     assert (added, notes) == (1, [])
-    peak, added, notes = _worker_peak(str(tmp_path / "long.sqlite"), long)
-    assert (added, notes) == (1, [move_limit_text(2_100_000, 19)])
-    with Book.open(str(tmp_path / "long.sqlite"), readonly=True) as book:
-        [game_id] = book.game_ids()
-        assert len(book.game(game_id).moves) == move_limit(19)
-    assert peak - base < 3 * long.stat().st_size, f"worker {peak:,} bytes, {base:,} for one game"
+    return base
+
+
+SETUP = b"(;GM[1]SZ[19]AB[dd][pp]AW[dp][pd]"  # AW: the fast path leaves the game to sgfmill
+LONG_GAMES = {  # about 9.8 MB each, under the file limit; what the worker held before, and in how long
+    # 2.1 M moves: cut at 1,444 and named (1.66 GB, 51 s)
+    "moves": (SETUP + b";B[];W[];B[tt];W[];B[];W[tt]" * 350_000 + b")", 1,
+              ["game has 2100000 moves; kept the first 1444 (limit: 4 \u00d7 the board's points)"]),
+    # 1.95 M comment nodes after one move: refused and named (1.9 M: 1.06 GB)
+    "comment nodes": (SETUP + b";B[qf]" + b";C[x]" * 1_950_000 + b")", 0,
+                      ["1950001 nodes without a move on the main line (limit: 4 \u00d7 the board's points)"]),
+    # 2.4 M comments in one node: refused and named (0.49 GB)
+    "values": (SETUP + b";B[qf]" + b"C[x]" * 2_400_000 + b")", 0,
+               ["2400007 property values on the main line (limit: 32 \u00d7 4 \u00d7 the board's points)"]),
+    # 2.4 M moves in the second variation: the main line is read, and the game kept whole (1.88 GB)
+    "a variation": (SETUP + b";B[qf](;W[cc])(" + b";B[];W[]" * 1_220_000 + b"))", 1, []),
+}
+
+
+@pytest.mark.parametrize("kind", LONG_GAMES)
+def test_a_long_game_on_the_sgfmill_path_holds_what_its_record_keeps(tmp_path, kind, one_game_worker):
+    """A 9.8 MB game of setup stones (which the fast path leaves to sgfmill) whose moves, whose
+    main line's nodes without a move or property values, or whose variations are past the
+    move limit: read (the moves cut at 1,444, the variation kept but not parsed) or refused,
+    and named, the worker's
+    peak RSS within 3 times the file's size of a one-game import's (it holds the file's bytes as
+    sent to it, and the text sgfmill reads: a ratio to the input, since the base RSS is the
+    machine's).  Before: sgfmill parsed the whole game, then the main line was cut (the worker
+    held 0.49 to 1.88 GB: 50 to 190 times the file; now 5 to 11 MB more than for one game)."""
+    from fuseki.book.model.records import move_limit
+
+    data, added, notes = LONG_GAMES[kind]
+    assert 9_500_000 < len(data) < 10_000_000
+    path = tmp_path / "long.sgf"
+    path.write_bytes(data)
+    peak, got_added, got_notes = _worker_peak(str(tmp_path / "long.sqlite"), path)
+    assert peak - one_game_worker < 3 * len(data), f"worker {peak:,} bytes, {one_game_worker:,} for one game"
+    assert (got_added, [note.split(": ", 1)[-1] if note.startswith(str(path)) else note for note in got_notes]) \
+        == (added, notes)
+    if added:
+        with Book.open(str(tmp_path / "long.sqlite"), readonly=True) as book:
+            [game_id] = book.game_ids()
+            assert len(book.game(game_id).moves) == (move_limit(19) if kind == "moves" else 2)  # B[qf];W[cc]
 
 def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
     """An engine answering ``= x`` then 1 MB lines (200 of them here, then silence): the client

@@ -83,9 +83,10 @@ def _moves_in(nodes) -> int:
 
 def test_game_extent_cuts_the_main_line_as_sgfmill_reads_it():
     """On 1,500 random SGF texts (seed 40): the scan stops where sgfmill's tokeniser stops and
-    counts the move nodes of sgfmill's main line; the text cut at the N-th (the first, the last
-    and 6 drawn) parses to the main line's nodes up to the N-th move node, without a variation;
-    the root's text parses to sgfmill's root."""
+    counts the move nodes of sgfmill's main line; the text it reads (to the main line's end, or
+    cut at the N-th move node: the first, the last and 6 drawn) parses to the main line's nodes
+    up to there, as many as it counts (nodes and values), without a variation; the root's text
+    parses to sgfmill's root."""
     rng = random.Random(40)
     parsed = cut_games = 0
     for _ in range(1500):
@@ -93,46 +94,68 @@ def test_game_extent_cuts_the_main_line_as_sgfmill_reads_it():
         start = records._START.search(data)
         if start is None:
             continue
+        begin = start.start()
         buf = np.frombuffer(data, dtype=np.uint8)
-        end, played, root_end, cut, _depth, open_at_end = records._game_extent(buf, start.start(), -1)
+        end, played, root_end, read_end, depth, nodes, open_at_end, values, root_values = \
+            records._game_extent(buf, begin, -1)
         assert end == sgf_grammar.tokenise(data, 0)[1], data
-        assert cut == -1
         try:
-            whole = sgf_grammar.parse_sgf_game(data[start.start():end])
+            whole = sgf_grammar.parse_sgf_game(data[begin:end])
         except ValueError:
             continue
         parsed += 1
         assert open_at_end == 0, data
         line = _main_line(whole)
         assert played == _moves_in(line), data
-        assert sgf_grammar.parse_sgf_game(data[start.start():root_end] + b")").sequence == [line[0]], data
+        assert sgf_grammar.parse_sgf_game(data[begin:root_end] + b")").sequence == [line[0]], data
+        _assert_main_line_alone(sgf_grammar.parse_sgf_game(data[begin:read_end] + b")" * depth), line, data)
+        assert (nodes, values, root_values) == (len(line), _values_in(line), _values_in(line[:1]))
         drawn = rng.sample(range(1, played + 1), min(6, played))
         for limit in sorted({1, played, *drawn} if played else ()):
-            cut, depth = records._game_extent(buf, start.start(), limit)[3:5]
-            kept = sgf_grammar.parse_sgf_game(data[start.start():cut] + b")" * depth)
+            cut, depth, nodes, _open, values = records._game_extent(buf, begin, limit)[3:8]
             upto = next(i for i in range(len(line)) if _moves_in(line[:i + 1]) == limit)
-            assert _main_line(kept) == line[:upto + 1], (data, limit)
-            tree = kept
-            while tree.children:  # the cut text is the main line alone
-                assert len(tree.children) == 1
-                tree = tree.children[0]
+            kept = sgf_grammar.parse_sgf_game(data[begin:cut] + b")" * depth)
+            _assert_main_line_alone(kept, line[:upto + 1], (data, limit))
+            assert (nodes, values) == (upto + 1, _values_in(line[:upto + 1]))
             cut_games += 1
     assert parsed > 800 and cut_games > 4000, (parsed, cut_games)  # the test reached its cases
 
 
+def _values_in(nodes: list[dict]) -> int:
+    return sum(len(node[ident]) for node in nodes for ident in node)
+
+
+def _assert_main_line_alone(tree, nodes: list[dict], why) -> None:
+    """``tree`` is ``nodes`` in one line: no variation."""
+    assert _main_line(tree) == nodes, why
+    while tree.children:
+        assert len(tree.children) == 1, why
+        tree = tree.children[0]
+
+
 def _reference_games(data: bytes) -> list[tuple] | str:
     """What the sgfmill path reads, the slow way: sgfmill parses the whole text, then the main
-    line is cut at ``move_limit``.  (moves, cut_from, setup) a game, or the error's text."""
+    line is cut at ``move_limit``; a main line of more nodes without a move than that before
+    the cut is refused.  (moves, cut_from, setup) a game, or the error's text."""
     try:
         games = []
         for tree in sgf_grammar.parse_sgf_collection(data):
             records._move_root_setup(tree)  # the Fox handicap quirk, which both paths apply
             size = int(tree.sequence[0].get("SZ", [b"19"])[0])
+            limit = move_limit(size)
+            line = _main_line(tree)
+            read = len(line)  # the nodes sgfmill is given: the main line, to its limit-th move if cut
+            if _moves_in(line) > limit:
+                read = next(i + 1 for i in range(len(line)) if _moves_in(line[:i + 1]) == limit)
+            if read - _moves_in(line[:read]) > limit:
+                return f"{read - _moves_in(line[:read])} nodes without a move on the main line"
+            values = _values_in(line[:read])
+            if values > records.VALUES_PER_MOVE * limit:
+                return f"{values} property values on the main line"
             game = sgf.Sgf_game.from_coarse_game_tree(tree, override_encoding="ISO-8859-1")
             _board, plays = sgf_moves.get_setup_and_moves(game)
             moves = [(BLACK if c == "b" else WHITE, PASS if rc is None else rowcol_to_point(rc, size))
                      for c, rc in plays]
-            limit = move_limit(size)
             games.append((moves[:limit], len(moves) if len(moves) > limit else None,
                           sorted(game.get_root().get_setup_stones()[0])))
         return games
@@ -140,13 +163,20 @@ def _reference_games(data: bytes) -> list[tuple] | str:
         return str(exc)
 
 
-def test_sgfmill_path_reads_what_sgfmill_reads_whole_then_cut():
+def _has_variation(game_text: bytes) -> bool:
+    return sgf_grammar.tokenise(game_text)[0].count(("D", b"(")) > 1
+
+
+def test_sgfmill_path_reads_what_sgfmill_reads_whole_then_cut(monkeypatch):
     """read_games(fast=False) against sgfmill's parse of the whole text cut after it (seed 41):
-    the same moves, the same count past the limit, the same setup.  Where sgfmill fails on the
-    whole text, the cut read may only succeed for a game cut before the fault (text past the
-    cut is not parsed)."""
+    the same moves, the same count past the limit, the same setup, the same refusals of main
+    lines of too many nodes without a move, or of too many values (3 a move of the limit here,
+    so that small games reach it).  Where sgfmill fails on the whole text, the read
+    may only succeed for a game cut (text past the cut is not parsed) or with variations
+    (sgfmill is given the main line alone)."""
+    monkeypatch.setattr(records, "VALUES_PER_MOVE", 3)
     rng = random.Random(41)
-    compared = cut = 0
+    compared = cut = refused = too_many = 0
     for _ in range(1500):
         data = _random_sgf(rng)
         expected = _reference_games(data)
@@ -154,16 +184,30 @@ def test_sgfmill_path_reads_what_sgfmill_reads_whole_then_cut():
             got = read_games(data, "r.sgf", fast=False)
         except SgfError as exc:
             assert isinstance(expected, str), (data, str(exc))
+            if "nodes without a move" in expected or "property values" in expected:
+                assert expected in str(exc), (data, str(exc))
+                refused += "nodes without a move" in expected
+                too_many += "property values" in expected
             continue
         if isinstance(expected, str):
-            assert any(game.cut_from for game in got), (data, expected)
+            assert any(game.cut_from or _has_variation(game.sgf) for game in got), (data, expected)
             continue
         setups = [sorted(_black_setup_rowcols(game)) for game in got]
         assert [(list(game.moves), game.cut_from) for game in got] == [e[:2] for e in expected], data
         assert setups == [e[2] for e in expected], data
+        first = data[records._START.search(data).start():sgf_grammar.tokenise(data)[1]]  # the first game's text
+        assert got[0].sgf == first if got[0].cut_from is None else _main_line_text(got[0].sgf), data
         compared += 1
         cut += sum(game.cut_from is not None for game in got)
-    assert compared > 500 and cut > 100, (compared, cut)
+    assert compared > 700 and cut > 60 and refused > 20 and too_many > 20, (compared, cut, refused, too_many)
+
+
+def _main_line_text(text: bytes) -> bool:
+    """``text`` parses to one line of nodes: no variation."""
+    tree = sgf_grammar.parse_sgf_game(text)
+    while len(tree.children) == 1:
+        tree = tree.children[0]
+    return not tree.children
 
 
 def _black_setup_rowcols(game):

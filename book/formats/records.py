@@ -24,11 +24,11 @@ alone would reject the game ("setup properties after the root node").
 A game longer than ``book.model.records.move_limit`` (4 x the board's points) is cut
 there by both paths: its ``moves`` and its ``sgf`` end at the limit, ``cut_from`` says how
 many moves it had.  Both count the moves past the limit without keeping them: the fast path
-in its scan of the move line, the sgfmill path in a scan of the game's bytes before sgfmill
-parses them (``_game_extent``), which cuts the text after the last move kept.  The moves
-counted are those of the main line (the first variation at each branch), the ones a record
-keeps: counting every variation's would cut a commented game short of its own moves.  A cut
-game's text is its main line up to the limit; the variations after it are not kept.
+in its scan, the sgfmill path in a scan of the bytes before sgfmill parses (``_game_extent``),
+which cuts the text after the last move kept.  It counts the main line's moves (the first
+variation at each branch), those a record keeps: counting every variation's would cut a
+commented game short.  sgfmill is given the main line alone, so a fault in a variation no
+longer refuses a game, and what sgfmill builds is bounded by the limit (``_sgfmill_games``).
 
 What this module deliberately does *not* do: check move legality (replay does), fix
 per-server komi conventions, or read anything but the main line (first variation).
@@ -47,7 +47,7 @@ from sgfmill import sgf, sgf_grammar, sgf_moves, sgf_properties
 
 from fuseki.book.formats.headers import HeaderTextError, read_header
 from fuseki.book.model.headers import TEXT_FIELDS
-from fuseki.book.model.records import GameRecord, Moves, move_limit
+from fuseki.book.model.records import MOVES_PER_POINT, GameRecord, Moves, move_limit
 from fuseki.engine.core.base import (
     BLACK,
     EMPTY,
@@ -321,10 +321,13 @@ _MOVED_SETUP_NOTE = "setup stones in the node after the root moved to the root"
 def _sgfmill_games(data: bytes, source: str, encoding: str | None) -> list[GameRecord]:
     """Read every game of a collection with sgfmill's parser.
 
-    Each game's extent and its main line's moves are found first by :func:`_game_extent`
-    (a scan of the bytes, no objects); a game past ``move_limit`` is cut in its text before
-    sgfmill sees it, so sgfmill never builds more than the moves kept: a 9.8 MB game of setup
-    stones and 2.1 M moves held 1.7 GB when it was cut after parsing.
+    sgfmill builds about 550 bytes a node, so it is given no more than the record needs:
+    :func:`_game_extent` (a scan of the bytes) finds each game's end and main line; sgfmill
+    parses the main line alone, cut after its ``move_limit``-th move.  A game stores its own
+    bytes (variations included) unless it is cut.  A main line with more nodes without a move
+    than the move limit, or more values than VALUES_PER_MOVE allows, is refused.  Before, 9.8
+    MB games held 1.66 GB (2.1 M moves), 1.06 GB (1.9 M comment nodes), 1.88 GB (2.4 M moves
+    in a second variation): sgfmill parsed them whole, then the main line was cut.
     """
     records = []
     position = 0
@@ -333,24 +336,45 @@ def _sgfmill_games(data: bytes, source: str, encoding: str | None) -> list[GameR
         start = _START.search(data, position)  # where sgfmill's tokeniser starts a game
         if start is None:
             break
-        begin = start.start()
-        position, played, root_end, _cut, _depth, open_at_end = _game_extent(buf, begin, -1)
-        index = len(records)
-        text, cut_from = None, None
-        if played > move_limit(1):  # the least limit: only a longer game can be cut
+        begin, index = start.start(), len(records)
+        position, played, root_end, read_end, depth, nodes, open_at_end, values, root_values = \
+            _game_extent(buf, begin, -1)
+        cut_from, kept = None, played
+        if root_values > VALUES_PER_MOVE * move_limit(MAX_SIZE):  # the root is parsed for its size
+            raise SgfError(_where(source, index, _too_many_values(root_values)))
+        if max(played, nodes - played, values // VALUES_PER_MOVE) > move_limit(1):  # only then can the size matter
             size = _size(_parse(data[begin:root_end] + b")", source, index).sequence[0], _where(source, index, ""))
             if played > move_limit(size):
-                cut, depth = _game_extent(buf, begin, move_limit(size))[3:5]
-                # A game whose text ends before its last ")" (or at bytes sgfmill cannot read)
-                # is broken whatever its length: its cut text is left open, and sgfmill names the
-                # error it meets first (as in the whole text, or "unexpected end of SGF data").
-                text, cut_from = data[begin:cut] + (b"" if open_at_end else b")" * depth), played
-        if text is None:  # sliced only here: a cut game's whole text is never copied
+                cut_from, kept = played, move_limit(size)
+                read_end, depth, nodes, _open, values = _game_extent(buf, begin, kept)[3:8]
+            if nodes - kept > move_limit(size):
+                raise SgfError(_where(source, index, f"{nodes - kept} nodes without a move on the main line "
+                                                     f"(limit: {MOVES_PER_POINT} \u00d7 the board's points)"))
+            if values > VALUES_PER_MOVE * move_limit(size):
+                raise SgfError(_where(source, index, _too_many_values(values)))
+        # A game whose text ends before its last ")" is broken: the text read is left open (the
+        # whole game if its main line did not end), and sgfmill names the first error it meets.
+        if read_end < 0:
             text = data[begin:position]
-        records.append(_sgfmill_game(_parse(text, source, index), text, source, index, encoding, cut_from))
+        else:
+            text = data[begin:read_end] + (b"" if open_at_end else b")" * depth)
+        tree = _parse(text, source, index)
+        records.append(_sgfmill_game(tree, text if cut_from else data[begin:position], source, index,
+                                     encoding, cut_from))
     if not records:
         raise SgfError(f"{source}: no SGF data found")
     return records
+
+
+# Property values sgfmill may be given of a main line, per move of the move limit: a move's own,
+# its comment, times and marks, and the setup stones, many times over.  sgfmill keeps about
+# 200 bytes a value: 2.4 M comments in one node held 0.49 GB in the worker.
+VALUES_PER_MOVE = 32
+
+
+def _too_many_values(values: int) -> str:
+    return (f"{values} property values on the main line (limit: {VALUES_PER_MOVE} \u00d7 "
+            f"{MOVES_PER_POINT} \u00d7 the board's points)")
 
 
 def _parse(text: bytes, source: str, index: int):
@@ -399,8 +423,10 @@ def _game_extent(buf, start, limit):
 
     Returns (where the tokeniser stops: after the ")" that closes the game, or at the first
     thing it cannot read; the move nodes of the main line; the end of the root node's last
-    token; the end of the ``limit``-th move node of the main line, or -1; the game trees open
-    there; those open where the tokeniser stops: 0 for a whole game).
+    token; the end of the text to read: of the main line, or of its ``limit``-th move node if
+    that comes first (-1 if neither is met); the game trees open there; the main line's nodes
+    up to there; the game trees open where the tokeniser stops: 0 for a whole game; the
+    property values up to the end of the text to read; those of the root node).
 
     The main line is the first variation at each branch: in the text it runs from the start
     to the first ")", every variation after it.  A move node is a node with a B or a W
@@ -411,7 +437,8 @@ def _game_extent(buf, start, limit):
     i = last = start
     depth, played, nodes = 0, 0, 0
     main, move_node, in_limit_node = True, False, False
-    root_end, cut, cut_depth = -1, -1, 0
+    root_end, read_end, read_depth, read_nodes = -1, -1, 0, 0
+    values, read_values, root_values = 0, 0, 0
     while True:
         while i < n and (buf[i] == 32 or 9 <= buf[i] <= 13):
             i += 1
@@ -419,6 +446,7 @@ def _game_extent(buf, start, limit):
             break
         c = buf[i]
         if c == 91:  # [: a value, "\\" escapes the byte after it
+            values += 1
             i += 1
             while i < n and buf[i] != 93:
                 i += 2 if buf[i] == 92 else 1
@@ -439,13 +467,15 @@ def _game_extent(buf, start, limit):
                 played += 1
                 in_limit_node = played == limit
         elif c == 59 or c == 40 or c == 41:  # ; ( )
-            if in_limit_node:  # the limit-th move node ends before this delimiter
-                cut, cut_depth, in_limit_node = last, depth, False
+            if in_limit_node or (c == 41 and main and read_end < 0):
+                # the limit-th move node, or the main line, ends before this delimiter
+                read_end, read_depth, read_nodes, in_limit_node = last, depth, nodes, False
+                read_values = values
             if nodes == 1 and root_end < 0:
-                root_end = last
+                root_end, root_values = last, values
             i += 1
             if c == 59:
-                nodes += 1
+                nodes += 1  # read only up to the main line's end: variations come after it
                 move_node = False
             elif c == 40:
                 depth += 1
@@ -459,10 +489,13 @@ def _game_extent(buf, start, limit):
             break
         last = i
     if in_limit_node:
-        cut, cut_depth = last, depth
+        read_end, read_depth, read_nodes = last, depth, nodes
+        read_values = values
+    if read_end < 0:
+        read_nodes, read_values = nodes, values
     if root_end < 0:
-        root_end = last
-    return last, played, root_end, cut, cut_depth, depth
+        root_end, root_values = last, values
+    return last, played, root_end, read_end, read_depth, read_nodes, depth, read_values, root_values
 
 
 def _move_root_setup(tree) -> bool:
