@@ -409,6 +409,10 @@ LONG_GAMES = {  # about 9.8 MB each, under the file limit; what the worker held 
                ["2400007 property values on the main line (limit: 32 \u00d7 4 \u00d7 the board's points)"]),
     # 2.4 M moves in the second variation: the main line is read, and the game kept whole (1.88 GB)
     "a variation": (SETUP + b";B[qf](;W[cc])(" + b";B[];W[]" * 1_220_000 + b"))", 1, []),
+    # a root of 2.4 M setup stones and no AW: the fast path met it first, and its root regex held
+    # 1.0 GB before the game reached the sgfmill reader; now it goes there at once, refused and named
+    "a root's values": (b"(;GM[1]SZ[19]AB" + b"[aa]" * 2_400_000 + b";B[qf])", 0,
+                        ["2400002 property values on the main line (limit: 32 \u00d7 4 \u00d7 the board's points)"]),
 }
 
 
@@ -416,7 +420,7 @@ LONG_GAMES = {  # about 9.8 MB each, under the file limit; what the worker held 
 def test_a_long_game_on_the_sgfmill_path_holds_what_its_record_keeps(tmp_path, kind, one_game_worker):
     """A 9.8 MB game of setup stones (which the fast path leaves to sgfmill) whose moves, whose
     main line's nodes without a move or property values, or whose variations are past the
-    move limit: read (the moves cut at 1,444, the variation kept but not parsed) or refused,
+    move limit, or a root of 2.4 M values (which the fast path leaves to sgfmill as too many): read (the moves cut at 1,444, the variation kept but not parsed) or refused,
     and named, the worker's
     peak RSS within 3 times the file's size of a one-game import's (it holds the file's bytes as
     sent to it, and the text sgfmill reads: a ratio to the input, since the base RSS is the
