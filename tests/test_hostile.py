@@ -420,7 +420,8 @@ LONG_GAMES = {  # about 9.8 MB each, under the file limit; what the worker held 
 def test_a_long_game_on_the_sgfmill_path_holds_what_its_record_keeps(tmp_path, kind, one_game_worker):
     """A 9.8 MB game of setup stones (which the fast path leaves to sgfmill) whose moves, whose
     main line's nodes without a move or property values, or whose variations are past the
-    move limit, or a root of 2.4 M values (which the fast path leaves to sgfmill as too many): read (the moves cut at 1,444, the variation kept but not parsed) or refused,
+    move limit, or a root of 2.4 M values (which the fast path leaves to sgfmill as too many):
+    read (the moves cut at 1,444, the variation kept but not parsed) or refused,
     and named, the worker's
     peak RSS within 3 times the file's size of a one-game import's (it holds the file's bytes as
     sent to it, and the text sgfmill reads: a ratio to the input, since the base RSS is the

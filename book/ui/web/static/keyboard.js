@@ -85,14 +85,21 @@ function replayBoardKey(event) {
 }
 
 function rowsOf(table) {
-  return [...table.querySelectorAll("tbody tr")].filter((row) => row.getClientRects().length);  // not the rarer moves hidden
+  return [...table.querySelectorAll("tbody tr")];
+}
+
+// The rows the arrows walk: those shown (not the rarer moves the table hides).  A table in a tab
+// not chosen shows none, so tab stops are given to every row (rowsOf), not to these: a hidden row
+// takes no focus, and one drawn while its tab was hidden must be a stop once the tab is chosen.
+function shownRows(table) {
+  return rowsOf(table).filter((row) => row.getClientRects().length);
 }
 
 function tableKey(event) {
   const row = event.target.closest("tr");
   const table = event.currentTarget;
   if (!row || !row.parentElement || row.parentElement.tagName !== "TBODY") return;
-  const rows = rowsOf(table);
+  const rows = shownRows(table);
   const at = rows.indexOf(row);
   if (event.key === "ArrowDown" || event.key === "ArrowUp") {
     event.preventDefault();
@@ -113,7 +120,7 @@ function watchTable(table) {
       if (!row.hasAttribute("tabindex")) row.tabIndex = 0;
     }
     if (keyboard.refocus === table && !table.contains(document.activeElement)) {
-      const first = rowsOf(table)[0];
+      const first = shownRows(table)[0];
       if (first) {
         keyboard.refocus = null;
         first.focus();
