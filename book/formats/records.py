@@ -109,11 +109,18 @@ def _fast_game(data: bytes, source: str, encoding: str | None) -> GameRecord:
     start = _START.search(data)
     if start is None:
         raise _NotSimple("no game start")
-    # The fast path's regexes keep a backtracking entry per repetition: one property of 2.4 M
-    # values (a 9.6 MB root of AB stones) held 1.0 GB in _ROOT.match alone.  A file of more
-    # values than any board's limit allows is the sgfmill reader's, whose scan bounds and names it.
-    if data.count(b"[") > VALUES_PER_MOVE * move_limit(MAX_SIZE):
-        raise _NotSimple("more property values than the fast path reads")
+    # The fast path's regexes keep a backtracking entry per repeat: one property of 2.4 M values
+    # (a 9.6 MB root of AB stones) held 1.0 GB in _ROOT.match alone.  A file of that many values
+    # is looked at first (by the sgfmill reader's byte scan, no objects): values that are not the
+    # main line's moves (the root's, comments, marks, variations') past any board's limit send it
+    # to the sgfmill reader, which bounds and names them; a long game of moves stays here, whose
+    # scan counts the moves past the limit without keeping them.
+    total = data.count(b"[")
+    if total > VALUES_PER_MOVE * move_limit(MAX_SIZE):
+        found = _game_extent(np.frombuffer(data, dtype=np.uint8), start.start(), -1)
+        played, values = found[1], found[7]
+        if max(values - played, total - values) > VALUES_PER_MOVE * move_limit(MAX_SIZE):
+            raise _NotSimple("more property values than moves: the sgfmill reader's scan bounds them")
     root_match = _ROOT.match(data, start.start())
     root = _fast_root(data, root_match.start(1), root_match.end(1))
     if "B" in root or "W" in root or "AW" in root or "AE" in root:
