@@ -362,18 +362,40 @@ class PacedImport:
     """
 
     def __init__(self, book: str, paths: list, batch_games: int = 20, workers: int = 0, env=None):
+        import queue
+        import threading
+
         self.log = tempfile.TemporaryFile()  # stderr: a pipe nobody reads could fill and block the import
         self.process = subprocess.Popen(import_command(book, paths, batch_games, workers, "paced"), cwd=ROOT,
                                         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
         self.summary: list[int] | None = None
-        line = self.process.stdout.readline()
+        # Lines are read by a thread, so that a stuck import fails the test after ``wait`` seconds
+        # with its stderr instead of blocking the whole suite in readline.
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read_lines, daemon=True).start()
+        line = self.next_line()
         if line.strip() != b"open":
             self.fail(f"the import did not open the book: {line!r}")
+
+    def _read_lines(self) -> None:
+        for line in iter(self.process.stdout.readline, b""):
+            self.lines.put(line)
+        self.lines.put(b"")  # the end
+
+    WAIT = 600  # seconds for the import's next line: generous, a bound on a hang, not a speed target
+
+    def next_line(self) -> bytes:
+        import queue
+
+        try:
+            return self.lines.get(timeout=self.WAIT)
+        except queue.Empty:
+            self.fail(f"the import said nothing for {self.WAIT} s")
 
     def batches(self):
         """The games added so far after each batch, while the import waits; ends with the import's
         last line (``summary``: added, duplicates, skipped)."""
-        while line := self.process.stdout.readline():
+        while line := self.next_line():
             word, *numbers = line.split()
             if word != b"batch":
                 self.summary = [int(word), *map(int, numbers)]
@@ -396,11 +418,12 @@ class PacedImport:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(30)
-        for stream in (self.process.stdin, self.process.stdout):
-            stream.close()
+        self.process.stdin.close()  # stdout is the reader thread's: it ends at the killed import's EOF
         self.log.close()
 
     def fail(self, reason: str):
+        if self.process.poll() is None:
+            self.process.kill()
         self.log.seek(0)
         pytest.fail(f"{reason}\n{self.log.read().decode(errors='replace')[-3000:]}")
 
