@@ -61,6 +61,7 @@ from urllib.parse import urlencode, urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 REQUEST_TIMEOUT = 10.0
+START_TIMEOUT = 300  # seconds for fuseki serve to say its address (its workers warm up first)
 
 
 class Client(threading.Thread):
@@ -289,10 +290,15 @@ def start_server(book: str) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", book,
                                 "--host", "127.0.0.1", "--port", "0"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = process.stdout.readline()
+    lines: list[str] = []  # read on a thread: a server that never says its address must not block the caller
+    reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(START_TIMEOUT)
+    line = lines[0] if lines else ""
     if " at http://" not in line:
         process.kill()
-        raise SystemExit(f"web_load: fuseki serve did not start: {line!r}")
+        process.wait()
+        raise SystemExit(f"web_load: fuseki serve did not say its address in {START_TIMEOUT} s: {line!r}")
     return process, line.rsplit(" at ", 1)[1].strip()
 
 

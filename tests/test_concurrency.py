@@ -36,6 +36,7 @@ from conftest import ROOT, PacedImport, write_archive
 
 pytestmark = pytest.mark.slow  # imports a real archive while reading it: about 20 s
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+WHOLE_TEST = 900  # seconds: generous (24 s on 2 loaded cores), a bound on a hang, not a speed target
 _spec = importlib.util.spec_from_file_location("web_load", ROOT / "bench" / "web_load.py")
 web_load = importlib.util.module_from_spec(_spec)  # bench/web_load.py: the web clients and server start
 _spec.loader.exec_module(web_load)
@@ -110,9 +111,16 @@ class GtpLoop(threading.Thread):
     def finish(self) -> str:
         self.stop.set()
         self.join(60)
-        self.process.stdin.write("quit\n")
-        self.process.stdin.close()
-        self.process.wait(30)
+        try:
+            self.process.stdin.write("quit\n")
+            self.process.stdin.close()
+        except OSError:  # it died (the watchdog): its stderr says why
+            pass
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
         return self.process.stderr.read()
 
 
@@ -162,6 +170,11 @@ def test_engine_and_book_readers_answer_while_an_import_writes(tmp_path, tygem_g
             errors.append(f"{type(exc).__name__}: {exc}")
         queries += 1
 
+    # A bound on the whole test: past it, the three processes are killed, so that whatever read
+    # waits on them gets its end of file and the test fails with what it saw instead of hanging.
+    watchdog = threading.Timer(WHOLE_TEST, lambda: [p.kill() for p in (server, importing.process, gtp.process)])
+    watchdog.daemon = True
+    watchdog.start()
     committed = []
     try:
         for added in importing.batches():
@@ -174,13 +187,20 @@ def test_engine_and_book_readers_answer_while_an_import_writes(tmp_path, tygem_g
             importing.release()
         summary = importing.finish()
     finally:
+        watchdog.cancel()
         ended.set()
         importing.close()
         reader.close()
-        stderr = gtp.finish()
-        browsing.join(120)
-        server.terminate()
-        server.wait(10)
+        try:
+            stderr = gtp.finish()
+        finally:
+            browsing.join(120)
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
     assert summary[0] == 1500
 
     failed = [(command, answer) for command, answer in gtp.answers if not answer.startswith("=")]

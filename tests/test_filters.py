@@ -17,6 +17,7 @@ everywhere they are offered.
 from __future__ import annotations
 
 import io
+import multiprocessing
 import random
 import re
 import subprocess
@@ -222,6 +223,8 @@ class Game:
         self.komi = _number(raw["KM"], float, None)
         self.handicap = _number(raw["HA"], int, 0)
         self.moves = [node.get_move() for node in game.get_main_sequence()[1:4]]
+        self._next: dict = {}  # (target, depth) -> next_at's answer: the same for every filter
+
 
     def keeps(self, f: Filters) -> bool:
         """The filter, read straight from the definitions in book/model/filters.py."""
@@ -242,6 +245,12 @@ class Game:
     def next_at(self, target: frozenset, depth: int, stabilizer):
         """The orbit (SGF points) of the move this game played from ``target`` (``depth`` moves
         in, Black to move at even depths), None when it never reached it."""
+        key = (target, depth)
+        if key not in self._next:
+            self._next[key] = self._next_at(target, depth, stabilizer)
+        return self._next[key]
+
+    def _next_at(self, target: frozenset, depth: int, stabilizer):
         if self.size != SIZE or len(self.moves) < depth:
             return None
         if any(colour != "bw"[i % 2] for i, (colour, _) in enumerate(self.moves[:depth + 1])):
@@ -311,7 +320,14 @@ def corpus(tmp_path_factory):
 
         index.update(book, progress=None)  # the pattern search's index, built once with write access
     with Book.open(str(book_path), readonly=True) as book:
-        stored = [Game(game_id, book.game_sgf(game_id)) for game_id in book.game_ids()]
+        ids = list(book.game_ids())
+    # sgfmill reads the 11,000 games in two processes: most of this fixture's time, and the
+    # suite leaves the second core idle
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        stored = [game for part in pool.map(_read_games, [(str(book_path), ids[0::2]), (str(book_path), ids[1::2])])
+                  for game in part]
+    stored.sort(key=lambda game: game.id)
+    with Book.open(str(book_path), readonly=True) as book:
         with book.db.connect() as conn:  # the import stored the busy positions' rows: the brute force checks them
             snap = segments.snapshot(conn)
             for moves in POSITIONS:
@@ -320,6 +336,14 @@ def corpus(tmp_path_factory):
                     is not None, moves
     assert len(stored) > 11_000 and sum(g.event != "" for g in stored) > 50
     return book_path, stored
+
+
+def _read_games(job) -> list[Game]:
+    from fuseki.book.storage.store import Book
+
+    location, ids = job
+    with Book.open(location, readonly=True) as book:
+        return [Game(game_id, book.game_sgf(game_id)) for game_id in ids]
 
 
 def _board(moves: str):
