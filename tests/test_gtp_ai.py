@@ -23,7 +23,8 @@ from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.commands import new_engine
 from tests.bookgames import build_book
-from tests.test_gtp_book import analyze, ok
+
+from bookgtp import analyze, ok
 
 
 def after(*moves):
