@@ -46,6 +46,7 @@ SIZE = 19
 
 # --- the pure reading ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("text, winner, won_by, margin", [
     ("B+R", "B", "resign", None), ("W+Resign", "W", "resign", None), ("b+resignation", "B", "resign", None),
     ("B+3.5", "B", "points", 3.5), ("W+0.5", "W", "points", 0.5), ("B+12", "B", "points", 12.0),
@@ -378,6 +379,7 @@ def test_the_filters_keep_some_games_and_leave_some_out(corpus):
 
 
 # --- the ways in ---------------------------------------------------------------------------------
+
 
 def _fuseki(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fuseki", *args], cwd=ROOT.parent, capture_output=True, text=True,
