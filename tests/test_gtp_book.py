@@ -20,8 +20,8 @@ from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.cli import serve
 from fuseki.engine.gtp.commands import new_engine
-from tests.bookgames import build_book
 
+from bookgames import build_book
 from bookgtp import analyze, ok, parse_info
 
 ROOT = Path(__file__).resolve().parent.parent

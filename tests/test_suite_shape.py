@@ -6,7 +6,9 @@ module imported by another is collected as a test module and loaded again as an 
 copies of its globals, its tests run twice if the importer is collected with them), and a reader
 cannot tell a helper from a test.  An AST scan of every tests/*.py finds the imports, at the
 top or inside functions, plain (``test_store``) or through the package (``tests.test_store``),
-and ``importlib.import_module``/``__import__`` calls with a literal name.
+and ``importlib.import_module``/``__import__`` calls with a literal name.  Support modules are
+imported by their plain name (``games``, not ``tests.games``: under two names they would be
+loaded twice too).
 
 ``PENDING`` lists the imports between the web tests that remain while those modules are being
 rewritten (the "browsers" work); an entry that no longer occurs fails too, so the list only
@@ -88,6 +90,20 @@ def offences(folder: Path) -> dict[str, set[str]]:
     return out
 
 
+def package_imports(folder: Path) -> dict[str, set[str]]:
+    """{module: the modules it imports through the package (``tests.games``)} for ``folder``'s modules.
+
+    pytest puts tests/ itself on the path, so ``games`` and ``tests.games`` would be two modules,
+    each with its own globals; the tests name their support modules one way, by the plain name."""
+    out = {}
+    for path in sorted(folder.glob("*.py")):
+        found = {name for name in imported_modules(path.read_text(encoding="utf-8"))
+                 if name.split(".")[0] == "tests"}
+        if found:
+            out[path.stem] = found
+    return out
+
+
 def test_no_test_module_imports_another():
     found = offences(TESTS)
     new = {module: sorted(names - PENDING.get(module, set())) for module, names in found.items()}
@@ -101,6 +117,10 @@ def test_the_pending_imports_still_occur():
     gone = {module: sorted(names - found.get(module, set())) for module, names in PENDING.items()}
     gone = {module: names for module, names in gone.items() if names}
     assert not gone, f"these imports are gone: remove them from PENDING in {Path(__file__).name}: {gone}"
+
+
+def test_support_modules_are_imported_by_their_plain_name():
+    assert not package_imports(TESTS), f"import these by the plain name: {package_imports(TESTS)}"
 
 
 def test_the_scan_finds_every_way_of_importing_a_test_module(tmp_path):
@@ -124,3 +144,5 @@ def test_the_scan_finds_every_way_of_importing_a_test_module(tmp_path):
     for name, source in {**planted, **clean}.items():
         (tmp_path / name).write_text(source)
     assert offences(tmp_path) == {Path(name).stem: {"test_store"} for name in planted}
+    assert package_imports(tmp_path) == {"test_package": {"tests.test_store"},
+                                         "test_package_plain": {"tests.test_store"}, "test_clean": {"tests.replay"}}
