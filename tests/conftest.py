@@ -435,7 +435,7 @@ def ai_test_book(tmp_path, capsys, monkeypatch):
     KataGo tests ask about must come from KataGo or the book.  Gives the book's path."""
     from fuseki.book.ui.cli import main
 
-    from test_store import sgf_text
+    from games import sgf_text
 
     def make(games) -> str:
         folder = tmp_path / "ai-test-games"
@@ -501,3 +501,26 @@ def _hung_test_ends(request):
     timer.start()
     yield
     timer.cancel()
+
+
+# --- shared fixtures and helpers moved out of the test modules (issue 41: no test module imports
+# another; the helpers themselves live in the support modules beside this file) -----------------
+
+@pytest.fixture(scope="module")
+def corner_ways_book(tmp_path_factory) -> str:
+    """The corner-ways book (tests/cornerways.py's five games) with its corner book built: its path."""
+    from fuseki.book.analysis.patterns import corner_build
+    from fuseki.book.analysis.pipeline import importer
+    from fuseki.book.storage.store import Book
+
+    from cornerways import GAMES, moves_of
+    from games import sgf_text
+
+    folder = tmp_path_factory.mktemp("cornerbook")
+    for i, game in enumerate(GAMES):
+        (folder / f"g{i}.sgf").write_bytes(sgf_text(19, moves_of(game), result="B+R"))
+    path = str(folder / "book.sqlite")
+    with Book.open(path) as book:
+        importer.import_paths(book, [str(folder)], workers=0)
+        corner_build.update(book, progress=None)
+    return path

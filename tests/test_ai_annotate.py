@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import signal
 import sqlite3
@@ -27,7 +26,6 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-from test_katago import GOLDEN, real_katago_command
 
 from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge
@@ -39,32 +37,8 @@ from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.katago import parse_analysis
 
-from test_store import sgf_text
-
-OPENINGS = [["pd", "dp", "pp", "dd"], ["pd", "dd", "pp"], ["dp", "pd"], ["qd", "dc"]]
-
-
-def random_games(count: int, seed: int = 7) -> list[list[tuple[int, int]]]:
-    """Distinct games (the importer keeps one of identical games) that share a few openings,
-    then go on at random."""
-    rng = random.Random(seed)
-    games = []
-    while len(games) < count:
-        opening = rng.choice(OPENINGS)[: rng.randint(1, 4)]
-        board, color, moves = Board(19), BLACK, []
-        for sgf in opening:
-            point = base.sgf_to_point(sgf, 19)
-            board.play(color, point)
-            moves.append((color, point))
-            color = opponent(color)
-        for _ in range(rng.randint(0, 3)):
-            point = rng.choice([p for p in base.board_points(19) if board.is_legal(color, p)])
-            board.play(color, point)
-            moves.append((color, point))
-            color = opponent(color)
-        if moves not in games:
-            games.append(moves)
-    return games
+from games import import_games, random_games
+from services import GOLDEN, real_katago_command
 
 
 def slow_counts(games) -> Counter:
@@ -82,14 +56,6 @@ def slow_counts(games) -> Counter:
 @pytest.fixture(scope="module")
 def games():
     return random_games(40)
-
-
-def import_games(folder: Path, games, location: str) -> str:
-    folder.mkdir()
-    for i, moves in enumerate(games):
-        (folder / f"{i}.sgf").write_bytes(sgf_text(19, moves, "a", "b", "2016-01-02", "B+R"))
-    assert main(["import", str(folder), "--book", location, "--workers", "0"]) == 0
-    return location
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """KataGo's values beside the corner book's continuations and a whole-board pattern's
 (``fuseki corners --ai``, ``fuseki pattern --ai``, the shell with ``ai on``, ``/api/corners``).
 
-The book is test_corner_ways_in's five games; the values are stored with ``ai_values.put``
+The book is conftest's corner_ways_book, test_corner_ways_in's five games; the values are stored with ``ai_values.put``
 (storage, as KataGo's answers are) in the cache file ``$FUSEKI_AI_CACHE``, in an orientation
 other than the one asked, and no KataGo is found: what is tested is that each continuation
 gets the values of its own point, KataGo's search's when it visited it, else the position
@@ -14,7 +14,6 @@ import io
 
 import pytest
 from sqlalchemy import create_engine
-from test_corner_ways_in import ASKED, book_path  # noqa: F401 - the fixture, shared with make_app
 from test_web_ai import fake, make_app, put_values  # noqa: F401 - fixtures
 from test_web_api import ok
 
@@ -24,6 +23,14 @@ from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
 from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
+
+from cornerways import ASKED
+
+
+@pytest.fixture(scope="module")
+def book_path(corner_ways_book):  # the name make_app asks for
+    return corner_ways_book
+
 
 TURN = 5  # the orientation the values are stored in (not the one asked)
 

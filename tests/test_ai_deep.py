@@ -12,7 +12,6 @@ import re
 
 import pytest
 from sqlalchemy import create_engine
-from test_katago import real_katago_command
 
 from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge, AiValueStores
@@ -25,6 +24,8 @@ from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.katago import KataGo, network_name
+
+from services import real_katago_command
 
 PD, DP, DD, PP, QC, CP = (base.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc", "cp"))
 

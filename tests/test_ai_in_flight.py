@@ -14,13 +14,14 @@ import shlex
 import sys
 
 import pytest
-from test_ai_annotate import import_games, random_games
 
 from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge
 from fuseki.book.storage.store import Book
 from fuseki.engine.players.katago import KataGo, KataGoTimeout
 from fuseki.engine.players.katago_config import batch_command, config_value, queries_to_keep_in_flight, search_threads
+
+from games import import_games, random_games
 
 BATCHING_KATAGO = r'''
 import json, sys

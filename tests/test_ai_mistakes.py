@@ -19,7 +19,6 @@ from collections import defaultdict
 import numpy as np
 import pytest
 from sgfmill import sgf
-from test_ai_annotate import import_games
 
 from fuseki.book.analysis import mistakes
 from fuseki.book.analysis.ai import AiValueStores
@@ -30,6 +29,8 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
+
+from games import import_games
 
 SETTINGS = AiSettings("japanese", 6.5, "net", 400)
 SEED = 39
@@ -238,7 +239,7 @@ YEAR_GAMES = {"2014": ["dd", "dd", "dd", "dp", "cq"], "2018": ["dd", "dp", "dp",
 def test_by_year_with_ai_gives_each_years_share_of_mistakes(tmp_path, capsys, monkeypatch):
     from fuseki.engine.players import katago
 
-    from test_store import sgf_text
+    from games import sgf_text
 
     folder = tmp_path / "games"
     folder.mkdir()

@@ -1,6 +1,6 @@
 """``fuseki search --ai``: KataGo's columns beside the human next moves, through the cache.
 
-KataGo here is the fake of test_katago.py in its ``values`` mode (its candidates are the
+KataGo here is the fake of tests/services.py in its ``values`` mode (its candidates are the
 first free points of D4, Q16, K10, C3, R17, leads 3, 2, 1): what is tested is the command's
 plumbing and table, the cache making a second search a lookup, and a missing KataGo one line.
 """
@@ -11,11 +11,12 @@ import shlex
 import sys
 
 import pytest
-from test_katago import FAKE_KATAGO
 
 from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
+
+from services import FAKE_KATAGO
 
 PD, DP, DD, PP, QC = (base.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
 

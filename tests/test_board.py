@@ -12,23 +12,12 @@ from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, IllegalMove, opponent
 from fuseki.engine.core.board import Board, NothingToUndo
 
+from boards import KO, play, pt
+
 # --- helpers -----------------------------------------------------------------------
-
-COLOR = {"B": BLACK, "W": WHITE}
-
-
-def pt(board, vertex):
-    return base.vertex_to_point(vertex, board.size)
-
 
 def vx(board, point):
     return None if point is None else base.point_to_vertex(point, board.size)
-
-
-def play(board, moves):
-    """Play ``"B C3 W pass ..."``; returns the captures of each move."""
-    words = moves.split()
-    return [board.play(COLOR[c], pt(board, v)) for c, v in zip(words[::2], words[1::2])]
 
 
 def clean(diagram):
@@ -225,14 +214,6 @@ def test_play_returns_the_number_captured_and_sets_to_move():
 
 
 # --- ko -----------------------------------------------------------------------------
-
-KO = """
-    .XO..
-    X.XO.
-    .XO..
-    .....
-    ....."""
-
 
 def test_simple_ko_is_refused_then_allowed_after_a_tree_move():
     board = Board.from_ascii(KO)

@@ -8,12 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards as sgf_boards
-from test_board import KO, play, pt
 
 from fuseki.engine.core import _kernels as K
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, opponent
 from fuseki.engine.core.board import Board, kernel_keys
+
+from boards import KO, play, pt
 
 # --- eyes and random moves ------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from fuseki.engine.core.base import BLACK
 from fuseki.engine.core.board import Board
 
 from conftest import require_shared_file
-from test_store import as_dict, transformed
+from replay import as_dict, transformed
 
 pytestmark = pytest.mark.slow
 ARCHIVES = ("tygem-2016-07.tgz", "ai-games.tgz")

@@ -14,7 +14,8 @@ from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_poi
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.commands import new_engine
-from tests.bookgames import KO_BEFORE, KO_OTHER, KO_TAKE, build_book
+
+from bookgames import KO_BEFORE, KO_OTHER, KO_TAKE, build_book
 
 THREE_FOUR = {"C4", "D3", "C16", "D17", "Q3", "R4", "Q17", "R16"}
 STARS = {"D4", "D16", "Q4", "Q16"}

@@ -12,7 +12,7 @@ from fuseki.book.ui.reading import parse_years
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
-from test_store import sgf_text
+from games import sgf_text
 
 PD, DP, DD, PP, QC = (base.sgf_to_point(p, 19) for p in ("pd", "dp", "dd", "pp", "qc"))
 

@@ -14,7 +14,6 @@ import re
 
 import pytest
 from sgfmill import sgf
-from test_corners import make_games
 
 from fuseki.book.analysis.patterns import corner_build, corners
 from fuseki.book.analysis.pipeline import importer
@@ -27,7 +26,8 @@ from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
 from bookgames import KO_OTHER, build_book
-from test_store import write_games
+from cornercount import make_games
+from games import write_games
 
 COUNT = re.compile(r"^(Black|White) ([A-T]\d+)(?: or its (\d+) symmetric points?)?: "
                    r"(?:(\d+) games?|played (\d+) times), \1 won (\d+\.\d)%", re.M)
@@ -176,7 +176,7 @@ def test_max_nodes_cuts_and_says_so(games_book, tmp_path, capsys):
 
 
 def test_katagos_stored_values_are_in_the_comments_and_katago_is_never_asked(small_book, tmp_path, monkeypatch):
-    from test_ai_stores import engine_at, put
+    from aistores import engine_at, put
 
     cache = tmp_path / "ai-cache.sqlite"
     # the loss is measured against the best move evaluated (book.analysis.ai): the 3-3 point's lead 0.2

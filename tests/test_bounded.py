@@ -29,7 +29,7 @@ from fuseki.engine.core.base import BLACK
 from fuseki.engine.core.board import Board
 from fuseki.engine.gtp.commands import new_engine
 
-from test_store import sgf_text
+from games import sgf_text
 
 SHORT, LONG = 2_000, 20_000
 LINEAR_BOUND = 20  # LONG / SHORT is 10: linear work grows 10x, quadratic 100x

@@ -25,7 +25,7 @@ from fuseki.book.play.chooser import book_choice
 from fuseki.book.storage.store import Book
 from fuseki.engine.config import BookSettings, Settings
 
-from test_store import random_game, sgf_text, write_games
+from games import random_game, sgf_text, write_games
 
 ROOT = Path(__file__).resolve().parents[1]
 shipped = pytest.mark.skipif(not builtin.available(), reason="no built-in book in this checkout")

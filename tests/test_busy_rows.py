@@ -32,7 +32,8 @@ from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_signed
 
-from test_store import as_dict, import_forty, sample_positions, write_games
+from games import import_forty, write_games
+from replay import as_dict, sample_positions
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAST = 4  # the bar for these 40 games: the empty board and the popular openings pass it

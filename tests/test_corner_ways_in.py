@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from fuseki.book.analysis.patterns import corner_build
-from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.shell import BookShell
@@ -25,27 +24,13 @@ from fuseki.engine.core import base
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gtp_main  # noqa: E402
 
-from test_store import sgf_text  # noqa: E402
-
-GAMES = ["Q16 D4 D16 O17 Q14 K10", "Q16 D4 D16 O17 Q14 C10", "Q16 D4 D16 O17 Q14 K3",
-         "Q16 D4 D16 O17 R14 K10", "Q16 D4 D16 O17 R14 C10"]
-ASKED = "Q16 C4 C16 O17"  # Black to play: out of the whole-board book, top right in the corner book
-
-
-def moves_of(text):
-    return [(1 + i % 2, base.vertex_to_point(v, 19)) for i, v in enumerate(text.split())]
+from cornerways import ASKED, GAMES, moves_of
+from games import sgf_text  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def book_path(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cornerbook")
-    for i, game in enumerate(GAMES):
-        (folder / f"g{i}.sgf").write_bytes(sgf_text(19, moves_of(game), result="B+R"))
-    path = str(folder / "book.sqlite")
-    with Book.open(path) as book:
-        importer.import_paths(book, [str(folder)], workers=0)
-        corner_build.update(book, progress=None)
-    return path
+def book_path(corner_ways_book):
+    return corner_ways_book
 
 
 def engine(book_path, logged, **book_options):
@@ -123,7 +108,7 @@ def test_fuseki_corners_builds_and_shows(tmp_path, capsys):
 def test_an_import_keeps_an_existing_corner_book_up_to_date(tmp_path, capsys):
     """A read-only server or engine answers from the corner book as built: the import that adds
     games rebuilds it, where there is one, to what a build from scratch on all the games gives."""
-    from fuseki.book.analysis.patterns import corner_build, corners
+    from fuseki.book.analysis.patterns import corners
 
     first, second = tmp_path / "first", tmp_path / "second"
     for folder, games in ((first, GAMES[:2]), (second, GAMES[2:])):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import signal
 import sqlite3
 import subprocess
@@ -29,12 +28,12 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
 
-from fuseki.book.storage import pg_stage, segments
-from fuseki.book.storage.store import Book, BookError
+from fuseki.book.storage import pg_stage
+from fuseki.book.storage.store import Book
 
 from conftest import ROOT, import_command, is_sqlite, write_archive
+from soundness import check_book
 
 pytestmark = pytest.mark.slow  # ten imports of a real archive, killed: about a minute
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -72,60 +71,6 @@ def batches_then(process: subprocess.Popen, count: int) -> bool:
 def finish(process: subprocess.Popen) -> None:
     _, err = process.communicate(timeout=120)
     assert process.returncode == 0, err.decode(errors="replace")[-3000:]
-
-
-def expected_positions(move_count: int, anomaly: str | None) -> int:
-    if anomaly is None:
-        return move_count + 1
-    illegal = re.match(r"move (\d+) ", anomaly)
-    if illegal:
-        return int(illegal.group(1))
-    if "not stored" in anomaly:
-        return 4096
-    raise AssertionError(f"unknown anomaly {anomaly!r}: cannot tell how many positions it keeps")
-
-
-def check_book(location: str) -> tuple[frozenset, int]:
-    """Sound after a kill (see the module docstring); returns (fingerprints, position rows).
-
-    A kill while a SQLite book is being created may leave it without its version stamps
-    (SQLite runs CREATE TABLE outside the transaction); then it must hold no game, and the
-    next import completes it.  PostgreSQL creates the tables in the transaction, so there
-    the book is either absent (no meta table) or complete.
-    """
-    if is_sqlite(location):
-        db = sqlite3.connect(location)
-        try:
-            assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if "meta" not in tables or not db.execute("SELECT count(*) FROM meta").fetchone()[0]:
-                assert "games" not in tables or not db.execute("SELECT count(*) FROM games").fetchone()[0]
-                return frozenset(), 0
-        finally:
-            db.close()
-    try:
-        book = Book.open(location, readonly=True)
-    except BookError as exc:
-        assert not is_sqlite(location) and "no meta table" in str(exc), exc
-        return frozenset(), 0
-    with book, book.db.connect() as db:
-        stats = book.stats()
-        _keys, codes = segments.all_rows(db)
-        per_game = {}
-        for owner, move in zip((codes >> 24).tolist(), ((codes >> 12) & 4095).tolist()):
-            n, lo, hi = per_game.get(owner, (0, move, move))
-            per_game[owner] = (n + 1, min(lo, move), max(hi, move))
-        games = db.execute(text("SELECT id, move_count, anomaly, fingerprint FROM games")).all()
-    ids = {gid for gid, _, _, _ in games}
-    orphans = set(per_game) - ids
-    assert not orphans, f"position rows of {len(orphans)} games that are not in the book"
-    for gid, move_count, anomaly, _ in games:
-        n = expected_positions(move_count, anomaly)
-        assert per_game.get(gid) == (n, 0, n - 1), (
-            f"game {gid} ({move_count} moves, anomaly {anomaly}) should have positions 0..{n - 1}, "
-            f"has (count, first, last) = {per_game.get(gid)}")
-    assert stats.games == len(games) and stats.positions == sum(n for n, _, _ in per_game.values())
-    return frozenset(fp for _, _, _, fp in games), stats.positions
 
 
 def leftovers(location: str) -> set[str]:

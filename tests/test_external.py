@@ -1,6 +1,6 @@
 """The external-engine chooser (``--fallback-engine``): kept in step, and never trusted.
 
-Fake engines (tests/test_gtp_client.py's FAKE_ENGINE) drive the error paths;
+Fake engines (tests/services.py's FAKE_ENGINE) drive the error paths;
 GNU Go (slow, skipped when missing) checks that the engine really holds
 fuseki's position through handicap, undo and loadsgf.
 """
@@ -19,7 +19,7 @@ from fuseki.engine.players import engine_choosers
 from fuseki.engine.players.gtp_client import GtpClient
 
 from conftest import GNUGO, needs_gnugo
-from test_gtp_client import fake_command
+from services import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import io
 import multiprocessing
-import random
 import re
 import subprocess
 import sys
@@ -39,6 +38,8 @@ from fuseki.book.model.filters import (
     rank_text,
     rank_value,
 )
+
+from games import generated_games
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = ROOT.parent / "shared" / "data" / "tygem-2016-07.tgz"
@@ -129,38 +130,6 @@ def test_every_distinct_value_of_the_real_archive_is_read():
 
 
 # --- the brute force ------------------------------------------------------------------------------
-
-EVENTS = ["Meijin League", "19th MEIJIN final", "Kisei", "", "名人戦 本戦", "Friendly"]
-RESULTS = ["B+R", "W+Resign", "B+3.5", "W+0.5", "W+T", "B+F", "W+12.5", "B+7", "0", "Void", "?", "W+Offline",
-           "b+r", "Draw", "B+Time", "W+2.5"]
-RANKS = ["9d", "9D", "9 dan", "3p", "5k", "30k", "1d*", "", "?", "2 kyu", "7d", "1p", "4d"]
-KOMIS = ["6.5", "5.5", "7.5", "0", "-6.5", None, "abc", "0.5"]
-HANDICAPS = [None, "0", "2", "3", "4", "9", "x"]
-NAMES = ["Lee Sedol", "lee changho", "Cho Chikun", "Ke Jie", "Park Junghwan", "Iyama Yuta"]
-OPENINGS = ["pd", "dp", "dd", "pp", "qd", "dq", "pc", "cp", "qp", "dc", "pq", "cd"]
-
-
-def generated_games(count: int = 90, seed: int = 32) -> dict[str, bytes]:
-    """SGF games with varied headers; their first two moves from a few opening points."""
-    rng = random.Random(seed)
-    letters = "abcdefghijklmnopqrs"
-    games = {}
-    for n in range(count):
-        moves = rng.sample(OPENINGS, 2)
-        while len(moves) < rng.randint(4, 14):
-            point = rng.choice(letters) + rng.choice(letters)
-            if point not in moves:
-                moves.append(point)
-        head = [f"PB[{rng.choice(NAMES)}]PW[{rng.choice(NAMES)}]DT[{rng.randint(2000, 2016)}-0{rng.randint(1, 9)}-11]",
-                f"RE[{rng.choice(RESULTS)}]BR[{rng.choice(RANKS)}]WR[{rng.choice(RANKS)}]"]
-        event = rng.choice(EVENTS)
-        head += [f"EV[{event}]" if event else ""]
-        komi, handicap = rng.choice(KOMIS), rng.choice(HANDICAPS)
-        head += [f"KM[{komi}]" if komi is not None else "", f"HA[{handicap}]" if handicap is not None else ""]
-        body = "".join(f";{'BW'[i % 2]}[{m}]" for i, m in enumerate(moves))
-        games[f"gen-{n:03}"] = f"(;GM[1]FF[4]CA[UTF-8]SZ[19]{''.join(head)}{body})".encode()
-    return games
-
 
 def _result(text: str):
     """The test's own RE reading: (winner, how, margin)."""

@@ -21,7 +21,8 @@ from fuseki.book.storage.store import Book
 from fuseki.book.ui import cli
 from fuseki.engine.core.base import BLACK, PASS, WHITE, vertex_to_point
 from fuseki.engine.core.board import Board
-from tests.bookgames import build_book
+
+from bookgames import build_book
 
 # The tiny book's lines for moves played in >= 2 games.  The walk plays each orbit's representative
 # (the smallest padded index): D17 for the 3-4 points (T3 of R16, so D4 -> Q4, D16 -> D4, Q3 -> R16)
@@ -133,7 +134,8 @@ def test_export_max_moves(book_path):
 def test_export_writes_each_position_once(tmp_path):
     """Transpositions and mirror images: one line per position, or Fuego refuses the file."""
     from fuseki.book.analysis.pipeline.importer import import_paths
-    from tests.bookgames import game_sgf
+
+    from bookgames import game_sgf
 
     folder = tmp_path / "sgf"
     folder.mkdir()

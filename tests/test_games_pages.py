@@ -19,7 +19,9 @@ from fuseki.book.model.filters import Filters
 from fuseki.book.storage import schema, store
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
-from tests.test_store import board_after, random_game, sgf_text, signature, transformed
+
+from games import random_game, sgf_text
+from replay import board_after, signature, transformed
 
 OPENINGS = [["pd"], ["pd", "dp"], ["pd", "dd"], ["pd", "dp", "pp"], ["jj"], []]
 NAMES = ["Lee Sedol", "lee changho", "Park Junghwan", "Ke Jie", "Élodie Ké", "", "Shin Jinseo"]

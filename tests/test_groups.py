@@ -10,9 +10,9 @@ from fuseki.book.analysis.pipeline import groups, importer
 from fuseki.book.formats.sources import Archive, GameFile, SourceFile, iter_sources
 from fuseki.book.storage.store import Book
 
-from test_importer import ids, rows, summary_rows
-from test_sources import make_tar, make_zip
-from test_store import write_games
+from archives import make_tar, make_zip
+from bookrows import ids, rows, summary_rows
+from games import write_games
 
 
 def corpus(tmp_path):

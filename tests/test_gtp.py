@@ -21,6 +21,8 @@ from fuseki.engine.gtp.commands import new_engine
 from fuseki.engine.gtp.commands.registry import REGISTRY
 from fuseki.engine.gtp.protocol import GtpEngine, GtpError, Registry, _stderr_log
 
+from gtpsession import ask, diagram_stones, err, ok, session, snapshot
+
 ROOT = Path(__file__).resolve().parent.parent
 STANDARD = ["protocol_version", "name", "version", "known_command", "list_commands", "quit",
             "boardsize", "clear_board", "komi", "play", "genmove"]
@@ -29,38 +31,6 @@ STANDARD = ["protocol_version", "name", "version", "known_command", "list_comman
 @pytest.fixture
 def eng():
     return new_engine(Settings(seed=1), log=lambda text: None)
-
-
-def ask(eng, line):
-    return eng.handle_line(line)
-
-
-def ok(eng, line):
-    """The text of a '=' answer (fails the test on '?')."""
-    response = eng.handle_line(line)
-    assert response.startswith("=") and response.endswith("\n\n"), (line, response)
-    return response[1:].strip(" ").rstrip("\n").lstrip(" ")
-
-
-def err(eng, line):
-    """The message of a '?' answer (fails the test on '=')."""
-    response = eng.handle_line(line)
-    assert response.startswith("? ") and response.endswith("\n\n"), (line, response)
-    return response[2:-2]
-
-
-def snapshot(eng):
-    return ok(eng, "showboard"), ok(eng, "list_stones black"), ok(eng, "list_stones white")
-
-
-def session(eng, *lines):
-    for line in lines:
-        ok(eng, line)
-
-
-def diagram_stones(eng):
-    """(black, white) vertex sets read from list_stones."""
-    return (set(ok(eng, "list_stones b").split()), set(ok(eng, "list_stones w").split()))
 
 
 # --- framing (GTP 3.1 - 3.4) --------------------------------------------------------

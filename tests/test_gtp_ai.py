@@ -22,8 +22,9 @@ from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_poi
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.commands import new_engine
-from tests.bookgames import build_book
-from tests.test_gtp_book import analyze, ok
+
+from bookgames import build_book
+from bookgtp import analyze, ok
 
 
 def after(*moves):

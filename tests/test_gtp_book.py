@@ -20,7 +20,9 @@ from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.cli import serve
 from fuseki.engine.gtp.commands import new_engine
-from tests.bookgames import build_book
+
+from bookgames import build_book
+from bookgtp import analyze, ok, parse_info
 
 ROOT = Path(__file__).resolve().parent.parent
 GOGUI_TYPES = {"bwboard", "cboard", "dboard", "eplist", "gfx", "hstring", "hpstring", "none", "param",
@@ -48,38 +50,6 @@ def eng(book_path):
 @pytest.fixture
 def bookless(tmp_path):
     return engine_on(tmp_path / "no-book.sqlite")
-
-
-def ok(eng, line):
-    response = eng.handle_line(line)
-    assert response.startswith("=") and response.endswith("\n\n"), (line, response)
-    return response[1:].strip()
-
-
-def parse_info(line):
-    """Sabaki's reading of one analysis line: entries split on 'info', key/value pairs, then pv."""
-    entries = []
-    for chunk in re.split(r"\s*info\s+", line)[1:]:
-        head, pv = chunk.split(" pv ")
-        words = head.split()
-        fields = dict(zip(words[::2], words[1::2]))
-        fields["pv"] = pv.split()
-        entries.append(fields)
-    return entries
-
-
-def analyze(eng, command):
-    """(info entries, response text) of an analysis command, closed by the next command."""
-    opened = eng.handle_line(command)
-    closed = eng.handle_line("name")
-    assert opened.startswith("=") and not opened.endswith("\n\n"), opened
-    assert closed == "\n= fuseki\n\n"  # the empty line ending the stream, then the next answer
-    text = opened + closed
-    lines = text.split("\n")
-    assert lines[0] == "=" or lines[0].startswith("=")
-    infos = [ln for ln in lines[1:] if ln.startswith("info")]
-    assert len(infos) <= 1  # one line holds every move: Sabaki redraws per line
-    return (parse_info(infos[0]) if infos else []), text
 
 
 # --- Fuego's book_moves ----------------------------------------------------------------------

@@ -1,8 +1,7 @@
 """The GTP client against tiny fake engines: answers, failures, garbage, death, time-outs, stderr.
 
-``FAKE_ENGINE`` is also used by test_external.py and test_match.py (imported
-from here): a GTP engine in a few lines of Python whose misbehaviour is chosen
-on its command line.
+``FAKE_ENGINE`` (tests/services.py, also used by test_external.py and test_match.py):
+a GTP engine in a few lines of Python whose misbehaviour is chosen on its command line.
 """
 
 from __future__ import annotations
@@ -16,89 +15,7 @@ import pytest
 
 from fuseki.engine.players.gtp_client import EngineDead, GtpClient, GtpFailure, GtpGarbage, GtpTimeout
 
-# A fake engine: ``fake.py NAME [BEHAVIOUR AT] ...``; BEHAVIOUR happens on the AT-th genmove
-# (1-based): garbage | crash | hang | illegal | resign | pass | error.  Otherwise genmove answers
-# the first point (A1, B1, ...) it has not seen played, which is legal on an empty-ish board.
-# kgs-genmove_cleanup answers the last such point (T19, S19, ... on 19x19) and plays it;
-# ``no-cleanup 0`` leaves that command out (an engine that does not have it).
-FAKE_ENGINE = r'''
-import sys, time
-COLS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-name = sys.argv[1]
-plan = dict(zip(sys.argv[3::2], sys.argv[2::2]))
-size, seen, genmoves, last = 19, set(), 0, None
-print("fake engine starting", file=sys.stderr, flush=True)
-def answer(text="", ok=True):
-    sys.stdout.write(("= " if ok else "? ") + text + "\n\n")
-    sys.stdout.flush()
-for line in sys.stdin:
-    words = line.split()
-    if not words:
-        continue
-    cmd, args = words[0], words[1:]
-    if cmd == "name":
-        answer(name)
-    elif cmd == "version":
-        answer("1.0")
-    elif cmd == "list_commands":
-        answer("\n".join(["name", "version", "boardsize", "clear_board", "komi", "play",
-                          "genmove", "undo", "quit", "list_commands"]
-                         + ([] if plan.get("0") == "no-cleanup" else ["kgs-genmove_cleanup"])))
-    elif cmd == "kgs-genmove_cleanup" and plan.get("0") != "no-cleanup":
-        move = next((c + str(r) for r in range(size, 0, -1) for c in reversed(COLS[:size])
-                     if c + str(r) not in seen), "pass")
-        seen.add(move); last = move
-        answer(move)
-    elif cmd == "boardsize":
-        size = int(args[0]); seen = set(); answer()
-    elif cmd == "clear_board":
-        seen = set(); answer()
-    elif cmd == "play":
-        seen.add(args[1].upper()); last = args[1].upper(); answer()
-    elif cmd == "genmove":
-        genmoves += 1
-        what = plan.get(str(genmoves))
-        print(f"thinking about move {genmoves}", file=sys.stderr, flush=True)
-        if what == "garbage":
-            sys.stdout.write("hello there\n\n"); sys.stdout.flush()
-        elif what == "crash":
-            sys.exit(3)
-        elif what == "hang":
-            time.sleep(60)
-        elif what == "illegal":
-            answer(last or "A1")
-        elif what in ("resign", "pass"):
-            answer(what)
-        elif what == "error":
-            answer("I am confused", ok=False)
-        else:
-            move = next((c + str(r) for r in range(1, size + 1) for c in COLS[:size]
-                         if c + str(r) not in seen), "pass")
-            seen.add(move); last = move
-            answer(move)
-    elif cmd == "quit":
-        answer(); break
-    elif cmd in ("komi", "undo"):
-        answer()
-    elif cmd == "flood":
-        for i in range(20000):
-            print("x" * 100, file=sys.stderr)
-        answer("done")
-    elif cmd == "multi":
-        sys.stdout.write("= line one\nline two\n\n"); sys.stdout.flush()
-    elif cmd == "withid":
-        sys.stdout.write("=7 ok\n\n"); sys.stdout.flush()
-    else:
-        answer("unknown command", ok=False)
-'''
-
-
-def fake_command(tmp_path: Path, name: str = "fake", *plan: str) -> str:
-    """The command line running FAKE_ENGINE with ``plan`` (BEHAVIOUR AT pairs)."""
-    script = tmp_path / "fake_engine.py"
-    if not script.exists():
-        script.write_text(FAKE_ENGINE)
-    return " ".join([sys.executable, str(script), name, *plan])
+from services import fake_command
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """GTP commands beyond playing moves, driven in-process through ``GtpEngine.handle_line``:
 handicap, scoring, time, KGS, loadsgf/printsgf, and the ``gtp_main.py`` process itself.
 
-The helpers are test_gtp.py's: transcripts written as GTP sessions, every failing command
+The helpers are test_gtp.py's (tests/gtpsession.py): transcripts written as GTP sessions, every failing command
 checked to leave the board as it was.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from fuseki.engine.config import Settings
 from fuseki.engine.gtp.commands import new_engine
 
-from test_gtp import diagram_stones, err, ok, session, snapshot
+from gtpsession import diagram_stones, err, ok, session, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 import pytest
 
 from fuseki.book.analysis.pipeline import importer
@@ -24,29 +23,13 @@ from fuseki.book.formats.sources import iter_sources
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, write_archive
-
-LETTERS = "abcdefghijklmnopqrs"
-
-
-def generated_games(count: int, moves: int = 150, seed: int = 5) -> list[tuple[str, bytes]]:
-    """``count`` 19x19 games as (member name, SGF bytes): ``moves`` moves on distinct random points.
-
-    Enough bytes that the reader decompresses an archive of them in several pieces
-    (3,000 games are 2.8 MB of SGF), and quick to make (no Board).
-    """
-    rng = np.random.default_rng(seed)
-    games = []
-    for i in range(count):
-        points = rng.permutation(361)[:moves]
-        body = "".join(f";{'BW'[k % 2]}[{LETTERS[p % 19]}{LETTERS[p // 19]}]" for k, p in enumerate(points))
-        games.append((f"g/{i:05d}.sgf", f"(;GM[1]FF[4]SZ[19]PB[b{i}]PW[w{i}]RE[B+R]{body})\n".encode()))
-    return games
+from games import archive_games
 
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory):
     """A .tgz of 3,000 generated games (2.8 MB of SGF, 1 MB compressed)."""
-    return write_archive(tmp_path_factory.mktemp("archive") / "games.tgz", generated_games(3000))
+    return write_archive(tmp_path_factory.mktemp("archive") / "games.tgz", archive_games(3000))
 
 
 def test_input_bytes_follow_the_archive_as_it_is_read(tmp_path, archive):
@@ -222,7 +205,7 @@ def test_every_skipped_file_and_every_anomaly_is_named_as_the_import_goes(tmp_pa
 
     folder = tmp_path / "games"
     folder.mkdir()
-    good = generated_games(30, moves=20)
+    good = archive_games(30, moves=20)
     for name, data in good:
         (folder / name.replace("/", "-")).write_bytes(data)
     broken = [f"broken{n}\x1b[31m.sgf" for n in range(5)]  # more than the summary's three

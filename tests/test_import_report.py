@@ -16,7 +16,7 @@ from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 
 from conftest import write_archive
-from test_store import sgf_text
+from games import sgf_text
 
 PD, DD = base.sgf_to_point("pd", 19), base.sgf_to_point("dd", 19)
 LONG = move_limit(9) + 500  # 824 moves of a 9x9 game: 500 past its limit of 324

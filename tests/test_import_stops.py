@@ -6,7 +6,7 @@ the Tygem archive (else 6,000 generated games):
 - killed with SIGKILL at random moments while their workers run (what the OOM killer
   does), each run taking up the book the killed one left: 5 s later no process of
   theirs is left, the book passes the crash test's checks
-  (``test_crash_import.check_book``), and the same import run again completes it to
+  (``soundness.check_book``), and the same import run again completes it to
   exactly the book of a clean import;
 - stopped with SIGTERM (to the import alone, as ``kill`` does) or SIGINT (to its whole
   process group, as Ctrl-C on a terminal does) once it has committed games: it exits
@@ -34,8 +34,6 @@ import time
 from pathlib import Path
 
 import pytest
-from test_crash_import import check_book
-from test_import_progress import generated_games
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.analysis.pipeline.progress import Progress
@@ -43,6 +41,8 @@ from fuseki.book.storage.store import Book
 from fuseki.book.ui.shell import BookShell
 
 from conftest import ROOT, SHARED_DATA, write_archive
+from games import archive_games
+from soundness import check_book
 
 KILLS = 4
 SEED = 2016
@@ -53,7 +53,7 @@ def archive(tmp_path_factory) -> Path:
     tygem = SHARED_DATA / "tygem-2016-07.tgz"
     if tygem.is_file():
         return tygem
-    return write_archive(tmp_path_factory.mktemp("archive") / "games.tgz", generated_games(6000))
+    return write_archive(tmp_path_factory.mktemp("archive") / "games.tgz", archive_games(6000))
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +215,7 @@ def test_a_stopped_import_says_what_it_committed_and_leaves_nothing_running(tmp_
 
 @pytest.fixture(scope="module")
 def small_archive(tmp_path_factory) -> Path:
-    return write_archive(tmp_path_factory.mktemp("small") / "games.tgz", generated_games(3000))
+    return write_archive(tmp_path_factory.mktemp("small") / "games.tgz", archive_games(3000))
 
 
 class AtBatch(Progress):

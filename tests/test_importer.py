@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sqlite3
-
 import numpy as np
 import pytest
 from sqlalchemy import func, select
@@ -20,22 +17,8 @@ from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
 
-from test_store import sgf_text, write_games
-
-
-def ids(book):
-    with book.db.connect() as conn:
-        return conn.execute(select(schema.games.c.id, schema.games.c.source).order_by(schema.games.c.id)).all()
-
-
-def rows(book):
-    with book.db.connect() as conn:
-        games = sorted(conn.execute(select(schema.games.c.fingerprint, schema.games.c.id)).all())
-        positions = zip(*(column.tolist() for column in segments.all_rows(conn)))
-    ids = {gid: fp for fp, gid in games}
-    # game ids may differ between two imports; compare positions through the fingerprints
-    return ([fp for fp, _ in games],
-            sorted((key, ids[code >> schema.GAME_SHIFT], code & 0xFFFFFF) for key, code in positions))
+from bookrows import games_with_copies, ids, rows, summary_rows
+from games import sgf_text, write_games
 
 
 def count(book, table):
@@ -295,30 +278,6 @@ def test_stored_sgf_is_each_games_own_bytes_whoever_compressed_it(tmp_path):
                 blobs = conn.execute(select(schema.games.c.sgf)).scalars().all()
             assert {schema.decompress_sgf(blob) for blob in blobs} == expected
             assert sorted(blobs) == sorted(schema.compress_sgf(sgf) for sgf in expected)
-
-
-def summary_rows(book):
-    """Every segment summary's rows, whatever segment holds them."""
-    with book.db.connect() as conn:
-        names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'summary_*' "
-                                     "AND type = 'table'").scalars().all()
-        found = [tuple(row) for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all()]
-        folder = segment_files.book_folder(conn)
-        for segment in segment_files.in_files(conn):  # a segment file's summary is in the file
-            with sqlite3.connect(os.path.join(folder, segment.name)) as db:
-                found += db.execute("SELECT key, stats FROM summary").fetchall()
-        return sorted(found)
-
-
-def games_with_copies(folder, copies: list[tuple[int, int]]):
-    """60 generated games in ``folder``, game b of each (a, b) in ``copies`` the same moves as game a
-    (another black name): 57 distinct games."""
-    folder.mkdir()
-    write_games(folder, count=60, seed=5)
-    for i, (a, b) in enumerate(copies):
-        (folder / f"g19_{b:03d}.sgf").write_bytes((folder / f"g19_{a:03d}.sgf").read_bytes().replace(
-            b"PB[", f"PB[copy{i} ".encode()))
-    return folder
 
 
 def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tmp_path, monkeypatch):

@@ -33,15 +33,11 @@ from fuseki.engine.players.katago import (
     KataGoError,
     KataGoQueryError,
     KataGoTimeout,
-    cache_folder,
-    find_command,
     make_query,
     parse_analysis,
 )
 
-from conftest import missing_service
-
-GOLDEN = Path(__file__).resolve().parent / "golden" / "katago"
+from services import FAKE_KATAGO, GOLDEN, real_katago_command
 
 
 def events(name: str) -> list[dict]:
@@ -128,71 +124,6 @@ def test_the_parser_names_an_answer_that_is_not_an_analysis():
 
 
 # --- the whole client against a replay of the recording, and against faults -------------------
-
-# A fake KataGo: ``fake.py MODE [ARG]``.  Modes: replay GOLDEN N (answers the recorded
-# lines of each query id, holding them until N queries have come, then answering the
-# latest first); exit (writes a KataGo-like error to stderr, exits 1); garbage (answers
-# GTP); hang (answers query_version, then nothing); crash (answers query_version, exits 3
-# on the first query); deaf (answers query_version, then reads nothing); spawn (starts a
-# child that sleeps, then hangs like hang); values (answers every query with the first
-# three free points of VERTICES as its candidate moves, scores 3, 2, 1; counts the queries
-# on stderr; with ARG, exits 3 at that query).
-FAKE_KATAGO = r'''
-import json, subprocess, sys, time
-mode = sys.argv[1]
-def out(obj):
-    sys.stdout.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n"); sys.stdout.flush()
-if mode == "exit":
-    print("Error: could not open model file /nowhere/model.bin.gz", file=sys.stderr, flush=True)
-    sys.exit(1)
-if mode == "spawn":
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    print(child.pid, file=sys.stderr, flush=True)
-recorded = {}
-if mode == "replay":
-    for line in open(sys.argv[2]):
-        e = json.loads(line)
-        if "received" in e:
-            a = json.loads(e["received"])
-            recorded.setdefault(a.get("id"), []).append(e["received"])
-held, asked = [], 0
-VERTICES = ["D4", "Q16", "K10", "C3", "R17"]
-for line in sys.stdin:
-    if mode == "garbage":
-        out("= KataGo"); out("")
-        continue
-    q = json.loads(line)
-    if q.get("action") == "query_version":
-        out({**q, "version": "1.17.1", "git_hash": "fake"})
-        continue
-    if mode in ("values", "forced"):
-        asked += 1
-        print("query", asked, file=sys.stderr, flush=True)
-        if len(sys.argv) > 2 and asked == int(sys.argv[2]):
-            sys.exit(3)
-        taken = {v for _c, v in q.get("initialStones", [])}
-        free = [v for v in VERTICES if v not in taken][:3]
-        forced = [v for a in q.get("allowMoves", []) for v in a["moves"]] if mode == "forced" else []
-        free = forced or free  # "forced": a forced move (allowMoves) is the root's only move, as KataGo's
-        infos = [{"move": v, "order": i, "visits": 10 - i, "winrate": 0.5 - i / 10, "scoreLead": 3.0 - i,
-                  "prior": 0.1} for i, v in enumerate(free)]
-        out({"id": q["id"], "isDuringSearch": False, "turnNumber": 0, "moveInfos": infos,
-             "rootInfo": {"visits": 30, "winrate": 0.5, "scoreLead": 3.0, "currentPlayer": q["initialPlayer"]}})
-        continue
-    if mode == "crash":
-        print("segfault-ish", file=sys.stderr, flush=True); sys.exit(3)
-    if mode == "deaf":
-        time.sleep(600)  # reads nothing more: KataGo's stdin pipe fills up
-    if mode in ("hang", "spawn") or q.get("action"):
-        continue
-    held.append(recorded[q["id"]])
-    if len(held) == int(sys.argv[3]):
-        for lines in reversed(held):
-            for a in lines:
-                out(a)
-        held = []
-'''
-
 
 @pytest.fixture
 def fake(tmp_path):
@@ -308,13 +239,6 @@ def test_close_leaves_no_process_behind(fake):
 
 
 # --- the real KataGo -----------------------------------------------------------------------------
-
-def real_katago_command() -> str:
-    command = find_command()
-    if command is None:  # .ci/setup runs .ci/katago: in CI a missing KataGo is a failure
-        missing_service(f"no KataGo: run `bash .ci/katago` (it fills {cache_folder()}) or set $FUSEKI_KATAGO")
-    return command
-
 
 @pytest.mark.slow
 def test_real_katago_with_a_wrong_model_says_so():

@@ -22,11 +22,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_katago import real_katago_command
 
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.players.katago import KataGo, KataGoError
+
+from services import real_katago_command
 
 DEADLINE = 120.0  # seconds: generous, KataGo loads a 100 MB network on a busy CPU
 # a search of hours on a CPU: KataGo whose stdin closes finishes its queries before it exits,

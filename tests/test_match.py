@@ -19,7 +19,7 @@ from fuseki.engine.players.match_game import MatchConfig, MatchError, parse_scor
 from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
 
 from conftest import GNUGO, needs_gnugo
-from test_gtp_client import fake_command
+from services import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
 FUSEKI = f"{sys.executable} {ROOT / 'gtp_main.py'}"

@@ -95,7 +95,7 @@ def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path,
     that did not summarize a key, and the merged summary equals a count of all its rows."""
     from fuseki.book.analysis.pipeline import importer
 
-    from test_store import write_games
+    from games import write_games
 
     monkeypatch.setattr(nextmoves, "GAMES", 3)
     monkeypatch.setattr(segments, "FANOUT", 4)

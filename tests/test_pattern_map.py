@@ -4,7 +4,7 @@ arrays a search scans instead of reading and computing them, and answers exactly
 Each check opens the book again (a new ``Book``: nothing cached in the process), so the
 answer comes from the map; the arrays are compared with ones computed here from the stored
 games themselves (their records replayed, the bit sets set point by point, the winners read
-with sqlite3), and the search's answers with the brute force of test_patterns.
+with sqlite3), and the search's answers with the brute force of the pattern tests (tests/patterncount.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import sys
 
 import numpy as np
 import pytest
-from test_patterns import check, make_games, pattern_of
 
 from fuseki.book.analysis.patterns import index, index_map
 from fuseki.book.analysis.patterns.search import search
@@ -25,6 +24,8 @@ from fuseki.book.storage import schema
 from fuseki.book.storage.pattern_events import indexed_through
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
+
+from patterncount import check, make_games, pattern_of
 
 EVENT_KIND, POINT_MASK = 12, 4095
 

@@ -25,7 +25,7 @@ from fuseki.book.storage import nextmoves, pg_stage, schema, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 
-from test_importer import games_with_copies
+from bookrows import games_with_copies
 
 pytestmark = pytest.mark.slow  # several imports into fresh databases
 

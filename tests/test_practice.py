@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_corners import count_games, expected
 
 from fuseki.book.analysis.patterns import corner_build, corners
 from fuseki.book.analysis.pipeline import importer
@@ -32,6 +31,7 @@ from fuseki.engine.core.base import BLACK, PASS, WHITE, opponent, point_to_xy, x
 from fuseki.engine.core.board import Board
 
 from conftest import sgfmill_main_line, write_archive
+from cornercount import count_games, expected
 
 pytestmark = pytest.mark.slow
 

@@ -100,7 +100,7 @@ DRAW_PATTERNS = """
 import hashlib, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-import test_patterns as tp
+import patterncount as tp
 out = hashlib.sha256()
 folder = Path(tempfile.mkdtemp())
 for size in (19, 9):

@@ -9,13 +9,14 @@ import sys
 import time
 
 import numpy as np
-from test_segments import answers
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 
-from test_store import sample_positions, write_games
+from bookrows import answers
+from games import write_games
+from replay import sample_positions
 
 
 def in_book_file(path, batch_games, monkeypatch, folder, files):
@@ -114,7 +115,7 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     the book answers as one made with its segments in tables."""
     from fuseki.book.storage import nextmoves
 
-    from test_importer import rows
+    from bookrows import rows
 
     folder = tmp_path / "games"
     folder.mkdir()

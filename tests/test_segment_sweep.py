@@ -15,7 +15,7 @@ from fuseki.book.storage import segment_files, segment_sweep
 from fuseki.book.storage.store import Book
 
 from conftest import PacedImport
-from test_store import write_games
+from games import write_games
 
 
 @pytest.fixture

@@ -7,17 +7,12 @@ import sqlite3
 import numpy as np
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.model.filters import Filters
 from fuseki.book.storage import schema, segment_files, segments, sqlite_stage
 from fuseki.book.storage.store import Book
 
-from test_store import as_dict, sample_positions, write_games
-
-
-def answers(book, boards):
-    return [(found.total, found.ended, as_dict(found)) for found in map(book.next_moves, boards)] + \
-           [book.next_moves(boards[0], filters=Filters(year_from=2012, year_to=2014)).total,
-            [row.id for row in book.games(boards[0], page=1, page_size=50).rows]]
+from bookrows import answers
+from games import write_games
+from replay import sample_positions
 
 
 def position_rows(book):

@@ -395,9 +395,9 @@ def test_ai_on_with_nothing_stored_and_no_katago_still_shows_the_human_table(she
 def test_ai_on_asks_a_configured_katago_and_says_so(book_path, no_katago, tmp_path, capfd):
     import shlex
 
-    from test_katago import FAKE_KATAGO
-
     from fuseki.book.ui.shell import _default_ai_options
+
+    from services import FAKE_KATAGO
 
     script = tmp_path / "fake_katago.py"
     script.write_text(FAKE_KATAGO)

@@ -7,12 +7,13 @@ import io
 import shutil
 import subprocess
 import tarfile
-import zipfile
 
 import pytest
 
 from fuseki.book.formats import sources
 from fuseki.book.formats.sources import Limits, Skipped, SourceFile, iter_sources
+
+from archives import add_tar_member, make_tar, make_zip
 
 GAME_A = b"(;SZ[9];B[ee])"
 GAME_B = b"(;SZ[9];B[cc];W[gg])"
@@ -25,26 +26,6 @@ def collect(paths, **kw):
 
 def names(items):
     return [(type(i).__name__, i.name) for i in items]
-
-
-def add_tar_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
-    info = tarfile.TarInfo(name)
-    info.size = len(data)
-    tar.addfile(info, io.BytesIO(data))
-
-
-def make_tar(path, members: dict[str, bytes], mode: str = "w:gz"):
-    with tarfile.open(path, mode) as tar:
-        for name, data in members.items():
-            add_tar_member(tar, name, data)
-    return path
-
-
-def make_zip(path, members: dict[str, bytes]):
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return path
 
 
 MEMBERS = {"games/a.sgf": GAME_A, "games/readme.txt": b"not a game", "games/b.SGF": GAME_B,

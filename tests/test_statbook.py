@@ -24,7 +24,8 @@ from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
 from fuseki.engine.core.board import Board
 
-from test_store import sgf_text, transformed, write_games
+from games import random_moves, sgf_text, write_games
+from replay import transformed
 
 MIN_GAMES = 3
 
@@ -80,9 +81,7 @@ def write_shared_games(folder, count: int, seed: int) -> list:
             weights = np.array([0.5 ** k for k in range(len(free))])
             board.play(colour, free[int(rng.choice(len(free), p=weights / weights.sum()))])
             colour = opponent(colour)
-        for _ in range(int(rng.integers(0, 8))):
-            board.play(colour, board.random_move(colour, rng))
-            colour = opponent(colour)
+        random_moves(board, colour, rng, int(rng.integers(0, 8)))
         moves = list(board.moves)
         result = ["B+R", "W+3.5", "Void"][i % 3]
         (folder / f"s{i:03d}.sgf").write_bytes(sgf_text(19, moves, date=f"{2010 + i % 7}-01-01", result=result))

@@ -16,123 +16,14 @@ from fuseki.book.model.filters import Filters
 from fuseki.book.storage import busy_rows, schema
 from fuseki.book.storage.store import Book, BookError
 from fuseki.engine.core import base, coords
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
+from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
 
-OPENINGS = [["pd", "dp"], ["pd", "dd"], ["jj"], ["pd", "pp", "dd"], ["pd", "dp", "pp", "dd"], []]
-PLAYERS = ["Lee Sedol", "Park Junghwan", "Ke Jie", "Iyama Yuta", "Shin Jinseo", "Gu Li"]
+from games import import_forty, sgf_text, write_games
+from replay import as_dict, board_after, expected, sample_positions, signature, transformed
 
-
-# --- generated games ---------------------------------------------------------------------
-
-def sgf_text(size, moves, black="Black", white="White", date="2014-05-01", result="B+R",
-             setup=(), handicap=0) -> bytes:
-    """An SGF file for a game: (colour, point) moves, setup as (colour, point)."""
-    head = f"(;GM[1]FF[4]CA[UTF-8]SZ[{size}]KM[6.5]PB[{black}]PW[{white}]DT[{date}]RE[{result}]"
-    if handicap:
-        head += f"HA[{handicap}]"
-    for colour, ident in ((BLACK, "AB"), (WHITE, "AW")):
-        points = [p for c, p in setup if c == colour]
-        if points:
-            head += ident + "".join(f"[{base.point_to_sgf(p, size)}]" for p in points)
-    body = "".join(f";{'B' if c == BLACK else 'W'}[{base.point_to_sgf(p, size)}]" for c, p in moves)
-    return (head + body + ")\n").encode()
-
-
-def random_game(rng, size=19, opening=(), length=30):
-    """(colour, point) moves: the opening in a random orientation, then random legal play."""
-    board = Board(size)
-    t = int(rng.integers(8))
-    colour = BLACK
-    for text in opening:
-        board.play(colour, coords.transform_point(t, base.sgf_to_point(text, size), size))
-        colour = opponent(colour)
-    for _ in range(length):
-        point = board.random_move(colour, rng)
-        board.play(colour, point)
-        colour = opponent(colour)
-    return list(board.moves)
-
-
-def write_games(folder, count=40, seed=1, size=19, length=30):
-    """Write ``count`` generated games as SGF files; returns [(moves, winner, year, black, white)]."""
-    rng = np.random.default_rng(seed)
-    games = []
-    for i in range(count):
-        opening = OPENINGS[i % len(OPENINGS)] if size == 19 else ["cc", "gg"][: i % 3]
-        moves = random_game(rng, size, opening, length=int(rng.integers(0, length)))
-        winner = [BLACK, WHITE, None][i % 3]
-        result = {BLACK: "B+R", WHITE: "W+3.5", None: "Void"}[winner]
-        year = 2010 + i % 7
-        black, white = PLAYERS[i % len(PLAYERS)], PLAYERS[(i * 5 + 1) % len(PLAYERS)]
-        path = folder / f"g{size}_{i:03d}.sgf"
-        path.write_bytes(sgf_text(size, moves, black, white, f"{year}-03-0{1 + i % 9}", result))
-        games.append((moves, winner, year, black, white))
-    return games
-
-
-# --- the independent count ---------------------------------------------------------------
-
-def signature(board: Board, to_move: int):
-    return (frozenset(board.stones(BLACK)), frozenset(board.stones(WHITE)), to_move)
-
-
-def transformed(board: Board, t: int) -> Board:
-    """T_t(board): every stone moved by symmetry t, same player to move."""
-    other = Board(board.size)
-    for colour in (BLACK, WHITE):
-        points = [coords.transform_point(t, p, board.size) for p in board.stones(colour)]
-        if points:
-            other.set_stones(colour, points)
-    other.to_move = board.to_move
-    return other
-
-
-def expected(board: Board, games, to_move=None, keep=lambda game: True):
-    """(total, ended, {frozenset(points): (games, black wins, white wins)}) by replaying with Board."""
-    size = board.size
-    side = board.to_move if to_move is None else to_move
-    images = {signature(transformed(board, t), side): t for t in range(8)}
-    stabilizer = [t for t in range(8) if signature(transformed(board, t), side) == signature(board, side)]
-    total = ended = 0
-    moves: dict = {}
-    for game in games:
-        moves_list, winner = game[0], game[1]
-        if not keep(game):
-            continue
-        replay = Board(size)
-        for i in range(len(moves_list) + 1):
-            colour = moves_list[i][0] if i < len(moves_list) else (
-                opponent(moves_list[-1][0]) if moves_list else BLACK)
-            t = images.get(signature(replay, colour))
-            if t is not None:
-                total += 1
-                if i == len(moves_list):
-                    ended += 1
-                else:
-                    point = moves_list[i][1]
-                    back = point if point == base.PASS else coords.transform_point(coords.INVERSE[t], point, size)
-                    orbit = frozenset({back} if back == base.PASS else
-                                      {coords.transform_point(s, back, size) for s in stabilizer})
-                    g, b, w = moves.get(orbit, (0, 0, 0))
-                    moves[orbit] = (g + 1, b + (winner == BLACK), w + (winner == WHITE))
-                break
-            if i < len(moves_list):
-                replay.play(*moves_list[i])
-    return total, ended, moves
-
-
-def as_dict(found):
-    return {frozenset(m.points): (m.games, m.black_wins, m.white_wins) for m in found.moves}
-
-
-def board_after(moves, size=19, upto=None):
-    board = Board(size)
-    for colour, point in moves[:upto]:
-        board.play(colour, point)
-    if upto is not None and upto < len(moves):
-        board.to_move = moves[upto][0]
-    return board
+# The generated games are tests/games.py's (write_games, import_forty), the independent count
+# tests/replay.py's (expected: replaying the games with Board).
 
 
 # --- fixtures ----------------------------------------------------------------------------
@@ -150,25 +41,6 @@ def imported(request, tmp_path, book_url, monkeypatch):
     book, games, folder = import_forty(tmp_path, book_url)
     yield book, games, folder
     book.close()
-
-
-def import_forty(tmp_path, book_url):
-    """(the open book, its games, their folder): ``write_games``' 40 games imported in batches of 7."""
-    folder = tmp_path / "games"
-    folder.mkdir()
-    games = write_games(folder)
-    book = Book.open(book_url)
-    report = importer.import_paths(book, [str(folder)], workers=0, batch_games=7)
-    assert report.added == len({tuple(g[0]) for g in games}), report
-    return book, games, folder
-
-
-def sample_positions(games, rng, count=12):
-    positions = [Board(19)]
-    for _ in range(count):
-        moves = games[int(rng.integers(len(games)))][0]
-        positions.append(board_after(moves, upto=int(rng.integers(0, min(len(moves), 6) + 1))))
-    return positions
 
 
 # --- properties --------------------------------------------------------------------------

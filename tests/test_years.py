@@ -1,7 +1,7 @@
 """Openings through the years (book.storage.years): ``fuseki search --by-year`` / ``--trends``,
 ``/api/position?by_year=1`` and the shell's ``years`` against a count made here.
 
-The games are replayed with the engine's Board (``test_store.expected``, once per year) and
+The games are replayed with the engine's Board (``replay.expected``, once per year) and
 counted by year; the command's table and the API's numbers must equal that count exactly, in
 two orientations of the position, with games without a date among them ("no date").
 """
@@ -23,7 +23,8 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 
-from test_store import board_after, expected, random_game, sgf_text
+from games import random_game, sgf_text
+from replay import board_after, expected
 
 # (DT as written, the year it gives): undated games are kept as "no date"
 DATES = [("2005-03-01", 2005), ("2006.05.02", 2006), ("5 March 2007", 2007), ("2008/01/01", 2008),

@@ -1,0 +1,64 @@
+"""What a book holds, read straight from its tables (game ids and sources, position rows,
+summary rows) or through its answers, for tests that compare two books; and folders of games
+with exact copies, for the duplicate tests.
+
+Not a test module: test modules import from here (and from conftest.py), never from each other.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from sqlalchemy import select
+
+from fuseki.book.model.filters import Filters
+from fuseki.book.storage import schema, segment_files, segments
+
+from games import write_games
+from replay import as_dict
+
+
+def ids(book):
+    with book.db.connect() as conn:
+        return conn.execute(select(schema.games.c.id, schema.games.c.source).order_by(schema.games.c.id)).all()
+
+
+def rows(book):
+    with book.db.connect() as conn:
+        games = sorted(conn.execute(select(schema.games.c.fingerprint, schema.games.c.id)).all())
+        positions = zip(*(column.tolist() for column in segments.all_rows(conn)))
+    ids = {gid: fp for fp, gid in games}
+    # game ids may differ between two imports; compare positions through the fingerprints
+    return ([fp for fp, _ in games],
+            sorted((key, ids[code >> schema.GAME_SHIFT], code & 0xFFFFFF) for key, code in positions))
+
+
+def summary_rows(book):
+    """Every segment summary's rows, whatever segment holds them."""
+    with book.db.connect() as conn:
+        names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'summary_*' "
+                                     "AND type = 'table'").scalars().all()
+        found = [tuple(row) for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all()]
+        folder = segment_files.book_folder(conn)
+        for segment in segment_files.in_files(conn):  # a segment file's summary is in the file
+            with sqlite3.connect(os.path.join(folder, segment.name)) as db:
+                found += db.execute("SELECT key, stats FROM summary").fetchall()
+        return sorted(found)
+
+
+def games_with_copies(folder, copies: list[tuple[int, int]]):
+    """60 generated games in ``folder``, game b of each (a, b) in ``copies`` the same moves as game a
+    (another black name): 57 distinct games."""
+    folder.mkdir()
+    write_games(folder, count=60, seed=5)
+    for i, (a, b) in enumerate(copies):
+        (folder / f"g19_{b:03d}.sgf").write_bytes((folder / f"g19_{a:03d}.sgf").read_bytes().replace(
+            b"PB[", f"PB[copy{i} ".encode()))
+    return folder
+
+
+def answers(book, boards):
+    return [(found.total, found.ended, as_dict(found)) for found in map(book.next_moves, boards)] + \
+           [book.next_moves(boards[0], filters=Filters(year_from=2012, year_to=2014)).total,
+            [row.id for row in book.games(boards[0], page=1, page_size=50).rows]]
