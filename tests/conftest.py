@@ -449,3 +449,8 @@ def ai_test_book(tmp_path, capsys, monkeypatch):
         return path
 
     return make
+
+
+# The browser tests' fixtures (tests/browsing.py): one Chromium for the session, lent clean to
+# each test (``browser``), and one ``fuseki serve`` of the small book a module (``server``).
+from browsing import browser, server, shared_chromium  # noqa: E402, F401

@@ -29,7 +29,8 @@ import time
 import pytest
 from sqlalchemy import create_engine
 from test_katago import FAKE_KATAGO, real_katago_command
-from test_web_api import build_book, ok
+from test_web_api import ok
+from webbook import build_book, put_values  # noqa: F401 (put_values: other modules import it from here)
 
 from fuseki.book.analysis.ai import CHOICE, MARK_VISITS, MISTAKE, mark
 from fuseki.book.formats.positions import board_after_moves
@@ -73,21 +74,6 @@ def fake(tmp_path):
     script = tmp_path / "fake_katago.py"
     script.write_text(FAKE_KATAGO)
     return lambda mode: shlex.join([sys.executable, str(script), mode])
-
-
-def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], network="test-net", visits=2,
-               root=(20, 0.45, -1.0), move_visits=10, lines=None):
-    """Store values (sgf -> (win rate, lead, loss), best first) of the position after ``moves``;
-    ``lines``: each move's line (sgf points), or None."""
-    board = board_after_moves([m for m in moves.split(",") if m], 19)
-    settings = AiSettings(rules="japanese", komi=6.5, network=network, visits=visits)
-    rows = [(base.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
-    pvs = None if lines is None else [[base.sgf_to_point(p, 19) for p in line] for line in lines]
-    db = create_engine(f"sqlite:///{app.cache_path}")
-    with db.begin() as conn:
-        ai_values.create(conn)  # the server makes it too; a test may write first
-        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, root, rows, pvs)
-    db.dispose()
 
 
 def poll(client, url, until, deadline=60.0):

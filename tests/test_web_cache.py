@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
-from test_web_api import import_games
 from test_web_threads import request_paths, small_games
+from webbook import import_games
 
 from fuseki.book.ui.web.cache import ResponseCache
 

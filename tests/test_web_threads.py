@@ -29,7 +29,7 @@ import time
 import numpy as np
 import pytest
 from sqlalchemy import event
-from test_web_api import GAMES, import_games
+from webbook import GAMES, import_games
 
 from fuseki.book.storage import busy_rows, segment_files, store
 from fuseki.engine.core import base
