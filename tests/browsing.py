@@ -317,7 +317,9 @@ class Page:
         from selenium.webdriver.common.by import By
 
         show_tab_of(self.driver, selector)
-        self.driver.find_element(By.CSS_SELECTOR, selector).click()
+        # the page may redraw the element between finding and clicking it (a board after a late
+        # answer): a stale element was never clicked, so it is found again (self.wait ignores stale)
+        self.wait(lambda _: self.driver.find_element(By.CSS_SELECTOR, selector).click() or True)
 
     def open(self, url):
         self.driver.get(url)
