@@ -524,3 +524,11 @@ def corner_ways_book(tmp_path_factory) -> str:
         importer.import_paths(book, [str(folder)], workers=0)
         corner_build.update(book, progress=None)
     return path
+
+
+# The browser tests' fixtures (tests/browsing.py): one Chromium for the session, lent clean to
+# each test (``browser``), and one ``fuseki serve`` of the small book a module (``server``).
+from browsing import browser, server, shared_chromium  # noqa: E402, F401
+
+# The web AI tests' app with --ai and a fake KataGo (tests/webbook.py)
+from webbook import fake, make_app  # noqa: E402, F401

@@ -14,8 +14,6 @@ import io
 
 import pytest
 from sqlalchemy import create_engine
-from test_web_ai import fake, make_app, put_values  # noqa: F401 - fixtures
-from test_web_api import ok
 
 from fuseki.book.analysis.ai import WHOLE_BOARD_ONLY
 from fuseki.book.formats.positions import board_after_moves
@@ -25,6 +23,7 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 
 from cornerways import ASKED
+from webbook import ok, put_values
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +134,7 @@ def sgf_moves(vertices: str) -> str:
 
 
 def test_the_web_corner_rows_carry_the_values_when_ready(make_app):  # noqa: F811
-    from test_web_ai import MISSING
+    from webbook import MISSING
 
     app = make_app(MISSING)
     asked = sgf_moves(ASKED)

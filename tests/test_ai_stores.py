@@ -72,10 +72,10 @@ def test_the_deepest_values_of_all_stores_answer_whichever_store_holds_them(tmp_
 
 
 def test_a_statistics_books_own_table_is_read(tmp_path):
-    from test_web_api import build_book
-
     from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.storage.store import Book
+
+    from webbook import build_book
 
     source = build_book(tmp_path / "games.sqlite")
     out = tmp_path / "stats.sqlite"

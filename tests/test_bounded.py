@@ -15,7 +15,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from test_web_api import build_book
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.records import move_limit
@@ -30,6 +29,7 @@ from fuseki.engine.core.board import Board
 from fuseki.engine.gtp.commands import new_engine
 
 from games import sgf_text
+from webbook import build_book
 
 SHORT, LONG = 2_000, 20_000
 LINEAR_BOUND = 20  # LONG / SHORT is 10: linear work grows 10x, quadratic 100x
@@ -285,7 +285,7 @@ def test_a_1x1_game_is_skipped_and_named_and_the_others_enter_the_book(tmp_path)
 
 
 def test_web_integers_are_ascii_digits_and_after_takes_any_game_id(tmp_path):
-    from test_web_api import GAMES
+    from webbook import GAMES
 
     app = create_app(book_url=str(build_book(tmp_path / "book.sqlite", GAMES)))
     try:

@@ -138,7 +138,7 @@ BOUND = 16 << 20  # bytes a refused request may allocate, whatever its numbers
 
 @pytest.fixture(scope="module")
 def small_book(tmp_path_factory):
-    from test_web_api import build_book
+    from webbook import build_book
 
     return build_book(tmp_path_factory.mktemp("hostile") / "book.sqlite")
 
@@ -231,7 +231,7 @@ def test_serve_answers_while_idle_connections_hold_one_byte_each(small_book):
     with 40 every other request timed out.  Then a slow head is closed after HEAD_WAIT, not held."""
     import socket
 
-    from test_web_load import start_serve
+    from browsing import start_serve
 
     process, port = start_serve(str(small_book), "--workers", "2")
     idle = []
@@ -265,7 +265,7 @@ def test_a_head_that_never_ends_is_closed(small_book):
     import subprocess
     import sys
 
-    from test_web_load import ENV, ROOT
+    from browsing import ENV, ROOT
 
     process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", str(small_book), "--port", "0",
                                 "--workers", "1"], cwd=ROOT, env={**ENV, "FUSEKI_HEAD_WAIT": "1"},
@@ -376,7 +376,7 @@ def _worker_peak(book: str, path) -> tuple[int, int, list[str]]:
     import subprocess
     import sys
 
-    from test_web_load import ENV, ROOT
+    from browsing import ENV, ROOT
 
     run = subprocess.run([sys.executable, "-c", WORKER_PEAK, book, str(path)], cwd=ROOT, env=ENV,
                          capture_output=True, text=True, timeout=600)
@@ -545,7 +545,7 @@ def test_a_running_engine_sees_games_imported_after_it_opened_the_book(tmp_path)
     import subprocess
     import sys
 
-    from test_web_load import ENV, ROOT
+    from browsing import ENV, ROOT
 
     first, more = tmp_path / "first", tmp_path / "more"
     first.mkdir()

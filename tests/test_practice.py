@@ -333,10 +333,10 @@ def test_quiz_answers_carry_katagos_stored_values(real, tmp_path):
     """With ``fuseki serve --ai``: the stored values of the answer and of each most played answer
     (KataGo's candidates, as the page's tables show them); a position with none stored and no
     KataGo: ``unavailable``, the counts as without AI."""
-    from test_web_ai import put_values
-
     from fuseki.book.ui.web.ai import AiOptions
     from fuseki.book.ui.web.app import create_app
+
+    from webbook import put_values
 
     book = real[0]
     spot = type("App", (), {"cache_path": tmp_path / "ai-cache.sqlite"})

@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_web_api import CAPTURE_LINE, GAMES, build_book
 
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import shell as shell_module
 from fuseki.book.ui.shell import BookShell
+
+from webbook import CAPTURE_LINE, GAMES, build_book
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,34 +23,8 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 IMPORTING_CALLS = {"import_module", "__import__"}
 
-# importer -> the test modules it still imports, until the web tests move their helpers out
-# (the web tests are being rewritten by the "browsers" work; the six non-web modules import the web
-# tests' book and app helpers: build_book, GAMES, ok, CAPTURE_LINE, put_values, fake, make_app,
-# MISSING, start_serve, ENV, ROOT)
-PENDING: dict[str, set[str]] = {
-    "test_ai_corners": {"test_web_ai", "test_web_api"},
-    "test_ai_stores": {"test_web_api"},
-    "test_bounded": {"test_web_api"},
-    "test_hostile": {"test_web_api", "test_web_load"},
-    "test_practice": {"test_web_ai"},
-    "test_shell": {"test_web_api"},
-    "test_web_ai": {"test_katago", "test_web_api"},
-    "test_web_browser": {"test_katago", "test_web_ai", "test_web_api"},
-    "test_web_budget": {"test_web_api", "test_web_browser", "test_web_links", "test_web_load"},
-    "test_web_cache": {"test_web_api", "test_web_threads"},
-    "test_web_clicks": {"test_web_api", "test_web_browser", "test_web_keyboard", "test_web_links"},
-    "test_web_filters": {"test_filters", "test_web_api", "test_web_browser", "test_web_links"},
-    "test_web_hand": {"test_katago", "test_web_ai", "test_web_api", "test_web_browser", "test_web_layout",
-                      "test_web_links"},
-    "test_web_keyboard": {"test_web_browser", "test_web_links"},
-    "test_web_layout": {"test_katago", "test_web_ai", "test_web_api", "test_web_browser", "test_web_links"},
-    "test_web_links": {"test_web_api", "test_web_browser"},
-    "test_web_pattern_options": {"test_web_browser", "test_web_links"},
-    "test_web_players": {"test_web_api", "test_web_browser", "test_web_layout", "test_web_links"},
-    "test_web_practice": {"test_web_browser", "test_web_layout", "test_web_links"},
-    "test_web_threads": {"test_web_api"},
-    "test_web_within": {"test_web_browser", "test_web_links"},
-}
+# importer -> the test modules it still imports (none: the list stays for a move under way)
+PENDING: dict[str, set[str]] = {}
 
 
 def imported_modules(source: str) -> set[str]:

@@ -21,73 +21,27 @@ import http.client
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
 
 import pytest
 from sqlalchemy import create_engine
-from test_katago import FAKE_KATAGO, real_katago_command
-from test_web_api import build_book, ok
 
 from fuseki.book.analysis.ai import CHOICE, MARK_VISITS, MISTAKE, mark
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
-from fuseki.book.ui.web.ai import NO_KATAGO, AiOptions, ClientBudget, JobQueue
+from fuseki.book.ui.web.ai import NO_KATAGO, ClientBudget, JobQueue
 from fuseki.engine.core import base
 
-MISSING = "/nowhere/katago analysis -model /nowhere/test-net.bin.gz -config /nowhere/analysis.cfg"
+from services import real_katago_command
+from webbook import MISSING, build_book, ok, put_values
 
 
 @pytest.fixture(scope="module")
 def book_path(tmp_path_factory):
     return build_book(tmp_path_factory.mktemp("book") / "book.sqlite")
-
-
-@pytest.fixture
-def make_app(book_path, tmp_path):
-    """``make_app(command, visits=2, **budget)``: the application with --ai (``budget``: AiOptions'
-    client_rate, queue, cache_rows) and a fresh cache file;
-    ``app.cache_path`` names the file."""
-    from fuseki.book.ui.web.app import create_app
-
-    apps = []
-
-    def make(command, visits=2, **budget):
-        app = create_app(book_url=str(book_path), ai=AiOptions(command=command, visits=visits,
-                                                                 cache=tmp_path / "ai-cache.sqlite", **budget))
-        app.config["TESTING"] = False
-        app.cache_path = tmp_path / "ai-cache.sqlite"
-        apps.append(app)
-        return app
-    yield make
-    for app in apps:
-        app.extensions["fuseki_ai"].close()
-        app.extensions["fuseki_book"].close()
-
-
-@pytest.fixture
-def fake(tmp_path):
-    script = tmp_path / "fake_katago.py"
-    script.write_text(FAKE_KATAGO)
-    return lambda mode: shlex.join([sys.executable, str(script), mode])
-
-
-def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], network="test-net", visits=2,
-               root=(20, 0.45, -1.0), move_visits=10, lines=None):
-    """Store values (sgf -> (win rate, lead, loss), best first) of the position after ``moves``;
-    ``lines``: each move's line (sgf points), or None."""
-    board = board_after_moves([m for m in moves.split(",") if m], 19)
-    settings = AiSettings(rules="japanese", komi=6.5, network=network, visits=visits)
-    rows = [(base.sgf_to_point(sgf, 19), move_visits, w, lead, loss, 0.1) for sgf, (w, lead, loss) in values.items()]
-    pvs = None if lines is None else [[base.sgf_to_point(p, 19) for p in line] for line in lines]
-    db = create_engine(f"sqlite:///{app.cache_path}")
-    with db.begin() as conn:
-        ai_values.create(conn)  # the server makes it too; a test may write first
-        ai_values.put(conn, board.symmetric_keys(board.to_move), 19, settings, root, rows, pvs)
-    db.dispose()
 
 
 def poll(client, url, until, deadline=60.0):

@@ -9,7 +9,7 @@ temporary SQLite file:
 - ``mirror`` is ``seigen``'s first five moves flipped left-right (starts at ``dd``);
 - ``capture`` starts at the 3-4 point ``qd`` and Black captures at move 7.
 
-Other test modules import ``GAMES`` and ``build_book`` from here.
+The games and ``build_book`` are tests/webbook.py's (the browser tests use them too).
 """
 
 from __future__ import annotations
@@ -21,40 +21,7 @@ from hypothesis import strategies as st
 from fuseki.book.formats.records import read_games
 from fuseki.engine.core import base, coords
 
-GAMES = {
-    "seigen": b"(;GM[1]FF[4]SZ[19]PB[Go Seigen]BR[5d]PW[Honinbo Shusai]WR[9d]DT[1933-10-16]EV[Oteai]"
-              b"RE[W+2]KM[0];B[pd];W[dp];B[pq];W[dd];B[fq];W[hq];B[cn])",
-    "takemiya": b"(;GM[1]FF[4]SZ[19]PB[Takemiya Masaki]BR[9d]PW[Kato Masao]WR[9d]DT[1985-05-01]"
-                b"RE[B+R]KM[5.5];B[pd];W[dp];B[pp];W[dd];B[jj];W[qf])",
-    "cho": b"(;GM[1]FF[4]SZ[19]PB[Cho Chikun]BR[9d]PW[Kobayashi Koichi]WR[9d]DT[1990-03-02]"
-           b"RE[W+R]KM[5.5];B[pd];W[dd];B[pp];W[dp];B[fc];W[cf])",
-    "mirror": b"(;GM[1]FF[4]SZ[19]PB[Mirror Black]PW[Mirror White]DT[2001-07-07]RE[B+3.5]KM[6.5]"
-              b";B[dd];W[pp];B[dq];W[pd];B[nq])",
-    "capture": b"(;GM[1]FF[4]SZ[19]PB[Capture Black]PW[Capture White]DT[2010-01-01]RE[B+R]KM[6.5]"
-               b";B[qd];W[qc];B[rc];W[dd];B[qb];W[dp];B[pc];W[pp])",
-}
-CAPTURE_LINE = "qd,qc,rc,dd,qb,dp,pc"  # Black's pc takes the white stone on qc
-
-
-def build_book(path, games=GAMES):
-    """A SQLite book at ``path`` holding ``games`` (name -> SGF bytes), imported by the importer."""
-    import_games(str(path), path.parent / (path.stem + "-sgf"), games)
-    return path
-
-
-def import_games(location: str, folder, games=GAMES) -> None:
-    """Write ``games`` as files into the new ``folder`` and import them into the book at ``location``."""
-    from fuseki.book.analysis.pipeline import importer
-    from fuseki.book.storage.store import Book
-
-    folder.mkdir()
-    for name, data in games.items():
-        (folder / f"{name}.sgf").write_bytes(data)
-    book = Book.open(location)
-    try:
-        importer.import_paths(book, [str(folder)], workers=0)
-    finally:
-        book.close()
+from webbook import CAPTURE_LINE, GAMES, build_book, import_games, ok  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -75,12 +42,6 @@ def app(book_path):
 @pytest.fixture
 def client(app):
     return app.test_client()
-
-
-def ok(client, url):
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.get_json())
-    return response.get_json()
 
 
 def error(client, url, status):

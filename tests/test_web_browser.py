@@ -1,104 +1,26 @@
 """The explorer page in a real browser: Debian's chromium driven by Selenium through the system chromedriver.
 
-A real ``fuseki serve`` subprocess (``--port 0``: the server picks a free loopback
-port and prints it) serves a book imported from the API tests' games.  The test
+A real ``fuseki serve`` subprocess (tests/browsing.py's ``server``, one for the module: its
+tests only read the book) serves a book imported from the API tests' games (tests/webbook.py),
+to the session's one Chromium (``browser``, lent clean to each test).  The test
 clicks moves on the search board, checks the next-move table, opens a game in the
 middle column, steps through it on the replay board, and saves a screenshot to
 ``artifacts/explorer.png``.  Skips when chromium or chromedriver is missing (fails
-under ``FUSEKI_REQUIRE_SERVICES=1``, as the other service tests do).
+under ``FUSEKI_REQUIRE_SERVICES=1``, as the other service tests do).  The page's shared parts
+(``serving``, ``Page``, the fixtures) are tests/browsing.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import re
-import subprocess
 import sys
-import threading
-from pathlib import Path
 
 import pytest
-from test_web_api import build_book
 
-from conftest import missing_service
-
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from browsing import ARTIFACTS, emulate, serving, show_tab_of
+from webbook import build_book, put_values
 
 pytestmark = pytest.mark.slow
-
-
-@contextlib.contextmanager
-def serving(book, *args: str, env: dict | None = None):
-    """The URL of a ``fuseki serve`` of ``book`` on a loopback port (more ``args``, ``env``)."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "fuseki", "serve", "--book", str(book), "--port", "0", *args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, **(env or {}),
-             "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(30)
-    match = re.search(r"http://127\.0\.0\.1:(\d+)/", lines[0] if lines else "")
-    if not match:
-        process.kill()
-        pytest.fail(f"fuseki serve did not start: {lines} {process.stderr.read()[-2000:]}")
-    try:
-        yield match.group(0)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def show_tab_of(driver, selector):
-    """Clicks the tab of the panel holding ``selector`` when that panel is not shown (index.html's
-    #tabs: next moves, games, replay, and on a phone the pattern and filters), as a player would
-    before using a control in it."""
-    from selenium.webdriver.common.by import By
-
-    tab = driver.execute_script(
-        "const e = document.querySelector(arguments[0]); const panel = e && e.closest('[role=tabpanel]');"
-        "return panel && !panel.getClientRects().length && !document.body.classList.contains('player-mode')"
-        " ? 'tab-' + panel.id : null", selector)
-    if tab:
-        driver.find_element(By.ID, tab).click()
-
-
-@pytest.fixture
-def server(tmp_path):
-    """The URL of a ``fuseki serve`` on a loopback port over a small book."""
-    with serving(build_book(tmp_path / "book.sqlite")) as url:
-        yield url
-
-
-@pytest.fixture
-def browser(tmp_path):
-    for program in (CHROMIUM, CHROMEDRIVER):
-        if not os.access(program, os.X_OK):
-            missing_service(f"{program} is not installed (apt-get install chromium chromium-driver)")
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing_service("selenium is not installed")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS + [f"--user-data-dir={tmp_path / 'chromium-profile'}", "--window-size=1500,1100"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
 
 
 def test_explore_search_games_and_replay(server, browser):
@@ -359,10 +281,10 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-    from test_katago import FAKE_KATAGO
-    from test_web_ai import put_values
 
     from fuseki.book.analysis.ai import MARK_VISITS
+
+    from services import FAKE_KATAGO
 
     script = tmp_path / "fake_katago.py"
     script.write_text(FAKE_KATAGO)
@@ -444,3 +366,53 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
                    root=(MARK_VISITS, 0.5, 0.4), move_visits=MARK_VISITS)  # as the worker would merge it
         wait.until(lambda _: [r[-1] for r in table()] == ["0.0", "1.0"])
         assert "evaluating" not in text("ai-status") and not titles().get("dd")
+
+
+def test_the_shared_browser_is_lent_clean(server, shared_chromium):
+    """What a test leaves in the session's Chromium (storage, a cookie, an emulated phone, a
+    resized window, another tab, a granted permission, a held key, console messages, history)
+    is gone when the next test borrows it; a Chromium a test crashed is replaced by a new one."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    state = ("return [localStorage.length, sessionStorage.length, document.cookie, innerWidth, innerHeight,"
+             " matchMedia('(pointer: coarse)').matches, history.length]")
+    permission = "return navigator.permissions.query({name: 'clipboard-read'}).then(p => p.state)"
+    driver = shared_chromium.lend()
+    driver.get(server)
+    fresh = driver.execute_script(state)
+    assert fresh[:3] == [0, 0, ""] and fresh[5] is False, fresh
+    asked = driver.execute_script(permission)
+    assert asked != "granted"
+
+    driver.execute_script("localStorage.setItem('fuseki-ai', 'hidden'); sessionStorage.setItem('s', '1');"
+                          "document.cookie = 'c=1'; console.error('left over')")
+    emulate(driver, 390, 844, True)
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.rstrip("/"),
+                                                        "permissions": ["clipboardReadWrite"]})
+    ActionChains(driver).key_down(Keys.SHIFT).perform()
+    driver.get(f"{server}#moves=pd")
+    dirty = driver.execute_script(state)
+    assert dirty[:3] == [1, 1, "c=1"] and dirty[3:6] == [390, 844, True] and dirty[6] > fresh[6], dirty
+    assert driver.execute_script(permission) == "granted"
+    driver.switch_to.new_window("window")
+    driver.set_window_size(800, 600)
+
+    driver = shared_chromium.lend()
+    assert len(driver.window_handles) == 1 and driver.current_url == "about:blank"
+    assert driver.get_window_size() == shared_chromium.size
+    assert not [e for e in driver.get_log("browser") if "left over" in e["message"]]
+    driver.get(server)
+    assert driver.execute_script(state) == fresh
+    assert driver.execute_script(permission) == asked
+    driver.execute_script("window.pressed = []; addEventListener('keydown', e => pressed.push([e.key, e.shiftKey]))")
+    ActionChains(driver).send_keys("a").perform()
+    assert driver.execute_script("return pressed") == [["a", False]]  # no Shift held from the last test
+
+    started = shared_chromium.started
+    with contextlib.suppress(Exception):  # Chromium goes down under the call
+        driver.execute_cdp_cmd("Browser.crash", {})
+    driver = shared_chromium.lend()
+    assert shared_chromium.started == started + 1
+    driver.get(server)
+    assert driver.execute_script(state) == fresh

@@ -11,7 +11,6 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from test_web_browser import browser  # noqa: F401 (the Chromium fixture)
 
 from fuseki.book.storage.store import Book
 
@@ -21,8 +20,8 @@ WORST_STAGES = [f"size=19&moves={moves}&region=H12:M8&swap=1" for moves in (
     "jj,kk", "jj,kj", "jj,jk", "jk,kj", "jj,kk,kj", "jj", "kk,jj,jk", "jk,kk")]
 @pytest.fixture(scope="module")
 def small_book(tmp_path_factory):
-    """test_web_api's five games, imported."""
-    from test_web_api import build_book
+    """tests/webbook.py's five games, imported."""
+    from webbook import build_book
 
     return build_book(tmp_path_factory.mktemp("budget") / "book.sqlite")
 
@@ -113,7 +112,7 @@ def test_another_visitor_waits_at_most_about_one_budget_while_four_worst_request
     import threading
     import time
 
-    from test_web_load import ENV, ROOT
+    from browsing import ENV, ROOT
 
     process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", str(month_book), "--port", "0",
                                 "--workers", "1"], cwd=ROOT, env={**ENV, "FUSEKI_SCAN_SECONDS": str(TEST_SCAN_SECONDS)},
@@ -142,12 +141,11 @@ def test_another_visitor_waits_at_most_about_one_budget_while_four_worst_request
         process.communicate(timeout=30)
 
 
-def test_the_page_shows_the_503_and_what_to_narrow(small_book, browser):  # noqa: F811
+def test_the_page_shows_the_503_and_what_to_narrow(small_book, browser):
     """A shared link of the worst request, opened in Chromium against a ``fuseki serve`` whose
     budget the first within= search spends: the page shows the server's message (app.js's
     ``refreshWithin`` and every ``api`` call show an answer's ``error``, a 503's too)."""
-    from test_web_browser import serving
-    from test_web_links import Page
+    from browsing import Page, serving
 
     with serving(small_book, env={"FUSEKI_SCAN_SECONDS": "1e-9"}) as url:
         page = Page(browser, timeout=60)

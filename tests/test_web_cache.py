@@ -11,10 +11,9 @@
 
 from __future__ import annotations
 
-from test_web_api import import_games
-from test_web_threads import request_paths, small_games
-
 from fuseki.book.ui.web.cache import ResponseCache
+
+from webbook import import_games, request_paths, small_games
 
 
 def test_cached_answers_equal_fresh_ones(book_url, tmp_path):

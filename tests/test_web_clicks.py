@@ -3,17 +3,17 @@
 A pattern row plays its own colour; a filter value the API refuses blocks nothing else and its
 message stays by its field; the keyboard's cursor shows on keyboard focus only, never after a
 click on the board; the download after a pattern search holds the pattern's games; opening a
-game on a phone or a tablet brings its replay into view.  Chromium, chromedriver and the
-``server``/``browser`` fixtures are tests/test_web_browser.py's, the ``Page`` driver
-tests/test_web_links.py's; every wait is on a condition.
+game on a phone or a tablet brings its replay into view.  Chromium, chromedriver, the
+``server``/``browser`` fixtures and the ``Page`` driver are tests/browsing.py's; every wait is
+on a condition.
 """
 
 from __future__ import annotations
 
 import pytest
-from test_web_browser import browser, server  # noqa: F401 (fixtures)
-from test_web_keyboard import back_tab
-from test_web_links import Page
+
+from browsing import Page, back_tab, serving
+from webbook import GAMES, build_book
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ def row_named(page, text):
                    ".findIndex(row => row.cells[1].textContent.trim() === arguments[0])", text)
 
 
-def test_a_pattern_row_plays_its_own_colour(server, browser):  # noqa: F811
+def test_a_pattern_row_plays_its_own_colour(server, browser):
     page = Page(browser)
     # Q16, D4 (Black to play), the pattern N19:T13: its one continuation is White O17
     page.open(f"{server}#size=19&moves=pd,dp&region=N19:T13")
@@ -40,7 +40,7 @@ def test_a_pattern_row_plays_its_own_colour(server, browser):  # noqa: F811
     assert "moves=pd%2Cdp%2Cpass%2Cnc" in browser.current_url
 
 
-def test_a_refused_filter_value_blocks_nothing_else(server, browser):  # noqa: F811
+def test_a_refused_filter_value_blocks_nothing_else(server, browser):
     page = Page(browser)
     page.open(f"{server}#rare=1")  # its 2-game row is clicked below
     page.play("pd")
@@ -77,7 +77,7 @@ def cursor(page):
                     ".map(r => r.dataset.vertex)"), page.text("board-cursor"))
 
 
-def test_the_keyboard_cursor_shows_on_keyboard_focus_only(server, browser):  # noqa: F811
+def test_the_keyboard_cursor_shows_on_keyboard_focus_only(server, browser):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
@@ -99,7 +99,7 @@ def test_the_keyboard_cursor_shows_on_keyboard_focus_only(server, browser):  # n
     page.wait(lambda _: cursor(page)[0] == ["K11"])
 
 
-def test_the_download_after_a_pattern_search_holds_its_games(server, browser):  # noqa: F811
+def test_the_download_after_a_pattern_search_holds_its_games(server, browser):
     import urllib.request
 
     def fetch(url):
@@ -130,7 +130,7 @@ def replay_in_view(page):
 
 
 @pytest.mark.parametrize("width, height", [(390, 844), (768, 1024)], ids=["phone", "tablet"])
-def test_a_game_opened_on_a_phone_or_tablet_is_in_view(server, browser, width, height):  # noqa: F811
+def test_a_game_opened_on_a_phone_or_tablet_is_in_view(server, browser, width, height):
     browser.set_window_size(width, height)
     page = Page(browser)
     page.open(f"{server}#size=19&moves=pd")
@@ -151,7 +151,7 @@ def test_a_game_opened_on_a_phone_or_tablet_is_in_view(server, browser, width, h
     page.wait(lambda _: replay_in_view(page) > 0.9)
 
 
-def test_messages_name_points_as_the_board_does(server, browser):  # noqa: F811
+def test_messages_name_points_as_the_board_does(server, browser):
     page = Page(browser)
     page.open(server)
     page.play("dd", "ba", "dp", "ab")  # White on B19 and A18: Black on A19 would be suicide
@@ -164,10 +164,7 @@ def test_messages_name_points_as_the_board_does(server, browser):  # noqa: F811
     assert page.text("within-status").endswith("position D16 B19 D4 A18")
 
 
-def test_a_book_of_one_year_says_the_year_once(tmp_path, browser):  # noqa: F811
-    from test_web_api import GAMES, build_book
-    from test_web_browser import serving
-
+def test_a_book_of_one_year_says_the_year_once(tmp_path, browser):
     with serving(build_book(tmp_path / "book.sqlite", {"seigen": GAMES["seigen"]})) as url:
         page = Page(browser)
         page.open(url)
@@ -176,7 +173,7 @@ def test_a_book_of_one_year_says_the_year_once(tmp_path, browser):  # noqa: F811
         assert page.text("years-caption").startswith("games per year, 1933 (")
 
 
-def test_rows_of_few_games_draw_no_win_rate_bar(server, browser):  # noqa: F811
+def test_rows_of_few_games_draw_no_win_rate_bar(server, browser):
     page = Page(browser)
     page.open(server)
     page.wait(lambda _: len(page.rows("#next-table")) == 2)
@@ -197,7 +194,7 @@ def corner_rows(page):
                    ".map(row => [row.cells[0].textContent, row.dataset.sgf])")
 
 
-def test_corner_letters_are_their_own(server, browser):  # noqa: F811
+def test_corner_letters_are_their_own(server, browser):
     page = Page(browser)
     page.open(server)
     page.wait(lambda _: page.rows("#next-table") and corner_rows(page))
@@ -214,7 +211,7 @@ def test_corner_letters_are_their_own(server, browser):  # noqa: F811
     assert all(shown.get(sgf) == letter for letter, sgf in rows)
 
 
-def test_a_link_with_a_refused_filter_opens_without_it(server, browser):  # noqa: F811
+def test_a_link_with_a_refused_filter_opens_without_it(server, browser):
     page = Page(browser)
     page.open(f"{server}#size=19&moves=pd&margin=abc")
     page.wait(lambda _: page.js("const box = document.getElementById('filter-error');"
@@ -224,7 +221,7 @@ def test_a_link_with_a_refused_filter_opens_without_it(server, browser):  # noqa
     assert "margin" not in browser.current_url
 
 
-def test_filter_examples_do_not_look_like_values(server, browser):  # noqa: F811
+def test_filter_examples_do_not_look_like_values(server, browser):
     page = Page(browser)
     page.open(server)
     page.click("#more-filters summary")

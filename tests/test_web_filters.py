@@ -3,8 +3,8 @@ next-move table and the games list as the JSON API answers them, and the address
 a new browser session opened on it shows the same fields and tables.
 
 The book: tests/test_filters.py's generated games (varied RE, ranks, komi, events), imported by
-the importer; ``fuseki serve`` and Chromium are tests/test_web_browser.py's fixtures, the page
-reader tests/test_web_links.py's.  Every wait is on a condition.
+the importer; ``fuseki serve``, Chromium and the page reader are tests/browsing.py's.  Every
+wait is on a condition.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import json
 import urllib.request
 
 import pytest
-from test_filters import generated_games
-from test_web_api import build_book
-from test_web_browser import CHROMEDRIVER, CHROMIUM, FLAGS, browser, serving  # noqa: F401 (fixtures)
-from test_web_links import Page, chromium
+
+from browsing import Page, chromium, serving
+from games import generated_games
+from webbook import build_book
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def shown(page: Page) -> dict:
                 open: document.getElementById('more-filters').open};""")
 
 
-def test_two_header_filters_change_the_tables_and_travel_in_the_address(tmp_path, browser):  # noqa: F811
+def test_two_header_filters_change_the_tables_and_travel_in_the_address(tmp_path, browser):
     from selenium.webdriver.support.ui import Select
 
     book = build_book(tmp_path / "book.sqlite", games=generated_games())

@@ -4,9 +4,9 @@ The minimum-games setting hides the rarer next moves (and corner moves) until on
 them, and the address keeps that choice; the corner table lists corners of the same content
 once; the replay is stepped in the browser from the game's moves, its captures computed there
 and compared with the rules core's board after every move of real games; the replay's move
-numbers and the search's line as a breadcrumb.  Chromium, chromedriver and the ``browser``
-fixture are tests/test_web_browser.py's, ``Page`` tests/test_web_links.py's; every wait is on
-a condition.
+numbers and the search's line as a breadcrumb.  Chromium, chromedriver, the ``browser``
+fixture and ``Page`` are tests/browsing.py's; each book is served once for the module (its
+tests only read it); every wait is on a condition.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_web_api import build_book
-from test_web_browser import browser, server, serving  # noqa: F401 (fixtures)
-from test_web_links import Page
 
+from browsing import Page, emulate, serving
 from conftest import SHARED_DATA, missing_service
+from webbook import GAMES, build_book, put_values
 
 pytestmark = pytest.mark.slow
 
@@ -52,6 +51,13 @@ def spread_book(tmp_path_factory):
     return build_book(tmp_path_factory.mktemp("spread") / "book.sqlite", spread_games({"pd": 300, "dc": 4, "cc": 3}))
 
 
+@pytest.fixture(scope="module")
+def spread_server(spread_book):
+    """``fuseki serve`` of the spread book, one for the module: its tests only read it."""
+    with serving(spread_book) as url:
+        yield url
+
+
 def shown_rows(page, table):
     """The rows of ``table`` a visitor sees (their move cells), and of those hidden."""
     return page.js("const rows = [...document.querySelectorAll(arguments[0] + ' tbody tr')];"
@@ -68,90 +74,90 @@ def shown_letters(page):
                    "return seen")
 
 
-def test_the_rarer_moves_are_hidden_until_asked(spread_book, browser):  # noqa: F811
-    with serving(spread_book) as url:
-        page = Page(browser)
-        page.open(url)
-        page.wait(lambda _: shown_rows(page, "#next-table")[0])
-        # 300 and 4 of 307 games are shown; 3 games (0.98%: under 1%) are not, nor is their letter
-        with urllib.request.urlopen(f"{url}api/position?size=19", timeout=30) as reply:
-            answer = json.load(reply)
-        assert [row["games"] for row in answer["next"]] == [300, 4, 3]  # the API answers every row
-        vertex = [row["vertex"] for row in answer["next"]]
-        assert shown_rows(page, "#next-table") == [vertex[:2], vertex[2:]]
-        assert shown_letters(page) == {"a": 4, "b": 8}
-        assert page.text("next-table").strip().endswith("show 1 rarer move")
-        page.click("#next-table tfoot button")
-        page.wait(lambda _: shown_rows(page, "#next-table") == [vertex, []])
-        assert shown_letters(page) == {"a": 4, "b": 8, "c": 4}
-        page.wait(lambda _: "rare=1" in browser.current_url)
-        assert page.text("next-table").strip().endswith("hide 1 rarer move")
-        # the choice is the link's: a fresh load of the address shows them again
-        address = browser.current_url
-        browser.get("about:blank")
-        page.open(address)
-        page.wait(lambda _: shown_rows(page, "#next-table") == [vertex, []])
-        page.click("#next-table tfoot button")  # hidden again, and so in the address
-        page.wait(lambda _: shown_rows(page, "#next-table") == [vertex[:2], vertex[2:]])
-        page.wait(lambda _: "rare=1" not in browser.current_url)
-        # after Q16: the rows under 3 games (or 1%) wait behind the button, their letters too
-        page.play("pd")
-        page.wait(lambda _: page.rows("#next-table") and page.js(
-            "return !!document.querySelector('#next-table tfoot button')"))
-        with urllib.request.urlopen(f"{url}api/position?size=19&moves=pd", timeout=30) as reply:
-            answer = json.load(reply)
-        rare = [row["games"] < 3 or row["games"] < 0.01 * answer["total"] for row in answer["next"]]
-        assert any(rare) and not all(rare)
-        assert page.js("return [...document.querySelectorAll('#next-table tbody tr')]"
-                       ".map(r => !r.getClientRects().length)") == rare
-        assert page.text("next-table").strip().endswith(f"show {sum(rare)} rarer moves")
-        lettered = {row["letter"] for row, few in zip(answer["next"], rare) if row["letter"] and not few}
-        assert set(shown_letters(page)) == lettered
-        # the corner table: the rows under 3 games or 1% of their corner's continuations wait too
-        page.play("dp")  # out of book: the corner book's letters are the board's
-        page.wait(lambda _: page.rows("#corner-table") and "bottom left" in page.rows("#corner-table")[0][1])
-        with urllib.request.urlopen(f"{url}api/corners?size=19&moves=pd,dp", timeout=30) as reply:
-            corners = json.load(reply)["corners"]
-        rare = [row["games"] < 3 or row["games"] < 0.01 * corner["total"]
-                for corner in corners if corner["same_as"] is None for row in corner["next"][:5]]
-        assert any(rare) and not all(rare)
-        assert page.js("return [...document.querySelectorAll('#corner-table tbody tr')]"
-                       ".map(r => !r.getClientRects().length)") == rare
+def test_the_rarer_moves_are_hidden_until_asked(spread_server, browser):
+    url = spread_server
+    page = Page(browser)
+    page.open(url)
+    page.wait(lambda _: shown_rows(page, "#next-table")[0])
+    # 300 and 4 of 307 games are shown; 3 games (0.98%: under 1%) are not, nor is their letter
+    with urllib.request.urlopen(f"{url}api/position?size=19", timeout=30) as reply:
+        answer = json.load(reply)
+    assert [row["games"] for row in answer["next"]] == [300, 4, 3]  # the API answers every row
+    vertex = [row["vertex"] for row in answer["next"]]
+    assert shown_rows(page, "#next-table") == [vertex[:2], vertex[2:]]
+    assert shown_letters(page) == {"a": 4, "b": 8}
+    assert page.text("next-table").strip().endswith("show 1 rarer move")
+    page.click("#next-table tfoot button")
+    page.wait(lambda _: shown_rows(page, "#next-table") == [vertex, []])
+    assert shown_letters(page) == {"a": 4, "b": 8, "c": 4}
+    page.wait(lambda _: "rare=1" in browser.current_url)
+    assert page.text("next-table").strip().endswith("hide 1 rarer move")
+    # the choice is the link's: a fresh load of the address shows them again
+    address = browser.current_url
+    browser.get("about:blank")
+    page.open(address)
+    page.wait(lambda _: shown_rows(page, "#next-table") == [vertex, []])
+    page.click("#next-table tfoot button")  # hidden again, and so in the address
+    page.wait(lambda _: shown_rows(page, "#next-table") == [vertex[:2], vertex[2:]])
+    page.wait(lambda _: "rare=1" not in browser.current_url)
+    # after Q16: the rows under 3 games (or 1%) wait behind the button, their letters too
+    page.play("pd")
+    page.wait(lambda _: page.rows("#next-table") and page.js(
+        "return !!document.querySelector('#next-table tfoot button')"))
+    with urllib.request.urlopen(f"{url}api/position?size=19&moves=pd", timeout=30) as reply:
+        answer = json.load(reply)
+    rare = [row["games"] < 3 or row["games"] < 0.01 * answer["total"] for row in answer["next"]]
+    assert any(rare) and not all(rare)
+    assert page.js("return [...document.querySelectorAll('#next-table tbody tr')]"
+                   ".map(r => !r.getClientRects().length)") == rare
+    assert page.text("next-table").strip().endswith(f"show {sum(rare)} rarer moves")
+    lettered = {row["letter"] for row, few in zip(answer["next"], rare) if row["letter"] and not few}
+    assert set(shown_letters(page)) == lettered
+    # the corner table: the rows under 3 games or 1% of their corner's continuations wait too
+    page.play("dp")  # out of book: the corner book's letters are the board's
+    page.wait(lambda _: page.rows("#corner-table") and "bottom left" in page.rows("#corner-table")[0][1])
+    with urllib.request.urlopen(f"{url}api/corners?size=19&moves=pd,dp", timeout=30) as reply:
+        corners = json.load(reply)["corners"]
+    rare = [row["games"] < 3 or row["games"] < 0.01 * corner["total"]
+            for corner in corners if corner["same_as"] is None for row in corner["next"][:5]]
+    assert any(rare) and not all(rare)
+    assert page.js("return [...document.querySelectorAll('#corner-table tbody tr')]"
+                   ".map(r => !r.getClientRects().length)") == rare
 
 
-def test_corners_of_the_same_stones_are_listed_once(spread_book, browser):  # noqa: F811
+def test_corners_of_the_same_stones_are_listed_once(spread_server, browser):
     every = "top left, top right, bottom left, bottom right (the same stones)"
-    with serving(spread_book) as url:
-        page = Page(browser)
-        page.open(f"{url}#rare=1")
-        page.wait(lambda _: page.rows("#corner-table"))
-        # the empty board: four empty corners, one list of their moves (it was the same five four times)
-        rows = page.rows("#corner-table")
-        assert len(rows) == 5 and {row[1] for row in rows} == {every}
-        assert [row[0] for row in rows] == list("ABCDE")  # the corner table's own letters, not a-e
-        with urllib.request.urlopen(f"{url}api/corners?size=19", timeout=30) as reply:
-            corners = json.load(reply)["corners"]
-        assert [c["same_as"] for c in corners] == [None, 0, 0, 0] and corners[0]["same"] == [1, 2, 3]
-        for row in corners[0]["next"]:  # its points in each corner: a 4-4 point once a corner, a 3-4 point twice
-            assert len(set(row["all_points"])) == 4 * len(row["points"])
-            assert set(row["points"]) <= set(row["all_points"])
-        # Q16 D4: the two empty corners once, the two others each with its own moves
-        page.play("pd", "dp")
-        page.wait(lambda _: "bottom left (last move)" in {row[1] for row in page.rows("#corner-table")})
-        names = [row[1] for row in page.rows("#corner-table")]
-        assert set(names) == {"bottom left (last move)", "top left, bottom right (the same stones)", "top right"}
-        assert len(set(row[2] for row in page.rows("#corner-table"))) == len(names)  # no move listed twice
-        # out of book: the corner rows letter the board, a shared row's letter on its points in both corners
-        with urllib.request.urlopen(f"{url}api/corners?size=19&moves=pd,dp", timeout=30) as reply:
-            shared = next(c for c in json.load(reply)["corners"] if c["same"])
-        drawn = page.js("const seen = {};"
-                        "for (const t of document.querySelectorAll('#search-board .marks text'))"
-                        "  (seen[t.textContent] = seen[t.textContent] || []).push(t.dataset.sgf);"
-                        "return seen")
-        letters = {row[2]: row[0] for row in page.rows("#corner-table")}
-        for row in shared["next"][:5]:
-            assert sorted(drawn[letters[row["vertex"]]]) == sorted(row["all_points"])
-            assert len(row["all_points"]) == 2 * len(row["points"])
+    url = spread_server
+    page = Page(browser)
+    page.open(f"{url}#rare=1")
+    page.wait(lambda _: page.rows("#corner-table"))
+    # the empty board: four empty corners, one list of their moves (it was the same five four times)
+    rows = page.rows("#corner-table")
+    assert len(rows) == 5 and {row[1] for row in rows} == {every}
+    assert [row[0] for row in rows] == list("ABCDE")  # the corner table's own letters, not a-e
+    with urllib.request.urlopen(f"{url}api/corners?size=19", timeout=30) as reply:
+        corners = json.load(reply)["corners"]
+    assert [c["same_as"] for c in corners] == [None, 0, 0, 0] and corners[0]["same"] == [1, 2, 3]
+    for row in corners[0]["next"]:  # its points in each corner: a 4-4 point once a corner, a 3-4 point twice
+        assert len(set(row["all_points"])) == 4 * len(row["points"])
+        assert set(row["points"]) <= set(row["all_points"])
+    # Q16 D4: the two empty corners once, the two others each with its own moves
+    page.play("pd", "dp")
+    page.wait(lambda _: "bottom left (last move)" in {row[1] for row in page.rows("#corner-table")})
+    names = [row[1] for row in page.rows("#corner-table")]
+    assert set(names) == {"bottom left (last move)", "top left, bottom right (the same stones)", "top right"}
+    assert len(set(row[2] for row in page.rows("#corner-table"))) == len(names)  # no move listed twice
+    # out of book: the corner rows letter the board, a shared row's letter on its points in both corners
+    with urllib.request.urlopen(f"{url}api/corners?size=19&moves=pd,dp", timeout=30) as reply:
+        shared = next(c for c in json.load(reply)["corners"] if c["same"])
+    drawn = page.js("const seen = {};"
+                    "for (const t of document.querySelectorAll('#search-board .marks text'))"
+                    "  (seen[t.textContent] = seen[t.textContent] || []).push(t.dataset.sgf);"
+                    "return seen")
+    letters = {row[2]: row[0] for row in page.rows("#corner-table")}
+    for row in shared["next"][:5]:
+        assert sorted(drawn[letters[row["vertex"]]]) == sorted(row["all_points"])
+        assert len(row["all_points"]) == 2 * len(row["points"])
 
 
 # Setup stones around a ko (SGF AB/AW): Black takes at C18, White's retake at B18 is the ko the
@@ -164,8 +170,6 @@ ODD_GAME = (b"(;GM[1]FF[4]SZ[19]PB[Odd Black]PW[Odd White]DT[2012-02-02]RE[B+R]K
 @pytest.fixture(scope="module")
 def real_book(tmp_path_factory):
     """Ten real Tygem games, the API tests' games (one with a capture) and ODD_GAME."""
-    from test_web_api import GAMES
-
     archive = SHARED_DATA / "tygem-2016-07.tgz"
     if not archive.exists():
         missing_service(f"{archive} is not here (the shared data)")
@@ -173,6 +177,13 @@ def real_book(tmp_path_factory):
         names = sorted(m.name for m in tar.getmembers() if m.isfile() and m.name.endswith(".sgf"))[:10]
         games = {Path(name).stem: tar.extractfile(name).read() for name in names}
     return build_book(tmp_path_factory.mktemp("real") / "book.sqlite", {**games, **GAMES, "odd": ODD_GAME})
+
+
+@pytest.fixture(scope="module")
+def real_server(real_book):
+    """``fuseki serve`` of the real book, one for the module: its tests only read it."""
+    with serving(real_book) as url:
+        yield url
 
 
 def rules_core_positions(book_path, game_id: int, symmetry: int) -> list:
@@ -198,31 +209,31 @@ def rules_core_positions(book_path, game_id: int, symmetry: int) -> list:
     return answer
 
 
-def test_the_page_replays_games_as_the_rules_core_does(real_book, browser):  # noqa: F811
+def test_the_page_replays_games_as_the_rules_core_does(real_book, real_server, browser):
     """Every position of every game of the book (real Tygem games, a capture, setup stones around a
     ko retaken, a suicide and a move on a stone) as the page computes it, under a symmetry per game,
     is the rules core's."""
-    with serving(real_book) as url:
-        page = Page(browser)
-        page.open(url)
-        with urllib.request.urlopen(f"{url}api/info", timeout=30) as reply:
-            count = json.load(reply)["games"]
-        assert count == 10 + 5 + 1
-        compared = 0
-        for game_id in range(1, count + 1):
-            symmetry = game_id % 8
-            with urllib.request.urlopen(f"{url}api/game/{game_id}?sym={symmetry}", timeout=30) as reply:
-                game = json.load(reply)
-            seen = page.js("const game = arguments[0];"
-                           "return Array.from({length: game.moves.length + 1}, (_, n) => {"
-                           "  const p = replayGame(game, n);"
-                           "  return [p.stones.B.sort(), p.stones.W.sort(), p.captures.B, p.captures.W]; })", game)
-            expected = rules_core_positions(real_book, game_id, symmetry)
-            for number, (mine, core) in enumerate(zip(seen, expected)):
-                assert mine == core, (game["info"]["black"], symmetry, number)
-            assert len(seen) == len(expected)
-            compared += len(seen)
-        assert compared > 1000  # the real games are long: hundreds of positions with captures
+    url = real_server
+    page = Page(browser)
+    page.open(url)
+    with urllib.request.urlopen(f"{url}api/info", timeout=30) as reply:
+        count = json.load(reply)["games"]
+    assert count == 10 + 5 + 1
+    compared = 0
+    for game_id in range(1, count + 1):
+        symmetry = game_id % 8
+        with urllib.request.urlopen(f"{url}api/game/{game_id}?sym={symmetry}", timeout=30) as reply:
+            game = json.load(reply)
+        seen = page.js("const game = arguments[0];"
+                       "return Array.from({length: game.moves.length + 1}, (_, n) => {"
+                       "  const p = replayGame(game, n);"
+                       "  return [p.stones.B.sort(), p.stones.W.sort(), p.captures.B, p.captures.W]; })", game)
+        expected = rules_core_positions(real_book, game_id, symmetry)
+        for number, (mine, core) in enumerate(zip(seen, expected)):
+            assert mine == core, (game["info"]["black"], symmetry, number)
+        assert len(seen) == len(expected)
+        compared += len(seen)
+    assert compared > 1000  # the real games are long: hundreds of positions with captures
 
 
 def game_requests(page):
@@ -231,7 +242,7 @@ def game_requests(page):
                    ".filter(p => p.startsWith('/api/game/'))")
 
 
-def test_the_game_in_hand(server, browser):  # noqa: F811
+def test_the_game_in_hand(server, browser):
     """One request a game, however many steps; move numbers on the replay board, kept in the link;
     the search's line as a breadcrumb back to any of its moves."""
     page = Page(browser)
@@ -295,17 +306,16 @@ def test_the_game_in_hand(server, browser):  # noqa: F811
     assert page.stones("search-board") == []
 
 
-def test_the_ais_loss_is_a_coloured_cell_with_its_visits(tmp_path, browser):  # noqa: F811
+def test_the_ais_loss_is_a_coloured_cell_with_its_visits(tmp_path, browser):
     """``fuseki serve --ai`` with stored values (test_katago.py's fake KataGo never answers): a loss
     of MARK_VISITS visits is coloured green (none) to red (3 points), its visits shown; a shallower
     value and a move without one get no colour, the cell saying why; KataGo's candidates are on
     the board in their own colour and a hovered row draws its line."""
     import sys
 
-    from test_katago import FAKE_KATAGO
-    from test_web_ai import put_values
-
     from fuseki.book.analysis.ai import MARK_VISITS
+
+    from services import FAKE_KATAGO
 
     script = tmp_path / "fake_katago.py"
     script.write_text(FAKE_KATAGO)
@@ -352,19 +362,17 @@ def test_the_ais_loss_is_a_coloured_cell_with_its_visits(tmp_path, browser):  # 
         assert {cell[0]: cell for cell in loss_cells()}["D16"][2] == "rgba(0, 0, 0, 0)"
 
 
-def test_a_phones_games_list_shows_whole_names(real_book, browser):  # noqa: F811
+def test_a_phones_games_list_shows_whole_names(real_server, browser):
     """At 390x844 every player's name and rank in the games list is whole (it read "johc03" for
     "johc03 9d" while the result column had room)."""
-    from test_web_layout import emulate
-
     emulate(browser, 390, 844, True)
-    with serving(real_book) as url:
-        page = Page(browser, timeout=30)
-        page.open(url)
-        page.wait(lambda _: len(page.rows("#games-table")) == 15)  # ODD_GAME starts from its setup: not listed
-        cells = page.js("return [...document.querySelectorAll('#games-table tbody tr')].flatMap(r =>"
-                        "  [...r.cells].slice(0, 2)"
-                        "  .map(td => [td.textContent.trim(), td.scrollWidth, td.clientWidth]))")
-        cut = [(name, scroll, client) for name, scroll, client in cells if scroll > client]
-        assert len(cells) == 30 and not cut
-        assert page.js("return document.documentElement.scrollWidth") <= 390  # and the page is no wider
+    url = real_server
+    page = Page(browser, timeout=30)
+    page.open(url)
+    page.wait(lambda _: len(page.rows("#games-table")) == 15)  # ODD_GAME starts from its setup: not listed
+    cells = page.js("return [...document.querySelectorAll('#games-table tbody tr')].flatMap(r =>"
+                    "  [...r.cells].slice(0, 2)"
+                    "  .map(td => [td.textContent.trim(), td.scrollWidth, td.clientWidth]))")
+    cut = [(name, scroll, client) for name, scroll, client in cells if scroll > client]
+    assert len(cells) == 30 and not cut
+    assert page.js("return document.documentElement.scrollWidth") <= 390  # and the page is no wider

@@ -14,37 +14,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_web_browser import browser, server  # noqa: F401 (fixtures)
-from test_web_links import Page
+
+from browsing import Page, back_tab, keys
 
 pytestmark = pytest.mark.slow
-
-
-def keys(driver, *sequence):
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    chain = ActionChains(driver)
-    for key in sequence:
-        chain.send_keys(key)
-    chain.perform()
-
-
-def back_tab(driver, times=1):
-    """Shift+Tab ``times``: the focus moves to the previous tab stop each time."""
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.keys import Keys
-
-    chain = ActionChains(driver).key_down(Keys.SHIFT)
-    for _ in range(times):
-        chain.send_keys(Keys.TAB)
-    chain.key_up(Keys.SHIFT).perform()
 
 
 def focused(page):
     return page.js("const e = document.activeElement; return e.id || e.tagName.toLowerCase()")
 
 
-def test_the_search_board_plays_from_the_keyboard(server, browser):  # noqa: F811
+def test_the_search_board_plays_from_the_keyboard(server, browser):
     from selenium.webdriver.common.keys import Keys
 
     page = Page(browser)
@@ -69,7 +49,7 @@ def test_the_search_board_plays_from_the_keyboard(server, browser):  # noqa: F81
     assert page.move_number() == 2
 
 
-def test_a_pattern_region_is_picked_from_the_keyboard(server, browser):  # noqa: F811
+def test_a_pattern_region_is_picked_from_the_keyboard(server, browser):
     from selenium.webdriver.common.keys import Keys
 
     page = Page(browser)
@@ -84,7 +64,7 @@ def test_a_pattern_region_is_picked_from_the_keyboard(server, browser):  # noqa:
     assert page.stones("search-board") == ["pd"]  # picking played nothing
 
 
-def test_tables_walk_with_arrows_and_open_with_enter(server, browser):  # noqa: F811
+def test_tables_walk_with_arrows_and_open_with_enter(server, browser):
     from selenium.webdriver.common.keys import Keys
 
     page = Page(browser)
@@ -132,7 +112,7 @@ def test_tables_walk_with_arrows_and_open_with_enter(server, browser):  # noqa: 
     page.wait(lambda _: page.text("move-number").startswith(f"move {total - 1} / "))
 
 
-def test_every_control_has_a_name(server, browser):  # noqa: F811
+def test_every_control_has_a_name(server, browser):
     page = Page(browser)
     page.open(server)
     page.ready()
@@ -186,7 +166,7 @@ return {
 """
 
 
-def test_text_and_bars_keep_their_contrast(server, browser):  # noqa: F811
+def test_text_and_bars_keep_their_contrast(server, browser):
     page = Page(browser)
     page.open(server)
     page.play("pd")

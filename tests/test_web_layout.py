@@ -1,6 +1,6 @@
 """The explorer page's layout on a phone, a tablet and a wide screen, in a real browser.
 
-Chromium (as in test_web_browser.py) emulates each device through the DevTools protocol
+Chromium (tests/browsing.py's) emulates each device through the DevTools protocol
 (``Emulation.setDeviceMetricsOverride``: the viewport, a mobile one honouring the page's
 ``<meta name="viewport">``, with touch).  At each size the test searches two moves, with
 KataGo's columns filled in (test_katago.py's fake KataGo, its values written to the cache
@@ -32,9 +32,9 @@ import os
 import sys
 
 import pytest
-from test_web_api import GAMES, build_book
-from test_web_browser import ARTIFACTS, ROOT, browser, serving  # noqa: F401 (the browser fixture)
-from test_web_links import Page
+
+from browsing import ARTIFACTS, ROOT, TAP, Page, emulate, serving
+from webbook import GAMES, build_book, put_values
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,6 @@ DESK = ("laptop", "desktop")
 TABS = ("next-moves", "games", "replay")  # the panels beside the board (the tools are under it on a desk)
 FIRST_ROWS = 12  # the next-move table's rows a desk shows with the board, without scrolling
 SHOT_BYTES = 400_000
-TAP = 40  # px: the smallest tap target on a phone or a tablet
 SMALLEST_FONT = 12  # px
 
 # The API tests' games with results as long as real ones ("W+Resign" was cut to "W+Re…")
@@ -98,8 +97,7 @@ return {
 @pytest.fixture(scope="module")
 def ai_server(tmp_path_factory):
     """``fuseki serve --ai`` over the layout games, KataGo's values of the searched positions cached."""
-    from test_katago import FAKE_KATAGO
-    from test_web_ai import put_values
+    from services import FAKE_KATAGO
 
     folder = tmp_path_factory.mktemp("layout")
     script = folder / "fake_katago.py"
@@ -118,13 +116,7 @@ def ai_server(tmp_path_factory):
         yield url
 
 
-def emulate(browser, width, height, mobile):  # noqa: F811
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
-    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": mobile, "maxTouchPoints": 5})
-
-
-def search_and_open_a_game(browser, url):  # noqa: F811
+def search_and_open_a_game(browser, url):
     """Two moves on the search board, KataGo's columns filled in, the first game opened."""
     page = Page(browser, timeout=30)
     # rare=1: the test book's moves are all of 1-2 games, which the page hides by default (the
@@ -143,7 +135,7 @@ def search_and_open_a_game(browser, url):  # noqa: F811
     browser.execute_script("window.scrollTo(0, 0)")
 
 
-def screenshot(browser, width, height, scale):  # noqa: F811
+def screenshot(browser, width, height, scale):
     """The viewport into artifacts/; the whole page, at ``scale``, into $FUSEKI_SCREENSHOTS when set."""
     ARTIFACTS.mkdir(exist_ok=True)
     assert browser.save_screenshot(str(ARTIFACTS / f"layout-{width}.png"))
@@ -160,11 +152,11 @@ def screenshot(browser, width, height, scale):  # noqa: F811
         assert path.stat().st_size < SHOT_BYTES, f"{path}: {path.stat().st_size} bytes"
 
 
-def shown_tab(browser):  # noqa: F811
+def shown_tab(browser):
     return browser.execute_script("return document.querySelector('main').dataset.tab")
 
 
-def measure_tabs(browser, tabs):  # noqa: F811
+def measure_tabs(browser, tabs):
     """MEASURE with each of ``tabs`` chosen (a click on it), from the top of the page."""
     from selenium.webdriver.common.by import By
 
@@ -178,7 +170,7 @@ def measure_tabs(browser, tabs):  # noqa: F811
 
 
 @pytest.mark.parametrize("device", list(SIZES))
-def test_layout_on_phone_tablet_and_wide_screen(ai_server, browser, device):  # noqa: F811
+def test_layout_on_phone_tablet_and_wide_screen(ai_server, browser, device):
     width, height, mobile, scale = SIZES[device]
     emulate(browser, width, height, mobile)
     search_and_open_a_game(browser, ai_server)
@@ -226,7 +218,7 @@ def test_layout_on_phone_tablet_and_wide_screen(ai_server, browser, device):  # 
 
 
 @pytest.mark.parametrize("width", [800, 1000, 1200])
-def test_two_columns_keep_their_tables_in_their_cards(ai_server, browser, width):  # noqa: F811
+def test_two_columns_keep_their_tables_in_their_cards(ai_server, browser, width):
     """Between the phone and the wide screen (one column, or a narrow desk) the games table's
     heads and results are whole and the move tables stay in their cards."""
     emulate(browser, width, 900, False)
@@ -269,7 +261,7 @@ def month_server(month_book):
 
 
 @pytest.mark.parametrize("device", list(SIZES))
-def test_the_next_moves_beside_the_board_on_a_real_book(month_server, browser, device):  # noqa: F811
+def test_the_next_moves_beside_the_board_on_a_real_book(month_server, browser, device):
     """Issue 43's first finding: the next-move table was below the fold (y = 916 at 1600x1000)."""
     width, height, mobile, _ = SIZES[device]
     emulate(browser, width, height, mobile)

@@ -7,142 +7,27 @@ old pattern region, an occupied point is refused in the page (named as the board
 name it, with no request the API would refuse), the download says how many games it holds
 when the position has more than the cap, and the empty board is drawn before the API answers.
 
-Chromium, chromedriver and the ``server``/``browser`` fixtures are tests/test_web_browser.py's;
-two tests serve the book in this process (Werkzeug in a thread) to lower the download cap or
-hold the API's answers.  No fixed sleeps: every wait is on a condition.
+Chromium, chromedriver, the ``server``/``browser`` fixtures, ``Page``, ``chromium`` (a second
+browser session) and ``in_process`` are tests/browsing.py's; two tests serve the book in this
+process (Werkzeug in a thread) to lower the download cap or hold the API's answers.  No fixed
+sleeps: every wait is on a condition.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 import threading
 import urllib.request
 
 import pytest
-from test_web_api import build_book
-from test_web_browser import CHROMEDRIVER, CHROMIUM, FLAGS, browser, server, show_tab_of  # noqa: F401 (fixtures)
+
+from browsing import Page, chromium, in_process
+from webbook import build_book
 
 pytestmark = pytest.mark.slow
 
 
-@contextlib.contextmanager
-def chromium(profile):
-    """A second, separate browser session (its own profile) whose console log can be read."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS + [f"--user-data-dir={profile}", "--window-size=1500,1100"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-@contextlib.contextmanager
-def in_process(book_path, hold: threading.Event | None = None):
-    """The URL of the book's application served from a thread of this process; with ``hold``,
-    each /api/ request waits until it is set (``hold.asked`` counts the requests waiting)."""
-    from werkzeug.serving import make_server
-
-    from fuseki.book.ui.web.app import create_app
-
-    app = create_app(book_url=str(book_path), cache_bytes=0)
-    answer = app.wsgi_app
-
-    def held(environ, start_response):
-        if hold is not None and environ["PATH_INFO"].startswith("/api/"):
-            hold.asked += 1
-            hold.wait(60)
-        return answer(environ, start_response)
-
-    app.wsgi_app = held
-    http = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{http.server_port}/"
-    finally:
-        if hold is not None:
-            hold.set()
-        http.shutdown()
-        thread.join(10)
-        app.extensions["fuseki_book"].close()
-
-
-class Page:
-    """Reads and drives the page: each read is one script (the page may redraw between two reads)."""
-
-    def __init__(self, driver, timeout=20):
-        from selenium.common.exceptions import StaleElementReferenceException
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        self.driver = driver
-        self.wait = WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,)).until
-
-    def js(self, script, *args):
-        return self.driver.execute_script(script, *args)
-
-    def text(self, element_id):
-        return self.js("return document.getElementById(arguments[0]).textContent", element_id)
-
-    def rows(self, selector):
-        return self.js("return [...document.querySelectorAll(arguments[0] + ' tbody tr')]"
-                       ".map(row => [...row.cells].map(cell => cell.textContent.trim()))", selector)
-
-    def stones(self, board):
-        return sorted(self.js("return [...document.querySelectorAll(arguments[0])].map(s => s.dataset.sgf)",
-                              f"#{board} circle.stone"))
-
-    def click(self, selector):
-        from selenium.webdriver.common.by import By
-
-        show_tab_of(self.driver, selector)
-        self.driver.find_element(By.CSS_SELECTOR, selector).click()
-
-    def open(self, url):
-        self.driver.get(url)
-        self.wait(lambda _: "games ·" in self.text("book-info"))
-
-    def ready(self):
-        self.wait(lambda _: self.js("return document.querySelectorAll('#search-board .targets rect').length"))
-
-    def move_number(self):
-        """The search position's move number (-1 before the API's first answer)."""
-        found = re.match(r"move (\d+)\b", self.text("search-status"))
-        return int(found.group(1)) if found else -1
-
-    def at(self, number):
-        self.wait(lambda _: self.move_number() == number)
-
-    def play(self, *points):
-        for sgf in points:
-            self.ready()
-            number = self.move_number()
-            self.click(f'#search-board rect[data-sgf="{sgf}"]')
-            self.at(number + 1)
-
-    def view(self):
-        """What a visitor sees: the search, the filters, the lists, the replayed game."""
-        return {"status": self.text("search-status"), "stones": self.stones("search-board"),
-                "next": self.rows("#next-table"), "summary": self.text("next-summary"),
-                "filters": self.js("return ['year-from', 'year-to', 'player']"
-                                   ".map(id => document.getElementById(id).value)"),
-                "games": self.rows("#games-table"), "games_summary": self.text("games-summary"),
-                "selected": self.js("return [...document.querySelectorAll('#games-table tr.selected')]"
-                                    ".map(r => r.dataset.id)"),
-                "game": self.text("game-info"), "move": self.text("move-number"),
-                "replay": self.stones("replay-board"), "region": self.text("pattern-region")}
-
-
-def test_a_link_opens_the_same_view_in_a_new_browser(server, browser, tmp_path):  # noqa: F811
+def test_a_link_opens_the_same_view_in_a_new_browser(server, browser, tmp_path):
     page = Page(browser)
     page.open(server)
     page.play("pd", "dp", "pq")
@@ -168,7 +53,7 @@ def test_a_link_opens_the_same_view_in_a_new_browser(server, browser, tmp_path):
         assert other.current_url == address
 
 
-def test_a_searched_pattern_is_in_the_address(server, browser):  # noqa: F811
+def test_a_searched_pattern_is_in_the_address(server, browser):
     page = Page(browser)
     page.open(f"{server}#size=19&moves=pd&region=T13:N19&any=R17&swap=1")
     page.wait(lambda _: "pattern" in page.text("next-summary"))
@@ -181,7 +66,7 @@ def test_a_searched_pattern_is_in_the_address(server, browser):  # noqa: F811
     page.wait(lambda _: "region=T13%3AN19" in browser.current_url and "any=R17" in browser.current_url)
 
 
-def test_back_and_forward_walk_the_search_moves(server, browser):  # noqa: F811
+def test_back_and_forward_walk_the_search_moves(server, browser):
     page = Page(browser)
     page.open(server)
     page.play("pd", "dp", "pq")
@@ -200,7 +85,7 @@ def test_back_and_forward_walk_the_search_moves(server, browser):  # noqa: F811
     assert page.stones("search-board") == ["dp", "pd", "pq"]
 
 
-def test_a_new_position_clears_the_pattern_region(server, browser):  # noqa: F811
+def test_a_new_position_clears_the_pattern_region(server, browser):
     page = Page(browser)
     page.open(server)
     page.play("pd")
@@ -220,25 +105,25 @@ def test_a_new_position_clears_the_pattern_region(server, browser):  # noqa: F81
         assert page.js("return document.getElementById('pattern-search').disabled")
 
 
-def test_an_occupied_point_is_named_and_never_asked(server, tmp_path):  # noqa: F811
-    with chromium(tmp_path / "profile") as driver:
-        page = Page(driver)
-        page.open(server)
-        page.play("pd")
-        page.click('#search-board rect[data-sgf="pd"]')
-        page.wait(lambda _: page.text("message") == "Q16 is occupied")
-        assert page.move_number() == 1
-        asked = page.js("return performance.getEntriesByType('resource').map(e => e.name)"
-                        ".filter(n => n.includes('/api/position'))")
-        assert asked and not any("pd%2Cpd" in name for name in asked)
-        page.js("console.error('probe: the log is read')")  # the log is there to read
-        log = driver.get_log("browser")
-        assert any("probe: the log is read" in entry["message"] for entry in log)
-        errors = [e for e in log if e["level"] == "SEVERE" and "probe" not in e["message"]]
-        assert not errors, errors
+def test_an_occupied_point_is_named_and_never_asked(server, browser):
+    driver = browser
+    page = Page(driver)
+    page.open(server)
+    page.play("pd")
+    page.click('#search-board rect[data-sgf="pd"]')
+    page.wait(lambda _: page.text("message") == "Q16 is occupied")
+    assert page.move_number() == 1
+    asked = page.js("return performance.getEntriesByType('resource').map(e => e.name)"
+                    ".filter(n => n.includes('/api/position'))")
+    assert asked and not any("pd%2Cpd" in name for name in asked)
+    page.js("console.error('probe: the log is read')")  # the log is there to read
+    log = driver.get_log("browser")
+    assert any("probe: the log is read" in entry["message"] for entry in log)
+    errors = [e for e in log if e["level"] == "SEVERE" and "probe" not in e["message"]]
+    assert not errors, errors
 
 
-def test_the_download_says_it_holds_the_newest_games_only(tmp_path, browser, monkeypatch):  # noqa: F811
+def test_the_download_says_it_holds_the_newest_games_only(tmp_path, browser, monkeypatch):
     from fuseki.book.ui.web import app as web_app
 
     monkeypatch.setattr(web_app, "MAX_DOWNLOAD", 2)
@@ -253,7 +138,7 @@ def test_the_download_says_it_holds_the_newest_games_only(tmp_path, browser, mon
         page.wait(lambda _: page.text("games-download") == "download SGF")
 
 
-def test_the_empty_board_is_drawn_before_the_api_answers(tmp_path, browser):  # noqa: F811
+def test_the_empty_board_is_drawn_before_the_api_answers(tmp_path, browser):
     hold = threading.Event()
     hold.asked = 0
     with in_process(build_book(tmp_path / "book.sqlite"), hold) as url:
@@ -267,7 +152,7 @@ def test_the_empty_board_is_drawn_before_the_api_answers(tmp_path, browser):  # 
         assert page.js("return document.querySelectorAll('#search-board .targets rect').length") == 361
 
 
-def test_copy_link_copies_the_address_or_selects_it(server, browser):  # noqa: F811
+def test_copy_link_copies_the_address_or_selects_it(server, browser):
     page = Page(browser)
     page.open(server)
     page.play("pd")

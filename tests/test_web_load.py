@@ -31,10 +31,10 @@ import pytest
 from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.storage.store import Book
 
+from browsing import ENV, start_serve
 from conftest import ROOT, write_archive
 
 pytestmark = pytest.mark.slow  # a 500-game book from the real archive, a server, a load run
-ENV = dict(os.environ)  # conftest's PYTHONPATH: the server runs this checkout, not an installed fuseki
 PARAMS = ["moves", "size", "year_from", "year_to", "player", "page", "page_size", "at", "move", "sym",
           "name", "vs", "q", "x"]  # name, vs, q: the player page's (/api/player, /api/players)
 MALFORMED = ["", " ", "-1", "0", "1" * 30, "-" + "9" * 30, "1e9", "1.5", "nan", "inf", "0x10", "\u0661\u0669",
@@ -173,15 +173,6 @@ def children(pid: int) -> set[int]:
             if int(fields[1]) == pid and fields[0] != "Z":
                 found.add(int(entry))
     return found
-
-
-def start_serve(book: str, *options: str) -> tuple[subprocess.Popen, int]:
-    process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", book, "--port", "0", *options],
-                               cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    match = re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
-    assert match, process.communicate(timeout=10)[1][-2000:]
-    return process, int(match.group(1))
 
 
 def alive(pid: int) -> bool:

@@ -5,7 +5,7 @@ or black" drawn x, "empty or white" drawn o, beside "any points") and fixed colo
 each search's continuation table must be what ``/api/pattern`` answers the test for the same
 parameters, the options go into the address and the summary line, and the address opened in
 a new browser session restores them.  Chromium, chromedriver and the fixtures are
-tests/test_web_browser.py's; every wait is on a condition.  The years chart under the
+tests/browsing.py's; every wait is on a condition.  The years chart under the
 next-move table has a bar per dated year of ``/api/position?by_year=1``, and none for a book
 without dates (the built-in one).
 """
@@ -18,8 +18,8 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from test_web_browser import browser, server  # noqa: F401 (fixtures)
-from test_web_links import Page, chromium
+
+from browsing import Page, chromium, serving
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +63,7 @@ def set_options(page, to_move="", moves_from="", moves_to="", swap=False):
         page.click("#pattern-swap")
 
 
-def test_pattern_options_search_as_the_api_and_round_trip(server, browser, tmp_path):  # noqa: F811
+def test_pattern_options_search_as_the_api_and_round_trip(server, browser, tmp_path):
     page = Page(browser)
     page.open(server)
     page.play("pd")
@@ -129,7 +129,7 @@ def bars(page):
                    ".map(bar => [Number(bar.dataset.year), Number(bar.dataset.games)])")
 
 
-def test_the_years_chart_has_a_bar_per_year_of_the_api(server, browser):  # noqa: F811
+def test_the_years_chart_has_a_bar_per_year_of_the_api(server, browser):
     page = Page(browser)
     page.open(server)
     for moves in ("", "pd", "pd,dp"):
@@ -143,8 +143,7 @@ def test_the_years_chart_has_a_bar_per_year_of_the_api(server, browser):  # noqa
         assert page.text("years-caption").startswith(f"games per year, {years[0][0]}–{years[-1][0]}")
 
 
-def test_no_years_chart_for_a_book_without_dates(browser):  # noqa: F811
-    from test_web_browser import serving
+def test_no_years_chart_for_a_book_without_dates(browser):
 
     from fuseki.book.model.builtin import PATH as BUILTIN
 

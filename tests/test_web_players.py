@@ -7,8 +7,8 @@ the browser's back button returns to the search, an opponent gives the head-to-h
 opens in the replay column, a first move sets the search board; no console error on the way; on
 a phone (390×844) no horizontal scroll and every control a 40 px target.
 
-Chromium and the ``serving`` helper are tests/test_web_browser.py's, ``chromium``/``Page``
-tests/test_web_links.py's.  No fixed sleeps: every wait is on a condition.
+Chromium, the ``serving`` helper, ``chromium`` (a second browser session) and ``Page`` are
+tests/browsing.py's.  No fixed sleeps: every wait is on a condition.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from test_web_api import build_book
-from test_web_browser import serving, show_tab_of
-from test_web_layout import emulate
-from test_web_links import Page, chromium
+
+from browsing import Page, chromium, emulate, serving, show_tab_of
+from webbook import build_book
 
 pytestmark = pytest.mark.slow
 
@@ -118,106 +117,106 @@ def test_a_statistics_book_has_no_players():
         app.extensions["fuseki_book"].close()
 
 
-def test_from_the_games_list_to_a_player_and_back(server, tmp_path):
+def test_from_the_games_list_to_a_player_and_back(server, browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    with chromium(tmp_path / "profile") as driver:
-        page = Page(driver)
-        page.open(server)
-        page.wait(lambda _: len(page.rows("#games-table")) == 6)
-        search_status, search_url = page.text("search-status"), driver.current_url
-        show_tab_of(driver, "#games-table")  # the games' tab beside the board
-        links = driver.find_elements(By.CSS_SELECTOR, "#games-table a.player-link")
-        next(link for link in links if link.text == f"{LEE} 9d").click()
-        wait_for_player(page, f"{LEE}: 5 games")
-        answer = api(server, name=LEE)
-        assert page.js(RECORD_ROWS, "#player-years") == expected_rows(answer["years"], answer["total"])
-        page.wait(lambda _: "name=Lee+Sedol" in driver.current_url or "name=Lee%20Sedol" in driver.current_url)
-        assert [row[:2] for row in page.rows("#player-games")] == [[r["black"] + " 9d", r["white"] + " 9d"]
-                                                                  for r in answer["games"]["rows"]]
-        address = driver.current_url
+    driver = browser
+    page = Page(driver)
+    page.open(server)
+    page.wait(lambda _: len(page.rows("#games-table")) == 6)
+    search_status, search_url = page.text("search-status"), driver.current_url
+    show_tab_of(driver, "#games-table")  # the games' tab beside the board
+    links = driver.find_elements(By.CSS_SELECTOR, "#games-table a.player-link")
+    next(link for link in links if link.text == f"{LEE} 9d").click()
+    wait_for_player(page, f"{LEE}: 5 games")
+    answer = api(server, name=LEE)
+    assert page.js(RECORD_ROWS, "#player-years") == expected_rows(answer["years"], answer["total"])
+    page.wait(lambda _: "name=Lee+Sedol" in driver.current_url or "name=Lee%20Sedol" in driver.current_url)
+    assert [row[:2] for row in page.rows("#player-games")] == [[r["black"] + " 9d", r["white"] + " 9d"]
+                                                              for r in answer["games"]["rows"]]
+    address = driver.current_url
 
-        driver.back()  # the search as it was
-        page.wait(lambda _: not shown(page) and page.text("search-status") == search_status)
-        assert driver.current_url == search_url
+    driver.back()  # the search as it was
+    page.wait(lambda _: not shown(page) and page.text("search-status") == search_status)
+    assert driver.current_url == search_url
 
-        # the keyboard reaches a name: Enter on the focused link opens its page
-        show_tab_of(driver, "#games-table")
-        links = driver.find_elements(By.CSS_SELECTOR, "#games-table a.player-link")
-        link = next(a for a in links if a.text == f"{GU} 9d")
-        link.send_keys(Keys.ENTER)
-        wait_for_player(page, f"{GU}: 4 games")
-        driver.back()
-        page.wait(lambda _: not shown(page))
+    # the keyboard reaches a name: Enter on the focused link opens its page
+    show_tab_of(driver, "#games-table")
+    links = driver.find_elements(By.CSS_SELECTOR, "#games-table a.player-link")
+    link = next(a for a in links if a.text == f"{GU} 9d")
+    link.send_keys(Keys.ENTER)
+    wait_for_player(page, f"{GU}: 4 games")
+    driver.back()
+    page.wait(lambda _: not shown(page))
 
-        driver.forward()  # and forward to the player again
-        wait_for_player(page, f"{GU}: 4 games")
+    driver.forward()  # and forward to the player again
+    wait_for_player(page, f"{GU}: 4 games")
 
-        # an opponent: the head-to-head, its own history entry
-        driver.get(address)
-        wait_for_player(page, f"{LEE}: 5 games")
-        opponents = driver.find_elements(By.CSS_SELECTOR, "#player-opponents button")
-        next(b for b in opponents if b.text.startswith(GU)).click()
-        page.wait(lambda _: page.text("player-vs-heading") == f"against {GU}: 3 games")
-        versus = api(server, name=LEE, vs=GU)
-        assert page.js(RECORD_ROWS, "#player-vs-years") == expected_rows(versus["vs_years"], versus["vs_total"])
-        page.wait(lambda _: "vs=Gu+Li" in driver.current_url and len(page.rows("#player-games")) == 3)
-        driver.back()
-        page.wait(lambda _: page.js("return document.getElementById('player-vs-block').hidden"))
+    # an opponent: the head-to-head, its own history entry
+    driver.get(address)
+    wait_for_player(page, f"{LEE}: 5 games")
+    opponents = driver.find_elements(By.CSS_SELECTOR, "#player-opponents button")
+    next(b for b in opponents if b.text.startswith(GU)).click()
+    page.wait(lambda _: page.text("player-vs-heading") == f"against {GU}: 3 games")
+    versus = api(server, name=LEE, vs=GU)
+    assert page.js(RECORD_ROWS, "#player-vs-years") == expected_rows(versus["vs_years"], versus["vs_total"])
+    page.wait(lambda _: "vs=Gu+Li" in driver.current_url and len(page.rows("#player-games")) == 3)
+    driver.back()
+    page.wait(lambda _: page.js("return document.getElementById('player-vs-block').hidden"))
 
-        # a game of the list opens in the replay column, and the address keeps both
-        page.click("#player-games tbody tr:first-child td:nth-child(3)")
-        page.wait(lambda _: LEE in page.text("game-info") and "game=" in driver.current_url)
-        assert shown(page) and "2010-03-03" in page.text("game-info")
+    # a game of the list opens in the replay column, and the address keeps both
+    page.click("#player-games tbody tr:first-child td:nth-child(3)")
+    page.wait(lambda _: LEE in page.text("game-info") and "game=" in driver.current_url)
+    assert shown(page) and "2010-03-03" in page.text("game-info")
 
-        # a first move sets the search board to it
-        first = driver.find_element(By.CSS_SELECTOR, "#player-black button")
-        assert first.text.startswith("Q16 · 2 · ")
-        first.click()
-        page.wait(lambda _: not shown(page) and page.stones("search-board") == ["pd"])
-        page.wait(lambda _: "moves=pd" in driver.current_url and "name=" not in driver.current_url)
-        driver.back()
-        wait_for_player(page, f"{LEE}: 5 games")
-        reply = driver.find_element(By.CSS_SELECTOR, "#player-white button")  # as White: after B R16... D16
-        moves = reply.get_attribute("data-moves").split(",")
-        reply.click()
-        page.wait(lambda _: not shown(page) and page.stones("search-board") == sorted(moves))
-        assert console_errors(driver) == []
+    # a first move sets the search board to it
+    first = driver.find_element(By.CSS_SELECTOR, "#player-black button")
+    assert first.text.startswith("Q16 · 2 · ")
+    first.click()
+    page.wait(lambda _: not shown(page) and page.stones("search-board") == ["pd"])
+    page.wait(lambda _: "moves=pd" in driver.current_url and "name=" not in driver.current_url)
+    driver.back()
+    wait_for_player(page, f"{LEE}: 5 games")
+    reply = driver.find_element(By.CSS_SELECTOR, "#player-white button")  # as White: after B R16... D16
+    moves = reply.get_attribute("data-moves").split(",")
+    reply.click()
+    page.wait(lambda _: not shown(page) and page.stones("search-board") == sorted(moves))
+    assert console_errors(driver) == []
 
-        # the address alone, in another browser session, shows the same page
-        with chromium(tmp_path / "other") as other:
-            again = Page(other)
-            other.get(address)
-            wait_for_player(again, f"{LEE}: 5 games")
-            assert again.js(RECORD_ROWS, "#player-years") == expected_rows(answer["years"], answer["total"])
-            assert console_errors(other) == []
+    # the address alone, in another browser session, shows the same page
+    with chromium(tmp_path / "other") as other:
+        again = Page(other)
+        other.get(address)
+        wait_for_player(again, f"{LEE}: 5 games")
+        assert again.js(RECORD_ROWS, "#player-years") == expected_rows(answer["years"], answer["total"])
+        assert console_errors(other) == []
 
 
-def test_a_name_without_games_offers_the_names_containing_it(server, tmp_path):
+def test_a_name_without_games_offers_the_names_containing_it(server, browser):
     from selenium.webdriver.common.by import By
 
-    with chromium(tmp_path / "profile") as driver:
-        page = Page(driver)
-        page.open(server + "#name=lee")
-        page.wait(lambda _: "no player named 'lee'" in page.text("player-heading"))
-        choices = driver.find_elements(By.CSS_SELECTOR, "#player-similar button")
-        assert [c.text for c in choices] == ["lee sedol (5)"]
-        choices[0].click()
-        wait_for_player(page, f"{LEE}: 5 games")
-        # the one error in the console is the API's 404 for the name without games
-        errors = console_errors(driver)
-        assert all("/api/player?" in e["message"] and "404" in e["message"] for e in errors), errors
+    driver = browser
+    page = Page(driver)
+    page.open(server + "#name=lee")
+    page.wait(lambda _: "no player named 'lee'" in page.text("player-heading"))
+    choices = driver.find_elements(By.CSS_SELECTOR, "#player-similar button")
+    assert [c.text for c in choices] == ["lee sedol (5)"]
+    choices[0].click()
+    wait_for_player(page, f"{LEE}: 5 games")
+    # the one error in the console is the API's 404 for the name without games
+    errors = console_errors(driver)
+    assert all("/api/player?" in e["message"] and "404" in e["message"] for e in errors), errors
 
 
-def test_on_a_phone_no_horizontal_scroll_and_40px_targets(server, tmp_path):
-    with chromium(tmp_path / "profile") as driver:
-        emulate(driver, 390, 844, True)
-        page = Page(driver)
-        page.open(server)
-        page.wait(lambda _: len(page.rows("#games-table")) == 6)
-        show_tab_of(driver, "#games-table")  # its tab under the board: the names are measured too
-        measure = """
+def test_on_a_phone_no_horizontal_scroll_and_40px_targets(server, browser):
+    driver = browser
+    emulate(driver, 390, 844, True)
+    page = Page(driver)
+    page.open(server)
+    page.wait(lambda _: len(page.rows("#games-table")) == 6)
+    show_tab_of(driver, "#games-table")  # its tab under the board: the names are measured too
+    measure = """
 const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
 const targets = "button, input:not([type=checkbox]), a.player-link, #player-games tbody tr, #games-table tbody tr";
 const size = (e) => [Math.round(e.getBoundingClientRect().width), Math.round(e.getBoundingClientRect().height)];
@@ -225,11 +224,11 @@ const small = [...document.querySelectorAll(targets)]
   .filter(visible).map((e) => [e.id || e.className || e.tagName, e.textContent.trim().slice(0, 20), ...size(e)])
   .filter(([, , w, h]) => w < 40 || h < 40);
 return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth, small};"""
-        found = page.js(measure)
-        assert found["scroll"] <= found["inner"] and found["small"] == [], found
-        page.js("document.querySelector('#games-table a.player-link').click()")
-        page.wait(lambda _: shown(page) and page.js(RECORD_ROWS, "#player-years"))
-        page.wait(lambda _: page.rows("#player-games"))
-        found = page.js(measure)
-        assert found["scroll"] <= found["inner"] and found["small"] == [], found
-        assert console_errors(driver) == []
+    found = page.js(measure)
+    assert found["scroll"] <= found["inner"] and found["small"] == [], found
+    page.js("document.querySelector('#games-table a.player-link').click()")
+    page.wait(lambda _: shown(page) and page.js(RECORD_ROWS, "#player-years"))
+    page.wait(lambda _: page.rows("#player-games"))
+    found = page.js(measure)
+    assert found["scroll"] <= found["inner"] and found["small"] == [], found
+    assert console_errors(driver) == []

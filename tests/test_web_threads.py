@@ -26,37 +26,18 @@ import random
 import threading
 import time
 
-import numpy as np
 import pytest
 from sqlalchemy import event
-from test_web_api import GAMES, import_games
 
 from fuseki.book.storage import busy_rows, segment_files, store
-from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, WHITE
-from fuseki.engine.core.board import Board
 
 from conftest import PacedImport
+from webbook import GAMES, import_games, request_paths, small_games
 
 THREADS = 8
-LINES = ["", "pd", "pd,dp", "pd,dd", "dd,pp", "qd,qc,rc,dd,qb,dp,pc", "pd,dp,pq,dd,fq", "Q16,D4,pp"]
-FILTERS = [{}, {"year_from": 1980}, {"year_to": 1995, "player": "ma"}]
 
 
-def request_paths(client) -> list[str]:
-    """The requests every thread makes: positions and lists under filters, each listed game's views."""
-    paths = []
-    for line in LINES:
-        for query in FILTERS:
-            args = "&".join([f"moves={line}", "size=19", *(f"{k}={v}" for k, v in query.items())])
-            paths += [f"/api/position?{args}", f"/api/games?{args}&page_size=2"]
-        paths.append(f"/api/games.sgf?moves={line}&size=19")
-    for game_id in sorted({row["id"] for line in LINES
-                           for row in client.get(f"/api/games?moves={line}&size=19").get_json()["rows"]}):
-        paths += [f"/api/game/{game_id}?moves=pd&at=1", f"/api/game/{game_id}/position?move=3&sym=2",
-                  f"/api/game/{game_id}.sgf"]
-    paths += ["/api/game/99999", "/api/position?moves=zz"]  # errors are answers too
-    return paths
+
 
 
 def answer(client, path: str) -> tuple[int, bytes]:
@@ -213,24 +194,6 @@ def test_a_request_held_inside_a_query_does_not_stop_the_others(book_url, tmp_pa
         holder.join(30)
         book.close()
     assert held["answer"] == wanted["held"]
-
-
-def small_games(count: int, size: int = 9, seed: int = 0) -> dict[str, bytes]:
-    """``count`` random games on a small board, as SGF (name -> bytes)."""
-    rng = random.Random(seed)
-    numbers = np.random.default_rng(seed)
-    games = {}
-    for n in range(count):
-        board = Board(size)
-        moves = []
-        for k in range(rng.randint(8, 30)):
-            colour = BLACK if k % 2 == 0 else WHITE
-            point = board.random_move(colour, numbers)
-            board.play(colour, point)
-            moves.append(f";{'B' if colour == BLACK else 'W'}[{base.point_to_sgf(point, size)}]")
-        games[f"small{n}"] = (f"(;GM[1]FF[4]SZ[{size}]PB[Small B{n}]PW[Small W{n}]DT[2020-01-01]RE[B+R]"
-                              + "".join(moves) + ")").encode()
-    return games
 
 
 @pytest.mark.slow  # an import in another process

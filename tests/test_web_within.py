@@ -7,7 +7,7 @@ games", plays a move: the next-move table is the API's answer within the pattern
 the API's answer is checked against the plain searches' games intersected here.  The address
 holds the restriction as the pattern search itself: opened in a new browser it shows the same
 table; "back" shows every game's answer again.  Chromium and the fixtures are
-tests/test_web_browser.py's and tests/test_web_links.py's.
+tests/browsing.py's; the book is served once for the module (its tests only read it).
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_web_browser import CHROMEDRIVER, CHROMIUM, FLAGS, browser, serving  # noqa: F401 (fixtures)
-from test_web_links import Page, chromium
 
+from browsing import ROOT, Page, chromium, serving
 from conftest import write_archive
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +40,9 @@ def book_path(tygem_games, tmp_path_factory) -> Path:
     return book
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server(book_path):
+    """``fuseki serve`` of the book, one for the module: its tests only read it."""
     with serving(book_path) as url:
         yield url
 
@@ -71,7 +70,7 @@ def table(answer: dict) -> list[list[str]]:
             for row in answer["next"]]
 
 
-def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_path):  # noqa: F811
+def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_path):
     page = Page(browser, timeout=60)
     page.open(server)
     page.play("pd", "qf")  # Q16, R14
