@@ -244,21 +244,18 @@ def test_real_annotate_then_search_reads_the_book_and_a_killed_run_resumes(book_
                                                                            monkeypatch):
     command = real_katago_command()
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))  # not the user's
-    # --moves-share 0: the positions alone (the forced human moves, about 40 more evaluations of
-    # these random games' first moves, are test_ai_deep's)
     assert main(["ai", "annotate", "--book", book_path, "--min-games", "5", "--limit", "3", "--visits", "1",
-                 "--moves-share", "0", "--katago", command]) == 0
+                 "--katago", command]) == 0
     err = capsys.readouterr().err
     assert "3 of 3 stored in the book" in err
     assert len(rows(book_path)) == 3 and not (tmp_path / "ai-cache.sqlite").exists()
     # the most played position is the empty board: search shows its stored values without KataGo
     argv = command.split()
     argv[0] = "/nowhere/katago"
-    t0 = time.perf_counter()
     assert main(["search", "--moves", "", "--book", book_path, "--ai", "--visits", "1",
                  "--katago", " ".join(argv)]) == 0
     shown = capsys.readouterr()
-    assert time.perf_counter() - t0 < 30 and "asking KataGo" not in shown.err
+    assert "asking KataGo" not in shown.err  # (a KataGo that does not exist: none was needed)
     assert "AI win %" in shown.out and "1 visits" in shown.out
     # a run at 2 visits (other values) killed once its first answer is stored, then re-run
     # (--moves-share 0: the positions' resume is tested here, the forced moves' in test_ai_deep)
