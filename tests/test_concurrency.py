@@ -17,6 +17,7 @@ import importlib.util
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import threading
@@ -35,8 +36,37 @@ from fuseki.engine.core.board import Board
 from conftest import ROOT, PacedImport, write_archive
 
 pytestmark = pytest.mark.slow  # imports a real archive while reading it: about 20 s
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-WHOLE_TEST = 900  # seconds: generous (24 s on 2 loaded cores), a bound on a hang, not a speed target
+# PYTHONFAULTHANDLER: a process of this test sent SIGABRT writes its threads' stacks to its stderr
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONFAULTHANDLER": "1"}
+WHOLE_TEST = 300  # seconds: 12 times its 25 s beside two hogs, a bound on a hang, not a speed target
+
+
+def _abort_the_test_processes(fired: threading.Event) -> None:
+    """The watchdog: every process below this one (the import and its worker, the engine, the
+    server) is sent SIGABRT, so that each writes its stacks (the import's go to its log, which the
+    failure prints), then SIGKILL, so that every read waiting on one ends.  The test hung once in
+    about a dozen runs here and once in CI, where nothing said where."""
+    from hangguard import _descendants
+
+    print(f"\ntest_concurrency: still running after {WHOLE_TEST} s; its processes:", file=sys.stderr)
+    fired.set()
+    pids = _descendants(os.getpid())
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmd, open(f"/proc/{pid}/wchan") as wchan:
+                words = cmd.read().replace(b"\0", b" ")[:160]
+                print(f"  {pid} waiting in {wchan.read() or '-'}: {words!r}", file=sys.stderr)
+            os.kill(pid, signal.SIGABRT)
+        except OSError:
+            pass
+    time.sleep(3)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 _spec = importlib.util.spec_from_file_location("web_load", ROOT / "bench" / "web_load.py")
 web_load = importlib.util.module_from_spec(_spec)  # bench/web_load.py: the web clients and server start
 _spec.loader.exec_module(web_load)
@@ -172,7 +202,8 @@ def test_engine_and_book_readers_answer_while_an_import_writes(tmp_path, tygem_g
 
     # A bound on the whole test: past it, the three processes are killed, so that whatever read
     # waits on them gets its end of file and the test fails with what it saw instead of hanging.
-    watchdog = threading.Timer(WHOLE_TEST, lambda: [p.kill() for p in (server, importing.process, gtp.process)])
+    fired = threading.Event()
+    watchdog = threading.Timer(WHOLE_TEST, _abort_the_test_processes, args=(fired,))
     watchdog.daemon = True
     watchdog.start()
     committed = []
@@ -193,6 +224,8 @@ def test_engine_and_book_readers_answer_while_an_import_writes(tmp_path, tygem_g
         reader.close()
         try:
             stderr = gtp.finish()
+            if fired.is_set():
+                print(f"the engine's stderr:\n{stderr[-3000:]}", file=sys.stderr)
         finally:
             browsing.join(120)
             server.terminate()
