@@ -37,20 +37,39 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def end_processes(pids: list[int]) -> None:
+    """Say where each of ``pids`` waits (the kernel's wchan), send it SIGABRT (a Python process run
+    with PYTHONFAULTHANDLER=1 writes its threads' stacks to its stderr), then SIGKILL: every read
+    waiting on one of them gets its end of file."""
+    import signal
+    import time
+
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmd, open(f"/proc/{pid}/wchan") as wchan:
+                words = cmd.read().replace(b"\0", b" ")[:160]
+                print(f"  {pid} waiting in {wchan.read() or '-'}: {words!r}", file=sys.stderr, flush=True)
+            os.kill(pid, signal.SIGABRT)
+        except OSError:
+            pass
+    time.sleep(3)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def _end_a_hung_test(nodeid: str) -> None:
-    """Print every thread's stack, then kill the test's processes: a read waiting on one of them
+    """Print every thread's stack, then end the test's processes: a read waiting on one of them
     gets its end of file, and the test fails (naming where it waited) instead of holding the
     suite until CI's time limit (a run of the suite hung once, unseen, in a test of processes)."""
     import faulthandler
-    import signal
 
     print(f"\n{nodeid}: still running after {HUNG_AFTER} s; its threads:", file=sys.stderr, flush=True)
     faulthandler.dump_traceback(file=sys.stderr)
-    for child in _descendants(os.getpid()):
-        try:
-            os.kill(child, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    print("its processes:", file=sys.stderr)
+    end_processes(_descendants(os.getpid()))
 
 
 @pytest.fixture(autouse=True)

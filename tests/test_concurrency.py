@@ -17,7 +17,6 @@ import importlib.util
 import json
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -34,6 +33,7 @@ from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board
 
 from conftest import ROOT, PacedImport, write_archive
+from hangguard import _descendants, end_processes
 
 pytestmark = pytest.mark.slow  # imports a real archive while reading it: about 20 s
 # PYTHONFAULTHANDLER: a process of this test sent SIGABRT writes its threads' stacks to its stderr
@@ -43,28 +43,12 @@ WHOLE_TEST = 300  # seconds: 12 times its 25 s beside two hogs, a bound on a han
 
 def _abort_the_test_processes(fired: threading.Event) -> None:
     """The watchdog: every process below this one (the import and its worker, the engine, the
-    server) is sent SIGABRT, so that each writes its stacks (the import's go to its log, which the
-    failure prints), then SIGKILL, so that every read waiting on one ends.  The test hung once in
-    about a dozen runs here and once in CI, where nothing said where."""
-    from hangguard import _descendants
-
+    server) says where it waits and writes its stacks (the import's go to its log, which the
+    failure prints), then is killed, so that every read waiting on one ends.  The test hung once
+    in about 25 runs here and once in CI, where nothing said where."""
     print(f"\ntest_concurrency: still running after {WHOLE_TEST} s; its processes:", file=sys.stderr)
     fired.set()
-    pids = _descendants(os.getpid())
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmd, open(f"/proc/{pid}/wchan") as wchan:
-                words = cmd.read().replace(b"\0", b" ")[:160]
-                print(f"  {pid} waiting in {wchan.read() or '-'}: {words!r}", file=sys.stderr)
-            os.kill(pid, signal.SIGABRT)
-        except OSError:
-            pass
-    time.sleep(3)
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    end_processes(_descendants(os.getpid()))
 
 
 _spec = importlib.util.spec_from_file_location("web_load", ROOT / "bench" / "web_load.py")

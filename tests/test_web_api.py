@@ -1,15 +1,7 @@
 """The explorer's JSON API (book/ui/web/app.py) through Flask's test client, on a small real book.
 
-The book is five short games written here and imported with the importer into a
-temporary SQLite file:
-
-- ``seigen``, ``takemiya``, ``cho`` start at the 4-4 point ``pd``; ``takemiya`` and
-  ``cho`` reach the same position after four moves in another order (a transposition,
-  and a position symmetric under the top-bottom flip);
-- ``mirror`` is ``seigen``'s first five moves flipped left-right (starts at ``dd``);
-- ``capture`` starts at the 3-4 point ``qd`` and Black captures at move 7.
-
-The games and ``build_book`` are tests/webbook.py's (the browser tests use them too).
+The book is tests/webbook.py's five short games (its docstring says what each holds); the
+browser tests use them too.
 """
 
 from __future__ import annotations
