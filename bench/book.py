@@ -307,7 +307,7 @@ def query_book(path: str, count: int, names_count: int, rng: random.Random, filt
 def filter_latency(book: Book, count: int, rng: random.Random) -> None:
     """(d) with --filters: next_moves under each game filter, no filter and a player filter.
 
-    Each case starts without the kept rows of busy positions (``Book._busy_rows``), so no filter
+    Each case starts without the kept rows of busy positions (``SegmentIndex.busy``), so no filter
     is timed on rows an earlier one read; its first call (the mask, and for the header filters
     every game's headers, read) is printed apart from the timed positions."""
     boards = opening_boards() + held_out_boards(count, rng)
@@ -326,7 +326,7 @@ def filter_latency(book: Book, count: int, rng: random.Random) -> None:
         kept = book.next_moves(Board(19), filters=filters).total  # every 19x19 game the filter keeps
         first = time.perf_counter() - began
         book.forget_caches()
-        book._mask(filters, book.max_game_id()) if filters.selects_games() else None  # built apart: `first`
+        book.mask(filters, book.max_game_id()) if filters.selects_games() else None  # built apart: `first`
         times = time_calls(lambda b, f=filters: book.next_moves(b, filters=f), boards)
         print(f"    next_moves, {label:<30} {ms(times)}   (first call {1000 * first:5.0f} ms; {kept:,} games)")
     print("    target: p99 <= 100 ms with any game filter")

@@ -235,10 +235,8 @@ def first_query(path: str) -> None:
 
 
 def forget_answers(book: Book) -> None:
-    """Empty the cache of big answers (Book._busy_rows), keeping the filters' masks."""
-    with book._lock:
-        book._busy_rows.clear()
-        book._busy_codes = 0
+    """Empty the cache of big answers (SegmentIndex.busy), keeping the filters' masks."""
+    book.source.forget()
 
 
 def next_moves_figures(bench_book, book: Book, sets, player: str) -> None:

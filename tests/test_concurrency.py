@@ -28,7 +28,8 @@ from sqlalchemy import text
 
 from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
-from fuseki.book.storage.store import Book, BookError
+from fuseki.book.storage.connect import BookError
+from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board
 

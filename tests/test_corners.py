@@ -256,7 +256,7 @@ def test_random_is_seeded(corner_book):
 def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_book, tmp_path):
     """The built-in book's way: write_statistics copies the continuations of >= N times."""
     from fuseki.book.builders.statbook import write_statistics
-    from fuseki.book.storage.statbook import StatisticsBook
+    from fuseki.book.storage.statbook import StatisticsTable
 
     path, games, size, table = corner_book
     out = str(tmp_path / "stats.sqlite")
@@ -264,7 +264,7 @@ def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_bo
         write_statistics(full, out, 2, corner_min_games=3)
     rng = np.random.default_rng(5)
     with Book.open(out, readonly=True) as stats:
-        assert isinstance(stats, StatisticsBook)
+        assert isinstance(stats.source, StatisticsTable)
         for board, mover in positions(games, size, rng, 40):
             assert got(corners.of_book(stats, board, mover)) == expected(table, board, mover, prune=3)
         chooser = BookChooser(out, seed=1)

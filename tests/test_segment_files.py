@@ -200,7 +200,7 @@ def test_a_book_without_its_folder_is_refused_by_name_and_compact_makes_one_file
     --compact`` alone, where both are, makes one file that opens anywhere."""
     import shutil
 
-    from fuseki.book.storage.store import BookError
+    from fuseki.book.storage.connect import BookError
     from fuseki.book.ui.cli import main
 
     folder = tmp_path / "games"

@@ -18,8 +18,9 @@ from fuseki.book.analysis.pipeline import importer
 from fuseki.book.builders.statbook import build, info_path, write_statistics
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import statbook_table
-from fuseki.book.storage.statbook import StatisticsBook, StatisticsOnly
-from fuseki.book.storage.store import Book, BookError
+from fuseki.book.storage.connect import BookError
+from fuseki.book.storage.statbook import StatisticsOnly, StatisticsTable
+from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
 from fuseki.engine.core.board import Board
@@ -107,7 +108,7 @@ def books(tmp_path):
 
 def test_next_moves_equal_the_full_books_above_the_threshold_in_all_orientations(books):
     full, stats, games = books
-    assert isinstance(stats, StatisticsBook)
+    assert isinstance(stats.source, StatisticsTable)
     kept, left = check_every_position(full, stats, games, MIN_GAMES)
     assert kept > 20 and left > 100  # both sides of the threshold were seen
     assert stats.next_moves(Board(19)).total == len(games)
@@ -141,7 +142,7 @@ def test_opened_for_writing_it_stays_read_only_and_unchanged(books):
     _full, stats, _games = books
     before = open(stats.path, "rb").read()
     book = Book.open(stats.path)  # as fuseki import or the shell would
-    assert isinstance(book, StatisticsBook) and book.readonly
+    assert isinstance(book.source, StatisticsTable) and book.readonly
     with pytest.raises(BookError, match="read-only"):
         importer.import_paths(book, [])
     with pytest.raises(BookError, match="read-only"):

@@ -13,8 +13,9 @@ import pytest
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import busy_rows, schema
-from fuseki.book.storage.store import Book, BookError
+from fuseki.book.storage import busy_rows, schema, segment_index
+from fuseki.book.storage.connect import BookError
+from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
@@ -112,8 +113,6 @@ def test_moves_are_sorted_most_played_first(imported):
 # --- filters and games -------------------------------------------------------------------
 
 def test_year_and_player_filters_keep_only_matching_games(imported, monkeypatch):
-    from fuseki.book.storage import store
-
     book, games, _ = imported
     board = Board(19)
     filters = Filters(year_from=2012, year_to=2014)
@@ -121,8 +120,8 @@ def test_year_and_player_filters_keep_only_matching_games(imported, monkeypatch)
     found = book.next_moves(board, filters=filters)
     assert (found.total, found.ended, as_dict(found)) == (total, ended, moves)
     total, _, moves = expected(board, games, keep=lambda g: "ke jie" in (g[3] + "|" + g[4]).lower())
-    for busy in (store.PLAYER_READ_ROWS, 1):  # 1: PostgreSQL picks the player's rows itself
-        monkeypatch.setattr(store, "PLAYER_READ_ROWS", busy)
+    for busy in (segment_index.PLAYER_READ_ROWS, 1):  # 1: PostgreSQL picks the player's rows itself
+        monkeypatch.setattr(segment_index, "PLAYER_READ_ROWS", busy)
         book.forget_caches()
         found = book.next_moves(board, filters=Filters(player="KE J"))
         assert (found.total, as_dict(found)) == (total, moves)
@@ -296,7 +295,7 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
     writer = Book.open(book_url)
     importer.import_paths(writer, [str(folder)], workers=0)
     assert reader.next_moves(Board(19)).total == len({tuple(g[0]) for g in first})
-    assert reader._busy_rows  # the empty board's answer is cached now
+    assert reader.source.busy  # the empty board's answer is cached now
     folder = tmp_path / "two"
     folder.mkdir()
     second = write_games(folder, count=5, seed=22)
@@ -309,15 +308,14 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
 
 
 def test_the_cache_of_big_answers_stays_within_its_budget(imported, monkeypatch):
-    from fuseki.book.storage import store
-
     book, games, _ = imported
     boards = sample_positions(games, np.random.default_rng(13), count=10)
     expected = [as_dict(book.next_moves(b)) for b in boards]
     book.forget_caches()
     monkeypatch.setattr(busy_rows, "BUSY_ROWS", 1)
-    monkeypatch.setattr(store, "BUSY_CODES", 12)
+    monkeypatch.setattr(segment_index, "BUSY_CODES", 12)
     for _ in range(2):
         assert [as_dict(book.next_moves(b)) for b in boards] == expected
-        assert book._busy_codes == sum(len(codes) + len(records) for _, records, codes in book._busy_rows.values())
-        assert book._busy_codes <= 12 or len(book._busy_rows) == 1
+        kept = book.source
+        assert kept.busy_codes == sum(len(codes) + len(records) for _, records, codes in kept.busy.values())
+        assert kept.busy_codes <= 12 or len(kept.busy) == 1

@@ -5,7 +5,7 @@ segment (``book.storage.segments``).  A next-move query without filters reads th
 summaries instead (``book.storage.nextmoves``), but a list of its games or a filter on the
 players or the headers needs every row: 366,535 of them for the empty board of the Tygem
 corpus, 42-71 ms read from 27 segments, and about 120 ns a row more as the book grows.  A
-process keeps them once read (``Book._busy_rows``), but each new process, and each position
+process keeps them once read (``SegmentIndex.busy``), but each new process, and each position
 a server has not yet seen, paid the read.
 
 So the import stores, for every position of at least ``BUSY_ROWS`` games, all its codes
@@ -32,7 +32,7 @@ from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, select
 
 from fuseki.book.storage import nextmoves, schema, segments
 
-BUSY_ROWS = 500  # a position of this many games or more is busy: its rows are stored (and kept, Book._busy_rows)
+BUSY_ROWS = 500  # a position of this many games or more is busy: its rows are stored (and kept, SegmentIndex.busy)
 THROUGH = "busy_rows_through"  # the meta row: the book version (largest game id) the blobs are of
 
 _metadata = MetaData()

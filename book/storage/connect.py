@@ -15,6 +15,10 @@ POOL_SIZE = 32  # connections kept open per Book (as many again are opened and c
 WAL_WAIT = 60.0  # seconds a connection waits for the lock that turning a new book to WAL needs
 
 
+class BookError(ValueError):
+    """A book that cannot be opened or used as asked (missing file, read-only, not a book)."""
+
+
 def to_url(location: str, readonly: bool = False):
     """A SQLAlchemy URL from a path or URL; read-only SQLite files open with ``mode=ro``."""
     if "://" not in str(location):

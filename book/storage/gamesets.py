@@ -3,7 +3,7 @@
 Kombilo's "search within results": a position or a pattern searched only in the games that
 answered an earlier search.  ``GameSet`` holds those game ids (sorted, unique, a read-only
 numpy array) and is hashable, so a ``book.storage.store.Filters`` holding one (its ``within``
-field) stays a cache key: ``Book._mask`` keeps one mask per Filters value and ANDs the set
+field) stays a cache key: ``Book.mask`` keeps one mask per Filters value and ANDs the set
 into the year and player mask, so every query that filters games (``Book.next_moves``,
 ``Book.games``, ``book.storage.years``, ``book.analysis.patterns.search.search``) searches within it.
 
@@ -91,7 +91,7 @@ def position_games(book, board, filters, to_move: int | None = None) -> GameSet:
     """The games that reached ``board``'s position (any orientation; each game once), as
     ``Book.games`` counts them, of those ``filters`` (a ``Filters``: ``Filters()`` for all) keeps."""
     side = board.to_move if to_move is None else to_move
-    _records, game_ids, _moves, _nexts, _winners = book._visits(min(board.symmetric_keys(side)), filters,
+    _records, game_ids, _moves, _nexts, _winners = book.visits(min(board.symmetric_keys(side)), filters,
                                                                 every_row=True)
     return GameSet(game_ids)
 

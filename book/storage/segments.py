@@ -18,7 +18,7 @@ to stay under 5 KB a game (random inserts left pages about 88% full).
 
 A reader takes the segment list and the codes of its key in one snapshot (SQLite) or
 tries again when a merge dropped a segment between its two statements (PostgreSQL's
-READ COMMITTED; see ``Book._codes``).
+READ COMMITTED; see ``SegmentIndex.codes``).
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """A statistics book: next-move statistics without games (the built-in book is one).
 
-``Book.open`` hands a file marked as a statistics book (``book.storage.statbook_table``) to
-``StatisticsBook.open_file``: the same ``Book`` interface over the ``next_stats`` table
-instead of the positions index.  What it can answer it answers as a book of games would:
+``Book.open`` opens a file marked as a statistics book (``book.storage.statbook_table``) with
+``open_file`` and holds a ``StatisticsTable`` as its next-move source (``book.storage.source``)
+instead of a ``SegmentIndex``.  What it can answer it answers as a book of games would:
 
-- ``next_moves`` reads one position's statistics (``statbook_table.lookup``) and answers with the
-  store's own ``Book.next_moves``, as from a segment's summary, so its answer equals the full
-  book's for every position the statistics kept (tests/test_statbook.py checks it in all 8
-  orientations);
-- ``stats`` gives the games it was built from (meta rows), its positions and file size.
+- ``next_moves`` reads one position's statistics (``statbook_table.lookup``) and counts them
+  with ``source.answer``, as the index counts a segment's statistics, so its answer equals
+  the full book's for every position the statistics kept (tests/test_statbook.py checks it
+  in all 8 orientations);
+- ``Book.stats`` gives the games it was built from (meta rows), its positions and file size.
 
-What needs games it refuses in words, never with an empty answer: ``games`` and a year or
-player filter raise ``StatisticsOnly``; ``game`` and ``game_sgf`` raise KeyError saying why.
+What needs games it refuses in words, never with an empty answer: ``Book.games`` and a year,
+player or header filter raise ``StatisticsOnly``; ``game`` and ``game_sgf`` raise KeyError saying why.
 The file is opened ``immutable`` (no locks, no journal: it is package data and may lie on
 a read-only disk) and is never written.
 """
@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import inspect, select
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Engine, make_url
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import schema, statbook_table
-from fuseki.book.storage.connect import make_db
-from fuseki.book.storage.store import Book, BookError, BookStats, NextMoves
+from fuseki.book.storage.connect import BookError, make_db
+from fuseki.book.storage.source import NextMoves, Visits, answer
 from fuseki.engine.core.zobrist import to_signed
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
@@ -70,73 +70,54 @@ class StatisticsInfo:
                 f"or player, nor by event, result, rank, handicap or komi; {IMPORT_HINT}")
 
 
-class StatisticsBook(Book):
-    """A read-only ``Book`` over a statistics file (see the module docstring)."""
+class StatisticsTable:
+    """A statistics book's ``NextMoveSource``: the ``next_stats`` table, one position a read."""
 
-    statistics: StatisticsInfo
+    def __init__(self, db, info: StatisticsInfo):
+        self.db, self.info = db, info
 
-    @classmethod
-    def open_file(cls, path: str) -> StatisticsBook:
-        """Open the statistics book at ``path``; BookError if it is not one, SchemeMismatch
-        if it was counted with other keys."""
-        url = make_url(f"sqlite:///file:{Path(path).resolve()}?immutable=1&uri=true")
-        db = make_db(url, readonly=True)
-        try:
-            with db.connect() as conn:
-                if not inspect(conn).has_table("meta"):
-                    raise BookError(f"{path} is not a fuseki book (no meta table)")
-                schema.check_versions(conn)
-                meta = dict(conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all())
-        except Exception:
-            db.dispose()
-            raise
-        if meta.get(statbook_table.KIND) != statbook_table.STATISTICS:
-            db.dispose()
-            raise BookError(f"{path} is marked as a statistics book but its meta table does not say so")
-        book = cls(db, True, path)
-        book.statistics = StatisticsInfo.from_meta(meta, path)
-        return book
+    def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
+        """As a book of games answers (``source.answer``: the same counting and orbit merging,
+        over the position's statistics instead of its rows); StatisticsOnly for a filter that
+        selects games (years, players, headers)."""
+        keys = board.symmetric_keys(to_move)
+        return answer(self.visits(min(keys), filters), board, keys, to_move, filters)
 
-    def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
-        """As ``Book.next_moves`` (the same counting and orbit merging, over the position's
-        statistics instead of its rows); StatisticsOnly for a year or player filter."""
-        if filters is not None and filters.selects_games():
-            raise StatisticsOnly(self.statistics.no_filters())
-        return super().next_moves(board, to_move, filters)
-
-    def _visits(self, key: int, filters: Filters, every_row: bool = False):
-        """The position's statistics as ``Book._visits`` gives a segment summary's, and no game."""
+    def visits(self, key: int, filters: Filters, every_row: bool = False) -> Visits:
+        """The position's statistics and no game; StatisticsOnly when games are asked for
+        (``every_row``) or a filter selects them."""
+        if every_row:
+            raise StatisticsOnly(self.info.no_games())
+        if filters.selects_games():
+            raise StatisticsOnly(self.info.no_filters())
         with self.db.connect() as conn:
             found = statbook_table.lookup(conn, to_signed(key))
         none = np.empty(0, dtype=np.int64)
-        return found.records, none, none, none, none
-
-    def games(self, board, *args, **options):
-        """Raises StatisticsOnly: a statistics book has no games to list (whatever page is asked)."""
-        raise StatisticsOnly(self.statistics.no_games())
-
-    def game(self, game_id: int):
-        raise KeyError(f"no game {game_id}: {self.statistics.no_games()}")
-
-    def game_sgf(self, game_id: int) -> bytes:
-        raise KeyError(f"no game {game_id}: {self.statistics.no_games()}")
-
-    def game_ids(self, size: int | None = None) -> list[int]:
-        return []
-
-    def max_game_id(self, conn=None) -> int:
-        return 0
+        return Visits(found.records, none, none, none, none)
 
     def version(self) -> int:
         """Never changes: a statistics book is written once."""
         return 0
 
-    def stats(self) -> BookStats:
-        """The games it was counted from, its positions (distinct, not rows), years and file size."""
-        info = self.statistics
-        with self.db.connect() as conn:
-            file_bytes = self._file_bytes(conn)
-        return BookStats(info.games, info.positions, dict(info.sizes), info.years, file_bytes)
+    def forget(self) -> None:
+        """Nothing is kept."""
 
 
-Book.open_statistics = StatisticsBook.open_file  # Book.open hands it a statistics file
+def open_file(path: str) -> tuple[Engine, StatisticsInfo]:
+    """The database of the statistics book at ``path`` and what it says of itself; BookError
+    if it is not one, SchemeMismatch if it was counted with other keys."""
+    url = make_url(f"sqlite:///file:{Path(path).resolve()}?immutable=1&uri=true")
+    db = make_db(url, readonly=True)
+    try:
+        with db.connect() as conn:
+            if not inspect(conn).has_table("meta"):
+                raise BookError(f"{path} is not a fuseki book (no meta table)")
+            schema.check_versions(conn)
+            meta = dict(conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all())
+    except Exception:
+        db.dispose()
+        raise
+    if meta.get(statbook_table.KIND) != statbook_table.STATISTICS:
+        db.dispose()
+        raise BookError(f"{path} is marked as a statistics book but its meta table does not say so")
+    return db, StatisticsInfo.from_meta(meta, path)

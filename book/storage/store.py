@@ -4,31 +4,17 @@
 PostgreSQL (``postgresql://``); the tables are in ``book.storage.schema``, the writing side in
 ``book.analysis.pipeline.importer``.  Every query binds its parameters; no user text is put into SQL.
 
-How a next-move query works (``Book.next_moves``):
+Next moves come from the book's one ``NextMoveSource`` (``book.storage.source``): a
+``SegmentIndex`` (``book.storage.segment_index``, where the query is described) for a book of
+games, a ``StatisticsTable`` (``book.storage.statbook``) for a statistics book.  The book
+itself keeps what belongs to its games table: the filters' masks over game ids (``mask``), the
+games' headers, and the date ranks that order a list of games.
 
-1. the asked board's 8 symmetric keys; the canonical key is the smallest (unsigned),
-   ``t*`` the first symmetry giving it, and the position's own symmetry group (its
-   *stabilizer*) is every ``s`` with ``keys[s] == keys[0]``;
-2. one statement reads, in each segment (``book.storage.segments``), the key's summary
-   (``book.storage.nextmoves``: counts by year and next point, for the keys many games of
-   the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
-   key = :k``); numpy splits the codes into game id, move number, next point
-   (canonical orientation) and winner, and adds the summaries' records (a year filter
-   selects them; another filter reads every segment's rows instead, or the one blob of a
-   busy position's rows the import stored, ``book.storage.busy_rows``, and counts them in
-   one pass, ``nextmoves.count_first_visits``);
-3. each game counts once, at its first visit of the position (a game may come back
-   to a position through a ko or passes);
-4. filters keep the games whose ids are set in a boolean mask over game ids, built
-   once per ``Filters`` value (and again when games are added: new ids are larger);
-5. next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``
-   and points equivalent under the stabilizer merge into one ``MoveStat``.
-
-``games`` does steps 1-4, then orders the ids newest first: ``date`` (the text as written,
-compared by the database), then id, both descending; up to ``FEW_GAMES`` games the database
-sorts them, more a cached rank array over every game id (``book.storage.game_order``).
-Pages go by keyset (``after=`` the last row's id), never by OFFSET.  The
-player filter reads the player index (``schema.filter_query``).
+``games`` asks the source for the games that reached the position, then orders the ids
+newest first: ``date`` (the text as written, compared by the database), then id, both
+descending; up to ``FEW_GAMES`` games the database sorts them, more a cached rank array over
+every game id (``book.storage.game_order``).  Pages go by keyset (``after=`` the last row's
+id), never by OFFSET.  The player filter reads the player index (``schema.filter_query``).
 """
 
 from __future__ import annotations
@@ -46,49 +32,26 @@ from sqlalchemy.exc import DBAPIError
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import (
-    busy_rows,
     game_order,
-    nextmoves,
-    orbits,
     pg_stage,
     schema,
     segment_files,
     segment_merges,
     segments,
+    statbook,
 )
-from fuseki.book.storage.connect import make_db, sqlite_path, to_url
+from fuseki.book.storage.connect import BookError, make_db, sqlite_path, to_url
 from fuseki.book.storage.header_filter import Headers, header_mask, read_headers
-from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.schema import games as games_table
+from fuseki.book.storage.segment_index import SegmentIndex
 from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
+from fuseki.book.storage.source import NextMoves, NextMoveSource, Visits
 from fuseki.book.storage.sqlite_stage import clear_stage
 from fuseki.book.storage.statbook_table import is_statistics_file
 from fuseki.book.storage.wal import Checkpointer
-from fuseki.engine.core.base import BLACK, END, WHITE
-from fuseki.engine.core.zobrist import to_signed
 
-BUSY_CODES = 4_000_000  # Book._busy_rows keeps busy positions' rows (busy_rows.BUSY_ROWS) up to this many codes, 32 MB
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
-# PostgreSQL: at a position of this many games, a player filter of at most PLAYER_GAMES_LISTED games
-# picks their rows in SQL (Book._player_games)
-PLAYER_READ_ROWS, PLAYER_GAMES_LISTED = 100_000, 20_000
-
-
-class BookError(ValueError):
-    """A book that cannot be opened or used as asked (missing file, read-only, not a book)."""
-
-
-@dataclass(frozen=True)
-class NextMoves:
-    """The answer of ``Book.next_moves``; ``key`` is the canonical key (unsigned)."""
-
-    total: int
-    ended: int
-    moves: list[MoveStat]
-    key: int = 0
-    to_move: int = BLACK
-
 
 GameRow = make_dataclass(
     "GameRow",
@@ -132,32 +95,25 @@ class Book:
     """An open book.  ``Book.open(location)``; see docs/book-api.md for the queries.
 
     Threads may share one (the web server's requests do): the engine's pool lends each query a
-    connection of its own, and the caches (``_busy_rows``, ``_masks``, ``_rank``) only ever publish
-    arrays that are finished, and change their dicts under ``_lock``."""
+    connection of its own, and the book's own caches (``_masks``, ``_headers``, ``_rank``) and its
+    source's only ever publish arrays that are finished, and change their dicts under a lock."""
 
-    statistics = None  # a statistics book's StatisticsInfo (book.storage.statbook); None: a book of games
-    # StatisticsBook.open_file: a statistics book is a Book of its own (book.storage.statbook, which
-    # imports this module); the storage package imports it and it puts its opener here.
-    open_statistics = None
-
-    def __init__(self, db: Engine, readonly: bool, path: str | None):
+    def __init__(self, db: Engine, readonly: bool, path: str | None,
+                 statistics: statbook.StatisticsInfo | None = None):
         self.db = db  # the SQLAlchemy engine (not to be confused with the GTP engine)
         self.readonly = readonly
         self.path = path  # the SQLite file, or None
+        # a statistics book's StatisticsInfo (book.storage.statbook); None: a book of games
+        self.statistics = statistics
+        # where next moves come from (book.storage.source): the one physical form this book has
+        self.source: NextMoveSource = (SegmentIndex(db, self.mask, self.max_game_id) if statistics is None
+                                       else statbook.StatisticsTable(db, statistics))
         self._lock = threading.Lock()
         self._masks: dict[tuple, np.ndarray] = {}
         self._headers: Headers | None = None  # every game's header columns, read once
         self._rank: np.ndarray | None = None
-        # the rows of busy positions, read once: (key, every row) -> (book version, records, codes)
-        self._busy_rows: dict[tuple, tuple] = {}
-        self._busy_codes = 0
-        self._stored_rows = busy_rows.StoredRows()  # their blobs the import stored (book.storage.busy_rows)
-        # one reader of a key at a time (32 stripes of keys): threads asking for a position not yet
-        # cached wait for the first one's read instead of each reading it (the empty board: 378k rows)
-        self._reading = [threading.Lock() for _ in range(32)]
-        self._ranking = threading.Lock()  # the same for the rank array (378k games: a second to build)
+        self._ranking = threading.Lock()  # one builder of the rank array (378k games: a second to build)
         self._checkpointer = Checkpointer(path) if path and not readonly else None
-        self._files: tuple = ()  # the segment files of the last snapshot read
 
     @classmethod
     def open(cls, location: str, readonly: bool = False) -> Book:
@@ -173,7 +129,8 @@ class Book:
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
         if path and is_statistics_file(path):  # never opened for writing
-            return Book.open_statistics(path)
+            db, info = statbook.open_file(path)
+            return cls(db, True, path, info)
         db = make_db(url, readonly)
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
@@ -217,30 +174,13 @@ class Book:
     # --- queries ------------------------------------------------------------------------
 
     def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
-        """Next moves from ``board``'s position (any orientation); see the module docstring."""
-        side = board.to_move if to_move is None else to_move
-        filters = filters or Filters()
-        keys = board.symmetric_keys(side)
-        canonical = min(keys)
-        if filters.reads_rows():  # every game's row: the mask's games counted in one pass
-            _records, codes, mask = self._kept_rows(canonical, filters)
-            games, black, white = nextmoves.count_first_visits(codes, mask)
-            index = np.flatnonzero(games[1:]) + 1  # END's apart
-            stats = orbits.tally(index, games[index], black[index], white[index], board.size, keys, side,
-                                 filters.min_games)
-            total, ended = int(games.sum()), int(games[END + 2])
-        else:  # the segments' summaries (a year filter selects their records) and the other rows
-            records, _game_ids, _moves, nexts, winners = self._visits(canonical, filters)
-            records = nextmoves.select_years(records, filters.year_from, filters.year_to)
-            played = records[:, nextmoves.NEXT] != END
-            index = np.concatenate([nexts[nexts != END], records[played, nextmoves.NEXT]]) + 2
-            weights = np.concatenate([np.ones(int((nexts != END).sum())), records[played, nextmoves.COUNT]])
-            black = np.concatenate([winners[nexts != END] == BLACK, records[played, nextmoves.BLACK_WINS]])
-            white = np.concatenate([winners[nexts != END] == WHITE, records[played, nextmoves.WHITE_WINS]])
-            stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
-            total = len(nexts) + int(records[:, nextmoves.COUNT].sum())
-            ended = int((nexts == END).sum()) + int(records[~played, nextmoves.COUNT].sum())
-        return NextMoves(total=total, ended=ended, moves=stats, key=canonical, to_move=side)
+        """Next moves from ``board``'s position (any orientation), from the book's source."""
+        return self.source.next_moves(board, board.to_move if to_move is None else to_move, filters or Filters())
+
+    def visits(self, key: int, filters: Filters | None = None, every_row: bool = False) -> Visits:
+        """What the source knows of the position ``key`` (canonical, unsigned): see
+        ``source.Visits``; ``every_row``: every game one by one."""
+        return self.source.visits(key, filters or Filters(), every_row)
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
               page: int = 1, page_size: int = 20, after: int | None = None) -> GamesPage:
@@ -252,10 +192,8 @@ class Book:
         side = board.to_move if to_move is None else to_move
         if page < 1 or page_size < 1:
             raise ValueError("page and page_size must be at least 1")
-        _records, codes, mask = self._kept_rows(min(board.symmetric_keys(side)), filters or Filters())
-        codes = nextmoves.first_visit_codes(codes, mask)  # only ids and move numbers: a page needs no more
-        return self._page(codes >> schema.GAME_SHIFT, (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK, page,
-                          page_size, after)
+        found = self.visits(min(board.symmetric_keys(side)), filters, every_row=True)
+        return self._page(found.game_ids, found.moves, page, page_size, after)
 
     def page_of_games(self, matches: dict[int, int], page: int = 1, page_size: int = 20,
                       after: int | None = None) -> GamesPage:
@@ -284,13 +222,14 @@ class Book:
             before = (page - 1) * page_size
             ordered = ordered[before:]
         chosen = ordered[:page_size]
-        at = np.searchsorted(game_ids, chosen)  # game_ids ascend (_visits): a page's move numbers only
+        at = np.searchsorted(game_ids, chosen)  # game_ids ascend (source.Visits): a page's move numbers only
         rows = self._rows(chosen, dict(zip(chosen, move_numbers[at].tolist())))
         more = before + len(chosen) < total
         return GamesPage(rows, total, before // page_size + 1, pages, rows[-1].id if more and rows else None)
 
     def game(self, game_id: int):
-        """The stored game as a ``book.model.records.GameRecord``; KeyError if there is none."""
+        """The stored game as a ``book.model.records.GameRecord``; KeyError if there is none
+        (a statistics book has none, and says so)."""
         from fuseki.book.formats.records import read_games
 
         data = self.game_sgf(game_id)
@@ -300,6 +239,8 @@ class Book:
 
     def game_ids(self, size: int | None = None) -> list[int]:
         """Ids of the stored games (of one board size if given), in import order."""
+        if self.statistics is not None:
+            return []
         query = select(games_table.c.id).order_by(games_table.c.id)
         if size is not None:
             query = query.where(games_table.c.size == int(size))
@@ -307,7 +248,9 @@ class Book:
             return list(conn.execute(query).scalars())
 
     def game_sgf(self, game_id: int) -> bytes:
-        """The stored game's own SGF bytes; KeyError if there is none."""
+        """The stored game's own SGF bytes; KeyError if there is none (a statistics book has none)."""
+        if self.statistics is not None:
+            raise KeyError(f"no game {game_id}: {self.statistics.no_games()}")
         with self.db.connect() as conn:
             blob = conn.execute(select(games_table.c.sgf).where(games_table.c.id == int(game_id))).scalar()
         if blob is None:
@@ -315,7 +258,12 @@ class Book:
         return schema.decompress_sgf(blob)
 
     def stats(self) -> BookStats:
-        """Games, position rows, games per board size, years and the database's size."""
+        """Games, position rows, games per board size, years and the database's size (a
+        statistics book: the games it was counted from, its distinct positions)."""
+        if self.statistics is not None:
+            info = self.statistics
+            with self.db.connect() as conn:
+                return BookStats(info.games, info.positions, dict(info.sizes), info.years, self._file_bytes(conn))
         with self.db.connect() as conn:
             games = conn.execute(select(func.count()).select_from(games_table)).scalar() or 0
             rows = segments.row_count(conn)
@@ -350,13 +298,14 @@ class Book:
             self._checkpointer.kick()
 
     def version(self) -> int:
-        """A number that changes whenever the book's answers may: the largest game id (games are
-        only ever added, with larger ids; merges and summaries move rows, not answers)."""
-        with self.db.connect() as conn:
-            return segments.largest_game_id(conn)
+        """A number that changes whenever the book's answers may (the source's: a book of
+        games' largest game id; a statistics book's never changes)."""
+        return self.source.version()
 
     def max_game_id(self, conn=None) -> int:
-        """The largest game id (0 for an empty book)."""
+        """The largest game id (0 for an empty book or a statistics book)."""
+        if self.statistics is not None:
+            return 0
         if conn is None:
             with self.db.connect() as conn:
                 return self.max_game_id(conn)
@@ -444,103 +393,7 @@ class Book:
         by_id = {row.id: row for row in found}
         return [GameRow(**by_id[i]._asdict(), move_number=place[i]) for i in chosen if i in by_id]
 
-    def _visits(self, key: int, filters: Filters, every_row: bool = False):
-        """(summary records, game ids, move numbers, next points, winners) of ``key``: the
-        records of the segments that summarize it (unfiltered) and each other game's first
-        visit (filtered); ``every_row``: no summaries, every game from its rows."""
-        records, codes, mask = self._kept_rows(key, filters, every_row)
-        codes = nextmoves.first_visit_codes(codes, mask)
-        moves = (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK
-        nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
-        return records, codes >> schema.GAME_SHIFT, moves, nexts, codes & schema.WINNER_MASK
-
-    def _kept_rows(self, key: int, filters: Filters, every_row: bool = True
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """(summary records, the rows of ``key`` sorted: each game's first visit first, the mask of
-        the games the filters keep or None for every game); ``every_row``: see ``_codes``."""
-        games = self._player_games(key, filters) if every_row else None
-        records, codes = self._codes(key, every_row, games)
-        if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
-            codes = np.sort(codes)
-        top = int(codes[-1] >> schema.GAME_SHIFT) if len(codes) else 0
-        return records, codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
-
-    def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:
-        """The games a player filter keeps, for PostgreSQL to pick their rows of a busy position
-        itself instead of converting and sending every code (kept after, so a smaller position
-        reads them all); None on other databases, without a player, for a position of fewer
-        games (the summaries count them), or for a player of more games than one statement
-        should list."""
-        if not filters.reads_rows() or self.db.dialect.name != "postgresql" or (key, True) in self._busy_rows:
-            return None
-        records, codes = self._codes(key)
-        if len(codes) + int(records[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
-            return None
-        ids = np.flatnonzero(self._mask(filters, self.max_game_id()))
-        return ids if len(ids) <= PLAYER_GAMES_LISTED else None
-
-    def _codes(self, key: int, every_row: bool = False, games: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """(summary records, codes) of ``key``: see ``segments.key_stats``; ``every_row``: no
-        summaries, every code of every segment (``games``: of those games only, not kept).
-
-        Big answers are cached while the largest game id is unchanged (games are only
-        added, a batch's ids all new; merges move rows without changing them).  SQLite
-        reads ids, segments and codes in one snapshot; on PostgreSQL a merge that dropped
-        a segment between two statements makes the read start again.
-        """
-        with self._reading[key % len(self._reading)]:
-            return self._read_codes(key, every_row, games)
-
-    def _read_codes(self, key: int, every_row: bool, games: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        cached = self._busy_rows.get((key, every_row)) if games is None else None
-        for attempt in range(3):
-            try:
-                with self.db.connect() as conn:
-                    snap = segments.snapshot(conn)
-                    if cached is not None and cached[0] == snap.version:
-                        return cached[1], cached[2]
-                    if snap.files != self._files:
-                        self._forget_files(snap)
-                    if every_row:  # a busy position's stored blob, else every segment's rows
-                        records = nextmoves.empty().records
-                        codes = self._stored_rows.codes(conn, snap, to_signed(key)) if games is None else None
-                        if codes is None:
-                            codes = segments.codes(conn, snap, to_signed(key), games)
-                    else:
-                        found, codes = segments.key_stats(conn, snap, to_signed(key))
-                        records = found.records
-                break
-            except DBAPIError as exc:
-                if attempt == 2 or getattr(exc.orig, "pgcode", None) != "42P01":  # undefined_table
-                    raise
-            except segment_files.Gone:  # a merge replaced a file after the snapshot named it
-                if attempt == 2:
-                    raise
-        if games is None and len(codes) + len(records) >= busy_rows.BUSY_ROWS:
-            if not (codes[1:] >= codes[:-1]).all():
-                codes.sort()
-            codes.setflags(write=False)
-            records.setflags(write=False)
-            with self._lock:
-                stale = self._busy_rows.pop((key, every_row), None)
-                if stale is not None:
-                    self._busy_codes -= len(stale[2]) + len(stale[1])
-                self._busy_rows[(key, every_row)] = (snap.version, records, codes)
-                self._busy_codes += len(codes) + len(records)
-                while self._busy_codes > BUSY_CODES and len(self._busy_rows) > 1:
-                    _version, old_records, old_codes = self._busy_rows.pop(next(iter(self._busy_rows)))
-                    self._busy_codes -= len(old_codes) + len(old_records)
-        return records, codes
-
-    def _forget_files(self, snap) -> None:
-        """Close the kept connections of segment files a merge replaced."""
-        with self._lock:
-            self._files = snap.files
-        if snap.folder:
-            segment_files.forget(snap.folder, [segment.name for segment in snap.files])
-
-    def _mask(self, filters: Filters, needed: int) -> np.ndarray:
+    def mask(self, filters: Filters, needed: int) -> np.ndarray:
         """Boolean mask over game ids of the games the filters keep (cached per Filters value):
         years and player in SQL (``schema.filter_query``), the header filters from every game's
         header columns read once (``book.storage.header_filter``)."""
@@ -584,10 +437,10 @@ class Book:
         return self._rank
 
     def forget_caches(self) -> None:
-        """Drop the filter masks and date ranks (the importer calls this after writing)."""
+        """Drop the filter masks, date ranks and what the source kept (the importer calls this
+        after writing)."""
         with self._lock:
             self._masks.clear()
             self._headers = None
             self._rank = None
-            self._busy_rows.clear()
-            self._busy_codes = 0
+        self.source.forget()

@@ -10,7 +10,7 @@ of ``Book.next_moves`` apply, and the same counting: each game once, at its firs
 - per next move (the orbits ``next_moves`` lists, in its order): its games per year, the first
   and last year it was played, and its *trend* (``trend``, the rule below).
 
-Where the numbers come from, with no query of its own per position: ``Book._visits`` (the
+Where the numbers come from, with no query of its own per position: ``Book.visits`` (the
 same read as ``next_moves``: the segments' summaries already count by year, each other game
 is one row), and the games' years by id, one array over every game id read once (``id, year``
 of the ``games`` table) and kept until games are added, which also gives each year's games
@@ -101,7 +101,7 @@ def date_profile(book, board, to_move: int | None = None, filters: Filters | Non
     side = board.to_move if to_move is None else to_move
     filters = filters or Filters()
     keys = board.symmetric_keys(side)
-    records, game_ids, _moves, nexts, winners = book._visits(min(keys), filters, every_row=filters.reads_rows())
+    records, game_ids, _moves, nexts, winners = book.visits(min(keys), filters, every_row=filters.reads_rows())
     records = nextmoves.select_years(records, filters.year_from, filters.year_to)
     game_years, book_counts = _book_years(book, filters, int(game_ids.max()) if len(game_ids) else 0)
     years = np.concatenate([game_years[game_ids], records[:, nextmoves.YEAR]]).astype(np.int64)
@@ -209,7 +209,7 @@ def _book_years(book, filters: Filters, needed: int) -> tuple[np.ndarray, dict[i
             _years[book] = kept
         _top, game_years, counts = kept
     if filters.selects_games():
-        mask = book._mask(filters, len(game_years) - 1)[: len(game_years)]
+        mask = book.mask(filters, len(game_years) - 1)[: len(game_years)]
         distinct, many = np.unique(game_years[np.flatnonzero(mask)], return_counts=True)
         counts = dict(zip(distinct.tolist(), many.tolist()))
     return game_years, counts

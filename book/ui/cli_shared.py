@@ -85,7 +85,8 @@ def open_book(location: str, readonly: bool):
     """``Book.open``, with a database the driver cannot open raised as a one-line BookError."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from fuseki.book.storage.store import Book, BookError
+    from fuseki.book.storage.connect import BookError
+    from fuseki.book.storage.store import Book
 
     try:
         return Book.open(location, readonly=readonly)

@@ -127,7 +127,8 @@ def corner_ai(args, board, color: int, found, book=None, ask_unless_none: bool =
 
 def run_corners(args) -> int:
     from fuseki.book.analysis.patterns import corner_build, corners
-    from fuseki.book.storage.store import Book, BookError
+    from fuseki.book.storage.connect import BookError
+    from fuseki.book.storage.store import Book
 
     board = position_of(args)
     color = board.to_move if args.color is None else (BLACK if args.color.upper() == "B" else WHITE)

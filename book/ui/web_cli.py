@@ -108,7 +108,8 @@ def _update_pattern_index(url: str) -> None:
     import sys
 
     from fuseki.book.analysis.patterns import corner_build
-    from fuseki.book.storage.store import Book, BookError
+    from fuseki.book.storage.connect import BookError
+    from fuseki.book.storage.store import Book
 
     try:
         book = Book.open(url)

@@ -74,7 +74,7 @@ def update(book, progress=STDERR) -> int:
 
 
 def schema_error(book):
-    from fuseki.book.storage.store import BookError
+    from fuseki.book.storage.connect import BookError
 
     return BookError("the book's pattern index is not up to date and the book is open read-only: "
                      "run fuseki pattern once with write access")

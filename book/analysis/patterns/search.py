@@ -88,7 +88,7 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -
     ``budget``: the scan's (``budget.BudgetSpent`` once it is spent; the web
     page's requests have one, the CLI and the shell none)."""
     from fuseki.book.model.filters import Filters
-    from fuseki.book.storage.store import BookError
+    from fuseki.book.storage.connect import BookError
 
     if getattr(book, "statistics", None) is not None:
         raise BookError("a pattern search needs a book of games; this one holds statistics only")
@@ -97,7 +97,7 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -
     game_ids, events, offsets, winner_of, held = _indexed_games(book, pattern.size)
     chosen = np.arange(len(game_ids), dtype=np.int64)
     if filters.selects_games() and len(game_ids):
-        chosen = chosen[book._mask(filters, int(game_ids.max()))[game_ids]]
+        chosen = chosen[book.mask(filters, int(game_ids.max()))[game_ids]]
     table = pattern.placement_table()
     orbits = pattern.orbits()
     orbit_min = pattern.orbit_min()

@@ -454,7 +454,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     Returns the ImportReport.  Raises BookError for a read-only book.  Unreadable files
     are skipped, not raised.
     """
-    from fuseki.book.storage.store import BookError
+    from fuseki.book.storage.connect import BookError
 
     if book.readonly:
         raise BookError("the book is open read-only")

@@ -276,7 +276,7 @@ class _Shared:
         """The pattern search of the request's region of the search board."""
         from fuseki.book.analysis.patterns.pattern import PatternError
         from fuseki.book.analysis.patterns.search import search
-        from fuseki.book.storage.store import BookError
+        from fuseki.book.storage.connect import BookError
         from fuseki.book.ui.reading import pattern_from_options
 
         board = self.search_board()
