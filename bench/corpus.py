@@ -14,7 +14,7 @@ What issue "The book at 1.5 million games" asks to print, on the Tygem archives
 - ``next_moves`` p50/p99/max over the hot openings (each in 8 orientations), positions of the
   book's own games and positions of held-out games (``ai-games.tgz``), with no filter, a year
   filter and a player filter; and the same queries answered from the rows alone (the
-  segments' summaries ignored): the baseline of the same run;
+  segments' next-move statistics ignored): the baseline of the same run;
 - ``games`` first and second pages and the player-name filter (``bench/book.py --query-book``).
 
 ``--into PATH`` keeps the book (default: a temporary file); ``--reuse`` skips the import when
@@ -174,7 +174,7 @@ def file_figures(path: str) -> None:
                              for p in ("page_count", "freelist_count", "page_size"))
         games = conn.execute("SELECT count(*) FROM games").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-                              "AND name GLOB 'summary_*'").fetchone()[0]
+                              "AND name GLOB 'next_stats_*'").fetchone()[0]
     with Book.open(path, readonly=True) as book, book.db.connect() as conn:
         live = segments.live(conn)
         files = segment_files.in_files(conn)
@@ -185,7 +185,7 @@ def file_figures(path: str) -> None:
           f"(the book's file {pages * size / games:,.0f}, its {len(files)} segment files {beside / games:,.0f}), "
           f"of which free pages {free * size / games:,.0f} bytes/game   target <= 5,000")
     print(f"    {len(live)} segments (levels {sorted(s.level for s in live)}), "
-          f"{tables + len(files)} with summaries, {len(files)} of them files")
+          f"{tables + len(files)} with next-move statistics, {len(files)} of them files")
 
 
 def database_figures(url: str) -> None:
@@ -195,7 +195,8 @@ def database_figures(url: str) -> None:
         games = conn.exec_driver_sql("SELECT count(*) FROM games").scalar()
         live = segments.live(conn)
         indexes = conn.exec_driver_sql("SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = 'public' "
-                                       "AND tablename NOT LIKE 'positions\\_%%' AND tablename NOT LIKE 'summary\\_%%' "
+                                       "AND tablename NOT LIKE 'positions\\_%%' "
+                                       "AND tablename NOT LIKE 'next_stats\\_%%' "
                                        "ORDER BY tablename").all()
         segment_index = conn.exec_driver_sql("SELECT indexdef FROM pg_indexes WHERE tablename LIKE 'positions\\_%%' "
                                              "LIMIT 1").scalar()
@@ -245,7 +246,7 @@ def next_moves_figures(bench_book, book: Book, sets, player: str) -> None:
     plain = segments.key_stats
 
     def rows_only(conn, snap, key):  # the baseline: every segment read as rows
-        return plain(conn, snap._replace(summarized=frozenset()), key)
+        return plain(conn, snap._replace(counted=frozenset()), key)
 
     for label, boards in sets:
         for name, filters in cases:

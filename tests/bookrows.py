@@ -1,5 +1,5 @@
 """What a book holds, read straight from its tables (game ids and sources, position rows,
-summary rows) or through its answers, for tests that compare two books; and folders of games
+next-move statistics rows) or through its answers, for tests that compare two books; and folders of games
 with exact copies, for the duplicate tests.
 
 Not a test module: test modules import from here (and from conftest.py), never from each other.
@@ -34,16 +34,16 @@ def rows(book):
             sorted((key, ids[code >> schema.GAME_SHIFT], code & 0xFFFFFF) for key, code in positions))
 
 
-def summary_rows(book):
-    """Every segment summary's rows, whatever segment holds them."""
+def next_stats_rows(book):
+    """Every segment's next-move statistics rows, whatever segment holds them."""
     with book.db.connect() as conn:
-        names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'summary_*' "
+        names = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE name GLOB 'next_stats_*' "
                                      "AND type = 'table'").scalars().all()
         found = [tuple(row) for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all()]
         folder = segment_files.book_folder(conn)
-        for segment in segment_files.in_files(conn):  # a segment file's summary is in the file
+        for segment in segment_files.in_files(conn):  # a segment file's next-move statistics are in the file
             with sqlite3.connect(os.path.join(folder, segment.name)) as db:
-                found += db.execute("SELECT key, stats FROM summary").fetchall()
+                found += db.execute("SELECT key, stats FROM next_stats").fetchall()
         return sorted(found)
 
 

@@ -41,7 +41,7 @@ LEAST = 4  # the bar for these 40 games: the empty board and the popular opening
 
 @pytest.fixture
 def busy_book(tmp_path, book_url, monkeypatch):
-    """40 games in batches of 7, summaries of 2 games and merges of 3 segments, the busy
+    """40 games in batches of 7, next-move statistics of 2 games and merges of 3 segments, the busy
     positions stored at ``LEAST`` games."""
     monkeypatch.setattr(nextmoves, "GAMES", 2)
     monkeypatch.setattr(segments, "FANOUT", 3)

@@ -1,7 +1,7 @@
-"""Segment summaries (book.storage.nextmoves) against counts made here, row by row.
+"""Segment next-move statistics (book.storage.nextmoves) against counts made here, row by row.
 
 The queries that read them are tested in tests/test_store.py (its ``imported`` fixture runs
-every test once with summaries and merged summaries); here the records themselves: built
+every test once with next-move statistics and merged next-move statistics); here the records themselves: built
 from rows, added up, stored and read back, merged with their segments.
 """
 
@@ -53,9 +53,9 @@ def count_by_hand(keys, owners, lows, years, min_games):
     return {key: {k: tuple(v) for k, v in moves.items()} for key, moves in table.items()}
 
 
-def as_table(summary: nextmoves.NextMoveStats):
+def as_table(next_stats: nextmoves.NextMoveStats):
     table = defaultdict(dict)
-    for key, (year, nxt, games, black, white) in zip(summary.keys.tolist(), summary.records.tolist()):
+    for key, (year, nxt, games, black, white) in zip(next_stats.keys.tolist(), next_stats.records.tolist()):
         assert (year, nxt) not in table[key]
         table[key][(year, nxt)] = (games, black, white)
     return dict(table)
@@ -65,13 +65,13 @@ def as_table(summary: nextmoves.NextMoveStats):
 def test_records_equal_a_count_row_by_row(min_games):
     rng = np.random.default_rng(min_games)
     rows = random_rows(rng)
-    summary = nextmoves.from_rows(*rows, min_games=min_games)
-    assert as_table(summary) == count_by_hand(*rows, min_games)
-    order = np.lexsort((summary.records[:, nextmoves.NEXT], summary.records[:, nextmoves.YEAR], summary.keys))
+    next_stats = nextmoves.from_rows(*rows, min_games=min_games)
+    assert as_table(next_stats) == count_by_hand(*rows, min_games)
+    order = np.lexsort((next_stats.records[:, nextmoves.NEXT], next_stats.records[:, nextmoves.YEAR], next_stats.keys))
     assert (order == np.arange(len(order))).all()  # sorted by (key, year, next)
 
 
-def test_summaries_of_distinct_games_add_up_and_round_trip_through_bytes():
+def test_next_stats_of_distinct_games_add_up_and_round_trip_through_bytes():
     rng = np.random.default_rng(3)
     keys, owners, lows, years = random_rows(rng, games=80)
     half = owners < 40
@@ -90,9 +90,9 @@ def test_a_year_filter_keeps_the_records_of_its_years_only():
     assert nextmoves.select_years(records, None, 2005)[:, 0].tolist() == [2005]  # no year: not "before"
 
 
-def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path, book_url, monkeypatch):
-    """Batches summarize different keys; a merge adds them up, counting the rows of parts
-    that did not summarize a key, and the merged summary equals a count of all its rows."""
+def test_merged_segments_keep_next_stats_equal_to_a_count_of_their_rows(tmp_path, book_url, monkeypatch):
+    """Batches count different keys; a merge adds them up, counting the rows of parts
+    that did not count a key, and the merged next-move statistics equals a count of all its rows."""
     from fuseki.book.analysis.pipeline import importer
 
     from games import write_games
@@ -109,15 +109,15 @@ def test_merged_segments_keep_summaries_equal_to_a_count_of_their_rows(tmp_path,
             assert any(s.level >= 1 for s in live), live
             years = dict(conn.exec_driver_sql("SELECT id, year FROM games").all())
             for segment in live:
-                stored = segments.summary_of(conn, segment.id)
-                assert stored is not None  # every segment has its summary
+                stored = segments.stats_of(conn, segment.id)
+                assert stored is not None  # every segment has its next-move statistics
                 rows = np.stack(segments.rows_of(conn, segment.id), axis=1)
                 ids = rows[:, 1] >> schema.GAME_SHIFT
                 row_years = np.array([years[i] for i in ids.tolist()], dtype=np.int64)
                 lows = rows[:, 1] & ((1 << schema.GAME_SHIFT) - 1)
                 counted = count_by_hand(rows[:, 0], ids, lows, row_years, 1)
                 table = as_table(stored)
-                assert table  # 60 short games on a few openings: their first positions are summarized
+                assert table  # 60 short games on a few openings: their first positions are counted
                 assert table == {key: counted[key] for key in table}
-                if segment.level == 0:  # a batch summarizes exactly its keys of >= GAMES games
+                if segment.level == 0:  # a batch counts exactly its keys of >= GAMES games
                     assert set(table) == set(count_by_hand(rows[:, 0], ids, lows, row_years, 3))

@@ -2,7 +2,7 @@
 
 - a book whose parsers stage their rows (with parser processes, and in the importing
   process) equals one whose writer copies every row (``pg_stage.ENABLED`` off): the same
-  games in the same order, the same position rows, the same summaries, and each summary
+  games in the same order, the same position rows, the same next-move statistics, and each next-move statistics
   equal to a fresh count of its segment's rows; a game two batches brought is taken out of
   the second one's staged table (``pg_stage.drop_games``);
 - staged segments are views over their rows' tables, and a merge of them drops both;
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow  # several imports into fresh databases
 
 
 def book_rows(book) -> tuple[list, list, list]:
-    """(sources in id order, position rows by fingerprint, (segment id, summary records)) of a book."""
+    """(sources in id order, position rows by fingerprint, (segment id, next_stats records)) of a book."""
     with book.db.connect() as conn:
         games = conn.execute(select(schema.games.c.id, schema.games.c.fingerprint, schema.games.c.source)
                              .order_by(schema.games.c.id)).all()
@@ -39,19 +39,19 @@ def book_rows(book) -> tuple[list, list, list]:
         keys, codes = segments.all_rows(conn)
         positions = sorted(zip(keys.tolist(), [fingerprint[c >> schema.GAME_SHIFT] for c in codes.tolist()],
                                (codes & 0xFFFFFF).tolist()))
-        stored = nextmoves.combine([segments.summary_of(conn, s.id) for s in segments.live(conn)])
+        stored = nextmoves.combine([segments.stats_of(conn, s.id) for s in segments.live(conn)])
     return [source for _, _, source in games], positions, (stored.keys.tolist(), stored.records.tolist())
 
 
 def fresh_counts_hold(book) -> int:
-    """Check each level-0 segment's summary against a count of its own rows; returns how many.
-    (A merge adds up its parts' summaries: a key no part summarized stays rows.)"""
+    """Check each level-0 segment's next-move statistics against a count of its own rows; returns how many.
+    (A merge adds up its parts' next-move statistics: a key no part counted stays rows.)"""
     with book.db.connect() as conn:
         live = [segment for segment in segments.live(conn) if segment.level == 0]
         for segment in live:
             keys, codes = segments.rows_of(conn, segment.id)
             fresh = nextmoves.from_codes(keys, codes, lambda low, high: nextmoves.years_by_id(conn, low, high))
-            stored = segments.summary_of(conn, segment.id)
+            stored = segments.stats_of(conn, segment.id)
             assert stored.keys.tolist() == fresh.keys.tolist(), f"segment {segment.id}"
             assert stored.records.tolist() == fresh.records.tolist(), f"segment {segment.id}"
     return len(live)
@@ -117,9 +117,9 @@ def test_staged_tables_of_a_gone_import_are_swept_and_a_running_ones_kept(games_
         for stager in stagers:
             stager.close()
         gone.conn.invalidate()  # as a killed import's connection: the lock goes, not through release
-        assert sorted(catalogue(book)[2]) == sorted([kept, f"{kept}_summary", lost, f"{lost}_summary"])
+        assert sorted(catalogue(book)[2]) == sorted([kept, f"{kept}_next_stats", lost, f"{lost}_next_stats"])
     with Book.open(pg_url) as book:
-        assert sorted(catalogue(book)[2]) == [kept, f"{kept}_summary"]
+        assert sorted(catalogue(book)[2]) == [kept, f"{kept}_next_stats"]
         stop, write_batch = threading.Event(), importer.write_batch
 
         def write_then_stop(*args):  # the import ends after its first batch, the parsers' next ones staged
@@ -129,6 +129,6 @@ def test_staged_tables_of_a_gone_import_are_swept_and_a_running_ones_kept(games_
         monkeypatch.setattr(importer, "write_batch", write_then_stop)
         report = importer.import_paths(book, [str(games_folder)], workers=2, batch_games=8, stop=stop)
         assert report.stopped and report.added
-        assert sorted(catalogue(book)[2]) == [kept, f"{kept}_summary"]  # its own dropped, not another's
+        assert sorted(catalogue(book)[2]) == [kept, f"{kept}_next_stats"]  # its own dropped, not another's
         pg_stage.release(running)
         assert catalogue(book)[2] == []  # release drops what its import left

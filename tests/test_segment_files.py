@@ -110,7 +110,7 @@ def test_a_writer_removes_the_files_of_importers_that_are_gone(tmp_path, monkeyp
 
 def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_path, monkeypatch):
     """The writer finds games the parser did not leave out (in this process it asks no one):
-    their rows leave the parser's file and their counts its summary, the file is linked as
+    their rows leave the parser's file and their counts its next-move statistics, the file is linked as
     it is (no copy), the other games keep their numbers (a gap where one was dropped), and
     the book answers as one made with its segments in tables."""
     from fuseki.book.storage import nextmoves
@@ -121,7 +121,7 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     folder.mkdir()
     games = write_games(folder, count=10, seed=43)
     boards = sample_positions(games, np.random.default_rng(6), count=12)
-    monkeypatch.setattr(nextmoves, "GAMES", 2)  # summaries hold keys of this small batch too
+    monkeypatch.setattr(nextmoves, "GAMES", 2)  # next-move statistics hold keys of this small batch too
     dropped = []
     drop_games = segment_files.drop_games
     monkeypatch.setattr(segment_files, "drop_games", lambda path, *args: dropped.append(path) or
@@ -145,10 +145,10 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
                  for gid, year in conn.exec_driver_sql("SELECT id, year FROM games").all()}
         keys, codes = segments.all_rows(conn)
     assert set((codes >> 24).tolist()) == set(years) and 5 not in years and max(years) == 11
-    # every key the file's summary holds counts exactly its rows' games (the dropped game's taken out)
+    # every key the file's next-move statistics holds counts exactly its rows' games (the dropped game's taken out)
     path = os.path.join(segment_files.folder_of(str(tmp_path / "book-True.sqlite")), files[1].name)
     file_keys, file_codes = segment_files.read_rows(path)
-    stored = segment_files.read_summary(path)
+    stored = segment_files.read_stats(path)
     assert len(stored)
     owners = (file_codes >> 24) + 2  # the file numbers its games from 0; ids start at 2 here
     recount = nextmoves.from_rows(file_keys, owners, file_codes & 0xFFFFFF,

@@ -29,14 +29,14 @@ from replay import as_dict, board_after, expected, sample_positions, signature, 
 
 # --- fixtures ----------------------------------------------------------------------------
 
-@pytest.fixture(params=["rows", "summaries"])
+@pytest.fixture(params=["rows", "next_stats"])
 def imported(request, tmp_path, book_url, monkeypatch):
-    """40 games in batches of 7.  "rows": no key reaches a summary (book.storage.nextmoves);
-    "summaries": every key of 2 games or more of a batch is summarized and 3 segments of a
-    level merge, so the queries read summaries, merged summaries and rows together."""
+    """40 games in batches of 7.  "rows": no key reaches next-move statistics (book.storage.nextmoves);
+    "next_stats": every key of 2 games or more of a batch is counted and 3 segments of a
+    level merge, so the queries read next-move statistics, merged next-move statistics and rows together."""
     from fuseki.book.storage import nextmoves, segments
 
-    if request.param == "summaries":
+    if request.param == "next_stats":
         monkeypatch.setattr(nextmoves, "GAMES", 2)
         monkeypatch.setattr(segments, "FANOUT", 3)
     book, games, folder = import_forty(tmp_path, book_url)

@@ -47,12 +47,13 @@ def write(folder, count=70, seed=5):
     return games
 
 
-@pytest.fixture(params=["rows", "summaries"])
+@pytest.fixture(params=["rows", "next_stats"])
 def dated(request, tmp_path, monkeypatch):
-    """A SQLite book of 70 games; "summaries": its busy positions are read from segment summaries."""
+    """A SQLite book of 70 games; "next_stats": its busy positions are read from the segments'
+    next-move statistics."""
     from fuseki.book.storage import nextmoves, segments
 
-    if request.param == "summaries":
+    if request.param == "next_stats":
         monkeypatch.setattr(nextmoves, "GAMES", 2)
         monkeypatch.setattr(segments, "FANOUT", 3)
     folder = tmp_path / "games"

@@ -69,7 +69,7 @@ class Filters:
         return self.year_from is not None or self.year_to is not None or self.reads_rows()
 
     def reads_rows(self) -> bool:
-        """True when a filter other than years is set: the segments' summaries count by year
+        """True when a filter other than years is set: the segments' next-move statistics count by year
         only, so every game of the position is read from its rows and kept or not by the mask."""
         return bool(self.player) or self.within is not None or self.reads_headers()
 

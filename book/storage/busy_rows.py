@@ -2,7 +2,7 @@
 
 A position many games reached (the empty board: every game) keeps one row per game in each
 segment (``book.storage.segments``).  A next-move query without filters reads the segments'
-summaries instead (``book.storage.nextmoves``), but a list of its games or a filter on the
+next-move statistics instead (``book.storage.nextmoves``), but a list of its games or a filter on the
 players or the headers needs every row: 366,535 of them for the empty board of the Tygem
 corpus, 42-71 ms read from 27 segments, and about 120 ns a row more as the book grows.  A
 process keeps them once read (``SegmentIndex.busy``), but each new process, and each position
@@ -15,8 +15,8 @@ blob only when that is the version its snapshot reads, in the same read transact
 otherwise reads the segments as before (games added since, by an import that did not store
 them again).  Segment merges move rows without changing them: the blobs stay right.
 
-Which positions: those whose games the segments' summaries count at least ``BUSY_ROWS``
-times (a summary counts a key where at least ``nextmoves.GAMES`` of a segment's games
+Which positions: those whose games the segments' next-move statistics count at least ``BUSY_ROWS``
+times (next-move statistics counts a key where at least ``nextmoves.GAMES`` of a segment's games
 reached it; a position that misses the bar in every segment is read as before).
 
 Cost: 8 bytes a code, 2.9 M codes for the 773 busy positions of 366,535 games (23 MB, 63
@@ -58,9 +58,9 @@ def store(book, least: int | None = None) -> int:
 
 
 def _busy_keys(conn, snap, least: int) -> np.ndarray:
-    """The signed keys the summaries of the snapshot's segments count at least ``least`` games of."""
-    parts = [segments.summary_of(conn, segment) for segment in
-             (*(f.id for f in snap.files), *snap.summarized)]
+    """The signed keys the next-move statistics of the snapshot's segments count at least ``least`` games of."""
+    parts = [segments.stats_of(conn, segment) for segment in
+             (*(f.id for f in snap.files), *snap.with_stats)]
     parts = [part for part in parts if part is not None and len(part)]
     if not parts:
         return np.empty(0, dtype=np.int64)

@@ -2,14 +2,14 @@
 
 The one form of them in memory is ``NextMoveStats``: signed position keys and, per key,
 records ``(year, next, games, black wins, white wins)`` sorted by (key, year, next).  Two
-places keep them: a segment's *summary* table (below), for the positions many of its games
+places keep them: a segment's ``next_stats_<id>`` table (below), for the positions many of its games
 reached, and a statistics book's ``next_stats`` table (``book.storage.statbook_table``: the
 built-in book), which keeps them without years (``NO_YEAR``).
 
 A position reached by many games (the empty board: every game) costs a next-move query
 one row per game, read and counted at every query: 378,000 rows for the empty board of
 the Tygem corpus.  So each segment ``positions_<id>`` (``book.storage.segments``) may have
-a table ``summary_<id>(key, stats)``: for each key reached by at least ``GAMES`` games of
+a table ``next_stats_<id>(key, stats)``: for each key reached by at least ``GAMES`` games of
 that segment, ``stats`` holds what a query would count from its rows, by year:
 
     int32 records (year, next, games, black wins, white wins), sorted by (year, next)
@@ -17,14 +17,14 @@ that segment, ``stats`` holds what a query would count from its rows, by year:
 ``year`` is the game's year (``NO_YEAR`` where the date has none), ``next`` the move played
 from the position in canonical orientation (``END`` = -2: the game ended there), each game
 counted once, at its first visit of the position (the store's rule).  A reader takes a
-segment's summary where it has the key and the rows otherwise, so it reads at most
+segment's next-move statistics where it has the key and the rows otherwise, so it reads at most
 ``GAMES - 1`` rows of a key per level-0 segment; a year filter selects records, and only
 a player filter needs the rows of every segment.
 
-The summary is written with its segment, in the same transaction, and never changed: a
-merge writes the merged segment's summary (the sum of its parts': a game lies in one
+The next-move statistics are written with its segment, in the same transaction, and never changed: a
+merge writes the merged segment's next-move statistics (the sum of its parts': a game lies in one
 segment, so the counts add) and drops the parts'.  Its keys are those of its parts'
-summaries, each summed over every part (a part that did not summarize a key gives its
+next-move statistics, each summed over every part (a part that did not count a key gives its
 rows); a key popular only in the merged segment stays as rows, at most ``GAMES - 1``
 rows per level-0 batch merged into it.
 """
@@ -41,17 +41,17 @@ from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, text
 from fuseki.book.storage import schema
 from fuseki.engine.core.base import BLACK, WHITE
 
-GAMES = 16  # a level-0 segment summarizes the keys at least this many of its games reached
+GAMES = 16  # a level-0 segment counts the keys at least this many of its games reached
 NO_YEAR = -1  # the year of a game whose date has none
 YEAR, NEXT, COUNT, BLACK_WINS, WHITE_WINS = range(5)  # the columns of a record
 
 _metadata = MetaData()
 
 
-def summary_table(segment_id: int | str) -> Table:
-    """The table ``summary_<segment_id>`` (key signed, stats: the records' bytes); given a
-    name (str), the table of that name (a summary staged on PostgreSQL, ``book.storage.pg_stage``)."""
-    name = segment_id if isinstance(segment_id, str) else f"summary_{int(segment_id)}"
+def stats_table(segment_id: int | str) -> Table:
+    """The table ``next_stats_<segment_id>`` (key signed, stats: the records' bytes); given a
+    name (str), the table of that name (next-move statistics staged on PostgreSQL, ``book.storage.pg_stage``)."""
+    name = segment_id if isinstance(segment_id, str) else f"next_stats_{int(segment_id)}"
     table = _metadata.tables.get(name)
     if table is None:
         table = Table(name, _metadata, Column("key", BigInteger, primary_key=True, autoincrement=False),
@@ -75,7 +75,7 @@ def empty() -> NextMoveStats:
 
 def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.ndarray,
               min_games: int | None = None) -> NextMoveStats:
-    """The summary of position rows: ``keys``, the row's game (``owners``: any id that tells
+    """The next-move statistics of position rows: ``keys``, the row's game (``owners``: any id that tells
     games apart), ``lows`` (the code's low 24 bits: move number, next, winner) and the
     game's year per row; only keys reached by at least ``min_games`` games (default ``GAMES``)."""
     min_games = GAMES if min_games is None else min_games
@@ -127,7 +127,7 @@ def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.
 
 
 def combine(parts: list[NextMoveStats]) -> NextMoveStats:
-    """One summary adding up the records of ``parts`` (their games must be distinct)."""
+    """Next-move statistics adding up the records of ``parts`` (their games must be distinct)."""
     parts = [part for part in parts if len(part)]
     if not parts:
         return empty()
@@ -152,20 +152,20 @@ def _grouped(keys: np.ndarray, records: np.ndarray) -> NextMoveStats:
     return NextMoveStats(keys[starts], summed.astype(np.int32))
 
 
-def subtract(summary: NextMoveStats, records: np.ndarray) -> NextMoveStats:
-    """One key's ``summary`` less ``records`` of that key (of games it counted); records left
+def subtract(next_stats: NextMoveStats, records: np.ndarray) -> NextMoveStats:
+    """One key's ``next_stats`` less ``records`` of that key (of games it counted); records left
     with no game are dropped."""
     mine = records.astype(np.int64)
     mine[:, COUNT:] *= -1
-    left = _grouped(np.concatenate([summary.keys, np.full(len(mine), summary.keys[0], dtype=np.int64)]),
-                    np.concatenate([summary.records.astype(np.int64), mine]))
+    left = _grouped(np.concatenate([next_stats.keys, np.full(len(mine), next_stats.keys[0], dtype=np.int64)]),
+                    np.concatenate([next_stats.records.astype(np.int64), mine]))
     kept = left.records[:, COUNT] != 0
     return NextMoveStats(left.keys[kept], left.records[kept])
 
 
 def take_out(stored: list[tuple[int, bytes]], removed: NextMoveStats) -> tuple[list[tuple[int, bytes]], list[int]]:
-    """What stored summary rows (key, stats) become once some games are taken out of their
-    segment: (the rows to write again, the keys to delete).  ``removed``: the summary of
+    """What stored next-move statistics rows (key, stats) become once some games are taken out of their
+    segment: (the rows to write again, the keys to delete).  ``removed``: the next-move statistics of
     those games' rows (``from_codes`` with ``min_games`` 1).  A key left with fewer than
     GAMES games is deleted: its rows answer, as a fresh count would have it."""
     updates, deletes = [], []
@@ -181,14 +181,14 @@ def take_out(stored: list[tuple[int, bytes]], removed: NextMoveStats) -> tuple[l
     return updates, deletes
 
 
-def to_rows(summary: NextMoveStats) -> list[tuple[int, bytes]]:
+def to_rows(next_stats: NextMoveStats) -> list[tuple[int, bytes]]:
     """(key, stats bytes) per key, in key order."""
-    if not len(summary):
+    if not len(next_stats):
         return []
-    starts = np.flatnonzero(np.append(True, summary.keys[1:] != summary.keys[:-1]))
-    ends = np.append(starts[1:], len(summary.keys))
-    data = summary.records.astype("<i4")
-    return [(int(summary.keys[s]), data[s:e].tobytes()) for s, e in zip(starts.tolist(), ends.tolist())]
+    starts = np.flatnonzero(np.append(True, next_stats.keys[1:] != next_stats.keys[:-1]))
+    ends = np.append(starts[1:], len(next_stats.keys))
+    data = next_stats.records.astype("<i4")
+    return [(int(next_stats.keys[s]), data[s:e].tobytes()) for s, e in zip(starts.tolist(), ends.tolist())]
 
 
 def from_stats(key: int, stats: bytes) -> NextMoveStats:
@@ -209,26 +209,26 @@ def select_years(records: np.ndarray, year_from: int | None, year_to: int | None
     return records[keep]
 
 
-def write(conn, segment_id: int, summary: NextMoveStats) -> None:
-    """Create ``summary_<segment_id>`` holding ``summary`` (inside the segment's transaction)."""
-    write_table(conn, summary_table(segment_id).name, summary)
+def write(conn, segment_id: int, next_stats: NextMoveStats) -> None:
+    """Create ``next_stats_<segment_id>`` holding ``next_stats`` (inside the segment's transaction)."""
+    write_table(conn, stats_table(segment_id).name, next_stats)
 
 
-def write_table(conn, name: str, summary: NextMoveStats) -> None:
-    """Create the summary table ``name`` holding ``summary``."""
-    table = summary_table(name)
+def write_table(conn, name: str, next_stats: NextMoveStats) -> None:
+    """Create the next-move statistics table ``name`` holding ``next_stats``."""
+    table = stats_table(name)
     table.create(conn)
-    schema.insert_rows(conn, table, to_rows(summary))
+    schema.insert_rows(conn, table, to_rows(next_stats))
 
 
 def read_all(conn, segment_id: int) -> NextMoveStats:
-    """Every record of one segment's summary."""
-    table = summary_table(segment_id)
+    """Every record of one segment's next-move statistics."""
+    table = stats_table(segment_id)
     return from_stored(conn.execute(text(f"SELECT key, stats FROM {table.name} ORDER BY key")).all())
 
 
 def drop(conn, segment_id: int) -> None:
-    conn.exec_driver_sql(f"DROP TABLE IF EXISTS summary_{int(segment_id)}")
+    conn.exec_driver_sql(f"DROP TABLE IF EXISTS next_stats_{int(segment_id)}")
 
 
 def years_by_id(conn, low: int, high: int) -> tuple[int, np.ndarray]:
@@ -251,7 +251,7 @@ def years_array(low: int, high: int, found) -> np.ndarray:
 
 
 def from_codes(keys: np.ndarray, codes: np.ndarray, years_by: Callable, min_games: int | None = None) -> NextMoveStats:
-    """The summary of position rows ``(key, code)`` (``schema``'s code layout);
+    """The next-move statistics of position rows ``(key, code)`` (``schema``'s code layout);
     ``years_by(low, high)`` gives (low, years) of the game ids low..high (``years_by_id``)."""
     if not len(keys):
         return empty()
@@ -276,8 +276,8 @@ def positions(stats: NextMoveStats) -> int:
 
 
 def add_up(parts: list[NextMoveStats], count_rows: Callable) -> NextMoveStats:
-    """A merge's summary: the parts' summaries added up over every key any of them summarized;
-    ``count_rows(i, keys)`` is the summary of part i's rows under the ``keys`` it did not summarize."""
+    """A merge's next-move statistics: the parts' next-move statistics added up over every key any of them counted;
+    ``count_rows(i, keys)`` is the next-move statistics of part i's rows under the ``keys`` it did not count."""
     every = np.unique(np.concatenate([part.keys for part in parts])) if parts else np.empty(0, dtype=np.int64)
     if not len(every):
         return empty()
@@ -290,7 +290,7 @@ def add_up(parts: list[NextMoveStats], count_rows: Callable) -> NextMoveStats:
 
 
 def from_stored(rows) -> NextMoveStats:
-    """A summary from its stored rows (key, stats bytes)."""
+    """Next-move statistics from its stored rows (key, stats bytes)."""
     return combine([from_stats(int(k), bytes(s)) for k, s in rows])
 
 

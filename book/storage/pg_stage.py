@@ -4,7 +4,7 @@ On SQLite each parser writes its batch's rows as a segment file and the one writ
 links it in (``book.storage.segment_files``).  This is the same for PostgreSQL, where files are
 not at hand (the server may be another machine): each parser COPYs its batch's rows,
 its games numbered from 0, into a table of its own on its own connection, builds the
-table's primary key, writes the batch's summary beside it, and commits.  The writer then
+table's primary key, writes the batch's next-move statistics beside it, and commits.  The writer then
 links the batch in the transaction that adds its games (``link``): it renames the table
 to ``positions_<id>_rows`` and makes ``positions_<id>`` a view that adds the first game
 id to every code, so that readers and merges read it as any segment.  The rows are
@@ -69,13 +69,13 @@ def drop_segment(conn, segment_id: int) -> None:
 
 
 def staged_tables(conn) -> list[str]:
-    """The names of every staged table of the book: rows and summaries, of any import."""
+    """The names of every staged table of the book: rows and next-move statistics, of any import."""
     return list(conn.execute(_STAGED).scalars())
 
 
 class Stager:
     """Stages a parser's batches (``batches.make_batch``'s ``rows_to``): each call writes one
-    batch's rows and summary as tables named for the import's token, and returns the name.
+    batch's rows and next-move statistics as tables named for the import's token, and returns the name.
 
     Made in the importing process and used in a parser process: it connects on first use."""
 
@@ -83,13 +83,13 @@ class Stager:
         self.url, self.token, self.db = url, token, None
         self.numbers = itertools.count()
 
-    def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats) -> str:
+    def __call__(self, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats) -> str:
         if self.db is None:
             self.db = make_db(self.url, readonly=False)
         name = f"{PREFIX}{self.token}_{os.getpid()}_{next(self.numbers)}"
         with self.db.begin() as conn:
             copy_rows(conn, name, keys, codes)
-            nextmoves.write_table(conn, f"{name}_summary", summary)
+            nextmoves.write_table(conn, f"{name}_next_stats", next_stats)
         return name
 
     def close(self) -> None:
@@ -161,7 +161,7 @@ def _drop(conn, names: list[str]) -> None:
 def drop(db, name: str) -> None:
     """Drop a staged batch the writer did not link (its games were all in the book)."""
     with db.begin() as conn:
-        _drop(conn, [name, f"{name}_summary"])
+        _drop(conn, [name, f"{name}_next_stats"])
 
 
 def link(conn, name: str, rows: int, base: int) -> int:
@@ -173,15 +173,15 @@ def link(conn, name: str, rows: int, base: int) -> int:
     conn.exec_driver_sql(f"ALTER TABLE {name} RENAME TO {table}")
     conn.exec_driver_sql(f"ALTER INDEX pk_{name} RENAME TO pk_{table}")
     conn.exec_driver_sql(f"CREATE VIEW positions_{segment} AS SELECT key, code + {int(base)} AS code FROM {table}")
-    conn.exec_driver_sql(f"ALTER TABLE {name}_summary RENAME TO summary_{segment}")
-    conn.exec_driver_sql(f"ALTER INDEX {name}_summary_pkey RENAME TO summary_{segment}_pkey")
+    conn.exec_driver_sql(f"ALTER TABLE {name}_next_stats RENAME TO next_stats_{segment}")
+    conn.exec_driver_sql(f"ALTER INDEX {name}_next_stats_pkey RENAME TO next_stats_{segment}_pkey")
     conn.execute(insert(schema.segments).values(id=segment, level=0, rows=rows))
     return segment
 
 
 def drop_games(conn, name: str, games: np.ndarray, years: np.ndarray) -> int:
     """Take the games numbered ``games`` (from 0) out of the staged batch ``name``: their rows
-    deleted, their counts taken out of its summary; returns how many rows went.
+    deleted, their counts taken out of its next-move statistics; returns how many rows went.
     ``years[i]``: the year of the batch's game i (``nextmoves.NO_YEAR``: none).
 
     ``segment_files.drop_games`` for a staged table: the writer does it when a batch still
@@ -194,14 +194,14 @@ def drop_games(conn, name: str, games: np.ndarray, years: np.ndarray) -> int:
         return 0
     rows = np.array([tuple(row) for row in found], dtype=np.int64)
     removed = nextmoves.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
-    stored = conn.execute(text(f"SELECT key, stats FROM {name}_summary WHERE key IN "
+    stored = conn.execute(text(f"SELECT key, stats FROM {name}_next_stats WHERE key IN "
                                "(SELECT unnest(CAST(:k AS BIGINT[])))"),
                           {"k": np.unique(removed.keys).tolist()}).all()
     updates, deletes = nextmoves.take_out([(int(key), bytes(stats)) for key, stats in stored], removed)
     if updates:
-        conn.execute(text(f"UPDATE {name}_summary SET stats = :s WHERE key = :k"),
+        conn.execute(text(f"UPDATE {name}_next_stats SET stats = :s WHERE key = :k"),
                      [{"k": key, "s": stats} for key, stats in updates])
     if deletes:
-        conn.execute(text(f"DELETE FROM {name}_summary WHERE key IN (SELECT unnest(CAST(:k AS BIGINT[])))"),
+        conn.execute(text(f"DELETE FROM {name}_next_stats WHERE key IN (SELECT unnest(CAST(:k AS BIGINT[])))"),
                      {"k": deletes})
     return len(found)

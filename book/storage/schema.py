@@ -83,7 +83,9 @@ from sqlalchemy import (
 from fuseki.book.model.headers import HEADER_FIELDS, HeaderField
 from fuseki.engine.core import zobrist
 
-SCHEMA_VERSION = "2"  # 2: positions in segment tables (book.storage.segments)
+# 2: positions in segment tables (book.storage.segments); 3: the segments' next-move statistics
+# named next_stats (were summary; book.storage.migrate renames them when an old book is opened)
+SCHEMA_VERSION = "3"
 WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
 HASH_NAME = "zobrist-splitmix64-v1"
 
@@ -324,12 +326,13 @@ def known_fingerprints(conn, fingerprints: list) -> set:
     return {row[0] for row in rows_where_in(conn, fingerprint, fingerprints, fingerprint)}
 
 
-def check_versions(conn) -> None:
-    """Raise SchemeMismatch unless the book's meta rows match this code's versions."""
+def check_versions(conn, schema_versions: tuple[str, ...] = ()) -> None:
+    """Raise SchemeMismatch unless the book's meta rows match this code's versions
+    (``schema_versions``: older schema versions the caller reads as they are)."""
     present = dict(conn.execute(select(meta.c.name, meta.c.value)).all())
     for name, expected in versions().items():
         found = present.get(name)
-        if found != expected:
+        if found != expected and not (name == "schema_version" and found in schema_versions):
             raise SchemeMismatch(
                 f"the book's {name} is {found or 'missing'}, this fuseki needs {expected}: "
                 "import the games again into a new book")

@@ -2,7 +2,7 @@
 
 A SQLite book ``games.sqlite`` keeps its newer segments (``book.storage.segments``) in the folder
 ``games.sqlite-segments/``: each is a small SQLite database of its own, written once and
-never changed, holding the table ``positions`` (key, code) and the table ``summary``
+never changed, holding the table ``positions`` (key, code) and the table ``next_stats``
 (``book.storage.nextmoves``).  The main file lists them in ``segment_files(id, file, base)``.
 
 Why: in one file, every row of every batch went through SQLite's single writer (its
@@ -52,7 +52,7 @@ SUFFIX = "-segments"  # the folder beside the book's file
 ENABLED = os.environ.get("FUSEKI_SEGMENT_FILES", "1") != "0"
 _POSITIONS = Table("positions", MetaData(), *schema.positions_columns("positions"), sqlite_with_rowid=False)
 POSITIONS_DDL = str(CreateTable(_POSITIONS).compile(dialect=sqlite_dialect.dialect())).strip()
-_SUMMARY_DDL = "CREATE TABLE summary (key INTEGER PRIMARY KEY, stats BLOB NOT NULL) WITHOUT ROWID"
+_STATS_DDL = "CREATE TABLE next_stats (key INTEGER PRIMARY KEY, stats BLOB NOT NULL) WITHOUT ROWID"
 MERGE_ROWS_PER_STEP = 4_000_000  # a merge holds about this many rows (64 MB) at once
 
 
@@ -170,7 +170,7 @@ def _has_files_table(conn) -> bool:
 
 
 def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
-    """Move a segment file's rows and summary into tables of the book's own file (``compact``:
+    """Move a segment file's rows and next-move statistics into tables of the book's own file (``compact``:
     a book in one file).  ``dbapi_connection``: a SQLite connection outside any transaction
     (ATTACH needs that); commits.  The file is left for the caller to remove."""
     path = os.path.join(folder, segment.name)
@@ -186,9 +186,9 @@ def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
             dbapi_connection.execute(f"INSERT INTO main.{table.name} SELECT key, code + {int(segment.base)} "
                                      "FROM fold.positions" if segment.base else
                                      f"INSERT INTO main.{table.name} SELECT * FROM fold.positions")  # "*": the transfer
-            summary = nextmoves.summary_table(new)
-            dbapi_connection.execute(str(CreateTable(summary).compile(dialect=sqlite_dialect.dialect())))
-            dbapi_connection.execute(f"INSERT INTO main.{summary.name} SELECT * FROM fold.summary")
+            next_stats = nextmoves.stats_table(new)
+            dbapi_connection.execute(str(CreateTable(next_stats).compile(dialect=sqlite_dialect.dialect())))
+            dbapi_connection.execute(f"INSERT INTO main.{next_stats.name} SELECT * FROM fold.next_stats")
             dbapi_connection.execute("DELETE FROM segment_files WHERE id = ?", (segment.id,))
             dbapi_connection.execute("DELETE FROM segments WHERE id = ?", (segment.id,))
             dbapi_connection.execute("INSERT INTO segments (id, level, rows) VALUES (?, ?, ?)", (new, level, rows))
@@ -202,10 +202,10 @@ def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
 
 # --- writing -----------------------------------------------------------------------------
 
-def write_image(folder: str, image: np.ndarray, summary: nextmoves.NextMoveStats, owner: int) -> str:
-    """Write a segment file from an image of ``POSITIONS_DDL`` rows and their summary; returns its name.
+def write_image(folder: str, image: np.ndarray, next_stats: nextmoves.NextMoveStats, owner: int) -> str:
+    """Write a segment file from an image of ``POSITIONS_DDL`` rows and their next-move statistics; returns its name.
 
-    The image goes to the file as it is (a parser's one write); the summary is added through
+    The image goes to the file as it is (a parser's one write); the next-move statistics are added through
     SQLite, whose commit also syncs the file: once this returns, the file is whole on disk.
     """
     os.makedirs(folder, exist_ok=True)
@@ -216,7 +216,7 @@ def write_image(folder: str, image: np.ndarray, summary: nextmoves.NextMoveStats
     connection = sqlite3.connect(path, isolation_level=None)
     try:
         connection.execute("BEGIN")
-        _write_summary(connection, summary)
+        _write_stats(connection, next_stats)
         connection.execute("COMMIT")
     finally:
         connection.close()
@@ -226,23 +226,24 @@ def write_image(folder: str, image: np.ndarray, summary: nextmoves.NextMoveStats
 class FileWriter(NamedTuple):
     """Writes a parser's batches as segment files of the book's folder (``batches.make_batch``'s
     ``rows_to``): each call writes one batch's rows (sorted by key; its games numbered from 0,
-    the codes may be reordered) and summary, and returns the file's name."""
+    the codes may be reordered) and next-move statistics, and returns the file's name."""
 
     folder: str
     owner: int  # the pid of the process that links the files (segment files' names start with it)
 
-    def __call__(self, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats) -> str:
-        return write_image(self.folder, image(keys, codes, own_codes=True), summary, self.owner)
+    def __call__(self, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats) -> str:
+        return write_image(self.folder, image(keys, codes, own_codes=True), next_stats, self.owner)
 
 
-def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats, owner: int) -> str:
+def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats,
+               owner: int) -> str:
     """``write_image`` of rows (sorted by key), codes as they are."""
-    return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), summary, owner)
+    return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), next_stats, owner)
 
 
 def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
     """Take the games numbered ``games`` (in the file, from 0) out of a segment file no row
-    names yet: their rows deleted, their counts taken out of its summary; returns how many
+    names yet: their rows deleted, their counts taken out of its next-move statistics; returns how many
     rows went.  ``years[i]``: the year of the file's game i (``nextmoves.NO_YEAR``: none).
 
     The writer does this when another parser's batch already brought some of a batch's
@@ -259,10 +260,10 @@ def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
             rows = np.array(found, dtype=np.int64)
             removed = nextmoves.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
             keys = ",".join(str(key) for key in np.unique(removed.keys).tolist())
-            stored = connection.execute(f"SELECT key, stats FROM summary WHERE key IN ({keys})").fetchall()
+            stored = connection.execute(f"SELECT key, stats FROM next_stats WHERE key IN ({keys})").fetchall()
             updates, deletes = nextmoves.take_out(stored, removed)
-            connection.executemany("UPDATE summary SET stats = ? WHERE key = ?", [(s, k) for k, s in updates])
-            connection.executemany("DELETE FROM summary WHERE key = ?", [(key,) for key in deletes])
+            connection.executemany("UPDATE next_stats SET stats = ? WHERE key = ?", [(s, k) for k, s in updates])
+            connection.executemany("DELETE FROM next_stats WHERE key = ?", [(key,) for key in deletes])
         connection.execute("COMMIT")
         return len(found)
     finally:
@@ -275,9 +276,9 @@ def image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.nd
     return sqlite_image.rows_image(keys, codes, POSITIONS_DDL, own_codes=own_codes)
 
 
-def _write_summary(connection, summary: nextmoves.NextMoveStats) -> None:
-    connection.execute(_SUMMARY_DDL)
-    connection.executemany("INSERT INTO summary (key, stats) VALUES (?, ?)", nextmoves.to_rows(summary))
+def _write_stats(connection, next_stats: nextmoves.NextMoveStats) -> None:
+    connection.execute(_STATS_DDL)
+    connection.executemany("INSERT INTO next_stats (key, stats) VALUES (?, ?)", nextmoves.to_rows(next_stats))
 
 
 def remove(folder: str, names) -> None:
@@ -351,19 +352,19 @@ def forget(folder: str, names) -> None:
     _CONNECTIONS.keep(folder, names)
 
 
-# One row: the summary's record of the key, or else its rows.  The rows' subquery stands in a
-# SELECT whose WHERE is false when the summary has the key, so SQLite never reads them then (a
+# One row: the next-move statistics' record of the key, or else its rows.  The rows' subquery stands in a
+# SELECT whose WHERE is false when the next-move statistics have the key, so SQLite never reads them then (a
 # NOT EXISTS inside the subquery's own WHERE was checked row by row: 0.7 ms a file, the empty board,
 # in bench/book.py --corpus's hot openings).
-_STATS = ("SELECT stats, NULL FROM summary WHERE key = :k UNION ALL "
+_STATS = ("SELECT stats, NULL FROM next_stats WHERE key = :k UNION ALL "
           "SELECT NULL, (SELECT group_concat(code + :b) FROM positions WHERE key = :k) "
-          "WHERE NOT EXISTS (SELECT 1 FROM summary WHERE key = :k)")
+          "WHERE NOT EXISTS (SELECT 1 FROM next_stats WHERE key = :k)")
 _CODES = "SELECT group_concat(code + :b) FROM positions WHERE key = :k"
 _RANGE = "SELECT group_concat(key), group_concat(code + :b) FROM {table} WHERE key BETWEEN :low AND :top"
 
 
 def key_stats(folder: str, files, key: int) -> tuple[list[bytes], list[str]]:
-    """(summary blobs, comma-separated codes) of ``key`` in the files: a file that summarizes
+    """(next-move statistics blobs, comma-separated codes) of ``key`` in the files: a file that counts
     the key gives its blob, another its rows."""
     found = _each(folder, files, _STATS, {"k": key})
     return [bytes(blob) for blob, _ in found if blob is not None], [codes for _, codes in found if codes]
@@ -403,11 +404,11 @@ def read_rows(path: str) -> tuple[np.ndarray, np.ndarray]:
         connection.close()
 
 
-def read_summary(path: str) -> nextmoves.NextMoveStats:
-    """Every record of one file's summary."""
+def read_stats(path: str) -> nextmoves.NextMoveStats:
+    """Every record of one file's next-move statistics."""
     connection = sqlite3.connect(_read_uri(path, True), uri=True)
     try:
-        return nextmoves.from_stored(connection.execute("SELECT key, stats FROM summary ORDER BY key").fetchall())
+        return nextmoves.from_stored(connection.execute("SELECT key, stats FROM next_stats ORDER BY key").fetchall())
     finally:
         connection.close()
 
@@ -419,14 +420,14 @@ class Source(NamedTuple):
 
     path: str
     table: str  # positions table
-    summary: str | None  # its summary table, if it has one
+    next_stats: str | None  # its next-move statistics table, if it has one
     base: int
 
 
 def merge(sources: list[Source], book_path: str, folder: str, owner: int) -> tuple[str, int]:
-    """Write one segment file holding every row of ``sources`` and their summary; returns
+    """Write one segment file holding every row of ``sources`` and their next-move statistics; returns
     (its name, its rows).  Reads the book (read-only) for the years of games whose rows a
-    part did not summarize.  Changes nothing else: the caller links the file in.
+    part did not count.  Changes nothing else: the caller links the file in.
 
     Rows go through a key range at a time (``MERGE_ROWS_PER_STEP``), appended in order to a
     scratch file; ``VACUUM INTO`` then writes the file packed (an appended B-tree keeps its
@@ -457,13 +458,13 @@ def merge(sources: list[Source], book_path: str, folder: str, owner: int) -> tup
                 out.execute("INSERT INTO positions SELECT * FROM chunk.positions")
                 out.execute("COMMIT")
                 total += len(keys)
-            merged = _merged_summary(readers, sources, book_path)
+            merged = _merged_stats(readers, sources, book_path)
         finally:
             for reader in readers:
                 reader.close()
         out.execute("DETACH chunk")
         out.execute("BEGIN")
-        _write_summary(out, merged)
+        _write_stats(out, merged)
         out.execute("COMMIT")
         path = os.path.join(folder, name)
         out.execute("VACUUM INTO ?", (path,))
@@ -483,10 +484,10 @@ def _read_range(readers, sources, low: int, high: int) -> tuple[np.ndarray, np.n
                                       ).fetchone() for reader, source in zip(readers, sources))
 
 
-def _merged_summary(readers, sources, book_path: str) -> nextmoves.NextMoveStats:
-    """The parts' summaries added up (``nextmoves.add_up``), as ``segments.merge`` does."""
-    found = [nextmoves.from_stored(reader.execute(f"SELECT key, stats FROM {source.summary}").fetchall())
-             if source.summary else nextmoves.empty() for reader, source in zip(readers, sources)]
+def _merged_stats(readers, sources, book_path: str) -> nextmoves.NextMoveStats:
+    """The parts' next-move statistics added up (``nextmoves.add_up``), as ``segments.merge`` does."""
+    found = [nextmoves.from_stored(reader.execute(f"SELECT key, stats FROM {source.next_stats}").fetchall())
+             if source.next_stats else nextmoves.empty() for reader, source in zip(readers, sources)]
 
     def count_rows(i: int, missing: np.ndarray) -> nextmoves.NextMoveStats:
         rows = readers[i].execute(

@@ -98,12 +98,12 @@ def _pairs(rows) -> tuple[np.ndarray, np.ndarray]:
     return pairs[:, 0].copy(), pairs[:, 1].copy()
 
 
-def summary_of(conn, segment_id: int) -> nextmoves.NextMoveStats | None:
-    """One segment's summary, in a file or not; None: it has none (a book made before them)."""
+def stats_of(conn, segment_id: int) -> nextmoves.NextMoveStats | None:
+    """One segment's next-move statistics, in a file or not; None: it has none (a book made before them)."""
     for segment in segment_files.in_files(conn):
         if segment.id == segment_id:
-            return segment_files.read_summary(os.path.join(segment_files.book_folder(conn), segment.name))
-    return nextmoves.read_all(conn, segment_id) if segment_id in summarized(conn) else None
+            return segment_files.read_stats(os.path.join(segment_files.book_folder(conn), segment.name))
+    return nextmoves.read_all(conn, segment_id) if segment_id in with_stats(conn) else None
 
 
 def batch_image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.ndarray:
@@ -116,20 +116,20 @@ def batch_image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) ->
     return sqlite_image.rows_image(keys, codes, sqlite_stage.STAGE_DDL, wide_codes=True, own_codes=own_codes)
 
 
-def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.NextMoveStats | None = None) -> int:
+def write_segment(conn, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats | None = None) -> int:
     """Write position rows (sorted by key) as a new level-0 segment; returns its id (0: no rows).
 
-    ``summary``: the rows' ``nextmoves.from_rows`` where the caller has it (the importer's
+    ``next_stats``: the rows' ``nextmoves.from_rows`` where the caller has it (the importer's
     workers count it), else it is counted here.  Call inside the write transaction that
     also writes the rows' games (Book.writing): the games' years are read from it.
     """
     if not len(keys):
         return 0
-    if summary is None:
-        summary = _count_summary(conn, keys, codes, nextmoves.GAMES)
+    if next_stats is None:
+        next_stats = _count_stats(conn, keys, codes, nextmoves.GAMES)
     folder = segment_files.files_folder(conn)
     if folder is not None:
-        name = segment_files.write_rows(folder, keys, codes, summary, os.getpid())
+        name = segment_files.write_rows(folder, keys, codes, next_stats, os.getpid())
         return segment_files.link_file(conn, name, len(keys), 0)
     dialect = conn.dialect.name
     if dialect == "postgresql":  # its key built after the rows are in
@@ -141,23 +141,23 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, summary: nextmoves.
             _write_sqlite(conn.connection.dbapi_connection, table.name, keys, codes)
         else:
             conn.execute(table.insert(), [{"key": k, "code": c} for k, c in zip(keys.tolist(), codes.tolist())])
-    return _register(conn, segment, len(keys), summary)
+    return _register(conn, segment, len(keys), next_stats)
 
 
-def write_image_segment(conn, image: np.ndarray, summary: nextmoves.NextMoveStats) -> int:
+def write_image_segment(conn, image: np.ndarray, next_stats: nextmoves.NextMoveStats) -> int:
     """``write_segment`` of rows given as a ``batch_image`` (its games numbered for this book).
 
     On SQLite the image goes to SQLite as it is; elsewhere its rows are read back from it."""
     dbapi_connection = conn.connection.dbapi_connection
     if conn.dialect.name != "sqlite" or not sqlite_stage.IMAGES or not sqlite_stage.has_stage(dbapi_connection):
         keys, codes = sqlite_image.image_rows(image)
-        return write_segment(conn, keys, codes, summary)
+        return write_segment(conn, keys, codes, next_stats)
     rows = sqlite_image.row_count(image)
     if not rows:
         return 0
     segment, table = _new_segment_table(conn)
     _write_sqlite(dbapi_connection, table.name, None, None, image)
-    return _register(conn, segment, rows, summary)
+    return _register(conn, segment, rows, next_stats)
 
 
 def drop_table(conn, segment_id: int) -> None:
@@ -168,15 +168,15 @@ def drop_table(conn, segment_id: int) -> None:
         segment_table(segment_id).drop(conn)
 
 
-def _register(conn, segment: int, rows: int, summary: nextmoves.NextMoveStats) -> int:
-    """List a new level-0 segment, its summary beside it; returns its id."""
-    nextmoves.write(conn, segment, summary)
+def _register(conn, segment: int, rows: int, next_stats: nextmoves.NextMoveStats) -> int:
+    """List a new level-0 segment, its next-move statistics beside it; returns its id."""
+    nextmoves.write(conn, segment, next_stats)
     conn.execute(insert(segments).values(id=segment, level=0, rows=rows))
     return segment
 
 
-def _count_summary(conn, keys: np.ndarray, codes: np.ndarray, min_games: int) -> nextmoves.NextMoveStats:
-    """The summary of rows ``(key, code)`` (their games' years read from the games table)."""
+def _count_stats(conn, keys: np.ndarray, codes: np.ndarray, min_games: int) -> nextmoves.NextMoveStats:
+    """The next-move statistics of rows ``(key, code)`` (their games' years read from the games table)."""
     return nextmoves.from_codes(keys, codes, lambda low, high: nextmoves.years_by_id(conn, low, high), min_games)
 
 
@@ -214,16 +214,16 @@ def merge_sources(conn, parts: list[Segment]) -> list[segment_files.Source]:
     """What ``segment_files.merge`` reads for ``parts``: their files, or their tables in the book."""
     book = segment_files.book_path(conn)
     files = {segment.id: segment for segment in segment_files.in_files(conn)}
-    have = summarized(conn)
+    have = with_stats(conn)
     sources = []
     for part in parts:
         if part.id in files:
             found = files[part.id]
             sources.append(segment_files.Source(os.path.join(segment_files.book_folder(conn), found.name), "positions",
-                                                "summary", found.base))
+                                                "next_stats", found.base))
         else:
             sources.append(segment_files.Source(book, f"positions_{part.id}",
-                                                f"summary_{part.id}" if part.id in have else None, 0))
+                                                f"next_stats_{part.id}" if part.id in have else None, 0))
     return sources
 
 
@@ -267,7 +267,7 @@ def merge(conn, parts: list[Segment], level: int) -> int:
         conn.execute(text(f"INSERT INTO {table.name} (key, code) {union}"))
     if conn.dialect.name == "postgresql":
         pg_stage.add_key(conn, table.name)
-    nextmoves.write(conn, segment, _merged_summary(conn, parts))
+    nextmoves.write(conn, segment, _merged_stats(conn, parts))
     for part in parts:
         drop_table(conn, part.id)
         nextmoves.drop(conn, part.id)
@@ -276,12 +276,12 @@ def merge(conn, parts: list[Segment], level: int) -> int:
     return segment
 
 
-def _merged_summary(conn, parts: list[Segment]) -> nextmoves.NextMoveStats:
-    """The parts' summaries added up (``nextmoves.add_up``); a part without one (a book
+def _merged_stats(conn, parts: list[Segment]) -> nextmoves.NextMoveStats:
+    """The parts' next-move statistics added up (``nextmoves.add_up``); a part without one (a book
     written before them) gives its rows."""
-    have = summarized(conn)
+    have = with_stats(conn)
     found = [nextmoves.read_all(conn, part.id) if part.id in have else nextmoves.empty() for part in parts]
-    return nextmoves.add_up(found, lambda i, keys: _count_summary(conn, *rows_of_keys(conn, parts[i].id, keys), 1))
+    return nextmoves.add_up(found, lambda i, keys: _count_stats(conn, *rows_of_keys(conn, parts[i].id, keys), 1))
 
 
 def rows_of_keys(conn, segment_id: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -297,15 +297,15 @@ def rows_of_keys(conn, segment_id: int, keys: np.ndarray) -> tuple[np.ndarray, n
     return _pairs(found)
 
 
-def summarized(conn) -> set[int]:
-    """The segments that have a summary table."""
-    return {int(i) for i in conn.execute(_SUMMARIZED[conn.dialect.name]).scalars()}
+def with_stats(conn) -> set[int]:
+    """The segments that have next-move statistics table."""
+    return {int(i) for i in conn.execute(_WITH_STATS[conn.dialect.name]).scalars()}
 
 
-_SUMMARIZED = {  # the ids of the tables summary_<id>
-    "sqlite": text("SELECT substr(name, 9) FROM sqlite_master WHERE type = 'table' AND name GLOB 'summary_*'"),
-    "postgresql": text("SELECT substr(tablename, 9) FROM pg_tables WHERE schemaname = current_schema() "
-                       "AND tablename LIKE 'summary!_%' ESCAPE '!'"),
+_WITH_STATS = {  # the ids of the tables next_stats_<id>
+    "sqlite": text("SELECT substr(name, 12) FROM sqlite_master WHERE type = 'table' AND name GLOB 'next_stats_*'"),
+    "postgresql": text("SELECT substr(tablename, 12) FROM pg_tables WHERE schemaname = current_schema() "
+                       "AND tablename LIKE 'next!_stats!_%' ESCAPE '!'"),
 }
 
 
@@ -321,13 +321,13 @@ class Snapshot(NamedTuple):
 
     version: int  # the largest game id
     ids: tuple[int, ...]  # the segments in the book's own file
-    summarized: frozenset[int]  # those of them with a summary
+    with_stats: frozenset[int]  # those of them with next-move statistics
     files: tuple[segment_files.FileSegment, ...] = ()  # the segments in files
     folder: str | None = None  # where those are
 
 
 def snapshot(conn) -> Snapshot:
-    """The book's largest game id, segments and summarized segments, in one read transaction."""
+    """The book's largest game id, segments and counted segments, in one read transaction."""
     statement = _SNAPSHOT.get(conn.dialect.name)
     if statement is None:  # another database: several statements
         version = conn.execute(select(func.max(games.c.id))).scalar()
@@ -336,12 +336,12 @@ def snapshot(conn) -> Snapshot:
         ids = tuple(int(i) for i in conn.execute(select(segments.c.id)).scalars() if int(i) not in in_book)
         return Snapshot(int(version or 0), ids, frozenset(), files, segment_files.book_folder(conn) if files else None)
     if conn.dialect.name == "sqlite":
-        (version, ids, summarized_ids, has_files), = _fetch(conn, statement)
+        (version, ids, stats_ids, has_files), = _fetch(conn, statement)
     else:
-        (version, ids, summarized_ids), = _fetch(conn, statement)
+        (version, ids, stats_ids), = _fetch(conn, statement)
         has_files = 0
     ids = tuple(sorted(int(i) for i in ids.split(","))) if ids else ()
-    found = frozenset(int(i) for i in summarized_ids.split(",")) if summarized_ids else frozenset()
+    found = frozenset(int(i) for i in stats_ids.split(",")) if stats_ids else frozenset()
     files: tuple[segment_files.FileSegment, ...] = ()
     folder = None
     if has_files:
@@ -357,13 +357,13 @@ def snapshot(conn) -> Snapshot:
 
 _SNAPSHOT = {
     "sqlite": text("SELECT (SELECT max(id) FROM games), (SELECT group_concat(id) FROM segments), "
-                   "(SELECT group_concat(substr(name, 9)) FROM sqlite_master "
-                   "WHERE type = 'table' AND name GLOB 'summary_*'), "
+                   "(SELECT group_concat(substr(name, 12)) FROM sqlite_master "
+                   "WHERE type = 'table' AND name GLOB 'next_stats_*'), "
                    "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segment_files')"),
     "postgresql": text("SELECT (SELECT max(id) FROM games), "
                        "(SELECT string_agg(CAST(id AS TEXT), ',') FROM segments), "
-                       "(SELECT string_agg(substr(tablename, 9), ',') FROM pg_tables "
-                       "WHERE schemaname = current_schema() AND tablename LIKE 'summary!_%' ESCAPE '!')"),
+                       "(SELECT string_agg(substr(tablename, 12), ',') FROM pg_tables "
+                       "WHERE schemaname = current_schema() AND tablename LIKE 'next!_stats!_%' ESCAPE '!')"),
 }
 _FILES = text("SELECT group_concat(id || ' ' || file || ' ' || base, char(10)) FROM segment_files")
 
@@ -379,11 +379,11 @@ _LARGEST_ID = text("SELECT max(id) FROM games")
 
 
 def key_stats(conn, snap: Snapshot, key: int) -> tuple[nextmoves.NextMoveStats, np.ndarray]:
-    """(the summaries' records of ``key``, the codes of the segments without it): one statement
+    """(the next-move statistics' records of ``key``, the codes of the segments without it): one statement
     over the segments in the book's file, one a segment file."""
     stats, joined = [], []
     if snap.ids:
-        found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.summarized), key)
+        found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.with_stats), key)
         stats = [nextmoves.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
         joined = [codes for blob, codes in found if codes]
     if snap.files:
@@ -394,7 +394,7 @@ def key_stats(conn, snap: Snapshot, key: int) -> tuple[nextmoves.NextMoveStats, 
 
 
 @lru_cache(maxsize=64)
-def _key_statement(dialect: str, ids: tuple[int, ...], summarized_ids: frozenset[int]):
+def _key_statement(dialect: str, ids: tuple[int, ...], stats_ids: frozenset[int]):
     if dialect == "sqlite":
         stats, codes = "SELECT stats, NULL", "group_concat(code)"
     else:
@@ -402,9 +402,9 @@ def _key_statement(dialect: str, ids: tuple[int, ...], summarized_ids: frozenset
     parts = []
     for i in ids:
         rows = f"(SELECT {codes} FROM positions_{int(i)} WHERE key = :k)"
-        if i in summarized_ids:
-            parts.append(f"{stats} FROM summary_{int(i)} WHERE key = :k")
-            parts.append(f"SELECT NULL, {rows} WHERE NOT EXISTS (SELECT 1 FROM summary_{int(i)} WHERE key = :k)")
+        if i in stats_ids:
+            parts.append(f"{stats} FROM next_stats_{int(i)} WHERE key = :k")
+            parts.append(f"SELECT NULL, {rows} WHERE NOT EXISTS (SELECT 1 FROM next_stats_{int(i)} WHERE key = :k)")
         else:
             parts.append(f"SELECT NULL, {rows}")
     if dialect != "sqlite":

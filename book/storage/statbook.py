@@ -26,7 +26,7 @@ from sqlalchemy import inspect, select
 from sqlalchemy.engine import Engine, make_url
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import schema, statbook_table
+from fuseki.book.storage import migrate, schema, statbook_table
 from fuseki.book.storage.connect import BookError, make_db
 from fuseki.book.storage.source import NextMoves, Visits, answer
 from fuseki.engine.core.zobrist import to_signed
@@ -112,7 +112,8 @@ def open_file(path: str) -> tuple[Engine, StatisticsInfo]:
         with db.connect() as conn:
             if not inspect(conn).has_table("meta"):
                 raise BookError(f"{path} is not a fuseki book (no meta table)")
-            schema.check_versions(conn)
+            # version 3 renamed the segments' tables only: a statistics book has none
+            schema.check_versions(conn, migrate.MIGRATES_FROM)
             meta = dict(conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all())
     except Exception:
         db.dispose()

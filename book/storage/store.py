@@ -33,6 +33,7 @@ from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import (
     game_order,
+    migrate,
     pg_stage,
     schema,
     segment_files,
@@ -132,18 +133,28 @@ class Book:
             db, info = statbook.open_file(path)
             return cls(db, True, path, info)
         db = make_db(url, readonly)
+        upgrade_first = False
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
             with db.connect().execution_options(fuseki_write=not readonly) as conn, conn.begin():
                 if readonly:
                     if not inspect(conn).has_table("meta"):
                         raise BookError(f"{location} is not a fuseki book (no meta table)")
-                    schema.check_versions(conn)
-                    sweep_dead(db)  # what an importer that stopped left, without the write lock (PostgreSQL: none)
+                    upgrade_first = migrate.pending(conn)  # written by an older fuseki: a writer upgrades it
+                    if not upgrade_first:
+                        schema.check_versions(conn)
+                        sweep_dead(db)  # what an importer that stopped left, without the write lock (PostgreSQL: none)
                 else:
+                    if db.dialect.name == "postgresql":  # SQLite's BEGIN IMMEDIATE holds it already
+                        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
+                    migrate.upgrade(conn)
                     schema.create(conn)
                     sweep_book(conn)  # what an importer that stopped left
                     pg_stage.sweep(conn)
+            if upgrade_first:
+                db.dispose()
+                cls._upgrade(location)
+                return cls.open(location, readonly=True)
             absent = segment_files.missing(db) if path else None
             if absent:
                 folder, names = absent
@@ -159,6 +170,17 @@ class Book:
             db.dispose()
             raise
         return cls(db, readonly, path)
+
+    @classmethod
+    def _upgrade(cls, location: str) -> None:
+        """Open the book for writing once, which upgrades it (``book.storage.migrate``); BookError
+        saying why when it cannot be written."""
+        try:
+            cls.open(location).close()
+        except (BookError, DBAPIError, OSError) as exc:
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            raise BookError(f"the book {location} was written by an older fuseki and is upgraded the first time "
+                            f"it is opened, which needs to write to it: {reason}") from None
 
     def close(self) -> None:
         if self._checkpointer:

@@ -11,7 +11,7 @@ of ``Book.next_moves`` apply, and the same counting: each game once, at its firs
   and last year it was played, and its *trend* (``trend``, the rule below).
 
 Where the numbers come from, with no query of its own per position: ``Book.visits`` (the
-same read as ``next_moves``: the segments' summaries already count by year, each other game
+same read as ``next_moves``: the segments' next-move statistics already count by year, each other game
 is one row), and the games' years by id, one array over every game id read once (``id, year``
 of the ``games`` table) and kept until games are added, which also gives each year's games
 of the book.  A statistics book (the built-in one) keeps no years: ``StatisticsOnly``, "this

@@ -82,7 +82,7 @@ class Batch:
     skipped: list[Note] = field(default_factory=list)
     anomalies: dict[int, list[Note]] = field(default_factory=dict)  # of games[i] (Prepared's)
     read: int = 0  # bytes of the input read once its group was cut (progress.InputBytes)
-    summary: nextmoves.NextMoveStats | None = None  # the rows' summary (segments), if every game is new
+    next_stats: nextmoves.NextMoveStats | None = None  # the rows' next-move statistics (segments), if every game is new
     image: np.ndarray | None = None
     duplicates: int = 0
     written: str | None = None  # where the parser wrote the rows: a segment file, a staged table
@@ -120,7 +120,7 @@ def years_of(games: list[tuple]) -> np.ndarray:
 def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None,
                rows_to: Callable | None = None) -> Batch:
     """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``,
-    written by ``rows_to(keys, codes, summary) -> name`` if given (a segment file:
+    written by ``rows_to(keys, codes, next_stats) -> name`` if given (a segment file:
     ``segment_files.FileWriter``; a staged table: ``pg_stage.Stager``), its games numbered from 0.
 
     Games repeated within the chunks are left out, and with ``known`` the games the book holds."""
@@ -149,7 +149,7 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     years = years_of(games)
     batch = Batch(games, [prepared.events[i] for i in firsts], keys, lows, owners, prepared.skipped,
                   duplicates=len(prepared.games) - len(games),
-                  summary=nextmoves.from_rows(keys, owners, lows, years[owners]),
+                  next_stats=nextmoves.from_rows(keys, owners, lows, years[owners]),
                   anomalies={k: prepared.anomalies[i] for k, i in enumerate(firsts) if i in prepared.anomalies})
     if rows_to is None and not image:
         return batch
@@ -159,8 +159,8 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     codes |= lows
     del owners, lows
     if rows_to is not None:
-        batch.written = rows_to(keys, codes, batch.summary)
-        batch.written_rows, batch.summary = len(keys), None
+        batch.written = rows_to(keys, codes, batch.next_stats)
+        batch.written_rows, batch.next_stats = len(keys), None
     else:
         batch.image = segments.batch_image(keys, codes, own_codes=True)
     return batch

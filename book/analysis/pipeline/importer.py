@@ -163,7 +163,7 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
             else:
                 segment_files.link_file(conn, batch.written, positions, first_id << schema.GAME_SHIFT)
         elif batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
-            segments.write_image_segment(conn, batch.image, batch.summary)
+            segments.write_image_segment(conn, batch.image, batch.next_stats)
             positions = sqlite_image.row_count(batch.image)
         else:
             positions = _write_rows(conn, batch, ids, keep)
@@ -201,15 +201,15 @@ def _number(image: np.ndarray, first_id: int) -> bool:
 
 def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     """Write the rows of the batch's new games (``keep``, numbered ``ids``); returns their number."""
-    keys, lows, owners, summary = batch.keys, batch.lows, batch.owners, batch.summary
+    keys, lows, owners, next_stats = batch.keys, batch.lows, batch.owners, batch.next_stats
     if batch.image is not None:
         keys, codes = sqlite_image.image_rows(batch.image)
         owners, lows = codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1)
     codes = (ids[owners] << schema.GAME_SHIFT) | lows
     if not keep.all():  # rows of new games only, still in key order
         row_keep = keep[owners]
-        keys, codes, summary = keys[row_keep], codes[row_keep], None  # summary: counted again
-    segments.write_segment(conn, keys, codes, summary)
+        keys, codes, next_stats = keys[row_keep], codes[row_keep], None  # next_stats: counted again
+    segments.write_segment(conn, keys, codes, next_stats)
     return len(keys)
 
 
