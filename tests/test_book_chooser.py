@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from fuseki.book.play.chooser import BookChooser, NextMovesCache, from_settings, pick
+from fuseki.book.play.chooser import BookChooser, from_settings, pick
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board
@@ -194,21 +194,6 @@ def test_book_is_opened_lazily(book_path, monkeypatch):
 def test_unknown_policy_is_refused(book_path):
     with pytest.raises(ValueError, match="policy"):
         BookChooser(book_path, policy="greedy")
-
-
-# --- the answer cache ----------------------------------------------------------------------
-
-@pytest.mark.parametrize("moves", [(), ("R16",), ("R16", "D4"), ("Q16",)])
-def test_cached_answers_in_every_orientation_equal_the_store(book_path, moves):
-    from fuseki.book.storage.store import Book
-
-    with Book.open(book_path, readonly=True) as book:
-        cache = NextMovesCache(book)
-        for t in range(8):
-            board = after(*(point_to_vertex(transform_point(t, v(m), 19), 19) for m in moves))
-            color = board.to_move
-            assert cache.next_moves(board, color).moves == book.next_moves(board, to_move=color).moves
-        assert len(cache._entries) == 1
 
 
 def test_a_book_engine_answers_setup_commands_without_loading_the_book_stack(book_path):

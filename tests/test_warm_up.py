@@ -29,7 +29,7 @@ def test_the_book_opens_and_answers_the_empty_board_on_the_warm_up_thread_before
     try:
         assert warmed.wait(120), "the warm-up ended"  # no line sent: it does not wait for one
         assert chooser.opener._book is not None, "the warm-up thread opened the book"
-        assert chooser._cache is not None and len(chooser._cache._entries) == 1  # the empty board's answer
+        assert chooser.warmed is not None and chooser.warmed.total > 0  # the empty board was asked
     finally:
         os.write(write_end, b"quit\n")
         loop.join(30)

@@ -46,7 +46,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from fuseki.book.play.policies import policy_order
 from fuseki.engine.config import POLICIES
@@ -138,64 +138,6 @@ class LazyBook:
             self._book = None
 
 
-class NextMovesCache:
-    """``book.next_moves`` with the answers kept, in any orientation, for the book's lifetime.
-
-    The engine opens its book read-only and asks the same positions again and
-    again (the next game's opening, the analysis commands' continuations), and
-    the store's cost grows with the games through a position (bench/book.py
-    --corpus times the engine's first query, the empty board, and next_moves'
-    p50/p99; a kept answer costs a dict look-up).  An answer is kept under the
-    position's canonical key with the 8 symmetric keys of the board it was
-    asked for; the same position in another orientation ``T_t`` (``t`` such
-    that the cached board's ``keys[t]`` is the new board's ``keys[0]``) gets
-    the cached moves mapped through ``T_t``, orbits and order as the store
-    would give them.  Least recently used answers go first beyond ``size``.
-
-    Every answer is kept only while the book's ``version()`` (its largest game id) stays: a
-    running engine sees games imported after it opened the book at its next query (one
-    ``max(id)`` query each, about 0.13 ms on SQLite, where a kept answer's look-up is a
-    microsecond).  Before, it answered from what it had seen until restarted.
-    """
-
-    def __init__(self, book, size: int = 4096):
-        self.book, self.size = book, size
-        self._entries: OrderedDict = OrderedDict()
-        self._version = None
-
-    def next_moves(self, board, color: int):
-        version = self.book.version()
-        if version != self._version:  # games were added: every kept answer may have changed
-            self._entries.clear()
-            self._version = version
-        keys = tuple(board.symmetric_keys(color))
-        slot = (min(keys), board.size)
-        hit = self._entries.get(slot)
-        if hit is None:
-            found = self.book.next_moves(board, to_move=color)
-            self._entries[slot] = (keys, found)
-            if len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-            return found
-        self._entries.move_to_end(slot)
-        cached_keys, found = hit
-        if cached_keys[0] == keys[0]:
-            return found
-        return replace(found, moves=_mapped(found.moves, cached_keys.index(keys[0]), board.size))
-
-
-def _mapped(moves: Sequence, t: int, size: int) -> list:
-    """``moves`` (MoveStats) seen through symmetry ``t``, ordered as the store orders them."""
-    from fuseki.engine.core.coords import transform_point
-
-    out = []
-    for move in moves:
-        orbit = tuple(sorted(transform_point(t, p, size) for p in move.points))
-        out.append(replace(move, point=orbit[0], points=orbit))
-    out.sort(key=lambda m: (-m.games, m.point))
-    return out
-
-
 STORES_KEPT = 4  # sets of stores (one per rules and komi asked) kept open at once
 
 
@@ -230,7 +172,7 @@ class BookChooser:
         self.log = log or _stderr
         self.rng = random.Random(seed)
         self.opener = LazyBook(location, self.log)
-        self._cache = None
+        self.warmed = None  # the warm-up's answer for the empty 19x19 board, once it has run
         self.max_loss, self.ai_rules, self.ai_komi, self.ai_cache = max_loss, ai_rules, ai_komi, ai_cache
         self._stores = None  # (book, {(rules, komi): AiValueStores or None}) once looked for
         self._stores_lock = threading.Lock()
@@ -242,24 +184,22 @@ class BookChooser:
 
     def warm_up(self) -> None:
         """Open the book now (SQLAlchemy's import and the file) and answer the empty 19x19
-        board (the first query's statements and pages, and the answer kept): called by the GTP
-        loop on a thread from the start, so that the first ``book_moves`` or ``genmove`` does
-        not wait for them."""
+        board (the first query's connection, statements and pages): called by the GTP loop on a
+        thread from the start, so that the first ``book_moves`` or ``genmove`` does not wait for
+        them."""
         if self.opener.get() is None:
             return
         from fuseki.engine.core.board import Board
 
         board = Board(19)
-        self.next_moves(board, board.to_move)
+        self.warmed = self.next_moves(board, board.to_move)
 
     def next_moves(self, board, color: int):
         """The book's ``NextMoves`` for ``color`` to play on ``board``, or None without a book."""
         book = self.book
         if book is None:
             return None
-        if self._cache is None or self._cache.book is not book:
-            self._cache = NextMovesCache(book)
-        return self._cache.next_moves(board, color)
+        return book.next_moves(board, to_move=color)
 
     def corner_moves(self, board, color: int):
         """The corner book's ``CornerMoves`` of each corner (``book.analysis.patterns.corners``), or None:
