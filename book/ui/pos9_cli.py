@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 # The file formats (and numpy) are imported by the command that runs, not here: every
 # ``fuseki ... --help`` builds the parser, which imports this module.
 
-COLUMNS = "ABCDEFGHJ"
 VIEW_BLOCK_BYTES = 64 << 10  # small blocks, so the first board prints at once
 
 
@@ -100,10 +99,14 @@ def run_view(args) -> int:
 
 
 def render(board: str) -> str:
-    """A 9x9 board as text: the file's ``#``/``O``/``.``, GTP coordinates round it."""
-    letters = "   " + " ".join(COLUMNS)
-    rows = [f"{9 - y:2} " + " ".join(board[9 * y:9 * y + 9]) + f" {9 - y}" for y in range(9)]
-    return "\n".join([letters, *rows, letters]) + "\n"
+    """A 9x9 record's board as text: the file's own ``#`` and ``O`` (81 characters, row by row
+    from the top), drawn by ``Board.diagram`` as marks on an empty board (a record need not be
+    a legal position)."""
+    from fuseki.engine.core import base
+    from fuseki.engine.core.board import Board
+
+    stones = {base.xy_to_point(i % 9, i // 9, 9): char for i, char in enumerate(board) if char != "."}
+    return "\n".join(Board(9).diagram(marks=stones)) + "\n"
 
 
 def run_histogram(args) -> int:
