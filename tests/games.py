@@ -6,6 +6,8 @@ games the tests import, each built on them.
   orientation, then ``random_moves``, the rules core's random legal moves);
 - ``write_games``/``import_forty``: the 40 games of the book-query tests (tests/test_store.py);
 - ``random_games``/``import_games``: small distinct games sharing a few openings (the AI tests);
+  ``menu_games``: distinct games whose positions have popular and rare moves (the mistakes
+  tests); both drawn by ``distinct_games``;
 - ``generated_games``: games with varied, sometimes malformed headers (the filter tests);
 - ``archive_games``: many long games for archives (the import progress and stop tests).
 
@@ -102,27 +104,52 @@ def import_forty(tmp_path, book_url):
 SHARED_OPENINGS = [["pd", "dp", "pp", "dd"], ["pd", "dd", "pp"], ["dp", "pd"], ["qd", "dc"]]
 
 
-def random_games(count: int, seed: int = 7) -> list[list[tuple[int, int]]]:
-    """Distinct games (the importer keeps one of identical games) that share a few openings,
-    then go on at random."""
+def distinct_games(count: int, seed: int, points) -> list[list[tuple[int, int]]]:
+    """``count`` distinct 19x19 games (the importer keeps one of identical games), colours
+    alternating from Black: each game's points are drawn by the generator ``points(rng, board,
+    moves)``, which sees the board and the moves as they are played."""
     rng = random.Random(seed)
-    games = []
+    games: list[list[tuple[int, int]]] = []
     while len(games) < count:
-        opening = rng.choice(SHARED_OPENINGS)[: rng.randint(1, 4)]
-        board, color, moves = Board(19), BLACK, []
-        for sgf in opening:
-            point = base.sgf_to_point(sgf, 19)
-            board.play(color, point)
-            moves.append((color, point))
-            color = opponent(color)
-        for _ in range(rng.randint(0, 3)):
-            point = rng.choice([p for p in base.board_points(19) if board.is_legal(color, p)])
-            board.play(color, point)
-            moves.append((color, point))
-            color = opponent(color)
+        board, moves = Board(19), []
+        for point in points(rng, board, moves):
+            moves.append((board.to_move, point))
+            board.play(board.to_move, point)
         if moves not in games:
             games.append(moves)
     return games
+
+
+def legal_points(board) -> list[int]:
+    """The points the player to move may play."""
+    return [p for p in base.board_points(19) if board.is_legal(board.to_move, p)]
+
+
+def random_games(count: int, seed: int = 7) -> list[list[tuple[int, int]]]:
+    """Distinct games that share a few openings (1-4 moves), then go on at random (0-3 moves)."""
+    def points(rng, board, moves):
+        yield from (base.sgf_to_point(sgf, 19) for sgf in rng.choice(SHARED_OPENINGS)[: rng.randint(1, 4)])
+        for _ in range(rng.randint(0, 3)):
+            yield rng.choice(legal_points(board))
+
+    return distinct_games(count, seed, points)
+
+
+def menu_games(count: int, seed: int, depth: int = 6) -> list[list[tuple[int, int]]]:
+    """Distinct games: ``depth`` moves each from its position's menu of three (drawn 6:3:1, so
+    that positions have popular and rare moves), then two random moves."""
+    menus: dict[tuple, list[int]] = {}
+
+    def points(rng, board, moves):
+        for n in range(depth + 2):
+            legal = legal_points(board)
+            if n < depth:
+                menu = menus.setdefault(tuple(moves), rng.sample(legal, 3))
+                yield rng.choices(menu, weights=(6, 3, 1))[0]
+            else:
+                yield rng.choice(legal)
+
+    return distinct_games(count, seed, points)
 
 
 def import_games(folder: Path, games, location: str) -> str:

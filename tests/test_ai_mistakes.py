@@ -30,33 +30,10 @@ from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
 
-from games import import_games
+from games import import_games, menu_games
 
 SETTINGS = AiSettings("japanese", 6.5, "net", 400)
 SEED = 39
-
-
-def opening_games(count: int, seed: int, depth: int = 6) -> list[list[tuple[int, int]]]:
-    """Distinct games: ``depth`` moves each from its position's menu of three (drawn 6:3:1, so
-    that positions have popular and rare moves), then two random moves."""
-    rng = random.Random(seed)
-    menus: dict[tuple, list[int]] = {}
-    games: list[list[tuple[int, int]]] = []
-    while len(games) < count:
-        board, color, moves = Board(19), BLACK, []
-        for n in range(depth + 2):
-            legal = [p for p in base.board_points(19) if board.is_legal(color, p)]
-            if n < depth:
-                menu = menus.setdefault(tuple(moves), rng.sample(legal, 3))
-                point = rng.choices(menu, weights=(6, 3, 1))[0]
-            else:
-                point = rng.choice(legal)
-            board.play(color, point)
-            moves.append((color, point))
-            color = opponent(color)
-        if moves not in games:
-            games.append(moves)
-    return games
 
 
 TABLES = coords.symmetry_table(19).tolist()
@@ -154,7 +131,7 @@ def seen(found):
 @pytest.fixture(scope="module")
 def judged_book(tmp_path_factory):
     folder = tmp_path_factory.mktemp("mistakes")
-    games = opening_games(150, seed=SEED)
+    games = menu_games(150, seed=SEED)
     location = import_games(folder / "games", games, str(folder / "book.sqlite"))
     positions = replay(games)
     written = store_values(location, positions, random.Random(SEED))
