@@ -55,7 +55,7 @@ def count_by_hand(keys, owners, lows, years, min_games):
 
 def as_table(next_stats: nextmoves.NextMoveStats):
     table = defaultdict(dict)
-    for key, (year, nxt, games, black, white) in zip(next_stats.keys.tolist(), next_stats.records.tolist()):
+    for key, (year, nxt, games, black, white) in zip(next_stats.keys.tolist(), next_stats.counts.tolist()):
         assert (year, nxt) not in table[key]
         table[key][(year, nxt)] = (games, black, white)
     return dict(table)
@@ -67,7 +67,7 @@ def test_records_equal_a_count_row_by_row(min_games):
     rows = random_rows(rng)
     next_stats = nextmoves.from_rows(*rows, min_games=min_games)
     assert as_table(next_stats) == count_by_hand(*rows, min_games)
-    order = np.lexsort((next_stats.records[:, nextmoves.NEXT], next_stats.records[:, nextmoves.YEAR], next_stats.keys))
+    order = np.lexsort((next_stats.counts[:, nextmoves.NEXT], next_stats.counts[:, nextmoves.YEAR], next_stats.keys))
     assert (order == np.arange(len(order))).all()  # sorted by (key, year, next)
 
 

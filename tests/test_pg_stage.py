@@ -40,7 +40,7 @@ def book_rows(book) -> tuple[list, list, list]:
         positions = sorted(zip(keys.tolist(), [fingerprint[c >> schema.GAME_SHIFT] for c in codes.tolist()],
                                (codes & 0xFFFFFF).tolist()))
         stored = nextmoves.combine([segments.stats_of(conn, s.id) for s in segments.live(conn)])
-    return [source for _, _, source in games], positions, (stored.keys.tolist(), stored.records.tolist())
+    return [source for _, _, source in games], positions, (stored.keys.tolist(), stored.counts.tolist())
 
 
 def fresh_counts_hold(book) -> int:
@@ -53,7 +53,7 @@ def fresh_counts_hold(book) -> int:
             fresh = nextmoves.from_codes(keys, codes, lambda low, high: nextmoves.years_by_id(conn, low, high))
             stored = segments.stats_of(conn, segment.id)
             assert stored.keys.tolist() == fresh.keys.tolist(), f"segment {segment.id}"
-            assert stored.records.tolist() == fresh.records.tolist(), f"segment {segment.id}"
+            assert stored.counts.tolist() == fresh.counts.tolist(), f"segment {segment.id}"
     return len(live)
 
 

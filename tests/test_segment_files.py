@@ -153,10 +153,10 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     owners = (file_codes >> 24) + 2  # the file numbers its games from 0; ids start at 2 here
     recount = nextmoves.from_rows(file_keys, owners, file_codes & 0xFFFFFF,
                                   np.array([years[o] for o in owners.tolist()], dtype=np.int64), min_games=1)
-    games = np.bincount(np.unique(recount.keys, return_inverse=True)[1], weights=recount.records[:, 2])
+    games = np.bincount(np.unique(recount.keys, return_inverse=True)[1], weights=recount.counts[:, 2])
     popular = np.repeat(games >= nextmoves.GAMES, np.unique(recount.keys, return_counts=True)[1])
     assert np.array_equal(recount.keys[popular], stored.keys)
-    assert np.array_equal(recount.records[popular], stored.records)
+    assert np.array_equal(recount.counts[popular], stored.counts)
     for each in books.values():
         each.close()
 

@@ -25,8 +25,8 @@ def rows(*entries):
 
 def table(stats: nextmoves.NextMoveStats) -> list[tuple]:
     """(key, next, games, black wins, white wins) rows; every record without a year."""
-    assert (stats.records[:, nextmoves.YEAR] == nextmoves.NO_YEAR).all()
-    return [(key, *record[1:]) for key, record in zip(stats.keys.tolist(), stats.records.tolist())]
+    assert (stats.counts[:, nextmoves.YEAR] == nextmoves.NO_YEAR).all()
+    return [(key, *record[1:]) for key, record in zip(stats.keys.tolist(), stats.counts.tolist())]
 
 
 def test_each_game_counts_once_at_its_first_visit():

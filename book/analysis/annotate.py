@@ -77,7 +77,7 @@ def popular_positions(book: Book, min_games: int, limit: int | None = None) -> l
             found = [Popular(to_unsigned(int(k)), int(n)) for k, n in rows]
         else:
             for chunk in statbook_table.from_book(conn, min_games):
-                keys, counts = chunk.keys, chunk.records[:, 2]  # nextmoves.COUNT
+                keys, counts = chunk.keys, chunk.counts[:, 2]  # nextmoves.COUNT
                 starts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
                 found += [Popular(to_unsigned(int(keys[a])), int(counts[a:b].sum()))
                           for a, b in zip(starts, starts[1:])]
@@ -132,7 +132,7 @@ class BoardFinder:
     def _from_a_game(self, key: int) -> tuple[Board, int] | None:
         from fuseki.book.formats.positions import board_after_record
 
-        _records, game_ids, moves, _nexts, _winners = self.book.visits(key, Filters(), every_row=True)
+        _counts, game_ids, moves, _nexts, _winners = self.book.visits(key, Filters(), every_row=True)
         for game_id, move in zip(game_ids[:3].tolist(), moves[:3].tolist()):  # the first game will do
             board = board_after_record(self.book.game(game_id), move, strict=False)
             side = side_of(board, key)

@@ -65,7 +65,7 @@ def _busy_keys(conn, snap, least: int) -> np.ndarray:
     if not parts:
         return np.empty(0, dtype=np.int64)
     keys = np.concatenate([part.keys for part in parts])
-    games = np.concatenate([part.records[:, nextmoves.COUNT] for part in parts]).astype(np.int64)
+    games = np.concatenate([part.counts[:, nextmoves.COUNT] for part in parts]).astype(np.int64)
     distinct, where = np.unique(keys, return_inverse=True)
     return distinct[np.bincount(where, weights=games) >= least]
 

@@ -1,10 +1,11 @@
 """Next-move statistics: per position, its next moves with their games and each colour's wins.
 
 The one form of them in memory is ``NextMoveStats``: signed position keys and, per key,
-records ``(year, next, games, black wins, white wins)`` sorted by (key, year, next).  Two
-places keep them: a segment's ``next_stats_<id>`` table (below), for the positions many of its games
-reached, and a statistics book's ``next_stats`` table (``book.storage.statbook_table``: the
-built-in book), which keeps them without years (``NO_YEAR``).
+rows of counts ``(year, next, games, black wins, white wins)`` sorted by (key, year, next).
+Two places keep them: a segment's ``next_stats_<id>`` table (below), for the positions many
+of its games reached, and a statistics book's ``next_stats`` table
+(``book.storage.statbook_table``: the built-in book), which keeps them without years
+(``NO_YEAR``).
 
 A position reached by many games (the empty board: every game) costs a next-move query
 one row per game, read and counted at every query: 378,000 rows for the empty board of
@@ -12,21 +13,21 @@ the Tygem corpus.  So each segment ``positions_<id>`` (``book.storage.segments``
 a table ``next_stats_<id>(key, stats)``: for each key reached by at least ``GAMES`` games of
 that segment, ``stats`` holds what a query would count from its rows, by year:
 
-    int32 records (year, next, games, black wins, white wins), sorted by (year, next)
+    int32 counts (year, next, games, black wins, white wins), sorted by (year, next)
 
 ``year`` is the game's year (``NO_YEAR`` where the date has none), ``next`` the move played
 from the position in canonical orientation (``END`` = -2: the game ended there), each game
 counted once, at its first visit of the position (the store's rule).  A reader takes a
-segment's next-move statistics where it has the key and the rows otherwise, so it reads at most
-``GAMES - 1`` rows of a key per level-0 segment; a year filter selects records, and only
-a player filter needs the rows of every segment.
+segment's next-move statistics where they have the key and the rows otherwise, so it reads
+at most ``GAMES - 1`` rows of a key per level-0 segment; a year filter selects counts, and
+only a player filter needs the rows of every segment.
 
-The next-move statistics are written with its segment, in the same transaction, and never changed: a
-merge writes the merged segment's next-move statistics (the sum of its parts': a game lies in one
-segment, so the counts add) and drops the parts'.  Its keys are those of its parts'
-next-move statistics, each summed over every part (a part that did not count a key gives its
-rows); a key popular only in the merged segment stays as rows, at most ``GAMES - 1``
-rows per level-0 batch merged into it.
+A segment's next-move statistics are written with it, in the same transaction, and never
+changed: a merge writes the merged segment's (the sum of its parts': a game lies in one
+segment, so the counts add) and drops the parts'.  Its keys are those its parts counted,
+each summed over every part (a part that did not count a key gives its rows); a key
+popular only in the merged segment stays as rows, at most ``GAMES - 1`` rows per level-0
+batch merged into it.
 """
 
 from __future__ import annotations
@@ -43,13 +44,13 @@ from fuseki.engine.core.base import BLACK, WHITE
 
 GAMES = 16  # a level-0 segment counts the keys at least this many of its games reached
 NO_YEAR = -1  # the year of a game whose date has none
-YEAR, NEXT, COUNT, BLACK_WINS, WHITE_WINS = range(5)  # the columns of a record
+YEAR, NEXT, COUNT, BLACK_WINS, WHITE_WINS = range(5)  # the columns of a row of counts
 
 _metadata = MetaData()
 
 
 def stats_table(segment_id: int | str) -> Table:
-    """The table ``next_stats_<segment_id>`` (key signed, stats: the records' bytes); given a
+    """The table ``next_stats_<segment_id>`` (key signed, stats: the counts' bytes); given a
     name (str), the table of that name (next-move statistics staged on PostgreSQL, ``book.storage.pg_stage``)."""
     name = segment_id if isinstance(segment_id, str) else f"next_stats_{int(segment_id)}"
     table = _metadata.tables.get(name)
@@ -60,10 +61,10 @@ def stats_table(segment_id: int | str) -> Table:
 
 
 class NextMoveStats(NamedTuple):
-    """Records of several keys: ``keys[i]`` owns ``records[i]``; sorted by (key, year, next)."""
+    """Counts of several keys: ``keys[i]`` owns ``counts[i]``; sorted by (key, year, next)."""
 
     keys: np.ndarray  # int64, signed keys
-    records: np.ndarray  # int32, shape (n, 5)
+    counts: np.ndarray  # int32, shape (n, 5)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -117,50 +118,50 @@ def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.
     new = np.ones(len(keys), dtype=bool)
     new[1:] = (run[1:] != run[:-1]) | (years[1:] != years[:-1]) | (nexts[1:] != nexts[:-1])
     heads = np.flatnonzero(new)
-    records = np.empty((len(heads), 5), dtype=np.int32)
-    records[:, YEAR] = years[heads]
-    records[:, NEXT] = nexts[heads]
-    records[:, COUNT] = np.diff(np.append(heads, len(keys)))
-    records[:, BLACK_WINS] = np.add.reduceat((winners == 1).astype(np.int64), heads) if len(heads) else 0
-    records[:, WHITE_WINS] = np.add.reduceat((winners == 2).astype(np.int64), heads) if len(heads) else 0
-    return NextMoveStats(keys[heads], records)
+    counts = np.empty((len(heads), 5), dtype=np.int32)
+    counts[:, YEAR] = years[heads]
+    counts[:, NEXT] = nexts[heads]
+    counts[:, COUNT] = np.diff(np.append(heads, len(keys)))
+    counts[:, BLACK_WINS] = np.add.reduceat((winners == 1).astype(np.int64), heads) if len(heads) else 0
+    counts[:, WHITE_WINS] = np.add.reduceat((winners == 2).astype(np.int64), heads) if len(heads) else 0
+    return NextMoveStats(keys[heads], counts)
 
 
 def combine(parts: list[NextMoveStats]) -> NextMoveStats:
-    """Next-move statistics adding up the records of ``parts`` (their games must be distinct)."""
+    """Next-move statistics adding up the counts of ``parts`` (their games must be distinct)."""
     parts = [part for part in parts if len(part)]
     if not parts:
         return empty()
     return _grouped(np.concatenate([part.keys for part in parts]),
-                    np.concatenate([part.records for part in parts]))
+                    np.concatenate([part.counts for part in parts]))
 
 
-def _grouped(keys: np.ndarray, records: np.ndarray) -> NextMoveStats:
-    """Records with equal (key, year, next) summed; sorted."""
+def _grouped(keys: np.ndarray, counts: np.ndarray) -> NextMoveStats:
+    """Counts with equal (key, year, next) summed; sorted."""
     if not len(keys):
         return empty()
-    records = records.astype(np.int64)
-    order = np.lexsort((records[:, NEXT], records[:, YEAR], keys))
-    keys, records = keys[order], records[order]
+    counts = counts.astype(np.int64)
+    order = np.lexsort((counts[:, NEXT], counts[:, YEAR], keys))
+    keys, counts = keys[order], counts[order]
     new = np.ones(len(keys), dtype=bool)
-    new[1:] = ((keys[1:] != keys[:-1]) | (records[1:, YEAR] != records[:-1, YEAR])
-               | (records[1:, NEXT] != records[:-1, NEXT]))
+    new[1:] = ((keys[1:] != keys[:-1]) | (counts[1:, YEAR] != counts[:-1, YEAR])
+               | (counts[1:, NEXT] != counts[:-1, NEXT]))
     starts = np.flatnonzero(new)
-    summed = np.add.reduceat(records, starts, axis=0)
-    summed[:, YEAR] = records[starts, YEAR]
-    summed[:, NEXT] = records[starts, NEXT]
+    summed = np.add.reduceat(counts, starts, axis=0)
+    summed[:, YEAR] = counts[starts, YEAR]
+    summed[:, NEXT] = counts[starts, NEXT]
     return NextMoveStats(keys[starts], summed.astype(np.int32))
 
 
-def subtract(next_stats: NextMoveStats, records: np.ndarray) -> NextMoveStats:
-    """One key's ``next_stats`` less ``records`` of that key (of games it counted); records left
+def subtract(next_stats: NextMoveStats, counts: np.ndarray) -> NextMoveStats:
+    """One key's ``next_stats`` less ``counts`` of that key (of games it counted); counts left
     with no game are dropped."""
-    mine = records.astype(np.int64)
+    mine = counts.astype(np.int64)
     mine[:, COUNT:] *= -1
     left = _grouped(np.concatenate([next_stats.keys, np.full(len(mine), next_stats.keys[0], dtype=np.int64)]),
-                    np.concatenate([next_stats.records.astype(np.int64), mine]))
-    kept = left.records[:, COUNT] != 0
-    return NextMoveStats(left.keys[kept], left.records[kept])
+                    np.concatenate([next_stats.counts.astype(np.int64), mine]))
+    kept = left.counts[:, COUNT] != 0
+    return NextMoveStats(left.keys[kept], left.counts[kept])
 
 
 def take_out(stored: list[tuple[int, bytes]], removed: NextMoveStats) -> tuple[list[tuple[int, bytes]], list[int]]:
@@ -173,8 +174,8 @@ def take_out(stored: list[tuple[int, bytes]], removed: NextMoveStats) -> tuple[l
         first, end = np.searchsorted(removed.keys, key), np.searchsorted(removed.keys, key, side="right")
         if first == end:
             continue
-        left = subtract(from_stats(key, stats), removed.records[first:end])
-        if left.records[:, COUNT].sum() >= GAMES:
+        left = subtract(from_stats(key, stats), removed.counts[first:end])
+        if left.counts[:, COUNT].sum() >= GAMES:
             updates += to_rows(left)
         else:
             deletes.append(key)
@@ -187,26 +188,26 @@ def to_rows(next_stats: NextMoveStats) -> list[tuple[int, bytes]]:
         return []
     starts = np.flatnonzero(np.append(True, next_stats.keys[1:] != next_stats.keys[:-1]))
     ends = np.append(starts[1:], len(next_stats.keys))
-    data = next_stats.records.astype("<i4")
+    data = next_stats.counts.astype("<i4")
     return [(int(next_stats.keys[s]), data[s:e].tobytes()) for s, e in zip(starts.tolist(), ends.tolist())]
 
 
 def from_stats(key: int, stats: bytes) -> NextMoveStats:
-    """One key's records back from its stored bytes."""
-    records = np.frombuffer(stats, dtype="<i4").reshape(-1, 5).astype(np.int32)
-    return NextMoveStats(np.full(len(records), key, dtype=np.int64), records)
+    """One key's counts back from its stored bytes."""
+    counts = np.frombuffer(stats, dtype="<i4").reshape(-1, 5).astype(np.int32)
+    return NextMoveStats(np.full(len(counts), key, dtype=np.int64), counts)
 
 
-def select_years(records: np.ndarray, year_from: int | None, year_to: int | None) -> np.ndarray:
-    """The records of the games a year filter keeps (a game with no year: none)."""
+def select_years(counts: np.ndarray, year_from: int | None, year_to: int | None) -> np.ndarray:
+    """The counts of the games a year filter keeps (a game with no year: none)."""
     if year_from is None and year_to is None:
-        return records
-    keep = records[:, YEAR] != NO_YEAR
+        return counts
+    keep = counts[:, YEAR] != NO_YEAR
     if year_from is not None:
-        keep &= records[:, YEAR] >= year_from
+        keep &= counts[:, YEAR] >= year_from
     if year_to is not None:
-        keep &= records[:, YEAR] <= year_to
-    return records[keep]
+        keep &= counts[:, YEAR] <= year_to
+    return counts[keep]
 
 
 def write(conn, segment_id: int, next_stats: NextMoveStats) -> None:
@@ -222,7 +223,7 @@ def write_table(conn, name: str, next_stats: NextMoveStats) -> None:
 
 
 def read_all(conn, segment_id: int) -> NextMoveStats:
-    """Every record of one segment's next-move statistics."""
+    """Every row of one segment's next-move statistics."""
     table = stats_table(segment_id)
     return from_stored(conn.execute(text(f"SELECT key, stats FROM {table.name} ORDER BY key")).all())
 

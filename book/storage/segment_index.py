@@ -9,7 +9,7 @@ How a next-move query works (``SegmentIndex.next_moves``):
    statistics (``book.storage.nextmoves``: counts by year and next point, for the keys many
    games of the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
    key = :k``); numpy splits the codes into game id, move number, next point (canonical
-   orientation) and winner, and adds the statistics' records (a year filter selects them;
+   orientation) and winner, and adds the statistics' counts (a year filter selects them;
    another filter reads every segment's rows instead, or the one blob of a busy position's
    rows the import stored, ``book.storage.busy_rows``, and counts them in one pass,
    ``nextmoves.count_first_visits``);
@@ -58,7 +58,7 @@ class SegmentIndex:
         self.db = db
         self._mask, self._max_game_id = mask, max_game_id
         self._lock = threading.Lock()
-        # the codes of busy positions, read once: (key, every row) -> (book version, records, codes)
+        # the codes of busy positions, read once: (key, every row) -> (book version, counts, codes)
         self.busy: dict[tuple, tuple] = {}
         self.busy_codes = 0
         self.stored_rows = busy_rows.StoredRows()  # their blobs the import stored (book.storage.busy_rows)
@@ -71,9 +71,9 @@ class SegmentIndex:
         """Next moves from ``board``'s position (any orientation); see the module docstring."""
         keys = board.symmetric_keys(to_move)
         canonical = min(keys)
-        if not filters.reads_rows():  # the segments' statistics (a year filter selects their records) and rows
+        if not filters.reads_rows():  # the segments' statistics (a year filter selects their counts) and rows
             return answer(self.visits(canonical, filters), board, keys, to_move, filters)
-        _records, codes, mask = self._kept_rows(canonical, filters)  # every game's row, counted in one pass
+        _counts, codes, mask = self._kept_rows(canonical, filters)  # every game's row, counted in one pass
         games, black, white = nextmoves.count_first_visits(codes, mask)
         index = np.flatnonzero(games[1:]) + 1  # END's apart
         stats = orbits.tally(index, games[index], black[index], white[index], board.size, keys, to_move,
@@ -84,11 +84,11 @@ class SegmentIndex:
     def visits(self, key: int, filters: Filters, every_row: bool = False) -> Visits:
         """The statistics of the segments that count ``key`` (unfiltered) and each other game's
         first visit (filtered); ``every_row``: no statistics, every game from its rows."""
-        records, codes, mask = self._kept_rows(key, filters, every_row)
+        counts, codes, mask = self._kept_rows(key, filters, every_row)
         codes = nextmoves.first_visit_codes(codes, mask)
         moves = (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK
         nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
-        return Visits(records, codes >> schema.GAME_SHIFT, moves, nexts, codes & schema.WINNER_MASK)
+        return Visits(counts, codes >> schema.GAME_SHIFT, moves, nexts, codes & schema.WINNER_MASK)
 
     def version(self) -> int:
         """The largest game id (games are only ever added, with larger ids; merges and the
@@ -103,14 +103,14 @@ class SegmentIndex:
 
     def _kept_rows(self, key: int, filters: Filters, every_row: bool = True
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """(statistics records, the rows of ``key`` sorted: each game's first visit first, the mask
+        """(statistics counts, the rows of ``key`` sorted: each game's first visit first, the mask
         of the games the filters keep or None for every game); ``every_row``: see ``codes``."""
         games = self._player_games(key, filters) if every_row else None
-        records, codes = self.codes(key, every_row, games)
+        counts, codes = self.codes(key, every_row, games)
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)
         top = int(codes[-1] >> schema.GAME_SHIFT) if len(codes) else 0
-        return records, codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
+        return counts, codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
 
     def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:
         """The games a player filter keeps, for PostgreSQL to pick their rows of a busy position
@@ -120,15 +120,15 @@ class SegmentIndex:
         should list."""
         if not filters.reads_rows() or self.db.dialect.name != "postgresql" or (key, True) in self.busy:
             return None
-        records, codes = self.codes(key)
-        if len(codes) + int(records[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
+        counts, codes = self.codes(key)
+        if len(codes) + int(counts[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
             return None
         ids = np.flatnonzero(self._mask(filters, self._max_game_id()))
         return ids if len(ids) <= PLAYER_GAMES_LISTED else None
 
     def codes(self, key: int, every_row: bool = False, games: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray]:
-        """(statistics records, codes) of ``key``: see ``segments.key_stats``; ``every_row``: no
+        """(statistics counts, codes) of ``key``: see ``segments.key_stats``; ``every_row``: no
         statistics, every code of every segment (``games``: of those games only, not kept).
 
         Big answers are kept while the largest game id is unchanged (games are only
@@ -150,13 +150,13 @@ class SegmentIndex:
                     if snap.files != self._files:
                         self._forget_files(snap)
                     if every_row:  # a busy position's stored blob, else every segment's rows
-                        records = nextmoves.empty().records
+                        counts = nextmoves.empty().counts
                         codes = self.stored_rows.codes(conn, snap, to_signed(key)) if games is None else None
                         if codes is None:
                             codes = segments.codes(conn, snap, to_signed(key), games)
                     else:
                         found, codes = segments.key_stats(conn, snap, to_signed(key))
-                        records = found.records
+                        counts = found.counts
                 break
             except DBAPIError as exc:
                 if attempt == 2 or getattr(exc.orig, "pgcode", None) != "42P01":  # undefined_table
@@ -164,22 +164,22 @@ class SegmentIndex:
             except segment_files.Gone:  # a merge replaced a file after the snapshot named it
                 if attempt == 2:
                     raise
-        if games is None and len(codes) + len(records) >= busy_rows.BUSY_ROWS:
-            self._keep(key, every_row, snap.version, records, codes)
-        return records, codes
+        if games is None and len(codes) + len(counts) >= busy_rows.BUSY_ROWS:
+            self._keep(key, every_row, snap.version, counts, codes)
+        return counts, codes
 
-    def _keep(self, key: int, every_row: bool, version: int, records: np.ndarray, codes: np.ndarray) -> None:
+    def _keep(self, key: int, every_row: bool, version: int, counts: np.ndarray, codes: np.ndarray) -> None:
         """Keep a busy position's read (sorted, read-only), the oldest going beyond BUSY_CODES."""
         if not (codes[1:] >= codes[:-1]).all():
             codes.sort()
         codes.setflags(write=False)
-        records.setflags(write=False)
+        counts.setflags(write=False)
         with self._lock:
             stale = self.busy.pop((key, every_row), None)
             if stale is not None:
                 self.busy_codes -= len(stale[2]) + len(stale[1])
-            self.busy[(key, every_row)] = (version, records, codes)
-            self.busy_codes += len(codes) + len(records)
+            self.busy[(key, every_row)] = (version, counts, codes)
+            self.busy_codes += len(codes) + len(counts)
             while self.busy_codes > BUSY_CODES and len(self.busy) > 1:
                 _version, old_records, old_codes = self.busy.pop(next(iter(self.busy)))
                 self.busy_codes -= len(old_codes) + len(old_records)

@@ -379,7 +379,7 @@ _LARGEST_ID = text("SELECT max(id) FROM games")
 
 
 def key_stats(conn, snap: Snapshot, key: int) -> tuple[nextmoves.NextMoveStats, np.ndarray]:
-    """(the next-move statistics' records of ``key``, the codes of the segments without it): one statement
+    """(the next-move statistics' counts of ``key``, the codes of the segments without it): one statement
     over the segments in the book's file, one a segment file."""
     stats, joined = [], []
     if snap.ids:

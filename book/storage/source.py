@@ -41,12 +41,12 @@ class NextMoves:
 
 
 class Visits(NamedTuple):
-    """What a source knows of one position (its canonical key): ``records``, next-move
-    statistics counted ahead (``nextmoves.NextMoveStats.records``: years, next points,
+    """What a source knows of one position (its canonical key): ``counts``, next-move
+    statistics counted ahead (``nextmoves.NextMoveStats.counts``: years, next points,
     games, wins), and the other games one by one, each at its first visit (ascending
     ids, with the move number, the next point in canonical orientation and the winner)."""
 
-    records: np.ndarray
+    counts: np.ndarray
     game_ids: np.ndarray
     moves: np.ndarray
     nexts: np.ndarray
@@ -60,8 +60,8 @@ class NextMoveSource(Protocol):
         """Next moves from ``board``'s position (any orientation) with ``to_move`` to play."""
 
     def visits(self, key: int, filters: Filters, every_row: bool = False) -> Visits:
-        """The position ``key`` (canonical, unsigned): its counted records and the games the
-        filters keep; ``every_row``: no records, every game one by one."""
+        """The position ``key`` (canonical, unsigned): its counts and the games the
+        filters keep; ``every_row``: no counts, every game one by one."""
 
     def version(self) -> int:
         """A number that changes whenever the answers may."""
@@ -72,17 +72,17 @@ class NextMoveSource(Protocol):
 
 def answer(visits: Visits, board, keys: list[int], side: int, filters: Filters) -> NextMoves:
     """The ``NextMoves`` of a position from its ``visits`` (``keys``: the asked board's 8
-    symmetric keys): the records a year filter keeps, then each game, merged under the
+    symmetric keys): the counts a year filter keeps, then each game, merged under the
     position's symmetry in the asked orientation (``orbits.tally``)."""
-    records = nextmoves.select_years(visits.records, filters.year_from, filters.year_to)
+    counts = nextmoves.select_years(visits.counts, filters.year_from, filters.year_to)
     nexts, winners = visits.nexts, visits.winners
-    played = records[:, nextmoves.NEXT] != END
+    played = counts[:, nextmoves.NEXT] != END
     moved = nexts != END
-    index = np.concatenate([nexts[moved], records[played, nextmoves.NEXT]]) + 2
-    weights = np.concatenate([np.ones(int(moved.sum())), records[played, nextmoves.COUNT]])
-    black = np.concatenate([winners[moved] == BLACK, records[played, nextmoves.BLACK_WINS]])
-    white = np.concatenate([winners[moved] == WHITE, records[played, nextmoves.WHITE_WINS]])
+    index = np.concatenate([nexts[moved], counts[played, nextmoves.NEXT]]) + 2
+    weights = np.concatenate([np.ones(int(moved.sum())), counts[played, nextmoves.COUNT]])
+    black = np.concatenate([winners[moved] == BLACK, counts[played, nextmoves.BLACK_WINS]])
+    white = np.concatenate([winners[moved] == WHITE, counts[played, nextmoves.WHITE_WINS]])
     stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
-    total = len(nexts) + int(records[:, nextmoves.COUNT].sum())
-    ended = int((~moved).sum()) + int(records[~played, nextmoves.COUNT].sum())
+    total = len(nexts) + int(counts[:, nextmoves.COUNT].sum())
+    ended = int((~moved).sum()) + int(counts[~played, nextmoves.COUNT].sum())
     return NextMoves(total=total, ended=ended, moves=stats, key=min(keys), to_move=side)

@@ -61,7 +61,7 @@ class StatisticsInfo:
 
     def no_games(self) -> str:
         """Why a statistics book lists no games."""
-        return (f"{self.title} holds next-move statistics, not games: it has no game lists or records; "
+        return (f"{self.title} holds next-move statistics, not games: it has no game lists or counts; "
                 f"{IMPORT_HINT}")
 
     def no_filters(self) -> str:
@@ -93,7 +93,7 @@ class StatisticsTable:
         with self.db.connect() as conn:
             found = statbook_table.lookup(conn, to_signed(key))
         none = np.empty(0, dtype=np.int64)
-        return Visits(found.records, none, none, none, none)
+        return Visits(found.counts, none, none, none, none)
 
     def version(self) -> int:
         """Never changes: a statistics book is written once."""

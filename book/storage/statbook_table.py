@@ -125,11 +125,11 @@ def lookup(conn, key: int) -> NextMoveStats:
     rows = conn.execute(_LOOKUP, {"key": key}).all()
     if not rows:
         return nextmoves.empty()
-    records = np.empty((len(rows), 5), dtype=np.int32)
-    records[:, nextmoves.YEAR] = nextmoves.NO_YEAR
+    counts = np.empty((len(rows), 5), dtype=np.int32)
+    counts[:, nextmoves.YEAR] = nextmoves.NO_YEAR
     # from plain lists: numpy probes a Row object for the array protocols
-    records[:, nextmoves.NEXT:] = [tuple(row) for row in rows]
-    return NextMoveStats(np.full(len(rows), key, dtype=np.int64), records)
+    counts[:, nextmoves.NEXT:] = [tuple(row) for row in rows]
+    return NextMoveStats(np.full(len(rows), key, dtype=np.int64), counts)
 
 
 _LOOKUP = (select(next_stats.c.next, next_stats.c.games, next_stats.c.black_wins, next_stats.c.white_wins)
@@ -177,7 +177,7 @@ def write_file(path: str, chunks: Iterable[NextMoveStats], meta: dict[str, str],
         conn.executemany("INSERT INTO meta (name, value) VALUES (?, ?)", sorted(meta.items()))
         for chunk in chunks:  # without years: a statistics book has no year column
             conn.executemany("INSERT INTO next_stats VALUES (?, ?, ?, ?, ?)",
-                             zip(chunk.keys.tolist(), *(chunk.records[:, column].tolist() for column in
+                             zip(chunk.keys.tolist(), *(chunk.counts[:, column].tolist() for column in
                                  (nextmoves.NEXT, nextmoves.COUNT, nextmoves.BLACK_WINS, nextmoves.WHITE_WINS))))
             rows += len(chunk)
         if extra is not None:

@@ -101,19 +101,19 @@ def date_profile(book, board, to_move: int | None = None, filters: Filters | Non
     side = board.to_move if to_move is None else to_move
     filters = filters or Filters()
     keys = board.symmetric_keys(side)
-    records, game_ids, _moves, nexts, winners = book.visits(min(keys), filters, every_row=filters.reads_rows())
-    records = nextmoves.select_years(records, filters.year_from, filters.year_to)
+    counted, game_ids, _moves, nexts, winners = book.visits(min(keys), filters, every_row=filters.reads_rows())
+    counted = nextmoves.select_years(counted, filters.year_from, filters.year_to)
     game_years, book_counts = _book_years(book, filters, int(game_ids.max()) if len(game_ids) else 0)
-    years = np.concatenate([game_years[game_ids], records[:, nextmoves.YEAR]]).astype(np.int64)
-    points = np.concatenate([nexts, records[:, nextmoves.NEXT]]).astype(np.int64)
-    weights = np.concatenate([np.ones(len(nexts), dtype=np.int64), records[:, nextmoves.COUNT]]).astype(np.int64)
+    years = np.concatenate([game_years[game_ids], counted[:, nextmoves.YEAR]]).astype(np.int64)
+    points = np.concatenate([nexts, counted[:, nextmoves.NEXT]]).astype(np.int64)
+    weights = np.concatenate([np.ones(len(nexts), dtype=np.int64), counted[:, nextmoves.COUNT]]).astype(np.int64)
     distinct, which = np.unique(years, return_inverse=True)
     per_year = np.bincount(which, weights=weights, minlength=len(distinct)).astype(np.int64)
     rows = [YearRow(_year(y), int(g), int(book_counts.get(int(y), 0)))
             for y, g in zip(distinct.tolist(), per_year.tolist())]
     rows.sort(key=lambda row: (row.year is None, row.year or 0))
-    black = np.concatenate([winners == BLACK, records[:, nextmoves.BLACK_WINS]])
-    white = np.concatenate([winners == WHITE, records[:, nextmoves.WHITE_WINS]])
+    black = np.concatenate([winners == BLACK, counted[:, nextmoves.BLACK_WINS]])
+    white = np.concatenate([winners == WHITE, counted[:, nextmoves.WHITE_WINS]])
     played = points != END
     stats = orbits.tally(points[played] + 2, weights[played], black[played], white[played], board.size, keys,
                          side, filters.min_games)
