@@ -154,18 +154,18 @@ def put(conn, keys: list[int], size: int, settings: AiSettings, root: tuple[int,
     move's line (points in the asked orientation, the move first), or None.  Replaces what
     was stored for the same key and settings.  The table must have ``pvs`` (``create``).
     """
-    records = np.array([tuple(m) for m in moves], dtype=MOVE_DTYPE) if moves else np.empty(0, MOVE_DTYPE)
-    records["point"] = to_canonical(records["point"].tolist(), keys, size)
+    move_values = np.array([tuple(m) for m in moves], dtype=MOVE_DTYPE) if moves else np.empty(0, MOVE_DTYPE)
+    move_values["point"] = to_canonical(move_values["point"].tolist(), keys, size)
     lines = None if pvs is None else [to_canonical(list(pv), keys, size) for pv in pvs]
-    _write(conn, zobrist.to_signed(min(keys)), settings, root, records, lines)
+    _write(conn, zobrist.to_signed(min(keys)), settings, root, move_values, lines)
 
 
-def _write(conn, signed_key: int, settings: AiSettings, root, records: np.ndarray, lines) -> None:
-    """Replace the row of (``signed_key``, ``settings``): canonical ``records`` and ``lines``."""
-    if lines is not None and len(lines) != len(records):
-        raise ValueError(f"{len(lines)} lines for {len(records)} moves")
+def _write(conn, signed_key: int, settings: AiSettings, root, move_values: np.ndarray, lines) -> None:
+    """Replace the row of (``signed_key``, ``settings``): canonical ``move_values`` and ``lines``."""
+    if lines is not None and len(lines) != len(move_values):
+        raise ValueError(f"{len(lines)} lines for {len(move_values)} moves")
     row = {"key": signed_key, **settings.row_key(), "root_visits": int(root[0]),
-           "root_winrate": float(root[1]), "root_score_lead": float(root[2]), "moves": records.tobytes(),
+           "root_winrate": float(root[1]), "root_score_lead": float(root[2]), "moves": move_values.tobytes(),
            "pvs": None if lines is None else _encode_lines(lines)}
     conn.execute(ai_values.delete().where(*_where(signed_key, settings)))
     conn.execute(ai_values.insert(), [row])
@@ -186,9 +186,9 @@ def merge_moves(conn, keys: list[int], size: int, settings: AiSettings, root: tu
     if found is None:
         _write(conn, signed, settings, root, new, new_lines)
         return
-    records = np.frombuffer(found.moves, dtype=MOVE_DTYPE).copy()
-    lines = _decode_lines(getattr(found, "pvs", None), len(records))
-    at = {int(p): i for i, p in enumerate(records["point"].tolist())}
+    move_values = np.frombuffer(found.moves, dtype=MOVE_DTYPE).copy()
+    lines = _decode_lines(getattr(found, "pvs", None), len(move_values))
+    at = {int(p): i for i, p in enumerate(move_values["point"].tolist())}
     extra, extra_lines = [], []
     for record, line in zip(new, new_lines):
         i = at.get(int(record["point"]))
@@ -196,11 +196,11 @@ def merge_moves(conn, keys: list[int], size: int, settings: AiSettings, root: tu
             extra.append(record)
             extra_lines.append(line)
         else:
-            records[i], lines[i] = record, line
+            move_values[i], lines[i] = record, line
     if extra:
-        records = np.concatenate([records, np.array(extra, dtype=MOVE_DTYPE)])
+        move_values = np.concatenate([move_values, np.array(extra, dtype=MOVE_DTYPE)])
         lines += extra_lines
-    _write(conn, signed, settings, (found.root_visits, found.root_winrate, found.root_score_lead), records, lines)
+    _write(conn, signed, settings, (found.root_visits, found.root_winrate, found.root_score_lead), move_values, lines)
 
 
 def _encode_lines(lines) -> bytes:
@@ -322,16 +322,16 @@ _VALUE_COLUMNS = (ai_values.c.root_visits, ai_values.c.root_winrate, ai_values.c
 def _decode(row, keys: list[int], size: int, settings: AiSettings) -> AiValues:
     """A stored row's values, its points mapped from canonical to the orientation of ``keys``."""
     canonical = min(keys)
-    records = np.frombuffer(row.moves, dtype=MOVE_DTYPE)
-    lines = _decode_lines(getattr(row, "pvs", None), len(records))
+    move_values = np.frombuffer(row.moves, dtype=MOVE_DTYPE)
+    lines = _decode_lines(getattr(row, "pvs", None), len(move_values))
     table = _tables(size)
     back = table[coords.INVERSE[keys.index(canonical)]]
     stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
-    best = float(records["score_lead"].max()) if len(records) else 0.0
+    best = float(move_values["score_lead"].max()) if len(move_values) else 0.0
     moves: list[AiMove] = []
     seen: set[tuple[int, ...]] = set()
     # best first; of equivalent points (a symmetric position) the first, KataGo's better-searched one
-    for rec, line in zip(records.tolist(), lines):
+    for rec, line in zip(move_values.tolist(), lines):
         canon = rec[0]
         point = canon if canon == PASS else back[canon]
         orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
