@@ -64,6 +64,7 @@ def test_the_import_forks_with_no_thread_of_its_own_alive(tmp_path, monkeypatch)
     the parser's and each merge's, of a second import into the same open book too, finds no
     thread alive but those that were there before the import."""
     import multiprocessing.process
+    import os
     import threading
 
     first, second = tmp_path / "first", tmp_path / "second"
@@ -74,11 +75,14 @@ def test_the_import_forks_with_no_thread_of_its_own_alive(tmp_path, monkeypatch)
     monkeypatch.setattr(segment_files, "ENABLED", True)  # merges of segment files: in a process of their own
     monkeypatch.setattr(segments, "FANOUT", 2)  # a merge after every other batch
     before = set(threading.enumerate())
+    tasks = len(os.listdir("/proc/self/task"))  # every thread, Python's and native (numba's pool, say)
     forks = []
     real_start = multiprocessing.process.BaseProcess.start
 
     def start(process):  # the real start, noting which threads were alive at the fork
-        forks.append((process.name, sorted(thread.name for thread in set(threading.enumerate()) - before)))
+        alive = sorted(thread.name for thread in set(threading.enumerate()) - before)
+        native = len(os.listdir("/proc/self/task")) - tasks - len(alive)  # threads Python does not list
+        forks.append((process.name, alive + [f"{native} native"] * (native > 0)))
         real_start(process)
 
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start)
