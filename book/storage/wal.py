@@ -77,9 +77,10 @@ class Checkpointer:
 
         Called before a fork (``Book.end_threads``): a child has only the thread that forked,
         so a lock another thread held at that instant stays held in the child for ever.  This
-        thread spends its time inside SQLite, whose allocator takes a process-wide mutex (its
-        memory statistics) on every malloc: an import's merge process forked mid-checkpoint
-        hung in its first ``sqlite3.connect`` (the rare hang of tests/test_concurrency.py).
+        thread spends its time inside SQLite, holding the mutex of the book's WAL index (one
+        for every connection of the process to the file) and, on every malloc, the allocator's:
+        an import's merge process forked mid-checkpoint hung in its first read of the book,
+        in ``sqlite3WalBeginReadTransaction`` (the rare hang of tests/test_concurrency.py).
         Returns with no thread alive unless another thread kicks meanwhile (the writer kicks
         and forks from one thread).
         """

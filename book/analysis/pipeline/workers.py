@@ -117,11 +117,11 @@ def start_forked(processes, end_threads=None) -> None:
     this process runs beside the one forking (a SQLite book's checkpointer: ``Book.end_threads``).
 
     A forked child has only the thread that forked it; a lock another thread held at that
-    instant stays held in the child for ever.  A thread inside SQLite holds SQLite's
-    process-wide allocator mutex for every malloc, and a merge process forked while the
-    checkpointer copied a batch's pages hung in its first ``sqlite3.connect`` (about one import
-    in 25 beside readers: tests/test_concurrency.py).  So every fork of the import goes
-    through here, with no thread of the import's alive.
+    instant stays held in the child for ever.  A merge process forked while the book's
+    checkpointer copied a batch's pages inherited the mutex of the book's WAL index held, and
+    hung in its first read of the book (about one import in 25 beside readers:
+    tests/test_concurrency.py).  So every fork of the import goes through here, with no
+    thread of the import's alive.
     """
     if end_threads is not None:
         end_threads()
