@@ -46,7 +46,9 @@ def _abort_the_test_processes(fired: threading.Event) -> None:
     """The watchdog: every process below this one (the import and its worker, the engine, the
     server) says where it waits and writes its stacks (the import's go to its log, which the
     failure prints), then is killed, so that every read waiting on one ends.  The test hung once
-    in about 25 runs here and once in CI, where nothing said where."""
+    in about 25 runs here and once in CI, where nothing said where: the import's merge process,
+    forked while the book's checkpoint thread was inside SQLite, waited on a lock no thread of
+    it held (fixed: book.analysis.pipeline.workers.start_forked; test_importer proves every fork)."""
     print(f"\ntest_concurrency: still running after {WHOLE_TEST} s; its processes:", file=sys.stderr)
     fired.set()
     end_processes(_descendants(os.getpid()))

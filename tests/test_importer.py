@@ -55,6 +55,45 @@ def test_parser_processes_and_in_process_give_the_same_book(tmp_path):
         book.close()
 
 
+def test_the_import_forks_with_no_thread_of_its_own_alive(tmp_path, monkeypatch):
+    """A forked child has only the thread that forked it: a lock another thread held at that
+    instant stays held in the child for ever.  The book's WAL checkpointer (book.storage.wal) is
+    inside SQLite, whose allocator holds a process-wide mutex on every malloc, right after each
+    commit, which is when a merge process starts; one forked then hung in its first
+    sqlite3.connect (the rare hang of test_concurrency).  Every fork of an import, the reader's,
+    the parser's and each merge's, of a second import into the same open book too, finds no
+    thread alive but those that were there before the import."""
+    import multiprocessing.process
+    import os
+    import threading
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    write_games(first, count=40, seed=61)
+    write_games(second, count=40, seed=62)
+    monkeypatch.setattr(segment_files, "ENABLED", True)  # merges of segment files: in a process of their own
+    monkeypatch.setattr(segments, "FANOUT", 2)  # a merge after every other batch
+    before = set(threading.enumerate())
+    tasks = len(os.listdir("/proc/self/task"))  # every thread, Python's and native (numba's pool, say)
+    forks = []
+    real_start = multiprocessing.process.BaseProcess.start
+
+    def start(process):  # the real start, noting which threads were alive at the fork
+        alive = sorted(thread.name for thread in set(threading.enumerate()) - before)
+        native = len(os.listdir("/proc/self/task")) - tasks - len(alive)  # threads Python does not list
+        forks.append((process.name, alive + [f"{native} native"] * (native > 0)))
+        real_start(process)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start)
+    with Book.open(str(tmp_path / "book.sqlite")) as book:
+        for folder in (first, second):
+            assert importer.import_paths(book, [str(folder)], workers=1, batch_games=5).added == 40
+    names = [name for name, _alive in forks]
+    assert names.count("import reader") == 2 and names.count("import merge") >= 4, names
+    assert [(name, alive) for name, alive in forks if alive] == []  # the forks that found a thread alive
+
+
 def test_an_interrupted_import_leaves_whole_batches_and_a_rerun_completes(tmp_path, book_url, monkeypatch):
     folder = tmp_path / "games"
     folder.mkdir()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+from contextlib import closing
 
 import numpy as np
 
@@ -44,5 +46,30 @@ def test_closing_the_book_leaves_every_row_in_the_file(tmp_path):
     with Book.open(path) as book:
         write_back_to_back(book, writes=5, rows=500, seed=2)
     assert not os.path.exists(path + "-wal") or os.path.getsize(path + "-wal") == 0
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM scratch").fetchone()[0] == 2500
+
+
+def checkpoint_threads() -> list:
+    import threading
+
+    return [thread for thread in threading.enumerate() if thread.name == "fuseki-wal-checkpoint"]
+
+
+def test_ending_the_books_threads_runs_the_asked_checkpoint_and_a_write_starts_it_again(tmp_path):
+    """``Book.end_threads`` (called before a fork: workers.start_forked) returns with no
+    checkpoint thread alive, after the checkpoint the last write asked for; the next write starts one."""
+    path = str(tmp_path / "b.sqlite")
+    with Book.open(path) as book:
+        write_back_to_back(book, writes=3, rows=500, seed=3)
+        assert checkpoint_threads()  # the writes started it
+        book.end_threads()
+        assert not checkpoint_threads()
+        shutil.copyfile(path, tmp_path / "file-alone.sqlite")  # the asked checkpoint ran: the file alone,
+        with closing(sqlite3.connect(tmp_path / "file-alone.sqlite")) as conn:  # without its log, has every row
+            assert conn.execute("SELECT count(*) FROM scratch").fetchone()[0] == 1500
+        write_back_to_back(book, writes=2, rows=500, seed=4)
+        assert checkpoint_threads()
+    assert not checkpoint_threads()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM scratch").fetchone()[0] == 2500

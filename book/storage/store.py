@@ -187,6 +187,13 @@ class Book:
             self._checkpointer.close()
         self.db.dispose()
 
+    def end_threads(self) -> None:
+        """End the threads this book runs (a SQLite book's checkpointer, ``book.storage.wal``)
+        once their work is done; the next write starts them again.  A process calls it before
+        it forks: a thread inside SQLite at the fork leaves the child SQLite's locks held."""
+        if self._checkpointer:
+            self._checkpointer.end_thread()
+
     def __enter__(self) -> Book:
         return self
 

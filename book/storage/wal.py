@@ -36,6 +36,7 @@ class Checkpointer:
         self._pending = False
         self._running = False
         self._closed = False
+        self._ending = False  # end_thread: the thread returns once nothing is pending
         self._thread: threading.Thread | None = None
         self._log_frames = 0  # frames in the log at the last checkpoint
 
@@ -69,19 +70,38 @@ class Checkpointer:
         """Run what was asked for, then stop the thread."""
         with self._state:
             self._closed = True
+        self.end_thread()
+
+    def end_thread(self) -> None:
+        """Run what was asked for, then end the thread; the next kick starts another.
+
+        Called before a fork (``Book.end_threads``): a child has only the thread that forked,
+        so a lock another thread held at that instant stays held in the child for ever.  This
+        thread spends its time inside SQLite, holding the mutex of the book's WAL index (one
+        for every connection of the process to the file) and, on every malloc, the allocator's:
+        an import's merge process forked mid-checkpoint hung in its first read of the book,
+        in ``sqlite3WalBeginReadTransaction`` (the rare hang of tests/test_concurrency.py).
+        Returns with no thread alive unless another thread kicks meanwhile (the writer kicks
+        and forks from one thread).
+        """
+        with self._state:
+            self._ending = True
             self._state.notify_all()
             thread = self._thread
         if thread is not None:
             thread.join()
+        with self._state:
+            self._ending = False
 
     def _run(self) -> None:
         conn = sqlite3.connect(self._path, timeout=60, isolation_level=None, check_same_thread=False)
         try:
             while True:
                 with self._state:
-                    while not self._pending and not self._closed:
+                    while not self._pending and not self._closed and not self._ending:
                         self._state.wait()
                     if not self._pending:
+                        self._thread = None  # under the lock: a kick from now on starts another
                         return
                     self._pending, self._running = False, True
                 try:

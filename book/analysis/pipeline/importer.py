@@ -35,7 +35,10 @@ The pipeline (``import_paths``)::
   and all their positions: an interrupted import leaves whole batches only, and a re-run skips what is there
   (the games' ``fingerprint``, blake2b-8 of size, setup and moves, is unique), so it
   completes without duplicates.  Asked to stop (``stop``), it ends between batches; the
-  workers die with this process however it ends (``book.analysis.pipeline.workers``).
+  workers die with this process however it ends (``book.analysis.pipeline.workers``).  Every
+  worker forks with the book's checkpoint thread ended (``workers.start_forked``): a child of
+  a fork has only the forking thread, and a lock the checkpoint thread held inside SQLite at
+  that instant would stay held in the child for ever.
 - A batch's rows become a new segment of the positions index (``book.storage.segments``):
   a table of their own, written in key order, so a batch costs the same whatever the
   book's size.  SQLite gets them as a database image built page by page
@@ -84,7 +87,7 @@ from fuseki.book.analysis.pipeline.batches import (
 from fuseki.book.analysis.pipeline.groups import ArchiveGames, cut, groups
 from fuseki.book.analysis.pipeline.progress import InputBytes, Progress
 from fuseki.book.analysis.pipeline.report import ImportReport
-from fuseki.book.analysis.pipeline.workers import STALL_LIMIT, Sender, start_worker, stop_all, take
+from fuseki.book.analysis.pipeline.workers import STALL_LIMIT, Sender, start_forked, start_worker, stop_all, take
 from fuseki.book.storage import (
     pattern_events,
     pg_stage,
@@ -293,7 +296,7 @@ def _parser(parent: int, unused, inbox, batch_games: int, games: ArchiveGames, f
 
 def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
                    meter: InputBytes | None = None, stop=None, cpu: dict | None = None,
-                   image: bool = False, book_url=None, rows_to=None) -> Iterator[Batch]:
+                   image: bool = False, book_url=None, rows_to=None, end_threads=None) -> Iterator[Batch]:
     """Batches in source order: made in this process, or by a pipeline of processes.
 
     With ``parsers`` = N > 0: one process reads the sources (decompressing archives)
@@ -308,7 +311,8 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     process only links them in (``batches.make_batch``): a SQLite book's segment files
     (``book.storage.segment_files``), a PostgreSQL book's staged tables (``book.storage.pg_stage``).  With
     either, the parsers leave out the games the book at ``book_url`` already holds
-    (``KnownGames``).
+    (``KnownGames``).  ``end_threads``: ends this process's other threads before the fork
+    (``workers.start_forked``; the book's ``Book.end_threads``).
     """
     cpu = {} if cpu is None else cpu
     if parsers <= 0:
@@ -349,8 +353,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
                                name=f"import parser {k}", daemon=True)
                for k, ((receive, _), (_, send)) in enumerate(zip(inboxes, outboxes))]
     try:
-        for stage in stages:
-            stage.start()
+        start_forked(stages, end_threads)
         for end in others(*(receive for receive, _ in outboxes)):
             end.close()  # ours: so that a dead stage is an end of file
         turn = 0
@@ -434,7 +437,7 @@ class Merger:
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(target=_merge_worker, name="import merge", daemon=True,
                                        args=(os.getpid(), [receive], sources, self.book.path, folder, send))
-        process.start()
+        start_forked([process], self.book.end_threads)  # right after a commit: the checkpointer is busy
         send.close()
         self.job = (process, receive, parts, level)
 
@@ -477,7 +480,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     if workers is None:
         workers = WORKERS if rows_to is not None else WORKERS_WRITING_ROWS
     batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, image, book.db.url,
-                             rows_to)
+                             rows_to, book.end_threads)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
     # with worker processes, segment files merge in a process of their own too
     merger = Merger(book, merging) if files is not None and workers > 0 else None

@@ -112,6 +112,23 @@ def take(end, stage, stop=None, stall: float | None = None):
         raise RuntimeError(f"import worker {stage.pid} died ({how})") from None
 
 
+def start_forked(processes, end_threads=None) -> None:
+    """Start ``processes`` (of the fork context) once ``end_threads()`` has ended the threads
+    this process runs beside the one forking (a SQLite book's checkpointer: ``Book.end_threads``).
+
+    A forked child has only the thread that forked it; a lock another thread held at that
+    instant stays held in the child for ever.  A merge process forked while the book's
+    checkpointer copied a batch's pages inherited the mutex of the book's WAL index held, and
+    hung in its first read of the book (about one import in 25 beside readers:
+    tests/test_concurrency.py).  So every fork of the import goes through here, with no
+    thread of the import's alive.
+    """
+    if end_threads is not None:
+        end_threads()
+    for process in processes:
+        process.start()
+
+
 def stop_all(stages, ends) -> None:
     """End the ``stages`` (processes) however far they are, and close the pipe ``ends``."""
     for stage in stages:
