@@ -111,6 +111,7 @@ def test_filter_texts_and_errors_name_the_value_and_the_reason():
         parse_filters({"min_rank": "1p", "max_rank": "5k"})
 
 
+@pytest.mark.slow  # sgfmill reads all 11,365 games of the archive
 def test_every_distinct_value_of_the_real_archive_is_read():
     values: dict[str, Counter] = {prop: Counter() for prop in ("RE", "BR", "WR", "KM")}
     with tarfile.open(ARCHIVE, "r|gz") as archive:
