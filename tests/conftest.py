@@ -256,6 +256,23 @@ def month_book(shared_data, tmp_path_factory) -> Path:
     return path
 
 
+def copy_book(source: Path, target: Path) -> Path:
+    """A copy of the SQLite book ``source`` at ``target``, with the folders beside it (its segment
+    files and its pattern index map): for a module that writes to the session's ``month_book``
+    (adds games, builds something), which the other modules read as it was made.  SQLite's
+    backup copies the file, what its write-ahead log holds included."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as origin, sqlite3.connect(target) as copy:
+        origin.backup(copy)
+    origin.close()
+    copy.close()
+    for suffix in ("-segments", "-patterns"):
+        if Path(f"{source}{suffix}").is_dir():
+            shutil.copytree(f"{source}{suffix}", f"{target}{suffix}")
+    return target
+
+
 def require_shared_file(*names: str) -> list[Path]:
     """The named files of the shared data folder; skips (fails in CI) when one is missing."""
     missing = [name for name in names if not (SHARED_DATA / name).exists()]
@@ -481,6 +498,9 @@ def corner_ways_book(tmp_path_factory) -> str:
 # The browser tests' fixtures (tests/browsing.py): one Chromium for the session, lent clean to
 # each test (``browser``), and one ``fuseki serve`` of the small book a module (``server``).
 from browsing import browser, server, shared_chromium  # noqa: E402, F401
+
+# The session's one real KataGo, for the tests that query it directly (tests/services.py)
+from services import _session_katago, real_katago  # noqa: E402, F401
 
 # The web AI tests' app with --ai and a fake KataGo (tests/webbook.py)
 from webbook import fake, make_app  # noqa: E402, F401

@@ -69,6 +69,29 @@ def turned(grids, size):
     return out.reshape(grids.shape[0], 8, size, size)
 
 
+# Each game's turned boards and who moves next are the same for every pattern: drawn once per
+# game, not once per pattern (the real games' tests compare about 200 patterns with 300 games).
+# Keyed by the moves themselves, so that a game is never taken for another; the oldest go first
+# past DRAWN_MOST games (the real games' 300 and a generated set stay in together).
+_DRAWN: dict = {}
+DRAWN_MOST = 512
+
+
+def drawn(moves, size, board=None):
+    """(``turned`` boards of the game, who moves next at each position, EMPTY at the end), read
+    only; ``board``: the game's ``boards_of``, if drawn already."""
+    key = (size, tuple(moves))
+    found = _DRAWN.get(key)
+    if found is None:
+        grids = turned(board if board is not None else boards_of(moves, size), size)
+        after = np.array([colour for colour, _point in moves] + [EMPTY])
+        grids.flags.writeable = after.flags.writeable = False
+        while len(_DRAWN) >= DRAWN_MOST:
+            del _DRAWN[next(iter(_DRAWN))]
+        found = _DRAWN[key] = grids, after
+    return found
+
+
 def window_matches(grids, want, region, size):
     """(positions, 8, dy, dx) booleans: the pattern (``want`` h x w, ANY ignored) matches with
     its top left corner at (dx, dy) of the turned board; only the offsets the region as drawn
@@ -105,13 +128,12 @@ def brute(games, size, region, want, swap, boards=None, to_move=EMPTY, moves_fro
     swapped_want = np.vectorize(lambda v: exchange.get(int(v), int(v)))(want).astype(want.dtype)
     matches, table, tenuki = {}, {}, [0, 0, 0]
     for g, (moves, winner, _year) in enumerate(games):
-        grids = turned(boards[g] if boards is not None else boards_of(moves, size), size)
+        grids, after = drawn(moves, size, boards[g] if boards is not None else None)
         variants = [(False, window_matches(grids, want, region, size))]
         if swap:
             variants.append((True, window_matches(grids, swapped_want, region, size)))
         number = np.arange(len(grids))
         counts = (number >= moves_from) & (number <= (len(grids) if moves_to is None else moves_to))
-        after = np.array([moves[i][0] for i in range(len(moves))] + [EMPTY])  # who moves next
         for swapped, hits in variants:
             asked = (WHITE if to_move == BLACK else BLACK) if swapped else to_move
             hits &= (counts & (after == asked if to_move != EMPTY else True))[:, None, None, None]

@@ -1,6 +1,6 @@
 """The engines the tests talk to: the real KataGo's command (skipped, or failed in CI, when it is
-missing), its golden answers, a fake KataGo and a fake GTP engine, each a small script run as a
-real process.
+missing) and the session's one real KataGo (``real_katago``), its golden answers, a fake KataGo
+and a fake GTP engine, each a small script run as a real process.
 
 Not a test module: test modules import from here (and from conftest.py), never from each other.
 """
@@ -10,7 +10,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from fuseki.engine.players.katago import (
+    KataGo,
     cache_folder,
     find_command,
 )
@@ -90,6 +93,39 @@ def real_katago_command() -> str:
     if command is None:  # .ci/setup runs .ci/katago: in CI a missing KataGo is a failure
         missing_service(f"no KataGo: run `bash .ci/katago` (it fills {cache_folder()}) or set $FUSEKI_KATAGO")
     return command
+
+
+# The session's one real KataGo (``real_katago``), for the tests that query it directly: a start
+# loads the network (10 s or more on 2 loaded cores), and the positions a test asks again (a
+# deeper search of the same position) come from KataGo's own cache.  Eight analysis threads:
+# queries submitted together (the 8 orientations of test_katago) are searched at once and
+# their network evaluations go in batches, which the CPU's OpenCL evaluates faster per
+# position than one at a time; a thread count changes no value (the search of one query is
+# the same).
+SHARED_ANALYSIS_THREADS = 8
+
+
+@pytest.fixture(scope="session")
+def _session_katago():
+    held: dict[str, KataGo] = {}
+    yield held
+    if "katago" in held:
+        held["katago"].close()
+
+
+@pytest.fixture
+def real_katago(_session_katago) -> KataGo:
+    """The session's real KataGo (skipped, or failed in CI, without one), started at the first test
+    that asks and again after a test that broke it (killed, timed out); tests never close it.
+    Its answers may come from positions an earlier test asked: a test must not count KataGo's
+    evaluations or depend on its cache being empty."""
+    katago = _session_katago.get("katago")
+    if katago is None or not katago.alive():
+        if katago is not None:
+            katago.close()
+        command = f"{real_katago_command()} -override-config numAnalysisThreads={SHARED_ANALYSIS_THREADS}"
+        katago = _session_katago["katago"] = KataGo(command, timeout=900, start_timeout=300)
+    return katago
 
 
 # A fake engine: ``fake.py NAME [BEHAVIOUR AT] ...``; BEHAVIOUR happens on the AT-th genmove

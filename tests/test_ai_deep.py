@@ -23,7 +23,7 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
-from fuseki.engine.players.katago import KataGo, network_name
+from fuseki.engine.players.katago import network_name
 
 from services import real_katago_command
 
@@ -59,13 +59,15 @@ def footer_visits(out: str) -> int:
 
 
 @pytest.mark.slow
-def test_real_the_deepest_row_of_any_store_then_visits_as_a_minimum_and_forced_moves(book, tmp_path, capsys):
+def test_real_the_deepest_row_of_any_store_then_visits_as_a_minimum_and_forced_moves(book, tmp_path, capsys,
+                                                                                     real_katago):
     command = real_katago_command()
     network = network_name(command)
     board = board_after_moves(["pd", "dd"], 19)
     side = board.to_move
     cache = create_engine(f"sqlite:///{tmp_path / 'ai-cache.sqlite'}")
-    with Book.open(book) as games, KataGo(command) as katago:
+    katago = real_katago  # the session's (tests/services.py); the searches below start their own
+    with Book.open(book) as games:
         # the book's own table at 2 visits, the cache file at 4: the cache's deeper row must win
         AiJudge(games.db, katago, "japanese", 6.5, 2).values([(board, side)])
         AiJudge(cache, katago, "japanese", 6.5, 4).values([(board, side)])

@@ -4,9 +4,10 @@ everywhere they are offered.
 - The pure reading: ``parse_result``, ``rank_value``, ``parse_range`` and ``parse_filters``
   against hand-written cases, and against every distinct RE, BR, WR and KM of the real Tygem
   archive (no crash, the share read as expected).
-- A real book, made by a real ``fuseki import`` of generated SGF games with varied headers and
-  the whole Tygem archive: under each filter and combinations, ``next_moves`` at three positions,
-  every page of ``games`` and a pattern search agree with a brute force written here, which reads
+- A real book, made by a real ``fuseki import`` of the whole Tygem archive (the session's, shared
+  with other modules) and then, into a copy, of generated SGF games with varied headers: under
+  each filter and combinations, ``next_moves`` at three positions, every page of ``games`` and a
+  pattern search agree with a brute force written here, which reads
   every stored game with sgfmill, reads its headers with its own small parsers and replays its
   first moves on sgfmill's board under the 8 symmetries.
 - The ways in: ``fuseki search`` (its total and its one-line errors), the shell's ``filter``
@@ -110,6 +111,7 @@ def test_filter_texts_and_errors_name_the_value_and_the_reason():
         parse_filters({"min_rank": "1p", "max_rank": "5k"})
 
 
+@pytest.mark.slow  # sgfmill reads all 11,365 games of the archive
 def test_every_distinct_value_of_the_real_archive_is_read():
     values: dict[str, Counter] = {prop: Counter() for prop in ("RE", "BR", "WR", "KM")}
     with tarfile.open(ARCHIVE, "r|gz") as archive:
@@ -269,19 +271,23 @@ def _ids(f: Filters) -> str:
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    """(book path, every stored Game): ``fuseki import`` of the generated games and the archive."""
+def corpus(tmp_path_factory, month_book):
+    """(book path, every stored Game): the archive's book (conftest's ``month_book``, imported once
+    a session by ``fuseki import``), copied, then ``fuseki import`` of the generated games into it
+    (their headers are the filters' edge cases: the month's games alone leave some filters empty)."""
     from fuseki.book.storage import segments
     from fuseki.book.storage.store import Book
     from fuseki.engine.core.zobrist import to_signed
+
+    from conftest import copy_book
 
     folder = tmp_path_factory.mktemp("filters")
     games = folder / "generated"
     games.mkdir()
     for name, data in generated_games().items():
         (games / f"{name}.sgf").write_bytes(data)
-    book_path = folder / "book.sqlite"
-    run = subprocess.run([sys.executable, "-m", "fuseki", "import", str(games), str(ARCHIVE), "--book", str(book_path),
+    book_path = copy_book(month_book, folder / "book.sqlite")
+    run = subprocess.run([sys.executable, "-m", "fuseki", "import", str(games), "--book", str(book_path),
                           "--workers", "0"], cwd=ROOT.parent, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     with Book.open(str(book_path)) as book:

@@ -244,6 +244,7 @@ def test_two_processes_importing_into_one_sqlite_book_take_turns(tmp_path):
         assert position_rows(opened) == sum(len(m) + 1 for m in distinct)
 
 
+@pytest.mark.slow  # 24 interpreters started (49 s of the not-slow loop beside two hogs)
 def test_processes_creating_one_new_book_at_once_all_open_it(tmp_path):
     """Two processes that open (and so create) the same new book at once both get it: turning
     the new file to WAL waits for the other's lock (SQLite answered "database is locked" at

@@ -264,19 +264,19 @@ def image(vertex: str, n: int, size: int = 19) -> str:
 
 
 @pytest.mark.slow
-def test_real_katago_gives_the_same_values_in_all_8_orientations():
+def test_real_katago_gives_the_same_values_in_all_8_orientations(real_katago):
     """KataGo's values of a position entered in all 8 orientations.  The root's network
     evaluation averaged over the 8 symmetries (``rootNumSymmetriesToSample``) makes the policy
     and the raw values independent of the orientation up to rounding: they must land on the
     mapped points.  Two visits: the second goes to the policy-best move, which must be the
     candidate KataGo names; its searched values come from one network evaluation in a random
     symmetry, so they agree only roughly.  One position (2 minutes on 2 CPU cores); the cache
-    test below evaluates the other."""
+    test below evaluates the other.  The session's KataGo searches the 8 queries at once (its
+    analysis threads), so their evaluations go in batches."""
     moves, size = POSITIONS[0], 19
-    with KataGo(real_katago_command(), timeout=900) as katago:
-        pendings = [katago.submit(orient(moves, n), max_visits=2, include_policy=True,
-                                  override={"rootNumSymmetriesToSample": 8}) for n in range(8)]
-        results = [p.result()[-1] for p in pendings]
+    pendings = [real_katago.submit(orient(moves, n), max_visits=2, include_policy=True,
+                                   override={"rootNumSymmetriesToSample": 8}) for n in range(8)]
+    results = [p.result()[-1] for p in pendings]
     base = results[0]
     assert base.to_play == ("W" if moves[-1][0] == "B" else "B")
     legal = [i for i in range(size * size) if base.policy[i] >= 0]
@@ -295,7 +295,7 @@ def test_real_katago_gives_the_same_values_in_all_8_orientations():
 
 
 @pytest.mark.slow
-def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orientation(tmp_path):
+def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orientation(tmp_path, real_katago):
     """What fuseki shows comes from the AI value cache: KataGo asked once, in one orientation;
     every orientation then reads the very same numbers, on the points KataGo's moves map to."""
     from sqlalchemy import create_engine
@@ -313,9 +313,8 @@ def test_real_katago_values_through_the_cache_are_the_same_numbers_in_every_orie
             board.play(BLACK if color == "B" else WHITE, base.vertex_to_point(vertex, 19))
         return board
 
-    with KataGo(real_katago_command(), timeout=900) as katago:
-        judge = AiJudge(cache, katago, rules="japanese", komi=6.5, visits=6)
-        [first] = judge.values([(board_in(3), WHITE)])  # read back in orientation 3
+    judge = AiJudge(cache, real_katago, rules="japanese", komi=6.5, visits=6)
+    [first] = judge.values([(board_in(3), WHITE)])  # read back in orientation 3
     assert first.settings.network.startswith("kata1-b18c384nbt")
     # loss against the best move evaluated (book.analysis.ai): 0 for the move of the highest lead, which
     # need not be KataGo's first (most visited) at a few visits, and never negative

@@ -1,5 +1,5 @@
 """Pattern search (book.analysis.patterns) against a brute-force scan written here, on generated games
-(19x19 and 9x9; 19x19 on PostgreSQL too) and on 300 real Tygem games (skipped without ../shared).
+(19x19 and 9x9; 19x19 on PostgreSQL too) and on 300 real Tygem games (slow; skipped without ../shared).
 
 The brute force turns the *board* instead of placing the pattern: for each position of each
 game it draws the board in the 8 orientations as numpy arrays and slides the pattern's
@@ -284,6 +284,7 @@ def real_book(tmp_path_factory, tygem_games):
     book.close()
 
 
+@pytest.mark.slow  # the oracle over 300 games of the real archive
 @pytest.mark.parametrize("kind", ["corner", "side", "anywhere"])
 def test_real_games_equal_the_brute_force(real_book, kind):
     """Twelve patterns of each kind cut from the real games (any points and colour swap in turn,
@@ -301,6 +302,7 @@ def test_real_games_equal_the_brute_force(real_book, kind):
     assert seen["matched"] >= 12 and seen["once"] and seen["later"]
 
 
+@pytest.mark.slow  # the oracle over 300 games of the real archive
 @pytest.mark.parametrize("kind", ["corner", "side", "anywhere"])
 def test_real_games_with_kombilo_options_equal_the_brute_force(real_book, kind):
     """Eight patterns of each kind with wildcards, who moves next and move ranges: every count
