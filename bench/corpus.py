@@ -40,6 +40,7 @@ from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import book_cli
 
+ROOT = Path(__file__).resolve().parents[1]  # the checkout the fresh process must import
 
 class Tenths:
     """An import progress that notes when each tenth of the games was written."""
@@ -210,6 +211,8 @@ def database_figures(url: str) -> None:
 FIRST_QUERY = """
 import sys, time
 began = time.perf_counter()
+sys.path.insert(0, sys.argv[2])
+__import__("gtp_main").use_this_checkout()  # this checkout's fuseki, not whichever is installed
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 board = Board(19)
@@ -226,7 +229,8 @@ print(f"{1000 * (imported - began):.0f} {1000 * (opened - imported):.0f} {1000 *
 def first_query(path: str) -> None:
     runs = []
     for _ in range(5):
-        out = subprocess.run([sys.executable, "-c", FIRST_QUERY, path], capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", FIRST_QUERY, path, str(ROOT)], capture_output=True, text=True,
+                             check=True)
         runs.append([float(x) for x in out.stdout.split()])
     runs.sort(key=lambda r: r[2])
     imports, opened, query, total = runs[len(runs) // 2]
@@ -246,7 +250,7 @@ def next_moves_figures(bench_book, book: Book, sets, player: str) -> None:
     plain = segments.key_stats
 
     def rows_only(conn, snap, key):  # the baseline: every segment read as rows
-        return plain(conn, snap._replace(counted=frozenset()), key)
+        return plain(conn, snap._replace(with_stats=frozenset()), key)
 
     for label, boards in sets:
         for name, filters in cases:
