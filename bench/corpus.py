@@ -181,10 +181,22 @@ def file_figures(path: str) -> None:
         files = segment_files.in_files(conn)
     folder = segment_files.folder_of(path)
     beside = sum(os.path.getsize(os.path.join(folder, segment.name)) for segment in files)
-    total = pages * size + beside
+    patterns = path + "-patterns"  # the pattern index's files (book.storage.pattern_files)
+    indexed = sum(os.path.getsize(os.path.join(patterns, name)) for name in os.listdir(patterns)) \
+        if os.path.isdir(patterns) else 0
+    total = pages * size + beside + indexed
     print(f"file: {total / 1e9:,.2f} GB for {games:,} games = {total / games:,.0f} bytes/game "
-          f"(the book's file {pages * size / games:,.0f}, its {len(files)} segment files {beside / games:,.0f}), "
+          f"(the book's file {pages * size / games:,.0f}, its {len(files)} segment files {beside / games:,.0f}, "
+          f"its pattern index's files {indexed / games:,.0f}), "
           f"of which free pages {free * size / games:,.0f} bytes/game   target <= 5,000")
+    with sqlite3.connect(path) as conn:
+        try:  # what each byte a game is for: docs/storage.md's table
+            tables = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+        except sqlite3.OperationalError:  # an SQLite built without the dbstat table
+            tables = []
+    if tables:
+        print("    in the book's file, bytes a game: " + ", ".join(
+            f"{name} {pages_bytes / games:,.0f}" for name, pages_bytes in tables if pages_bytes / games >= 1))
     print(f"    {len(live)} segments (levels {sorted(s.level for s in live)}), "
           f"{tables + len(files)} with next-move statistics, {len(files)} of them files")
 

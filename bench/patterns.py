@@ -195,6 +195,9 @@ def main() -> int:
     size = os.path.getsize(book.path) if book.path else 0
     with book.db.connect() as conn:
         indexed = conn.exec_driver_sql("SELECT sum(length(events)) FROM pattern_events").scalar() or 0
+    folder = str(book.path) + "-patterns" if book.path else None
+    if folder and os.path.isdir(folder):  # beside a SQLite book: its files (book.storage.pattern_files)
+        indexed += sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder))
     print(f"pattern index: {indexed / max(book.stats().games, 1):,.0f} bytes/game (file {size / 1e9:.2f} GB)")
     book.close()
     return 0

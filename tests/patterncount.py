@@ -265,3 +265,34 @@ SEEDS = {"brute force": {"corner": 41, "side": 42, "anywhere": 43},
 def rng_for(test, kind, size=19):
     """The generator of ``test``'s patterns of ``kind`` on ``size`` boards."""
     return np.random.default_rng(SEEDS[test][kind] + 100 * size)
+
+
+def expected_index(path: str, size: int):
+    """(ids, events, offsets, held, winners) of the SQLite book at ``path``'s games of ``size``,
+    computed from each stored record and the games table (read with sqlite3), without the
+    pattern index: what ``index_map.load`` must give."""
+    import sqlite3
+
+    from fuseki.book.analysis.patterns import index
+    from fuseki.book.storage.store import Book
+    from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
+
+    book = Book.open(path, readonly=True)
+    ids = [i for i in book.game_ids(size)]
+    pieces = [index.game_events(book.game(i)) for i in ids]
+    book.close()
+    words = ((size + 2) ** 2 + 63) // 64
+    held = np.zeros((len(ids), 2, words), dtype=np.uint64)
+    for g, events in enumerate(pieces):
+        for event in events.tolist():
+            kind, point = event >> 12, event & 4095
+            if kind == EVENT_REMOVE or point == 0:  # a capture's removal, or a pass
+                continue
+            colour = kind - EVENT_SETUP if kind >= EVENT_SETUP else kind - EVENT_MOVE  # black 0, white 1
+            held[g, colour, point >> 6] |= np.uint64(1) << np.uint64(point & 63)
+    with sqlite3.connect(path) as conn:
+        winner = dict(conn.execute("SELECT id, coalesce(winner, 0) FROM games").fetchall())
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
+    events = np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint16)
+    return (np.array(ids, dtype=np.int64), events, offsets, held,
+            np.array([winner[i] for i in ids], dtype=np.int8))

@@ -3,7 +3,8 @@ holding every game it added, on SQLite and PostgreSQL, with ``--workers 0`` and 
 
 Checked against what the test recomputes on its own:
 
-- the pattern index: every stored game has its ``pattern_events`` row, equal to
+- the pattern index: every stored game has its entry, once (beside a SQLite book in the
+  files of ``book.storage.pattern_files`` only, in a PostgreSQL book in its table), equal to
   ``index.game_events`` of the game read back from its stored SGF (the way the index was built
   before the import wrote it), no row of a game that is not there, and the mark
   (``pattern_events_through``) at the largest game id;
@@ -27,7 +28,7 @@ import pytest
 from fuseki.book.analysis.patterns import corner_build, corners, index
 from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
-from fuseki.book.storage import schema
+from fuseki.book.storage import pattern_files, schema
 from fuseki.book.storage.pattern_events import THROUGH as INDEX_THROUGH
 from fuseki.book.storage.pattern_events import indexed_through, pattern_events
 from fuseki.book.storage.store import Book
@@ -41,7 +42,8 @@ FIRST, SECOND = slice(0, 400), slice(400, 700)  # of the archive's games: two im
 
 
 def check_index(location: str) -> int:
-    """The pattern index is complete and right (see the module docstring); returns the games."""
+    """The pattern index is complete, right and stored once (see the module docstring); returns
+    the games."""
     with Book.open(location, readonly=True) as book, book.db.connect() as conn:
         top = book.max_game_id(conn)
         assert indexed_through(conn) == top
@@ -49,6 +51,18 @@ def check_index(location: str) -> int:
             pattern_events.c.game_id, pattern_events.c.events)).all())
         games = conn.execute(schema.games.select().with_only_columns(
             schema.games.c.id, schema.games.c.size, schema.games.c.sgf, schema.games.c.source)).all()
+        in_files = {}
+        for size in pattern_files.sizes(conn):
+            stored = pattern_files.read(conn, size)
+            ends = stored.offsets.tolist()
+            for i, game_id in enumerate(stored.game_ids.tolist()):
+                in_files[game_id] = stored.events[ends[i]:ends[i + 1]].tobytes()
+    if pattern_files.folder_of_book(book) is not None:  # a SQLite book: the files only
+        assert not rows
+    else:
+        assert not in_files
+    assert not set(rows) & set(in_files)
+    rows.update(in_files)
     assert set(rows) == {game_id for game_id, *_ in games}
     for game_id, size, blob, source in games:
         record = read_games(schema.decompress_sgf(blob), source or "?")[0]
@@ -76,6 +90,8 @@ def scratch_corners(location: str, archives: list) -> list[tuple]:
         import_paths(book, [str(a) for a in archives], workers=0)
         with book.writing() as conn:
             conn.execute(pattern_events.delete())
+            for size in pattern_files.sizes(conn):
+                pattern_files.forget(conn, size)
             conn.execute(schema.meta.delete().where(schema.meta.c.name.in_(
                 (INDEX_THROUGH, corner_build.THROUGH, corner_build.SETTINGS))))
             conn.exec_driver_sql(f"DROP TABLE IF EXISTS {corners.TABLE}")

@@ -1,10 +1,12 @@
 """book.storage.migrate: a book written before the segments' next-move statistics were named
-``next_stats`` (schema version 2, tables ``summary_<id>`` and each segment file's ``summary``)
-is upgraded the first time it is opened, read-only or not, and answers as before.
+``next_stats`` (schema version 2, tables ``summary_<id>`` and each segment file's ``summary``),
+or before the pattern index was stored once (version 3: every entry in the table
+``pattern_events`` and a whole-file map ``<size>.map`` beside it), is upgraded the first time
+it is opened, read-only or not, and answers as before.
 
-The old layout is made here by hand from a new book (``make_old``: the old names written out,
-not taken from the code under test), on SQLite with segments both in the book's file and in
-segment files, and on PostgreSQL.
+The old layouts are made here by hand from a new book (``make_old``, ``make_v3``: the old
+names and rows written out, not taken from the code under test), on SQLite with segments both
+in the book's file and in segment files, and on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def test_a_book_of_another_version_is_still_refused(tmp_path):
     Book.open(path).close()
     with sqlite3.connect(path) as db:
         db.execute("UPDATE meta SET value = '1' WHERE name = 'schema_version'")
-    with pytest.raises(schema.SchemeMismatch, match="schema_version is 1, this fuseki needs 3"):
+    with pytest.raises(schema.SchemeMismatch, match=f"schema_version is 1, this fuseki needs {schema.SCHEMA_VERSION}"):
         Book.open(path, readonly=True)
 
 
@@ -162,3 +164,98 @@ def test_an_old_statistics_book_is_read_as_it_is(tmp_path):
     with pytest.raises(schema.SchemeMismatch):
         Book.open(stats_path, readonly=True)
 
+
+
+def make_v3(path: str) -> None:
+    """What fuseki wrote at version 3 beside a SQLite book: every game's pattern-index entry in
+    the table (here replayed from its stored record, not read from the files), a whole-file map
+    named by the meta row ``pattern_map_<size>``, no ``pattern_files_<size>`` row or files."""
+    from fuseki.book.analysis.patterns import index
+
+    with Book.open(path, readonly=True) as book:
+        rows = [(i, book.game(i).size, index.game_events(book.game(i)).tobytes())
+                for size in (19, 9) for i in book.game_ids(size)]
+    folder = path + "-patterns"
+    for name in os.listdir(folder):
+        os.remove(os.path.join(folder, name))
+    with open(os.path.join(folder, "19.map"), "wb") as out:
+        out.write(b"fuseki pattern map 1\n" + b"\0" * 4000)
+    with sqlite3.connect(path) as db:
+        db.executemany("INSERT INTO pattern_events (game_id, size, events) VALUES (?, ?, ?)", rows)
+        db.execute("DELETE FROM meta WHERE name LIKE 'pattern_files_%'")
+        db.execute("INSERT INTO meta (name, value) VALUES ('pattern_map_19', '0123456789abcdef')")
+        db.execute("UPDATE meta SET value = '3' WHERE name = 'schema_version'")
+
+
+@pytest.fixture
+def v3(tmp_path):
+    """A version-3 SQLite book of 30 19x19 and 20 9x9 games, its games, and the search answers
+    of its version-4 self (patterns cut from the games, the same for both)."""
+    from patterncount import make_games, pattern_of
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    games = {19: make_games(folder, 19, 30, seed=21), 9: make_games(folder, 9, 20, seed=22)}
+    path = str(tmp_path / "b.sqlite")
+    with Book.open(path) as book:
+        importer.import_paths(book, [str(folder)], workers=0, batch_games=8)
+    rng = np.random.default_rng(9)
+    patterns = [pattern_of(games[size], rng, kind, size, any_points=0, swap=False)
+                for size in (19, 9) for kind in ("corner", "side")]
+    make_v3(path)
+    return path, games, patterns
+
+
+def pattern_rows(path: str) -> int:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT count(*) FROM pattern_events").fetchone()[0]
+
+
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_version_3_book_gets_its_pattern_index_stored_once(v3, readonly):
+    from fuseki.book.analysis.patterns import index_map
+
+    from patterncount import check, expected_index
+
+    path, games, patterns = v3
+    assert pattern_rows(path) == 50
+    with Book.open(path, readonly=readonly) as book:
+        assert version(book) == schema.SCHEMA_VERSION
+        for pattern, want in patterns:
+            check(book, games[pattern.size], pattern, want, ids=list(book.game_ids(pattern.size)))
+    assert pattern_rows(path) == 0
+    assert not os.path.exists(path + "-patterns/19.map")
+    with sqlite3.connect(path) as db:
+        assert not db.execute("SELECT 1 FROM meta WHERE name LIKE 'pattern_map_%'").fetchall()
+    for size in (19, 9):
+        with Book.open(path, readonly=True) as book:
+            found = index_map.load(book, size)
+        for got, want, name in zip(found[:5], expected_index(path, size), index_map.IndexedGames._fields):
+            assert np.array_equal(np.asarray(got), want), name
+
+
+def test_a_version_3_upgrade_cut_short_leaves_version_3_and_the_next_open_finishes_it(v3, monkeypatch):
+    from fuseki.book.storage import migrate, pattern_events
+
+    from patterncount import check
+
+    path, games, patterns = v3
+    real = pattern_events.move_to_files
+
+    def dies_after_the_files(conn):
+        real(conn)  # the files are written ...
+        raise OSError("killed")  # ... and the book's transaction never commits
+
+    monkeypatch.setattr(pattern_events, "move_to_files", dies_after_the_files)
+    with pytest.raises(OSError, match="killed"):
+        Book.open(path)
+    monkeypatch.setattr(pattern_events, "move_to_files", real)
+    assert pattern_rows(path) == 50
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()[0] == "3"
+    assert migrate.MIGRATES_FROM == ("2", "3")
+    with Book.open(path, readonly=True) as book:
+        assert version(book) == schema.SCHEMA_VERSION
+        for pattern, want in patterns:
+            check(book, games[pattern.size], pattern, want, ids=list(book.game_ids(pattern.size)))
+    assert pattern_rows(path) == 0

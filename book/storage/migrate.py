@@ -4,15 +4,24 @@
 Their tables were ``summary_<id>`` in the book's own database (with PostgreSQL's primary-key
 index ``summary_<id>_pkey``) and ``summary`` in each segment file
 (``book.storage.segment_files``).  Version 3 names them ``next_stats_<id>`` and ``next_stats``,
-the one name of the concept (``book.storage.nextmoves``).  Nothing else changed: the rows and
-bytes are the same.
+the one name of the concept (``book.storage.nextmoves``).  The rows and bytes are the same.
+
+3 -> 4: beside a SQLite book on disk the pattern index is stored once, in the files of
+``book.storage.pattern_files``; version 3 kept every game's events in the table
+``pattern_events`` and a second copy in a whole-file map (``BOOK-patterns/<size>.map`` and the
+meta row ``pattern_map_<size>``).  The upgrade moves the table's entries into the files
+(``pattern_events.move_to_files``) and removes the map: an older fuseki would find an empty
+table and answer every pattern search with no game, so it must refuse a version-4 book.  A
+PostgreSQL book or one in memory keeps its table: only the version row changes.
 
 ``Book.open`` runs ``upgrade`` in its writer's transaction, holding the write lock, before it
 checks the versions.  A book opened read-only that needs it is opened once for writing first.
 The segment files are renamed first, each in a transaction of its own, and one already
-renamed is left as it is.  The version row moves last, with the book's own tables.  So an
-upgrade cut short leaves a book that says "2", and the next open finishes it.  A statistics
-book has no segments: it is read at version 2 or 3 as it is (``statbook.open_file``).
+renamed is left as it is.  The pattern files are appended to in the book's transaction (bytes
+past what the book commits are cut off by the next append).  The version row moves last,
+with the book's own tables.  So an upgrade cut short leaves a book that says "2" or "3", and
+the next open finishes it.  A statistics book has no segments and no pattern index: it is
+read at version 2, 3 or 4 as it is (``statbook.open_file``).
 """
 
 from __future__ import annotations
@@ -22,9 +31,9 @@ import sqlite3
 
 from sqlalchemy import inspect, select, text
 
-from fuseki.book.storage import schema, segment_files
+from fuseki.book.storage import pattern_events, pattern_files, schema, segment_files
 
-MIGRATES_FROM = ("2",)  # the schema versions upgrade brings to schema.SCHEMA_VERSION
+MIGRATES_FROM = ("2", "3")  # the schema versions upgrade brings to schema.SCHEMA_VERSION
 
 _OLD_TABLES = {  # (old name, id) of the tables summary_<id>
     "sqlite": text("SELECT name, substr(name, 9) FROM sqlite_master WHERE type = 'table' AND name GLOB 'summary_*'"),
@@ -46,10 +55,21 @@ def pending(conn) -> bool:
 
 
 def upgrade(conn) -> bool:
-    """Rename the next-move statistics of a version-2 book (see the module docstring), in the
+    """Bring a version-2 or -3 book to this version (see the module docstring), in the
     caller's write transaction; True when there was anything to do."""
-    if not pending(conn):
+    found = version(conn)
+    if found not in MIGRATES_FROM:
         return False
+    if found == "2":
+        _rename_next_stats(conn)
+    _pattern_index_once(conn)
+    conn.execute(schema.meta.update().where(schema.meta.c.name == "schema_version")
+                 .values(value=schema.SCHEMA_VERSION))
+    return True
+
+
+def _rename_next_stats(conn) -> None:
+    """2 -> 3: ``summary`` -> ``next_stats`` in the segment files, then in the book."""
     folder = segment_files.book_folder(conn)
     for segment in segment_files.in_files(conn):
         _rename_in_file(os.path.join(folder, segment.name))
@@ -58,9 +78,19 @@ def upgrade(conn) -> bool:
         conn.exec_driver_sql(f"ALTER TABLE {old} RENAME TO {new}")
         if conn.dialect.name == "postgresql":
             conn.exec_driver_sql(f"ALTER INDEX IF EXISTS {old}_pkey RENAME TO {new}_pkey")
-    conn.execute(schema.meta.update().where(schema.meta.c.name == "schema_version")
-                 .values(value=schema.SCHEMA_VERSION))
-    return True
+
+
+def _pattern_index_once(conn) -> None:
+    """3 -> 4: the table's pattern-index entries into the files; the old maps removed."""
+    if not inspect(conn).has_table(pattern_events.pattern_events.name):
+        return
+    pattern_events.move_to_files(conn)
+    conn.execute(schema.meta.delete().where(schema.meta.c.name.like("pattern\\_map\\_%", escape="\\")))
+    folder = pattern_files.folder(conn)
+    if folder is not None and os.path.isdir(folder):
+        for name in os.listdir(folder):
+            if name.endswith((".map", ".map.tmp")):
+                os.remove(os.path.join(folder, name))
 
 
 def _rename_in_file(path: str) -> None:

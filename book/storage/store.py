@@ -19,6 +19,7 @@ id), never by OFFSET.  The player filter reads the player index (``schema.filter
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from contextlib import contextmanager
@@ -34,6 +35,7 @@ from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage import (
     game_order,
     migrate,
+    pattern_events,
     pg_stage,
     schema,
     segment_files,
@@ -343,7 +345,8 @@ class Book:
     # --- internals ------------------------------------------------------------------------
 
     def compact(self) -> None:
-        """Merge the positions into one segment and rewrite the database packed.
+        """Merge the positions into one segment, the pattern index into the table, and
+        rewrite the database packed: one file.
 
         SQLite ``VACUUM``; PostgreSQL ``VACUUM ANALYZE``.  A book needs it seldom: segments
         and merges are packed as written and an import gives freed pages back
@@ -351,6 +354,13 @@ class Book:
         a little faster afterwards.  A SQLite book made before incremental auto-vacuum gets it here.
         """
         self.merge_all()
+        with self.writing() as conn:
+            gone = pattern_events.move_to_table(conn)
+        for path in gone:
+            os.remove(path)
+        if gone:
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.dirname(gone[0]))  # only if nothing else is in it
         if self._checkpointer:
             self._checkpointer.wait()  # its checkpoint would make the TRUNCATE below give up
         with self.db.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:

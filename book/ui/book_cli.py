@@ -156,7 +156,7 @@ def complete_book(book) -> None:
     indexed = index.update(book, progress=sys.stderr)
     if indexed:
         print(f"fuseki import: pattern index: {indexed:,} games of earlier imports indexed", file=sys.stderr)
-    index_map.refresh(book)  # so that the next process maps the index at once (book.analysis.patterns.index_map)
+    index_map.refresh(book)  # games index.update replayed: into the files (book.analysis.patterns.index_map)
     corner_build.update(book, progress=sys.stderr)  # its progress, then "corner book: N continuations in S s"
 
 

@@ -398,6 +398,23 @@ EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP = 1, 3, 4  # a move's kind is EVENT_MOVE +
 
 
 @njit(cache=True)
+def ever_held(events, offsets, words):
+    """(games, 2, words) uint64 bit sets: the points where each game of ``events`` (game g's
+    are ``events[offsets[g]:offsets[g + 1]]``) ever had a black (0) and a white (1) stone,
+    by setup or move."""
+    held = np.zeros((offsets.shape[0] - 1, 2, words), dtype=np.uint64)
+    for g in range(offsets.shape[0] - 1):
+        for k in range(offsets[g], offsets[g + 1]):
+            kind = events[k] >> 12
+            p = events[k] & 4095
+            if kind == EVENT_REMOVE or p == 0:
+                continue
+            colour = (kind - EVENT_SETUP) if kind >= EVENT_SETUP else (kind - EVENT_MOVE)
+            held[g, colour, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+    return held
+
+
+@njit(cache=True)
 def _move_events(s, w, p, c, captured, colour, stack, out, k):
     """Write a move played (``p`` by ``c``, ``captured`` stones taken) and one removal per stone
     it took into ``out`` from ``k``; ``colour``: the board as the events left it (updated),

@@ -96,3 +96,16 @@ def replay_events(size: int, setup_points: np.ndarray, setup_colors: np.ndarray,
     out = np.empty(2 * (len(setup_points) + len(move_points)), dtype=np.int64)
     count = K.replay_events(size, _no_keys(size), setup_points, setup_colors, move_points, move_colors, out)
     return out[:count].astype(np.uint16)
+
+
+def held_words(size: int) -> int:
+    """uint64 words of a bit set over the padded board's points (``ever_held``'s last axis)."""
+    return ((size + 2) ** 2 + 63) // 64
+
+
+def ever_held(events: np.ndarray, offsets: np.ndarray, size: int) -> np.ndarray:
+    """(games, 2, ``held_words(size)``) uint64: the points where each game ever held a black
+    (0) and a white (1) stone, from the games' ``replay_events`` concatenated (game g's are
+    ``events[offsets[g]:offsets[g + 1]]``).  A pattern search replays only games whose bit
+    sets can hold the pattern's stones."""
+    return K.ever_held(events, offsets, held_words(size))

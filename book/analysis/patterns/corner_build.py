@@ -23,7 +23,7 @@ from numba import njit
 from fuseki.book.analysis.patterns import corners, index, index_map
 from fuseki.book.analysis.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import pgcopy, schema
-from fuseki.book.storage.pattern_events import indexed_through, pattern_events
+from fuseki.book.storage.pattern_events import indexed_through
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
@@ -338,10 +338,9 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
         through = indexed_through(conn)
         if corners.has_table(conn) and built_through(conn) == (through, settings_text(depth, prune)):
             return False
-        sizes = [int(s) for (s,) in conn.execute(
-            pattern_events.select().with_only_columns(pattern_events.c.size).distinct())]
+    sizes = index_map.sizes(book)
     began = time.perf_counter()
-    # the index's map (book.analysis.patterns.index_map): mapped, not read from the table, and with the
+    # the index's files (book.analysis.patterns.index_map): mapped, not read from the table, and with the
     # winners (1.0 s and 800 MB of the writer's memory for the whole corpus, bench/corpus.py)
     indexed = [(size, index_map.load(book, size)) for size in sizes if corners.corner_width(size)]
     with book.writing() as conn:

@@ -21,7 +21,7 @@ from fuseki.book.storage import schema
 from fuseki.book.storage.pattern_events import create, indexed_through, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events
 
-__all__ = ["game_events", "update", "load"]
+__all__ = ["game_events", "update"]
 CHUNK = 2000  # games read and written a transaction
 
 
@@ -79,27 +79,3 @@ def schema_error(book):
     return BookError("the book's pattern index is not up to date and the book is open read-only: "
                      "run fuseki pattern once with write access")
 
-
-def load(conn, size: int, game_ids: np.ndarray | None = None, after: int = 0
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(game ids ascending, events concatenated, offsets) of the indexed games of ``size``
-    (of ``game_ids`` only, if given; only ids above ``after``)."""
-    cursor = conn.connection.dbapi_connection.cursor()
-    placeholder = "?" if conn.dialect.name == "sqlite" else "%s"
-    cursor.execute(f"SELECT game_id, events FROM pattern_events WHERE size = {placeholder} "
-                   f"AND game_id > {placeholder} ORDER BY game_id", (size, int(after)))
-    ids, blobs = [], []
-    for game_id, blob in cursor:
-        ids.append(game_id)
-        blobs.append(bytes(blob))
-    cursor.close()
-    ids = np.array(ids, dtype=np.int64)
-    lengths = np.array([len(b) // 2 for b in blobs], dtype=np.int64)
-    if game_ids is not None:
-        keep = np.isin(ids, game_ids)
-        ids, lengths = ids[keep], lengths[keep]
-        blobs = [b for b, k in zip(blobs, keep.tolist()) if k]
-    offsets = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    events = np.frombuffer(b"".join(blobs), dtype=np.uint16) if blobs else np.empty(0, dtype=np.uint16)
-    return ids, events, offsets

@@ -380,21 +380,3 @@ def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.nda
         part = max(PART_GAMES, int((last - first) * PART_SECONDS / max(took, 1e-6)))
         first = last
     return out
-
-
-# --- the points each game ever held a stone of each colour: which placements can ever hold ------
-
-@njit(cache=True)
-def ever_held(events, offsets, words):
-    """(games, 2, words) uint64 bit sets: the points where each game ever had a black (0) and a
-    white (1) stone, by setup or move."""
-    held = np.zeros((offsets.shape[0] - 1, 2, words), dtype=np.uint64)
-    for g in range(offsets.shape[0] - 1):
-        for k in range(offsets[g], offsets[g + 1]):
-            kind = events[k] >> 12
-            p = events[k] & 4095
-            if kind == EVENT_REMOVE or p == 0:
-                continue
-            colour = (kind - EVENT_SETUP) if kind >= EVENT_SETUP else (kind - EVENT_MOVE)
-            held[g, colour, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-    return held

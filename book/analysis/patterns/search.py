@@ -1,6 +1,6 @@
 """Pattern search over a book of games: the games that reach a pattern and how they go on.
 
-``search(book, pattern, filters)`` scans the games the filters keep (``index.load``, then
+``search(book, pattern, filters)`` scans the games the filters keep (``index_map.load``, then
 ``scan.run``) and turns each game's first match into a continuation in the pattern's own
 orientation (the region as the user drew it), counted as Kombilo counts them: the first
 later move *inside the region*, by either player, whether it was the very next move ("at

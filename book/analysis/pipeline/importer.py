@@ -157,7 +157,7 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         schema.insert_rows(conn, schema.games, rows)
         schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
         if batch.events:  # the pattern index, complete up to this batch once it commits
-            pattern_events.add(conn, [(row[0], row[_SIZE], batch.events[i]) for row, i
+            pattern_events.add(conn, [(row[0], row[_SIZE], batch.events[i], row[_WINNER]) for row, i
                                       in zip(rows, np.flatnonzero(keep).tolist())], first_id - 1)
         if batch.written is not None:
             positions = batch.written_rows - _drop_games(conn, batch, keep)
@@ -216,7 +216,8 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     return len(keys)
 
 
-_BLACK, _WHITE, _SIZE = (GAME_COLUMNS.index(name) for name in ("black", "white", "size"))  # in a row with its id
+# in a row with its id
+_BLACK, _WHITE, _SIZE, _WINNER = (GAME_COLUMNS.index(name) for name in ("black", "white", "size", "winner"))
 
 
 # --- the pipeline ----------------------------------------------------------------------------
