@@ -135,7 +135,7 @@ class Book:
             db, info = statbook.open_file(path)
             return cls(db, True, path, info)
         db = make_db(url, readonly)
-        upgrade_first = False
+        upgrade_first = upgraded = False
         try:
             # a writer creates the tables holding the write lock (two importers may start at once)
             with db.connect().execution_options(fuseki_write=not readonly) as conn, conn.begin():
@@ -149,7 +149,7 @@ class Book:
                 else:
                     if db.dialect.name == "postgresql":  # SQLite's BEGIN IMMEDIATE holds it already
                         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
-                    migrate.upgrade(conn)
+                    upgraded = migrate.upgrade(conn)
                     schema.create(conn)
                     sweep_book(conn)  # what an importer that stopped left
                     pg_stage.sweep(conn)
@@ -171,7 +171,10 @@ class Book:
         except Exception:
             db.dispose()
             raise
-        return cls(db, readonly, path)
+        book = cls(db, readonly, path)
+        if upgraded:
+            book.reclaim()  # the pages of what the upgrade moved out (3 -> 4: the pattern index's table)
+        return book
 
     @classmethod
     def _upgrade(cls, location: str) -> None:

@@ -1,13 +1,15 @@
 """The pattern index: each game of the book as its list of board events.
 
-``pattern_events(game_id, size, events)`` (``book.storage.pattern_events``): the game's setup
-stones, moves and captures as ``engine.core.replay.replay_events`` gives them (uint16 each,
-about 2 bytes a move), so a pattern search replays a game without parsing its SGF or applying
-the rules.  The import writes each game's row with the game (its parsers make the events), so
-a book made by ``fuseki import`` is indexed as it is written.  ``update`` (``fuseki pattern``
-calls it) indexes from their stored SGF the games that have no row -- those of a book imported
-before the import wrote events -- with a progress line; the meta row ``pattern_events_through``
-is the game id up to which the index is complete.
+A game's entry (``book.storage.pattern_events`` says where it is kept: files beside a SQLite
+book, else a table) is its setup stones, moves and captures as
+``engine.core.replay.replay_events`` gives them (uint16 each, about 2 bytes a move), so a
+pattern search replays a game without parsing its SGF or applying the rules.  The import
+writes each game's entry with the game (its parsers make the events), so a book made by
+``fuseki import`` is indexed as it is written.  ``update`` (``fuseki pattern`` calls it)
+indexes from their stored SGF the games that have no entry -- those of a book imported before
+the import wrote events -- into the table, with a progress line
+(``book.analysis.patterns.index_map`` moves them into the files); the meta row
+``pattern_events_through`` is the game id up to which the index is complete.
 """
 
 from __future__ import annotations
