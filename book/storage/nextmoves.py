@@ -36,11 +36,11 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, text
 
 from fuseki.book.storage import schema
 from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.lazy_jit import njit  # numba is imported when a kernel first runs
 
 GAMES = 16  # a level-0 segment counts the keys at least this many of its games reached
 NO_YEAR = -1  # the year of a game whose date has none
