@@ -70,3 +70,25 @@ print(json.dumps([code, out.getvalue(), loaded]))
     code, text, loaded = json.loads(done.stdout.splitlines()[-1])
     assert code == 0 and "C16" in text  # it did answer: the built-in book's moves after Q16 D4
     assert loaded == []
+
+
+def test_search_on_a_book_of_games_starts_no_numba(tmp_path):
+    """A small position's first visits are counted by numpy (book.storage.nextmoves.NUMPY_CODES):
+    ``fuseki search`` on a book of games imports no numba either, and answers from the games."""
+    from bookgames import build_book
+
+    book = build_book(tmp_path / "games.sqlite", tmp_path / "sgf")  # the import compiles, in this process
+    script = f"""
+import contextlib, io, json, sys
+from fuseki.book.ui import cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = cli.main(["search", "--moves", "R16 D4", "--winner", "B", "--book", {book!r}])  # every row read
+    code += cli.main(["search", "--moves", "R16", "--book", {book!r}])
+print(json.dumps([code, out.getvalue(), sorted(m for m in sys.modules if m.startswith(("numba", "llvmlite")))]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    code, text, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert code == 0 and "Q3         3" in text and "D16        2" in text  # Black won the 3 Q3 games; R16 D16: 2
+    assert loaded == []
