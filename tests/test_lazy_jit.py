@@ -76,3 +76,19 @@ print(json.dumps([before, "numba" in sys.modules, lazy_jit.is_compiled(K.__name_
     assert done.returncode == 0, done.stderr
     # after it, the module's names are numba's dispatchers (a caller of K.play calls numba directly)
     assert json.loads(done.stdout.splitlines()[-1]) == [False, True, True, "CPUDispatcher"]
+
+
+def test_the_engines_warm_up_compiles_the_kernels():
+    """fuseki-gtp loads numba's code while the controller sends its set-up commands, so that no
+    genmove pays for it when the per-move kernels' interpreted calls run out."""
+    script = """
+import json
+from fuseki.engine.core import lazy_jit
+from fuseki.engine.gtp.cli import warm_up
+before = lazy_jit.is_compiled("fuseki.engine.core._kernels")
+warm_up()
+print(json.dumps([before, lazy_jit.is_compiled("fuseki.engine.core._kernels")]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [False, True]
