@@ -1,10 +1,13 @@
 """Start-up of the ``fuseki`` command, as a shell sees it (a script that prints figures, not a test).
 
-``python3 bench/cli.py [--book BOOK] [--runs 10] [--tree PATH]``: the wall time of whole
+``python3 bench/cli.py [--book BOOK] [--runs 10] [--tree PATH] [--baseline PATH]``: the wall time of whole
 processes, each started as a shell starts it, for ``python3 -c pass`` (the interpreter's own
 start-up, the floor), ``fuseki --help``, every ``fuseki SUBCOMMAND --help`` (subcommands of
-subcommands too), and with ``--book``, ``fuseki search`` and ``fuseki pattern`` on that book
-and a fresh ``fuseki-gtp --book`` session (``name``, the first ``book_moves``, ``quit``, the end).
+subcommands too), ``fuseki search`` with no ``--book`` (the built-in book, unless a book lies at
+the default location: the row says which), and with ``--book``, ``fuseki search`` and ``fuseki
+pattern`` on that book and a fresh ``fuseki-gtp --book`` session (``name``, the first
+``book_moves``, ``quit``, the end).  ``--baseline PATH`` runs a second checkout's commands in the
+same rounds and prints them beside (``--no-subcommand-help`` leaves out the many help rows).
 Median and p99 of ``--runs`` runs each, the rounds interleaved so that a busy moment of the
 machine falls on every command alike; one untimed run of each first (a pattern search builds
 the book's pattern index once).  ``--tree`` runs the fuseki of another checkout (a copy of the
@@ -12,7 +15,8 @@ code before a change, for a baseline from the same run); default: the one this f
 
 Targets (issue "CLI and engine that answer at once"): ``fuseki --help`` and every
 ``SUBCOMMAND --help`` <= 0.3 s; ``fuseki search`` and ``fuseki pattern`` on the 11,365-game
-book of tygem-2016-07.tgz <= 1 s, start-up included.
+book of tygem-2016-07.tgz <= 1 s, start-up included.  Issue 42: ``fuseki search`` on the
+built-in book <= 0.5 s, ``fuseki pattern`` on the 11k book <= 0.8 s.
 """
 
 from __future__ import annotations
@@ -41,6 +45,14 @@ def names(parser, prefix):
                 print(" ".join(prefix + [name]))
                 names(sub, prefix + [name])
 names(cli.build_parser(), [])
+"""
+# which book ``fuseki search`` without --book reads, asked of the tree's own resolution
+DEFAULT_BOOK = """
+import argparse
+from fuseki.book.model import builtin
+from fuseki.book.ui.cli_shared import book_location
+where = book_location(argparse.Namespace(book=None, command="search"))
+print("the built-in book" if where == str(builtin.PATH) else where)
 """
 
 
@@ -92,42 +104,67 @@ def p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
+def tree_commands(tree: Path, env: dict, book: list[str], helps: bool) -> dict[str, list[str]]:
+    """The timed commands of one tree, by row name (the same names for every tree)."""
+    python = sys.executable
+    fuseki = [python, "-m", "fuseki"]
+    commands = {"python3 -c pass": [python, "-c", "pass"], "fuseki --help": fuseki + ["--help"]}
+    if helps:
+        listed = subprocess.run([python, "-c", LIST_COMMANDS], env=env, capture_output=True, text=True, check=True)
+        for line in listed.stdout.splitlines():
+            commands[f"fuseki {line} --help"] = fuseki + line.split() + ["--help"]
+    default = subprocess.run([python, "-c", DEFAULT_BOOK], env=env, capture_output=True, text=True, check=True)
+    commands[f"fuseki {' '.join(SEARCH)} ({default.stdout.strip()})"] = fuseki + SEARCH
+    if book:
+        commands["fuseki " + " ".join(SEARCH)] = fuseki + SEARCH + book
+        commands["fuseki " + " ".join(PATTERN)] = fuseki + PATTERN + book
+    return commands
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--book", metavar="PATH", help="a book for fuseki search and fuseki pattern (else skipped)")
     parser.add_argument("--runs", type=int, default=10, metavar="N", help="timed runs of each command (default 10)")
     parser.add_argument("--tree", type=Path, default=ROOT, metavar="PATH",
                         help="the checkout whose fuseki runs (default: this one)")
+    parser.add_argument("--baseline", type=Path, metavar="PATH",
+                        help="a second checkout (the code before a change) whose commands run in the same "
+                             "rounds, interleaved, and are printed beside")
+    parser.add_argument("--no-subcommand-help", action="store_true",
+                        help="leave out the rows of every SUBCOMMAND --help")
     args = parser.parse_args()
-    folder = fuseki_path(args.tree)
+    trees = [args.tree] + ([args.baseline] if args.baseline else [])
+    folders = [fuseki_path(tree) for tree in trees]
+    book = ["--book", str(Path(args.book).resolve())] if args.book else []
     try:
-        env = dict(os.environ, PYTHONPATH=folder)
-        python = sys.executable
-        fuseki = [python, "-m", "fuseki"]
-        listed = subprocess.run([python, "-c", LIST_COMMANDS], env=env, capture_output=True, text=True, check=True)
-        commands = {"python3 -c pass": [python, "-c", "pass"], "fuseki --help": fuseki + ["--help"]}
-        for line in listed.stdout.splitlines():
-            commands[f"fuseki {line} --help"] = fuseki + line.split() + ["--help"]
-        if args.book:
-            book = ["--book", str(Path(args.book).resolve())]
-            commands["fuseki " + " ".join(SEARCH)] = fuseki + SEARCH + book
-            commands["fuseki " + " ".join(PATTERN)] = fuseki + PATTERN + book
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for argv in commands.values():
-            timed(argv, env)  # untimed: the pattern index, the OS's file cache
+        envs = [dict(os.environ, PYTHONPATH=folder) for folder in folders]
+        commands = [tree_commands(tree, env, book, not args.no_subcommand_help) for tree, env in zip(trees, envs)]
+        times: list[dict[str, list[float]]] = [{name: [] for name in each} for each in commands]
+        for each, env in zip(commands, envs):
+            for argv in each.values():
+                timed(argv, env)  # untimed: the pattern index, the OS's file cache, numba's cache
         for _ in range(args.runs):
-            for name, argv in commands.items():
-                times[name].append(timed(argv, env))
-            if args.book:
-                for name, seconds in gtp_session(args.tree.resolve(), env, book[1]).items():
-                    times.setdefault(name, []).append(seconds)
+            for i, (each, env) in enumerate(zip(commands, envs)):
+                for name, argv in each.items():
+                    times[i][name].append(timed(argv, env))
+            for i, (tree, env) in enumerate(zip(trees, envs)):
+                if book:
+                    for name, seconds in gtp_session(tree.resolve(), env, book[1]).items():
+                        times[i].setdefault(name, []).append(seconds)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    width = max(len(name) for name in times)
-    print(f"tree {args.tree.resolve()}, {args.runs} runs each, {python}")
-    print(f"{'command':<{width}}  median s   p99 s")
-    for name, values in times.items():
-        print(f"{name:<{width}}  {statistics.median(values):8.3f}  {p99(values):6.3f}")
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+    names = list(dict.fromkeys(name for each in times for name in each))
+    width = max(len(name) for name in names)
+    for i, tree in enumerate(trees):
+        print(f"{'tree' if i == 0 else 'baseline'} {tree.resolve()}")
+    print(f"{args.runs} runs each, {sys.executable}")
+    header = f"{'command':<{width}}  median s   p99 s"
+    print(header + ("   baseline median s   p99 s" if args.baseline else ""))
+    for name in names:
+        cells = [f"{statistics.median(each[name]):8.3f}  {p99(each[name]):6.3f}" if name in each
+                 else f"{'-':>8}  {'-':>6}" for each in times]
+        print(f"{name:<{width}}  " + cells[0] + "".join(f"   {cell:>{len(cell) + 10}}" for cell in cells[1:]))
     return 0
 
 

@@ -121,3 +121,29 @@ def test_merged_segments_keep_next_stats_equal_to_a_count_of_their_rows(tmp_path
                 assert table == {key: counted[key] for key in table}
                 if segment.level == 0:  # a batch counts exactly its keys of >= GAMES games
                     assert set(table) == set(count_by_hand(rows[:, 0], ids, lows, row_years, 3))
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_numpy_and_numba_keep_and_count_the_same_first_visits(masked, monkeypatch):
+    """Few codes go through numpy's passes (no numba to start), many through the kernels: the same
+    answer, the kernels being the slow implementation's check here."""
+    rng = np.random.default_rng(20261128 + masked)
+    games = rng.integers(1, 400, 3000)  # ~7 visits a game: only each game's first counts
+    moves = rng.integers(0, schema.MOVE_MASK + 1, len(games))
+    order = np.lexsort((moves, games))
+    games, moves = games[order], moves[order]
+    nexts = rng.integers(0, schema.NEXT_MASK + 1, len(games))  # END (0) and PASS (1) among them
+    winners = rng.integers(0, 3, len(games))
+    codes = ((games << schema.GAME_SHIFT) | (moves << schema.MOVE_SHIFT) | (nexts << schema.NEXT_SHIFT)
+             | winners).astype(np.int64)
+    mask = rng.random(350) < 0.5 if masked else None  # shorter than the largest id: those games are out
+    answers = []
+    for numpy_below in (1 << 62, 0):  # every input to numpy, then every input to the kernels
+        monkeypatch.setattr(nextmoves, "NUMPY_CODES", numpy_below)
+        answers.append((nextmoves.first_visit_codes(codes, mask), *nextmoves.count_first_visits(codes, mask)))
+    by_numpy, by_kernels = answers
+    kept_games = games if mask is None else games[(games < 350) & mask[np.minimum(games, 349)]]
+    kept = len(np.unique(kept_games))
+    assert len(by_kernels[0]) == kept and by_kernels[1].sum() == kept
+    for mine, theirs in zip(by_numpy, by_kernels):
+        np.testing.assert_array_equal(mine, theirs)

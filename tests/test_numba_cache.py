@@ -44,7 +44,8 @@ def foreign_calls(source: str) -> list[str]:
     found = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and any(map(_is_njit, node.decorator_list)):
-            for call in ast.walk(node):
+            # the body only: the decorator (engine.core.lazy_jit's njit, a project name) is no call of the kernel's
+            for call in (inner for statement in node.body for inner in ast.walk(statement)):
                 if not isinstance(call, ast.Call):
                     continue
                 base = call.func

@@ -36,11 +36,11 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, text
 
 from fuseki.book.storage import schema
 from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.lazy_jit import njit  # numba is imported when a kernel first runs
 
 GAMES = 16  # a level-0 segment counts the keys at least this many of its games reached
 NO_YEAR = -1  # the year of a game whose date has none
@@ -295,11 +295,27 @@ def from_stored(rows) -> NextMoveStats:
     return combine([from_stats(int(k), bytes(s)) for k, s in rows])
 
 
+# Below this many codes a position's first visits are counted by numpy's passes (well under a
+# millisecond), above by the numba kernels: a process's first kernel costs ~0.6 s (numba's import
+# and its CPU target), more than a whole ``fuseki search`` on a book of 11k games asks of them.
+NUMPY_CODES = 1 << 16
+
+
 def first_visit_codes(codes: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     """The code of each game's first visit among the ``codes`` of one position (sorted: game id,
     then move number), of the games ``mask`` (over game ids; None: all) keeps, in one numba pass:
     numpy's passes took 4 ms over the 733,066 codes of a doubled corpus's empty board, and a
-    filtered count of the 366,535 games' empty board 16-20 ms (``bench/book.py --query-book --filters``)."""
+    filtered count of the 366,535 games' empty board 16-20 ms (``bench/book.py --query-book --filters``).
+    Fewer than ``NUMPY_CODES`` codes: numpy's passes (the same answer, tests/test_nextmoves.py)."""
+    if len(codes) < NUMPY_CODES:
+        games = codes >> schema.GAME_SHIFT
+        first = np.ones(len(codes), dtype=np.bool_)
+        first[1:] = games[1:] != games[:-1]
+        if mask is not None:
+            inside = games < len(mask)
+            first &= inside
+            first[inside] &= mask[games[inside]]
+        return codes[first]
     kept = np.empty(len(codes), dtype=np.int64)
     found = _first_visit_codes(codes, mask if mask is not None else np.ones(0, dtype=np.bool_), mask is None, kept)
     return kept[:found]
@@ -324,8 +340,14 @@ def count_first_visits(codes: np.ndarray, mask: np.ndarray | None) -> tuple[np.n
     """(games, Black's wins, White's wins) by next point + 2 (``END`` at 0, PASS at 1) of the
     first visits ``first_visit_codes`` keeps (counted in numba: three bincounts took 10 ms of a
     filtered count of the empty board against 3.7)."""
+    firsts = first_visit_codes(codes, mask)
+    if len(codes) < NUMPY_CODES:  # numpy's bincounts, as first_visit_codes says why
+        at = (firsts >> schema.NEXT_SHIFT) & schema.NEXT_MASK
+        winners = firsts & schema.WINNER_MASK
+        return tuple(np.bincount(at[chosen], minlength=schema.NEXT_MASK + 1).astype(np.int64)
+                     for chosen in (slice(None), winners == BLACK, winners == WHITE))
     games, black, white = (np.zeros(schema.NEXT_MASK + 1, dtype=np.int64) for _ in range(3))
-    _count_nexts(first_visit_codes(codes, mask), games, black, white)
+    _count_nexts(firsts, games, black, white)
     return games, black, white
 
 

@@ -30,7 +30,8 @@ import sqlite3
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+
+from fuseki.engine.core.lazy_jit import njit  # numba is imported when a kernel first runs
 
 PAGE_SIZE = 16384
 _LEAF, _INTERIOR = 0x0A, 0x02  # b-tree page types of an index (a table without rowid)

@@ -161,8 +161,6 @@ def complete_book(book) -> None:
 
 
 def run_search(args) -> int:
-    from fuseki.book.storage import years as dates
-    from fuseki.book.storage.gamesets import position_games
     from fuseki.book.storage.store import Book
     from fuseki.book.ui import textboard, years_text
 
@@ -177,10 +175,15 @@ def run_search(args) -> int:
         filters = replace(filters, within=games_within)
         found = book.next_moves(board, filters=filters)
         if args.save_games:  # the games of this answer: those that reached the position, filtered
+            from fuseki.book.storage.gamesets import position_games
+
             within.save_games(args, book, position_games(book, board, filters=filters),
                               f"position {within.asked_text(args)}", "search")
-        profile = dates.date_profile(book, board, filters=filters, recent=args.recent) \
-            if args.by_year or periods else None
+        profile = None
+        if args.by_year or periods:  # only then: the years' module is not needed for the moves alone
+            from fuseki.book.storage import years as dates
+
+            profile = dates.date_profile(book, board, filters=filters, recent=args.recent)
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
         if args.ai:  # --by-year judges every move, the table shows the lettered ones
             shown = None if args.by_year else len(textboard.LETTERS)

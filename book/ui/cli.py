@@ -13,21 +13,24 @@ import sys
 
 from fuseki.book.ui.cli_shared import CommandError
 
-# Modules that add subcommands (each has add_commands(subparsers)).
-COMMAND_MODULES = [
-    "fuseki.book.ui.book_cli",
-    "fuseki.book.ui.pos9_cli",
-    "fuseki.book.ui.web_cli",
-    "fuseki.book.ui.shell_cli",
-    "fuseki.engine.players.match_cli",
-    "fuseki.book.ui.export_cli",
-    "fuseki.book.ui.builtin_cli",
-    "fuseki.book.ui.pattern_cli",
-    "fuseki.book.ui.corners_cli",
-    "fuseki.book.ui.ai_cli",
-    "fuseki.book.ui.tree_cli",
-    "fuseki.book.ui.player_cli",
-]
+# Modules that add subcommands (each has add_commands(subparsers)), with the commands each adds:
+# ``fuseki COMMAND ...`` imports only the modules adding COMMAND (``build_parser``), so a command
+# never pays for the imports of the others (``match``'s alone took 60 ms of every ``fuseki search``);
+# tests/test_cli_commands.py checks that each module adds exactly the commands named here.
+COMMAND_MODULES = {
+    "fuseki.book.ui.book_cli": ("import", "search", "stats"),
+    "fuseki.book.ui.pos9_cli": ("pos9",),
+    "fuseki.book.ui.web_cli": ("serve",),
+    "fuseki.book.ui.shell_cli": ("shell",),
+    "fuseki.engine.players.match_cli": ("match",),
+    "fuseki.book.ui.export_cli": ("book",),
+    "fuseki.book.ui.builtin_cli": ("book",),
+    "fuseki.book.ui.pattern_cli": ("pattern",),
+    "fuseki.book.ui.corners_cli": ("corners",),
+    "fuseki.book.ui.ai_cli": ("ai",),
+    "fuseki.book.ui.tree_cli": ("book",),
+    "fuseki.book.ui.player_cli": ("player",),
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -42,19 +45,24 @@ class Parser(argparse.ArgumentParser):
         return super().format_usage().replace("``", "")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``fuseki`` parser; given ``command`` (the first argument), only the subcommands of the
+    modules adding it, all of them for None or a name none adds (the help and argparse's error
+    list every command)."""
     parser = Parser(prog="fuseki", description=__doc__.splitlines()[0],
                     epilog="Example: fuseki import games/ tygem.tgz --book games.sqlite, then fuseki search "
                            "--moves \"Q16 D4\" --book games.sqlite (fuseki COMMAND --help says more)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    wanted = [name for name, commands in COMMAND_MODULES.items() if command in commands] or COMMAND_MODULES
+    for name in wanted:
         importlib.import_module(name).add_commands(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fuseki`` console script."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()

@@ -31,6 +31,8 @@ def add_within_options(p) -> None:
 
 def within_of(args, book, size: int):
     """The GameSet the ``--within`` files and ``--within-moves`` positions all hold (None: no restriction)."""
+    if not args.within and not args.within_moves:  # the usual search: nothing of gamesets is needed
+        return None
     from fuseki.book.formats.positions import PositionError, board_after_moves
     from fuseki.book.model.filters import Filters
     from fuseki.book.storage.gamesets import intersect, load, position_games

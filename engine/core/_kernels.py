@@ -32,10 +32,15 @@ rotated position comes for free.
 These functions trust their arguments: the Python layer (``board.py``) checks
 points and colours before calling them.  Set ``NUMBA_DISABLE_JIT=1`` to run
 them as plain Python when debugging.
+
+``njit`` is ``engine.core.lazy_jit``'s: numba is imported when a kernel first needs machine code,
+and the per-move kernels (``python_first``) run as Python for a process's first few hundred moves
+(a command that replays a few moves never starts numba: ~0.6 s).
 """
 
 import numpy as np
-from numba import njit
+
+from fuseki.engine.core.lazy_jit import njit  # numba is imported when a kernel first needs it
 
 # Copies of base's constants: numba's cache checks only this file, so a kernel must not read
 # another module's globals (tests/test_numba_cache.py checks the copies equal the originals).
@@ -51,7 +56,7 @@ META_KO, META_PRISONERS, META_HASH = 0, 1, 3  # prisoners at +1 (black), +2 (whi
 META_LEN = META_HASH + 8
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def new_state(size):
     """An empty board: border cells set, no stones, no ko, hashes zero."""
     w = size + 2
@@ -65,28 +70,28 @@ def new_state(size):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", python_first=True)
 def _in_atari(s, n, head):
     libs = s[3 * n + head]
     total = s[4 * n + head]
     return libs > 0 and libs * s[5 * n + head] == total * total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", python_first=True)
 def _add_liberty(s, n, head, p):
     s[3 * n + head] += 1
     s[4 * n + head] += p
     s[5 * n + head] += p * p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", python_first=True)
 def _remove_liberty(s, n, head, p):
     s[3 * n + head] -= 1
     s[4 * n + head] -= p
     s[5 * n + head] -= p * p
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def legality(s, size, p, c, allow_suicide):
     """OK, OCCUPIED, KO or SUICIDE for colour ``c`` playing on point ``p``."""
     w = size + 2
@@ -117,7 +122,7 @@ def legality(s, size, p, c, allow_suicide):
     return SUICIDE
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def _merge(s, n, a, b):
     """Join chains with heads a and b; returns the surviving head."""
     if s[6 * n + a] < s[6 * n + b]:
@@ -135,7 +140,7 @@ def _merge(s, n, a, b):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def _set_stone(s, keys, n, p, col, old):
     """Change the colour of p and update every hash layer."""
     s[p] = col
@@ -144,7 +149,7 @@ def _set_stone(s, keys, n, p, col, old):
         s[base + t] ^= keys[t, old, p] ^ keys[t, col, p]
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def _remove_chain(s, keys, size, head):
     """Take a chain off the board, giving its points back as liberties."""
     w = size + 2
@@ -172,7 +177,7 @@ def _remove_chain(s, keys, size, head):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def play(s, keys, size, p, c, allow_suicide):
     """Play colour ``c`` at ``p`` (PASS allowed).
 
@@ -222,7 +227,7 @@ def play(s, keys, size, p, c, allow_suicide):
     return captured
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def rebuild(s, keys, size):
     """Recompute chains, liberties and hashes from the colours alone (after setup)."""
     w = size + 2
@@ -251,7 +256,7 @@ def rebuild(s, keys, size):
                 _merge(s, n, s[n + p], s[n + q])
 
 
-@njit(cache=True)
+@njit(cache=True, python_first=True)
 def is_eye(s, size, p, c):
     """True if p is an empty point whose neighbours are all c and that is not a false eye."""
     w = size + 2

@@ -111,6 +111,8 @@ def warm_up(choosers=(), done: threading.Event | None = None) -> None:
         from fuseki.engine.core.board import Board
         board = Board(9)
         board.play(board.to_move, board.random_move(board.to_move, np.random.default_rng(0)))
+        # area is no per-move kernel (engine.core.lazy_jit): it compiles every kernel here, so that
+        # no genmove pays for numba's start after the per-move kernels' interpreted calls run out
         board.area()
     except Exception as exc:  # the engine still works; the first genmove just loads them itself
         print(f"fuseki-gtp: warm-up failed: {exc!r}", file=sys.stderr)
