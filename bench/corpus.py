@@ -191,12 +191,12 @@ def file_figures(path: str) -> None:
           f"of which free pages {free * size / games:,.0f} bytes/game   target <= 5,000")
     with sqlite3.connect(path) as conn:
         try:  # what each byte a game is for: docs/storage.md's table
-            tables = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+            by_table = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
         except sqlite3.OperationalError:  # an SQLite built without the dbstat table
-            tables = []
-    if tables:
+            by_table = []
+    if by_table:
         print("    in the book's file, bytes a game: " + ", ".join(
-            f"{name} {pages_bytes / games:,.0f}" for name, pages_bytes in tables if pages_bytes / games >= 1))
+            f"{name} {pages_bytes / games:,.0f}" for name, pages_bytes in by_table if pages_bytes / games >= 1))
     print(f"    {len(live)} segments (levels {sorted(s.level for s in live)}), "
           f"{tables + len(files)} with next-move statistics, {len(files)} of them files")
 
