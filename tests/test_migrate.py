@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import nextmoves, schema, segment_files
+from fuseki.book.storage import nextmoves, pattern_files, schema, segment_files
 from fuseki.book.storage.store import Book
 
 from bookrows import answers
@@ -230,7 +230,7 @@ def test_a_version_3_book_gets_its_pattern_index_stored_once(v3, readonly):
     for size in (19, 9):
         with Book.open(path, readonly=True) as book:
             found = index_map.load(book, size)
-        for got, want, name in zip(found[:5], expected_index(path, size), index_map.IndexedGames._fields):
+        for got, want, name in zip(found[:5], expected_index(path, size), pattern_files.IndexedGames._fields):
             assert np.array_equal(np.asarray(got), want), name
 
 

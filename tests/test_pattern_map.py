@@ -29,7 +29,7 @@ SUFFIXES = ("ids", "offsets", "events", "held", "winners")
 
 
 def assert_equal_arrays(found, want):
-    for got, expected, name in zip(found[:5], want, index_map.IndexedGames._fields):
+    for got, expected, name in zip(found[:5], want, pattern_files.IndexedGames._fields):
         assert np.array_equal(np.asarray(got), expected), name
 
 

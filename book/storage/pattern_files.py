@@ -55,10 +55,11 @@ class Missing(BookError):
     without its ``-patterns`` folder)."""
 
 
-class Stored(NamedTuple):
-    """The games of one board size in the files, ids ascending: game i's events are
-    ``events[offsets[i]:offsets[i + 1]]``, ``held[i]`` (``replay.ever_held``), ``winners[i]``
-    (0 none, 1 Black, 2 White); every indexed game of the size up to ``through`` is here."""
+class IndexedGames(NamedTuple):
+    """Indexed games of one board size, ids ascending, as a pattern search scans them: game
+    i's events are ``events[offsets[i]:offsets[i + 1]]``, ``held[i]`` (``replay.ever_held``),
+    ``winners[i]`` (0 none, 1 Black, 2 White); every indexed game of the size up to
+    ``through`` is here (the files' mark, or the index's in ``index_map.load``'s answer)."""
 
     game_ids: np.ndarray
     events: np.ndarray
@@ -73,6 +74,12 @@ def _dtypes(size: int) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
     return {"game_ids": (np.dtype(np.int64), ()), "offsets": (np.dtype(np.int64), ()),
             "events": (np.dtype(np.uint16), ()), "held": (np.dtype(np.uint64), (2, held_words(size))),
             "winners": (np.dtype(np.int8), ())}
+
+
+def _bytes(size: int, name: str, count: int) -> int:
+    """Bytes of ``count`` elements of array ``name``, its file's header included."""
+    dtype, shape = _dtypes(size)[name]
+    return HEADER + count * dtype.itemsize * int(np.prod(shape, dtype=np.int64))
 
 
 _SUFFIXES = {"game_ids": "ids", "offsets": "offsets", "events": "events", "held": "held", "winners": "winners"}
@@ -116,7 +123,7 @@ def _counts(info: dict) -> dict[str, int]:
             "winners": games}
 
 
-def read(conn, size: int) -> Stored | None:
+def read(conn, size: int) -> IndexedGames | None:
     """The files of ``size`` as the book's current transaction sees them, mapped (None: the
     book has none of this size).  Raises ``Missing`` when they are gone or not this book's."""
     info = state(conn, size)
@@ -134,7 +141,7 @@ def read(conn, size: int) -> Stored | None:
                         "token") != info["token"]:
                     raise Missing(f"{path}: not this book's pattern index (a book copied without its "
                                   f"{os.path.basename(where)} folder, or with another book's)")
-                need = HEADER + count * dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+                need = _bytes(size, name, count)
                 if os.fstat(handle.fileno()).st_size < need:
                     raise Missing(f"{path}: shorter than the book says ({need:,} bytes)")
                 # copy-on-write: numba's kernels take writable arrays; the file is never changed
@@ -143,9 +150,9 @@ def read(conn, size: int) -> Stored | None:
             raise Missing(f"{path}: missing (copy a book with its {os.path.basename(where)} folder)") from None
         except (OSError, ValueError) as exc:
             raise Missing(f"{path}: {exc}") from None
-        arrays[name] = np.frombuffer(mapped, dtype=dtype, count=count * int(np.prod(shape, dtype=np.int64)),
+        arrays[name] = np.frombuffer(mapped, dtype=dtype, count=(need - HEADER) // dtype.itemsize,
                                      offset=HEADER).reshape((count,) + shape)
-    return Stored(**arrays, through=int(info["through"]))
+    return IndexedGames(**arrays, through=int(info["through"]))
 
 
 def append(conn, size: int, game_ids: np.ndarray, events: np.ndarray, lengths: np.ndarray,
@@ -158,8 +165,6 @@ def append(conn, size: int, game_ids: np.ndarray, events: np.ndarray, lengths: n
     info = state(conn, size)
     if info is None:  # new files: a fresh token, so no reader takes an older book's for them
         os.makedirs(where, exist_ok=True)
-        _remove_old_map(where, size)
-        conn.execute(schema.meta.delete().where(schema.meta.c.name == f"pattern_map_{int(size)}"))
         info = {"token": secrets.token_hex(8), "games": 0, "events": 0, "through": 0}
         _start(where, size, info["token"])
     events = np.ascontiguousarray(events, dtype=np.uint16)
@@ -169,10 +174,9 @@ def append(conn, size: int, game_ids: np.ndarray, events: np.ndarray, lengths: n
     new = {"game_ids": np.asarray(game_ids, dtype=np.int64), "offsets": offsets, "events": events,
            "held": ever_held(events, local, size), "winners": np.asarray(winners, dtype=np.int8)}
     for name, count in _counts(info).items():
-        dtype, shape = _dtypes(size)[name]
-        path = path_of(where, size, name)
-        with open(path, "r+b") as out:
-            out.truncate(HEADER + count * dtype.itemsize * int(np.prod(shape, dtype=np.int64)))  # past the commit
+        dtype = _dtypes(size)[name][0]
+        with open(path_of(where, size, name), "r+b") as out:
+            out.truncate(_bytes(size, name, count))  # what a rolled-back or killed writer left past the commit
             out.seek(0, os.SEEK_END)
             out.write(np.ascontiguousarray(new[name], dtype=dtype).tobytes())
             out.flush()
@@ -196,14 +200,6 @@ def _start(where: str, size: int, token: str) -> None:
 def forget(conn, size: int) -> None:
     """The book no longer names files of ``size`` (its next append starts them again)."""
     conn.execute(schema.meta.delete().where(schema.meta.c.name == meta_name(size)))
-
-
-def _remove_old_map(where: str, size: int) -> None:
-    """An older fuseki's whole-file map (``<size>.map``, rewritten by each import) is replaced."""
-    try:
-        os.remove(os.path.join(where, f"{int(size)}.map"))
-    except FileNotFoundError:
-        pass
 
 
 def folder_of_book(book) -> str | None:

@@ -20,7 +20,6 @@ rows and computing bit sets (3 s on 366,535 games, ``bench/patterns.py --process
 from __future__ import annotations
 
 import sys
-from typing import NamedTuple
 
 import numpy as np
 from sqlalchemy import select
@@ -29,20 +28,8 @@ from fuseki.book.analysis.patterns import index
 from fuseki.book.storage import pattern_files
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.pattern_events import indexed_through, move_to_files, pattern_events, read_table, set_through
+from fuseki.book.storage.pattern_files import IndexedGames
 from fuseki.engine.core.replay import ever_held
-
-
-class IndexedGames(NamedTuple):
-    """What a pattern search scans, for one board size: per indexed game (ids ascending)
-    its events ``events[offsets[i]:offsets[i + 1]]``, ``held[i]`` (``replay.ever_held``) and
-    ``winners[i]`` (0 none, 1 Black, 2 White); ``through``: the index's mark they reflect."""
-
-    game_ids: np.ndarray
-    events: np.ndarray
-    offsets: np.ndarray
-    held: np.ndarray
-    winners: np.ndarray
-    through: int
 
 
 def load(book, size: int) -> IndexedGames:
@@ -62,7 +49,7 @@ def load(book, size: int) -> IndexedGames:
     if stored is None:
         return waiting
     if not len(waiting.game_ids):
-        return IndexedGames(*stored[:5], through)
+        return stored._replace(through=through)
     return _joined(stored, waiting)
 
 
@@ -107,7 +94,7 @@ def _from_table(conn, size: int, after: int, through: int) -> IndexedGames:
                         ever_held(entries.events, entries.offsets, size), entries.winners, through)
 
 
-def _joined(older, newer: IndexedGames) -> IndexedGames:
+def _joined(older: IndexedGames, newer: IndexedGames) -> IndexedGames:
     offsets = np.concatenate([older.offsets[:-1], newer.offsets + older.offsets[-1]])
     return IndexedGames(np.concatenate([older.game_ids, newer.game_ids]),
                         np.concatenate([older.events, newer.events]), offsets,
