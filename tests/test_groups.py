@@ -133,3 +133,47 @@ def test_archives_read_by_the_parsers_give_the_same_book(tmp_path, small_archive
             assert next_stats_rows(book) == next_stats_rows(base), name
     for book, _ in made.values():
         book.close()
+
+
+def test_batches_are_sized_to_the_corpus_and_the_parsers(tmp_path, small_archives, monkeypatch):
+    """``sized_batch``: full batches where the paths hold WAVES of them for each parser, else the
+    games guessed (archives by their size, a game file one game) over WAVES x parsers, never
+    under SMALLEST_BATCH; one parser always gets full batches."""
+    folder, sizes = corpus(tmp_path)
+    paths = [str(folder)]
+    # the slow guess: every archive's bytes over ARCHIVE_BYTES_A_GAME, every loose SGF file one game
+    archives = [name for name in sizes if name.endswith((".tgz", ".tar.gz", ".zip"))]
+    guess = sum(max(1, sizes[name] // 100) for name in archives) + len(list((folder / "loose").iterdir()))
+    monkeypatch.setattr(groups, "SMALLEST_BATCH", 1)
+    for parsers in (2, 3, 8):
+        assert groups.sized_batch(paths, parsers, 10_000) == max(1, guess // (groups.WAVES * parsers))
+        # a corpus of at least WAVES full batches a parser: full batches
+        assert groups.sized_batch(paths, parsers, guess // (groups.WAVES * parsers)) == guess // (groups.WAVES * parsers)
+    assert groups.sized_batch(paths, 1, 10_000) == 10_000
+    monkeypatch.setattr(groups, "SMALLEST_BATCH", 50)
+    assert groups.sized_batch(paths, 8, 10_000) == 50
+    assert groups.sized_batch(paths, 8, 30) == 30  # never over the largest
+
+
+def test_an_import_with_sized_batches_gives_every_parser_groups(tmp_path, small_archives, monkeypatch):
+    """``import_paths`` with no ``batch_games`` on a small corpus: more batches than parsers (each
+    parser has work), and the same book as one process with full batches."""
+    folder, _ = corpus(tmp_path)
+    monkeypatch.setattr(groups, "SMALLEST_BATCH", 1)
+    counted = []
+
+    class Count:
+        def start(self, total):
+            pass
+
+        def update(self, report, read, force=False):
+            counted.append(report.added)
+
+        def done(self):
+            pass
+
+    with Book.open(str(tmp_path / "one.sqlite")) as one, Book.open(str(tmp_path / "sized.sqlite")) as sized:
+        importer.import_paths(one, [str(folder)], workers=0, batch_games=10_000)
+        importer.import_paths(sized, [str(folder)], workers=3, progress=Count())
+        assert len(counted) > 3 * groups.WAVES // 2  # batches written, the last update at the end included
+        assert ids(sized) == ids(one) and rows(sized) == rows(one)  # the statistics follow the segments: not compared

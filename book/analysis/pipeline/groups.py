@@ -51,6 +51,13 @@ ARCHIVE_BYTES_A_GAME = 300
 # in a row while the others wait for their turns.
 ARCHIVE_GAMES_A_TURN = 2
 OVERFILL = 1.25  # a batch's files at most, in batch_games: what a group of archives may hold
+# Groups a parser gets over an import, at least, where the corpus is too small for full batches:
+# the last group's parse is the import's tail, one parser working while the others wait, so with
+# WAVES groups a parser that tail is about 1/WAVES of the import's time.  SMALLEST_BATCH: below it
+# a batch's fixed costs (a transaction, a segment, its merges) outweigh the tail it saves.
+# bench/scaling.py measures the import at 1...16 parsers with sized and full batches.
+WAVES = 4
+SMALLEST_BATCH = 2_000
 
 Source = SourceFile | Skipped | Archive | GameFile
 
@@ -82,6 +89,25 @@ class ArchiveGames:
         """The games ``archive`` likely holds, going by its size."""
         size, files, _ = self.counts[:]
         return max(1, archive.size * files // size if files else archive.size // ARCHIVE_BYTES_A_GAME)
+
+
+def sized_batch(paths: list[str], parsers: int, largest: int) -> int:
+    """Games a batch for an import of ``paths`` by ``parsers`` processes: ``largest`` where the
+    paths hold at least WAVES such batches for each parser, else the games guessed over
+    WAVES x ``parsers`` (at least SMALLEST_BATCH).  The guess walks the paths reading nothing
+    (an archive's games from its size, ``ARCHIVE_BYTES_A_GAME``; a game file is one game) and
+    stops once it has seen enough for full batches."""
+    if parsers <= 1:
+        return largest  # one parser: its next batch is made while the writer writes
+    wanted, guess = WAVES * parsers * largest, 0
+    for item in iter_sources(paths, read=False):
+        if isinstance(item, Archive):
+            guess += max(1, item.size // ARCHIVE_BYTES_A_GAME)
+        elif isinstance(item, (GameFile, SourceFile)):
+            guess += 1
+        if guess >= wanted:
+            return largest
+    return min(largest, max(SMALLEST_BATCH, guess // (WAVES * parsers)))
 
 
 def _enough_archives(paths: list[str], wanted: int) -> bool:

@@ -84,7 +84,7 @@ from fuseki.book.analysis.pipeline.batches import (
     warm_up,
     years_of,
 )
-from fuseki.book.analysis.pipeline.groups import ArchiveGames, cut, groups
+from fuseki.book.analysis.pipeline.groups import ArchiveGames, cut, groups, sized_batch
 from fuseki.book.analysis.pipeline.progress import InputBytes, Progress
 from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.analysis.pipeline.workers import STALL_LIMIT, Sender, start_forked, start_worker, stop_all, take
@@ -450,6 +450,8 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
 
     ``workers``: processes that parse and replay (0: this process; None: one per core,
     up to ``WORKERS`` where they write the rows, else ``WORKERS_WRITING_ROWS``).
+    ``batch_games``: games a batch (None: ``BATCH_GAMES``, or fewer where the paths hold too
+    few games to give every parser several batches: ``groups.sized_batch``).
     ``progress``: a Progress to update (None: no progress output).  ``stop``: a
     threading.Event (``book.ui.book_cli.stop_on_signals`` sets one on Ctrl-C); once it
     is set the import ends after the batch it is writing, and the report says
@@ -462,7 +464,6 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
 
     if book.readonly:
         raise BookError("the book is open read-only")
-    batch_games = BATCH_GAMES if batch_games is None else batch_games
     report = ImportReport() if report is None else report
     start = time.perf_counter()
     paths = list(paths)
@@ -480,6 +481,8 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
         rows_to = pg_stage.Stager(book.db.url, held.token)
     if workers is None:
         workers = WORKERS if rows_to is not None else WORKERS_WRITING_ROWS
+    if batch_games is None:
+        batch_games = sized_batch(paths, workers, BATCH_GAMES)
     batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, image, book.db.url,
                              rows_to, book.end_threads)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
