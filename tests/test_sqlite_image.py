@@ -198,3 +198,52 @@ def test_row_count_counts_the_rows_of_every_page(count):
     keys, codes = random_rows(np.random.default_rng(count + 1), count)
     image = sqlite_image.rows_image(keys, codes, CREATE)
     assert sqlite_image.row_count(image) == len(slow_rows(image)) == len(keys)
+
+
+def streamed(path, keys, codes, cuts) -> bytes:
+    """The file ``RowsFile`` writes of the rows given in chunks ending at ``cuts``."""
+    writer = sqlite_image.RowsFile(str(path), CREATE)
+    for a, b in zip([0, *cuts], [*cuts, len(keys)]):
+        writer.add(keys[a:b], codes[a:b])
+    writer.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("count, chunks", [(0, 1), (1, 1), (700, 3), (760, 760), (1600, 2), (5000, 7),
+                                           (60_000, 40), (520_000, 9)])
+def test_rows_written_a_chunk_at_a_time_make_the_image_of_them_all(tmp_path, count, chunks):
+    """``RowsFile``: byte for byte ``rows_image`` of all the rows, however they are cut (chunk
+    ends at random, some chunks empty, some of one row), three levels deep at 520,000 rows;
+    SQLite reads the file whole and finds it sound."""
+    rng = np.random.default_rng(count + chunks)
+    keys, codes = random_rows(rng, count, code_bits=62)
+    cuts = sorted(rng.integers(0, count + 1, chunks - 1).tolist()) if count else [0] * (chunks - 1)
+    whole = sqlite_image.rows_image(keys, codes, CREATE)
+    assert streamed(tmp_path / "rows.db", keys, codes, cuts) == whole.tobytes()
+    conn = sqlite3.connect(tmp_path / "rows.db")
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    found = np.array(conn.execute("SELECT key, code FROM rows").fetchall(), dtype=np.int64).reshape(-1, 2)
+    assert np.array_equal(found[:, 0], keys) and np.array_equal(found[:, 1], codes)
+
+
+@pytest.mark.parametrize("extra", [0, 1, 2, 3])
+def test_chunks_that_end_where_a_leaf_is_full_make_the_same_pages(tmp_path, extra):
+    """Chunks cut a row either side of where a leaf fills (the last row of a level gets a page
+    of its own): the same file as the image of them all."""
+    per_leaf = (sqlite_image.PAGE_SIZE - 8) // 22  # 8-byte keys and codes: 22-byte cells
+    keys = np.arange(5 * per_leaf + 7, dtype=np.int64) + 2 ** 62
+    codes = np.full(len(keys), 2 ** 62, dtype=np.int64)
+    whole = sqlite_image.rows_image(keys, codes, CREATE).tobytes()
+    for leaves in (1, 2, 3):
+        cut = leaves * (per_leaf + 1) - 2 + extra
+        assert streamed(tmp_path / f"rows{leaves}.db", keys, codes, [cut, cut + 1]) == whole, (leaves, extra)
+
+
+def test_rows_out_of_order_across_chunks_are_refused(tmp_path):
+    writer = sqlite_image.RowsFile(str(tmp_path / "rows.db"), CREATE)
+    writer.add(np.array([1, 5], dtype=np.int64), np.array([0, 0], dtype=np.int64))
+    with pytest.raises(ValueError, match="ascending"):
+        writer.add(np.array([5], dtype=np.int64), np.array([0], dtype=np.int64))  # the same row again
+    with pytest.raises(ValueError, match="ascending"):
+        writer.add(np.array([4], dtype=np.int64), np.array([9], dtype=np.int64))
+    writer.close()

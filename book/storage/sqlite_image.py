@@ -26,6 +26,7 @@ so the image is as packed as SQLite's own bulk load.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from functools import lru_cache
 
@@ -64,10 +65,21 @@ def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_code
     if np.any((keys[1:] == keys[:-1]) & (codes[1:] == codes[:-1])):
         raise ValueError("a (key, code) row is repeated")
     sizes = _payload_sizes(keys, codes, wide_codes)
+    levels, next_page = _levels(np.arange(len(keys), dtype=np.int64), sizes, np.empty(0, dtype=np.int64), 3)
+    pages = next_page - 1
+    image = np.zeros(pages * PAGE_SIZE, dtype=np.uint8)
+    image[:PAGE_SIZE] = _first_page_of(create_table, pages)
+    for rows, starts, ends, children, numbers in levels:
+        _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE, wide_codes)
+    return image
+
+
+def _levels(rows: np.ndarray, sizes: np.ndarray, children: np.ndarray, next_page: int):
+    """The pages of the tree from one level up to its root: ([(rows, starts, ends, children, page
+    numbers)] a level each, the root on page 2; the page after the last).  ``rows``: the level's
+    rows (indexes into ``sizes``); ``children``: the pages below them (one more than the rows),
+    empty for leaves."""
     levels = []
-    rows = np.arange(len(keys), dtype=np.int64)  # this level's rows
-    children = np.empty(0, dtype=np.int64)  # the pages below this level (one more than its rows)
-    next_page = 3
     while True:
         interior = len(children) > 0
         header = _INTERIOR_HEADER if interior else _LEAF_HEADER
@@ -75,18 +87,90 @@ def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_code
         starts, ends = _plan_pages(rows, sizes, header, 3 + 4 * interior, PAGE_SIZE)
         if len(starts) == 1:  # the root
             levels.append((rows, starts, ends, children, np.array([2], dtype=np.int64)))
-            break
+            return levels, next_page
         numbers = np.arange(next_page, next_page + len(starts), dtype=np.int64)
         next_page += len(starts)
         levels.append((rows, starts, ends, children, numbers))
         rows, children = rows[ends[:-1]], numbers  # the row after each page but the last goes up
-    pages = next_page - 1
-    image = np.zeros(pages * PAGE_SIZE, dtype=np.uint8)
-    image[:PAGE_SIZE] = _first_page(create_table)
-    image[_PAGE_COUNT_OFFSET:_PAGE_COUNT_OFFSET + 4] = np.frombuffer(pages.to_bytes(4, "big"), dtype=np.uint8)
-    for rows, starts, ends, children, numbers in levels:
-        _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE, wide_codes)
-    return image
+
+
+def _first_page_of(create_table: str, pages: int) -> np.ndarray:
+    first = _first_page(create_table).copy()
+    first[_PAGE_COUNT_OFFSET:_PAGE_COUNT_OFFSET + 4] = np.frombuffer(pages.to_bytes(4, "big"), dtype=np.uint8)
+    return first
+
+
+class RowsFile:
+    """A database file of one table of (key, code) rows, written a sorted chunk at a time:
+    byte for byte the image ``rows_image`` makes of all the rows (leaf pages as the chunks
+    come, the levels above them once ``close`` knows the last row), so a merge of many
+    segments (``segment_files.merge``) holds one chunk, not every row, and SQLite never
+    inserts them one by one.  Rows must come in (key, code) order, across chunks too."""
+
+    def __init__(self, path: str, create_table: str):
+        self.path, self.create_table = path, create_table
+        self.file = open(path, "w+b")
+        self.next_page = 3  # page 1: the header and schema; page 2: the root, written by close
+        self.keys = self.codes = np.empty(0, dtype=np.int64)  # rows not yet in a page
+        self.leaves: list[np.ndarray] = []  # page numbers of the leaves written
+        self.up: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, codes) of the rows between them
+
+    def add(self, keys: np.ndarray, codes: np.ndarray) -> None:
+        """Rows after those added so far, in (key, code) order (ValueError otherwise)."""
+        keys = np.concatenate([self.keys, np.asarray(keys, dtype=np.int64)])
+        codes = np.concatenate([self.codes, np.asarray(codes, dtype=np.int64)])
+        if np.any((keys[1:] < keys[:-1]) | ((keys[1:] == keys[:-1]) & (codes[1:] <= codes[:-1]))):
+            raise ValueError("rows are not in ascending (key, code) order")
+        sizes = _payload_sizes(keys, codes, False)
+        rows = np.arange(len(keys), dtype=np.int64)
+        starts, ends = _plan_pages(rows, sizes, _LEAF_HEADER, 3, PAGE_SIZE)
+        # the last two pages wait for more rows: _plan_pages leaves the last row a page of its own
+        # by ending the page before it one row early, which more rows would not
+        kept = len(starts) - 2
+        if kept > 0:
+            self._write(rows, starts[:kept], ends[:kept], np.empty(0, dtype=np.int64), keys, codes, sizes)
+            self.up.append((keys[ends[:kept]], codes[ends[:kept]]))  # one after each: a page follows
+            keys, codes = keys[starts[kept]:], codes[starts[kept]:]
+        self.keys, self.codes = keys.copy(), codes.copy()
+
+    def close(self) -> None:
+        """Write the last leaves, the levels above them and the first page; sync the file."""
+        try:
+            keys, codes = self.keys, self.codes
+            sizes = _payload_sizes(keys, codes, False)
+            rows = np.arange(len(keys), dtype=np.int64)
+            if not self.leaves:  # every row is still here: the whole tree at once, as rows_image
+                levels, self.next_page = _levels(rows, sizes, np.empty(0, dtype=np.int64), 3)
+                for level in levels:
+                    self._write(*level[:4], keys, codes, sizes, numbers=level[4])
+            else:
+                starts, ends = _plan_pages(rows, sizes, _LEAF_HEADER, 3, PAGE_SIZE)
+                self._write(rows, starts, ends, np.empty(0, dtype=np.int64), keys, codes, sizes)
+                self.up.append((keys[ends[:-1]], codes[ends[:-1]]))
+                up_keys = np.concatenate([k for k, _ in self.up])
+                up_codes = np.concatenate([c for _, c in self.up])
+                up_sizes = _payload_sizes(up_keys, up_codes, False)
+                levels, self.next_page = _levels(np.arange(len(up_keys), dtype=np.int64), up_sizes,
+                                                 np.concatenate(self.leaves), self.next_page)
+                for level in levels:
+                    self._write(*level[:4], up_keys, up_codes, up_sizes, numbers=level[4])
+            os.pwrite(self.file.fileno(), _first_page_of(self.create_table, self.next_page - 1).tobytes(), 0)
+            self.file.flush()
+            os.fsync(self.file.fileno())
+        finally:
+            self.file.close()
+
+    def _write(self, rows, starts, ends, children, keys, codes, sizes, numbers=None) -> None:
+        """Pages of one level, numbered from ``self.next_page`` on (leaves) or ``numbers``."""
+        if numbers is None:
+            numbers = np.arange(self.next_page, self.next_page + len(starts), dtype=np.int64)
+            self.next_page += len(starts)
+            if not len(children):
+                self.leaves.append(numbers)
+        pages = np.zeros(len(numbers) * PAGE_SIZE, dtype=np.uint8)
+        _write_pages(pages, numbers - numbers[0] + 1, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE,
+                     False)
+        os.pwrite(self.file.fileno(), pages.tobytes(), int(numbers[0] - 1) * PAGE_SIZE)
 
 
 def add_to_codes(image: np.ndarray, delta: int) -> None:
