@@ -230,3 +230,29 @@ def test_a_book_without_its_folder_is_refused_by_name_and_compact_makes_one_file
     shutil.copy(original, alone)
     with Book.open(str(alone), readonly=True) as book:
         assert answers(book, boards) == expected
+
+
+def test_a_merge_sorts_runs_and_overlapping_parts_by_key_then_code():
+    """``sorted_rows`` (a stable sort by key of parts that each come sorted) against Python's
+    sort of the (key, code) pairs: parts in the order of their codes, with many equal keys;
+    parts whose codes overlap or come in reverse order (where a sort by key alone is wrong)."""
+    rng = np.random.default_rng(7)
+
+    def part(count, first_code, keys_from):
+        keys = np.sort(rng.choice(keys_from, count))
+        codes = first_code + np.arange(count) * 3
+        order = np.lexsort((codes, keys))
+        return keys[order], codes[order]
+
+    hot = np.array([-(1 << 62), -5, 0, 1, 2, 7, 1 << 40, (1 << 62) + 9], dtype=np.int64)
+    wide = rng.integers(-(1 << 63), (1 << 63) - 1, 5_000, dtype=np.int64)
+    for name, parts in [("in code order", [part(800, 1_000_000 * i, np.concatenate([hot, wide[:50]]))
+                                           for i in range(5)]),
+                        ("overlapping codes", [part(600, 17 * i, hot) for i in range(4)]),
+                        ("reverse code order", [part(700, 1_000_000 * (4 - i), hot) for i in range(4)]),
+                        ("one part", [part(900, 0, wide)]), ("empty", [part(0, 0, hot)])]:
+        keys = np.concatenate([k for k, _ in parts])
+        codes = np.concatenate([c for _, c in parts])
+        expected = sorted(zip(keys.tolist(), codes.tolist()))
+        got_keys, got_codes = segment_files.sorted_rows(keys, codes)
+        assert list(zip(got_keys.tolist(), got_codes.tolist())) == expected, name

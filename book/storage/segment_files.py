@@ -429,50 +429,60 @@ def merge(sources: list[Source], book_path: str, folder: str, owner: int) -> tup
     (its name, its rows).  Reads the book (read-only) for the years of games whose rows a
     part did not count.  Changes nothing else: the caller links the file in.
 
-    Rows go through a key range at a time (``MERGE_ROWS_PER_STEP``), appended in order to a
-    scratch file; ``VACUUM INTO`` then writes the file packed (an appended B-tree keeps its
-    pages about 88% full).
+    Rows go through a key range at a time (``MERGE_ROWS_PER_STEP``) into the file's pages
+    (``sqlite_image.RowsFile``: packed as SQLite's bulk load, no row inserted one by one and
+    no copy of the file); SQLite then adds the table of statistics.  The file gets its name
+    once it is whole.
     """
     os.makedirs(folder, exist_ok=True)
     name = new_name(owner)
     scratch = os.path.join(folder, name + ".merging")
-    out = sqlite3.connect(scratch, isolation_level=None)
     total = 0
     try:
-        out.execute("PRAGMA journal_mode=OFF")
-        out.execute("PRAGMA synchronous=OFF")
-        out.execute("PRAGMA page_size=16384")
-        out.execute(POSITIONS_DDL)
-        out.execute("ATTACH ':memory:' AS chunk")
+        writer = sqlite_image.RowsFile(scratch, POSITIONS_DDL)
         readers = [sqlite3.connect(_read_uri(source.path, source.path != book_path), uri=True) for source in sources]
         try:
             rows = sum(reader.execute(f"SELECT count(*) FROM {source.table}").fetchone()[0]
                        for reader, source in zip(readers, sources))
             for low, high in key_ranges(max(1, rows // MERGE_ROWS_PER_STEP)):
                 keys, codes = _read_range(readers, sources, low, high)
-                if not len(keys):
-                    continue
-                order = np.lexsort((codes, keys))
-                out.deserialize(image(keys[order], codes[order]).data, name="chunk")
-                out.execute("BEGIN")
-                out.execute("INSERT INTO positions SELECT * FROM chunk.positions")
-                out.execute("COMMIT")
-                total += len(keys)
+                if len(keys):
+                    writer.add(*sorted_rows(keys, codes))
+                    total += len(keys)
             merged = _merged_stats(readers, sources, book_path)
         finally:
             for reader in readers:
                 reader.close()
-        out.execute("DETACH chunk")
-        out.execute("BEGIN")
-        _write_stats(out, merged)
-        out.execute("COMMIT")
+            writer.close()
+        out = sqlite3.connect(scratch, isolation_level=None)
+        try:
+            out.execute("PRAGMA journal_mode=OFF")
+            out.execute("BEGIN")
+            _write_stats(out, merged)
+            out.execute("COMMIT")
+        finally:
+            out.close()
         path = os.path.join(folder, name)
-        out.execute("VACUUM INTO ?", (path,))
+        os.rename(scratch, path)
     finally:
-        out.close()
         remove(folder, [os.path.basename(scratch)])
     _sync(path)
     return name, total
+
+
+def sorted_rows(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows in (key, code) order.  Each part's rows come in that order and later parts hold
+    later games (higher codes), so a stable sort by key alone merges the runs: on a merge of
+    the 366,535-game book's segments, a twentieth of the time of sorting by both columns
+    (``np.lexsort``), which many equal keys slow down.  Where the parts' codes overlap (a
+    merge of parts not in the order of their games), the rows are sorted by both."""
+    order = np.argsort(keys, kind="stable")
+    keys, codes = keys[order], codes[order]
+    same = keys[1:] == keys[:-1]
+    if np.any(same & (codes[1:] <= codes[:-1])):
+        order = np.lexsort((codes, keys))
+        keys, codes = keys[order], codes[order]
+    return keys, codes
 
 
 def _read_uri(path: str, immutable: bool) -> str:
