@@ -146,9 +146,9 @@ def test_batches_are_sized_to_the_corpus_and_the_parsers(tmp_path, small_archive
     guess = sum(max(1, sizes[name] // 100) for name in archives) + len(list((folder / "loose").iterdir()))
     monkeypatch.setattr(groups, "SMALLEST_BATCH", 1)
     for parsers in (2, 3, 8):
-        assert groups.sized_batch(paths, parsers, 10_000) == max(1, guess // (groups.WAVES * parsers))
-        # a corpus of at least WAVES full batches a parser: full batches
-        assert groups.sized_batch(paths, parsers, guess // (groups.WAVES * parsers)) == guess // (groups.WAVES * parsers)
+        share = guess // (groups.WAVES * parsers)
+        assert groups.sized_batch(paths, parsers, 10_000) == max(1, share)
+        assert groups.sized_batch(paths, parsers, share) == share  # WAVES full batches a parser: full batches
     assert groups.sized_batch(paths, 1, 10_000) == 10_000
     monkeypatch.setattr(groups, "SMALLEST_BATCH", 50)
     assert groups.sized_batch(paths, 8, 10_000) == 50
