@@ -58,7 +58,10 @@ import zlib
 from functools import cache
 from pathlib import Path
 
+from fuseki.book.analysis.pipeline import batches
 from fuseki.book.formats import sources as sources_module
+from fuseki.book.formats.records import SgfError
+from fuseki.engine.core.base import MAX_SIZE, MIN_SIZE
 
 VARIANTS = ("mirror", "colours", "mirror-colours")
 # A property value: to the first unescaped ``]`` (``\\]`` and ``\\\\`` are escapes inside it).
@@ -354,6 +357,52 @@ def copy_archive(job: tuple[str, str, tuple[str, ...], int]) -> dict:
             "unread": unread, "bytes": {v: targets[v].stat().st_size for v in variants}}
 
 
+def fingerprints(path: str) -> tuple[str, list[int], int]:
+    """(path, the fingerprints of its games, files fuseki import would skip) of one archive, read
+    and parsed as ``fuseki import`` does (book.analysis.pipeline.batches.read_source)."""
+    found, skipped = [], 0
+    for item in sources_module.iter_sources([path]):
+        if isinstance(item, sources_module.Skipped):
+            skipped += 1
+            continue
+        try:
+            records = batches.read_source(item)
+        except (SgfError, UnicodeDecodeError):
+            skipped += 1
+            continue
+        found += [batches.fingerprint(r) for r in records if MIN_SIZE <= r.size <= MAX_SIZE]
+    return path, found, skipped
+
+
+def count_fingerprints(originals: list[Path], copies: dict[str, list[Path]], workers: int, log=sys.stderr) -> dict:
+    """The games ``fuseki import`` would add from the originals and each variant's copies: their
+    distinct fingerprints, and how many of a variant's are also another set's."""
+    sets = {"originals": [str(p) for p in originals], **{v: [str(p) for p in ps] for v, ps in copies.items()}}
+    owner = {path: name for name, paths in sets.items() for path in paths}
+    seen: dict[str, set[int]] = {name: set() for name in sets}
+    games = dict.fromkeys(sets, 0)
+    skipped = dict.fromkeys(sets, 0)
+    began = time.perf_counter()
+    pool = multiprocessing.Pool(workers) if workers > 1 else None
+    try:
+        results = pool.imap_unordered(fingerprints, list(owner)) if pool else map(fingerprints, list(owner))
+        for n, (path, found, unread) in enumerate(results, 1):
+            seen[owner[path]].update(found)
+            games[owner[path]] += len(found)
+            skipped[owner[path]] += unread
+            if n % 20 == 0 or n == len(owner):
+                print(f"  fingerprints: {n}/{len(owner)} archives, {sum(games.values()):,} games, "
+                      f"{time.perf_counter() - began:,.0f} s", file=log, flush=True)
+    finally:
+        if pool:
+            pool.terminate()
+            pool.join()
+    everything = set().union(*seen.values())
+    shared = {name: sum(len(seen[name] & seen[other]) for other in sets if other != name) for name in sets}
+    return {"games": games, "distinct": {n: len(seen[n]) for n in sets}, "skipped": skipped, "shared": shared,
+            "all": len(everything), "read": sum(games.values())}
+
+
 def _duration(seconds: float) -> str:
     seconds = int(round(seconds))
     return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
@@ -422,6 +471,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one a core)")
     parser.add_argument("--level", type=int, default=1, choices=range(1, 10), metavar="1-9",
                         help="gzip level of the copies (default 1: level 6 takes 6x the CPU for 20%% fewer bytes)")
+    parser.add_argument("--fingerprints", action="store_true",
+                        help="then read originals and copies as fuseki import does and count their distinct "
+                             "fingerprints: the games a book of them all would hold")
     args = parser.parse_args(argv)
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     unknown = [v for v in variants if v not in VARIANTS]
@@ -441,6 +493,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"copies: {copies:,} games, {sum(totals['bytes'].values()):,} bytes, in {_duration(totals['seconds'])}"
           f" ({copies / max(totals['seconds'], 1e-9):,.0f} copies/s)")
     print(f"with the originals: {copies + totals['originals']:,} games")
+    if args.fingerprints:
+        into = Path(args.into)
+        made = {v: [into / f"{archive_stem(p)}.{v}.tgz" for p in paths] for v in variants}
+        found = count_fingerprints(paths, made, args.workers)
+        for name, games in found["games"].items():
+            print(f"fingerprints of {name}: {games:,} games read ({found['skipped'][name]:,} files skipped), "
+                  f"{found['distinct'][name]:,} distinct, {found['shared'][name]:,} also in another set")
+        print(f"a book of them all would hold {found['all']:,} games ({found['read'] - found['all']:,} duplicates)")
     return 0
 
 

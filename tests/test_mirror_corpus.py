@@ -183,13 +183,15 @@ def test_the_command_writes_every_variant_and_the_book_takes_them_as_new_games(g
     write_archive(source, kept + [("README.txt", b"not a game")])
     into = tmp_path / "copies"
     run = subprocess.run([sys.executable, str(ROOT / "bench" / "mirror_corpus.py"), "--into", str(into),
-                          "--workers", "2", str(source.parent)], capture_output=True, text=True, timeout=300)
+                          "--workers", "2", "--fingerprints", str(source.parent)],
+                         capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     n = len(kept)
     for variant in VARIANTS:
         assert f"{variant}: {n:,} games written" in run.stdout
     assert f"copies: {3 * n:,} games" in run.stdout and f"with the originals: {4 * n:,} games" in run.stdout
     assert "[1/1] month.tgz" in run.stderr and "left" in run.stderr
+    assert f"a book of them all would hold {4 * n:,} games (0 duplicates)" in run.stdout  # as the import below
     assert sorted(p.name for p in into.iterdir()) == sorted(f"month.{v}.tgz" for v in VARIANTS)
     originals = dict(kept)
     for variant, (mirror, colours) in VARIANTS.items():
