@@ -51,6 +51,7 @@ import argparse
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import tarfile
 import time
@@ -383,7 +384,7 @@ def count_fingerprints(originals: list[Path], copies: dict[str, list[Path]], wor
     games = dict.fromkeys(sets, 0)
     skipped = dict.fromkeys(sets, 0)
     began = time.perf_counter()
-    pool = multiprocessing.Pool(workers) if workers > 1 else None
+    pool = multiprocessing.Pool(workers, _worker_start) if workers > 1 else None
     try:
         results = pool.imap_unordered(fingerprints, list(owner)) if pool else map(fingerprints, list(owner))
         for n, (path, found, unread) in enumerate(results, 1):
@@ -401,6 +402,11 @@ def count_fingerprints(originals: list[Path], copies: dict[str, list[Path]], wor
     shared = {name: sum(len(seen[name] & seen[other]) for other in sets if other != name) for name in sets}
     return {"games": games, "distinct": {n: len(seen[n]) for n in sets}, "skipped": skipped, "shared": shared,
             "all": len(everything), "read": sum(games.values())}
+
+
+def _worker_start() -> None:
+    """A worker leaves Ctrl-C to the main process, which ends the pool (SIGTERM: see main)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _duration(seconds: float) -> str:
@@ -426,7 +432,7 @@ def build(paths: list[Path], into: Path, variants: tuple[str, ...], workers: int
     totals = {"originals": 0, "unread": [], "written": dict.fromkeys(variants, 0), "bytes": dict.fromkeys(variants, 0),
               "left_out": {v: [] for v in variants}}
     began, done_bytes = time.perf_counter(), 0
-    pool = multiprocessing.Pool(max(1, workers)) if workers > 1 else None
+    pool = multiprocessing.Pool(workers, _worker_start) if workers > 1 else None
     try:
         results = pool.imap_unordered(copy_archive, jobs) if pool else map(copy_archive, jobs)
         for n, result in enumerate(results, 1):
@@ -480,7 +486,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown or not variants:
         parser.error(f"--variants: {unknown[0] if unknown else 'none'} is not one of {', '.join(VARIANTS)}")
     paths = sources(args.sources)
-    totals = build(paths, Path(args.into), variants, args.workers, args.level)
+    # A kill (SIGTERM) ends like Ctrl-C: the workers are ended and no half-written .part is left
+    # (the workers inherit it: each removes its own .part when the pool ends it).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    try:
+        totals = build(paths, Path(args.into), variants, args.workers, args.level)
+    except KeyboardInterrupt:
+        print(f"interrupted: the archives copied so far are in {args.into}, none half-written", file=sys.stderr)
+        return 130
     print(f"originals read (not copied): {totals['originals']:,} games in {len(paths)} archives")
     if totals["unread"]:
         unread = totals["unread"]
