@@ -1,6 +1,7 @@
 """Mirror images and colour-swapped copies of SGF archives: the corpus of 1.5 million games (issue 42).
 
-    python3 bench/mirror_corpus.py --into DIR [--variants mirror,colours,mirror-colours] [--workers N] SOURCE...
+    python3 bench/mirror_corpus.py --into DIR [--variants mirror,colours,mirror-colours] [--workers N]
+                                   [--level L] [--fingerprints] SOURCE...
 
 Example (the whole shared data: 377,995 originals, three copies of each)::
 
@@ -42,7 +43,9 @@ common ``;B[pd]`` goes through one dictionary look-up.  One process per core (``
 takes whole archives.  Progress goes to stderr (archives done, copies/s, time left from the
 source bytes still to read); at the end stdout gets the exact count of games written per
 variant and in all, with their bytes.  A game a variant cannot transform (a point off its
-board) is left out of that variant and counted.
+board) is left out of that variant and counted.  ``--fingerprints`` then reads originals and
+copies as ``fuseki import`` does and counts their distinct fingerprints: the games a book of
+them all holds (1,511,588 of the 1,511,980 on the shared data, docs/benchmarks.md).
 """
 
 from __future__ import annotations
