@@ -5,10 +5,10 @@
 
 Example (the whole shared data: 377,995 originals, three copies of each)::
 
-    mkdir -p /work/big/mirror
-    nice -n 10 python3 bench/mirror_corpus.py --into /work/big/mirror \\
+    mkdir -p ../big/mirror
+    nice -n 10 python3 bench/mirror_corpus.py --into ../big/mirror \\
         ../shared/data/tygem-2005-2009 ../shared/data/tygem-2016-07.tgz
-    fuseki import ../shared/data/tygem-2005-2009 ../shared/data/tygem-2016-07.tgz /work/big/mirror --book big.sqlite
+    fuseki import ../shared/data/tygem-2005-2009 ../shared/data/tygem-2016-07.tgz ../big/mirror --book big.sqlite
 
 A SOURCE is a .tgz (.tar.gz, .tar) archive or a folder of them.  For each source archive and
 each variant one new archive is written into DIR (``tygem-2006-01.mirror.tgz``), holding every
@@ -470,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python3 bench/mirror_corpus.py", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  nice -n 10 python3 bench/mirror_corpus.py --into /work/big/mirror "
+        epilog="example:\n  nice -n 10 python3 bench/mirror_corpus.py --into ../big/mirror "
                "../shared/data/tygem-2005-2009 ../shared/data/tygem-2016-07.tgz\n"
                "  (3 x 377,995 copies: one archive a source and variant, e.g. tygem-2006-01.mirror.tgz)")
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="a .tgz archive or a folder of them")
