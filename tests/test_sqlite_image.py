@@ -247,3 +247,67 @@ def test_rows_out_of_order_across_chunks_are_refused(tmp_path):
     with pytest.raises(ValueError, match="ascending"):
         writer.add(np.array([4], dtype=np.int64), np.array([9], dtype=np.int64))
     writer.close()
+
+
+def sqlite_made(path, keys, codes) -> None:
+    """A file SQLite itself wrote: the rows inserted in random order (pages split as SQLite
+    splits them, part full), then a second table, so the rows' table is not the only one."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA page_size=4096")
+    conn.execute(CREATE)
+    shuffled = np.random.default_rng(3).permutation(len(keys))
+    conn.executemany("INSERT INTO rows VALUES (?, ?)", zip(keys[shuffled].tolist(), codes[shuffled].tolist()))
+    conn.execute("CREATE TABLE other (a INTEGER PRIMARY KEY, b BLOB)")
+    conn.executemany("INSERT INTO other VALUES (?, ?)", [(i, b"x" * 200) for i in range(300)])
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("maker", ["RowsFile", "SQLite"])
+@pytest.mark.parametrize("count", [0, 1, 900, 60_000])
+def test_mapped_rows_between_two_keys_are_what_sqlite_selects(tmp_path, maker, count):
+    """``MappedRows.between`` against SQLite's ``WHERE key BETWEEN``: random ranges, ranges at
+    and just past the keys that are there, empty and whole ranges, many equal keys, in a file
+    written by ``RowsFile`` (with a table added after) and in one SQLite wrote itself."""
+    rng = np.random.default_rng(count)
+    # 8-bit keys: runs of equal keys across pages, where a walk that skips a subtree can go wrong
+    keys, codes = random_rows(rng, count, key_bits=8 if count > 1000 else 64, code_bits=62)
+    path = tmp_path / "rows.db"
+    if maker == "RowsFile":
+        writer = sqlite_image.RowsFile(str(path), CREATE)
+        writer.add(keys, codes)
+        writer.close()
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE other (a INTEGER PRIMARY KEY, b BLOB)")
+        conn.executemany("INSERT INTO other VALUES (?, ?)", [(i, b"x" * 200) for i in range(300)])
+        conn.commit()
+        conn.close()
+    else:
+        sqlite_made(path, keys, codes)
+    conn = sqlite3.connect(path)
+    mapped = sqlite_image.MappedRows(str(path), "rows")
+    present = keys.tolist() or [0]
+    bounds = [(-2 ** 63, 2 ** 63 - 1), (5, 4), (0, 0)]
+    for _ in range(60):
+        a, b = sorted(rng.choice(present, 2).tolist())
+        bounds += [(a, b), (a + 1, b), (a, b - 1), (a, a), (b + 1, b + 1)]
+        bounds.append(tuple(sorted(rng.integers(-2 ** 63, 2 ** 63 - 1, 2).tolist())))
+    for low, high in bounds:
+        expected = conn.execute("SELECT key, code FROM rows WHERE key BETWEEN ? AND ?", (low, high)).fetchall()
+        got_keys, got_codes = mapped.between(low, high)
+        assert list(zip(got_keys.tolist(), got_codes.tolist())) == expected, (low, high)
+    mapped.close()
+    conn.close()
+
+
+def test_mapped_rows_refuse_a_table_with_rowid_by_the_file_s_name(tmp_path):
+    path = tmp_path / "plain.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE rows (key INTEGER, code INTEGER)")
+    conn.executemany("INSERT INTO rows VALUES (?, ?)", [(i, i) for i in range(2000)])
+    conn.commit()
+    conn.close()
+    with pytest.raises(ValueError, match="plain.db: page"):
+        sqlite_image.MappedRows(str(path), "rows").between(0, 10)
+    with pytest.raises(ValueError, match="no table nothing"):
+        sqlite_image.MappedRows(str(path), "nothing")

@@ -441,11 +441,15 @@ def merge(sources: list[Source], book_path: str, folder: str, owner: int) -> tup
     try:
         writer = sqlite_image.RowsFile(scratch, POSITIONS_DDL)
         readers = [sqlite3.connect(_read_uri(source.path, source.path != book_path), uri=True) for source in sources]
+        mapped = []
         try:
+            # a file's rows from its mapped pages; a table in the book's own file (a writer may change it) through SQL
+            mapped = [sqlite_image.MappedRows(source.path, source.table) if source.path != book_path else None
+                      for source in sources]
             rows = sum(reader.execute(f"SELECT count(*) FROM {source.table}").fetchone()[0]
                        for reader, source in zip(readers, sources))
             for low, high in key_ranges(max(1, rows // MERGE_ROWS_PER_STEP)):
-                keys, codes = _read_range(readers, sources, low, high)
+                keys, codes = _read_range(readers, mapped, sources, low, high)
                 if len(keys):
                     writer.add(*sorted_rows(keys, codes))
                     total += len(keys)
@@ -453,6 +457,9 @@ def merge(sources: list[Source], book_path: str, folder: str, owner: int) -> tup
         finally:
             for reader in readers:
                 reader.close()
+            for part in mapped:
+                if part is not None:
+                    part.close()
             writer.close()
         out = sqlite3.connect(scratch, isolation_level=None)
         try:
@@ -489,9 +496,19 @@ def _read_uri(path: str, immutable: bool) -> str:
     return f"file:{path}?mode=ro" + ("&immutable=1" if immutable else "")
 
 
-def _read_range(readers, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
-    return joined_rows(reader.execute(_RANGE.format(table=source.table), {"b": source.base, "low": low, "top": high}
-                                      ).fetchone() for reader, source in zip(readers, sources))
+def _read_range(readers, mapped, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+    """The parts' rows with keys in [low, high], their bases added, part after part."""
+    keys, codes = [], []
+    for reader, rows, source in zip(readers, mapped, sources):
+        if rows is not None:
+            found_keys, found_codes = rows.between(low, high)
+            found_codes += source.base
+        else:
+            found_keys, found_codes = joined_rows([reader.execute(
+                _RANGE.format(table=source.table), {"b": source.base, "low": low, "top": high}).fetchone()])
+        keys.append(found_keys)
+        codes.append(found_codes)
+    return np.concatenate(keys), np.concatenate(codes)
 
 
 def _merged_stats(readers, sources, book_path: str) -> nextmoves.NextMoveStats:

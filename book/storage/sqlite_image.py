@@ -26,6 +26,7 @@ so the image is as packed as SQLite's own bulk load.
 
 from __future__ import annotations
 
+import mmap
 import os
 import sqlite3
 from functools import lru_cache
@@ -433,3 +434,98 @@ def _add_to_codes(image, page_size, delta):
                 fits = 0
             _put(image, code_at, code, 6)
     return fits
+
+
+# --- reading a table of a database file by its mapped pages, a key range at a time ---------------
+
+class MappedRows:
+    """The rows of one (key, code) table of a database file that never changes (a segment
+    file), read from its mapped pages a key range at a time: what a merge reads of each part
+    (``segment_files.merge``), where SQLite writing every row as text (``group_concat``) and
+    numpy reading it back took 2.4 of 5.4 s merging 6.4 million rows.  Raises ValueError
+    naming the file where a page is not of a table without rowid."""
+
+    def __init__(self, path: str, table: str):
+        self.path = path
+        conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+        try:
+            found = conn.execute("SELECT rootpage FROM sqlite_schema WHERE name = ?", (table,)).fetchone()
+            self.page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        finally:
+            conn.close()
+        if found is None:
+            raise ValueError(f"{path}: no table {table}")
+        self.root = found[0]
+        with open(path, "rb") as file:
+            self.map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        self.image = np.frombuffer(self.map, dtype=np.uint8)
+
+    def between(self, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, codes) of the rows whose key is in [low, high], in (key, code) order."""
+        keys, codes, n = _rows_between(self.image, self.page_size, self.root, np.int64(low), np.int64(high))
+        if n < 0:
+            raise ValueError(f"{self.path}: page {-n} is not a page of a table without rowid")
+        return keys[:n], codes[:n]
+
+    def close(self) -> None:
+        del self.image
+        self.map.close()
+
+
+@njit(cache=True, inline="always")
+def _cell_key(image, at):
+    key_type = image[at + 2]
+    return key_type - 8 if key_type >= 8 else _get(image, at + 4, _BODY_BYTES[key_type])
+
+
+@njit(cache=True)
+def _rows_between(image, page_size, root, low, high):
+    """The in-order walk of ``_rows`` from ``root``, going down only where keys in [low, high]
+    can be (a subtree left of a separator below ``low`` is skipped) and ending at the first key
+    above ``high``.  Returns (keys, codes, rows), rows < 0 (minus the page) for a page of
+    another kind."""
+    room = page_size // 4  # more rows than a page holds (a cell takes at least 6 bytes with its pointer)
+    keys = np.empty(room, dtype=np.int64)
+    codes = np.empty(room, dtype=np.int64)
+    pages = np.empty(64, dtype=np.int64)
+    states = np.empty(64, dtype=np.int64)  # interior: 2i = go down child i next, 2i + 1 = emit cell i
+    pages[0], states[0], depth, n = root, 0, 1, 0
+    while depth > 0:
+        if n + room > len(keys):
+            keys = np.concatenate((keys, np.empty(len(keys), dtype=np.int64)))
+            codes = np.concatenate((codes, np.empty(len(codes), dtype=np.int64)))
+        page = pages[depth - 1]
+        base = (page - 1) * page_size
+        if image[base] != _INTERIOR and image[base] != _LEAF:
+            return keys, codes, -page
+        cells = _cells(image, base)
+        state = states[depth - 1]
+        if image[base] == _LEAF:
+            for c in range(cells):
+                at = _cell(image, base, c)
+                key = _cell_key(image, at)
+                if key > high:
+                    return keys, codes, n
+                if key >= low:
+                    n = _emit(image, at, keys, codes, n)
+            depth -= 1
+        elif state > 2 * cells:
+            depth -= 1
+        elif state % 2 == 1:  # the separator after child state // 2
+            at = _cell(image, base, state // 2)
+            key = _cell_key(image, at)
+            if key > high:
+                return keys, codes, n
+            if key >= low:
+                n = _emit(image, at, keys, codes, n)
+            states[depth - 1] += 1
+        else:
+            i = state // 2
+            if i < cells and _cell_key(image, _cell(image, base, i)) < low:
+                states[depth - 1] += 2  # every row of child i is below its separator, below low
+                continue
+            at = base + 8 if i == cells else _cell(image, base, i) - 4
+            states[depth - 1] += 1
+            pages[depth], states[depth] = _get(image, at, 4) & 0xFFFFFFFF, 0
+            depth += 1
+    return keys, codes, n
