@@ -103,19 +103,21 @@ def main() -> int:
             if workers == 1:
                 one[chosen] = rate
             base = one.get(sized_batch(sources, 1, importer.BATCH_GAMES))  # one parser: full batches
-            efficiency = rate / (workers * base) if base else float("nan")
+            efficiency = rate / (workers * base) if base else None  # no one-parser run to compare
             rows.append((workers, size, chosen, run, rate, efficiency))
+            against = "" if efficiency is None else f" = {efficiency:.2f} x N x one parser"
             print(f"{workers:>2} parsers, {'auto' if size is None else size} = {chosen:,} games a batch: "
                   f"{run['games']:,} games; batches {run['games'] / run['batches_s']:,.0f} games/s "
                   f"({run['batches_s']:.1f} s, {run['batches']} batches), then busy rows and corner book "
-                  f"{run['complete_s']:.1f} s; complete {rate:,.0f} games/s = {efficiency:.2f} x N x one parser; "
+                  f"{run['complete_s']:.1f} s; complete {rate:,.0f} games/s{against}; "
                   f"peak memory {run['pss']:,.0f} MB; {run['bytes']:,.0f} bytes a game", flush=True)
             print(f"    {run['stages']}", flush=True)
     print("\n| parsers | batch | games/s, batches | games/s, complete | efficiency | corner book | memory |")
     print("|---|---|---|---|---|---|---|")
     for workers, size, chosen, run, rate, efficiency in rows:
         print(f"| {workers} | {'auto ' if size is None else ''}{chosen:,} | {run['games'] / run['batches_s']:,.0f} | "
-              f"{rate:,.0f} | {efficiency:.2f} | {run['complete_s']:.1f} s | {run['pss']:,.0f} MB |")
+              f"{rate:,.0f} | {'-' if efficiency is None else f'{efficiency:.2f}'} | {run['complete_s']:.1f} s | "
+              f"{run['pss']:,.0f} MB |")
     return 0
 
 
