@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields, make_dataclass
 
 import numpy as np
-from sqlalchemy import func, inspect, select
+from sqlalchemy import Text, cast, func, inspect, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
@@ -448,7 +448,7 @@ class Book:
             ids = None
             if filters.year_from is not None or filters.year_to is not None or filters.player:
                 query = schema.filter_query(conn, filters.year_from, filters.year_to, filters.player, top)
-                ids = np.fromiter(conn.execute(query).scalars(), dtype=np.int64)
+                ids = _selected_ids(conn, query)
             mask = np.zeros(max(top, needed, int(ids.max()) if ids is not None and len(ids) else 0) + 1, dtype=bool)
             mask[slice(0, top + 1) if ids is None else ids] = True
             if filters.reads_headers():  # games beyond top: none (this connection read top)
@@ -486,3 +486,16 @@ class Book:
             self._headers = None
             self._rank = None
         self.source.forget()
+
+
+def _selected_ids(conn, query) -> np.ndarray:
+    """The ids a SELECT of one column ``id`` gives, as an int64 array: aggregated into one
+    string in the database, which numpy parses in a fraction of what a row object a row costs
+    (40 player filters on the 1,511,588-game book spent 0.66 of their 1.5 s fetching ids one
+    by one: bench/book.py --query-book)."""
+    found = query.subquery()
+    if conn.dialect.name == "postgresql":
+        joined = func.string_agg(cast(found.c.id, Text), ",")
+    else:
+        joined = func.group_concat(found.c.id)
+    return segment_files.joined_numbers([conn.execute(select(joined)).scalar()])
