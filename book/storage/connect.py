@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 
 from fuseki.book.storage import sqlite_stage
 
@@ -19,20 +20,35 @@ class BookError(ValueError):
     """A book that cannot be opened or used as asked (missing file, read-only, not a book)."""
 
 
+def sqlite_uri(path, **parameters) -> str:
+    """SQLite's URI of a file (``sqlite3.connect(..., uri=True)``): the path percent-encoded, so
+    a name with ``#``, ``?`` or ``%`` in it names that file and not a shorter one."""
+    query = "&".join(f"{name}={value}" for name, value in parameters.items())
+    return f"file:{quote(str(path), safe='/')}" + (f"?{query}" if query else "")
+
+
+def file_url(path, **parameters):
+    """The SQLAlchemy URL of a SQLite file, built from its parts: a path is never parsed as a URL
+    (a ``?`` in it would start the query).  With ``parameters`` (``mode="ro"``, ``immutable=1``)
+    it opens as SQLite's URI (``sqlite_uri``)."""
+    if not parameters:
+        return URL.create("sqlite", database=str(path))
+    return URL.create("sqlite", database=f"file:{quote(str(path), safe='/')}",
+                      query={**{name: str(value) for name, value in parameters.items()}, "uri": "true"})
+
+
 def to_url(location: str, readonly: bool = False):
     """A SQLAlchemy URL from a path or URL; read-only SQLite files open with ``mode=ro``."""
     if "://" not in str(location):
         path = Path(location).expanduser().resolve()
-        if readonly:
-            return make_url(f"sqlite:///file:{path}?mode=ro&uri=true")
-        return make_url(f"sqlite:///{path}")
+        return file_url(path, mode="ro") if readonly else file_url(path)
     url = make_url(location)
     if url.drivername == "postgresql":
         # SQLAlchemy 2.1 picks psycopg 3 for a bare postgresql://; the importer's COPY and the
         # 'postgresql' extra are psycopg2.
         url = url.set(drivername="postgresql+psycopg2")
-    if readonly and url.get_backend_name() == "sqlite" and url.database:
-        return url.set(database=f"file:{Path(url.database).resolve()}",
+    if readonly and url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return url.set(database=f"file:{quote(str(Path(sqlite_path(url)).resolve()), safe='/')}",
                        query={**url.query, "mode": "ro", "uri": "true"})
     return url
 
@@ -41,7 +57,7 @@ def sqlite_path(url) -> str | None:
     """The SQLite file of ``url``, or None (another database, or in memory)."""
     if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
         return None
-    return url.database[5:] if url.database.startswith("file:") else url.database
+    return unquote(url.database[5:]) if url.database.startswith("file:") else url.database
 
 
 def make_db(url, readonly: bool) -> Engine:

@@ -43,6 +43,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
 from fuseki.book.storage import nextmoves, schema, sqlite_image
+from fuseki.book.storage.connect import sqlite_uri
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.schema import segment_table, segments
 
@@ -493,7 +494,7 @@ def sorted_rows(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _read_uri(path: str, immutable: bool) -> str:
-    return f"file:{path}?mode=ro" + ("&immutable=1" if immutable else "")
+    return sqlite_uri(path, mode="ro", **({"immutable": 1} if immutable else {}))
 
 
 def _read_range(readers, mapped, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:

@@ -447,7 +447,8 @@ class MappedRows:
 
     def __init__(self, path: str, table: str):
         self.path = path
-        conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+        conn = sqlite3.connect(path)  # a plain path: SQLite reads its name as it is
+        conn.execute("PRAGMA query_only = 1")
         try:
             found = conn.execute("SELECT rootpage FROM sqlite_schema WHERE name = ?", (table,)).fetchone()
             self.page_size = conn.execute("PRAGMA page_size").fetchone()[0]

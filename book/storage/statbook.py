@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import inspect, select
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import migrate, schema, statbook_table
-from fuseki.book.storage.connect import BookError, make_db
+from fuseki.book.storage.connect import BookError, file_url, make_db
 from fuseki.book.storage.source import NextMoves, Visits, answer
 from fuseki.engine.core.zobrist import to_signed
 
@@ -106,7 +106,7 @@ class StatisticsTable:
 def open_file(path: str) -> tuple[Engine, StatisticsInfo]:
     """The database of the statistics book at ``path`` and what it says of itself; BookError
     if it is not one, SchemeMismatch if it was counted with other keys."""
-    url = make_url(f"sqlite:///file:{Path(path).resolve()}?immutable=1&uri=true")
+    url = file_url(Path(path).resolve(), immutable=1)
     db = make_db(url, readonly=True)
     try:
         with db.connect() as conn:
