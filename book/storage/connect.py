@@ -33,7 +33,7 @@ def file_url(path, **parameters):
     it opens as SQLite's URI (``sqlite_uri``)."""
     if not parameters:
         return URL.create("sqlite", database=str(path))
-    return URL.create("sqlite", database=f"file:{quote(str(path), safe='/')}",
+    return URL.create("sqlite", database=sqlite_uri(path),
                       query={**{name: str(value) for name, value in parameters.items()}, "uri": "true"})
 
 
@@ -48,7 +48,7 @@ def to_url(location: str, readonly: bool = False):
         # 'postgresql' extra are psycopg2.
         url = url.set(drivername="postgresql+psycopg2")
     if readonly and url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
-        return url.set(database=f"file:{quote(str(Path(sqlite_path(url)).resolve()), safe='/')}",
+        return url.set(database=sqlite_uri(Path(sqlite_path(url)).resolve()),
                        query={**url.query, "mode": "ro", "uri": "true"})
     return url
 
