@@ -199,7 +199,8 @@ def row_count(image: np.ndarray) -> int:
 
 def image_rows(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of every row of an image, in primary-key order (the tree walked in order)."""
-    return _rows(image, PAGE_SIZE)
+    keys, codes, n = _rows_between(image, PAGE_SIZE, 2, np.int64(-(1 << 63)), np.int64((1 << 63) - 1))
+    return keys[:n], codes[:n]
 
 
 def empty_image(create_table: str) -> bytes:
@@ -375,38 +376,6 @@ def _row_count(image, page_size):
     return total
 
 
-@njit(cache=True)
-def _rows(image, page_size):
-    """Every row, in order: each interior page's cells between the subtrees on their left
-    and right (the tree is at most a few levels deep; 64 is far more than a 4 GB image needs)."""
-    total = _row_count(image, page_size)
-    keys = np.empty(total, dtype=np.int64)
-    codes = np.empty(total, dtype=np.int64)
-    pages = np.empty(64, dtype=np.int64)
-    states = np.empty(64, dtype=np.int64)  # interior: 2i = go down child i next, 2i + 1 = emit cell i
-    pages[0], states[0], depth, n = 2, 0, 1, 0
-    while depth > 0 and n < total:
-        base = (pages[depth - 1] - 1) * page_size
-        cells = _cells(image, base)
-        state = states[depth - 1]
-        if image[base] != _INTERIOR:  # a leaf: all its rows
-            for c in range(cells):
-                n = _emit(image, _cell(image, base, c), keys, codes, n)
-            depth -= 1
-        elif state > 2 * cells:
-            depth -= 1
-        elif state % 2 == 1:
-            n = _emit(image, _cell(image, base, state // 2), keys, codes, n)
-            states[depth - 1] += 1
-        else:
-            i = state // 2
-            at = base + 8 if i == cells else _cell(image, base, i) - 4
-            states[depth - 1] += 1
-            pages[depth], states[depth] = _get(image, at, 4) & 0xFFFFFFFF, 0
-            depth += 1
-    return keys[:n], codes[:n]
-
-
 @njit(cache=True, inline="always")
 def _emit(image, at, keys, codes, n):
     key_type, code_type = image[at + 2], image[at + 3]
@@ -481,10 +450,11 @@ def _cell_key(image, at):
 
 @njit(cache=True)
 def _rows_between(image, page_size, root, low, high):
-    """The in-order walk of ``_rows`` from ``root``, going down only where keys in [low, high]
-    can be (a subtree left of a separator below ``low`` is skipped) and ending at the first key
-    above ``high``.  Returns (keys, codes, rows), rows < 0 (minus the page) for a page of
-    another kind."""
+    """The rows from ``root`` in order: each interior page's cells between the subtrees on their
+    left and right (at most a few levels; 64 is far more than a 4 GB image needs), going down
+    only where keys in [low, high] can be (a subtree left of a separator below ``low`` is
+    skipped) and ending at the first key above ``high``.  Returns (keys, codes, rows), rows < 0
+    (minus the page) for a page of another kind."""
     room = page_size // 4  # more rows than a page holds (a cell takes at least 6 bytes with its pointer)
     keys = np.empty(room, dtype=np.int64)
     codes = np.empty(room, dtype=np.int64)
