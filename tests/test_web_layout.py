@@ -125,7 +125,8 @@ def search_and_open_a_game(browser, url):
     page.wait(lambda _: "5 games" in page.text("book-info"))
     page.play("pd", "dp")
     # the next moves with KataGo's win %, lead, loss and its mark; a popular move it rates badly
-    page.wait(lambda _: len(page.rows("#next-table")) == 3 and all(row[-1] for row in page.rows("#next-table")))
+    # one read of the table: a second could see it emptied by a redraw (and all([]) is true)
+    page.wait(lambda _: len(rows := page.rows("#next-table")) == 3 and all(row[-1] for row in rows))
     assert any(row[-1].endswith("?") for row in page.rows("#next-table"))
     page.wait(lambda _: len(page.rows("#games-table")) == 3)
     page.wait(lambda _: page.rows("#corner-table"))
