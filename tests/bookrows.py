@@ -8,7 +8,7 @@ Not a test module: test modules import from here (and from conftest.py), never f
 from __future__ import annotations
 
 import os
-import sqlite3
+import struct
 
 from sqlalchemy import select
 
@@ -42,9 +42,33 @@ def next_stats_rows(book):
         found = [tuple(row) for name in names for row in conn.exec_driver_sql(f"SELECT * FROM {name}").all()]
         folder = segment_files.book_folder(conn)
         for segment in segment_files.in_files(conn):  # a segment file's next-move statistics are in the file
-            with sqlite3.connect(os.path.join(folder, segment.name)) as db:
-                found += db.execute("SELECT key, stats FROM next_stats").fetchall()
+            found += segment_file(os.path.join(folder, segment.name))[2]
         return sorted(found)
+
+
+def segment_file(path) -> tuple[list[int], list[int], list[tuple[int, bytes]]]:
+    """(keys, codes, next-move statistics rows (key, stats bytes)) of a packed segment file, read
+    with ``struct`` from the layout ``book.storage.packed_segment``'s docstring gives: the slow,
+    independent reading its tests compare the mapped reader with."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"fsk-seg1", path
+    rows, stats, fence = struct.unpack_from("<qqq", data, 8)
+    at = 64
+    keys = list(struct.unpack_from(f"<{rows}q", data, at))
+    at += 8 * rows
+    codes = [int.from_bytes(data[at + 6 * i:at + 6 * i + 6], "little") for i in range(rows)]
+    at += 6 * rows + (-6 * rows) % 8
+    fences = list(struct.unpack_from(f"<{-(-rows // fence)}q", data, at))
+    assert fences == keys[::fence], path
+    at += 8 * len(fences)
+    stats_keys = struct.unpack_from(f"<{stats}q", data, at)
+    at += 8 * stats
+    counts = [data[at + 20 * i:at + 20 * i + 20] for i in range(stats)]
+    assert at + 20 * stats == len(data), path
+    rows_of = {}
+    for key, count in zip(stats_keys, counts):
+        rows_of[key] = rows_of.get(key, b"") + count
+    return keys, codes, sorted(rows_of.items())
 
 
 def games_with_copies(folder, copies: list[tuple[int, int]]):

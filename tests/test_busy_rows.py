@@ -32,6 +32,7 @@ from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_signed
 
+from bookrows import segment_file
 from games import import_forty, write_games
 from replay import as_dict, sample_positions
 
@@ -63,9 +64,8 @@ def rows_in_sql(book, key: int) -> np.ndarray:
         for segment in set(ids) - {int(i) for i, _name, _base in files}:  # a table (a view on PostgreSQL)
             found += conn.execute(text(f"SELECT code FROM positions_{segment} WHERE key = :k"), {"k": key}).scalars()
         for _id, name, base in files:
-            with sqlite3.connect(os.path.join(book.path + "-segments", name)) as segment_file:
-                found += [code + base for (code,) in segment_file.execute(
-                    "SELECT code FROM positions WHERE key = ?", (key,))]
+            keys, codes, _stats = segment_file(os.path.join(book.path + "-segments", name))
+            found += [code + base for found_key, code in zip(keys, codes) if found_key == key]
     return np.sort(np.array(found, dtype=np.int64))
 
 

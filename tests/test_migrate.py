@@ -1,12 +1,15 @@
 """book.storage.migrate: a book written before the segments' next-move statistics were named
 ``next_stats`` (schema version 2, tables ``summary_<id>`` and each segment file's ``summary``),
-or before the pattern index was stored once (version 3: every entry in the table
-``pattern_events`` and a whole-file map ``<size>.map`` beside it), is upgraded the first time
-it is opened, read-only or not, and answers as before.
+before the pattern index was stored once (version 3: every entry in the table
+``pattern_events`` and a whole-file map ``<size>.map`` beside it), or before segment files were
+packed (version 4), is upgraded the first time it is opened, read-only or not, and answers as
+before.
 
 The old layouts are made here by hand from a new book (``make_old``, ``make_v3``: the old
 names and rows written out, not taken from the code under test), on SQLite with segments both
-in the book's file and in segment files, and on PostgreSQL.
+in the book's file and in segment files, and on PostgreSQL.  Version 4's segment files were
+SQLite databases (tables ``positions`` and ``next_stats``): ``make_v4_files`` writes them so
+from what the packed files hold (read by ``bookrows.segment_file``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import nextmoves, pattern_files, schema, segment_files
 from fuseki.book.storage.store import Book
 
-from bookrows import answers
+from bookrows import answers, next_stats_rows, rows, segment_file
 from games import write_games
 from replay import sample_positions
 
@@ -37,20 +40,54 @@ def tables(book) -> list[str]:
         return sorted(n for n in found if n.startswith(("summary_", "next_stats_")))
 
 
-def file_tables(book) -> list[list[str]]:
-    """Each segment file's tables."""
+def segment_paths(book) -> list[str]:
     with book.db.connect() as conn:
         folder, files = segment_files.book_folder(conn), segment_files.in_files(conn)
+    return [os.path.join(folder, segment.name) for segment in files]
+
+
+def file_tables(book) -> list[list[str]]:
+    """Each segment file's tables; ["packed"] for a packed file."""
     found = []
-    for segment in files:
-        with sqlite3.connect(os.path.join(folder, segment.name)) as db:
+    for path in segment_paths(book):
+        if open(path, "rb").read(8) == b"fsk-seg1":
+            found.append(["packed"])
+            continue
+        with sqlite3.connect(path) as db:
             found.append(sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")))
     return found
 
 
+V4_POSITIONS = ("CREATE TABLE positions (key INTEGER NOT NULL, code INTEGER NOT NULL, PRIMARY KEY (key, code)) "
+                "WITHOUT ROWID")
+V4_NEXT_STATS = "CREATE TABLE next_stats (key INTEGER PRIMARY KEY, stats BLOB NOT NULL) WITHOUT ROWID"
+
+
+def make_v4_file(path: str) -> None:
+    """A packed segment file written again as version 4 wrote it: a SQLite database of its rows
+    and next-move statistics, in place."""
+    keys, codes, stats = segment_file(path)
+    scratch = path + ".v4"
+    with sqlite3.connect(scratch) as db:
+        db.execute(V4_POSITIONS)
+        db.executemany("INSERT INTO positions (key, code) VALUES (?, ?)", zip(keys, codes))
+        db.execute(V4_NEXT_STATS)
+        db.executemany("INSERT INTO next_stats (key, stats) VALUES (?, ?)", stats)
+    os.replace(scratch, path)
+
+
+def make_v4_files(book) -> None:
+    """Every segment file as version 4 wrote it, and the version row 4."""
+    for path in segment_paths(book):
+        make_v4_file(path)
+    with book.db.connect() as conn, conn.begin():
+        conn.exec_driver_sql("UPDATE meta SET value = '4' WHERE name = 'schema_version'")
+
+
 def make_old(book) -> None:
     """What fuseki wrote before version 3: next_stats_<id> was summary_<id> (on PostgreSQL with
-    its index summary_<id>_pkey), a segment file's next_stats was summary, the version 2."""
+    its index summary_<id>_pkey), a segment file (a SQLite database) had the table summary, the version 2."""
+    make_v4_files(book)
     with book.db.connect() as conn, conn.begin():
         for name in tables(book):
             old = "summary_" + name.removeprefix("next_stats_")
@@ -106,7 +143,7 @@ def test_an_old_book_is_upgraded_when_opened_and_answers_as_before(built, readon
     with Book.open(url, readonly=readonly) as book:
         assert version(book) == schema.SCHEMA_VERSION
         assert tables(book) == before  # every summary_<id> is next_stats_<id> again
-        assert all("next_stats" in names and "summary" not in names for names in file_tables(book))
+        assert all(names == ["packed"] for names in file_tables(book))
         assert answers(book, boards) == expected
 
 
@@ -124,7 +161,46 @@ def test_an_upgrade_cut_short_is_finished_by_the_next_open(built):
     with Book.open(url, readonly=True) as book:
         assert version(book) == schema.SCHEMA_VERSION
         assert all(name.startswith("next_stats_") for name in tables(book))
-        assert all("next_stats" in names and "summary" not in names for names in file_tables(book))
+        assert all(names == ["packed"] for names in file_tables(book))
+        assert answers(book, boards) == expected
+
+
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_version_4_book_gets_its_segment_files_packed(built, readonly):
+    """Each SQLite segment file of a version-4 book is packed in its place, smaller, with the
+    same rows and next-move statistics; the book answers as before."""
+    url, boards, expected = built
+    if url.startswith("postgresql"):
+        pytest.skip("segment files are a SQLite book's")
+    with Book.open(url) as book:
+        before = rows(book), next_stats_rows(book)
+        make_v4_files(book)
+        sizes = [os.path.getsize(path) for path in segment_paths(book)]
+        assert all("positions" in names for names in file_tables(book)) and version(book) == "4"
+    with Book.open(url, readonly=readonly) as book:
+        assert version(book) == schema.SCHEMA_VERSION
+        assert all(names == ["packed"] for names in file_tables(book))
+        assert sum(os.path.getsize(path) for path in segment_paths(book)) < sum(sizes)
+        assert (rows(book), next_stats_rows(book)) == before
+        assert answers(book, boards) == expected
+
+
+def test_a_version_4_upgrade_cut_short_is_finished_by_the_next_open(built):
+    """Files are packed one by one before the version row moves: a version-4 book with some
+    files packed already gets the others packed, and the packed ones are left as they are."""
+    url, boards, expected = built
+    if url.startswith("postgresql"):
+        pytest.skip("segment files are a SQLite book's")
+    with Book.open(url) as book:
+        paths = segment_paths(book)
+        packed = open(paths[0], "rb").read()
+        make_v4_files(book)
+    with open(paths[0], "wb") as out:  # as if the last upgrade died after this file
+        out.write(packed)
+    with Book.open(url, readonly=True) as book:
+        assert version(book) == schema.SCHEMA_VERSION
+        assert all(names == ["packed"] for names in file_tables(book))
+        assert open(paths[0], "rb").read() == packed
         assert answers(book, boards) == expected
 
 
@@ -253,7 +329,7 @@ def test_a_version_3_upgrade_cut_short_leaves_version_3_and_the_next_open_finish
     assert pattern_rows(path) == 50
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()[0] == "3"
-    assert migrate.MIGRATES_FROM == ("2", "3")
+    assert migrate.MIGRATES_FROM == ("2", "3", "4")
     with Book.open(path, readonly=True) as book:
         assert version(book) == schema.SCHEMA_VERSION
         for pattern, want in patterns:

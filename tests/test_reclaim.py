@@ -19,6 +19,7 @@ from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 
+from bookrows import segment_file
 from conftest import write_archive
 
 # batches of 12, 24, 48, 96 files (the first ones grow), then 100: 780 files make 10 batches
@@ -123,8 +124,9 @@ def test_segment_files_after_merges_are_packed_and_none_is_left_behind(tmp_path,
         folder = segment_files.folder_of(str(path))
         assert set(os.listdir(folder)) == linked
         sizes[name] = sum(os.path.getsize(os.path.join(folder, file)) for file in linked)
-        for file in linked:
-            assert pragmas(os.path.join(folder, file))["freelist_count"] == 0
+        for file in linked:  # nothing in a file but its arrays (segment_file reads them to the last byte)
+            keys, _codes, _stats = segment_file(os.path.join(folder, file))
+            assert len(keys) > 0
     assert levels == [1, 1]  # the merged book's last batch made the second merge
     assert sizes["merged"] <= 1.03 * sizes["one"], sizes
     assert answers["merged"] == answers["one"]

@@ -14,6 +14,14 @@ meta row ``pattern_map_<size>``).  The upgrade moves the table's entries into th
 table and answer every pattern search with no game, so it must refuse a version-4 book.  A
 PostgreSQL book or one in memory keeps its table: only the version row changes.
 
+4 -> 5: a segment file holds its rows and next-move statistics as flat sorted arrays
+(``book.storage.packed_segment``: 14 bytes a row) where version 4 kept a SQLite database of
+the tables ``positions`` and ``next_stats`` (20 bytes a row).  Each file is written again in
+the new form under a scratch name that then replaces it (``os.replace``: a reader that had
+mapped the old one keeps it), so a file is whole in one form or the other, and one already
+packed is left as it is.  An older fuseki cannot read the new files, so it must refuse a
+version-5 book.
+
 ``Book.open`` runs ``upgrade`` in its writer's transaction, holding the write lock, before it
 checks the versions.  A book opened read-only that needs it is opened once for writing first.
 The segment files are renamed first, each in a transaction of its own, and one already
@@ -31,9 +39,11 @@ import sqlite3
 
 from sqlalchemy import inspect, select, text
 
-from fuseki.book.storage import pattern_events, pattern_files, schema, segment_files
+from fuseki.book.storage import nextmoves, packed_segment, pattern_events, pattern_files, schema, segment_files
+from fuseki.book.storage.connect import sqlite_uri
+from fuseki.book.storage.sqlite_image import MappedRows
 
-MIGRATES_FROM = ("2", "3")  # the schema versions upgrade brings to schema.SCHEMA_VERSION
+MIGRATES_FROM = ("2", "3", "4")  # the schema versions upgrade brings to schema.SCHEMA_VERSION
 
 _OLD_TABLES = {  # (old name, id) of the tables summary_<id>
     "sqlite": text("SELECT name, substr(name, 9) FROM sqlite_master WHERE type = 'table' AND name GLOB 'summary_*'"),
@@ -55,7 +65,7 @@ def pending(conn) -> bool:
 
 
 def upgrade(conn) -> bool:
-    """Bring a version-2 or -3 book to this version (see the module docstring), in the
+    """Bring a version-2, -3 or -4 book to this version (see the module docstring), in the
     caller's write transaction; True when there was anything to do."""
     found = version(conn)
     if found not in MIGRATES_FROM:
@@ -63,6 +73,7 @@ def upgrade(conn) -> bool:
     if found == "2":
         _rename_next_stats(conn)
     _pattern_index_once(conn)
+    _pack_segment_files(conn)
     conn.execute(schema.meta.update().where(schema.meta.c.name == "schema_version")
                  .values(value=schema.SCHEMA_VERSION))
     return True
@@ -103,3 +114,40 @@ def _rename_in_file(path: str) -> None:
         connection.execute("COMMIT")
     finally:
         connection.close()
+
+
+def _pack_segment_files(conn) -> None:
+    """4 -> 5: each segment file that is a SQLite database written again as a packed one."""
+    folder = segment_files.book_folder(conn)
+    for segment in segment_files.in_files(conn):
+        _pack_file(os.path.join(folder, segment.name))
+
+
+def _pack_file(path: str) -> None:
+    """One version-4 segment file (a SQLite database of ``positions`` and ``next_stats``) as a
+    packed one, in its place; nothing if it is packed already.  Reads a key range at a time."""
+    if packed_segment.is_packed(path):
+        return
+    scratch = path + ".packing"
+    connection = sqlite3.connect(sqlite_uri(path, mode="ro", immutable=1), uri=True)
+    try:
+        rows = connection.execute("SELECT count(*) FROM positions").fetchone()[0]
+        has_stats = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'next_stats'").fetchone()
+        stats = nextmoves.from_stored(connection.execute("SELECT key, stats FROM next_stats ORDER BY key").fetchall()
+                                      if has_stats else [])
+        mapped = MappedRows(path, "positions")
+        try:
+            writer = packed_segment.Writer(scratch, rows)
+            try:
+                for low, high in segment_files.key_ranges(max(1, rows // segment_files.MERGE_ROWS_PER_STEP)):
+                    writer.add(*mapped.between(low, high))
+                writer.finish(stats)
+            finally:
+                writer.close()
+        finally:
+            mapped.close()
+        os.replace(scratch, path)
+    finally:
+        connection.close()
+        segment_files.remove(os.path.dirname(path), [os.path.basename(scratch)])

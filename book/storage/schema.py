@@ -85,8 +85,9 @@ from fuseki.engine.core import zobrist
 
 # 2: positions in segment tables (book.storage.segments); 3: the segments' next-move statistics
 # named next_stats (were summary; book.storage.migrate renames them when an old book is opened);
-# 4: beside a SQLite book on disk, the pattern index in files only (book.storage.pattern_files)
-SCHEMA_VERSION = "4"
+# 4: beside a SQLite book on disk, the pattern index in files only (book.storage.pattern_files);
+# 5: segment files packed (book.storage.packed_segment), where they were SQLite databases
+SCHEMA_VERSION = "5"
 WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
 HASH_NAME = "zobrist-splitmix64-v1"
 

@@ -1,16 +1,16 @@
 """Segments as files beside a SQLite book, so that the one writer only links them in.
 
 A SQLite book ``games.sqlite`` keeps its newer segments (``book.storage.segments``) in the folder
-``games.sqlite-segments/``: each is a small SQLite database of its own, written once and
-never changed, holding the table ``positions`` (key, code) and the table ``next_stats``
-(``book.storage.nextmoves``).  The main file lists them in ``segment_files(id, file, base)``.
+``games.sqlite-segments/``: each is a file written once and never changed, holding its rows
+(key, code) and its next-move statistics (``book.storage.nextmoves``) as flat sorted arrays
+(``book.storage.packed_segment``: 14 bytes a row, where a SQLite table took 20).  The main
+file lists them in ``segment_files(id, file, base)``.
 
-Why: in one file, every row of every batch went through SQLite's single writer (its
-transfer of the batch's page image into a new table, the most of the writer's time), so
-an import could not go faster than that one core, whatever the number of parsers.  Now
-each parser writes its batch's image straight to a file (one ``write``), the writer adds
-one row, and a merge is done by whoever calls ``merge`` (the importer: a process of its
-own) and linked in by one short transaction.
+Why: in one file, every row of every batch went through SQLite's single writer, so an
+import could not go faster than that one core, whatever the number of parsers.  Now each
+parser writes its batch's file (one ``write``), the writer adds one row, and a merge is
+done by whoever calls ``merge`` (the importer: a process of its own) and linked in by one
+short transaction.
 
 - Codes in a level-0 file number the batch's games from 0 (the parser cannot know the
   ids the writer will give); ``base`` (the first id, shifted) is added when it is read.
@@ -22,13 +22,12 @@ own) and linked in by one short transaction.
   next opened, by a writer or a reader (``book.storage.segment_sweep``) -- unless the process
   named in the file's name still runs, for it may link it yet.  Files a merge replaced are
   removed after its commit.
-- Readers open a file read-only and ``immutable`` (no locks: it never changes); a file
-  removed under a reader that already opened it stays readable (POSIX), one removed
-  before it opened it raises ``Gone`` and the reader takes a new snapshot.
-- ``Book.compact`` folds every segment back into the main file: a book for shipping
-  (the built-in book) is one file.
+- Readers map a file read-only once (it never changes); a file removed under a reader that
+  already mapped it stays readable (POSIX), one removed before it opened it raises ``Gone``
+  and the reader takes a new snapshot.
+- ``Book.compact`` folds every segment back into the main file (``fold_in``): a
+  book for shipping (the built-in book) is one file.
 """
-
 from __future__ import annotations
 
 import os
@@ -42,7 +41,7 @@ from sqlalchemy import MetaData, Table, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import nextmoves, schema, sqlite_image
+from fuseki.book.storage import nextmoves, packed_segment, schema, sqlite_image
 from fuseki.book.storage.connect import sqlite_uri
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.schema import segment_table, segments
@@ -51,9 +50,9 @@ SUFFIX = "-segments"  # the folder beside the book's file
 # New segments of a SQLite book on disk go to files; FUSEKI_SEGMENT_FILES=0 writes them into the
 # book's own file as before (bench/book.py's baseline; tests compare both).
 ENABLED = os.environ.get("FUSEKI_SEGMENT_FILES", "1") != "0"
+# the table of the scratch file ``fold_in`` writes (and of an older book's segment files: ``migrate``)
 _POSITIONS = Table("positions", MetaData(), *schema.positions_columns("positions"), sqlite_with_rowid=False)
 POSITIONS_DDL = str(CreateTable(_POSITIONS).compile(dialect=sqlite_dialect.dialect())).strip()
-_STATS_DDL = "CREATE TABLE next_stats (key INTEGER PRIMARY KEY, stats BLOB NOT NULL) WITHOUT ROWID"
 MERGE_ROWS_PER_STEP = 4_000_000  # a merge holds about this many rows (64 MB) at once
 
 
@@ -173,113 +172,108 @@ def _has_files_table(conn) -> bool:
 def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
     """Move a segment file's rows and next-move statistics into tables of the book's own file (``compact``:
     a book in one file).  ``dbapi_connection``: a SQLite connection outside any transaction
-    (ATTACH needs that); commits.  The file is left for the caller to remove."""
+    (ATTACH needs that); commits.  The file is left for the caller to remove.
+
+    The rows go through a scratch SQLite file beside it, written a key range at a time
+    (``sqlite_image.RowsFile``: one range in memory), which SQLite's transfer copies whole into
+    the new table, its pages packed."""
     path = os.path.join(folder, segment.name)
-    dbapi_connection.execute("ATTACH ? AS fold", (path,))
+    scratch = path + ".folding"
+    reader = packed_segment.Reader(path)
     try:
-        dbapi_connection.execute("BEGIN IMMEDIATE")
+        writer = sqlite_image.RowsFile(scratch, POSITIONS_DDL)
         try:
-            new = int(dbapi_connection.execute(_NEW_ID).fetchone()[0])
-            level, rows = dbapi_connection.execute("SELECT level, rows FROM segments WHERE id = ?",
-                                                   (segment.id,)).fetchone()
-            table = segment_table(new)
-            dbapi_connection.execute(str(CreateTable(table).compile(dialect=sqlite_dialect.dialect())))
-            dbapi_connection.execute(f"INSERT INTO main.{table.name} SELECT key, code + {int(segment.base)} "
-                                     "FROM fold.positions" if segment.base else
-                                     f"INSERT INTO main.{table.name} SELECT * FROM fold.positions")  # "*": the transfer
-            next_stats = nextmoves.stats_table(new)
-            dbapi_connection.execute(str(CreateTable(next_stats).compile(dialect=sqlite_dialect.dialect())))
-            dbapi_connection.execute(f"INSERT INTO main.{next_stats.name} SELECT * FROM fold.next_stats")
-            dbapi_connection.execute("DELETE FROM segment_files WHERE id = ?", (segment.id,))
-            dbapi_connection.execute("DELETE FROM segments WHERE id = ?", (segment.id,))
-            dbapi_connection.execute("INSERT INTO segments (id, level, rows) VALUES (?, ?, ?)", (new, level, rows))
-            dbapi_connection.execute("COMMIT")
-        except BaseException:
-            dbapi_connection.execute("ROLLBACK")
-            raise
+            for low, high in key_ranges(max(1, reader.rows // MERGE_ROWS_PER_STEP)):
+                keys, codes = reader.between(low, high)
+                if len(keys):
+                    writer.add(keys, codes + segment.base)
+        finally:
+            writer.close()
+        next_stats = reader.all_stats()
     finally:
-        dbapi_connection.execute("DETACH fold")
+        reader.close()
+    try:
+        dbapi_connection.execute("ATTACH ? AS fold", (scratch,))
+        try:
+            dbapi_connection.execute("BEGIN IMMEDIATE")
+            try:
+                new = int(dbapi_connection.execute(_NEW_ID).fetchone()[0])
+                level, rows = dbapi_connection.execute("SELECT level, rows FROM segments WHERE id = ?",
+                                                       (segment.id,)).fetchone()
+                table = segment_table(new)
+                dbapi_connection.execute(str(CreateTable(table).compile(dialect=sqlite_dialect.dialect())))
+                dbapi_connection.execute(f"INSERT INTO main.{table.name} SELECT * FROM fold.positions")  # the transfer
+                stats = nextmoves.stats_table(new)
+                dbapi_connection.execute(str(CreateTable(stats).compile(dialect=sqlite_dialect.dialect())))
+                dbapi_connection.executemany(f"INSERT INTO main.{stats.name} (key, stats) VALUES (?, ?)",
+                                             nextmoves.to_rows(next_stats))
+                dbapi_connection.execute("DELETE FROM segment_files WHERE id = ?", (segment.id,))
+                dbapi_connection.execute("DELETE FROM segments WHERE id = ?", (segment.id,))
+                dbapi_connection.execute("INSERT INTO segments (id, level, rows) VALUES (?, ?, ?)", (new, level, rows))
+                dbapi_connection.execute("COMMIT")
+            except BaseException:
+                dbapi_connection.execute("ROLLBACK")
+                raise
+        finally:
+            dbapi_connection.execute("DETACH fold")
+    finally:
+        remove(folder, [os.path.basename(scratch)])
 
 
 # --- writing -----------------------------------------------------------------------------
 
-def write_image(folder: str, image: np.ndarray, next_stats: nextmoves.NextMoveStats, owner: int) -> str:
-    """Write a segment file from an image of ``POSITIONS_DDL`` rows and their next-move statistics; returns its name.
-
-    The image goes to the file as it is (a parser's one write); the next-move statistics are added through
-    SQLite, whose commit also syncs the file: once this returns, the file is whole on disk.
-    """
+def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats,
+               owner: int) -> str:
+    """Write a segment file of rows (sorted by key; ties may come in any order) and their next-move
+    statistics; returns its name.  The file is whole on disk once this returns."""
     os.makedirs(folder, exist_ok=True)
     name = new_name(owner)
-    path = os.path.join(folder, name)
-    with open(path, "wb") as out:
-        out.write(image.data)
-    connection = sqlite3.connect(path, isolation_level=None)
-    try:
-        connection.execute("BEGIN")
-        _write_stats(connection, next_stats)
-        connection.execute("COMMIT")
-    finally:
-        connection.close()
+    packed_segment.write(os.path.join(folder, name), keys, codes, next_stats)
     return name
 
 
 class FileWriter(NamedTuple):
     """Writes a parser's batches as segment files of the book's folder (``batches.make_batch``'s
-    ``rows_to``): each call writes one batch's rows (sorted by key; its games numbered from 0,
-    the codes may be reordered) and next-move statistics, and returns the file's name."""
+    ``rows_to``): each call writes one batch's rows (sorted by key; its games numbered from 0)
+    and next-move statistics, and returns the file's name."""
 
     folder: str
     owner: int  # the pid of the process that links the files (segment files' names start with it)
 
     def __call__(self, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats) -> str:
-        return write_image(self.folder, image(keys, codes, own_codes=True), next_stats, self.owner)
-
-
-def write_rows(folder: str, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats,
-               owner: int) -> str:
-    """``write_image`` of rows (sorted by key), codes as they are."""
-    return write_image(folder, sqlite_image.rows_image(keys, codes, POSITIONS_DDL), next_stats, owner)
+        return write_rows(self.folder, keys, codes, next_stats, self.owner)
 
 
 def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
     """Take the games numbered ``games`` (in the file, from 0) out of a segment file no row
-    names yet: their rows deleted, their counts taken out of its next-move statistics; returns how many
+    names yet: their rows gone, their counts taken out of its next-move statistics; returns how many
     rows went.  ``years[i]``: the year of the file's game i (``nextmoves.NO_YEAR``: none).
 
     The writer does this when another parser's batch already brought some of a batch's
-    games; the others keep their numbers (their ids leave a gap where these were).  One
-    scan of the file instead of reading every row and writing the file again."""
-    connection = sqlite3.connect(path, isolation_level=None)
+    games; the others keep their numbers (their ids leave a gap where these were).  The file
+    is written again under its name (a batch's file: a few MB)."""
+    reader = packed_segment.Reader(path)
     try:
-        connection.execute("PRAGMA journal_mode=MEMORY")  # no journal file in the folder
-        connection.execute("BEGIN IMMEDIATE")
-        numbers = ",".join(str(int(game)) for game in games)
-        found = connection.execute(f"DELETE FROM positions WHERE code >> {schema.GAME_SHIFT} IN ({numbers}) "
-                                   "RETURNING key, code").fetchall()
-        if found:
-            rows = np.array(found, dtype=np.int64)
-            removed = nextmoves.from_codes(rows[:, 0], rows[:, 1], lambda _low, _high: (0, years), 1)
-            keys = ",".join(str(key) for key in np.unique(removed.keys).tolist())
-            stored = connection.execute(f"SELECT key, stats FROM next_stats WHERE key IN ({keys})").fetchall()
-            updates, deletes = nextmoves.take_out(stored, removed)
-            connection.executemany("UPDATE next_stats SET stats = ? WHERE key = ?", [(s, k) for k, s in updates])
-            connection.executemany("DELETE FROM next_stats WHERE key = ?", [(key,) for key in deletes])
-        connection.execute("COMMIT")
-        return len(found)
+        keys, codes = reader.all_rows()
+        stats = reader.all_stats()
     finally:
-        connection.close()
-
-
-def image(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> np.ndarray:
-    """The page image of a segment file's ``positions`` (what a parser writes); ``own_codes``:
-    ``codes`` may be reordered in place (``sqlite_image.rows_image``)."""
-    return sqlite_image.rows_image(keys, codes, POSITIONS_DDL, own_codes=own_codes)
-
-
-def _write_stats(connection, next_stats: nextmoves.NextMoveStats) -> None:
-    connection.execute(_STATS_DDL)
-    connection.executemany("INSERT INTO next_stats (key, stats) VALUES (?, ?)", nextmoves.to_rows(next_stats))
+        reader.close()
+    gone = np.isin(codes >> schema.GAME_SHIFT, np.asarray(games, dtype=np.int64))
+    if not gone.any():
+        return 0
+    removed = nextmoves.from_codes(keys[gone], codes[gone], lambda _low, _high: (0, years), 1)
+    touched = np.isin(stats.keys, removed.keys)
+    updates, _deletes = nextmoves.take_out(nextmoves.to_rows(nextmoves.NextMoveStats(
+        stats.keys[touched], stats.counts[touched])), removed)
+    kept = nextmoves.combine([nextmoves.NextMoveStats(stats.keys[~touched], stats.counts[~touched]),
+                              nextmoves.from_stored(updates)])
+    scratch = path + ".dropping"
+    try:
+        packed_segment.write(scratch, keys[~gone], codes[~gone], kept)
+        os.replace(scratch, path)
+    finally:
+        remove(os.path.dirname(path), [os.path.basename(scratch)])
+    return int(gone.sum())
 
 
 def remove(folder: str, names) -> None:
@@ -293,92 +287,78 @@ def remove(folder: str, names) -> None:
 
 # --- reading -----------------------------------------------------------------------------
 
-class _Connections:
-    """Read-only connections to segment files, lent to one thread at a time.
+class _Readers:
+    """The segment files this process reads, each mapped once and shared by its threads.
 
     Kept across queries (opening one costs more than reading a key from it); forgotten
-    when the file leaves the book's snapshots (``keep``) and in a forked child."""
+    when the file leaves the book's snapshots (``keep``).  A file removed after it was mapped
+    stays readable (POSIX); one removed before raises ``Gone``."""
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.free: dict[str, list[sqlite3.Connection]] = {}
-        self.pid = os.getpid()
+        self.open: dict[str, packed_segment.Reader] = {}
 
-    def take(self, path: str) -> sqlite3.Connection:
+    def get(self, path: str) -> packed_segment.Reader:
         with self.lock:
-            if self.pid != os.getpid():  # a forked child: the parent's connections are not ours
-                self.free, self.pid = {}, os.getpid()
-            spare = self.free.get(path)
-            if spare:
-                return spare.pop()
+            reader = self.open.get(path)
+        if reader is not None:
+            return reader
         try:
-            return sqlite3.connect(_read_uri(path, True), uri=True, check_same_thread=False)
-        except sqlite3.OperationalError:
-            if not os.path.exists(path):
-                raise Gone(path) from None
-            raise
-
-    def give(self, path: str, connection: sqlite3.Connection) -> None:
+            reader = packed_segment.Reader(path)
+        except FileNotFoundError:
+            raise Gone(path) from None
         with self.lock:
-            self.free.setdefault(path, []).append(connection)
+            return self.open.setdefault(path, reader)
 
     def keep(self, folder: str, names) -> None:
-        """Close the connections of the folder's files not in ``names``."""
+        """Forget the folder's files not in ``names`` (their mappings go once no query uses them)."""
         paths = {os.path.join(folder, name) for name in names}
         with self.lock:
-            stale = [path for path in self.free if os.path.dirname(path) == folder and path not in paths]
-            closing = [connection for path in stale for connection in self.free.pop(path)]
-        for connection in closing:
-            connection.close()
+            for path in [path for path in self.open if os.path.dirname(path) == folder and path not in paths]:
+                del self.open[path]
 
 
-_CONNECTIONS = _Connections()
-
-
-def _each(folder: str, files, statement: str, params: dict) -> list[tuple]:
-    """The first row of ``statement`` in each file, with ``:b`` its base."""
-    found = []
-    for segment in files:
-        path = os.path.join(folder, segment.name)
-        connection = _CONNECTIONS.take(path)
-        try:
-            found.append(connection.execute(statement, {**params, "b": segment.base}).fetchone())
-        finally:
-            _CONNECTIONS.give(path, connection)
-    return found
+_READERS = _Readers()
 
 
 def forget(folder: str, names) -> None:
-    """Close the kept connections of files no longer in the book (``names``: those still in)."""
-    _CONNECTIONS.keep(folder, names)
+    """Forget the mapped files no longer in the book (``names``: those still in)."""
+    _READERS.keep(folder, names)
 
 
-# One row: the next-move statistics' record of the key, or else its rows.  The rows' subquery stands in a
-# SELECT whose WHERE is false when the next-move statistics have the key, so SQLite never reads them then (a
-# NOT EXISTS inside the subquery's own WHERE was checked row by row: 0.7 ms a file, the empty board,
-# in bench/book.py --corpus's hot openings).
-_STATS = ("SELECT stats, NULL FROM next_stats WHERE key = :k UNION ALL "
-          "SELECT NULL, (SELECT group_concat(code + :b) FROM positions WHERE key = :k) "
-          "WHERE NOT EXISTS (SELECT 1 FROM next_stats WHERE key = :k)")
-_CODES = "SELECT group_concat(code + :b) FROM positions WHERE key = :k"
-_RANGE = "SELECT group_concat(key), group_concat(code + :b) FROM {table} WHERE key BETWEEN :low AND :top"
+def _readers(folder: str, files):
+    return [(_READERS.get(os.path.join(folder, segment.name)), segment.base) for segment in files]
 
 
-def key_stats(folder: str, files, key: int) -> tuple[list[bytes], list[str]]:
-    """(next-move statistics blobs, comma-separated codes) of ``key`` in the files: a file that counts
-    the key gives its blob, another its rows."""
-    found = _each(folder, files, _STATS, {"k": key})
-    return [bytes(blob) for blob, _ in found if blob is not None], [codes for _, codes in found if codes]
+def key_stats(folder: str, files, key: int) -> tuple[list[nextmoves.NextMoveStats], list[np.ndarray]]:
+    """(next-move statistics, codes) of ``key`` in the files: a file that counted the key gives its
+    statistics, another its codes."""
+    stats, codes = [], []
+    for reader, base in _readers(folder, files):
+        counted = reader.key_stats(key)
+        if counted is not None:
+            stats.append(counted)
+        else:
+            found = reader.key_codes(key)
+            if len(found):
+                codes.append(found + base)
+    return stats, codes
 
 
-def codes(folder: str, files, key: int) -> list[str]:
-    """Every code of ``key`` in the files, as comma-separated strings."""
-    return [codes for codes, in _each(folder, files, _CODES, {"k": key}) if codes]
+def codes(folder: str, files, key: int) -> np.ndarray:
+    """Every code of ``key`` in the files, file after file."""
+    found = [reader.key_codes(key) + base for reader, base in _readers(folder, files)]
+    return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
 
 def range_rows(folder: str, files, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of the files' rows with ``low <= key <= high`` (signed), file after file."""
-    return joined_rows(_each(folder, files, _RANGE.format(table="positions"), {"low": low, "top": high}))
+    keys, codes = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
+    for reader, base in _readers(folder, files):
+        found_keys, found_codes = reader.between(low, high)
+        keys.append(found_keys)
+        codes.append(found_codes + base)
+    return np.concatenate(keys), np.concatenate(codes)
 
 
 def joined_rows(found) -> tuple[np.ndarray, np.ndarray]:
@@ -397,31 +377,30 @@ def joined_numbers(strings) -> np.ndarray:
 
 def read_rows(path: str) -> tuple[np.ndarray, np.ndarray]:
     """(keys, codes) of every row of one file, in key order, codes as stored."""
-    connection = sqlite3.connect(_read_uri(path, True), uri=True)
-    try:  # two strings parsed by numpy: a row object a row took 2.5 times as long
-        found = connection.execute("SELECT group_concat(key), group_concat(code) FROM positions").fetchone()
-        return joined_rows([found])
+    reader = packed_segment.Reader(path)
+    try:
+        return reader.all_rows()
     finally:
-        connection.close()
+        reader.close()
 
 
 def read_stats(path: str) -> nextmoves.NextMoveStats:
     """Every record of one file's next-move statistics."""
-    connection = sqlite3.connect(_read_uri(path, True), uri=True)
+    reader = packed_segment.Reader(path)
     try:
-        return nextmoves.from_stored(connection.execute("SELECT key, stats FROM next_stats ORDER BY key").fetchall())
+        return reader.all_stats()
     finally:
-        connection.close()
+        reader.close()
 
 
 # --- merging ------------------------------------------------------------------------------
 
 class Source(NamedTuple):
-    """A segment a merge reads: a file (``table`` 'positions') or a table of the book's own file."""
+    """A segment a merge reads: a file of the book's folder (``table`` None) or a table of the book's own file."""
 
     path: str
-    table: str  # positions table
-    next_stats: str | None  # its next-move statistics table, if it has one
+    table: str | None  # positions table in the book's file; None: a segment file
+    next_stats: str | None  # its next-move statistics table in the book's file, if it has one
     base: int
 
 
@@ -430,52 +409,42 @@ def merge(sources: list[Source], book_path: str, folder: str, owner: int) -> tup
     (its name, its rows).  Reads the book (read-only) for the years of games whose rows a
     part did not count.  Changes nothing else: the caller links the file in.
 
-    Rows go through a key range at a time (``MERGE_ROWS_PER_STEP``) into the file's pages
-    (``sqlite_image.RowsFile``: packed as SQLite's bulk load, no row inserted one by one and
-    no copy of the file); SQLite then adds the table of statistics.  The file gets its name
-    once it is whole.
+    Rows go through a key range at a time (``MERGE_ROWS_PER_STEP``) into their places in the
+    file (``packed_segment.Writer``: no copy of the file, one range in memory).  The file gets
+    its name once it is whole.
     """
     os.makedirs(folder, exist_ok=True)
     name = new_name(owner)
     scratch = os.path.join(folder, name + ".merging")
-    total = 0
+    parts = []
+    book = None
     try:
-        writer = sqlite_image.RowsFile(scratch, POSITIONS_DDL)
-        readers = [sqlite3.connect(_read_uri(source.path, source.path != book_path), uri=True) for source in sources]
-        mapped = []
+        # a file's rows from its mapping; a table in the book's own file (a writer may change it) through SQL
+        parts = [packed_segment.Reader(source.path) if source.table is None else None for source in sources]
+        if any(part is None for part in parts):
+            book = sqlite3.connect(_read_uri(book_path, False), uri=True)
+        rows = sum(part.rows if part is not None else book.execute(f"SELECT count(*) FROM {source.table}").fetchone()[0]
+                   for part, source in zip(parts, sources))
+        writer = packed_segment.Writer(scratch, rows)
         try:
-            # a file's rows from its mapped pages; a table in the book's own file (a writer may change it) through SQL
-            mapped = [sqlite_image.MappedRows(source.path, source.table) if source.path != book_path else None
-                      for source in sources]
-            rows = sum(reader.execute(f"SELECT count(*) FROM {source.table}").fetchone()[0]
-                       for reader, source in zip(readers, sources))
             for low, high in key_ranges(max(1, rows // MERGE_ROWS_PER_STEP)):
-                keys, codes = _read_range(readers, mapped, sources, low, high)
+                keys, codes = _read_range(book, parts, sources, low, high)
                 if len(keys):
                     writer.add(*sorted_rows(keys, codes))
-                    total += len(keys)
-            merged = _merged_stats(readers, sources, book_path)
+            writer.finish(_merged_stats(book, parts, sources, book_path))
         finally:
-            for reader in readers:
-                reader.close()
-            for part in mapped:
-                if part is not None:
-                    part.close()
             writer.close()
-        out = sqlite3.connect(scratch, isolation_level=None)
-        try:
-            out.execute("PRAGMA journal_mode=OFF")
-            out.execute("BEGIN")
-            _write_stats(out, merged)
-            out.execute("COMMIT")
-        finally:
-            out.close()
         path = os.path.join(folder, name)
         os.rename(scratch, path)
     finally:
+        for part in parts:
+            if part is not None:
+                part.close()
+        if book is not None:
+            book.close()
         remove(folder, [os.path.basename(scratch)])
     _sync(path)
-    return name, total
+    return name, rows
 
 
 def sorted_rows(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -497,32 +466,46 @@ def _read_uri(path: str, immutable: bool) -> str:
     return sqlite_uri(path, mode="ro", **({"immutable": 1} if immutable else {}))
 
 
-def _read_range(readers, mapped, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+def _read_range(book, parts, sources, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
     """The parts' rows with keys in [low, high], their bases added, part after part."""
     keys, codes = [], []
-    for reader, rows, source in zip(readers, mapped, sources):
-        if rows is not None:
-            found_keys, found_codes = rows.between(low, high)
+    for part, source in zip(parts, sources):
+        if part is not None:
+            found_keys, found_codes = part.between(low, high)
             found_codes += source.base
         else:
-            found_keys, found_codes = joined_rows([reader.execute(
+            found_keys, found_codes = joined_rows([book.execute(
                 _RANGE.format(table=source.table), {"b": source.base, "low": low, "top": high}).fetchone()])
         keys.append(found_keys)
         codes.append(found_codes)
     return np.concatenate(keys), np.concatenate(codes)
 
 
-def _merged_stats(readers, sources, book_path: str) -> nextmoves.NextMoveStats:
+_RANGE = "SELECT group_concat(key), group_concat(code + :b) FROM {table} WHERE key BETWEEN :low AND :top"
+
+
+def _merged_stats(book, parts, sources, book_path: str) -> nextmoves.NextMoveStats:
     """The parts' next-move statistics added up (``nextmoves.add_up``), as ``segments.merge`` does."""
-    found = [nextmoves.from_stored(reader.execute(f"SELECT key, stats FROM {source.next_stats}").fetchall())
-             if source.next_stats else nextmoves.empty() for reader, source in zip(readers, sources)]
+    found = []
+    for part, source in zip(parts, sources):
+        if part is not None:
+            found.append(part.all_stats())
+        elif source.next_stats:
+            found.append(nextmoves.from_stored(book.execute(f"SELECT key, stats FROM {source.next_stats}").fetchall()))
+        else:
+            found.append(nextmoves.empty())
 
     def count_rows(i: int, missing: np.ndarray) -> nextmoves.NextMoveStats:
-        rows = readers[i].execute(
-            f"SELECT p.key, p.code + ? FROM json_each(?) AS j JOIN {sources[i].table} AS p ON p.key = j.value",
-            (sources[i].base, "[" + ",".join(map(str, missing.tolist())) + "]")).fetchall()
-        pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
-        return nextmoves.from_codes(pairs[:, 0], pairs[:, 1], lambda low, high: _years(book_path, low, high), 1)
+        if parts[i] is not None:
+            keys, codes = parts[i].rows_of_keys(missing)
+            codes += sources[i].base
+        else:
+            rows = book.execute(
+                f"SELECT p.key, p.code + ? FROM json_each(?) AS j JOIN {sources[i].table} AS p ON p.key = j.value",
+                (sources[i].base, "[" + ",".join(map(str, missing.tolist())) + "]")).fetchall()
+            pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
+            keys, codes = pairs[:, 0], pairs[:, 1]
+        return nextmoves.from_codes(keys, codes, lambda low, high: _years(book_path, low, high), 1)
 
     return nextmoves.add_up(found, count_rows)
 

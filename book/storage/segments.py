@@ -219,8 +219,8 @@ def merge_sources(conn, parts: list[Segment]) -> list[segment_files.Source]:
     for part in parts:
         if part.id in files:
             found = files[part.id]
-            sources.append(segment_files.Source(os.path.join(segment_files.book_folder(conn), found.name), "positions",
-                                                "next_stats", found.base))
+            sources.append(segment_files.Source(os.path.join(segment_files.book_folder(conn), found.name), None,
+                                                None, found.base))
         else:
             sources.append(segment_files.Source(book, f"positions_{part.id}",
                                                 f"next_stats_{part.id}" if part.id in have else None, 0))
@@ -386,11 +386,12 @@ def key_stats(conn, snap: Snapshot, key: int) -> tuple[nextmoves.NextMoveStats, 
         found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.with_stats), key)
         stats = [nextmoves.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
         joined = [codes for blob, codes in found if codes]
+    found = segment_files.joined_numbers(joined)
     if snap.files:
-        blobs, codes = segment_files.key_stats(snap.folder, snap.files, key)
-        stats += [nextmoves.from_stats(key, blob) for blob in blobs]
-        joined += codes
-    return nextmoves.combine(stats) if stats else nextmoves.empty(), segment_files.joined_numbers(joined)
+        counted, codes = segment_files.key_stats(snap.folder, snap.files, key)
+        stats += counted
+        found = np.concatenate([found, *codes])
+    return nextmoves.combine(stats) if stats else nextmoves.empty(), found
 
 
 @lru_cache(maxsize=64)
@@ -418,7 +419,7 @@ def codes(conn, snap: Snapshot, key: int, games: np.ndarray | None = None) -> np
     found = _codes_in_book(conn, snap.ids, key, games)
     if not snap.files:
         return found
-    return np.concatenate([found, segment_files.joined_numbers(segment_files.codes(snap.folder, snap.files, key))])
+    return np.concatenate([found, segment_files.codes(snap.folder, snap.files, key)])
 
 
 def _codes_in_book(conn, ids: tuple[int, ...], key: int, games: np.ndarray | None = None) -> np.ndarray:

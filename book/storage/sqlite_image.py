@@ -62,7 +62,7 @@ def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_code
         raise ValueError("a code does not fit in 6 bytes")
     if np.any(keys[1:] < keys[:-1]):
         raise ValueError("keys are not in ascending order")
-    _order_ties(keys, codes)
+    order_ties(keys, codes)
     if np.any((keys[1:] == keys[:-1]) & (codes[1:] == codes[:-1])):
         raise ValueError("a (key, code) row is repeated")
     sizes = _payload_sizes(keys, codes, wide_codes)
@@ -105,8 +105,8 @@ class RowsFile:
     """A database file of one table of (key, code) rows, written a sorted chunk at a time:
     byte for byte the image ``rows_image`` makes of all the rows (leaf pages as the chunks
     come, the levels above them once ``close`` knows the last row), so a merge of many
-    segments (``segment_files.merge``) holds one chunk, not every row, and SQLite never
-    inserts them one by one.  Rows must come in (key, code) order, across chunks too."""
+    segment file into the book's own file (``segment_files.fold_in``) holds one chunk, not every
+    row, and SQLite never inserts them one by one.  Rows must come in (key, code) order, across chunks too."""
 
     def __init__(self, path: str, create_table: str):
         self.path, self.create_table = path, create_table
@@ -226,7 +226,7 @@ def _first_page(create_table: str) -> np.ndarray:
     return first
 
 
-def _order_ties(keys: np.ndarray, codes: np.ndarray) -> None:
+def order_ties(keys: np.ndarray, codes: np.ndarray) -> None:
     """Put the codes of each run of equal keys in ascending order, in place."""
     tied = np.zeros(len(keys), dtype=bool)
     same = keys[1:] == keys[:-1]
@@ -409,9 +409,10 @@ def _add_to_codes(image, page_size, delta):
 
 class MappedRows:
     """The rows of one (key, code) table of a database file that never changes (a segment
-    file), read from its mapped pages a key range at a time: what a merge reads of each part
-    (``segment_files.merge``), where SQLite writing every row as text (``group_concat``) and
-    numpy reading it back took 2.4 of 5.4 s merging 6.4 million rows.  Raises ValueError
+    file of a version-4 book), read from its mapped pages a key range at a time: what the
+    upgrade to packed segment files reads (``book.storage.migrate``), where SQLite writing every
+    row as text (``group_concat``) and numpy reading it back took 2.4 of 5.4 s for 6.4 million
+    rows (measured on merges, when merges read such files).  Raises ValueError
     naming the file where a page is not of a table without rowid."""
 
     def __init__(self, path: str, table: str):

@@ -24,7 +24,7 @@ from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, shown_name
 from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves, move_limit, move_limit_text
-from fuseki.book.storage import nextmoves, schema, segment_files, segments, sqlite_image
+from fuseki.book.storage import nextmoves, schema, segments, sqlite_image
 from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE
@@ -358,7 +358,6 @@ def warm_up() -> None:
     image = segments.batch_image(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64))
     sqlite_image.add_to_codes(image, 1 << schema.GAME_SHIFT)
     sqlite_image.image_rows(image)
-    segment_files.image(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64))
 
 
 def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: int = 0, image: bool = False,

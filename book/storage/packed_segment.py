@@ -1,0 +1,246 @@
+"""A segment file's format: its rows and next-move statistics as flat sorted arrays.
+
+A segment file (``book.storage.segment_files``) is written once and never changed, and is
+read by key: so it needs no page tree.  A row of SQLite's b-tree cost 20 bytes (an 8-byte
+key, a 6-byte code, 6 bytes of cell pointer and record headers: ``dbstat`` of a segment of
+4.2 M rows), three quarters of the whole book; here it costs 14 (docs/storage.md).
+
+Layout (little-endian; every array starts on a multiple of 8):
+
+    header  64 bytes: MAGIC, rows, stats rows, FENCE, then zeros
+    keys    int64[rows]           signed position keys, ascending
+    codes   6 bytes a row         unsigned, ascending within a key (``schema``'s code layout)
+    fence   int64[ceil(rows / FENCE)]   keys[0], keys[FENCE], ...: where to look for a key
+    stats keys    int64[stats rows]     the next-move statistics (``nextmoves.NextMoveStats``),
+    stats counts  int32[stats rows, 5]  sorted by (key, year, next)
+
+A reader maps the file and finds a key with two binary searches: the fence's (a page or
+two, in memory once read) and the keys' between two fence entries (one page): no copy of
+the file, one mapping shared by every thread.  ``Writer`` writes a merge's rows a chunk at
+a time into their places, so a merge holds one chunk and never the whole file.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+
+import numpy as np
+
+from fuseki.book.storage import nextmoves
+from fuseki.book.storage.sqlite_image import order_ties
+
+MAGIC = b"fsk-seg1"
+FENCE = 512  # a fence entry every this many keys: one 4 KB page of keys between two entries
+_HEADER = 64
+_CODE_BYTES = 6
+CODE_LIMIT = 1 << (8 * _CODE_BYTES)  # codes are in [0, CODE_LIMIT)
+
+
+class FormatError(ValueError):
+    """A file that is not a whole segment file of this format."""
+
+
+def _pad(size: int) -> int:
+    return -size % 8
+
+
+class _Layout:
+    """Where each array of a file of ``rows`` rows and ``stats`` statistics rows lies."""
+
+    def __init__(self, rows: int, stats: int):
+        self.rows, self.stats = rows, stats
+        self.keys = _HEADER
+        self.codes = self.keys + 8 * rows
+        self.fence = self.codes + _CODE_BYTES * rows + _pad(_CODE_BYTES * rows)
+        self.fences = -(-rows // FENCE)
+        self.stats_keys = self.fence + 8 * self.fences
+        self.stats_counts = self.stats_keys + 8 * stats
+        self.size = self.stats_counts + 4 * 5 * stats
+
+    def header(self) -> bytes:
+        head = MAGIC + np.array([self.rows, self.stats, FENCE], dtype="<i8").tobytes()
+        return head + bytes(_HEADER - len(head))
+
+
+def encode_codes(codes: np.ndarray) -> bytes:
+    """Codes (int64 in [0, CODE_LIMIT)) as 6 bytes each."""
+    wide = np.ascontiguousarray(codes, dtype="<i8")
+    return wide.view(np.uint8).reshape(-1, 8)[:, :_CODE_BYTES].tobytes()
+
+
+def decode_codes(raw) -> np.ndarray:
+    """int64 codes of 6-byte ones (a bytes-like object of 6 bytes a code)."""
+    packed = np.frombuffer(raw, dtype=np.uint8).reshape(-1, _CODE_BYTES)
+    wide = np.zeros((len(packed), 8), dtype=np.uint8)
+    wide[:, :_CODE_BYTES] = packed
+    return wide.view("<i8").ravel().astype(np.int64, copy=False)
+
+
+def _checked(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows as int64, in (key, code) order (ties of a key ordered by code); ValueError for
+    keys not ascending, a code out of range or a repeated row."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    if len(keys) != len(codes):
+        raise ValueError("keys and codes differ in length")
+    if np.any(keys[1:] < keys[:-1]):
+        raise ValueError("keys are not in ascending order")
+    if len(codes) and (codes.min() < 0 or codes.max() >= CODE_LIMIT):
+        raise ValueError(f"a code is outside [0, 2**{8 * _CODE_BYTES})")
+    same = keys[1:] == keys[:-1]
+    if np.any(same & (codes[1:] < codes[:-1])):
+        codes = codes.copy()
+        order_ties(keys, codes)
+    if np.any(same & (codes[1:] == codes[:-1])):
+        raise ValueError("a (key, code) row is repeated")
+    return keys, codes
+
+
+def _stats_bytes(next_stats: nextmoves.NextMoveStats) -> bytes:
+    return (np.ascontiguousarray(next_stats.keys, dtype="<i8").tobytes()
+            + np.ascontiguousarray(next_stats.counts, dtype="<i4").reshape(-1, 5).tobytes())
+
+
+def write(path: str, keys: np.ndarray, codes: np.ndarray, next_stats: nextmoves.NextMoveStats) -> None:
+    """Write a segment file of the rows (``keys`` ascending) and their next-move statistics, in
+    one write; the file is on disk (synced) once this returns."""
+    keys, codes = _checked(keys, codes)
+    layout = _Layout(len(keys), len(next_stats))
+    fence = keys[::FENCE]
+    parts = [layout.header(), keys.astype("<i8").tobytes(), encode_codes(codes),
+             bytes(_pad(_CODE_BYTES * len(keys))), fence.astype("<i8").tobytes(), _stats_bytes(next_stats)]
+    with open(path, "wb") as out:
+        out.write(b"".join(parts))
+        out.flush()
+        os.fsync(out.fileno())
+
+
+class Writer:
+    """A segment file of ``rows`` rows written a chunk at a time (a merge): each ``add`` gives the
+    next rows in (key, code) order; ``finish`` adds the next-move statistics and syncs.  Raises
+    ValueError when the rows given are not ``rows`` or out of order."""
+
+    def __init__(self, path: str, rows: int):
+        self.path, self.rows, self.done = path, rows, 0
+        self.layout = _Layout(rows, 0)
+        self.fence: list[np.ndarray] = []
+        self.last: tuple[int, int] | None = None
+        self.file = open(path, "wb")
+
+    def add(self, keys: np.ndarray, codes: np.ndarray) -> None:
+        keys, codes = _checked(keys, codes)
+        if not len(keys):
+            return
+        if self.done + len(keys) > self.rows:
+            raise ValueError(f"more rows than the {self.rows} announced")
+        if self.last is not None and (int(keys[0]), int(codes[0])) <= self.last:
+            raise ValueError("a chunk's rows do not follow the rows before it")
+        os.pwrite(self.file.fileno(), keys.astype("<i8").tobytes(), self.layout.keys + 8 * self.done)
+        os.pwrite(self.file.fileno(), encode_codes(codes), self.layout.codes + _CODE_BYTES * self.done)
+        self.fence.append(keys[-self.done % FENCE::FENCE])  # the rows whose place is a multiple of FENCE
+        self.done += len(keys)
+        self.last = int(keys[-1]), int(codes[-1])
+
+    def finish(self, next_stats: nextmoves.NextMoveStats) -> None:
+        if self.done != self.rows:
+            raise ValueError(f"{self.done} rows given of the {self.rows} announced")
+        layout = _Layout(self.rows, len(next_stats))
+        fence = np.concatenate(self.fence) if self.fence else np.empty(0, dtype=np.int64)
+        tail = bytes(_pad(_CODE_BYTES * self.rows)) + fence.astype("<i8").tobytes() + _stats_bytes(next_stats)
+        os.pwrite(self.file.fileno(), tail, layout.fence - _pad(_CODE_BYTES * self.rows))
+        os.pwrite(self.file.fileno(), layout.header(), 0)
+        self.file.flush()
+        os.fsync(self.file.fileno())
+        self.close()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class Reader:
+    """A segment file, mapped read-only.  Raises FileNotFoundError when there is no file and
+    FormatError, naming the file, when it is not a whole segment file."""
+
+    def __init__(self, path: str):
+        self.path = path
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            head = file.read(_HEADER)
+            if len(head) < _HEADER or head[:len(MAGIC)] != MAGIC:
+                raise FormatError(f"{path} is not a fuseki segment file (no {MAGIC.decode()} header)")
+            rows, stats, fence = np.frombuffer(head, dtype="<i8", count=3, offset=len(MAGIC)).tolist()
+            layout = _Layout(rows, stats)
+            if fence != FENCE or layout.size != size:
+                raise FormatError(f"{path}: a segment file of {rows} rows is {layout.size} bytes, "
+                                  f"this one {size} (cut short or damaged)")
+            self._map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        self.rows = rows
+        buffer = self._map if self._map is not None else b""
+        self.keys = np.frombuffer(buffer, dtype="<i8", count=rows, offset=layout.keys)
+        self._codes = np.frombuffer(buffer, dtype=np.uint8, count=_CODE_BYTES * rows, offset=layout.codes)
+        self.fence = np.frombuffer(buffer, dtype="<i8", count=layout.fences, offset=layout.fence)
+        self._stats_keys = np.frombuffer(buffer, dtype="<i8", count=stats, offset=layout.stats_keys)
+        self._stats_counts = np.frombuffer(buffer, dtype="<i4", count=5 * stats,
+                                           offset=layout.stats_counts).reshape(-1, 5)
+
+    def _place(self, key: int, side: str) -> int:
+        """``np.searchsorted(self.keys, key, side)``, reading one fence's stretch of keys."""
+        block = int(np.searchsorted(self.fence, key, side))
+        low, high = max(block - 1, 0) * FENCE, min(block * FENCE + 1, self.rows)
+        return low + int(np.searchsorted(self.keys[low:high], key, side))
+
+    def span(self, low: int, high: int) -> tuple[int, int]:
+        """(first, end) of the rows with ``low <= key <= high``."""
+        return self._place(low, "left"), self._place(high, "right")
+
+    def codes(self, first: int, end: int) -> np.ndarray:
+        """The codes of rows ``first:end`` (int64, a copy)."""
+        return decode_codes(self._codes[_CODE_BYTES * first:_CODE_BYTES * end])
+
+    def key_codes(self, key: int) -> np.ndarray:
+        """The codes of ``key``, ascending."""
+        return self.codes(*self.span(key, key))
+
+    def between(self, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, codes) of the rows with ``low <= key <= high`` (copies)."""
+        first, end = self.span(low, high)
+        return self.keys[first:end].astype(np.int64), self.codes(first, end)
+
+    def rows_of_keys(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, codes) of every row whose key is one of ``keys`` (ascending, distinct)."""
+        firsts = np.searchsorted(self.keys, keys, "left")
+        ends = np.searchsorted(self.keys, keys, "right")
+        counts = ends - firsts
+        places = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        raw = self._codes.reshape(-1, _CODE_BYTES)[places]
+        return self.keys[places].astype(np.int64), decode_codes(raw)
+
+    def all_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, codes) of every row."""
+        return self.keys.astype(np.int64), self.codes(0, self.rows)
+
+    def key_stats(self, key: int) -> nextmoves.NextMoveStats | None:
+        """The next-move statistics of ``key``; None: the file did not count it (its rows answer)."""
+        first = int(np.searchsorted(self._stats_keys, key, "left"))
+        end = int(np.searchsorted(self._stats_keys, key, "right"))
+        if first == end:
+            return None
+        return nextmoves.NextMoveStats(self._stats_keys[first:end].astype(np.int64),
+                                       self._stats_counts[first:end].astype(np.int32))
+
+    def all_stats(self) -> nextmoves.NextMoveStats:
+        return nextmoves.NextMoveStats(self._stats_keys.astype(np.int64), self._stats_counts.astype(np.int32))
+
+    def close(self) -> None:
+        """Unmap the file (arrays this reader handed out are copies and stay valid)."""
+        self.keys = self._codes = self.fence = self._stats_keys = self._stats_counts = None
+        if self._map is not None:
+            self._map.close()
+            self._map = None
+
+
+def is_packed(path: str) -> bool:
+    """Whether the file starts as a segment file of this format (an older book's are SQLite databases)."""
+    with open(path, "rb") as file:
+        return file.read(len(MAGIC)) == MAGIC
