@@ -311,3 +311,42 @@ def test_mapped_rows_refuse_a_table_with_rowid_by_the_file_s_name(tmp_path):
         sqlite_image.MappedRows(str(path), "rows").between(0, 10)
     with pytest.raises(ValueError, match="no table nothing"):
         sqlite_image.MappedRows(str(path), "nothing")
+
+
+@pytest.mark.parametrize("lock_page", [3, 4, 40, 74])
+def test_the_lock_byte_page_is_left_empty(tmp_path, monkeypatch, lock_page):
+    """SQLite never uses the page holding the byte at 2**30 (``LOCK_PAGE``): with it moved down
+    to a page of a small tree (a leaf, the first interior page, the last page), the image and
+    the file written a chunk at a time leave that page zeros and SQLite reads every row."""
+    monkeypatch.setattr(sqlite_image, "LOCK_PAGE", lock_page)
+    rng = np.random.default_rng(lock_page)
+    keys, codes = random_rows(rng, 60_000, code_bits=62)
+    image = sqlite_image.rows_image(keys, codes, CREATE)
+    page = sqlite_image.PAGE_SIZE
+    assert len(image) // page > lock_page and not image[(lock_page - 1) * page:lock_page * page].any()
+    assert streamed(tmp_path / "rows.db", keys, codes, [1000, 30_000]) == image.tobytes()
+    found = np.array(sqlite3.connect(tmp_path / "rows.db").execute("SELECT key, code FROM rows").fetchall(),
+                     dtype=np.int64).reshape(-1, 2)
+    assert np.array_equal(found[:, 0], keys) and np.array_equal(found[:, 1], codes)
+    assert np.array_equal(np.stack(sqlite_image.image_rows(image)), np.stack([keys, codes]))
+
+
+@pytest.mark.slow
+def test_a_file_past_one_gigabyte_is_read_whole_by_sqlite(tmp_path):
+    """The real lock-byte page: a file of 55 million rows (1.1 GB, 67,000 pages) written a chunk at
+    a time, which SQLite counts whole and reads around the page at 2**30 (version 4's merged
+    segment files past 1 GiB read as malformed there)."""
+    rows, chunk = 55_000_000, 5_000_000
+    path = tmp_path / "big.db"
+    writer = sqlite_image.RowsFile(str(path), CREATE)
+    for start in range(0, rows, chunk):
+        numbers = np.arange(start, min(start + chunk, rows), dtype=np.int64)
+        writer.add(numbers * 1000 + 2 ** 50, numbers + 2 ** 40)  # 8-byte keys, 6-byte codes
+    writer.close()
+    assert path.stat().st_size > 1 << 30
+    conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    assert conn.execute("SELECT count(*) FROM rows").fetchone() == (rows,)
+    near = (1 << 30) // 20  # rows before the lock-byte page, about (20 bytes a row on a page)
+    for row in range(near - 3000, near + 3000, 97):
+        assert conn.execute("SELECT code FROM rows WHERE key = ?", (row * 1000 + 2 ** 50,)).fetchall() == [
+            (row + 2 ** 40,)]

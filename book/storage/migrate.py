@@ -119,19 +119,22 @@ def _rename_in_file(path: str) -> None:
 def _pack_segment_files(conn) -> None:
     """4 -> 5: each segment file that is a SQLite database written again as a packed one."""
     folder = segment_files.book_folder(conn)
+    rows = dict(conn.execute(select(schema.segments.c.id, schema.segments.c.rows)).all())
     for segment in segment_files.in_files(conn):
-        _pack_file(os.path.join(folder, segment.name))
+        _pack_file(os.path.join(folder, segment.name), int(rows[segment.id]))
 
 
-def _pack_file(path: str) -> None:
-    """One version-4 segment file (a SQLite database of ``positions`` and ``next_stats``) as a
-    packed one, in its place; nothing if it is packed already.  Reads a key range at a time."""
+def _pack_file(path: str, rows: int) -> None:
+    """One version-4 segment file (a SQLite database of ``positions`` and ``next_stats``) of ``rows``
+    rows as a packed one, in its place; nothing if it is packed already.  Reads a key range at a
+    time, from the mapped pages: version 4 wrote files past 1 GiB with a row on SQLite's lock-byte
+    page (``sqlite_image.LOCK_PAGE``), which SQLite reads as malformed.  Raises ValueError when
+    the file holds another number of rows."""
     if packed_segment.is_packed(path):
         return
     scratch = path + ".packing"
     connection = sqlite3.connect(sqlite_uri(path, mode="ro", immutable=1), uri=True)
     try:
-        rows = connection.execute("SELECT count(*) FROM positions").fetchone()[0]
         has_stats = connection.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'next_stats'").fetchone()
         stats = nextmoves.from_stored(connection.execute("SELECT key, stats FROM next_stats ORDER BY key").fetchall()

@@ -39,6 +39,10 @@ PAGE_SIZE = 16384
 _LEAF, _INTERIOR = 0x0A, 0x02  # b-tree page types of an index (a table without rowid)
 _LEAF_HEADER, _INTERIOR_HEADER = 8, 12
 _PAGE_COUNT_OFFSET = 28  # in the database header: the size of the database in pages
+# SQLite never uses the page holding the byte at 2**30 (its "lock-byte page", PENDING_BYTE in
+# https://sqlite.org/fileformat2.html): a tree naming it reads as malformed.  A file past 1 GiB
+# (65,536 pages) leaves it empty.
+LOCK_PAGE = (1 << 30) // PAGE_SIZE + 1
 WIDE_CODES = 1 << 47  # codes written wide (serial type 5: 6 bytes, signed) are in [0, WIDE_CODES)
 
 
@@ -89,10 +93,18 @@ def _levels(rows: np.ndarray, sizes: np.ndarray, children: np.ndarray, next_page
         if len(starts) == 1:  # the root
             levels.append((rows, starts, ends, children, np.array([2], dtype=np.int64)))
             return levels, next_page
-        numbers = np.arange(next_page, next_page + len(starts), dtype=np.int64)
-        next_page += len(starts)
+        numbers, next_page = _numbered(next_page, len(starts))
         levels.append((rows, starts, ends, children, numbers))
         rows, children = rows[ends[:-1]], numbers  # the row after each page but the last goes up
+
+
+def _numbered(next_page: int, count: int) -> tuple[np.ndarray, int]:
+    """(the numbers of ``count`` new pages from ``next_page`` on, the page after them), the lock-byte
+    page left out."""
+    numbers = np.arange(next_page, next_page + count, dtype=np.int64)
+    if next_page <= LOCK_PAGE:
+        numbers[numbers >= LOCK_PAGE] += 1
+    return numbers, int(numbers[-1]) + 1 if count else next_page
 
 
 def _first_page_of(create_table: str, pages: int) -> np.ndarray:
@@ -164,11 +176,10 @@ class RowsFile:
     def _write(self, rows, starts, ends, children, keys, codes, sizes, numbers=None) -> None:
         """Pages of one level, numbered from ``self.next_page`` on (leaves) or ``numbers``."""
         if numbers is None:
-            numbers = np.arange(self.next_page, self.next_page + len(starts), dtype=np.int64)
-            self.next_page += len(starts)
+            numbers, self.next_page = _numbered(self.next_page, len(starts))
             if not len(children):
                 self.leaves.append(numbers)
-        pages = np.zeros(len(numbers) * PAGE_SIZE, dtype=np.uint8)
+        pages = np.zeros(int(numbers[-1] - numbers[0] + 1) * PAGE_SIZE, dtype=np.uint8)  # the lock-byte page: zeros
         _write_pages(pages, numbers - numbers[0] + 1, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE,
                      False)
         os.pwrite(self.file.fileno(), pages.tobytes(), int(numbers[0] - 1) * PAGE_SIZE)
