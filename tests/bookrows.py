@@ -50,7 +50,8 @@ def segment_file(path) -> tuple[list[int], list[int], list[tuple[int, bytes]]]:
     """(keys, codes, next-move statistics rows (key, stats bytes)) of a packed segment file, read
     with ``struct`` from the layout ``book.storage.packed_segment``'s docstring gives: the slow,
     independent reading its tests compare the mapped reader with."""
-    data = open(path, "rb").read()
+    with open(path, "rb") as file:
+        data = file.read()
     assert data[:8] == b"fsk-seg1", path
     rows, stats, fence = struct.unpack_from("<qqq", data, 8)
     at = 64

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -50,7 +51,9 @@ def file_tables(book) -> list[list[str]]:
     """Each segment file's tables; ["packed"] for a packed file."""
     found = []
     for path in segment_paths(book):
-        if open(path, "rb").read(8) == b"fsk-seg1":
+        with open(path, "rb") as file:
+            packed = file.read(8) == b"fsk-seg1"
+        if packed:
             found.append(["packed"])
             continue
         with sqlite3.connect(path) as db:
@@ -193,14 +196,14 @@ def test_a_version_4_upgrade_cut_short_is_finished_by_the_next_open(built):
         pytest.skip("segment files are a SQLite book's")
     with Book.open(url) as book:
         paths = segment_paths(book)
-        packed = open(paths[0], "rb").read()
+        packed = Path(paths[0]).read_bytes()
         make_v4_files(book)
     with open(paths[0], "wb") as out:  # as if the last upgrade died after this file
         out.write(packed)
     with Book.open(url, readonly=True) as book:
         assert version(book) == schema.SCHEMA_VERSION
         assert all(names == ["packed"] for names in file_tables(book))
-        assert open(paths[0], "rb").read() == packed
+        assert Path(paths[0]).read_bytes() == packed
         assert answers(book, boards) == expected
 
 

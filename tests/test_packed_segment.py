@@ -1,6 +1,6 @@
 """book.storage.packed_segment: a segment file's rows and next-move statistics as flat arrays.
 
-The mapped reader is checked against two independent readings: ``bookrows.segment_file``
+The reader is checked against two independent readings: ``bookrows.segment_file``
 (``struct`` over the documented layout) and numpy over the rows as they were given.
 """
 
@@ -40,7 +40,7 @@ def some_stats(rng, keys: np.ndarray) -> nextmoves.NextMoveStats:
 
 
 @pytest.mark.parametrize("count", [0, 1, FENCE - 1, FENCE, FENCE + 1, 5 * FENCE + 17, 20_000])
-def test_the_mapped_reader_answers_what_the_rows_hold(tmp_path, count):
+def test_the_reader_answers_what_the_rows_hold(tmp_path, count):
     rng = np.random.default_rng(count)
     keys, codes = random_rows(rng, count)
     shuffled = codes.copy()
@@ -143,14 +143,14 @@ def test_a_file_cut_short_or_not_a_segment_file_is_refused_by_name(tmp_path):
         packed_segment.Reader(str(tmp_path / "none.seg"))
 
 
-def test_a_file_removed_after_it_was_mapped_is_still_read_and_one_removed_before_is_gone(tmp_path):
+def test_a_file_removed_after_it_was_opened_is_still_read_and_one_removed_before_is_gone(tmp_path):
     folder = str(tmp_path / "segments")
     keys, codes = np.array([3, 3, 9]), np.array([1, 2, 7])
     name = segment_files.write_rows(folder, keys, codes, nextmoves.empty(), os.getpid())
     files = [segment_files.FileSegment(1, name, 100)]
     assert segment_files.codes(folder, files, 3).tolist() == [101, 102]
     os.unlink(os.path.join(folder, name))
-    assert segment_files.codes(folder, files, 9).tolist() == [107]  # mapped before: still there
+    assert segment_files.codes(folder, files, 9).tolist() == [107]  # opened before: still there
     segment_files.forget(folder, [])
     with pytest.raises(segment_files.Gone):
         segment_files.codes(folder, files, 9)

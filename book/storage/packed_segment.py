@@ -14,15 +14,13 @@ Layout (little-endian; every array starts on a multiple of 8):
     stats keys    int64[stats rows]     the next-move statistics (``nextmoves.NextMoveStats``),
     stats counts  int32[stats rows, 5]  sorted by (key, year, next)
 
-A reader maps the file and finds a key with two binary searches: the fence's (a page or
-two, in memory once read) and the keys' between two fence entries (one page): no copy of
-the file, one mapping shared by every thread.  ``Writer`` writes a merge's rows a chunk at
+A reader finds a key with two binary searches: the fence's (read once, in memory) and the
+keys' between two fence entries (one page, read when asked).  ``Writer`` writes a merge's rows a chunk at
 a time into their places, so a merge holds one chunk and never the whole file.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
 
 import numpy as np
@@ -35,6 +33,10 @@ FENCE = 512  # a fence entry every this many keys: one 4 KB page of keys between
 _HEADER = 64
 _CODE_BYTES = 6
 CODE_LIMIT = 1 << (8 * _CODE_BYTES)  # codes are in [0, CODE_LIMIT)
+
+
+_NO_CODES = np.empty(0, dtype=np.int64)
+_NO_CODES.flags.writeable = False
 
 
 class FormatError(ValueError):
@@ -159,85 +161,117 @@ class Writer:
 
 
 class Reader:
-    """A segment file, mapped read-only.  Raises FileNotFoundError when there is no file and
-    FormatError, naming the file, when it is not a whole segment file."""
+    """A segment file open for reading.  Raises FileNotFoundError when there is no file and
+    FormatError, naming the file, when it is not a whole segment file.
+
+    The fence and the statistics' keys are read once (about 3 bytes a game); everything else
+    is read when asked, with ``os.pread`` (threads share the reader): a key costs two reads,
+    its stretch of keys (one page) and its codes.  Not mapped: a process that reads many keys
+    would show the pages it touched as its own memory (the 1.5-million-game book's benchmark
+    process reached 8 GB of resident set that way)."""
 
     def __init__(self, path: str):
-        self.path = path
-        with open(path, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            head = file.read(_HEADER)
+        self.path, self._fd = path, -1
+        self._fd = os.open(path, os.O_RDONLY)
+        try:
+            size = os.fstat(self._fd).st_size
+            head = os.pread(self._fd, _HEADER, 0)
             if len(head) < _HEADER or head[:len(MAGIC)] != MAGIC:
                 raise FormatError(f"{path} is not a fuseki segment file (no {MAGIC.decode()} header)")
             rows, stats, fence = np.frombuffer(head, dtype="<i8", count=3, offset=len(MAGIC)).tolist()
-            layout = _Layout(rows, stats)
-            if fence != FENCE or layout.size != size:
-                raise FormatError(f"{path}: a segment file of {rows} rows is {layout.size} bytes, "
+            self._layout = _Layout(rows, stats)
+            if fence != FENCE or self._layout.size != size:
+                raise FormatError(f"{path}: a segment file of {rows} rows is {self._layout.size} bytes, "
                                   f"this one {size} (cut short or damaged)")
-            self._map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-        self.rows = rows
-        buffer = self._map if self._map is not None else b""
-        self.keys = np.frombuffer(buffer, dtype="<i8", count=rows, offset=layout.keys)
-        self._codes = np.frombuffer(buffer, dtype=np.uint8, count=_CODE_BYTES * rows, offset=layout.codes)
-        self.fence = np.frombuffer(buffer, dtype="<i8", count=layout.fences, offset=layout.fence)
-        self._stats_keys = np.frombuffer(buffer, dtype="<i8", count=stats, offset=layout.stats_keys)
-        self._stats_counts = np.frombuffer(buffer, dtype="<i4", count=5 * stats,
-                                           offset=layout.stats_counts).reshape(-1, 5)
+            self.rows = rows
+            self.fence = self._int64(self._layout.fence, self._layout.fences)
+            self._stats_keys = self._int64(self._layout.stats_keys, stats)
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self, at: int, size: int) -> bytes:
+        found = os.pread(self._fd, size, at)
+        if len(found) != size:
+            raise FormatError(f"{self.path}: cut short while it was read")
+        return found
+
+    def _int64(self, at: int, count: int) -> np.ndarray:
+        return np.frombuffer(self._read(at, 8 * count), dtype="<i8").astype(np.int64)
+
+    def _keys(self, first: int, end: int) -> np.ndarray:
+        return self._int64(self._layout.keys + 8 * first, end - first)
 
     def _place(self, key: int, side: str) -> int:
-        """``np.searchsorted(self.keys, key, side)``, reading one fence's stretch of keys."""
+        """``np.searchsorted`` of every key of the file, reading one fence's stretch of keys."""
         block = int(np.searchsorted(self.fence, key, side))
         low, high = max(block - 1, 0) * FENCE, min(block * FENCE + 1, self.rows)
-        return low + int(np.searchsorted(self.keys[low:high], key, side))
+        return low + int(np.searchsorted(self._keys(low, high), key, side))
 
     def span(self, low: int, high: int) -> tuple[int, int]:
         """(first, end) of the rows with ``low <= key <= high``."""
         return self._place(low, "left"), self._place(high, "right")
 
     def codes(self, first: int, end: int) -> np.ndarray:
-        """The codes of rows ``first:end`` (int64, a copy)."""
-        return decode_codes(self._codes[_CODE_BYTES * first:_CODE_BYTES * end])
+        """The codes of rows ``first:end`` (int64)."""
+        return decode_codes(self._read(self._layout.codes + _CODE_BYTES * first, _CODE_BYTES * (end - first)))
 
     def key_codes(self, key: int) -> np.ndarray:
-        """The codes of ``key``, ascending."""
-        return self.codes(*self.span(key, key))
+        """The codes of ``key``, ascending.  A query's read of every file: one read of keys (the
+        stretch between two fence entries, more for a key of more rows) and one of its codes."""
+        block = int(self.fence.searchsorted(key, "left"))
+        last = block
+        if block < len(self.fence) and self.fence[block] == key:  # a key of more rows than FENCE, maybe
+            last = int(self.fence.searchsorted(key, "right"))
+        low, high = max(block - 1, 0) * FENCE, min(last * FENCE + 1, self.rows)
+        keys = np.frombuffer(self._read(self._layout.keys + 8 * low, 8 * (high - low)), dtype="<i8")
+        first = int(keys.searchsorted(key, "left"))
+        if first == len(keys) or keys[first] != key:
+            return _NO_CODES
+        return self.codes(low + first, low + int(keys.searchsorted(key, "right")))
 
     def between(self, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
-        """(keys, codes) of the rows with ``low <= key <= high`` (copies)."""
+        """(keys, codes) of the rows with ``low <= key <= high``."""
         first, end = self.span(low, high)
-        return self.keys[first:end].astype(np.int64), self.codes(first, end)
+        return self._keys(first, end), self.codes(first, end)
 
     def rows_of_keys(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(keys, codes) of every row whose key is one of ``keys`` (ascending, distinct)."""
-        firsts = np.searchsorted(self.keys, keys, "left")
-        ends = np.searchsorted(self.keys, keys, "right")
-        counts = ends - firsts
-        places = np.repeat(firsts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-        raw = self._codes.reshape(-1, _CODE_BYTES)[places]
-        return self.keys[places].astype(np.int64), decode_codes(raw)
+        found_keys, found_codes = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
+        for key in np.asarray(keys, dtype=np.int64).tolist():
+            first, end = self.span(key, key)
+            if end > first:
+                found_keys.append(np.full(end - first, key, dtype=np.int64))
+                found_codes.append(self.codes(first, end))
+        return np.concatenate(found_keys), np.concatenate(found_codes)
 
     def all_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(keys, codes) of every row."""
-        return self.keys.astype(np.int64), self.codes(0, self.rows)
+        return self._keys(0, self.rows), self.codes(0, self.rows)
 
     def key_stats(self, key: int) -> nextmoves.NextMoveStats | None:
         """The next-move statistics of ``key``; None: the file did not count it (its rows answer)."""
-        first = int(np.searchsorted(self._stats_keys, key, "left"))
-        end = int(np.searchsorted(self._stats_keys, key, "right"))
-        if first == end:
+        first = int(self._stats_keys.searchsorted(key, "left"))
+        if first == len(self._stats_keys) or self._stats_keys[first] != key:
             return None
-        return nextmoves.NextMoveStats(self._stats_keys[first:end].astype(np.int64),
-                                       self._stats_counts[first:end].astype(np.int32))
+        end = int(self._stats_keys.searchsorted(key, "right"))
+        return nextmoves.NextMoveStats(self._stats_keys[first:end].copy(), self._counts(first, end))
+
+    def _counts(self, first: int, end: int) -> np.ndarray:
+        raw = self._read(self._layout.stats_counts + 20 * first, 20 * (end - first))
+        return np.frombuffer(raw, dtype="<i4").reshape(-1, 5).astype(np.int32)
 
     def all_stats(self) -> nextmoves.NextMoveStats:
-        return nextmoves.NextMoveStats(self._stats_keys.astype(np.int64), self._stats_counts.astype(np.int32))
+        return nextmoves.NextMoveStats(self._stats_keys.copy(), self._counts(0, len(self._stats_keys)))
 
     def close(self) -> None:
-        """Unmap the file (arrays this reader handed out are copies and stay valid)."""
-        self.keys = self._codes = self.fence = self._stats_keys = self._stats_counts = None
-        if self._map is not None:
-            self._map.close()
-            self._map = None
+        """Close the file (a reader forgotten without it closes once no query holds it)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self):
+        self.close()
 
 
 def is_packed(path: str) -> bool:
