@@ -7,6 +7,8 @@ import logging
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -117,3 +119,22 @@ def test_a_reader_that_may_not_remove_files_opens_the_book_and_says_so_once(book
     assert name in files(book_path)
     assert [record.getMessage() for record in caplog.records] == [
         f"cannot remove what a stopped import left in {segment_files.folder_of(book_path)}: Permission denied"]
+
+
+def test_a_scratch_file_is_named_after_the_process_writing_it_so_another_process_spares_it(tmp_path):
+    """compact, the upgrade to packed files and a dropped batch's rewrite write a scratch file
+    beside the segment they replace: named after the old file, whose owner is long gone, another
+    process's sweep (a reader opening the book) would remove it mid-write."""
+    folder = tmp_path / "b.sqlite-segments"
+    folder.mkdir()
+    scratch = segment_files.scratch_path(str(folder), "folding")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    after_the_old_file = folder / f"{dead.pid}-{'0' * 32}.seg.folding"
+    for path in (scratch, after_the_old_file):
+        with open(path, "wb") as out:
+            out.write(b"rows")
+    code = f"from fuseki.book.storage import segment_sweep; print(segment_sweep.sweep({str(folder)!r}, set()))"
+    swept = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert swept.strip() == repr([after_the_old_file.name])
+    assert os.path.exists(scratch) and not after_the_old_file.exists()

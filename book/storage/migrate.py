@@ -132,7 +132,7 @@ def _pack_file(path: str, rows: int) -> None:
     the file holds another number of rows."""
     if packed_segment.is_packed(path):
         return
-    scratch = path + ".packing"
+    scratch = segment_files.scratch_path(os.path.dirname(path), "packing")
     connection = sqlite3.connect(sqlite_uri(path, mode="ro", immutable=1), uri=True)
     try:
         has_stats = connection.execute(

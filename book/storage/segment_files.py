@@ -28,6 +28,7 @@ short transaction.
 - ``Book.compact`` folds every segment back into the main file (``fold_in``): a
   book for shipping (the built-in book) is one file.
 """
+
 from __future__ import annotations
 
 import os
@@ -89,6 +90,13 @@ def folder_of(database: str) -> str:
 def new_name(owner: int) -> str:
     """A fresh file name; ``owner``: the pid of the process that will link it (``segment_sweep``)."""
     return f"{owner}-{uuid.uuid4().hex}.seg"
+
+
+def scratch_path(folder: str, what: str) -> str:
+    """A fresh path in ``folder`` for a file this process writes before it renames it (``what``:
+    its suffix).  Named after this process, so that no other process's sweep removes it while
+    this one runs (``segment_sweep``); left behind by a process killed meanwhile, it is swept."""
+    return os.path.join(folder, f"{new_name(os.getpid())}.{what}")
 
 
 # --- the book's list of files ------------------------------------------------------------
@@ -178,7 +186,7 @@ def fold_in(dbapi_connection, folder: str, segment: FileSegment) -> None:
     (``sqlite_image.RowsFile``: one range in memory), which SQLite's transfer copies whole into
     the new table, its pages packed."""
     path = os.path.join(folder, segment.name)
-    scratch = path + ".folding"
+    scratch = scratch_path(folder, "folding")
     reader = packed_segment.Reader(path)
     try:
         writer = sqlite_image.RowsFile(scratch, POSITIONS_DDL)
@@ -267,7 +275,7 @@ def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
         stats.keys[touched], stats.counts[touched])), removed)
     kept = nextmoves.combine([nextmoves.NextMoveStats(stats.keys[~touched], stats.counts[~touched]),
                               nextmoves.from_stored(updates)])
-    scratch = path + ".dropping"
+    scratch = scratch_path(os.path.dirname(path), "dropping")
     try:
         packed_segment.write(scratch, keys[~gone], codes[~gone], kept)
         os.replace(scratch, path)
