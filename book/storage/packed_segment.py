@@ -264,10 +264,10 @@ class Reader:
     def all_stats(self) -> nextmoves.NextMoveStats:
         return nextmoves.NextMoveStats(self._stats_keys.copy(), self._counts(0, len(self._stats_keys)))
 
-    def close(self) -> None:
+    def close(self, _close=os.close) -> None:
         """Close the file (a reader forgotten without it closes once no query holds it)."""
         if self._fd >= 0:
-            os.close(self._fd)
+            _close(self._fd)  # bound early: at interpreter exit the module's ``os`` may be gone
             self._fd = -1
 
     def __del__(self):
