@@ -18,7 +18,7 @@ PostgreSQL book or one in memory keeps its table: only the version row changes.
 (``book.storage.packed_segment``: 14 bytes a row) where version 4 kept a SQLite database of
 the tables ``positions`` and ``next_stats`` (20 bytes a row).  Each file is written again in
 the new form under a scratch name that then replaces it (``os.replace``: a reader that had
-mapped the old one keeps it), so a file is whole in one form or the other, and one already
+opened the old one keeps it), so a file is whole in one form or the other, and one already
 packed is left as it is.  An older fuseki cannot read the new files, so it must refuse a
 version-5 book.
 

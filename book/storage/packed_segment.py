@@ -26,7 +26,7 @@ import os
 import numpy as np
 
 from fuseki.book.storage import nextmoves
-from fuseki.book.storage.sqlite_image import order_ties
+from fuseki.book.storage.sqlite_image import ordered_rows
 
 MAGIC = b"fsk-seg1"
 FENCE = 512  # a fence entry every this many keys: one 4 KB page of keys between two entries
@@ -80,22 +80,10 @@ def decode_codes(raw) -> np.ndarray:
 
 
 def _checked(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows as int64, in (key, code) order (ties of a key ordered by code); ValueError for
-    keys not ascending, a code out of range or a repeated row."""
-    keys = np.ascontiguousarray(keys, dtype=np.int64)
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
-    if len(keys) != len(codes):
-        raise ValueError("keys and codes differ in length")
-    if np.any(keys[1:] < keys[:-1]):
-        raise ValueError("keys are not in ascending order")
+    """``sqlite_image.ordered_rows``, and ValueError for a code out of [0, CODE_LIMIT)."""
+    keys, codes = ordered_rows(keys, codes)
     if len(codes) and (codes.min() < 0 or codes.max() >= CODE_LIMIT):
         raise ValueError(f"a code is outside [0, 2**{8 * _CODE_BYTES})")
-    same = keys[1:] == keys[:-1]
-    if np.any(same & (codes[1:] < codes[:-1])):
-        codes = codes.copy()
-        order_ties(keys, codes)
-    if np.any(same & (codes[1:] == codes[:-1])):
-        raise ValueError("a (key, code) row is repeated")
     return keys, codes
 
 
@@ -202,47 +190,44 @@ class Reader:
     def _keys(self, first: int, end: int) -> np.ndarray:
         return self._int64(self._layout.keys + 8 * first, end - first)
 
-    def _place(self, key: int, side: str) -> int:
-        """``np.searchsorted`` of every key of the file, reading one fence's stretch of keys."""
-        block = int(np.searchsorted(self.fence, key, side))
-        low, high = max(block - 1, 0) * FENCE, min(block * FENCE + 1, self.rows)
-        return low + int(np.searchsorted(self._keys(low, high), key, side))
+    def _stretch(self, low: int, high: int) -> tuple[int, np.ndarray]:
+        """(first, keys): the file's keys from place ``first`` on that hold every row with ``low <= key
+        <= high`` and the row either side; the fence says where, one read fetches them (a page for
+        one key of a few rows)."""
+        block = int(self.fence.searchsorted(low, "left"))
+        last = int(self.fence.searchsorted(high, "right")) if high != low or (
+            block < len(self.fence) and self.fence[block] == low) else block
+        first, end = max(block - 1, 0) * FENCE, min(last * FENCE + 1, self.rows)
+        return first, np.frombuffer(self._read(self._layout.keys + 8 * first, 8 * (end - first)), dtype="<i8")
 
     def span(self, low: int, high: int) -> tuple[int, int]:
         """(first, end) of the rows with ``low <= key <= high``."""
-        return self._place(low, "left"), self._place(high, "right")
+        first, keys = self._stretch(low, high)
+        return first + int(keys.searchsorted(low, "left")), first + int(keys.searchsorted(high, "right"))
 
     def codes(self, first: int, end: int) -> np.ndarray:
         """The codes of rows ``first:end`` (int64)."""
         return decode_codes(self._read(self._layout.codes + _CODE_BYTES * first, _CODE_BYTES * (end - first)))
 
     def key_codes(self, key: int) -> np.ndarray:
-        """The codes of ``key``, ascending.  A query's read of every file: one read of keys (the
-        stretch between two fence entries, more for a key of more rows) and one of its codes."""
-        block = int(self.fence.searchsorted(key, "left"))
-        last = block
-        if block < len(self.fence) and self.fence[block] == key:  # a key of more rows than FENCE, maybe
-            last = int(self.fence.searchsorted(key, "right"))
-        low, high = max(block - 1, 0) * FENCE, min(last * FENCE + 1, self.rows)
-        keys = np.frombuffer(self._read(self._layout.keys + 8 * low, 8 * (high - low)), dtype="<i8")
-        first = int(keys.searchsorted(key, "left"))
-        if first == len(keys) or keys[first] != key:
-            return _NO_CODES
-        return self.codes(low + first, low + int(keys.searchsorted(key, "right")))
+        """The codes of ``key``, ascending: a query's read of every file, one read of keys and,
+        where the key is there, one of its codes."""
+        first, end = self.span(key, key)
+        return self.codes(first, end) if end > first else _NO_CODES
 
     def between(self, low: int, high: int) -> tuple[np.ndarray, np.ndarray]:
         """(keys, codes) of the rows with ``low <= key <= high``."""
-        first, end = self.span(low, high)
-        return self._keys(first, end), self.codes(first, end)
+        start, keys = self._stretch(low, high)
+        first, end = int(keys.searchsorted(low, "left")), int(keys.searchsorted(high, "right"))
+        return keys[first:end].astype(np.int64), self.codes(start + first, start + end)
 
     def rows_of_keys(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(keys, codes) of every row whose key is one of ``keys`` (ascending, distinct)."""
         found_keys, found_codes = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
         for key in np.asarray(keys, dtype=np.int64).tolist():
-            first, end = self.span(key, key)
-            if end > first:
-                found_keys.append(np.full(end - first, key, dtype=np.int64))
-                found_codes.append(self.codes(first, end))
+            codes = self.key_codes(key)
+            found_keys.append(np.full(len(codes), key, dtype=np.int64))
+            found_codes.append(codes)
         return np.concatenate(found_keys), np.concatenate(found_codes)
 
     def all_rows(self) -> tuple[np.ndarray, np.ndarray]:

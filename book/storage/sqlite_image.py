@@ -58,17 +58,9 @@ def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_code
     with ``wide_codes`` a code outside [0, WIDE_CODES).  ``own_codes``: ``codes`` (int64) may be
     reordered in place instead of copied (the caller has no further use for them).
     """
-    keys = np.ascontiguousarray(keys, dtype=np.int64)
-    codes = np.ascontiguousarray(codes, dtype=np.int64) if own_codes else np.array(codes, dtype=np.int64)
-    if len(keys) != len(codes):
-        raise ValueError("keys and codes differ in length")
+    keys, codes = ordered_rows(keys, codes, own_codes)
     if wide_codes and len(codes) and (codes.min() < 0 or codes.max() >= WIDE_CODES):
         raise ValueError("a code does not fit in 6 bytes")
-    if np.any(keys[1:] < keys[:-1]):
-        raise ValueError("keys are not in ascending order")
-    order_ties(keys, codes)
-    if np.any((keys[1:] == keys[:-1]) & (codes[1:] == codes[:-1])):
-        raise ValueError("a (key, code) row is repeated")
     sizes = _payload_sizes(keys, codes, wide_codes)
     levels, next_page = _levels(np.arange(len(keys), dtype=np.int64), sizes, np.empty(0, dtype=np.int64), 3)
     pages = next_page - 1
@@ -237,7 +229,23 @@ def _first_page(create_table: str) -> np.ndarray:
     return first
 
 
-def order_ties(keys: np.ndarray, codes: np.ndarray) -> None:
+def ordered_rows(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The rows (``keys`` ascending) as int64 in (key, code) order, the codes of each key put in
+    order (a copy, unless ``own_codes``: then ``codes`` may be reordered in place).  ValueError for
+    keys and codes of other lengths, keys out of order or a repeated (key, code) row."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    codes = np.ascontiguousarray(codes, dtype=np.int64) if own_codes else np.array(codes, dtype=np.int64)
+    if len(keys) != len(codes):
+        raise ValueError("keys and codes differ in length")
+    if np.any(keys[1:] < keys[:-1]):
+        raise ValueError("keys are not in ascending order")
+    _order_ties(keys, codes)
+    if np.any((keys[1:] == keys[:-1]) & (codes[1:] == codes[:-1])):
+        raise ValueError("a (key, code) row is repeated")
+    return keys, codes
+
+
+def _order_ties(keys: np.ndarray, codes: np.ndarray) -> None:
     """Put the codes of each run of equal keys in ascending order, in place."""
     tied = np.zeros(len(keys), dtype=bool)
     same = keys[1:] == keys[:-1]
