@@ -73,3 +73,46 @@ def test_ending_the_books_threads_runs_the_asked_checkpoint_and_a_write_starts_i
     assert not checkpoint_threads()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM scratch").fetchone()[0] == 2500
+
+
+def test_a_fork_waits_while_another_books_checkpoint_is_inside_sqlite(tmp_path, monkeypatch):
+    """``workers.start_forked`` forks the import's stages after ending the threads of the book it
+    writes; a checkpoint of another book the process has open must not be inside SQLite at that
+    instant either (its child inherited SQLite's allocator mutex held and hung in its first
+    connect: about one fork in 40-100 mid-checkpoint).  Here the other book's checkpoint is held
+    inside SQLite until the test lets it go: the fork waits for it, and then happens."""
+    import multiprocessing
+    import threading
+
+    from fuseki.book.analysis.pipeline.workers import start_forked
+
+    inside, leave = threading.Event(), threading.Event()
+    real_connect = sqlite3.connect
+
+    class HeldInside:  # the checkpoint's connection: its checkpoint stays in SQLite until ``leave``
+        def __init__(self, conn):
+            self.conn = conn
+
+        def execute(self, sql):
+            inside.set()
+            assert leave.wait(60)
+            return self.conn.execute(sql)
+
+        def close(self):
+            self.conn.close()
+
+    monkeypatch.setattr(wal.sqlite3, "connect", lambda *a, **k: HeldInside(real_connect(*a, **k)))
+    other = wal.Checkpointer(str(tmp_path / "other.sqlite"))
+    other.kick()
+    assert inside.wait(60)
+    child = multiprocessing.get_context("fork").Process(target=os._exit, args=(0,))
+    forking = threading.Thread(target=start_forked, args=([child],))
+    forking.start()
+    forking.join(0.5)
+    assert forking.is_alive() and child.pid is None  # not forked while the checkpoint is inside SQLite
+    leave.set()
+    forking.join(60)
+    assert not forking.is_alive() and child.pid is not None
+    child.join(60)
+    assert child.exitcode == 0
+    other.close()

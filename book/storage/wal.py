@@ -25,8 +25,25 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 MAX_LOG_FRAMES = 16384  # 256 MB of 16 KB pages: a write waits for the checkpoint beyond this
+
+# Held by every Checkpointer thread of the process while it is inside SQLite (connecting, a
+# checkpoint, closing), and by a fork (``outside_sqlite``).  ``Book.end_threads`` ends the
+# threads of the book being written; this covers the other books the process has open: a
+# child forked while one of their checkpoints ran inherited SQLite's allocator mutex held and
+# hung in its first ``sqlite3.connect`` (tests/test_wal.py; seen in tests/test_groups.py, whose
+# test imports into a second book right after the first).
+_IN_SQLITE = threading.Lock()
+
+
+@contextmanager
+def outside_sqlite() -> Iterator[None]:
+    """While it holds, no Checkpointer thread of this process is inside SQLite: fork here."""
+    with _IN_SQLITE:
+        yield
 
 
 class Checkpointer:
@@ -97,7 +114,8 @@ class Checkpointer:
             self._ending = False
 
     def _run(self) -> None:
-        conn = sqlite3.connect(self._path, timeout=60, isolation_level=None, check_same_thread=False)
+        with _IN_SQLITE:
+            conn = sqlite3.connect(self._path, timeout=60, isolation_level=None, check_same_thread=False)
         try:
             while True:
                 with self._state:
@@ -108,7 +126,8 @@ class Checkpointer:
                         return
                     self._pending, self._running = False, True
                 try:
-                    _busy, self._log_frames, _copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    with _IN_SQLITE:
+                        _busy, self._log_frames, _copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 except sqlite3.Error:
                     pass  # locked or gone: the next kick, or closing the book, checkpoints
                 finally:
@@ -116,7 +135,8 @@ class Checkpointer:
                         self._running = False
                         self._state.notify_all()
         finally:
-            conn.close()
+            with _IN_SQLITE:
+                conn.close()
 
 
 def _task_gone(native_id: int | None, wait: float = 1.0) -> None:

@@ -24,6 +24,8 @@ import sys
 import threading
 import time
 
+from fuseki.book.storage import wal
+
 POLL = 0.5  # seconds between looks at ``stop`` while the writer waits for a batch
 # Seconds a parser may stay silent, alive, before the import gives up on it: its longest
 # legitimate work is one group (``book.analysis.pipeline.groups.GROUP_BYTES`` of files) or passing over
@@ -121,12 +123,15 @@ def start_forked(processes, end_threads=None) -> None:
     checkpointer copied a batch's pages inherited the mutex of the book's WAL index held, and
     hung in its first read of the book (about one import in 25 beside readers:
     tests/test_concurrency.py).  So every fork of the import goes through here, with no
-    thread of the import's alive.
+    thread of the import's alive, and with no checkpoint of another book this process has
+    open inside SQLite (``wal.outside_sqlite``: a parser forked mid-checkpoint of another book
+    hung in its first ``sqlite3.connect``).
     """
     if end_threads is not None:
         end_threads()
-    for process in processes:
-        process.start()
+    with wal.outside_sqlite():  # and the checkpoints of any other book this process has open
+        for process in processes:
+            process.start()
 
 
 def stop_all(stages, ends) -> None:
