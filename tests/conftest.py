@@ -468,6 +468,41 @@ def ai_test_book(tmp_path, capsys, monkeypatch):
     return make
 
 
+# --- the longest modules start first ------------------------------------------------------------
+
+# pytest-xdist's --dist loadfile hands out whole modules in collection order (``--no-loadscope-reorder``
+# in pyproject.toml; its default would order them by their number of tests, which put these, a few
+# long tests each, last: a worker then ran test_katago's 73-second test alone at the end).  The
+# modules whose tests took longest, in that order (seconds summed over their tests, setup included,
+# ``pytest -n 2 --dist loadfile --durations=0`` on an idle machine, 2026-11-28); the rest follow in
+# their usual order.  tests/test_suite_shape.py checks that each is still a module here.
+LONGEST_FIRST = (
+    "test_katago.py",  # 84 s
+    "test_ai_annotate.py",  # 72
+    "test_ai_deep.py",  # 49
+    "test_katago_stops.py",  # 46
+    "test_crash_import.py",  # 40
+    "test_patterns.py",  # 36
+    "test_filters.py",  # 31
+    "test_web_ai.py",  # 31
+    "test_import_stops.py",  # 28
+    "test_web_hand.py",  # 26
+    "test_web_layout.py",  # 26
+    "test_web_clicks.py",  # 24
+    "test_web_browser.py",  # 24
+    "test_import_complete.py",  # 23
+    "test_store.py",  # 22
+    "test_web_load.py",  # 21
+    "test_practice.py",  # 20
+    "test_web_links.py",  # 20
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a module's own order stays
+
+
 # --- a hung test fails instead of holding the suite (tests/hangguard.py) --------------------------
 
 from hangguard import _hung_test_ends  # noqa: E402, F401

@@ -120,3 +120,11 @@ def test_the_scan_finds_every_way_of_importing_a_test_module(tmp_path):
     assert offences(tmp_path) == {Path(name).stem: {"test_store"} for name in planted}
     assert package_imports(tmp_path) == {"test_package": {"tests.test_store"},
                                          "test_package_plain": {"tests.test_store"}, "test_clean": {"tests.replay"}}
+
+
+def test_the_modules_started_first_are_test_modules():
+    """conftest.LONGEST_FIRST names modules by file name: a renamed one would silently lose its place."""
+    from conftest import LONGEST_FIRST
+
+    assert len(set(LONGEST_FIRST)) == len(LONGEST_FIRST)
+    assert [name for name in LONGEST_FIRST if not (TESTS / name).is_file()] == []
