@@ -401,3 +401,25 @@ def test_katago_is_found_by_flag_then_environment_then_settings_then_cache(tmp_p
     assert katago.find_command("katago analysis -model s.bin.gz") == "katago analysis -model s.bin.gz"
     monkeypatch.setenv("FUSEKI_KATAGO", "katago analysis -model e.bin.gz")
     assert katago.find_command("katago analysis -model s.bin.gz") == "katago analysis -model e.bin.gz"
+
+
+def test_a_signal_another_thread_takes_still_stops_a_wait_for_an_answer(fake):
+    """The kernel may hand a process's SIGINT to any of its threads; one of KataGo's pipe
+    readers then runs Python's handler, which only sets a flag.  A caller asleep in one long
+    wait never saw it: Ctrl-C on ``fuseki search --ai`` was lost about once in five under load.
+    Here another thread takes the SIGINT (``pthread_kill`` on itself) while the caller waits
+    for an answer that never comes: the KeyboardInterrupt must come at once, not at the
+    wait's end."""
+    def interrupt_from_here():
+        time.sleep(0.5)  # the caller is in its wait by then
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    with KataGo(fake("hang"), timeout=60) as katago:
+        pending = katago.submit([("B", "Q16")], max_visits=1)
+        interrupter = threading.Thread(target=interrupt_from_here)
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            interrupter.start()
+            pending.result(timeout=120)
+        interrupter.join()
+        assert time.monotonic() - began < 60  # generous; the wait's end was 120 s away

@@ -45,6 +45,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,12 @@ COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP columns (no I), as KataGo writes th
 STDERR_KEEP = 200  # lines of KataGo's stderr kept, for the messages of its failures
 ANSWER_TIMEOUT = 120.0  # seconds a query may wait for its answer unless the caller says otherwise
 START_TIMEOUT = 900.0  # seconds KataGo may take to load its network (a first start tunes OpenCL)
+# The longest a waiting caller sleeps before it looks at the signals that came meanwhile.  A
+# signal the kernel hands to another thread (a reader of KataGo's pipes) only sets Python's
+# flag: the main thread, asleep in one long wait for the answer, never saw it.  Ctrl-C on
+# ``fuseki search --ai`` under load was lost that way about once in five
+# (tests/test_katago.py plants it).
+SIGNAL_LOOK = 0.25
 # the ways in (search, annotate, serve) wait for one answer answer_timeout(visits): a CPU does
 # about one network evaluation a second, so a deep search may take minutes, never for ever
 ANSWER_WAIT_MIN = 600.0  # seconds
@@ -260,7 +267,7 @@ class Pending:
     def result(self, timeout: float | None = None) -> list[Analysis]:
         """The analyses, by turn; raises KataGoError (see the module docstring)."""
         wait = self.client.timeout if timeout is None else timeout
-        if not self.done.wait(wait):
+        if not _wait_looking_at_signals(self.done.wait, wait):
             self.client._give_up_on(self.query["id"])
             raise KataGoTimeout(self.client._timeout_text(f"no answer to query {self.query['id']!r}", wait))
         if self.error is not None:
@@ -272,6 +279,18 @@ class Pending:
         self.done.set()
         with self.client._answered:
             self.client._answered.notify_all()
+
+
+def _wait_looking_at_signals(wait, timeout: float) -> bool:
+    """``wait(seconds) -> bool`` for up to ``timeout`` seconds in slices of ``SIGNAL_LOOK``, so that
+    a signal handled meanwhile (a KeyboardInterrupt, a stop handler) takes effect at once."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if wait(max(0.0, min(left, SIGNAL_LOOK))):
+            return True
+        if left <= SIGNAL_LOOK:
+            return False
 
 
 # --- the process ------------------------------------------------------------------------------
@@ -353,8 +372,10 @@ class KataGo:
         """Wait until one of ``pendings`` is finished (answered, refused or failed), at most
         ``timeout`` seconds; whether one is.  Wakes at the answer, not at a polling tick: a
         GPU answers hundreds of queries a second."""
-        with self._answered:
-            return self._answered.wait_for(lambda: any(p.done.is_set() for p in pendings), timeout)
+        def answered(seconds: float) -> bool:
+            with self._answered:
+                return self._answered.wait_for(lambda: any(p.done.is_set() for p in pendings), seconds)
+        return _wait_looking_at_signals(answered, timeout)
 
     def _forget(self, query_id: str) -> None:
         with self._lock:
