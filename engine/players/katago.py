@@ -56,11 +56,12 @@ COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # GTP columns (no I), as KataGo writes th
 STDERR_KEEP = 200  # lines of KataGo's stderr kept, for the messages of its failures
 ANSWER_TIMEOUT = 120.0  # seconds a query may wait for its answer unless the caller says otherwise
 START_TIMEOUT = 900.0  # seconds KataGo may take to load its network (a first start tunes OpenCL)
-# The longest a waiting caller sleeps before it looks at the signals that came meanwhile.  A
-# signal the kernel hands to another thread (a reader of KataGo's pipes) only sets Python's
-# flag: the main thread, asleep in one long wait for the answer, never saw it.  Ctrl-C on
-# ``fuseki search --ai`` under load was lost that way about once in five
-# (tests/test_katago.py plants it).
+# Ctrl-C on ``fuseki search --ai`` under load was lost about once in five: the main thread slept
+# on in its wait for the answer.  A signal the kernel hands to another thread (a reader of
+# KataGo's pipes) only sets Python's flag there.  So the client's threads block the signals that
+# stop a command (STOP_SIGNALS: the kernel then hands them to a thread that takes them, the main
+# thread in a command), and a waiting caller looks at the signals every SIGNAL_LOOK seconds.
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 SIGNAL_LOOK = 0.25
 # the ways in (search, annotate, serve) wait for one answer answer_timeout(visits): a CPU does
 # about one network evaluation a second, so a deep search may take minutes, never for ever
@@ -281,6 +282,14 @@ class Pending:
             self.client._answered.notify_all()
 
 
+def _signals_blocked(run):
+    """``run`` in a thread that blocks ``STOP_SIGNALS`` (see there)."""
+    def blocked() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        run()
+    return blocked
+
+
 def _wait_looking_at_signals(wait, timeout: float) -> bool:
     """``wait(seconds) -> bool`` for up to ``timeout`` seconds in slices of ``SIGNAL_LOOK``, so that
     a signal handled meanwhile (a KeyboardInterrupt, a stop handler) takes effect at once."""
@@ -323,10 +332,13 @@ class KataGo:
                                          preexec_fn=_die_with_parent())
         except OSError as exc:
             raise KataGoError(f"cannot start KataGo ({argv[0]}: {exc.strerror or exc}): {FIX_HINT}") from None
-        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True, name="katago-stderr")
+        self._stderr_reader = threading.Thread(target=_signals_blocked(self._read_stderr), daemon=True,
+                                               name="katago-stderr")
         self._stderr_reader.start()
-        threading.Thread(target=self._read_stdout, daemon=True, name="katago-stdout").start()
-        threading.Thread(target=self._write_stdin, daemon=True, name="katago-stdin").start()
+        self._threads = [self._stderr_reader]
+        for target, name in ((self._read_stdout, "katago-stdout"), (self._write_stdin, "katago-stdin")):
+            self._threads.append(threading.Thread(target=_signals_blocked(target), daemon=True, name=name))
+            self._threads[-1].start()
         try:
             answer = self.action("query_version", timeout=start_timeout)
         except KataGoTimeout:
