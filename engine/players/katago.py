@@ -285,7 +285,8 @@ class Pending:
 def _signals_blocked(run):
     """``run`` in a thread that blocks ``STOP_SIGNALS`` (see there)."""
     def blocked() -> None:
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        if hasattr(signal, "pthread_sigmask"):  # POSIX only
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         run()
     return blocked
 
