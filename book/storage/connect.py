@@ -10,7 +10,7 @@ from urllib.parse import quote, unquote
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import URL, Engine, make_url
 
-from fuseki.book.storage import sqlite_stage
+from fuseki.book.storage import sqlite_stage, wal
 
 POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
 WAL_WAIT = 60.0  # seconds a connection waits for the lock that turning a new book to WAL needs
@@ -97,6 +97,8 @@ def make_db(url, readonly: bool) -> Engine:
             cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
             _set_wal(cur)
             cur.execute("PRAGMA wal_autocheckpoint=0")  # the Book's Checkpointer thread does it (book.storage.wal)
+            # A restarted log's file is cut back to the Checkpointer's bound, which reads it.
+            cur.execute(f"PRAGMA journal_size_limit={wal.MAX_LOG_BYTES}")
             sqlite_stage.attach_stage(dbapi_conn)  # where an importer's rows are staged
         cur.execute("PRAGMA synchronous=NORMAL")
         # Readers keep what they read (256 MB); a writer's cache would fill with the pages it

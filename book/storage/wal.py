@@ -13,8 +13,13 @@ The checkpoints are PASSIVE: they never wait for readers or writers, and copy wh
 they can.  The log restarts from its beginning only when a write begins after every
 frame was copied, which a checkpoint running beside the writer seldom allows: left
 alone the log grew to 161 MB for a 58 MB book, and would grow without end on a larger
-import.  So once a checkpoint reports more than ``MAX_LOG_FRAMES`` frames, the next
-write waits for a checkpoint of the whole log (``Checkpointer.bound``) and restarts it.
+import.  So once the log is longer than ``MAX_LOG_BYTES``, the next write waits for a
+checkpoint of the whole log (``Checkpointer.bound``) and restarts it.  The writer sees
+that from the log file's size: the book's connections set ``PRAGMA journal_size_limit``
+to the same bound (book.storage.connect), so SQLite cuts the file back to it on the
+first commit after each restart, and the file is longer only while the log is.  (A
+checkpoint's own report of the log's length came too late under load: a checkpoint
+thread starved of the CPU let four more writes in, tests/test_wal.py.)
 If the process dies, the log stays and SQLite replays it the next time the book is
 opened, as after any crash; closing the last connection checkpoints what is left.
 """
@@ -28,7 +33,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-MAX_LOG_FRAMES = 16384  # 256 MB of 16 KB pages: a write waits for the checkpoint beyond this
+MAX_LOG_BYTES = 256 << 20  # a write waits for the checkpoint beyond this (16,384 frames of 16 KB pages)
 
 # Held by every Checkpointer thread of the process while it is inside SQLite (connecting, a
 # checkpoint, closing), and by a fork (``outside_sqlite``).  ``Book.end_threads`` ends the
@@ -57,7 +62,6 @@ class Checkpointer:
         self._closed = False
         self._ending = False  # end_thread: the thread returns once nothing is pending
         self._thread: threading.Thread | None = None
-        self._log_frames = 0  # frames in the log at the last checkpoint
 
     def kick(self) -> None:
         """Ask for a checkpoint soon (several kicks before it runs make one checkpoint)."""
@@ -71,11 +75,16 @@ class Checkpointer:
             self._state.notify_all()
 
     def bound(self) -> None:
-        """Before a write: if the log has grown past MAX_LOG_FRAMES, run a checkpoint of every
+        """Before a write: if the log has grown past MAX_LOG_BYTES, run a checkpoint of every
         committed frame and wait for it, so the write restarts the log from its beginning.
         (Waiting for the running one is not enough: it copies only the frames committed when
-        it began, and with big batches the log then never restarts: 2 GB after 230,000 games.)"""
-        if self._log_frames > MAX_LOG_FRAMES:
+        it began, and with big batches the log then never restarts: 2 GB after 230,000 games.)
+        The log is then at most the bound and one write, however late the checkpoints run."""
+        try:
+            size = os.path.getsize(self._path + "-wal")
+        except OSError:
+            return  # no log yet (or the book is gone: the write says so)
+        if size > MAX_LOG_BYTES:
             self.kick()
             self.wait()
 
@@ -127,7 +136,7 @@ class Checkpointer:
                     self._pending, self._running = False, True
                 try:
                     with _IN_SQLITE:
-                        _busy, self._log_frames, _copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 except sqlite3.Error:
                     pass  # locked or gone: the next kick, or closing the book, checkpoints
                 finally:
