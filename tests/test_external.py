@@ -93,8 +93,9 @@ def test_resign_and_pass_pass_through(engines, tmp_path, what):
                                         ("hang", "within"), ("illegal", "illegal move"),
                                         ("error", "failed")])
 def test_broken_engine_means_fuseki_plays_on(engines, tmp_path, capsys, what, says):
-    engine = engines(fake_command(tmp_path, "fake", what, "2"), timeout=1.0)
+    engine = engines(fake_command(tmp_path, "fake", what, "2"))  # a minute for each good answer
     assert legal_answer(engine, "b") == "A1"
+    engine.game.external.timeout = 1.0  # and a second for the one that hangs
     legal_answer(engine, "w")  # the engine misbehaves: a random legal move instead
     err = capsys.readouterr().err
     assert "fallback engine" in err and says in err and "rest of this game" in err
@@ -103,6 +104,7 @@ def test_broken_engine_means_fuseki_plays_on(engines, tmp_path, capsys, what, sa
     for colour in "bwb":  # not asked again in this game
         legal_answer(engine, colour)
     assert "fallback engine" not in capsys.readouterr().err
+    external.timeout = 60.0
     run(engine, "clear_board")  # a new game gives it another chance (restarted if it died)
     assert legal_answer(engine, "b") == "A1"
     assert not external.disabled

@@ -129,17 +129,22 @@ def test_an_import_leaves_the_index_and_the_corner_book_complete(tmp_path, tygem
 def test_a_killed_import_run_again_completes_both(tmp_path, tygem_games, new_book):
     archive = write_archive(tmp_path / "games.tgz", tygem_games[:1000])
     book = new_book()
-    process = subprocess.Popen(import_command(book, [archive], batch_games=100, workers=1, announce_batches=True),
-                               cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+    process = subprocess.Popen(import_command(book, [archive], batch_games=100, workers=1,
+                                              announce_batches="paced"),
+                               cwd=ROOT, env=ENV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         assert process.stdout.readline() == b"open\n"
-        for _ in range(3):  # three batches committed, the fourth being written
+        for batch in range(3):  # three batches committed; it waits after the third, however slow the test
             assert process.stdout.readline().startswith(b"batch ")
+            if batch < 2:
+                process.stdin.write(b"go on\n")
+                process.stdin.flush()
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # the import and its workers
         process.wait()
         process.stdout.close()
+        process.stdin.close()
     partial = check_index(book)  # the index is complete up to the last batch that committed
     assert 0 < partial < 1000
 

@@ -135,7 +135,8 @@ def test_resume_plays_only_missing_games(tmp_path):
 def test_faults_lose_and_are_named(tmp_path, what, kind, result):
     config = MatchConfig(black=fake_command(tmp_path, "good"),
                          white=fake_command(tmp_path, "bad", what, "2"),
-                         games=2, size=5, sgf_dir=str(tmp_path / "m"), timeout=1.0, max_moves=8)
+                         games=2, size=5, sgf_dir=str(tmp_path / "m"), max_moves=8,
+                         timeout=5.0 if what == "hang" else 60.0)  # every good answer has its time, loaded
     results, _ = quiet_match(config)
     r = results[0]
     assert (r["winner"], r["result"], r["reason"]) == ("A", result, kind)

@@ -148,7 +148,7 @@ class Checkpointer:
                 conn.close()
 
 
-def _task_gone(native_id: int | None, wait: float = 1.0) -> None:
+def _task_gone(native_id: int | None, wait: float = 10.0) -> None:
     """Wait (at most ``wait`` seconds) until the kernel has ended a joined thread's task
     (Linux: ``/proc/self/task/<id>``).  ``join`` returns once the thread's Python state is
     released, a moment before its task goes: a fork in that moment finds a task that is no
