@@ -122,20 +122,25 @@ def book(ai_test_book):
 
 
 def _logged(command: str, log: Path) -> str:
-    """``command`` with KataGo's stderr appended to ``log`` (bash execs KataGo: one process),
-    so that a test sees when KataGo has loaded its network and takes queries."""
-    return shlex.join(["bash", "-c", f'exec "$@" 2>>{shlex.quote(str(log))}', "katago", *shlex.split(command)])
+    """``command`` with KataGo's log (every request it reads included) sent to stderr and
+    appended to ``log`` (bash execs KataGo: one process), so that a test sees the moment KataGo
+    has read fuseki's query and searches it."""
+    argv = [*shlex.split(command), "-override-config", "logToStderr=true,logAllRequests=true"]
+    return shlex.join(["bash", "-c", f'exec "$@" 2>>{shlex.quote(str(log))}', "katago", *argv])
 
 
-def _wait_until_ready(log: Path, process: subprocess.Popen) -> None:
+def _wait_until_searching(log: Path, process: subprocess.Popen) -> None:
+    """Until KataGo has read a query of fuseki's (``Request: {"id": ...``, logged as it takes it;
+    fuseki's ``query_version`` comes first and is not one): from then on it is searching, and a
+    KataGo with a query goes on after its stdin's end."""
     end = time.monotonic() + DEADLINE
     while time.monotonic() < end:
         assert process.poll() is None, process.communicate()
-        if log.exists() and "ready to begin handling requests" in log.read_text(errors="replace"):
-            time.sleep(1.0)  # fuseki sends its query on KataGo's first answer, at once
+        text = log.read_text(errors="replace") if log.exists() else ""
+        if any('"maxVisits"' in line for line in text.splitlines() if "Request: " in line):
             return
         time.sleep(0.1)
-    raise AssertionError(f"KataGo not ready within {DEADLINE:g}s: {log.read_text(errors='replace')[-300:]}")
+    raise AssertionError(f"KataGo took no query within {DEADLINE:g}s: {log.read_text(errors='replace')[-300:]}")
 
 
 def _search(book: str, command: str) -> subprocess.Popen:
@@ -153,7 +158,7 @@ def test_a_stopped_search_leaves_no_katago(book, signum, tmp_path):
     katago = None
     try:
         katago = _wait_for_katago(process)
-        _wait_until_ready(log, process)  # searching: a KataGo with a query goes on after its stdin's end
+        _wait_until_searching(log, process)
         _stop_and_check(process, katago, signum)
     finally:
         _cleanup(process, katago)
@@ -170,7 +175,7 @@ def test_a_stopped_annotate_leaves_no_katago(book, signum, tmp_path):
     katago = None
     try:
         katago = _wait_for_katago(process)
-        _wait_until_ready(log, process)
+        _wait_until_searching(log, process)
         _stop_and_check(process, katago, signum)
     finally:
         _cleanup(process, katago)
@@ -193,7 +198,7 @@ def test_a_stopped_server_leaves_no_katago(book, signum, tmp_path):
         with urllib.request.urlopen(f"{match.group(0)}api/position?moves=pd,dp", timeout=DEADLINE) as answer:
             assert json.load(answer)["ai"]["status"] == "pending"  # the worker starts KataGo for it
         katago = _wait_for_katago(process)
-        _wait_until_ready(log, process)
+        _wait_until_searching(log, process)
         _stop_and_check(process, katago, signum)
     finally:
         _cleanup(process, katago)
@@ -219,7 +224,7 @@ def test_search_whose_katago_is_killed_says_so_in_one_line(book, tmp_path):
     process = _search(book, _logged(real_katago_command(), log))
     try:
         katago = _wait_for_katago(process)
-        _wait_until_ready(log, process)  # mid-query
+        _wait_until_searching(log, process)  # mid-query
         os.kill(katago, signal.SIGKILL)
         out, err = process.communicate(timeout=DEADLINE)
     finally:
