@@ -7,6 +7,7 @@ Not a test module: test modules import from here (and from conftest.py), never f
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -86,6 +87,30 @@ for line in sys.stdin:
                 out(a)
         held = []
 '''
+
+
+# KataGo behind a gate: its first N analysis answers reach fuseki, the rest are held, so that a
+# test stops a run that cannot have finished meanwhile, however slow the machine.  It starts
+# KataGo as its child: a kill of its process group (fuseki's, or a test's) ends both.
+GATE = '''
+import subprocess, sys
+answers = int(sys.argv[1])
+katago = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE)  # stdin and stderr: fuseki's
+for line in katago.stdout:
+    if b'"rootInfo"' in line:  # an analysis answer (query_version's has none)
+        if answers == 0:
+            continue  # held
+        answers -= 1
+    sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
+sys.exit(katago.wait())
+'''
+
+
+def gated_katago_command(command: str, answers: int) -> str:
+    """``command`` (a KataGo analysis engine) behind ``GATE``: only its first ``answers`` analysis
+    answers reach whoever runs it."""
+    return shlex.join([sys.executable, "-c", GATE, str(answers), *shlex.split(command)])
 
 
 def real_katago_command() -> str:
