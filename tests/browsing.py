@@ -132,7 +132,7 @@ def start_chromium(profile, log=False):
     if log:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
+    driver.set_page_load_timeout(60)
     return driver
 
 
@@ -209,9 +209,9 @@ class SharedChromium:
             cdp("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
         if driver.get_window_size() != self.size:
             driver.set_window_size(self.size["width"], self.size["height"])
-        driver.set_page_load_timeout(30)
+        driver.set_page_load_timeout(60)
         driver.implicitly_wait(0)
-        driver.set_script_timeout(30)
+        driver.set_script_timeout(60)
         driver.get_log("browser")  # read out: a test sees its own console messages only
 
 
@@ -292,7 +292,7 @@ def back_tab(driver, times=1):
 class Page:
     """Reads and drives the page: each read is one script (the page may redraw between two reads)."""
 
-    def __init__(self, driver, timeout=20):
+    def __init__(self, driver, timeout=60):
         from selenium.common.exceptions import StaleElementReferenceException
         from selenium.webdriver.support.ui import WebDriverWait
 

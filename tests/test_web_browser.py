@@ -28,7 +28,7 @@ def test_explore_search_games_and_replay(server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
 
     def table(selector):  # read in one script: the page may redraw between two element reads
         return browser.execute_script(
@@ -151,7 +151,7 @@ def test_pattern_search_in_the_page(server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
 
     def text(element_id):
         return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
@@ -205,7 +205,7 @@ def test_pattern_region_by_drag_with_any_points(server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
 
     def text(element_id):
         return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
@@ -250,7 +250,7 @@ def test_corner_table_in_the_page(server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(browser, 15, ignored_exceptions=(StaleElementReferenceException,))
+    wait = WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,))
 
     def rows():
         return browser.execute_script(
@@ -294,7 +294,7 @@ def test_katagos_columns_and_marks_and_the_ai_checkbox(tmp_path, browser):
     # (searched with MARK_VISITS visits: marks are drawn; each move's line stored)
     put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="",
                root=(MARK_VISITS, 0.47, 0.5), move_visits=MARK_VISITS, lines=[["pd", "dp", "pp"], ["jj"], ["qd"]])
-    wait = WebDriverWait(browser, 30)
+    wait = WebDriverWait(browser, 60)
 
     def table():
         return browser.execute_script(

@@ -339,7 +339,7 @@ def test_the_ais_loss_is_a_coloured_cell_with_its_visits(tmp_path, browser):
     command = f"{sys.executable} {script} hang"
     with serving(build_book(tmp_path / "book.sqlite"), "--ai", "--katago", command, "--visits", "2",
                  env={"FUSEKI_AI_CACHE": str(cache)}) as url:
-        page = Page(browser, timeout=30)
+        page = Page(browser)
         page.open(f"{url}#rare=1")
         page.wait(lambda _: len(loss_cells()) == 3 and all(cell[1] for cell in loss_cells()))
         (_, _, _, visits), _, (k10, _, _, _) = loss_cells()  # Q16 (4 games), R16 (1), KataGo's K10
@@ -368,7 +368,7 @@ def test_a_phones_games_list_shows_whole_names(real_server, browser):
     "johc03 9d" while the result column had room)."""
     emulate(browser, 390, 844, True)
     url = real_server
-    page = Page(browser, timeout=30)
+    page = Page(browser)
     page.open(url)
     page.wait(lambda _: len(page.rows("#games-table")) == 15)  # ODD_GAME starts from its setup: not listed
     cells = page.js("return [...document.querySelectorAll('#games-table tbody tr')].flatMap(r =>"

@@ -118,7 +118,7 @@ def ai_server(tmp_path_factory):
 
 def search_and_open_a_game(browser, url):
     """Two moves on the search board, KataGo's columns filled in, the first game opened."""
-    page = Page(browser, timeout=30)
+    page = Page(browser)
     # rare=1: the test book's moves are all of 1-2 games, which the page hides by default (the
     # minimum-games setting); shown, as after the player's one click, they are measured and drawn
     browser.get(url + "#rare=1")
