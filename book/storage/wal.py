@@ -79,7 +79,8 @@ class Checkpointer:
         committed frame and wait for it, so the write restarts the log from its beginning.
         (Waiting for the running one is not enough: it copies only the frames committed when
         it began, and with big batches the log then never restarts: 2 GB after 230,000 games.)
-        The log is then at most the bound and one write, however late the checkpoints run."""
+        The log is then at most the bound and one write, however late the checkpoints run (a
+        reader's snapshot permitting: a checkpoint leaves the frames a reader may still read)."""
         try:
             size = os.path.getsize(self._path + "-wal")
         except OSError:
