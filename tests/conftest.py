@@ -34,6 +34,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,8 +68,10 @@ DB_PREFIX = "fuseki_t_"
 
 # Hypothesis draws the same examples on every run (seeded from each test's own code, not
 # from the clock), and keeps no example database between runs: a run's answer depends on the
-# code alone (tests/test_reproducible.py checks both).
-hypothesis_settings.register_profile("fuseki", derandomize=True, database=None)
+# code alone (tests/test_reproducible.py checks both).  Nor on the machine's speed: no
+# example has a deadline, and the health check that times the drawing of examples is off.
+hypothesis_settings.register_profile("fuseki", derandomize=True, database=None, deadline=None,
+                                     suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile("fuseki")
 
 

@@ -6,7 +6,7 @@ a seed written in the test.
   computed with ``hash()`` (salted per process by ``PYTHONHASHSEED``), the clock, the process
   id or the OS's entropy; nothing draws from the global generators (``random.choice(...)``,
   ``np.random.randint(...)``), whose state is whatever ran before.
-- Hypothesis is derandomized, with no example database (conftest.py).
+- Hypothesis is derandomized, with no example database, no deadline and no timed health check (conftest.py).
 - Dynamically: test_patterns' games and the patterns its tests draw (the test whose
   ``hash((kind, size))`` seed once made CI fail by luck) are drawn in three processes with
   ``PYTHONHASHSEED`` 1, 2 and 3, and are the same.
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 TESTS = Path(__file__).resolve().parent
 GENERATORS = {"default_rng", "Random", "RandomState", "SeedSequence", "seed", "Generator", "PCG64"}
@@ -94,6 +94,7 @@ def test_the_seed_check_passes_seeded_generators():
 
 def test_hypothesis_draws_the_same_examples_every_run():
     assert settings.default.derandomize and settings.default.database is None
+    assert settings.default.deadline is None and HealthCheck.too_slow in settings.default.suppress_health_check
 
 
 DRAW_PATTERNS = """

@@ -390,7 +390,8 @@ _PATHS = st.one_of(st.sampled_from(["/api/position", "/api/games", "/api/games.s
                    st.integers(0, 7).map(lambda n: f"/api/game/{n}.sgf"))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(path=_PATHS, params=_PARAMS)
 def test_property_any_request_gets_json_and_no_500(client, path, params):
     response = client.get(path, query_string=params)
