@@ -165,6 +165,8 @@ name = sys.argv[1]
 plan = dict(zip(sys.argv[3::2], sys.argv[2::2]))
 size, seen, genmoves, last = 19, set(), 0, None
 print("fake engine starting", file=sys.stderr, flush=True)
+if plan.get("0") == "slow-start":  # as an engine loading its network before it reads a command
+    time.sleep(1.5)
 def answer(text="", ok=True):
     sys.stdout.write(("= " if ok else "? ") + text + "\n\n")
     sys.stdout.flush()

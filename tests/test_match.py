@@ -15,7 +15,7 @@ from fuseki.book.ui import cli
 from fuseki.engine.core import base
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.match import Match
-from fuseki.engine.players.match_game import MatchConfig, MatchError, parse_score, repeats
+from fuseki.engine.players.match_game import MatchConfig, MatchError, Player, parse_score, repeats
 from fuseki.engine.players.match_report import elo, load_openings, results_table, wilson
 
 from conftest import GNUGO, needs_gnugo
@@ -136,7 +136,7 @@ def test_faults_lose_and_are_named(tmp_path, what, kind, result):
     config = MatchConfig(black=fake_command(tmp_path, "good"),
                          white=fake_command(tmp_path, "bad", what, "2"),
                          games=2, size=5, sgf_dir=str(tmp_path / "m"), max_moves=8,
-                         timeout=5.0 if what == "hang" else 60.0)  # every good answer has its time, loaded
+                         timeout=3.0 if what == "hang" else 60.0)  # every good answer has its time, loaded
     results, _ = quiet_match(config)
     r = results[0]
     assert (r["winner"], r["result"], r["reason"]) == ("A", result, kind)
@@ -148,6 +148,17 @@ def test_faults_lose_and_are_named(tmp_path, what, kind, result):
     board, tree = replay(tmp_path / "m" / r["sgf"], 5)
     assert tree.get_root().get("RE") == result
     assert kind in tree.get_last_node().get("C")
+
+
+def test_an_engine_that_loads_longer_than_the_timeout_for_a_move_starts(tmp_path):
+    """An engine's first answers (name, version, list_commands) wait ``START_WAIT``, not the
+    match's --timeout: a network that takes longer to load than a move may take is no fault."""
+    slow = Player("A", fake_command(tmp_path, "slow", "slow-start", "0"), timeout=0.5)
+    try:
+        slow.start()  # 1.5 s before its first answer
+        assert slow.name == "slow 1.0" and "genmove" in slow.client.list_commands()
+    finally:
+        slow.stop()
 
 
 def test_engine_that_cannot_start_loses(tmp_path):

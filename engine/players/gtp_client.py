@@ -212,11 +212,11 @@ class GtpClient:
 
     # --- conveniences --------------------------------------------------------------------
 
-    def list_commands(self) -> list[str]:
+    def list_commands(self, timeout: float | None = None) -> list[str]:
         """The engine's ``list_commands``, asked once ([] when it fails)."""
         if self._commands is None:
             try:
-                self._commands = self.send("list_commands").split()
+                self._commands = self.send("list_commands", timeout).split()
             except GtpFailure:
                 self._commands = []
         return self._commands
@@ -224,12 +224,12 @@ class GtpClient:
     def knows(self, name: str) -> bool:
         return name in self.list_commands()
 
-    def identity(self) -> tuple[str, str]:
+    def identity(self, timeout: float | None = None) -> tuple[str, str]:
         """(name, version) as the engine tells them; '' for what it does not answer."""
         out = []
         for cmd in ("name", "version"):
             try:
-                out.append(" ".join(self.send(cmd).split()))
+                out.append(" ".join(self.send(cmd, timeout).split()))
             except GtpFailure:
                 out.append("")
         return out[0], out[1]

@@ -34,7 +34,8 @@ def add_commands(subparsers) -> None:
                    help="ask the referee every K moves (its final_score can be slow mid-game)")
     p.add_argument("--parallel", type=int, default=1, metavar="K", help="games played at once")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="time allowed for each answer; longer loses the game (default 60)")
+                   help="time allowed for each answer; longer loses the game (default 60; an engine's "
+                        "start, its name, version and list_commands, may take 600)")
     p.add_argument("--stderr-comments", action="store_true",
                    help="put each engine's stderr lines into the SGF as comments on its moves")
     p.add_argument("--superko", action="store_true", help="forbid positional superko (default: simple ko)")

@@ -86,6 +86,9 @@ class Fault:
 # --- engines --------------------------------------------------------------------------------
 
 SEED = "{seed}"  # in an engine command: replaced by the game's seed (the engine restarts per game)
+# seconds for an engine's first answers (name, version, list_commands): it may be loading a
+# network (KataGo's: 10-20 s on 2 cores), which is no move, while --timeout bounds each move
+START_WAIT = 600.0
 
 
 class Player:
@@ -109,9 +112,10 @@ class Player:
         self.stop()
         self.running = command
         self.client = GtpClient(command, timeout=self.timeout)
-        name, version = self.client.identity()
+        wait = max(self.timeout, START_WAIT)
+        name, version = self.client.identity(wait)
         self.name = " ".join(w for w in (name or self.command.split()[0], version) if w)
-        self.client.list_commands()
+        self.client.list_commands(wait)
         return self.client
 
     def send(self, command: str) -> str:
