@@ -104,7 +104,7 @@ def test_undo_restores_captures_ko_and_superko_history():
     assert board._seen == {board.hash: 1}
 
 
-def growth(measure, rounds: int = 5) -> float:
+def growth(measure, rounds: int = 3) -> float:
     """``measure(LONG) / measure(SHORT)``, each the least of ``rounds`` runs taken in turns,
     so that a busy spell of the machine (another job on the core's sibling, a lower clock)
     falls on both sizes instead of on all the runs of one."""
