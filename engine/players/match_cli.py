@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fuseki.engine.players.match import Match, write_atomically
-from fuseki.engine.players.match_game import RESULTS, MatchConfig, MatchError
+from fuseki.engine.players.match_game import RESULTS, START_WAIT, MatchConfig, MatchError
 from fuseki.engine.players.match_report import load_openings, results_table
 
 
@@ -35,7 +35,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--parallel", type=int, default=1, metavar="K", help="games played at once")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time allowed for each answer; longer loses the game (default 60; an engine's "
-                        "start, its name, version and list_commands, may take 600)")
+                        f"start, its name, version and list_commands, may take {START_WAIT:g})")
     p.add_argument("--stderr-comments", action="store_true",
                    help="put each engine's stderr lines into the SGF as comments on its moves")
     p.add_argument("--superko", action="store_true", help="forbid positional superko (default: simple ko)")
