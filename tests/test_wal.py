@@ -32,24 +32,29 @@ def write_back_to_back(book: Book, writes: int, rows: int, seed: int) -> list[in
     return sizes
 
 
-def test_the_log_restarts_once_it_passes_its_bound_however_late_the_checkpoints_run(tmp_path, monkeypatch):
-    """Bounded, the log is at most the bound and one write, whenever the checkpoint thread
-    gets the CPU; here it gets it late: each checkpoint starts after a pause as long as the
-    next write, the schedule under which a report from the checkpoint came too late."""
-    class LateConnection:
+def checkpoints_through(monkeypatch, before) -> None:
+    """The Checkpointer's connections call ``before(sql)`` ahead of each statement (its
+    checkpoints made late, or held inside SQLite); the rest of the process's SQLite is untouched."""
+    class Connection:
         def __init__(self, conn):
             self._conn = conn
 
         def execute(self, sql):
-            if "wal_checkpoint" in sql:
-                time.sleep(0.05)
+            before(sql)
             return self._conn.execute(sql)
 
         def close(self):
             self._conn.close()
 
     monkeypatch.setattr(wal, "sqlite3", SimpleNamespace(
-        connect=lambda *args, **kwargs: LateConnection(sqlite3.connect(*args, **kwargs)), Error=sqlite3.Error))
+        connect=lambda *args, **kwargs: Connection(sqlite3.connect(*args, **kwargs)), Error=sqlite3.Error))
+
+
+def test_the_log_restarts_once_it_passes_its_bound_however_late_the_checkpoints_run(tmp_path, monkeypatch):
+    """Bounded, the log is at most the bound and one write, whenever the checkpoint thread
+    gets the CPU; here it gets it late: each checkpoint starts after a pause as long as the
+    next write, the schedule under which a report from the checkpoint came too late."""
+    checkpoints_through(monkeypatch, lambda sql: time.sleep(0.05) if "wal_checkpoint" in sql else None)
     sizes = {}
     for frames in (40, 10**6):  # 10**6: no bound
         monkeypatch.setattr(wal, "MAX_LOG_BYTES", 32 + frames * FRAME)
@@ -105,21 +110,12 @@ def test_a_fork_waits_while_another_books_checkpoint_is_inside_sqlite(tmp_path, 
     from fuseki.book.analysis.pipeline.workers import start_forked
 
     inside, leave = threading.Event(), threading.Event()
-    real_connect = sqlite3.connect
 
-    class HeldInside:  # the checkpoint's connection: its checkpoint stays in SQLite until ``leave``
-        def __init__(self, conn):
-            self.conn = conn
+    def held_inside(sql):  # the checkpoint stays in SQLite until ``leave``
+        inside.set()
+        assert leave.wait(60)
 
-        def execute(self, sql):
-            inside.set()
-            assert leave.wait(60)
-            return self.conn.execute(sql)
-
-        def close(self):
-            self.conn.close()
-
-    monkeypatch.setattr(wal.sqlite3, "connect", lambda *a, **k: HeldInside(real_connect(*a, **k)))
+    checkpoints_through(monkeypatch, held_inside)
     other = wal.Checkpointer(str(tmp_path / "other.sqlite"))
     other.kick()
     assert inside.wait(60)
