@@ -483,7 +483,7 @@ LONGEST_FIRST = (
     "test_katago.py",  # 84 s
     "test_ai_annotate.py",  # 72
     "test_ai_deep.py",  # 49
-    "test_katago_stops.py",  # 46
+    "test_katago_stops.py",  # 46 then; 20 s alone since it waits for KataGo's logged query (5ca0f03)
     "test_crash_import.py",  # 40
     "test_patterns.py",  # 36
     "test_filters.py",  # 31
