@@ -13,6 +13,7 @@ wrote itself; ``book.analysis.mistakes.find`` reads the book.  Points are compar
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
 
@@ -100,26 +101,40 @@ def store_values(location, positions, rng) -> dict[int, list[tuple]]:
 
 
 def brute_force(positions, written, min_games, visits_min):
-    """(key, canonical move, games, total, loss, visits, canonical better move), most played first."""
+    """(key, canonical move, games, total, loss, visits, canonical better move), most played
+    first.  The rule, written out: a move of 10%+ of the position's games whose loss against
+    the best lead of the candidates of 100+ visits (all of them when none has 100), floored at
+    0, is at least 1.5 points plus the noise margin 2 * 0.7 * sqrt(1/v + 1/v_best), its own,
+    the position's (400) and the best move's visits at least ``visits_min``; the better move
+    the least loss among the others (those of ``visits_min`` visits when there are any), of
+    equal loss the most visits, then the higher lead."""
     found = []
     for key, rows in written.items():
         at = positions[key]
         board, side, total = at["board"], at["side"], len(at["games"])
         if total < min_games:
             continue
-        f4 = [(p, v, float(np.float32(loss))) for p, v, _w, _lead, loss, _prior in rows]  # as stored
+        leads = [(p, v, float(np.float32(lead))) for p, v, _w, lead, _loss, _prior in rows]  # as stored
+        deep = [r for r in leads if r[1] >= 100] or leads
+        _p, best_visits, best = max(deep, key=lambda r: (r[2], r[1]))
+
+        def loss(row, best=best):
+            return max(0.0, best - row[2])
+
         for c, (_own, ids) in at["moves"].items():
             if len(ids) < 0.10 * total:
                 continue
-            mine = next(r for r in f4 if canon(board, side, r[0]) == c)
-            if mine[1] < visits_min or mine[2] < 1.5:
+            mine = next(r for r in leads if canon(board, side, r[0]) == c)
+            if min(mine[1], best_visits) < visits_min:
                 continue
-            others = [r for r in f4 if canon(board, side, r[0]) != c]
+            if loss(mine) < 1.5 + 2 * 0.7 * math.sqrt(1 / mine[1] + 1 / best_visits):
+                continue
+            others = [r for r in leads if canon(board, side, r[0]) != c]
             others = [r for r in others if r[1] >= visits_min] or others
-            better = min(others, key=lambda r: (r[2], -r[1]))
-            if better[2] >= mine[2]:
+            better = min(others, key=lambda r: (loss(r), -r[1], -r[2]))
+            if loss(better) >= loss(mine):
                 continue
-            found.append((key, c, len(ids), total, round(mine[2], 4), mine[1], canon(board, side, better[0])))
+            found.append((key, c, len(ids), total, round(loss(mine), 4), mine[1], canon(board, side, better[0])))
     return sorted(found, key=lambda m: (-m[2], -m[4], m[0]))
 
 

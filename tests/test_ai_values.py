@@ -43,13 +43,14 @@ def board_of(stones: dict[tuple[int, int], int]) -> Board:
 
 def slow_expected(position, stored_in: int, read_in: int, moves, lines):
     """What a read in orientation ``read_in`` must give for ``moves`` (and their ``lines``)
-    stored in ``stored_in``: (orbit, values..., line), the loss the best lead of all the moves
-    minus the move's, the line turned as the board, then by the board's own symmetry that
-    takes the move to the orbit's first point (the lines, when several do)."""
+    stored in ``stored_in``: (orbit, values..., line) in the place of the orbit's first move,
+    with the values of its most visited one (twins on a symmetric board are one move); the
+    loss the best lead among the orbits' values of 100+ visits (of all, when none has 100)
+    minus the move's, at least 0; the line turned as the board, then by the board's own
+    symmetry that takes the move to the orbit's first point (the lines, when several do)."""
     board = stones_of(position, read_in)
     # symmetries of the board as read: those mapping its stone set onto itself
     own = [s for s in range(8) if stones_of(board, s) == board]
-    best = max(lead for _p, _v, _w, lead, _loss, _prior in moves)
 
     def as_read(point: int) -> tuple[int, int] | None:
         if point == base.PASS:
@@ -62,19 +63,24 @@ def slow_expected(position, stored_in: int, read_in: int, moves, lines):
         xy = as_read(point)
         return base.PASS if xy is None else base.xy_to_point(*coords.transform_xy(s, *xy, SIZE), SIZE)
 
-    out, seen = [], set()
+    places: dict[tuple, int] = {}
+    chosen: list = []
     for (point, visits, winrate, lead, _loss, prior), line in zip(moves, lines):
         if point == base.PASS:
             orbit, turns = (base.PASS,), own
         else:
             orbit = tuple(sorted({turned(s, point) for s in own}))
             turns = [s for s in own if turned(s, point) == orbit[0]]
-        if orbit not in seen:
-            seen.add(orbit)
-            # a move the board's own symmetry leaves in place has as many equivalent lines
-            out.append((orbit, visits, winrate, lead, best - lead, prior, {tuple(turned(s, p) for p in line)
-                                                                           for s in turns}))
-    return out
+        # a move the board's own symmetry leaves in place has as many equivalent lines
+        entry = [orbit, visits, winrate, lead, None, prior, {tuple(turned(s, p) for p in line) for s in turns}]
+        if orbit not in places:
+            places[orbit] = len(chosen)
+            chosen.append(entry)
+        elif visits > chosen[places[orbit]][1]:
+            chosen[places[orbit]] = entry
+    deep = [e for e in chosen if e[1] >= 100] or chosen
+    best = max(e[3] for e in deep)
+    return [tuple(e[:4]) + (max(0.0, best - e[3]),) + tuple(e[5:]) for e in chosen]
 
 
 POSITIONS = {
@@ -104,8 +110,8 @@ def test_values_read_in_any_orientation_land_on_the_right_points(conn, name):
         stored_board = stones_of(position, stored_in)
         free = [p for p in empty_points if base.point_to_xy(p, SIZE) not in stored_board]
         chosen = rng.sample(free, 40) + [base.PASS]
-        # leads in random order (a later move may lead by more: loss is against the best of all)
-        moves = [(p, 100 - i, rng.random(), rng.uniform(-10, 10), i * 0.25, rng.random())
+        # leads and visits in random order (a later move may lead by more, a twin be searched deeper)
+        moves = [(p, rng.choice((1, 7, 99, 100, 150, 400)), rng.random(), rng.uniform(-10, 10), i * 0.25, rng.random())
                  for i, p in enumerate(chosen)]
         # each move's line: the move, then up to 5 other free points, a pass now and then
         lines = [[p] + rng.sample(free, rng.randint(0, 5)) + ([base.PASS] if rng.random() < 0.2 else [])

@@ -3,7 +3,7 @@
 The book is test_web_api's five games.  The values of a position are written into the AI
 value cache file with ``ai_values.put`` (storage, as KataGo's answers are stored), so the
 mapping tests need no KataGo: the values must land on the right points in two orientations
-of one position, next to the human moves they belong to, with ``book.analysis.ai.mark``'s marks.
+of one position, next to the human moves they belong to, with ``book.analysis.ai.marks``' marks.
 What asks KataGo runs behind the requests: a request answers ``pending`` at once and a later
 poll finds the values; KataGo missing answers ``unavailable`` with a reason while the human
 statistics keep answering; over KataGo's budget (a client's rate, the queue, the cache file's
@@ -28,7 +28,7 @@ import time
 import pytest
 from sqlalchemy import create_engine
 
-from fuseki.book.analysis.ai import CHOICE, MARK_VISITS, MISTAKE, mark
+from fuseki.book.analysis.ai import MARK_VISITS, MISTAKE
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
@@ -57,16 +57,6 @@ def poll(client, url, until, deadline=60.0):
 
 def row_with(answer, sgf):
     return next(row for row in answer["next"] if sgf in row["points"] or row["sgf"] == sgf)
-
-
-def test_the_marks_rule_is_shared():
-    deep = {"visits": MARK_VISITS, "position_visits": MARK_VISITS}
-    assert mark(games=30, total=100, loss=2.5, **deep) == MISTAKE
-    assert mark(games=30, total=100, loss=1.9, **deep) is None
-    assert mark(games=1, total=100, loss=0.2, **deep) == CHOICE
-    assert mark(games=1, total=100, loss=0.6, **deep) is None and mark(5, 100, None, **deep) is None
-    assert mark(30, 100, 2.5, MARK_VISITS - 1, MARK_VISITS) is None  # shallow: no mark
-    assert mark(1, 100, 0.2, MARK_VISITS, MARK_VISITS - 1) is None
 
 
 def test_the_queue_takes_the_newest_first_folds_duplicates_and_refuses_when_full():

@@ -30,17 +30,21 @@ move when the position's row has them (its search visited the move, or the move 
 evaluated by a search of its own with the move forced, ``AiJudge.force``: ``source``
 "search"), else the stored values of the position after the move (the child, the opponent
 to move: ``source`` "child"): win rate ``1 - child.winrate``, lead ``-child.score_lead``.
-Loss is always against the best of the moves evaluated for the position (the best score
-lead of its row, ``AiMove.loss``; a child's lead counts among them), so it is >= 0.
-``missing_reason`` says why a move has none.
+Loss is always against the best of the moves evaluated for the position with at least
+``MARK_VISITS`` visits (``AiValues.best_lead``, ``AiMove.loss``; a child's lead counts for
+itself), floored at 0.  ``missing_reason`` says why a move has none.
 
-The marks (``mark``) are drawn only from values of at least ``MARK_VISITS`` visits: the
-move's own and the position's (the search its best move comes from); shallower values are
-shown with their visits and no mark.
+The marks (``marks``) have one definition, used by the table of ``fuseki search --ai``, the
+shell, the web page, ``fuseki ai mistakes``, ``--by-year`` and GTP; it is drawn only from
+values of at least ``MARK_VISITS`` visits (the move's own, the position's search and the best
+move's) and only where the figures clear the noise of a search of those visits
+(``noise_margin``, measured on the built-in book's own positions: docs/katago.md, "How sure a
+mark is"); shallower values are shown with their visits and no mark.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -269,7 +273,8 @@ class MoveValues:
     visits: int
     source: str  # SEARCH: KataGo's values of the move; CHILD: the position after the move
     pv: tuple[int, ...] = ()
-    position_visits: int = 0  # the root visits of the position's search (the best move's): ``mark``'s
+    position_visits: int = 0  # the root visits of the position's search: ``marks``'
+    best_visits: int = 0  # the visits of the best move the loss is measured against: ``marks``'
 
 
 def next_move_values(values: AiValues, board, to_move: int, moves,
@@ -279,12 +284,13 @@ def next_move_values(values: AiValues, board, to_move: int, moves,
     when its search visited the move, else from ``child_values(child_board, opponent,
     network)`` (``AiValueStores.values``; asked for ``values``' network), else None."""
     found: list[MoveValues | None] = []
-    best = max((m.score_lead for m in values.moves), default=values.score_lead)
+    best = values.best_lead if values.moves else values.score_lead
     for move in moves:
         ai = next((m for m in values.moves if set(m.points) & set(move.points)), None)
         if ai is not None:
             pv = _pv_at(ai, move.point, board, to_move)
-            found.append(MoveValues(ai.winrate, ai.score_lead, ai.loss, ai.visits, SEARCH, pv, values.visits))
+            found.append(MoveValues(ai.winrate, ai.score_lead, ai.loss, ai.visits, SEARCH, pv, values.visits,
+                                    values.best_visits))
             continue
         child = _child(board, to_move, move.point)
         after = child_values(child, opponent(to_move), values.settings.network) if child is not None else None
@@ -295,7 +301,7 @@ def next_move_values(values: AiValues, board, to_move: int, moves,
         # the child's best line follows the move: KataGo's reply first
         line = (move.point,) + (after.moves[0].pv or (after.moves[0].point,) if after.moves else ())
         found.append(MoveValues(1.0 - after.winrate, lead, max(best, lead) - lead, after.visits, CHILD, line,
-                                values.visits))
+                                values.visits, values.best_visits if lead < best else after.visits))
     return found
 
 
@@ -350,32 +356,73 @@ def _child(board, to_move: int, point: int):
     return child
 
 
-# --- the marks: where KataGo and the players disagree (``fuseki search --ai``, the web page) ---
+# --- the marks: where KataGo and the players disagree (every way in: one definition) ---
 
-MARK_VISITS = 100  # the fewest visits (the move's and the position's) a mark is drawn from
+MARK_VISITS = ai_values.DEEP_VISITS  # the fewest visits (the move's, the position's, the best move's) of a mark
 MOVES_SHARE = 0.01  # a human move played in this share of the position's games gets values of its own
 POPULAR = 0.10  # share of the position's games that makes a move popular
 RARE = 0.02  # share under which a move is rarely played
 # KataGo judges positions: a pattern smaller than the board has none (the CLI, the shell and the page say so)
 WHOLE_BOARD_ONLY = "AI values only for a whole-board pattern"
-MISTAKE_POINTS = 2.0  # KataGo's loss, in points, that makes a popular move a mistake
+MISTAKE_POINTS = 1.5  # KataGo's loss, in points, that makes a popular move a mistake (clear of the noise)
 GOOD_POINTS = 0.5  # a loss under this is as good as KataGo's best move
+# The noise of a score lead searched with v visits, as LEAD_NOISE / sqrt(v) points: the spread
+# between the same moves' leads from the built-in book's 400-visit searches (v of their own,
+# 1-99) and from searches of their own of 399 visits (3,648 moves, docs/katago.md "How sure a
+# mark is": 0.61-0.68 for v of 8 to 99, lower below; 0.7 is the bound taken).
+LEAD_NOISE = 0.7
+NOISE_SIGMAS = 2.0  # a mark clears the noise by this many standard deviations (about 98% one-sided)
 MISTAKE, CHOICE = "mistake", "choice"
 MARK_TEXT = {MISTAKE: "? popular mistake", CHOICE: "! AI's choice, rarely played"}
 
 
-def mark(games: int, total: int, loss: float | None, visits: int, position_visits: int) -> str | None:
-    """``MISTAKE`` for a move played in ``POPULAR`` of the ``total`` games or more that loses
-    ``MISTAKE_POINTS`` or more; ``CHOICE`` for one under ``GOOD_POINTS`` from KataGo's best that
-    under ``RARE`` of the games play; else None: also when KataGo has no value (``loss``
-    None), or when the move's own ``visits`` or the position's (``position_visits``, the root
-    visits of the search its best move comes from) are under ``MARK_VISITS``: shallow values
-    are noise at the size of these thresholds."""
-    if loss is None or min(visits, position_visits) < MARK_VISITS:
-        return None
+def noise_margin(visits: int, other_visits: int) -> float:
+    """Points by which a difference of two leads, of ``visits`` and ``other_visits`` visits,
+    may be noise: ``NOISE_SIGMAS`` standard deviations of ``LEAD_NOISE / sqrt(v)`` each."""
+    return NOISE_SIGMAS * LEAD_NOISE * math.sqrt(1.0 / max(visits, 1) + 1.0 / max(other_visits, 1))
+
+
+def deep(value) -> bool:
+    """A move's values (``MoveValues``) that a mark may be drawn from: the move's, its position's
+    search and the best move's each of at least ``MARK_VISITS`` visits."""
+    return value is not None and min(value.visits, value.position_visits, value.best_visits) >= MARK_VISITS
+
+
+def loses(value, points: float = MISTAKE_POINTS, visits_min: int = MARK_VISITS) -> bool:
+    """A move's values (``MoveValues``) say it loses at least ``points`` against the best move,
+    clear of the noise (``noise_margin`` of its visits and the best move's), from values of at
+    least ``visits_min`` visits (the move's, the position's search, the best move's): what
+    makes a mistake for the ``?`` mark, ``fuseki ai mistakes`` and ``--by-year`` alike."""
+    if value is None or min(value.visits, value.position_visits, value.best_visits) < visits_min:
+        return False
+    return value.loss >= points + noise_margin(value.visits, value.best_visits)
+
+
+def marks(games: list[int], total: int, values: list) -> list[str | None]:
+    """The mark of each move of a position (``games[i]`` of its ``total`` games played move i,
+    whose values are ``values[i]``, a ``MoveValues`` or None; the list holds the position's most
+    played move, as every table does), from deep values only (``deep``):
+
+    - ``MISTAKE`` (?): played in ``POPULAR`` of the games or more, and its loss against the best
+      move is at least ``MISTAKE_POINTS`` plus ``noise_margin`` of the two moves' visits;
+    - ``CHOICE`` (!): played in under ``RARE`` of the games, within ``GOOD_POINTS`` of the best
+      move, and KataGo rates it at least as well as the position's most played move within the
+      same noise: its lead is at least that move's minus ``noise_margin`` of the two.
+
+    None otherwise: also for a move without deep values, and no ``CHOICE`` when the most played
+    move has none."""
     total = max(total, 1)
-    if games >= POPULAR * total and loss >= MISTAKE_POINTS:
-        return MISTAKE
-    if games < RARE * total and loss < GOOD_POINTS:
-        return CHOICE
-    return None
+    found: list[str | None] = [None] * len(values)
+    if not values:
+        return found
+    top = values[max(range(len(games)), key=lambda i: games[i])]
+    for i, (played, value) in enumerate(zip(games, values)):
+        if not deep(value):
+            continue
+        if played >= POPULAR * total:
+            if loses(value):
+                found[i] = MISTAKE
+        elif played < RARE * total and value.loss < GOOD_POINTS and deep(top) and \
+                value.score_lead >= top.score_lead - noise_margin(value.visits, top.visits):
+            found[i] = CHOICE
+    return found

@@ -1,10 +1,10 @@
 """The book's popular mistakes, from the stored AI values only (``fuseki ai mistakes``).
 
 A *popular mistake* is a next move of a position reached by at least ``min_games`` games
-that ``POPULAR_SHARE`` (10%) or more of those games played, and whose stored values say it
-loses ``MISTAKE_POINTS`` (1.5) points or more, from a value of at least ``visits_min`` visits
-(default: the marks' own minimum, ``MARK_VISITS`` of book/analysis/ai.py, 100 until it names one:
-below it KataGo's loss is noise, docs/katago.md).
+that the ``?`` mark's rule marks (``book.analysis.ai.marks``, ``loses``: played in ``POPULAR``
+(10%) or more of those games, losing ``MISTAKE_POINTS`` (1.5) points or more clear of the
+noise, from values of at least ``visits_min`` visits: by default the marks' own
+``MARK_VISITS``), so the list and the tables' ``?`` marks name the same moves.
 The numbers are read, never computed: KataGo is not asked.
 
 1. The positions: every canonical key with stored values for the rules and komi asked (the
@@ -31,23 +31,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuseki.book.analysis import annotate
-from fuseki.book.analysis.ai import AiValueStores, next_move_values
+from fuseki.book.analysis.ai import MARK_VISITS, POPULAR, AiValueStores, loses, next_move_values
+from fuseki.book.analysis.ai import MISTAKE_POINTS as MARK_POINTS
 from fuseki.book.analysis.ai_lines import move_line, starting_at
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import BLACK, PASS, WHITE, IllegalMove, opponent, point_to_sgf, point_to_vertex
 from fuseki.engine.core.board import Board
 
-POPULAR_SHARE = 0.10   # share of a position's games that makes a move popular
-MISTAKE_POINTS = 1.5   # stored loss, in points, that makes a popular move a mistake
+POPULAR_SHARE = POPULAR  # share of a position's games that makes a move popular: the mark's
+MISTAKE_POINTS = MARK_POINTS  # loss, in points, that makes a move a mistake: the mark's
 MIN_GAMES = 20         # default --min-games: fewer games make a 10% share a game or two
 
 
 def default_visits() -> int:
-    """The fewest visits a value needs to count: the marks' own (``MARK_VISITS`` in book/analysis/ai.py), 100
-    until that module names it."""
-    from fuseki.book.analysis import ai
-
-    return int(getattr(ai, "MARK_VISITS", 100))
+    """The fewest visits a value needs to count: the marks' own (``book.analysis.ai.MARK_VISITS``)."""
+    return MARK_VISITS
 
 
 @dataclass(frozen=True)
@@ -144,17 +142,20 @@ def _mistakes_at(book: Book, stores: AiValueStores, key: int, board: Board, side
         return []
     judged = next_move_values(values, board, side, popular, stores.values)
     # the better move: least loss among KataGo's candidates and the popular moves' values
-    options = [(ai.loss, ai.visits, m.point, ai, m) for m, ai in zip(popular, judged) if ai is not None]
-    options += [(c.loss, c.visits, c.point, None, c) for c in values.moves if c.point != PASS]
+    # of equal loss (0: leads over the best deep one), the deepest, then the higher lead
+    options = [(ai.loss, ai.visits, ai.score_lead, m.point, ai, m) for m, ai in zip(popular, judged)
+               if ai is not None]
+    options += [(c.loss, c.visits, c.score_lead, c.point, None, c) for c in values.moves if c.point != PASS]
     out = []
     for move, ai in zip(popular, judged):
-        if ai is None or ai.visits < visits_min or ai.loss < points:
+        if not loses(ai, points, visits_min):
             continue
-        others = [o for o in options if move.point not in o[4].points]
+        others = [o for o in options if move.point not in o[5].points]
         others = [o for o in others if o[1] >= visits_min] or others  # a deep value over a shallow one
         if not others:
             continue
-        best_loss, best_visits, best_point, best_ai, best = min(others, key=lambda o: (o[0], -o[1], o[2]))
+        best_loss, best_visits, _lead, best_point, best_ai, best = min(
+            others, key=lambda o: (o[0], -o[1], -o[2], o[3]))
         if best_loss >= ai.loss:  # nothing evaluated does better: no mistake to show against
             continue
         best_line = (move_line(best_ai, values, board, side, best, stores.values) if best_ai is not None
@@ -258,14 +259,15 @@ class YearMistakes:
 
 
 def judged(moves, move_values, visits_min: int, points: float = MISTAKE_POINTS) -> tuple[list, list]:
-    """(the (move, values) of ``moves`` judged mistakes: a loss of ``points`` or more from
-    ``visits_min`` visits or more, the moves with no value of that many visits); any share of
-    the games, not only the popular ones: a year's players are judged by every move they chose."""
+    """(the (move, values) of ``moves`` judged mistakes: ``book.analysis.ai.loses``, the ``?``
+    mark's loss rule, with ``points`` and ``visits_min``; the moves with no value of that many
+    visits); any share of the games, not only the popular ones: a year's players are judged by
+    every move they chose, and a popular one judged a mistake is the table's ``?``."""
     mistaken, unjudged = [], []
     for move, ai in zip(moves, move_values):
-        if ai is None or ai.visits < visits_min:
+        if ai is None or min(ai.visits, ai.position_visits, ai.best_visits) < visits_min:
             unjudged.append(move)
-        elif ai.loss >= points:
+        elif loses(ai, points, visits_min):
             mistaken.append((move, ai))
     return mistaken, unjudged
 

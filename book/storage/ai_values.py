@@ -23,8 +23,13 @@ maps its move, then by the position's own symmetry that shows the move at ``AiMo
 Komi is kept in half points (an integer: a float in a primary key is a trap).
 
 A read's ``AiMove.loss`` is not the stored one: it is the best score lead among the row's
-moves minus the move's, so it is >= 0 by construction and a forced move's loss is against
-the same best as the searched ones'.
+moves of at least ``DEEP_VISITS`` visits (of all its moves when none has that many) minus the
+move's, floored at 0, so a forced move's loss is against the same best as the searched ones',
+and never against a candidate KataGo's search barely looked at (a 3-visit lead is noise at
+the size of a mark's threshold: docs/katago.md, "How sure a mark is").  Of the points of one
+orbit of a symmetric position (two points that the position's own symmetry maps onto each
+other are one move), a read keeps the values with the most visits: KataGo may have searched a
+twin of the point that a forced search evaluated deeply.
 
 The table lives where the caller keeps it: beside a writable book's tables, or in a cache
 file of its own for the read-only built-in book.  Storage only: what asks KataGo is above.
@@ -42,6 +47,7 @@ from sqlalchemy import BigInteger, Column, Float, Integer, LargeBinary, MetaData
 from fuseki.engine.core import base, coords, zobrist
 
 PASS = base.PASS
+DEEP_VISITS = 100  # the fewest visits of a value that losses are measured against and marks drawn from
 MOVE_DTYPE = np.dtype([("point", "<i2"), ("visits", "<i4"), ("winrate", "<f4"), ("score_lead", "<f4"),
                        ("loss", "<f4"), ("prior", "<f4")])
 
@@ -82,7 +88,7 @@ class AiSettings:
 @dataclass(frozen=True)
 class AiMove:
     """One candidate move in the asked orientation: ``point`` and its equivalent ``points``;
-    ``loss``: the best score lead among the position's stored moves minus this one's (>= 0);
+    ``loss``: the position's best lead (``AiValues.best_lead``) minus this one's, floored at 0;
     ``pv``: KataGo's line from this move on (the move first), ``()`` when none is stored."""
 
     point: int
@@ -105,6 +111,8 @@ class AiValues:
     winrate: float
     score_lead: float
     moves: tuple[AiMove, ...]
+    best_lead: float = 0.0  # the lead losses are measured against (``DEEP_VISITS``: see the module docstring)
+    best_visits: int = 0  # the visits of the move that lead is of
 
     def move(self, point: int) -> AiMove | None:
         return next((m for m in self.moves if point in m.points), None)
@@ -327,26 +335,43 @@ def _decode(row, keys: list[int], size: int, settings: AiSettings) -> AiValues:
     table = _tables(size)
     back = table[coords.INVERSE[keys.index(canonical)]]
     stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
-    best = float(move_values["score_lead"].max()) if len(move_values) else 0.0
-    moves: list[AiMove] = []
-    seen: set[tuple[int, ...]] = set()
-    # best first; of equivalent points (a symmetric position) the first, KataGo's better-searched one
+    # of equivalent points (a symmetric position) one move: in the place of the first (KataGo's
+    # order, best first), with the values of the most visited twin
+    places: dict[tuple[int, ...], int] = {}
+    chosen: list[tuple[tuple[int, ...], int, tuple, list]] = []
     for rec, line in zip(move_values.tolist(), lines):
         canon = rec[0]
         point = canon if canon == PASS else back[canon]
         orbit = (PASS,) if point == PASS else tuple(sorted({image[point] for image in stabilizer}))
-        if orbit in seen:
-            continue
-        seen.add(orbit)
+        at = places.get(orbit)
+        if at is None:
+            places[orbit] = len(chosen)
+            chosen.append((orbit, point, rec, line))
+        elif rec[1] > chosen[at][2][1]:
+            chosen[at] = (orbit, point, rec, line)
+    best_lead, best_visits = _best([rec for _, _, rec, _ in chosen])
+    moves: list[AiMove] = []
+    for orbit, point, rec, line in chosen:
         # the line goes through the symmetry of the position that shows the move as ``orbit[0]``
         pv: tuple[int, ...] = ()
         if line:
             image = table[0] if point == PASS else next(i for i in stabilizer if i[point] == orbit[0])
             pv = tuple(p if p == PASS else image[back[p]] for p in line)
         visits, winrate, lead, _stored_loss, prior = rec[1:]
-        moves.append(AiMove(orbit[0], orbit, visits, winrate, lead, best - lead, prior, pv))
+        moves.append(AiMove(orbit[0], orbit, visits, winrate, lead, max(0.0, best_lead - lead), prior, pv))
     return AiValues(key=canonical, settings=settings, visits=row.root_visits, winrate=row.root_winrate,
-                    score_lead=row.root_score_lead, moves=tuple(moves))
+                    score_lead=row.root_score_lead, moves=tuple(moves), best_lead=best_lead,
+                    best_visits=best_visits)
+
+
+def _best(records) -> tuple[float, int]:
+    """(lead, visits) of the best of ``records`` (rows of ``MOVE_DTYPE`` as tuples) of at least
+    ``DEEP_VISITS`` visits, of all of them when none has so many; (0.0, 0) for none."""
+    deep = [rec for rec in records if rec[1] >= DEEP_VISITS] or list(records)
+    if not deep:
+        return 0.0, 0
+    top = max(deep, key=lambda rec: (rec[3], rec[1]))
+    return float(top[3]), int(top[1])
 
 
 def _where(signed_key: int, settings: AiSettings) -> list:

@@ -18,11 +18,9 @@ it, its loss in points against the best of the moves evaluated for the position 
 its visits (``book.analysis.ai.next_move_values``: KataGo's values of the move, else the stored
 position after the move's, marked ``*``), then KataGo's own candidates that nobody played
 (``AI``); ``--pv`` adds each move's line (KataGo's principal variation) under its row.  The
-marks are ``book.analysis.ai.mark``'s, which the web page shares: a move played in at least
-``book.analysis.ai.POPULAR`` of the games that loses ``MISTAKE_POINTS`` or more is marked ``?`` (a
-popular mistake); a move KataGo prefers (loss under ``GOOD_POINTS``) that few people play
-(under ``RARE`` of the games) ``!``; both only from values of ``MARK_VISITS`` visits or more
-(the move's and the position's), and a table of a shallower search says so.
+marks are ``book.analysis.ai.marks``', the one definition every way in shares (``?`` a popular
+mistake, ``!`` KataGo's choice that few people play; docs/katago.md, "The marks"), drawn only
+from values of ``MARK_VISITS`` visits or more, and a table of a shallower search says so.
 """
 
 from __future__ import annotations
@@ -189,15 +187,14 @@ def ai_columns(move) -> str:
     return f"| {100 * move.winrate:7.1f}% {points(move.score_lead)} {points(move.loss)}{after}{move.visits:>6}"
 
 
-def ai_note(games: int, total: int, move) -> str:
-    """The row's mark (``book.analysis.ai.mark``, from the move's visits and the position's) as two
-    spaces and its text, or nothing."""
-    from fuseki.book.analysis.ai import MARK_TEXT, mark
+def ai_notes(games: list[int], total: int, values) -> list[str]:
+    """Each row's mark (``book.analysis.ai.marks``, over the rows together: ``!`` compares a move
+    with the most played one) as two spaces and its text, or nothing; ``values``: a
+    ``MoveValues``, a ``NoValue`` or None per row."""
+    from fuseki.book.analysis.ai import MARK_TEXT, marks
 
-    if move is None or isinstance(move, NoValue):
-        return ""
-    kind = mark(games, total, move.loss, move.visits, getattr(move, "position_visits", 0))
-    return f"  {MARK_TEXT[kind]}" if kind else ""
+    judged = [None if isinstance(v, NoValue) else v for v in values]
+    return [f"  {MARK_TEXT[kind]}" if kind else "" for kind in marks(list(games), total, judged)]
 
 
 def pv_line(move, size: int) -> str | None:
@@ -240,11 +237,13 @@ def ai_table(found, values, move_values, size: int, letters: str, pv: bool = Fal
         if text:
             lines.append(text)
 
-    for index, (human, ai) in enumerate(zip(found.moves[: len(letters)], move_values)):
+    rows = list(zip(found.moves[: len(letters)], move_values))
+    notes = ai_notes([human.games for human, _ in rows], total, [ai for _, ai in rows])
+    for index, ((human, ai), note) in enumerate(zip(rows, notes)):
         played.update(human.points)
         vertex = base.point_to_vertex(human.point, size)
         lines.append(f"{letters[index]} - {vertex:<5} {human.games:>6}  {100 * human.winrate:5.1f}% "
-                     f"{ai_columns(ai)}{ai_note(human.games, total, ai)}")
+                     f"{ai_columns(ai)}{note}")
         line_of(ai)
     for ai in values.moves:
         if not set(ai.points) & played:

@@ -68,12 +68,15 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
     lines = board.diagram(marked, (x0, y0, x1, y1))
     if ai_values is not None and corner.moves:
         lines.append(f"{'':4}{'move':<6}{'played':>7}  {'win %':>6} {ai_text.AI_HEAD}")
-    for index, move in enumerate(corner.moves[:CORNER_ROWS]):
+    listed = corner.moves[:CORNER_ROWS]
+    notes = ai_text.ai_notes([m.games for m in listed], corner.total, ai_values[:len(listed)]) \
+        if ai_values is not None else []
+    for index, move in enumerate(listed):
         vertex = base.point_to_vertex(move.point, size)
         line = f"{LETTERS[index]} - {vertex:<5} {move.games:>7}  {100 * move.winrate:5.1f}%"
         if ai_values is not None:
             ai = ai_values[index]
-            line += f" {ai_text.ai_columns(ai)}{ai_text.ai_note(move.games, corner.total, ai)}"
+            line += f" {ai_text.ai_columns(ai)}{notes[index]}"
         lines.append(line)
     if len(corner.moves) > CORNER_ROWS:
         rest = corner.moves[CORNER_ROWS:]

@@ -117,6 +117,7 @@ def result_text(board, result, ai=None) -> str:
     head = "    move  colour  games  at once  after tenuki   win %"
     lines.append(f"{head} {ai_text.AI_HEAD}" if columns else head)
     shown = result.continuations[:TABLE_LIMIT]
+    notes = ai_text.ai_notes([m.games for m in shown], result.total, ai[1][:len(shown)]) if columns else []
     for index, (letter, move) in enumerate(zip(row_letters(shown), shown)):
         vertex = base.point_to_vertex(move.point, result.pattern.size)
         colour = "Black" if move.colour == BLACK else "White"
@@ -124,7 +125,7 @@ def result_text(board, result, ai=None) -> str:
                 f"  {100 * move.winrate:5.1f}%")
         if columns:
             value = ai[1][index]
-            lines.append(f"{line} {ai_text.ai_columns(value)}{ai_text.ai_note(move.games, result.total, value)}")
+            lines.append(f"{line} {ai_text.ai_columns(value)}{notes[index]}")
             continue
         lines.append(line)
     if len(result.continuations) > TABLE_LIMIT:

@@ -54,7 +54,7 @@ from fuseki.book.analysis.ai import (
     MOVES_SHARE,
     NOT_YET,
     AiValueStores,
-    mark,
+    marks,
     missing_reason,
     moves_to_force,
     next_move_values,
@@ -506,11 +506,11 @@ def _fill_rows(service: AiService, got: AiValues, board, rows, moves, total: int
     else ``missing_reason``'s); the points of the moves."""
     played: set[int] = set()
     counted = moves if counted is None else counted
-    for row, move, human, value in zip(rows, moves, counted, next_move_values(got, board, board.to_move, moves,
-                                                                              service.stores.values)):
+    found = next_move_values(got, board, board.to_move, moves, service.stores.values)
+    kinds = marks([human.games for human in counted[:len(found)]], total, found)
+    for row, move, value, kind in zip(rows, moves, found, kinds):
         played.update(move.points)
         if value is not None:
-            kind = mark(human.games, total, value.loss, value.visits, value.position_visits)
             row["ai"] = {**_values(value, board.size), "source": value.source, "mark": kind,
                          "mark_text": MARK_TEXT.get(kind)}
         else:  # the page says why the cell is empty
