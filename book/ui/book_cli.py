@@ -187,13 +187,16 @@ def run_search(args) -> int:
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo
         if args.ai:  # --by-year judges every move, the table shows the lettered ones
             shown = None if args.by_year else len(textboard.LETTERS)
-            values, move_values = ai_text.ai_values_for(args, board, found, book, shown)
+            # nothing stored and no KataGo: the human statistics, and a line saying why no AI columns
+            values, move_values = ai_text.ai_values_for(args, board, found, book, shown, ask_unless_none=True)
     finally:
         book.close()
     note = filters_note(filters)
     note = (f"; {note}" if note else "") + within.within_note(args, games_within)
     text = textboard.search_text(board, found, note=note, verbose=args.verbose)
-    if args.ai:  # the human table is replaced by one with KataGo's columns beside it
+    if args.ai and values is None:
+        text += f"\n{ai_text.NO_VALUES}"
+    elif args.ai:  # the human table is replaced by one with KataGo's columns beside it
         table = textboard.move_table(found, board.size)
         shown = move_values[: len(textboard.LETTERS)]
         text = (text[: len(text) - len(table)] + ai_text.ai_table(found, values, shown, board.size,
@@ -201,7 +204,7 @@ def run_search(args) -> int:
                 + "\n" + table.rsplit("\n", 1)[-1])
     if args.by_year:
         text += "\n\n" + years_text.year_text(profile, board.size)
-    if args.by_year and args.ai:
+    if args.by_year and args.ai and values is not None:
         from fuseki.book.analysis import mistakes
 
         visits_min = mistakes.default_visits()
