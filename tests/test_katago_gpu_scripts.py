@@ -5,7 +5,8 @@ values on a GPU"), in the parts that need no GPU and no network (issue 60).
   a piece, each sent on its own call) and joined as ``.ci/katago-gpu`` joins it comes back byte
   for byte; a piece that did not come is named at the join.  Once ``tail -c +N | head -c M``
   under pipefail died of SIGPIPE (status 141) and the pack stopped without a word, .gpu3 empty.
-- ``.ci/katago-gpu-pack``: a failing step says which step and exits non-zero.
+- ``.ci/katago-gpu-pack``: a failing step says which step and exits non-zero; ``.ci/katago-gpu``
+  logs a failing command in OUT's run.log, the log that comes back, before it stops.
 """
 
 from __future__ import annotations
@@ -112,3 +113,15 @@ def test_a_failing_step_of_the_pack_says_which_and_exits_non_zero(tmp_path, pack
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f'katago-gpu-pack: stopped at step "{step}')
     assert "exit status" in last, last
+
+
+def test_the_gpu_script_logs_a_failing_command_before_it_stops(tmp_path):
+    """A PACK without KataGo's binary: the untar fails, and run.log (in OUT, what comes back
+    from the lent machine) says so with the command, instead of the script ending unlogged."""
+    (tmp_path / "pack").mkdir()
+    out = tmp_path / "out"
+    done = run(CI / "katago-gpu", tmp_path / "pack", out, 60,
+               env={"KATAGO_GPU_WORK": str(tmp_path / "work"), "KATAGO_GPU_KATAGO": ""})
+    assert done.returncode != 0
+    last = (out / "run.log").read_text().strip().splitlines()[-1]
+    assert "stopped: exit status" in last and "katago-appimage.tar.xz" in last, last
