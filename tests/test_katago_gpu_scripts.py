@@ -7,6 +7,9 @@ values on a GPU"), in the parts that need no GPU and no network (issue 60).
   under pipefail died of SIGPIPE (status 141) and the pack stopped without a word, .gpu3 empty.
 - ``.ci/katago-gpu-pack``: a failing step says which step and exits non-zero; ``.ci/katago-gpu``
   logs a failing command in OUT's run.log, the log that comes back, before it stops.
+- ``.ci/katago-gpu-tuning``: KataGo's name for the GPU from ``nvidia-smi`` (a fake one on PATH,
+  written here), the same chip's tuning file copied under that name when none carries it, and
+  a file KataGo tuned anew kept for OUT.
 """
 
 from __future__ import annotations
@@ -125,3 +128,87 @@ def test_the_gpu_script_logs_a_failing_command_before_it_stops(tmp_path):
     assert done.returncode != 0
     last = (out / "run.log").read_text().strip().splitlines()[-1]
     assert "stopped: exit status" in last and "katago-appimage.tar.xz" in last, last
+
+
+# --- the tuning file for the GPU ----------------------------------------------------------------
+
+@pytest.fixture
+def gpu(tmp_path):
+    """``gpu("NVIDIA H200")``: an ``nvidia-smi`` on PATH that names that GPU, answering only the
+    question the script asks; the environment for the script."""
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+
+    def make(*names: str, status: int = 0) -> dict[str, str]:
+        lines = "".join(f"echo '{name}'\n" for name in names)
+        (bin_folder / "nvidia-smi").write_text(
+            '#!/bin/sh\n[ "$*" = "--query-gpu=name --format=csv,noheader" ] || { echo "asked: $*" >&2; exit 2; }\n'
+            f"{lines}exit {status}\n")
+        (bin_folder / "nvidia-smi").chmod(0o755)
+        return {"PATH": f"{bin_folder}{os.pathsep}{os.environ['PATH']}"}
+    return make
+
+
+def place(tmp_path, env, *sources) -> tuple[subprocess.CompletedProcess, Path]:
+    tuning = tmp_path / "opencltuning"
+    done = run(CI / "katago-gpu-tuning", "place", tuning, *sources, env=env)
+    assert done.returncode == 0, done.stderr
+    return done, tuning
+
+
+def test_a_gpu_with_a_file_of_its_own_name_takes_it(tmp_path, gpu):
+    done, tuning = place(tmp_path, gpu("NVIDIA H100 80GB HBM3"), CI / "katago-tuning")
+    assert sorted(p.name for p in tuning.iterdir()) == [H100_FILE]
+    assert f"NVIDIA H100 80GB HBM3 (NVIDIAH10080GBHBM3): {H100_FILE}" in done.stdout
+
+
+def test_the_h200_takes_the_h100s_file_under_its_own_name(tmp_path, gpu):
+    done, tuning = place(tmp_path, gpu("NVIDIA H200", "NVIDIA H200"), CI / "katago-tuning")
+    assert sorted(p.name for p in tuning.iterdir()) == [H100_FILE, H200_FILE]
+    assert (tuning / H200_FILE).read_bytes() == (CI / "katago-tuning" / H100_FILE).read_bytes()
+    (line,) = done.stdout.splitlines()  # two GPUs of one model: said once
+    assert f"{H100_FILE}, of the same chip (GH100), copied as {H200_FILE}" in line
+
+
+def test_the_h200s_file_from_its_run_is_the_one_the_mapping_makes(tmp_path, gpu):
+    """The file the H200's run used (shared data) is byte for byte what the mapping gives it:
+    the repository needs no copy of its own."""
+    ran = ROOT.parent / "shared" / "data" / "ai-values" / H200_FILE
+    if not ran.exists():
+        pytest.skip(f"no {ran}")
+    _, tuning = place(tmp_path, gpu("NVIDIA H200"), CI / "katago-tuning")
+    assert (tuning / H200_FILE).read_bytes() == ran.read_bytes()
+
+
+def test_a_file_of_the_gpus_own_name_is_preferred_to_the_same_chips(tmp_path, gpu):
+    """A file tuned on the H200 itself (in PACK) is taken, not replaced by the H100's."""
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / H200_FILE).write_text("tuned on the H200\n")
+    done, tuning = place(tmp_path, gpu("NVIDIA H200"), CI / "katago-tuning", pack)
+    assert (tuning / H200_FILE).read_text() == "tuned on the H200\n"
+    assert "same chip" not in done.stdout
+
+
+def test_a_gpu_of_another_chip_gets_no_file_and_the_log_says_katago_tunes(tmp_path, gpu):
+    done, tuning = place(tmp_path, gpu("NVIDIA A100-SXM4-80GB"), CI / "katago-tuning")
+    assert sorted(p.name for p in tuning.iterdir()) == [H100_FILE]
+    assert "NVIDIA A100-SXM4-80GB (NVIDIAA100SXM480GB): no tuning file for it nor for its chip" in done.stdout
+    assert "KataGo tunes" in done.stdout
+
+
+def test_without_an_answer_from_nvidia_smi_the_files_are_placed_as_they_came(tmp_path, gpu):
+    done, tuning = place(tmp_path, gpu(status=9), CI / "katago-tuning")  # as with no driver loaded
+    assert sorted(p.name for p in tuning.iterdir()) == [H100_FILE]
+    assert "nvidia-smi failed" in done.stdout
+
+
+def test_a_file_katago_tuned_anew_is_kept_for_out_and_the_copies_placed_are_not(tmp_path, gpu):
+    _, tuning = place(tmp_path, gpu("NVIDIA H200"), CI / "katago-tuning")
+    tuned = "tune13_gpuNVIDIAA100SXM480GB_x19_y19_c384_mv14.txt"
+    (tuning / tuned).write_text("tuned here\n")  # as KataGo writes it on its first start
+    out = tmp_path / "out"
+    done = run(CI / "katago-gpu-tuning", "keep", out, tuning, CI / "katago-tuning")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == [tuned]
+    assert f"KataGo tuned anew: {tuned}" in done.stdout
