@@ -1,5 +1,5 @@
 """The scripts that carry KataGo to a lent GPU machine and start it there (docs/katago.md, "Deep
-values on a GPU"), in the parts that need no GPU and no network (issue 60).
+values for the built-in book"), in the parts that need no GPU and no network (issue 60).
 
 - ``.ci/katago-gpu-pieces``: the network split as ``.ci/katago-gpu-pack`` splits it (one folder
   a piece, each sent on its own call) and joined as ``.ci/katago-gpu`` joins it comes back byte
