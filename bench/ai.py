@@ -98,7 +98,8 @@ def bench_katago(command: str, positions: int, visits: int, rng: random.Random) 
 
 
 def bench_annotate(command: str, count: int, threads: int) -> None:
-    from fuseki.book.analysis import annotate, builtin
+    from fuseki.book.analysis import annotate
+    from fuseki.book.model import builtin
     from fuseki.book.storage.store import Book
 
     with Book.open(str(builtin.PATH)) as book, tempfile.TemporaryDirectory() as folder:
@@ -143,7 +144,8 @@ def katago_benchmark(command: str, visits: int, threads: int, positions: int) ->
 
 
 def bench_compare(command: str, count: int, visits: int, threads: int | None) -> None:
-    from fuseki.book.analysis import annotate, builtin
+    from fuseki.book.analysis import annotate
+    from fuseki.book.model import builtin
     from fuseki.book.storage.store import Book
 
     threads_in_all = search_threads(command)  # what katago benchmark gets: the same threads

@@ -269,3 +269,25 @@ def test_by_year_with_ai_gives_each_years_share_of_mistakes(tmp_path, capsys, mo
                          str(sum(r in unjudged for r in replies))])
     got = [line.replace("no date", "no").split() for line in table[: len(expected)]]
     assert got == expected
+
+
+def test_the_list_and_the_tables_question_marks_name_the_same_moves(judged_book):
+    """The table's marks (``marks`` over a position's next moves, as ``search --ai`` and the page
+    draw them) and ``mistakes.find`` are two paths through the book: the same moves."""
+    from fuseki.book.analysis.ai import MISTAKE, marks, next_move_values
+
+    location, positions, written = judged_book
+    marked = set()
+    with Book.open(location, readonly=True) as book:
+        stores = AiValueStores(book.db, None, "japanese", 6.5)
+        found, _ = mistakes.find(book, stores, 2)
+        for key in written:
+            board, side = positions[key]["board"], positions[key]["side"]
+            nexts = book.next_moves(board, side)
+            if nexts.total < 2:
+                continue
+            values = next_move_values(stores.values(board, side), board, side, nexts.moves, stores.values)
+            kinds = marks([m.games for m in nexts.moves], nexts.total, values)
+            marked |= {(key, canon(board, side, m.point)) for m, kind in zip(nexts.moves, kinds) if kind == MISTAKE}
+    listed = {(m.key, canon(m.board, m.to_move, m.point)) for m in found}
+    assert listed == marked and len(listed) >= 3

@@ -49,7 +49,9 @@ def test_search_ai_puts_katagos_values_beside_the_human_moves(book, fake_katago,
     assert rows[0].split()[:4] == ["a", "-", "D16", "2"] and rows[0].split()[-8:] == \
         ["-", "-", "-", "-", "no", "value:", "not", "evaluated", "yet"][-8:]
     ai_rows = [r.split() for r in rows if r.startswith("AI ")]
-    assert [(r[1], r[-3], r[-2]) for r in ai_rows] == [("K10", "0.0", "10"), ("C3", "1.0", "9"), ("R17", "2.0", "8")]
+    assert [(r[1], r[-5], r[-4], r[-2:]) for r in ai_rows] == [  # under MARK_VISITS: "AI, shallow"
+        ("K10", "0.0", "10", ["AI,", "shallow"]), ("C3", "1.0", "9", ["AI,", "shallow"]),
+        ("R17", "2.0", "8", ["AI,", "shallow"])]
     assert "japanese rules, komi 6.5, 30 visits" in captured.out
     assert rows[-1] == "total 2 games"
     # a second look, in another orientation, is a lookup: no KataGo named, none found
@@ -73,13 +75,16 @@ def test_points_that_round_to_zero_print_without_a_sign():
     assert [points(v) for v in (-0.04, 0.0, 0.04, -1.26, 2.0)] == ["   0.0", "   0.0", "   0.0", "  -1.3", "   2.0"]
 
 
-def test_search_ai_with_no_katago_found_says_how_to_get_one(book, capsys, monkeypatch):
+def test_search_ai_with_nothing_stored_and_no_katago_answers_the_human_moves_and_says_why(book, capsys, monkeypatch):
+    from fuseki.book.ui.ai_text import NO_VALUES
     from fuseki.engine.players import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
-    assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("fuseki search: no KataGo") and ".ci/katago" in err[0]
+    assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 0
+    out = capsys.readouterr().out
+    plain = main(["search", "--moves", "pd", "--book", book]) == 0 and capsys.readouterr().out
+    assert out == plain + NO_VALUES + "\n"  # every human row, then the line saying why there are no AI columns
+    assert "total " in plain and ".ci/katago" in NO_VALUES
 
 
 def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_move(book, capsys, monkeypatch,

@@ -65,6 +65,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY!r}))
 def test_help_is_plain_text_with_an_example(argv, capsys):
     text = help_text(argv, capsys)
     assert "`" not in text
+    assert "%%" not in text  # argparse formats help= strings, not a description's
     assert "example" in text.lower()
     assert text.startswith("usage: fuseki")
 
@@ -83,3 +84,11 @@ def test_the_shells_help_is_plain_text():
     assert "games [PAGE|next]" in text and "next: the page after" in text
     assert "`" not in text
     assert not any(line.startswith(" ") for line in text.splitlines())  # no docstring indentation
+
+
+def test_the_mistakes_help_names_the_marks_own_figures(capsys):
+    from fuseki.book.analysis.ai import MARK_VISITS, MISTAKE_POINTS, POPULAR
+
+    text = " ".join(help_text(["ai", "mistakes"], capsys).split())
+    assert f"at least {POPULAR:.0%} of a position's games" in text
+    assert f"at least {MISTAKE_POINTS:g} points clear of the noise" in text and f"default {MARK_VISITS}" in text

@@ -406,8 +406,10 @@ def marks(games: list[int], total: int, values: list) -> list[str | None]:
     - ``MISTAKE`` (?): played in ``POPULAR`` of the games or more, and its loss against the best
       move is at least ``MISTAKE_POINTS`` plus ``noise_margin`` of the two moves' visits;
     - ``CHOICE`` (!): played in under ``RARE`` of the games, within ``GOOD_POINTS`` of the best
-      move, and KataGo rates it at least as well as the position's most played move within the
-      same noise: its lead is at least that move's minus ``noise_margin`` of the two.
+      move, and KataGo rates it at least as well as the position's most played move, clear of
+      the same noise: its lead is at least that move's plus ``noise_margin`` of the two (a
+      lenient margin would draw more marks the shallower the values: measured, a quarter of
+      them did not hold at 4x the visits; docs/katago.md, "How sure a mark is").
 
     None otherwise: also for a move without deep values, and no ``CHOICE`` when the most played
     move has none."""
@@ -423,6 +425,6 @@ def marks(games: list[int], total: int, values: list) -> list[str | None]:
             if loses(value):
                 found[i] = MISTAKE
         elif played < RARE * total and value.loss < GOOD_POINTS and deep(top) and \
-                value.score_lead >= top.score_lead - noise_margin(value.visits, top.visits):
+                value.score_lead >= top.score_lead + noise_margin(value.visits, top.visits):
             found[i] = CHOICE
     return found

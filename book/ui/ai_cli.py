@@ -78,9 +78,10 @@ def add_commands(subparsers) -> None:
     c.set_defaults(run=run_copy)
     m = commands.add_parser(
         "mistakes", help="the book's popular mistakes, from the stored AI values",
-        description="List the moves played in at least 10%% of a position's games (positions of at least "
-                    "--min-games games) whose stored AI values say they lose at least 1.5 points, from values "
-                    "of at least --visits-min visits; most played first, with the better move (the best "
+        description="List the moves played in at least 10% of a position's games (positions of at least "
+                    "--min-games games) whose stored AI values say they lose at least 1.5 points clear of the "
+                    "noise of their visits, from values of at least --visits-min visits: the moves the tables "
+                    "mark ? (docs/katago.md, \"The marks\"); most played first, with the better move (the best "
                     "evaluated) and KataGo's line. Reads the values stored in the book and the AI value "
                     "cache (fuseki ai annotate stores them); never asks KataGo. Example: fuseki ai mistakes "
                     "--book games.sqlite --min-games 50 --sgf mistakes.sgf")
@@ -293,7 +294,8 @@ def run_mistakes(args) -> int:
         print(mistake_text(number, m))
     missing = f" ({scan.missing:,} of them with no board found)" if scan.missing else ""
     print(f"fuseki ai mistakes: {len(found):,} popular mistakes (moves in >= {mistakes.POPULAR_SHARE:.0%} of a "
-          f"position's games losing >= {mistakes.MISTAKE_POINTS:g} points at >= {visits_min} visits) in "
+          f"position's games losing >= {mistakes.MISTAKE_POINTS:g} points clear of the noise, at >= {visits_min} "
+          f"visits: the tables' ? marks) in "
           f"{scan.positions:,} positions of {min_games}+ games with values for {args.rules} rules, komi "
           f"{args.komi:g}{missing}", file=sys.stderr)
     if args.sgf:

@@ -219,8 +219,9 @@ def ai_footer(values) -> str:
                    f"mark drawn (fuseki search --ai --visits {MARK_VISITS} with a KataGo searches deeper)\n")
     return (f"{shallow}KataGo: {s.network or 'unknown network'}, {s.rules} rules, komi {s.komi:g}, "
             f"{values.visits} visits; win rate and lead for the player who plays the move, "
-            f"loss in points against the best move evaluated, visits of the move's own values "
-            f"(*: the position after the move's, KataGo's search did not evaluate the move)")
+            f"loss in points against the best move evaluated with {MARK_VISITS}+ visits, visits of the move's "
+            f"own values (*: the position after the move's, KataGo's search did not evaluate the move); AI: "
+            f"KataGo's move nobody played, shallow under the {MARK_VISITS} visits a mark needs")
 
 
 def ai_table(found, values, move_values, size: int, letters: str, pv: bool = False) -> str:
@@ -245,10 +246,13 @@ def ai_table(found, values, move_values, size: int, letters: str, pv: bool = Fal
         lines.append(f"{letters[index]} - {vertex:<5} {human.games:>6}  {100 * human.winrate:5.1f}% "
                      f"{ai_columns(ai)}{note}")
         line_of(ai)
+    from fuseki.book.analysis.ai import MARK_VISITS
+
     for ai in values.moves:
         if not set(ai.points) & played:
             vertex = base.point_to_vertex(ai.point, size)
-            lines.append(f"AI  {vertex:<5} {0:>6}      -  {ai_columns(ai)}  AI")
+            shallow = ", shallow" if ai.visits < MARK_VISITS else ""  # under a mark's visits: a glance, no verdict
+            lines.append(f"AI  {vertex:<5} {0:>6}      -  {ai_columns(ai)}  AI{shallow}")
             line_of(ai)
     lines.append(ai_footer(values))
     return "\n".join(lines)

@@ -55,7 +55,8 @@ def mistakes_text(rows, mistaken, size: int, visits_min: int, points: float) -> 
     values judge a mistake (``book.analysis.mistakes.years_of_mistakes``), and those it cannot judge."""
     judged = ", ".join(f"{base.point_to_vertex(move.point, size)} {ai.loss:.1f} ({ai.visits} visits)"
                        for move, ai in mistaken) or "none"
-    lines = [f"AI MISTAKES: moves losing >= {points:g} points at >= {visits_min} visits: {judged}",
+    lines = [f"AI MISTAKES: moves losing >= {points:g} points clear of the noise, at >= {visits_min} visits "
+             f"(the rule of the ? mark, any share of the games): {judged}",
              "YEAR       GAMES  MISTAKES    SHARE  UNJUDGED   (unjudged: a move with no value of that many visits)"]
     for row in rows:
         lines.append(f"{_year_name(row.year):<8} {row.games:>7} {row.mistaken:>9} {100 * row.share:>7.1f}%"
