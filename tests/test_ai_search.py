@@ -49,7 +49,7 @@ def test_search_ai_puts_katagos_values_beside_the_human_moves(book, fake_katago,
     assert rows[0].split()[:4] == ["a", "-", "D16", "2"] and rows[0].split()[-8:] == \
         ["-", "-", "-", "-", "no", "value:", "not", "evaluated", "yet"][-8:]
     ai_rows = [r.split() for r in rows if r.startswith("AI ")]
-    assert [(r[1], r[-5], r[-4], r[-2:]) for r in ai_rows] == [  # under MARK_VISITS: "AI, shallow"
+    assert [(r[1], r[-4], r[-3], r[-2:]) for r in ai_rows] == [  # under MARK_VISITS: "AI, shallow"
         ("K10", "0.0", "10", ["AI,", "shallow"]), ("C3", "1.0", "9", ["AI,", "shallow"]),
         ("R17", "2.0", "8", ["AI,", "shallow"])]
     assert "japanese rules, komi 6.5, 30 visits" in captured.out
