@@ -152,6 +152,13 @@ class AiLine:
     loss: float
     visits: int
     pv: tuple[int, ...]
+    position_visits: int = 0  # the root visits of the position's search
+    best_visits: int = 0  # the visits of the best move the loss is measured against
+    # KataGo's figures may be shown (``deep_figures``): the move's own values and the position's
+    # search each of at least MARK_VISITS visits; ``deep_loss`` (``book.analysis.ai.deep``): the
+    # best move's too, as for a mark
+    deep: bool = False
+    deep_loss: bool = False
 
 
 class BookChooser:
@@ -292,7 +299,7 @@ class BookChooser:
         stores = self.ai_stores(rules, komi)
         if stores is None or not moves:
             return None
-        from fuseki.book.analysis.ai import next_move_values
+        from fuseki.book.analysis.ai import deep, next_move_values
         from fuseki.book.analysis.ai_lines import move_line
 
         values = stores.values(board, color)
@@ -300,7 +307,8 @@ class BookChooser:
             return None
         found = next_move_values(values, board, color, moves, stores.values)
         return [None if ai is None else AiLine(ai.winrate, ai.score_lead, ai.loss, ai.visits,
-                                                move_line(ai, values, board, color, move, stores.values))
+                                                move_line(ai, values, board, color, move, stores.values),
+                                                ai.position_visits, ai.best_visits, deep_figures(ai), deep(ai))
                 for move, ai in zip(moves, found)]
 
     def _sound(self, board, color: int, moves) -> tuple[list, list[tuple[int, str]]]:
@@ -377,6 +385,15 @@ class BookChooser:
         self.log(f"fuseki: genmove {who}: book {point_to_vertex(choice.point, board.size)} "
                  f"({self.policy}; {move.games} of {found.total} games, "
                  f"{move.winrate:.0%} won by the mover)")
+
+
+def deep_figures(value) -> bool:
+    """KataGo's figures of a move (``book.analysis.ai.MoveValues``: win rate, lead) may be shown
+    as KataGo's: the move's own values and the position's search each of at least
+    ``MARK_VISITS`` visits (the threshold of the marks; shallower values are noise)."""
+    from fuseki.book.analysis.ai import MARK_VISITS
+
+    return min(value.visits, value.position_visits) >= MARK_VISITS
 
 
 def book_choice(settings) -> tuple[str | None, str]:
