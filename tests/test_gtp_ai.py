@@ -347,3 +347,33 @@ def test_a_shallow_value_gives_the_players_figures(tmp_path):
     text = [line for line in ok(eng, "book-gfx").split("\n") if line.startswith("TEXT")]
     assert text == ["TEXT book: 7 games; A 4 25%, B 2 100% AI loss 0.0, C 1 100%"]  # no loss from 3 visits
 
+
+# --- the built-in book: its values are for japanese rules at komi 6.5, 400 visits ------------------
+
+@pytest.fixture(scope="module")
+def builtin_book():
+    from fuseki.book.model import builtin
+
+    if not builtin.available():
+        pytest.skip("no built-in book in this checkout")
+    return builtin.PATH
+
+
+def test_the_corner_books_counts_never_exceed_the_books_games(builtin_book):
+    """Out of the whole-board book, the corner book answers; its counts are of four corners a game
+    (the empty corner's 4-4 point: 730,043 times in 369,210 games), shown within the book's games."""
+    from fuseki.book.storage.store import Book
+
+    with Book.open(str(builtin_book), readonly=True) as book:
+        games = book.stats().games
+    eng = engine_on(builtin_book)
+    for n, move in enumerate(["K10", "K9", "J10", "L10"]):  # the centre: out of the whole-board book
+        ok(eng, f"play {'BW'[n % 2]} {move}")
+    gfx = ok(eng, "book-gfx")
+    assert "TEXT corner book, times played: " in gfx
+    counts = [int(word) for word in gfx.split("times played: ")[1].replace(",", "").split()[1::3]]
+    assert counts and max(counts) <= games
+    for command in ("kata-analyze B 10", "lz-analyze B 10"):
+        entries, _ = analyze(eng, command)
+        assert entries and max(int(e["visits"]) for e in entries) <= games, command
+    assert max(int(word) for word in ok(eng, "book-counts").split()[1::2]) <= games

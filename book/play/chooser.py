@@ -183,6 +183,7 @@ class BookChooser:
         self.max_loss, self.ai_rules, self.ai_komi, self.ai_cache = max_loss, ai_rules, ai_komi, ai_cache
         self._stores = None  # (book, {(rules, komi): AiValueStores or None}) once looked for
         self._stores_lock = threading.Lock()
+        self._games = None  # (book, its version, {board size: games}) for the corner book's counts
 
     @property
     def book(self):
@@ -232,7 +233,23 @@ class BookChooser:
         from fuseki.book.play.corner_chooser import candidates
 
         found = self.corner_moves(board, color)
-        return None if found is None else candidates(found, board, color)
+        if found is None:
+            return None
+        return candidates(within_games(found, self.games_of_size(board.size)), board, color)
+
+    def games_of_size(self, size: int) -> int | None:
+        """The book's games of boards of ``size`` (None without a book); kept while the book's
+        ``version`` stays (a book of games may grow under a running engine)."""
+        book = self.book
+        if book is None:
+            return None
+        version = book.version()
+        if self._games is None or self._games[0] is not book or self._games[1] != version:
+            self._games = (book, version, {})
+        known = self._games[2]
+        if size not in known:
+            known[size] = _games_of_size(book, size)
+        return known[size]
 
     # --- KataGo's stored values: read, never asked (see the module docstring) ---
 
@@ -394,6 +411,48 @@ def deep_figures(value) -> bool:
     from fuseki.book.analysis.ai import MARK_VISITS
 
     return min(value.visits, value.position_visits) >= MARK_VISITS
+
+
+def within_games(found: list, games: int | None) -> list:
+    """The corner book's ``CornerMoves`` with their counts kept within the book's ``games``: a
+    corner's continuations are counted over every corner of every game (the empty corner's 4-4
+    point once in each corner a game plays it, up to four times a game: 730,043 times in the
+    built-in book's 369,210 games), so where a corner's count (its continuations and tenuki,
+    ``total``) is above ``games``, each continuation's times played and wins are scaled by
+    ``games / total`` (the shares stay, to rounding, and the win rates exactly: the wins scaled
+    are not whole; at least 1).  ``found`` as is when ``games`` is None."""
+    if not games:
+        return found
+    from dataclasses import replace
+
+    scaled = []
+    for corner in found:
+        total = corner.total
+        if total <= games:
+            scaled.append(corner)
+            continue
+        moves = []
+        for m in corner.moves:
+            played = max(1, round(m.games * games / total))
+            moves.append(replace(m, games=played, wins=played * m.winrate))  # the win rate as it was
+        scaled.append(replace(corner, moves=sorted(moves, key=lambda m: (-m.games, m.point)),
+                              tenuki=round(corner.tenuki * games / total),
+                              tenuki_wins=corner.tenuki_wins * games / total))
+    return scaled
+
+
+def _games_of_size(book, size: int) -> int:
+    """Games of boards of ``size`` in ``book`` (a statistics book's recorded figures)."""
+    info = book.statistics
+    if info is not None:
+        return int(dict(info.sizes).get(size, info.games))
+    from sqlalchemy import func, select
+
+    from fuseki.book.storage.schema import games as games_table
+
+    with book.db.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(games_table)
+                                .where(games_table.c.size == size)).scalar() or 0)
 
 
 def book_choice(settings) -> tuple[str | None, str]:
