@@ -359,6 +359,32 @@ def builtin_book():
     return builtin.PATH
 
 
+def test_no_komi_and_komi_7_5_give_the_players_figures_and_say_why_6_5_gives_katagos(builtin_book):
+    """The engine's komi is 7.5 until the controller sends ``komi`` (docs/clients.md): nothing is
+    stored for it, so the players' figures, and ``--verbose`` says so once; at 6.5, KataGo's."""
+    from fuseki.book.analysis.ai import MARK_VISITS
+
+    logged: list[str] = []
+    eng = engine_on(builtin_book, logged)
+    said = ("fuseki: no KataGo values stored for komi 7.5 and japanese rules (the book has them for komi 6.5 "
+            "and japanese rules): the analysis lines give the players' figures; send komi 6.5 for KataGo's")
+    for komi in (None, "7.5"):
+        if komi:
+            ok(eng, f"komi {komi}")
+        entries, _ = analyze(eng, "kata-analyze B 10 maxmoves 8")
+        assert len(entries) == 8 and all("scoreLead" not in e for e in entries)
+        assert entries[0]["lcb"] != entries[0]["winrate"]  # the Wilson bound of the players' win rate
+        assert logged.count(said) == 1, logged  # said once, not at every command
+    ok(eng, "komi 6.5")
+    entries, _ = analyze(eng, "kata-analyze B 10 maxmoves 8")
+    assert len(entries) == 8 and all("scoreLead" in e and e["lcb"] == e["winrate"] for e in entries)
+    board = Board(19)
+    moves = eng.game.advisor.next_moves(board, BLACK).moves[:2]
+    assert all(line.deep and line.visits >= MARK_VISITS
+               for line in eng.game.advisor.ai_lines(board, BLACK, moves, komi=6.5))
+    assert logged.count(said) == 1
+
+
 def test_the_corner_books_counts_never_exceed_the_books_games(builtin_book):
     """Out of the whole-board book, the corner book answers; its counts are of four corners a game
     (the empty corner's 4-4 point: 730,043 times in 369,210 games), shown within the book's games."""

@@ -20,7 +20,12 @@ and komi ``ai_rules`` / ``ai_komi``) at the first question and keeps None when n
 table, so that a book without values costs one look at its tables.  ``ai_lines`` gives the
 analysis commands (``engine.gtp.commands.analysis``, which never imports the book) the values of
 the game's own rules and komi (``ai_stores(rules, komi)``: one set of stores per rules and komi
-asked, a few kept), each move's with KataGo's line (``AiLine.pv``).
+asked, a few kept), each move's with KataGo's line (``AiLine.pv``) and whether its values are
+deep enough to be shown as KataGo's (``AiLine.deep``, ``deep_figures``); with ``verbose`` it
+says once per rules and komi when a position has values for the settings' ``ai_rules`` and
+``ai_komi`` but none for the game's (a game at the engine's default komi 7.5, no ``komi`` sent,
+on the built-in book's 6.5 values).  ``corner_candidates`` keeps the corner book's counts within
+the book's games (``within_games``).
 
 A book move stands for its orbit under the position's own symmetry
 (``MoveStat.points``); one of the orbit's legal points is drawn with the
@@ -183,6 +188,7 @@ class BookChooser:
         self.max_loss, self.ai_rules, self.ai_komi, self.ai_cache = max_loss, ai_rules, ai_komi, ai_cache
         self._stores = None  # (book, {(rules, komi): AiValueStores or None}) once looked for
         self._stores_lock = threading.Lock()
+        self._said_other: set[tuple[str, float]] = set()  # rules and komi said to have no values (verbose)
         self._games = None  # (book, its version, {board size: games}) for the corner book's counts
 
     @property
@@ -321,12 +327,31 @@ class BookChooser:
 
         values = stores.values(board, color)
         if values is None:
+            if self.verbose:
+                self._say_other_settings(board, color, rules, komi)
             return None
         found = next_move_values(values, board, color, moves, stores.values)
         return [None if ai is None else AiLine(ai.winrate, ai.score_lead, ai.loss, ai.visits,
                                                 move_line(ai, values, board, color, move, stores.values),
                                                 ai.position_visits, ai.best_visits, deep_figures(ai), deep(ai))
                 for move, ai in zip(moves, found)]
+
+    def _say_other_settings(self, board, color: int, rules: str | None, komi: float | None) -> None:
+        """Say once per rules and komi (``verbose``) that the position has no values for them
+        while it has some for the settings' ``ai_rules`` and ``ai_komi``: a game at komi 7.5 (the
+        engine's default, when no ``komi`` is sent) on a book annotated at 6.5 gets the players'
+        figures, and the user should know why."""
+        asked = (self.ai_rules if rules is None else rules, self.ai_komi if komi is None else komi)
+        own = (self.ai_rules, self.ai_komi)
+        if asked == own or asked in self._said_other:
+            return
+        stores = self.ai_stores()
+        if stores is None or stores.values(board, color) is None:
+            return
+        self._said_other.add(asked)
+        self.log(f"fuseki: no KataGo values stored for komi {asked[1]:g} and {asked[0]} rules (the book has "
+                 f"them for komi {own[1]:g} and {own[0]} rules): the analysis lines give the players' figures; "
+                 f"send komi {own[1]:g} for KataGo's")
 
     def _sound(self, board, color: int, moves) -> tuple[list, list[tuple[int, str]]]:
         """(the eligible ``moves`` whose stored AI loss is at most ``max_loss`` or unknown,
