@@ -73,10 +73,13 @@ def test_analysis_shows_the_corner_book_when_the_whole_board_is_out(book_path):
     # the last move's corner first, then the empty corner's 4-4 point
     assert eng.handle_line("book_moves") == "= Q14 R14 Q4\n\n"
     gfx = eng.handle_line("book-gfx")
-    assert "LABEL Q14 A R14 B Q4 C" in gfx and "TEXT corner book: 20 games; A 3 100%, B 2 100%, C 15 " in gfx
+    # the empty corner's 4-4 point was played 15 times in the five games (three empty corners a
+    # game): scaled to the book's 5 games, a count of four corners' is no number of games
+    assert "LABEL Q14 A R14 B Q4 C" in gfx and "TEXT corner book, times played: A 3 100%, B 2 100%, C 5 67%" in gfx
     lines = eng.handle_line("lz-analyze 50")
     eng.handle_line("name")  # ends the stream
     assert "info move Q14 visits 3 " in lines and "info move R14 visits 2 " in lines
+    assert "info move Q4 visits 5 " in lines
     assert lines.index("info move Q14") < lines.index("info move R14") < lines.index("info move Q4")
     assert "pv Q14 Q4" in lines  # the main line goes on in the corner book
     assert eng.handle_line("kata-analyze B maxmoves 1").count("info move") == 1

@@ -34,26 +34,32 @@ def after(*moves):
     return board
 
 
-def put(path, moves, root, candidates=(), komi=6.5, rules="japanese", pvs=None):
-    """Store values of the position after ``moves``; ``candidates``: (vertex, win rate, lead, loss);
+DEEP = 400  # the built-in book's visits: deep enough for KataGo's figures (MARK_VISITS, 100)
+
+
+def put(path, moves, root, candidates=(), komi=6.5, rules="japanese", pvs=None, move_visits=DEEP):
+    """Store values of the position after ``moves``: ``root`` (visits, win rate, lead), searched at
+    its visits; ``candidates``: (vertex, win rate, lead, loss[, visits]), of ``move_visits`` visits
+    unless they say;
     ``pvs``: each candidate's line as vertices (stored only where ``ai_values.put`` keeps lines)."""
     board = after(*moves)
-    rows = [(vertex_to_point(m, 19), 5, w, lead, loss, 0.1) for m, w, lead, loss in candidates]
+    rows = [(vertex_to_point(m, 19), *(visits or (move_visits,)), w, lead, loss, 0.1)
+            for m, w, lead, loss, *visits in candidates]
     lines = {} if pvs is None else {"pvs": [[vertex_to_point(v, 19) for v in line] for line in pvs]}
     db = create_engine(f"sqlite:///{path}")
     try:
         with db.begin() as conn:
             ai_values.create(conn)
-            ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings(rules, komi, "net", 8),
+            ai_values.put(conn, board.symmetric_keys(board.to_move), 19, AiSettings(rules, komi, "net", root[0]),
                           root, rows, **lines)
     finally:
         db.dispose()
 
 
 def store_judgement(path):
-    put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2),
+    put(path, ["R16"], (DEEP, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2),
                                         ("C3", 0.52, 0.0, 0.0)])  # C3: KataGo's, nobody played it
-    put(path, ["R16", "Q4"], (5, 0.6, 2.5))  # the position after Q4, black to move: Q4 loses 2.5
+    put(path, ["R16", "Q4"], (DEEP, 0.6, 2.5))  # the position after Q4, black to move: Q4 loses 2.5
 
 
 @pytest.fixture(scope="module")
@@ -189,11 +195,11 @@ def two_komis(tmp_path_factory):
     nothing."""
     folder = tmp_path_factory.mktemp("two_komis")
     path = build_book(folder / "book.sqlite", folder / "sgf")
-    put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2),
+    put(path, ["R16"], (DEEP, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2),
                                         ("C3", 0.52, 0.1, -0.1)])
-    put(path, ["R16", "Q4"], (5, 0.6, 2.5), [("C16", 0.6, 2.5, 0.0)])
-    put(path, ["R16", "D16"], (5, 0.51, 0.2), [("Q3", 0.51, 0.2, 0.0)])  # D16's line: no line stored with it
-    put(path, ["R16"], (10, 0.45, -0.5), [("D4", 0.35, -4.0, 3.5)], komi=7.5)
+    put(path, ["R16", "Q4"], (DEEP, 0.6, 2.5), [("C16", 0.6, 2.5, 0.0)])
+    put(path, ["R16", "D16"], (DEEP, 0.51, 0.2), [("Q3", 0.51, 0.2, 0.0)])  # D16's line: no line stored with it
+    put(path, ["R16"], (DEEP, 0.45, -0.5), [("D4", 0.35, -4.0, 3.5)], komi=7.5)
     return path
 
 
@@ -257,8 +263,8 @@ def test_an_orbits_points_show_the_line_turned_by_the_boards_own_symmetry(tmp_pa
     D4) gives R16's line, and each other point's is that line turned by the symmetry taking R16
     there (the position after it is the same one)."""
     path = build_book(tmp_path / "book.sqlite", tmp_path / "sgf")
-    put(path, [], (10, 0.5, 0.0))  # the empty board: values stored, no candidate people played
-    put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.5, 0.0, 0.0)])
+    put(path, [], (DEEP, 0.5, 0.0))  # the empty board: values stored, no candidate people played
+    put(path, ["R16"], (DEEP, 0.5, 0.0), [("D4", 0.5, 0.0, 0.0)])
     eng = engine_on(path)
     ok(eng, "komi 6.5")
     entries, _ = analyze(eng, "kata-analyze B 10")
@@ -278,7 +284,7 @@ STORES_LINES = "pvs" in inspect.signature(ai_values.put).parameters
 def test_a_stored_line_follows_every_orientation(tmp_path):
     path = build_book(tmp_path / "book.sqlite", tmp_path / "sgf")
     line = ["D4", "Q3", "C16", "pass"]
-    put(path, ["R16"], (10, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2)],
+    put(path, ["R16"], (DEEP, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2)],
         pvs=[line, ["D16", "C3"]])
     for t in range(8):
         def turn(vertex, t=t):
@@ -307,3 +313,93 @@ def test_the_flag_and_the_settings(tmp_path):
         path.write_text(text)
         with pytest.raises(config.ConfigError, match=key):
             config.load(path)
+
+
+# --- only deep values speak for KataGo (MARK_VISITS: the move's own and the position's search) ----
+
+def test_a_shallow_value_gives_the_players_figures(tmp_path):
+    """A 3-visit value is noise: KataGo's figures come only from values of at least MARK_VISITS
+    (100) visits, the move's own and the position's search; shallower ones leave the players'."""
+    from fuseki.book.analysis.ai import MARK_VISITS
+
+    players = [("D4", f"{(1 + 1) / (4 + 2):.6f}"), ("D16", f"{(2 + 1) / (2 + 2):.6f}"),
+               ("Q4", f"{(1 + 1) / (1 + 2):.6f}")]
+    cases = (((3, 0.5, 0.0), 3), ((3, 0.5, 0.0), DEEP), ((DEEP, 0.5, 0.0), MARK_VISITS - 1))
+    for n, (root, move_visits) in enumerate(cases):  # the position's search, or the moves', too shallow
+        path = build_book(tmp_path / f"book{n}.sqlite", tmp_path / f"sgf{n}")
+        put(path, ["R16"], root, [("D4", 0.40, -3.0, 3.0), ("D16", 0.49, -0.2, 0.2)], move_visits=move_visits)
+        eng = engine_on(path, analysis_min_games=1)
+        ok(eng, "komi 6.5")
+        ok(eng, "play B R16")
+        entries, _ = analyze(eng, "kata-analyze W 10")
+        assert [(e["move"], e["winrate"]) for e in entries] == players, (root, move_visits)
+        assert all("scoreLead" not in e for e in entries)
+        assert "AI loss" not in ok(eng, "book-gfx")
+    # a deep position with one shallow move: the deep one speaks for KataGo, the shallow one is
+    # left out as a move with no value (beside KataGo's figures its players' win rate would read as KataGo's)
+    path = build_book(tmp_path / "mixed.sqlite", tmp_path / "sgf-mixed")
+    put(path, ["R16"], (DEEP, 0.5, 0.0), [("D4", 0.40, -3.0, 3.0, 3), ("D16", 0.49, -0.2, 0.2, MARK_VISITS)])
+    eng = engine_on(path, analysis_min_games=1)
+    ok(eng, "komi 6.5")
+    ok(eng, "play B R16")
+    entries, _ = analyze(eng, "kata-analyze W 10")
+    assert [(e["move"], e["winrate"], e["scoreLead"]) for e in entries] == [("D16", "0.490000", "-0.200000")]
+    text = [line for line in ok(eng, "book-gfx").split("\n") if line.startswith("TEXT")]
+    assert text == ["TEXT book: 7 games; A 4 25%, B 2 100% AI loss 0.0, C 1 100%"]  # no loss from 3 visits
+
+
+# --- the built-in book: its values are for japanese rules at komi 6.5, 400 visits ------------------
+
+@pytest.fixture(scope="module")
+def builtin_book():
+    from fuseki.book.model import builtin
+
+    if not builtin.available():
+        pytest.skip("no built-in book in this checkout")
+    return builtin.PATH
+
+
+def test_no_komi_and_komi_7_5_give_the_players_figures_and_say_why_6_5_gives_katagos(builtin_book):
+    """The engine's komi is 7.5 until the controller sends ``komi`` (docs/clients.md): nothing is
+    stored for it, so the players' figures, and ``--verbose`` says so once; at 6.5, KataGo's."""
+    from fuseki.book.analysis.ai import MARK_VISITS
+
+    logged: list[str] = []
+    eng = engine_on(builtin_book, logged)
+    said = ("fuseki: no KataGo values stored for komi 7.5 and japanese rules (the book has them for komi 6.5 "
+            "and japanese rules): the analysis lines give the players' figures; send komi 6.5 for KataGo's")
+    for komi in (None, "7.5"):
+        if komi:
+            ok(eng, f"komi {komi}")
+        entries, _ = analyze(eng, "kata-analyze B 10 maxmoves 8")
+        assert len(entries) == 8 and all("scoreLead" not in e for e in entries)
+        assert entries[0]["lcb"] != entries[0]["winrate"]  # the Wilson bound of the players' win rate
+        assert logged.count(said) == 1, logged  # said once, not at every command
+    ok(eng, "komi 6.5")
+    entries, _ = analyze(eng, "kata-analyze B 10 maxmoves 8")
+    assert len(entries) == 8 and all("scoreLead" in e and e["lcb"] == e["winrate"] for e in entries)
+    board = Board(19)
+    moves = eng.game.advisor.next_moves(board, BLACK).moves[:2]
+    assert all(line.deep and line.visits >= MARK_VISITS
+               for line in eng.game.advisor.ai_lines(board, BLACK, moves, komi=6.5))
+    assert logged.count(said) == 1
+
+
+def test_the_corner_books_counts_never_exceed_the_books_games(builtin_book):
+    """Out of the whole-board book, the corner book answers; its counts are of four corners a game
+    (the empty corner's 4-4 point: 730,043 times in 369,210 games), shown within the book's games."""
+    from fuseki.book.storage.store import Book
+
+    with Book.open(str(builtin_book), readonly=True) as book:
+        games = book.stats().games
+    eng = engine_on(builtin_book)
+    for n, move in enumerate(["K10", "K9", "J10", "L10"]):  # the centre: out of the whole-board book
+        ok(eng, f"play {'BW'[n % 2]} {move}")
+    gfx = ok(eng, "book-gfx")
+    assert "TEXT corner book, times played: " in gfx
+    counts = [int(word) for word in gfx.split("times played: ")[1].replace(",", "").split()[1::3]]
+    assert counts and max(counts) <= games
+    for command in ("kata-analyze B 10", "lz-analyze B 10"):
+        entries, _ = analyze(eng, command)
+        assert entries and max(int(e["visits"]) for e in entries) <= games, command
+    assert max(int(word) for word in ok(eng, "book-counts").split()[1::2]) <= games

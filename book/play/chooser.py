@@ -20,7 +20,12 @@ and komi ``ai_rules`` / ``ai_komi``) at the first question and keeps None when n
 table, so that a book without values costs one look at its tables.  ``ai_lines`` gives the
 analysis commands (``engine.gtp.commands.analysis``, which never imports the book) the values of
 the game's own rules and komi (``ai_stores(rules, komi)``: one set of stores per rules and komi
-asked, a few kept), each move's with KataGo's line (``AiLine.pv``).
+asked, a few kept), each move's with KataGo's line (``AiLine.pv``) and whether its values are
+deep enough to be shown as KataGo's (``AiLine.deep``, ``deep_figures``); with ``verbose`` it
+says once per rules and komi when a position has values for the settings' ``ai_rules`` and
+``ai_komi`` but none for the game's (a game at the engine's default komi 7.5, no ``komi`` sent,
+on the built-in book's 6.5 values).  ``corner_candidates`` keeps the corner book's counts within
+the book's games (``within_games``).
 
 A book move stands for its orbit under the position's own symmetry
 (``MoveStat.points``); one of the orbit's legal points is drawn with the
@@ -152,6 +157,13 @@ class AiLine:
     loss: float
     visits: int
     pv: tuple[int, ...]
+    position_visits: int = 0  # the root visits of the position's search
+    best_visits: int = 0  # the visits of the best move the loss is measured against
+    # KataGo's figures may be shown (``deep_figures``): the move's own values and the position's
+    # search each of at least MARK_VISITS visits; ``deep_loss`` (``book.analysis.ai.deep``): the
+    # best move's too, as for a mark
+    deep: bool = False
+    deep_loss: bool = False
 
 
 class BookChooser:
@@ -176,6 +188,8 @@ class BookChooser:
         self.max_loss, self.ai_rules, self.ai_komi, self.ai_cache = max_loss, ai_rules, ai_komi, ai_cache
         self._stores = None  # (book, {(rules, komi): AiValueStores or None}) once looked for
         self._stores_lock = threading.Lock()
+        self._said_other: set[tuple[str, float]] = set()  # rules and komi said to have no values (verbose)
+        self._games = None  # (book, its version, {board size: games}) for the corner book's counts
 
     @property
     def book(self):
@@ -225,7 +239,23 @@ class BookChooser:
         from fuseki.book.play.corner_chooser import candidates
 
         found = self.corner_moves(board, color)
-        return None if found is None else candidates(found, board, color)
+        if found is None:
+            return None
+        return candidates(within_games(found, self.games_of_size(board.size)), board, color)
+
+    def games_of_size(self, size: int) -> int | None:
+        """The book's games of boards of ``size`` (None without a book); kept while the book's
+        ``version`` stays (a book of games may grow under a running engine)."""
+        book = self.book
+        if book is None:
+            return None
+        version = book.version()
+        if self._games is None or self._games[0] is not book or self._games[1] != version:
+            self._games = (book, version, {})
+        known = self._games[2]
+        if size not in known:
+            known[size] = _games_of_size(book, size)
+        return known[size]
 
     # --- KataGo's stored values: read, never asked (see the module docstring) ---
 
@@ -292,16 +322,36 @@ class BookChooser:
         stores = self.ai_stores(rules, komi)
         if stores is None or not moves:
             return None
-        from fuseki.book.analysis.ai import next_move_values
+        from fuseki.book.analysis.ai import deep, next_move_values
         from fuseki.book.analysis.ai_lines import move_line
 
         values = stores.values(board, color)
         if values is None:
+            if self.verbose:
+                self._say_other_settings(board, color, rules, komi)
             return None
         found = next_move_values(values, board, color, moves, stores.values)
         return [None if ai is None else AiLine(ai.winrate, ai.score_lead, ai.loss, ai.visits,
-                                                move_line(ai, values, board, color, move, stores.values))
+                                                move_line(ai, values, board, color, move, stores.values),
+                                                ai.position_visits, ai.best_visits, deep_figures(ai), deep(ai))
                 for move, ai in zip(moves, found)]
+
+    def _say_other_settings(self, board, color: int, rules: str | None, komi: float | None) -> None:
+        """Say once per rules and komi (``verbose``) that the position has no values for them
+        while it has some for the settings' ``ai_rules`` and ``ai_komi``: a game at komi 7.5 (the
+        engine's default, when no ``komi`` is sent) on a book annotated at 6.5 gets the players'
+        figures, and the user should know why."""
+        asked = (self.ai_rules if rules is None else rules, self.ai_komi if komi is None else komi)
+        own = (self.ai_rules, self.ai_komi)
+        if asked == own or asked in self._said_other:
+            return
+        stores = self.ai_stores()
+        if stores is None or stores.values(board, color) is None:
+            return
+        self._said_other.add(asked)
+        self.log(f"fuseki: no KataGo values stored for komi {asked[1]:g} and {asked[0]} rules (the book has "
+                 f"them for komi {own[1]:g} and {own[0]} rules): the analysis lines give the players' figures; "
+                 f"send komi {own[1]:g} for KataGo's")
 
     def _sound(self, board, color: int, moves) -> tuple[list, list[tuple[int, str]]]:
         """(the eligible ``moves`` whose stored AI loss is at most ``max_loss`` or unknown,
@@ -377,6 +427,57 @@ class BookChooser:
         self.log(f"fuseki: genmove {who}: book {point_to_vertex(choice.point, board.size)} "
                  f"({self.policy}; {move.games} of {found.total} games, "
                  f"{move.winrate:.0%} won by the mover)")
+
+
+def deep_figures(value) -> bool:
+    """KataGo's figures of a move (``book.analysis.ai.MoveValues``: win rate, lead) may be shown
+    as KataGo's: the move's own values and the position's search each of at least
+    ``MARK_VISITS`` visits (the threshold of the marks; shallower values are noise)."""
+    from fuseki.book.analysis.ai import MARK_VISITS
+
+    return min(value.visits, value.position_visits) >= MARK_VISITS
+
+
+def within_games(found: list, games: int | None) -> list:
+    """The corner book's ``CornerMoves`` with their counts kept within the book's ``games``: a
+    corner's continuations are counted over every corner of every game (the empty corner's 4-4
+    point once in each corner a game plays it, up to four times a game: 730,043 times in the
+    built-in book's 369,210 games), so where a corner's count (its continuations and tenuki,
+    ``total``) is above ``games``, each continuation's times played and wins are scaled by
+    ``games / total`` (the shares stay, to rounding, and the win rates exactly: the wins scaled
+    are not whole; at least 1).  ``found`` as is when ``games`` is None."""
+    if not games:
+        return found
+    from dataclasses import replace
+
+    scaled = []
+    for corner in found:
+        total = corner.total
+        if total <= games:
+            scaled.append(corner)
+            continue
+        moves = []
+        for m in corner.moves:
+            played = max(1, round(m.games * games / total))
+            moves.append(replace(m, games=played, wins=played * m.winrate))  # the win rate as it was
+        scaled.append(replace(corner, moves=sorted(moves, key=lambda m: (-m.games, m.point)),
+                              tenuki=round(corner.tenuki * games / total),
+                              tenuki_wins=corner.tenuki_wins * games / total))
+    return scaled
+
+
+def _games_of_size(book, size: int) -> int:
+    """Games of boards of ``size`` in ``book`` (a statistics book's recorded figures)."""
+    info = book.statistics
+    if info is not None:
+        return int(dict(info.sizes).get(size, info.games))
+    from sqlalchemy import func, select
+
+    from fuseki.book.storage.schema import games as games_table
+
+    with book.db.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(games_table)
+                                .where(games_table.c.size == size)).scalar() or 0)
 
 
 def book_choice(settings) -> tuple[str | None, str]:

@@ -40,31 +40,41 @@ commands list every move of at least ``min_games`` games (the moves
 When the whole-board book has no move for the position, every command shows the corner
 book's candidates instead (the advisor's ``corner_candidates``: what strong players played next
 in each corner; see ``book.analysis.patterns.corners``), so a GUI keeps showing joseki after the
-whole board leaves the book: GoGui's status line then reads ``corner book: ...``; the Leela
+whole board leaves the book: GoGui's status line then reads ``corner book, times played: ...``
+(no total: the counts are of four corners a game, their sum no number of games); the Leela
 Zero and KataGo lines have no field for where a candidate comes from, so there they are
-candidates as any other (visits = times played in that corner).
+candidates as any other (visits = times played in a corner like that one).  Those counts are
+kept within the book's games (``BookChooser.corner_candidates``, ``chooser.within_games``): a
+corner seen in several corners of most games (the empty corner) has its continuations scaled
+to the book's games, shares kept (the built-in book's empty-corner 4-4 point, 730,043 times in
+369,210 games, shows 182,544, about the empty board's own 4-4 games).
 With no book (or none at the configured path) every command answers
 normally with nothing in it: no moves, no labels, no info lines.
 
 KataGo's stored judgement, where the book or the user's AI value cache has it for the game's
 komi (``komi``) and rules (``kgs-rules``; before it, the settings' ``[ai] rules``): the
-advisor's ``ai_lines``, values read, never asked for (see ``book.play.chooser``).  The analysis
-lines then speak in one voice, KataGo's: a position with stored values lists the book moves
-KataGo has values for, each with KataGo's win rate for the mover (``winrate``, and ``lcb``
-the same number: its search's bound is not stored, and a client set to show the LCB would
-otherwise show the players' figure), its score lead (``scoreLead`` and ``scoreMean``,
+advisor's ``ai_lines``, values read, never asked for (see ``book.play.chooser``).  Only deep
+values speak for KataGo (``AiLine.deep``: the move's own values and the position's search each
+of at least ``book.analysis.ai.MARK_VISITS`` visits, the marks' threshold; a 3-visit value is
+noise, and the lines have no field that could tell it from a 400-visit one).  The analysis
+lines then speak in one voice, KataGo's: a position where a listed move has deep values lists
+the book moves KataGo has deep values for, each with KataGo's win rate for the mover
+(``winrate``, and ``lcb`` the same number: its search's bound is not stored, and a client set
+to show the LCB would otherwise show the players' figure), its score lead (``scoreLead`` and ``scoreMean``,
 ``kata-analyze`` only: Leela Zero's format has none) and its principal variation (``pv``,
 mapped to the board's orientation: the line stored with the move, else the move then the best
 line stored after it, else the move alone; ``book.analysis.ai_lines``); ``visits`` stay the
 games that played the move and ``prior`` their share (the circle's size is how often people
-played it).  A book move with no value of its own is left out of those lines (beside KataGo's
-figures the players' win rate would read as KataGo's); ``book_moves`` and GoGui's commands still
-list it.  A position with nothing stored for the game's komi and rules (after ``komi 7.5`` a
-book annotated at 6.5) gets the human lines above, with no AI field at all.  KataGo's own best
+played it).  A book move with no deep value of its own is left out of those lines (beside
+KataGo's figures the players' win rate would read as KataGo's); ``book_moves`` and GoGui's
+commands still list it.  A position with nothing deep stored for the game's komi and rules
+(after ``komi 7.5``, or no ``komi`` at all, on a book annotated at 6.5; a position searched
+with fewer visits) gets the human lines above, with no AI field at all.  KataGo's own best
 moves that nobody played are not added: an entry's visits are its games, and 0 visits would
 read as a move nobody should look at.  GoGui's ``book-gfx`` status line gives a letter's ``AI
-loss`` in points.  ``book_moves`` stays Fuego's plain list of points (its controllers read
-nothing else).
+loss`` in points, from deep values only (``AiLine.deep_loss``: the best move's too, as for a
+mark).  ``book_moves`` stays Fuego's plain list of points (its controllers read nothing else).
+GTP shows no marks (``book.analysis.ai.marks``) anywhere.
 """
 
 from __future__ import annotations
@@ -229,12 +239,14 @@ def book_gfx(game, args):
         for p in points:
             labels.append(f"{vertex_text(p, game.size)} {letter}")
             shades.append(f"{vertex_text(p, game.size)} {move.games / total:.3f}")
-        loss = f" AI loss {round(ai.loss, 1) + 0.0:.1f}" if ai is not None else ""
+        loss = f" AI loss {round(ai.loss, 1) + 0.0:.1f}" if ai is not None and ai.deep_loss else ""
         legend.append(f"{letter} {move.games} {move.winrate:.0%}{loss}")
     return "\n".join([
         "LABEL " + " ".join(labels),
         "INFLUENCE " + " ".join(shades),
-        f"TEXT {source}: {total} games; " + ", ".join(legend),
+        # the corner book's counts are of four corners each, their sum no number of games
+        (f"TEXT {source}: {total} games; " if source == "book" else f"TEXT {source}, times played: ")
+        + ", ".join(legend),
     ])
 
 
@@ -324,9 +336,11 @@ def iter_info_entries(game, board, to_move: int, kata: bool, maxmoves: int | Non
     line of book look-ups)."""
     entries = advice(game, board, to_move, game.settings.book.analysis_min_games)[1]
     judged = ai_lines(game, board, to_move, [move for move, _ in entries])
-    if judged is None:
+    # KataGo's figures only from deep values (the move's and the position's MARK_VISITS)
+    judged = [ai if ai is not None and ai.deep else None for ai in judged] if judged is not None else None
+    if judged is None or all(ai is None for ai in judged):
         judged = [None] * len(entries)
-    else:  # KataGo's voice: the moves it has no value for are left out (module docstring)
+    else:  # KataGo's voice: the moves it has no deep value for are left out (module docstring)
         kept = [(e, ai) for e, ai in zip(entries, judged) if ai is not None]
         entries, judged = [e for e, _ in kept], [ai for _, ai in kept]
     total = sum(move.games for move, _ in entries) or 1
