@@ -7,7 +7,7 @@ names another) has five tables; every key is optional::
     [rules]  suicide = false        superko = false
     [engine] seed = 42              (an integer >= 0; absent: a fresh seed each run)
              fallback_engine = "gnugo --mode gtp"   (answers genmove when the book has no move)
-    [book]   path = "~/books/pro.sqlite"   policy = "best" | "weighted" | "winrate" | "sound"
+    [book]   path = "~/books/pro.sqlite"   policy = "sound" | "best" | "weighted" | "winrate"
              min_games = 1          (>= 1)      temperature = 1.0   (> 0)
              analysis_min_games = 2 (>= 1: the fewest games a move needs in analysis lines)
              corner_book = true     (out of the whole-board book, play the corner book's joseki)
@@ -40,7 +40,8 @@ from fuseki.engine.core.base import MAX_KOMI, MAX_SIZE, MIN_SIZE
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "configs" / "fuseki.toml"  # shipped in the package
 # the values of the [book] policy setting: how a chooser picks among candidate moves (book, corner book);
-# "sound" is "best" without the book moves whose stored AI loss is over [ai] max_loss
+# "sound" (the default): the most played book move that KataGo's stored values rate within the noise
+# of the best book move (docs/engine.md, "The sound policy"), then KataGo's stored line past the book
 POLICIES = ("best", "weighted", "winrate", "sound")
 DEFAULT_BOOK = "~/.local/share/fuseki/book.sqlite"
 BOOK_ENV = "FUSEKI_BOOK"
@@ -61,7 +62,7 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class BookSettings:
     path: str = DEFAULT_BOOK
-    policy: str = "best"
+    policy: str = "sound"
     min_games: int = 1
     temperature: float = 1.0
     # lz-analyze and friends: a move from one game would show 100% beside a 6,000-game move
@@ -81,8 +82,8 @@ class Settings:
     seed: int | None = None
     fallback_engine: str | None = None
     katago: str | None = None  # KataGo's analysis engine command (fuseki search --ai)
-    # policy "sound": the most played book move whose stored AI loss is at most max_loss points;
-    # the stored values read are those of ai_rules and ai_komi (fuseki ai annotate's defaults)
+    # policy "sound" also skips a book move whose stored AI loss is over max_loss points; the
+    # stored values read are those of ai_rules and ai_komi (fuseki ai annotate's defaults)
     max_loss: float = 2.0
     ai_rules: str = "japanese"
     ai_komi: float = 6.5

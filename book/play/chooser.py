@@ -55,8 +55,10 @@ from dataclasses import dataclass
 
 from fuseki.book.play.policies import policy_order
 from fuseki.engine.config import POLICIES
-from fuseki.engine.core.base import point_to_vertex
+from fuseki.engine.core.base import opponent, point_to_vertex
 from fuseki.engine.players.chooser import eligible
+
+LINE_MOVES = 10  # the most moves of a stored line played past its position (its later moves rest on fewer visits)
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,10 @@ class BookChooser:
 
         board = Board(19)
         self.warmed = self.next_moves(board, board.to_move)
+        if self.policy == "sound":  # its first genmove reads the stored values: open them now too
+            stores = self.ai_stores()
+            if stores is not None:
+                stores.values(board, board.to_move)
 
     def next_moves(self, board, color: int):
         """The book's ``NextMoves`` for ``color`` to play on ``board``, or None without a book."""
@@ -354,19 +360,72 @@ class BookChooser:
                  f"send komi {own[1]:g} for KataGo's")
 
     def _sound(self, board, color: int, moves) -> tuple[list, list[tuple[int, str]]]:
-        """(the eligible ``moves`` whose stored AI loss is at most ``max_loss`` or unknown,
-        (point, reason) of the others)."""
+        """(the eligible ``moves`` the ``sound`` policy may play, (point, reason) of the others).
+
+        Where some of the position's human moves have deep stored values (``book.analysis.ai.deep``:
+        the move's own, the position's search and the best move's, each of ``MARK_VISITS``
+        visits), only those may be played, and of them only the ones whose lead is within the
+        noise (``noise_margin`` of the two moves' visits) of the best human move's, and whose
+        loss against KataGo's best is at most ``max_loss``: the most played of them is played
+        (``pick`` orders ``sound`` as ``best``).  Where none has deep values, every eligible move
+        stays (the human book, as ``best``).  docs/engine.md, "The sound policy", has the figures."""
+        from fuseki.book.analysis.ai import deep, noise_margin
+
         moves = eligible(moves, self.min_games)
         values = self.ai_move_values(board, color, moves)
-        if values is None:
+        judged = [(move, ai) for move, ai in zip(moves, values or []) if deep(ai)]
+        if not judged:
             return moves, []
+        top_move, top = max(judged, key=lambda pair: (pair[1].score_lead, pair[0].games))
         kept, skipped = [], []
         for move, ai in zip(moves, values):
-            if ai is not None and ai.loss > self.max_loss:
+            if not deep(ai):
+                skipped.append((move.point, "no deep AI values where other moves have them"))
+            elif move is not top_move and ai.score_lead < top.score_lead - noise_margin(ai.visits, top.visits):
+                skipped.append((move.point, f"AI lead {ai.score_lead:+.1f}, under the best book move's "
+                                            f"{top.score_lead:+.1f} by more than the noise"))
+            elif ai.loss > self.max_loss:
                 skipped.append((move.point, f"AI loss {ai.loss:.1f} > {self.max_loss:g} points"))
             else:
                 kept.append(move)
         return kept, skipped
+
+    def line_move(self, board, color: int) -> int | None:
+        """The next move of KataGo's stored line, where the game is still on it: the nearest
+        earlier position (at most ``LINE_MOVES`` moves back) with stored values, whose move
+        played there has deep values (``book.analysis.ai.deep``) and a line (``ai_lines.move_line``),
+        every move since played as the line says, and the line's next move ``color``'s and
+        legal; else None.  Stateless (the game's own moves are read back), so ``undo`` and
+        ``loadsgf`` need nothing.  Never asks KataGo."""
+        stores = self.ai_stores()
+        if stores is None or not board.moves:
+            return None
+        from fuseki.book.analysis.ai import OnePoint, deep, next_move_values
+        from fuseki.book.analysis.ai_lines import move_line, starting_at
+        from fuseki.engine.core.base import PASS
+
+        back, since = board.copy(), []
+        for mover, point in reversed(board.moves[-LINE_MOVES:]):
+            back.undo()
+            since.insert(0, point)
+            if point == PASS:
+                return None
+            values = stores.values(back, mover)
+            if values is None:
+                continue
+            move = OnePoint(point, (point,))
+            ai = next_move_values(values, back, mover, [move], stores.values)[0]
+            if not deep(ai):
+                return None
+            line = starting_at(back, mover, move_line(ai, values, back, mover, move, stores.values), point)
+            if len(line) <= len(since) or list(line[:len(since)]) != since:
+                return None
+            follows = mover if len(since) % 2 == 0 else opponent(mover)
+            nxt = line[len(since)]
+            if follows != color or nxt == PASS or board.legal_reason(color, nxt) is not None:
+                return None
+            return nxt
+        return None
 
     def choose(self, board, color: int) -> int | None:
         found = self.next_moves(board, color)
@@ -378,6 +437,15 @@ class BookChooser:
         self.source = "book" if choice is not None else ""
         if self.verbose:
             self._report_condemned(board, color, condemned)
+        if choice is None and self.policy == "sound":
+            line = self.line_move(board, color)
+            if line is not None:
+                self.source = "ai line"
+                if self.verbose:
+                    who = "B" if color == 1 else "W"
+                    self.log(f"fuseki: genmove {who}: ai line {point_to_vertex(line, board.size)} (out of the "
+                             f"book; KataGo's stored line, which the game has followed)")
+                return line
         if choice is None and found is not None:
             corner = self._choose_corner(board, color)
             if corner is not None:

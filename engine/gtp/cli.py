@@ -39,8 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "fills, else the book built into the package)")
     books.add_argument("--no-book", action="store_true", help="play without an opening book")
     p.add_argument("--policy", choices=config.POLICIES,
-                   help="how to pick among book moves (sound: the most played one whose stored AI loss "
-                        "is at most --max-loss)")
+                   help="how to pick among book moves (default sound: the most played one that KataGo's "
+                        "stored values rate within the noise of the best book move, then KataGo's stored line "
+                        "past the book; best: the most played; weighted: drawn by games; winrate)")
     p.add_argument("--max-loss", type=float, metavar="POINTS",
                    help="for --policy sound: skip book moves whose stored AI loss is over this (default 2.0)")
     p.add_argument("--min-games", type=int, metavar="N", help="ignore book moves seen in fewer games")
