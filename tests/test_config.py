@@ -23,7 +23,7 @@ def test_the_shipped_file_loads_and_matches_the_defaults():
     settings = config.load(SHIPPED)
     assert settings.board_size == 19 and settings.komi == 7.5
     assert not settings.suicide and not settings.superko and settings.seed is None
-    assert settings.book.policy == "best" and settings.book.min_games == 1
+    assert settings.book.policy == "sound" and settings.book.min_games == 1
     assert settings.book.analysis_min_games == 2
     assert settings.book.path == config.DEFAULT_BOOK
     assert settings == Settings()

@@ -388,7 +388,10 @@ class BookChooser:
                 skipped.append((move.point, f"AI loss {ai.loss:.1f} > {self.max_loss:g} points"))
             else:
                 kept.append(move)
-        return kept, skipped
+        # the log names the moves passed over for a less played one, not the rarer ones
+        most = max((move.games for move in kept), default=0)
+        games = {move.point: move.games for move in moves}
+        return kept, [(point, why) for point, why in skipped if games[point] > most]
 
     def line_move(self, board, color: int) -> int | None:
         """The next move of KataGo's stored line, where the game is still on it: the nearest
