@@ -461,7 +461,8 @@ def plain_app(book_path, tmp_path):
         return app
     yield make
     for app in apps:
-        app.extensions["fuseki_ai"].close()
+        if "fuseki_ai" in app.extensions:
+            app.extensions["fuseki_ai"].close()
         app.extensions["fuseki_book"].close()
 
 
@@ -470,6 +471,7 @@ def test_plain_serve_shows_the_stored_values_and_says_when_none_are_stored_witho
 
     app = plain_app()
     assert not app.cache_path.exists()  # plain serve reads the cache file, never makes it
+    assert ok(app.test_client(), "/api/info")["ai"] is None  # no store anywhere: no AI columns, as before
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="kata1-test", visits=400, move_visits=400,
                root=(400, 0.45, -1.0))
     app = plain_app()  # a server started with the user's cache file there

@@ -12,9 +12,9 @@ whose pattern scans spent their budget, ``api_args.SCAN_SECONDS``, with ``"scann
 scanned; the message says what to narrow)::
 
     /api/info                         book statistics, the default board size, max_download; ``ai``:
-                                      the KataGo settings (null only for an app made without AI
-                                      options), ``asks``: KataGo asked (--ai) or the stored values
-                                      only (plain fuseki serve); ``note``: why
+                                      the KataGo settings (null without --ai when no store of
+                                      values exists), ``asks``: KataGo asked (--ai) or the stored
+                                      values only (plain fuseki serve); ``note``: why
                                       a statistics book (the built-in one) lists no games
     /api/position?moves=&size=&year_from=&year_to=&player=&event=&winner=&won_by=&margin=&min_rank=&max_rank=
         &handicap=&komi= (the filters: book.model.filters; a bad one: 400 naming it)
@@ -315,7 +315,9 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     on loopback passes ``LOOPBACK_NAMES``, so a page elsewhere cannot reach the book by
     pointing a DNS name at 127.0.0.1 (DNS rebinding).  ``cache_bytes``: the answers kept
     per URL while the book is unchanged (``book.ui.web.cache``; None: its default, 0: none).
-    ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves.
+    ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves (with
+    ``ask`` False, plain ``fuseki serve``, only when some store of values exists: the book's
+    ``ai_values`` table, the AI value cache file).
     ``scan_seconds``: the pattern scan a request may spend (None: ``api_args.SCAN_SECONDS``).
     ``trust_proxy`` (``fuseki serve --trust-proxy``): KataGo's budget is keyed on the last
     address of ``X-Forwarded-For`` (``book.ui.web.ai.client_address``), not the socket's.
@@ -337,7 +339,11 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     if ai is not None:
         from fuseki.book.ui.web.ai import AiService
 
-        shared.ai = app.extensions["fuseki_ai"] = AiService(ai, getattr(book, "db", None))
+        service = AiService(ai, getattr(book, "db", None))
+        if ai.ask or service.stores.dbs:
+            shared.ai = app.extensions["fuseki_ai"] = service
+        else:  # plain fuseki serve, and no store of values anywhere: no AI columns, as without AI
+            service.close()
     cache = ResponseCache(MAX_BYTES if cache_bytes is None else cache_bytes)
     app.extensions["fuseki_cache"] = cache
     _add_request_guards(app, shared, {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None, cache)
