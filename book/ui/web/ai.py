@@ -77,7 +77,7 @@ NO_KATAGO = ("no KataGo: name one with fuseki serve --katago CMD or $FUSEKI_KATA
              "`bash .ci/katago` (docs/katago.md)")
 # plain ``fuseki serve`` (``AiOptions.ask`` False): the stored values only, KataGo never asked
 NOT_STORED = "no KataGo values stored for this position (fuseki serve --ai asks KataGo for them)"
-NOT_STORED_MOVE = "not stored (fuseki serve --ai asks KataGo)"
+NOT_STORED_MOVE = "not stored"  # a row's cell: short (the status line says what --ai does)
 WARM_UP = "fuseki.warm_up"  # the WSGI environ key of the server's own warm-up requests (server._warm_up)
 
 
