@@ -1,4 +1,8 @@
-"""KataGo beside the web page's next moves (``fuseki serve --ai``): values at once, KataGo behind.
+"""KataGo beside the web page's next moves: values at once, KataGo behind (``fuseki serve --ai``).
+
+Plain ``fuseki serve`` (``AiOptions.ask`` False) reads the stored values only: no KataGo looked
+for or started, the cache file read when it exists (never made), a position no store has
+answered ``{"status": "none", "reason": NOT_STORED}`` at once and for good (nothing queued).
 
 A request never waits for KataGo.  ``AiService.answer(board)`` reads the position's values
 (any orientation) through ``book.analysis.ai.AiValueStores``: the book's own ``ai_values`` table when
@@ -34,6 +38,10 @@ reason), and the human statistics answer as before; another client, or the same 
 later, is served.  A position already queued is not queued twice.  KataGo missing, failing to
 start or breaking makes every position the cache lacks ``{"status": "unavailable", "reason":
 one line}``.
+
+The budget's address is ``client_address``'s: the socket's, or with ``fuseki serve
+--trust-proxy`` the last address of ``X-Forwarded-For``; the server's own warm-up
+(``WARM_UP`` in the request's WSGI environ) spends none.
 
 Each server process has its own service (its own KataGo when one is needed): ``fuseki serve
 --ai`` runs one process unless ``--workers`` says more.
