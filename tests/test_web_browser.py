@@ -424,7 +424,9 @@ def test_plain_serve_shows_the_built_in_books_values_c15_among_them_shallow_ai_m
     columns carry the shipped 400-visit values; C15, under 1% of the games but with deep values
     of its own, is listed with them, while D15 (under 1%, 43 visits) waits behind "show rarer
     moves"; KataGo's own moves, all shallower than a mark needs, are rarer rows (their title
-    says so) and their discs on the board hide with them."""
+    says so) and their discs on the board hide with them.  A position without stored values
+    says so at once (no KataGo is asked)."""
+    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     from fuseki.book.analysis.ai import MARK_VISITS
@@ -469,3 +471,7 @@ def test_plain_serve_shows_the_built_in_books_values_c15_among_them_shallow_ai_m
         wait.until(lambda _: all(r["shown"] for r in rows() if r["ai"]))
         assert all(own_discs()) and found["D15"]["cells"][1] == "D15"
         assert browser.save_screenshot(str(ARTIFACTS / "explorer-builtin-ai-rarer.png"))
+        # C17: a position of the book (112 games) without stored values: said at once, nothing asked
+        browser.find_element(By.CSS_SELECTOR, '#search-board rect[data-sgf="cc"]').click()
+        wait.until(lambda _: "no KataGo values stored for this position" in text("ai-status"))
+        assert "thinking" not in text("ai-status") and text("next-summary").startswith("112 games")
