@@ -573,3 +573,14 @@ def test_serve_help_names_trust_proxy():
                             check=True)
     text = " ".join(result.stdout.split())  # argparse wraps the lines
     assert "[--trust-proxy]" in text and "last address of X-Forwarded-" in text
+
+
+def test_each_server_process_gets_trust_proxy(book_path):
+    from fuseki.book.ui.web.server import BookServer
+
+    for trust in (False, True):
+        app = BookServer(str(book_path), "127.0.0.1", 0, 1, 1, None, print, None, trust).load()
+        try:
+            assert app.config["FUSEKI_TRUST_PROXY"] is trust
+        finally:
+            app.extensions["fuseki_book"].close()
