@@ -438,3 +438,149 @@ def test_the_real_katago_forces_a_clicked_move_and_a_client_over_its_budget_is_t
     assert clicked is not None and clicked.visits >= 1 and 0.0 <= clicked.winrate <= 1.0
     done = poll(greedy, "/api/position?moves=pd", settled, deadline=900.0)  # the greedy one's job, answered
     assert row_with(done, "dd")["ai"]["source"] == "search"
+
+
+# --- issue 55: the stored values on by default, the warm-up free, the budget behind a proxy ---
+
+
+@pytest.fixture
+def plain_app(book_path, tmp_path):
+    """``plain_app(book_url=...)``: the application as plain ``fuseki serve`` makes it (no --ai:
+    the stored values only, ``AiOptions.ask`` False); ``app.cache_path``: its cache file."""
+    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.app import create_app
+
+    apps = []
+
+    def make(book_url=None):
+        cache = tmp_path / "ai-cache.sqlite"
+        app = create_app(book_url=book_url or str(book_path), cache_bytes=0,
+                         ai=AiOptions(command=None, cache=cache, ask=False))
+        app.cache_path = cache
+        apps.append(app)
+        return app
+    yield make
+    for app in apps:
+        if "fuseki_ai" in app.extensions:
+            app.extensions["fuseki_ai"].close()
+        app.extensions["fuseki_book"].close()
+
+
+def test_plain_serve_shows_the_stored_values_and_says_when_none_are_stored_without_katago(plain_app):
+    from fuseki.book.ui.web.ai import NOT_STORED, NOT_STORED_MOVE
+
+    app = plain_app()
+    assert not app.cache_path.exists()  # plain serve reads the cache file, never makes it
+    assert ok(app.test_client(), "/api/info")["ai"] is None  # no store anywhere: no AI columns, as before
+    put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="kata1-test", visits=400, move_visits=400,
+               root=(400, 0.45, -1.0))
+    app = plain_app()  # a server started with the user's cache file there
+    client = app.test_client()
+    info = ok(client, "/api/info")["ai"]
+    assert info["asks"] is False and info["rules"] == "japanese"
+    answer = ok(client, "/api/position?moves=pd")
+    assert answer["ai"]["status"] == "ready" and answer["ai"]["settings"]["network"] == "kata1-test"
+    assert row_with(answer, "dp")["ai"]["visits"] == 400
+    assert row_with(answer, "dd")["ai_missing"] == NOT_STORED_MOVE  # no KataGo to ask, and it says so
+    assert answer["ai"]["asking"] is None
+    none = ok(client, "/api/position?moves=qd")
+    assert none["ai"] == {"status": "none", "settings": none["ai"]["settings"], "reason": NOT_STORED,
+                          "asking": None}
+    assert none["next"]  # the human statistics as ever
+    service = app.extensions["fuseki_ai"]
+    assert service._worker is None and service._katago is None and not len(service.queue)  # nothing asked
+
+
+def test_plain_serve_on_the_built_in_book_gives_the_shipped_values_c15_among_them(plain_app):
+    from fuseki.book.model import builtin
+
+    client = plain_app(f"sqlite:///{builtin.PATH}").test_client()
+    assert ok(client, "/api/info")["ai"]["asks"] is False
+    answer = ok(client, "/api/position?moves=Q16,D4")
+    assert answer["ai"]["status"] == "ready" and answer["ai"]["visits"] >= MARK_VISITS
+    c15 = row_with(answer, "ce")
+    # under the page's 1% (hidden by the games alone), with deep values of its own: the page lists it
+    assert c15["games"] < 0.01 * answer["total"] and c15["ai"]["visits"] >= MARK_VISITS
+    shallow = [m for m in answer["ai"]["moves"] if m["mark"] == "ai" and m["visits"] < MARK_VISITS]
+    assert shallow  # KataGo's own moves the page shows only with the rarer ones (tests/test_web_browser.py)
+
+
+def test_plain_serve_reads_the_stored_values_and_keeps_one_worker_per_core(tmp_path, monkeypatch):
+    from fuseki.book.ui import web_cli
+    from fuseki.book.ui.cli import build_parser
+    from fuseki.book.ui.web import server
+
+    monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
+    plain = web_cli._ai_options(build_parser().parse_args(["serve", "--komi", "7.5", "--rules", "chinese"]))
+    assert plain is not None and not plain.ask and plain.command is None
+    assert (plain.rules, plain.komi, plain.cache) == ("chinese", 7.5, tmp_path / "ai-cache.sqlite")
+    started = {}
+
+    class Server:
+        def __init__(self, url, host, port, workers, threads, trusted, announce, ai, trust_proxy=False):
+            started.update(workers=workers, ai=ai, trust_proxy=trust_proxy)
+
+        def run(self):
+            pass
+
+    monkeypatch.setattr(server, "BookServer", Server)
+    monkeypatch.setattr(server, "default_workers", lambda: 7)
+    from fuseki.book.model import builtin
+
+    args = build_parser().parse_args(["serve", "--book", str(builtin.PATH), "--port", "0"])
+    assert web_cli.run_serve(args) == 0
+    assert started["workers"] == 7 and started["ai"].ask is False and started["trust_proxy"] is False
+    args = build_parser().parse_args(["serve", "--book", str(builtin.PATH), "--port", "0", "--trust-proxy"])
+    web_cli.run_serve(args)
+    assert started["trust_proxy"] is True
+
+
+def test_the_serve_warm_up_spends_no_visitors_budget(make_app, fake):
+    from fuseki.book.ui.web.server import _warm_up
+
+    app = make_app(fake("hang"), client_rate=1)  # KataGo never answers: what is queued stays
+    _warm_up(app)  # asks the empty board, which nothing stores: queued for KataGo
+    assert len(app.extensions["fuseki_ai"].queue) == 1
+    client = app.test_client()  # a visitor on this machine: 127.0.0.1, as the warm-up's requests
+    assert client.environ_base.get("REMOTE_ADDR", "127.0.0.1") == "127.0.0.1"
+    assert ok(client, "/api/position?moves=pd")["ai"]["status"] == "pending"  # its one new position
+    assert ok(client, "/api/position?moves=qd")["ai"]["status"] == "busy"  # the budget still counts
+
+
+@pytest.mark.parametrize("trust", [False, True])
+def test_the_budget_is_keyed_on_the_proxys_address_only_with_trust_proxy(book_path, tmp_path, fake, trust):
+    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.app import create_app
+
+    app = create_app(book_url=str(book_path), cache_bytes=0, trust_proxy=trust,
+                     ai=AiOptions(command=fake("hang"), visits=2, cache=tmp_path / "ai-cache.sqlite", client_rate=1))
+    try:
+        client = app.test_client()  # every request from the proxy's socket, 127.0.0.1
+        # the visitor writes the first address, the proxy appends the one it saw last
+        first = client.get("/api/position?moves=pd", headers={"X-Forwarded-For": "6.6.6.6, 10.0.0.1"}).get_json()
+        assert first["ai"]["status"] == "pending"
+        spoofed = client.get("/api/position?moves=qd", headers={"X-Forwarded-For": "7.7.7.7, 10.0.0.1"}).get_json()
+        assert spoofed["ai"]["status"] == "busy"  # the same visitor whatever it writes first
+        other = client.get("/api/position?moves=pd,dp", headers={"X-Forwarded-For": "10.0.0.2"}).get_json()
+        assert other["ai"]["status"] == ("pending" if trust else "busy")  # without --trust-proxy: one socket
+    finally:
+        app.extensions["fuseki_ai"].close()
+        app.extensions["fuseki_book"].close()
+
+
+def test_serve_help_names_trust_proxy():
+    result = subprocess.run([sys.executable, "-m", "fuseki", "serve", "--help"], capture_output=True, text=True,
+                            check=True)
+    text = " ".join(result.stdout.split())  # argparse wraps the lines
+    assert "[--trust-proxy]" in text and "last address of X-Forwarded-" in text
+
+
+def test_each_server_process_gets_trust_proxy(book_path):
+    from fuseki.book.ui.web.server import BookServer
+
+    for trust in (False, True):
+        app = BookServer(str(book_path), "127.0.0.1", 0, 1, 1, None, print, None, trust).load()
+        try:
+            assert app.config["FUSEKI_TRUST_PROXY"] is trust
+        finally:
+            app.extensions["fuseki_book"].close()

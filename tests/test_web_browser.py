@@ -13,6 +13,7 @@ under ``FUSEKI_REQUIRE_SERVICES=1``, as the other service tests do).  The page's
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 
 import pytest
@@ -416,3 +417,61 @@ def test_the_shared_browser_is_lent_clean(server, shared_chromium):
     assert shared_chromium.started == started + 1
     driver.get(server)
     assert driver.execute_script(state) == fresh
+
+
+def test_plain_serve_shows_the_built_in_books_values_c15_among_them_shallow_ai_moves_with_the_rarer(browser):
+    """Plain ``fuseki serve`` (no --ai, no KataGo) of the built-in book: after Q16 D4 the AI
+    columns carry the shipped 400-visit values; C15, under 1% of the games but with deep values
+    of its own, is listed with them, while D15 (under 1%, 43 visits) waits behind "show rarer
+    moves"; KataGo's own moves, all shallower than a mark needs, are rarer rows (their title
+    says so) and their discs on the board hide with them.  A position without stored values
+    says so at once (no KataGo is asked)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from fuseki.book.analysis.ai import MARK_VISITS
+    from fuseki.book.model import builtin
+
+    from browsing import ARTIFACTS
+
+    def rows():
+        return browser.execute_script(
+            "return [...document.querySelectorAll('#next-table tbody tr')].map(row => ({"
+            "vertex: row.dataset.vertex, sgf: row.dataset.sgf, shown: row.offsetParent !== null,"
+            "ai: row.classList.contains('ai-row'),"
+            "title: row.title, cells: [...row.cells].map(cell => cell.textContent.trim())}))")
+
+    def text(element_id):
+        return browser.execute_script("return document.getElementById(arguments[0]).textContent", element_id)
+
+    def own_discs():  # KataGo's moves nobody played (its rows' points), on the board: shown or not
+        points = [r["sgf"] for r in rows() if r["ai"]]
+        return browser.execute_script(
+            "return [...document.querySelectorAll('#search-board .ai-marks circle')]"
+            ".filter(c => arguments[0].includes(c.dataset.sgf)).map(c => getComputedStyle(c).display !== 'none')",
+            points)
+
+    wait = WebDriverWait(browser, 60)
+    with serving(builtin.PATH) as url:
+        browser.get(f"{url}#moves=pd,dp")
+        wait.until(lambda _: "400 visits" in text("ai-status") and any(r["vertex"] == "C15" for r in rows()))
+        assert "stored values only" in text("ai-status")  # no KataGo asked: the page says so
+        found = {r["vertex"]: r for r in rows() if not r["ai"]}
+        c15 = found["C15"]
+        assert c15["shown"] and c15["cells"][4].endswith("%") and c15["cells"][6].startswith("0.")  # win %, loss
+        assert not found["D15"]["shown"]  # 187 games, 43 visits: a rarer move still
+        shallow = [r for r in rows() if r["ai"]]
+        assert shallow and not any(r["shown"] for r in shallow)
+        assert all(re.search(rf"shallow: \d+ visits, under the {MARK_VISITS} a mark needs", r["title"])
+                   for r in shallow), shallow
+        assert own_discs() and not any(own_discs())
+        ARTIFACTS.mkdir(exist_ok=True)
+        assert browser.save_screenshot(str(ARTIFACTS / "explorer-builtin-ai.png"))
+        browser.execute_script("document.querySelector('#next-table .rare-toggle').click()")
+        wait.until(lambda _: all(r["shown"] for r in rows() if r["ai"]))
+        assert all(own_discs()) and found["D15"]["cells"][1] == "D15"
+        assert browser.save_screenshot(str(ARTIFACTS / "explorer-builtin-ai-rarer.png"))
+        # C17: a position of the book (112 games) without stored values: said at once, nothing asked
+        browser.find_element(By.CSS_SELECTOR, '#search-board rect[data-sgf="cc"]').click()
+        wait.until(lambda _: "no KataGo values stored for this position" in text("ai-status"))
+        assert "thinking" not in text("ai-status") and text("next-summary").startswith("112 games")

@@ -2,8 +2,9 @@
 
 Example: fuseki serve --book games.sqlite --port 8000, then open http://127.0.0.1:8000/
 
-With --ai the page puts KataGo's values beside the next moves (docs/katago.md); a position
-KataGo has not judged yet is asked in the background while the page waits for it.
+The page puts KataGo's stored values beside the next moves wherever they exist (the book's
+own, the built-in book's, the AI value cache file's; docs/katago.md), without a KataGo.  With
+--ai, what is not stored is asked of KataGo in the background while the page waits for it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ def add_commands(subparsers) -> None:
                    help="server processes (default: one per core; one with --ai, each runs its own KataGo)")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads per server process (default 2)")
+    p.add_argument("--trust-proxy", action="store_true",
+                   help="behind a reverse proxy on this machine: KataGo's budget per visitor (--ai) is "
+                        "keyed on the last address of X-Forwarded-For, the one the proxy appended "
+                        "(without it the header is ignored: docs/limits.md)")
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_serve)
 
@@ -54,13 +59,15 @@ def run_serve(args) -> int:
         print(f"fuseki serve: book {url} ({games} games) at http://{host}:{port}/", flush=True)
 
     trusted = LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None
-    BookServer(url, args.host, args.port, workers, threads, trusted, announce, ai).run()
+    BookServer(url, args.host, args.port, workers, threads, trusted, announce, ai, args.trust_proxy).run()
     return 0
 
 
 def _ai_options(args):
-    """``--ai``'s settings, KataGo found as ``fuseki search --ai`` finds it; None without ``--ai``.
-    No KataGo found is no error: the page says so and shows the values already cached."""
+    """``--ai``'s settings, KataGo found as ``fuseki search --ai`` finds it; without ``--ai`` the
+    stored values only (``AiOptions.ask`` False: no KataGo looked for, none started, the cache
+    file read when it exists).  No KataGo found is no error: the page says so and shows the
+    values already cached."""
     import sys
 
     from fuseki.book.ui.cli_shared import CommandError
@@ -68,11 +75,12 @@ def _ai_options(args):
     from fuseki.engine import config
     from fuseki.engine.players.katago import find_command
 
-    if not args.ai:
-        return None
     visits = ai_text.DEFAULT_VISITS if args.visits is None else args.visits  # the worker asks at these
     if visits < 1 or args.komi * 2 != int(args.komi * 2):
         raise CommandError("--visits must be at least 1 and --komi a whole or half number")
+    if not args.ai:
+        return AiOptions(command=None, rules=args.rules, komi=args.komi, visits=visits, cache=ai_cache_path(),
+                         ask=False)
     command = args.katago or find_command(config.load().katago)
     print(f"fuseki serve: KataGo {command or 'not found (docs/katago.md)'}; values cached in "
           f"{ai_cache_path()}", file=sys.stderr, flush=True)

@@ -1,4 +1,8 @@
-"""KataGo beside the web page's next moves (``fuseki serve --ai``): values at once, KataGo behind.
+"""KataGo beside the web page's next moves: values at once, KataGo behind (``fuseki serve --ai``).
+
+Plain ``fuseki serve`` (``AiOptions.ask`` False) reads the stored values only: no KataGo looked
+for or started, the cache file read when it exists (never made), a position no store has
+answered ``{"status": "none", "reason": NOT_STORED}`` at once and for good (nothing queued).
 
 A request never waits for KataGo.  ``AiService.answer(board)`` reads the position's values
 (any orientation) through ``book.analysis.ai.AiValueStores``: the book's own ``ai_values`` table when
@@ -35,6 +39,10 @@ later, is served.  A position already queued is not queued twice.  KataGo missin
 start or breaking makes every position the cache lacks ``{"status": "unavailable", "reason":
 one line}``.
 
+The budget's address is ``client_address``'s: the socket's, or with ``fuseki serve
+--trust-proxy`` the last address of ``X-Forwarded-For``; the server's own warm-up
+(``WARM_UP`` in the request's WSGI environ) spends none.
+
 Each server process has its own service (its own KataGo when one is needed): ``fuseki serve
 --ai`` runs one process unless ``--workers`` says more.
 """
@@ -59,6 +67,7 @@ from fuseki.book.analysis.ai import (
     moves_to_force,
     next_move_values,
 )
+from fuseki.book.analysis.ai import NO_KATAGO as NO_KATAGO_WORDS  # the row's words (above: the status's)
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import base
@@ -74,12 +83,18 @@ NO_FORCED_VALUE = "KataGo gave no value with the move forced"
 UNDER_SHARE = f"played in under {MOVES_SHARE:.0%} of the games: asked when played on the board"
 NO_KATAGO = ("no KataGo: name one with fuseki serve --katago CMD or $FUSEKI_KATAGO, or run "
              "`bash .ci/katago` (docs/katago.md)")
+# plain ``fuseki serve`` (``AiOptions.ask`` False): the stored values only, KataGo never asked
+NOT_STORED = "no KataGo values stored for this position (fuseki serve --ai asks KataGo for them)"
+NOT_STORED_MOVE = "not stored"  # a row's cell: short (the status line says what --ai does)
+WARM_UP = "fuseki.warm_up"  # the WSGI environ key of the server's own warm-up requests (server._warm_up)
 
 
 @dataclass(frozen=True)
 class AiOptions:
     """What ``fuseki serve --ai`` asks for: KataGo's command (None: none found), the
-    settings the values are for, and the cache file."""
+    settings the values are for, and the cache file.  ``ask`` False (plain ``fuseki serve``):
+    the stored values only (the book's table, the cache file when it exists, never made nor
+    written), no KataGo started, a position none has answered ``{"status": "none"}``."""
 
     command: str | None
     rules: str = "japanese"
@@ -90,6 +105,7 @@ class AiOptions:
     client_rate: int = CLIENT_RATE  # the budget: see the module docstring
     queue: int = QUEUE
     cache_rows: int = CACHE_ROWS
+    ask: bool = True  # False: read the stores only (see above)
 
 
 class JobQueue:
@@ -164,10 +180,22 @@ class ClientBudget:
 
 
 def client_address() -> str | None:
-    """The address of the request being answered (None outside a request)."""
-    from flask import has_request_context, request
+    """The address whose budget the request being answered spends (None outside a request,
+    ``WARM_UP`` for the server's own warm-up, which spends none): the socket's address, or
+    with ``fuseki serve --trust-proxy`` (the app's ``FUSEKI_TRUST_PROXY``) the last address of
+    ``X-Forwarded-For``, the one the trusted reverse proxy appended (the addresses before it
+    are the client's to write).  Without ``--trust-proxy`` the header is ignored."""
+    from flask import current_app, has_request_context, request
 
-    return request.remote_addr if has_request_context() else None
+    if not has_request_context():
+        return None
+    if request.environ.get(WARM_UP):  # a WSGI environ key: no header can set it
+        return WARM_UP
+    if current_app.config.get("FUSEKI_TRUST_PROXY"):
+        forwarded = [a.strip() for a in request.headers.get("X-Forwarded-For", "").split(",")]
+        if forwarded[-1]:
+            return forwarded[-1]
+    return request.remote_addr
 
 
 def _move_key(board, side: int, point: int) -> int:
@@ -192,16 +220,20 @@ class AiService:
         from fuseki.engine.players.katago import network_name
 
         self.options = options
-        network = network_name(options.command) if options.command else ""
+        network = network_name(options.command) if options.command and options.ask else ""
         self.settings = AiSettings(rules=options.rules, komi=options.komi, network=network, visits=options.visits)
         self.settings.row_key()  # a komi that is no whole or half number fails here, at start
         path = options.cache or cache_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.cache_db = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
-        with self.cache_db.begin() as conn:
-            ai_values.create(conn)
+        if options.ask:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.cache_db = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
+            with self.cache_db.begin() as conn:
+                ai_values.create(conn)
+        else:  # read only: a cache file not there is skipped, never made
+            self.cache_db = (create_engine(f"sqlite:///{path}", connect_args={"timeout": 30})
+                             if path.exists() else None)
         self.stores = AiValueStores(book_db, self.cache_db, options.rules, options.komi, network or None)
-        self.unavailable: str | None = None if options.command else NO_KATAGO
+        self.unavailable: str | None = (None if options.command else NO_KATAGO) if options.ask else NOT_STORED
         self.queue = JobQueue(options.queue)
         self.budget = ClientBudget(options.client_rate)
         self._cached_rows = self._count_rows()
@@ -223,6 +255,8 @@ class AiService:
         values = self.stores.values(board, side)
         if values is not None:
             return "ready", values
+        if not self.options.ask:
+            return "none", NOT_STORED
         status, reason = self._ask(("values", min(board.symmetric_keys(side))), ("values", board, side), client)
         return status, reason
 
@@ -249,7 +283,7 @@ class AiService:
         those points has no value meanwhile: ``missing_reason``'s, the budget's "AI busy: ...",
         or KataGo's failure)."""
         if self.unavailable:
-            return None, {}  # the rows say "no KataGo" (missing_reason)
+            return None, {}  # the rows say "no KataGo" (missing_reason), or not stored (no --ai)
         side = board.to_move
         key = min(board.symmetric_keys(side))
         wanted = moves_to_force(values, board, side, moves, total, MOVES_SHARE, asked)
@@ -289,7 +323,7 @@ class AiService:
             if self.queue.full():
                 return (f"AI busy: {self.queue.limit} positions are waiting for KataGo; ask again in a "
                         f"minute")
-            if not self.budget.take(client):
+            if client != WARM_UP and not self.budget.take(client):  # the server's warm-up is no visitor
                 return (f"AI busy: {self.budget.rate} new positions from this address in the last "
                         f"{self.budget.window:g} s, the most KataGo takes from one visitor; ask again in a minute")
             self.queue.put(key, job)
@@ -298,6 +332,8 @@ class AiService:
     def _count_rows(self) -> int:
         from sqlalchemy import func, select
 
+        if self.cache_db is None:
+            return 0
         with self.cache_db.connect() as conn:
             return conn.execute(select(func.count()).select_from(ai_values.ai_values)).scalar_one()
 
@@ -490,7 +526,7 @@ def _status_json(service: AiService, board, row_lists) -> tuple[dict, AiValues |
     for rows in row_lists:
         for row in rows:
             row["ai"] = None
-    if status in ("unavailable", "busy"):
+    if status in ("unavailable", "busy", "none"):
         answer["reason"] = got
     if status != "ready":
         return answer, None
@@ -514,9 +550,14 @@ def _fill_rows(service: AiService, got: AiValues, board, rows, moves, total: int
             row["ai"] = {**_values(value, board.size), "source": value.source, "mark": kind,
                          "mark_text": MARK_TEXT.get(kind)}
         else:  # the page says why the cell is empty
-            row["ai_missing"] = (reasons or {}).get(move.point) or missing_reason(
-                board, board.to_move, move.point, service.unavailable is None)
+            row["ai_missing"] = (reasons or {}).get(move.point) or _missing(service, board, move.point)
     return played
+
+
+def _missing(service: AiService, board, point: int) -> str:
+    """``missing_reason``'s words; without ``--ai`` "not stored" where they say "no KataGo"."""
+    reason = missing_reason(board, board.to_move, point, service.unavailable is None)
+    return NOT_STORED_MOVE if reason == NO_KATAGO_WORDS and not service.options.ask else reason
 
 
 def _values(move, size: int) -> dict:

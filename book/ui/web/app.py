@@ -12,14 +12,17 @@ whose pattern scans spent their budget, ``api_args.SCAN_SECONDS``, with ``"scann
 scanned; the message says what to narrow)::
 
     /api/info                         book statistics, the default board size, max_download; ``ai``:
-                                      the KataGo settings with --ai (else null); ``note``: why
+                                      the KataGo settings (null without --ai when no store of
+                                      values exists), ``asks``: KataGo asked (--ai) or the stored
+                                      values only (plain fuseki serve); ``note``: why
                                       a statistics book (the built-in one) lists no games
     /api/position?moves=&size=&year_from=&year_to=&player=&event=&winner=&won_by=&margin=&min_rank=&max_rank=
         &handicap=&komi= (the filters: book.model.filters; a bad one: 400 naming it)
                                       stones, captures, to_move, last move, next moves, totals;
-                                      with ``fuseki serve --ai``, KataGo's values (``ai``, and
-                                      each next move's ``ai``: book.ui.web.ai), ``pending``
-                                      while KataGo works on them (then never kept in the cache);
+                                      KataGo's stored values (``ai``, and each next move's ``ai``:
+                                      book.ui.web.ai; ``none`` when none is stored), with
+                                      ``fuseki serve --ai`` ``pending`` while KataGo works on
+                                      them (then never kept in the cache);
                                       ``by_year=1&recent=K`` (a book without dates: ``years`` null
                                       and ``years_note``), ``trends=A-B:C-D`` (409 there):
                                       book.ui.years_text
@@ -247,7 +250,7 @@ class _Shared:
 
     def __init__(self, book):
         self.book = book
-        self.ai = None  # book.ui.web.ai.AiService with fuseki serve --ai
+        self.ai = None  # book.ui.web.ai.AiService: fuseki serve's (stored values), --ai's (KataGo asked)
         self.stages = StageCache()  # the games of within= searches (book.ui.web.within)
         self._default_size: int | None = None
 
@@ -304,15 +307,20 @@ CACHED_ENDPOINTS = {"position", "games", "game", "player", "player_names"}
 
 
 def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] | None = None,
-               cache_bytes: int | None = None, ai=None, scan_seconds: float | None = None) -> Flask:
+               cache_bytes: int | None = None, ai=None, scan_seconds: float | None = None,
+               trust_proxy: bool = False) -> Flask:
     """The Flask application over an open ``Book`` or one opened read-only from ``book_url``.
 
     ``trusted_hosts``: the Host header values to answer (others get 400); ``fuseki serve``
     on loopback passes ``LOOPBACK_NAMES``, so a page elsewhere cannot reach the book by
     pointing a DNS name at 127.0.0.1 (DNS rebinding).  ``cache_bytes``: the answers kept
     per URL while the book is unchanged (``book.ui.web.cache``; None: its default, 0: none).
-    ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves.
+    ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves (with
+    ``ask`` False, plain ``fuseki serve``, only when some store of values exists: the book's
+    ``ai_values`` table, the AI value cache file).
     ``scan_seconds``: the pattern scan a request may spend (None: ``api_args.SCAN_SECONDS``).
+    ``trust_proxy`` (``fuseki serve --trust-proxy``): KataGo's budget is keyed on the last
+    address of ``X-Forwarded-For`` (``book.ui.web.ai.client_address``), not the socket's.
     """
     from fuseki.book.ui.web.cache import MAX_BYTES, ResponseCache
     from fuseki.book.ui.web.player_routes import add_player_routes
@@ -325,12 +333,17 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     app.json.sort_keys = False
     if scan_seconds is not None:
         app.config["FUSEKI_SCAN_SECONDS"] = scan_seconds
+    app.config["FUSEKI_TRUST_PROXY"] = trust_proxy
     shared = app.extensions["fuseki_shared"] = _Shared(book)
     app.extensions["fuseki_book"] = book
     if ai is not None:
         from fuseki.book.ui.web.ai import AiService
 
-        shared.ai = app.extensions["fuseki_ai"] = AiService(ai, getattr(book, "db", None))
+        service = AiService(ai, getattr(book, "db", None))
+        if ai.ask or service.stores.dbs:
+            shared.ai = app.extensions["fuseki_ai"] = service
+        else:  # plain fuseki serve, and no store of values anywhere: no AI columns, as without AI
+            service.close()
     cache = ResponseCache(MAX_BYTES if cache_bytes is None else cache_bytes)
     app.extensions["fuseki_cache"] = cache
     _add_request_guards(app, shared, {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None, cache)
@@ -414,7 +427,7 @@ def _add_page_routes(app: Flask, shared: _Shared) -> None:
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
                        years=list(stats.years) if stats.years else None,
                        default_size=shared.default_size(), letters=SHORT_LETTERS, max_download=MAX_DOWNLOAD,
-                       ai=shared.ai.settings_json() if shared.ai else None,
+                       ai={**shared.ai.settings_json(), "asks": shared.ai.options.ask} if shared.ai else None,
                        note=statistics.no_games() if statistics else None)
 
 

@@ -142,7 +142,7 @@ def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
     answer = {"status": status, "settings": service.settings_json()}
     for row in rows:
         row["ai"] = None
-    if status in ("unavailable", "busy"):  # busy: over KataGo's budget (book.ui.web.ai)
+    if status in ("unavailable", "busy", "none"):  # busy: over KataGo's budget; none: not stored (book.ui.web.ai)
         answer["reason"] = got
     if status != "ready":
         return answer

@@ -139,8 +139,8 @@ class BookServer(BaseApplication):
     and a worker takes none before it is warm."""
 
     def __init__(self, url: str, host: str, port: int, workers: int, threads: int,
-                 trusted_hosts: list[str] | None, announce, ai=None):
-        self.url, self.host, self.port, self.ai = url, host, port, ai
+                 trusted_hosts: list[str] | None, announce, ai=None, trust_proxy: bool = False):
+        self.url, self.host, self.port, self.ai, self.trust_proxy = url, host, port, ai, trust_proxy
         self.workers, self.threads = workers, threads
         self.trusted_hosts, self.announce = trusted_hosts, announce
         self.announced = multiprocessing.Value("b", 0)  # shared with the forked workers
@@ -168,7 +168,8 @@ class BookServer(BaseApplication):
     def load(self):
         from fuseki.book.ui.web.app import create_app
 
-        return create_app(book_url=self.url, trusted_hosts=self.trusted_hosts, ai=self.ai)
+        return create_app(book_url=self.url, trusted_hosts=self.trusted_hosts, ai=self.ai,
+                          trust_proxy=self.trust_proxy)
 
     def _worker_ready(self, worker) -> None:
         """Warm the new worker before it takes a connection, then say the address once."""
@@ -199,8 +200,13 @@ def _more_files() -> None:
 def _warm_up(app) -> None:
     """Ask what every visitor's first requests ask (the book's figures, the empty board): a
     cold process answers them in about half a second (the book's counts, the rules kernels'
-    first call), a warm one in milliseconds."""
+    first call), a warm one in milliseconds.  The requests are marked as the warm-up's
+    (``book.ui.web.ai.WARM_UP``): what they give KataGo spends no visitor's budget (they come
+    from 127.0.0.1, as a visitor on this machine does)."""
+    from fuseki.book.ui.web.ai import WARM_UP
+
     client = app.test_client()
+    client.environ_base[WARM_UP] = True
     try:
         for path in ("/api/info", "/api/position"):
             client.get(path, headers={"Host": "127.0.0.1"})

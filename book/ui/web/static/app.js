@@ -30,7 +30,7 @@ const state = {
   wild: new Map(),  // the region's wildcard points: SGF point -> its WILDCARDS key
   pattern: null,    // the last pattern search's answer: the games column lists its games
   patternView: null,  // its region, wildcards and options, as the API was asked them (for the address)
-  ai: null,         // KataGo's settings when the server runs with --ai (/api/info)
+  ai: null,         // KataGo's settings (/api/info; asks: --ai, KataGo asked for what is not stored)
   maxDownload: null,  // the most games one SGF download holds (/api/info's max_download)
   shownMoves: null,   // the moves of the position on the search board, as in the address
   restoring: false,   // the view is being restored from the address: it is not a new history entry
@@ -193,7 +193,7 @@ function drawBoard(svg, size, position, marks, onClick, rare) {
     el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.4, class: `mark-bg${kind}`}, letters);
     el("text", {x: x * unit, y: y * unit, "data-sgf": sgf, class: kind.trim()}, letters).textContent = letter;
   }
-  if (position && position.ai) drawAiMarks(svg, position, marks);
+  if (position && position.ai) drawAiMarks(svg, position, marks, rare);
   if (!onClick) return;
   const targets = el("g", {class: "targets"}, svg);
   for (let y = 0; y < size; y++) {
@@ -206,9 +206,11 @@ function drawBoard(svg, size, position, marks, onClick, rare) {
   }
 }
 
-// KataGo's candidate moves (fuseki serve --ai), in their own colour: a ring on the moves people
-// play (the best one green), a filled disc with KataGo's rank on the moves nobody played.
-function drawAiMarks(svg, position, marks) {
+// KataGo's candidate moves, in their own colour: a ring on the moves people play (the best one
+// green), a filled disc with KataGo's rank on the moves nobody played.  A candidate whose row the
+// table hides until "show rarer moves" (`rare`, rowMarks' Set; KataGo's own move: shallower than
+// a mark needs) hides with it.
+function drawAiMarks(svg, position, marks, rare) {
   svg.querySelectorAll(".ai-marks").forEach((node) => node.remove());
   const ai = position.ai;
   if (!ai || ai.status !== "ready") return;
@@ -220,11 +222,15 @@ function drawAiMarks(svg, position, marks) {
       if (occupied.has(sgf)) continue;
       const [x, y] = xyOf(sgf);
       const lettered = marks && sgf in marks;
+      const shallow = move.mark === "ai" && move.visits < ai.mark_visits;
+      const hidden = shallow || (rare && rare.has(sgf)) ? "rare" : "";
       const circle = el("circle", {cx: x * unit, cy: y * unit, r: unit * (lettered ? 0.46 : 0.36), "data-sgf": sgf,
-                                   class: [rank === 0 ? "best" : "", lettered ? "" : "own"].join(" ").trim()}, group);
+                                   class: [rank === 0 ? "best" : "", lettered ? "" : "own", hidden]
+                                     .join(" ").trim()}, group);
       el("title", {}, circle).textContent =
-        `KataGo: ${move.vertex} win ${(100 * move.winrate).toFixed(1)}% lead ${move.score_lead.toFixed(1)} loss ${move.loss.toFixed(1)}`;
-      if (!lettered) el("text", {x: x * unit, y: y * unit, "data-sgf": sgf}, group).textContent = String(rank + 1);
+        `KataGo: ${move.vertex} win ${(100 * move.winrate).toFixed(1)}% lead ${move.score_lead.toFixed(1)} loss ${move.loss.toFixed(1)}` +
+        (shallow ? ` · ${shallowText(move.visits, ai.mark_visits)}` : "");
+      if (!lettered) el("text", {x: x * unit, y: y * unit, "data-sgf": sgf, class: hidden}, group).textContent = String(rank + 1);
     }
   });
   svg.insertBefore(group, svg.querySelector(".targets"));
@@ -261,7 +267,8 @@ function pollAi(path) {
     if (position.ai.status === "pending") return pollAi(path);
     state.position = position;
     renderNextMoves(position);
-    drawAiMarks($("search-board"), position, state.searchMarks);
+    drawAiMarks($("search-board"), position, state.searchMarks,
+                rowMarks(position.next, position.total, position.ai.mark_visits)[1]);
     await refreshCorners();  // the same position's values: the corner rows fill in too
     if (position.ai.asking === "pending") pollAi(path);  // a deeper search or forced moves still coming
   }, 1000);
@@ -298,7 +305,7 @@ async function refreshSearch() {
   }
   state.position = position;
   showMessage("");
-  const [marks, rare] = rowMarks(position.next, position.total);
+  const [marks, rare] = rowMarks(position.next, position.total, position.ai && position.ai.mark_visits);
   state.searchMarks = marks;
   drawBoard($("search-board"), position.size, position, marks, serial(boardClick), rare);
   if (position.ai && (position.ai.status === "pending" || position.ai.asking === "pending")) {
@@ -376,22 +383,25 @@ const FEW_GAMES = 3;
 // of under RARE_SHARE of the position's games (and their letters on the board); "show N rarer
 // moves" under the table shows them, and the address keeps that (rare=1). The API answers every
 // row: the page filters, so showing them asks nothing and the answer cache serves both views.
+// A move KataGo marks (? or !), or whose own values are deep enough for a mark (`ai`: the row's
+// values, of at least `markVisits` visits, the answer's mark_visits), is never hidden.
 const RARE_SHARE = 0.01;
 
-function isRare(games, total) {
+function isRare(games, total, ai, markVisits) {
+  if (ai && (ai.mark || (markVisits && ai.visits >= markVisits))) return false;
   return games < FEW_GAMES || games < RARE_SHARE * total;
 }
 
-// The board letters of a table's rows ({sgf: letter}) and the points of the rarer ones (a Set).
-function rowMarks(rows, total) {
+// The board letters of a table's rows ({sgf: letter}) and the points of the rarer ones (a Set;
+// also those of rows past the letters, for KataGo's marks on them).
+function rowMarks(rows, total, markVisits) {
   const marks = {};
   const rare = new Set();
   for (const row of rows) {
-    if (!row.letter) continue;
     for (const sgf of row.points.length ? row.points : [row.sgf]) {
-      if (!sgf || sgf in marks) continue;
-      marks[sgf] = row.letter;
-      if (isRare(row.games, total)) rare.add(sgf);
+      if (!sgf || sgf in marks || rare.has(sgf)) continue;
+      if (row.letter) marks[sgf] = row.letter;
+      if (isRare(row.games, total, row.ai, markVisits)) rare.add(sgf);
     }
   }
   return [marks, rare];
@@ -469,7 +479,7 @@ function renderNextMoves(position) {
       tr.children[2].title = `${row.at_once} at once, ${row.after_tenuki} after moves elsewhere`;
     }
     winRateCell(tr, row.games, percent);
-    if (isRare(row.games, position.total)) {
+    if (isRare(row.games, position.total, row.ai, position.ai && position.ai.mark_visits)) {
       tr.classList.add("rare");
       rare += 1;
     }
@@ -478,8 +488,8 @@ function renderNextMoves(position) {
     if (position.ai) aiCells(tr, row.ai, null, row.ai_missing, position.to_move, position.ai.mark_visits);
     body.appendChild(tr);
   }
+  rare += renderAi(position, body);
   rareFooter($("next-table"), rare);
-  renderAi(position, body);
 }
 
 const AI_MARKS = {mistake: ["?", "popular mistake"], choice: ["!", "AI's choice, rarely played"],
@@ -563,12 +573,14 @@ function lossCell(td, values, markVisits, missing) {
 }
 
 // After the human rows: KataGo's moves nobody played, and the line naming what the values are.
+// Returns how many of those rows are rarer ones: a move of fewer visits than a mark needs is
+// shallow, shown with "show rarer moves" only.
 function renderAi(position, body) {
   const ai = position.ai;
   const status = $("ai-status");
   if (!ai) {
     status.textContent = "";
-    return;
+    return 0;
   }
   const s = ai.settings;
   const named = `KataGo ${s.network || "(unknown network)"}, ${s.rules} rules, komi ${s.komi}`;
@@ -577,7 +589,8 @@ function renderAi(position, body) {
   else if (ai.status === "unavailable") status.textContent = `KataGo unavailable: ${ai.reason}`;
   else if (ai.status === "busy") status.textContent = ai.reason;  // "AI busy: ..." (the budget, docs/limits.md)
   else if (ai.status === "note") status.textContent = ai.reason;  // a pattern smaller than the board
-  if (ai.status !== "ready") return;
+  else if (ai.status === "none") status.textContent = ai.reason;  // plain fuseki serve: nothing stored here
+  if (ai.status !== "ready") return 0;
   status.textContent = `${named}, ${ai.visits} visits · AI win % and lead for the player who plays the ` +
     "move, loss in points against the best move evaluated (* from the position after the move; under it its " +
     `visits, v; green no loss to red ${LOSS_RED} points from ${ai.mark_visits} visits; a hovered or tapped row ` +
@@ -585,7 +598,9 @@ function renderAi(position, body) {
     (ai.visits < ai.mark_visits ? ` · shallow values (under ${ai.mark_visits} visits): no mark drawn` : "") +
     (ai.deeper ? (ai.deeper.status === "pending" ? ` · KataGo is searching deeper (${ai.deeper.visits} visits)…`
                                                  : ` · ${ai.deeper.reason}`) : "") +
-    (ai.asking === "pending" && !ai.deeper ? " · KataGo is evaluating the moves its search left out…" : "");
+    (ai.asking === "pending" && !ai.deeper ? " · KataGo is evaluating the moves its search left out…" : "") +
+    (state.ai && !state.ai.asks ? " · stored values only (fuseki serve --ai asks KataGo for the rest)" : "");
+  let rare = 0;
   for (const move of ai.moves.filter((m) => m.mark === "ai")) {
     const tr = document.createElement("tr");
     tr.className = "ai-row";
@@ -594,9 +609,19 @@ function renderAi(position, body) {
     tr.innerHTML = `<td class="letter"></td><td class="move"></td><td class="num">0</td><td class="rate"></td>`;
     tr.children[1].textContent = move.vertex;
     aiCells(tr, move, "ai", null, position.to_move, ai.mark_visits);
+    if (move.visits < ai.mark_visits) {  // too shallow to stand beside the moves people play
+      tr.classList.add("rare", "shallow-ai");
+      tr.title = shallowText(move.visits, ai.mark_visits);
+      rare += 1;
+    }
     tr.addEventListener("click", serial(() => playSearch(move.sgf)));
     body.appendChild(tr);
   }
+  return rare;
+}
+
+function shallowText(visits, markVisits) {
+  return `KataGo's move, nobody played it; shallow: ${visits} visits, under the ${markVisits} a mark needs`;
 }
 
 const CORNER_NAMES = ["top left", "top right", "bottom left", "bottom right"];
@@ -649,7 +674,7 @@ async function refreshCorners() {
       tr.children[2].textContent = row.vertex;
       tr.children[3].textContent = row.games;
       winRateCell(tr, row.games, percent);
-      const few = isRare(row.games, corner.total);
+      const few = isRare(row.games, corner.total, row.ai, answer.ai && answer.ai.mark_visits);
       if (few) {
         tr.classList.add("rare");
         rare += 1;
@@ -657,7 +682,7 @@ async function refreshCorners() {
       tr.title = `${same.length ? "each of these corners" : "this corner"}: ${corner.total} continuations, ` +
         `tenuki ${corner.tenuki}` + (same.length ? ` · the move shown in the ${CORNER_NAMES[corner.corner]}` : "");
       tr.addEventListener("click", serial(() => playSearch(row.sgf)));
-      if (answer.ai) {  // fuseki serve --ai: the position's values of the move
+      if (answer.ai) {  // KataGo: the position's values of the move
         aiCells(tr, row.ai, null, row.ai_missing, state.position && state.position.to_move, answer.ai.mark_visits);
       }
       body.appendChild(tr);
@@ -973,7 +998,7 @@ async function searchPattern() {
   state.pattern = result;
   const asked = new URLSearchParams(patternQuery());
   state.patternView = Object.fromEntries(PATTERN_KEYS.map((key) => [key, asked.get(key)]));
-  const [marks, rare] = rowMarks(result.next, result.total);
+  const [marks, rare] = rowMarks(result.next, result.total, result.ai && result.ai.mark_visits);
   drawBoard($("search-board"), state.size, state.position, marks, serial(boardClick), rare);
   drawRegion();
   renderPattern(result);

@@ -230,7 +230,7 @@ async function answerQuiz(sgf) {
     text += " KataGo is thinking about this position: answer again later for its values.";
   } else if (ai && ai.status === "unavailable") {
     text += ` KataGo unavailable: ${ai.reason}`;
-  } else if (ai && ai.status === "busy") {
+  } else if (ai && (ai.status === "busy" || ai.status === "none")) {  // none: not stored (no --ai)
     text += ` ${ai.reason}`;
   }
   $("practice-verdict").textContent = text;
