@@ -1,0 +1,133 @@
+"""Hostile input from issue 59 ("Hardened, second round"), the import's half: each test is one of
+its findings, which failed before its fix.
+
+Memory is asserted as a fixed bound or a ratio between two sizes (tracemalloc), never a time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import tarfile
+
+import pytest
+
+from fuseki.book.formats import sources, tar_blocks
+from fuseki.book.formats.sources import Limits, Skipped, SourceFile, iter_sources
+
+GAME = b"(;GM[1]SZ[19];B[pd];W[dp])"
+
+
+def _peak(call) -> tuple[object, int]:
+    """(call's answer, the most bytes it held at once beyond what was held before)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        answer = call()
+        return answer, tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+# --- finding 1: every byte of a tar's headers is counted, whichever reader reads it ----------------
+
+def _block(name: str, size: int, kind: bytes) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.size, info.type = size, kind
+    return info.tobuf(tarfile.GNU_FORMAT)
+
+
+def _padded(data: bytes) -> bytes:
+    return data + bytes(-len(data) % 512)
+
+
+def _records(*pairs: tuple[str, str]) -> bytes:
+    """pax records "length key=value\\n"."""
+    out = b""
+    for key, value in pairs:
+        body = f" {key}={value}\n".encode()
+        length = len(body) + len(str(len(body)))
+        length = len(body) + len(str(length))  # the length counts its own digits
+        out += str(length).encode() + body
+    return out
+
+
+def _extension(kind: bytes, data: bytes) -> bytes:
+    return _block("././@PaxHeader", len(data), kind) + _padded(data)
+
+
+def _member(name: str, data: bytes) -> bytes:
+    return _block(name, len(data), tarfile.REGTYPE) + _padded(data)
+
+
+# What the block reader hands to tarfile (tarfile then reads the archive from its first member)
+HANDED_OVER = {
+    "a pax global path": _extension(tarfile.XGLTYPE, _records(("path", "renamed.txt"))),
+    "a GNU sparse member of size 0": _block("sparse.bin", 0, tarfile.GNUTYPE_SPARSE),
+    "a pax sparse record": _extension(tarfile.XHDTYPE, _records(("GNU.sparse.size", "0")))
+    + _member("sparse.bin", b""),
+}
+
+
+def _tgz(path, *parts: bytes) -> str:
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        for part in parts:
+            out.write(part)
+        out.write(bytes(1024))
+    return str(path)
+
+
+@pytest.mark.parametrize("hand_over", HANDED_OVER)
+def test_a_huge_pax_header_after_a_hand_over_to_tarfile_is_named_without_reading_it(tmp_path, hand_over):
+    """A game, a variant the block reader leaves to tarfile, then a member whose pax header is
+    20 MB: the game is read, the archive named with the limit, and the reader holds far less
+    than the header.  Before: tarfile read the header whole (1,000 MB: 3.02 GB, 20-37 s) and
+    the import named nothing."""
+    header = 20 << 20
+    path = _tgz(tmp_path / "hostile.tgz", _member("first.sgf", GAME), HANDED_OVER[hand_over],
+                _extension(tarfile.XHDTYPE, _records(("comment", "x" * header))), _member("second.sgf", GAME))
+    items, peak = _peak(lambda: list(iter_sources([path])))
+    assert [type(item) for item in items] == [SourceFile, Skipped], items
+    assert items[0].data == GAME
+    assert items[1].name == path and f"limit of {tar_blocks.EXTENSION_LIMIT}" in items[1].reason
+    assert "extension headers" in items[1].reason
+    assert peak < header // 4, f"held {peak:,} bytes for a {header:,}-byte header"
+
+
+def test_extension_headers_read_by_tarfile_count_as_passed_over(tmp_path):
+    """After a hand-over, 30 members whose pax headers are 100 KB each (3 MB): with a limit of
+    1 MB passed over, tarfile stops as the block reader would.  Before: their headers were not
+    counted on tarfile's path, and every one was read."""
+    comment = _records(("comment", "x" * 100_000))
+    path = _tgz(tmp_path / "headers.tgz", _member("first.sgf", GAME), HANDED_OVER["a pax global path"],
+                *(_extension(tarfile.XHDTYPE, comment) + _member(f"notes{i}.txt", b"") for i in range(30)),
+                _member("last.sgf", GAME))
+    items = list(iter_sources([path], Limits(max_skip_bytes=1 << 20)))
+    assert [type(item) for item in items] == [SourceFile, Skipped], items
+    assert items[1].reason.startswith("stopped at the extension headers of member ")
+    assert "the limit of 1048576 bytes an archive may pass over" in items[1].reason
+
+
+def test_pax_global_records_are_held_to_the_limit(tmp_path):
+    """Global headers of 200 KB of records each, every one new: tarfile keeps them all (they apply
+    to every member after them); past EXTENSION_LIMIT in all the archive is named.  Before: they
+    were kept without a bound (20 of them: 4 MB held)."""
+    globals_ = [_extension(tarfile.XGLTYPE, _records(*((f"k{n}.{i}", "v" * 1000) for i in range(200))))
+                for n in range(20)]
+    path = _tgz(tmp_path / "globals.tgz", _member("first.sgf", GAME), HANDED_OVER["a pax global path"],
+                *(part + _member(f"notes{n}.txt", b"") for n, part in enumerate(globals_)))
+    items = list(sources._read_tar_with_tarfile(path, Limits(), 0, None))
+    assert [type(item) for item in items] == [SourceFile, Skipped], items
+    assert "pax global records" in items[1].reason
+
+
+def test_a_chain_of_extension_headers_is_named_not_a_crash(tmp_path):
+    """3,000 empty pax headers before one member: tarfile reads such a chain by recursion.
+    Before: RecursionError out of the reader (the import stopped)."""
+    empty = _extension(tarfile.XHDTYPE, b"")
+    path = _tgz(tmp_path / "chain.tgz", _member("first.sgf", GAME), HANDED_OVER["a pax global path"],
+                empty * 3000, _member("last.sgf", GAME))
+    items = list(iter_sources([path]))
+    assert [type(item) for item in items] == [SourceFile, Skipped], items
+    assert items[1].name == path
