@@ -131,3 +131,47 @@ def test_a_chain_of_extension_headers_is_named_not_a_crash(tmp_path):
     items = list(iter_sources([path]))
     assert [type(item) for item in items] == [SourceFile, Skipped], items
     assert items[1].name == path
+
+
+# --- finding 2: the import's report is bounded, whatever the number of skipped members ----------------
+
+def _empty_members(path, count: int) -> str:
+    """A .tar.xz of ``count`` empty .sgf members (each skipped: "no SGF data found")."""
+    import lzma
+
+    info = tarfile.TarInfo("x.sgf")
+    with lzma.open(path, "wb", preset=0) as out:
+        for i in range(count):
+            info.name = f"g{i}.sgf"
+            out.write(info.tobuf(tarfile.USTAR_FORMAT))
+        out.write(bytes(1024))
+    return str(path)
+
+
+def test_an_archive_of_empty_members_costs_the_same_memory_at_four_times_the_members(tmp_path):
+    """5,000 and 20,000 empty members: the report keeps NOTES_KEPT of them, counts all, and
+    writes every one to the listing as it comes; the import holds as much for both.  Before:
+    every note was kept (1,000,000 in an 82 KB .tar.xz: 587 MB, 48 MB of stderr)."""
+    from fuseki.book.analysis.pipeline.importer import import_paths
+    from fuseki.book.analysis.pipeline.report import ImportReport
+    from fuseki.book.storage.store import Book
+
+    peaks, reports = [], []
+    for count in (100, 5_000, 20_000):  # the first: the import's own first costs (caches, compiled code)
+        path = _empty_members(tmp_path / f"empty{count}.tar.xz", count)
+        listed = tmp_path / f"report{count}.jsonl"
+        with Book.open(str(tmp_path / f"book{count}.sqlite")) as book, open(listed, "w") as out:
+            into = ImportReport(listing=(str(listed), out))
+            report, peak = _peak(lambda: import_paths(book, [path], workers=0, batch_games=500,  # noqa: B023
+                                                      report=into))  # noqa: B023 - called at once
+        peaks.append(peak)
+        reports.append((count, report, listed))
+    # before: 5.4 MB and 10.6 MB; now 5.2 MB for both (batches of 500 files, as many notes at most)
+    assert peaks[2] < 1.3 * peaks[1], f"held {peaks[1]:,} bytes for 5,000 members, {peaks[2]:,} for 20,000"
+    from fuseki.book.analysis.pipeline.report import NOTES_KEPT, SKIPPED
+
+    for count, report, listed in reports:
+        assert report.counts[SKIPPED] == count and len(report.skipped) == min(count, NOTES_KEPT)
+        assert f"{count:,} files skipped" in str(report)
+        with open(listed) as found:
+            assert sum(1 for _ in found) == count  # every note, written as it came
