@@ -175,3 +175,50 @@ def test_an_archive_of_empty_members_costs_the_same_memory_at_four_times_the_mem
         assert f"{count:,} files skipped" in str(report)
         with open(listed) as found:
             assert sum(1 for _ in found) == count  # every note, written as it came
+
+
+# --- finding 3: loadsgf is bounded by the import's limits on property values -----------------------
+
+@pytest.mark.parametrize("data", [b"(;GM[1]SZ[19]XX" + b"[]" * 500_000 + b")",  # one node of empty values
+                                  b"(;GM[1]SZ[19]AB" + b"[aa]" * 300_000 + b")"],  # one list of setup stones
+                         ids=["empty values", "setup stones"])
+def test_loadsgf_refuses_too_many_property_values_before_parsing_them(tmp_path, data):
+    """A file of more values than the largest board allows (VALUES_PER_MOVE x its move limit:
+    80,000) is refused before sgfmill parses it, saying why, and holds nothing after.  Before:
+    sgfmill parsed them all and the game loaded (5.2 M empty values, 10.4 MB: 3.6 s, 434 MB)."""
+    import tracemalloc
+
+    from fuseki.engine.gtp.commands import new_engine
+    from fuseki.engine.gtp.commands.sgf import MAX_FILE_BYTES
+
+    engine = new_engine(log=lambda text: None)
+    path = tmp_path / "values.sgf"
+    path.write_bytes(data)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        answer = engine.handle_line(f"loadsgf {path}")
+        held, peak = (figure - base for figure in tracemalloc.get_traced_memory())
+    finally:
+        tracemalloc.stop()
+    assert answer.startswith("? cannot load file: over 80000 property values"), answer
+    assert peak < MAX_FILE_BYTES + 3 * len(data), f"held {peak:,} bytes for a {len(data):,}-byte file"
+    assert held < 1 << 20, f"{held:,} bytes still held after the refusal"
+
+
+def test_loadsgf_loads_as_many_values_as_the_largest_board_allows():
+    """80,000 values (VALUES_PER_MOVE x the move limit of 25x25), brackets inside a comment not
+    counted, load; one more is refused."""
+    import tempfile
+
+    from fuseki.engine.core.base import MAX_SIZE, VALUES_PER_MOVE, move_limit
+    from fuseki.engine.gtp.commands import new_engine
+
+    most = VALUES_PER_MOVE * move_limit(MAX_SIZE)
+    engine = new_engine(log=lambda text: None)
+    with tempfile.TemporaryDirectory() as folder:
+        for extra, expected in ((0, "=\n\n"), (1, f"? cannot load file: over {most} property values")):
+            path = f"{folder}/{extra}.sgf"
+            with open(path, "wb") as out:  # GM, SZ, the comment's values and B: ``most`` + extra
+                out.write(b"(;GM[1]SZ[19]C[[[[\\]]" + b"[x]" * (most - 4 + extra) + b";B[cc])")
+            assert engine.handle_line(f"loadsgf {path}").startswith(expected)

@@ -57,6 +57,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from fuseki.book.formats import tar_blocks
+from fuseki.engine.core.base import MAX_RECORD_BYTES
 
 # Suffixes of files handed on as SourceFile.  Other formats (a Fuego opening book, say)
 # plug in by adding their suffix here and dispatching on the name in the importer.
@@ -134,7 +135,7 @@ class Limits:
     """Bounds against archive bombs (defaults: 10 MB per file, a million members, and 1 GiB
     inflated to pass over what a compressed tar holds besides the games it reads)."""
 
-    max_file_bytes: int = 10 * 1024 * 1024
+    max_file_bytes: int = MAX_RECORD_BYTES  # loadsgf's too
     max_members: int = 1_000_000
     max_skip_bytes: int = 1 << 30
     # Members read as games, in bytes: at most this many times the archive's size on disk (and
