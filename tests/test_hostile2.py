@@ -7,6 +7,7 @@ Memory is asserted as a fixed bound or a ratio between two sizes (tracemalloc), 
 from __future__ import annotations
 
 import gzip
+import re
 import tarfile
 
 import pytest
@@ -222,3 +223,66 @@ def test_loadsgf_loads_as_many_values_as_the_largest_board_allows():
             with open(path, "wb") as out:  # GM, SZ, the comment's values and B: ``most`` + extra
                 out.write(b"(;GM[1]SZ[19]C[[[[\\]]" + b"[x]" * (most - 4 + extra) + b";B[cc])")
             assert engine.handle_line(f"loadsgf {path}").startswith(expected)
+
+
+# --- finding 4: a process of the import that dies ends it in one line, nothing lost ------------------
+
+DYING_IMPORT = """
+import os, signal, sys
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.ui.cli import main
+
+victim = sys.argv[1]
+if victim == "reader":  # the reader kills itself before dealing its third group
+    dealt = importer._dealt
+    def _dealt(*args):
+        for turn, item in enumerate(dealt(*args)):
+            if turn == 2:
+                os.kill(os.getpid(), signal.SIGKILL)
+            yield item
+    importer._dealt = _dealt
+elif victim == "parser":  # a parser kills itself before its second batch
+    batches = importer._batches
+    made = []
+    def _batches(*args):
+        for batch in batches(*args):
+            made.append(batch)
+            if len(made) == 2:
+                os.kill(os.getpid(), signal.SIGKILL)
+            yield batch
+    importer._batches = _batches
+sys.exit(main(["import", *sys.argv[2:], "--workers", "2"]))
+"""
+
+
+@pytest.mark.parametrize("victim", ["reader", "parser"])
+def test_a_process_of_the_import_that_dies_is_one_line_and_a_rerun_completes(tmp_path, victim):
+    """The reader, or a parser, killed (SIGKILL, as the OOM killer does) halfway through an import
+    of 2,000 games: `fuseki import` exits 1 with one line naming the process and how it died,
+    that nothing is lost and how to go on; the same import again completes the book.  Before:
+    a traceback (RuntimeError: the import's reader process died)."""
+    import subprocess
+    import sys
+
+    from browsing import ENV, ROOT
+    from conftest import write_archive
+    from games import archive_games
+
+    archive = write_archive(tmp_path / "games.tgz", archive_games(2000))
+    book = str(tmp_path / "book.sqlite")
+    run = subprocess.run([sys.executable, "-c", DYING_IMPORT, victim, str(archive), "--book", book], cwd=ROOT,
+                         env=ENV, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    last = run.stderr.strip().splitlines()[-1]
+    name = "import reader" if victim == "reader" else "import parser [01]"
+    assert re.fullmatch(rf"fuseki import: stopped: {name} \(process \d+\) died \(killed by signal 9\); nothing is "
+                        r"lost: the [\d,]+ games committed before are in the book \(the same import again adds "
+                        r"the rest\)", last), last
+    again = subprocess.run([sys.executable, "-m", "fuseki", "import", str(archive), "--book", book, "--workers", "2"],
+                           cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    from fuseki.book.storage.store import Book
+
+    with Book.open(book, readonly=True) as opened:
+        assert opened.stats().games == 2000
