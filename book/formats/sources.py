@@ -40,6 +40,9 @@ Tars are read by a block reader of our own (3x faster than ``tarfile``:
 ``book.formats.tar_blocks``); what it does not know (GNU sparse members, multi-volume
 continuations, Solaris headers, pax sparse records or a pax global path or size) or takes for
 damage is read by ``tarfile`` from that member on, so a variant costs speed, never games.
+Both readers hold a member's extension headers to ``tar_blocks.EXTENSION_LIMIT`` and count them
+against ``max_skip_bytes``: tarfile reads through ``_Fence``, which refuses it a read past where
+the member's headers may end (it would read a 1,000 MB pax header whole).
 
 This module does not parse SGF (``book.formats.records`` does) and never raises for bad input.
 """
