@@ -134,6 +134,21 @@ def test_a_chain_of_extension_headers_is_named_not_a_crash(tmp_path):
     assert items[1].name == path
 
 
+def test_a_gnu_sparse_member_cut_short_is_named_not_a_crash(tmp_path):
+    """A GNU sparse header that says more sparse blocks follow, at the end of the archive: tarfile
+    reads a block that is not there.  Before: IndexError out of the reader (the import stopped)."""
+    block = bytearray(_block("sparse.bin", 0, tarfile.GNUTYPE_SPARSE))
+    block[482] = 1  # "isextended"
+    block[148:156] = b" " * 8
+    block[148:156] = b"%06o\0 " % sum(block)
+    path = tmp_path / "cut.tgz"
+    with gzip.open(path, "wb") as out:
+        out.write(_member("first.sgf", GAME) + bytes(block))
+    items = list(iter_sources([str(path)]))
+    assert [type(item) for item in items] == [SourceFile, Skipped], items
+    assert items[1].reason.startswith("corrupt or unreadable archive after 1 members")
+
+
 # --- finding 2: the import's report is bounded, whatever the number of skipped members ----------------
 
 def _empty_members(path, count: int) -> str:
