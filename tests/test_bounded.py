@@ -17,14 +17,13 @@ import numpy as np
 import pytest
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.model.records import move_limit
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.shell import BookShell
 from fuseki.book.ui.textboard import one_line, printable
 from fuseki.book.ui.web.app import create_app
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK
+from fuseki.engine.core.base import BLACK, move_limit
 from fuseki.engine.core.board import Board
 from fuseki.engine.gtp.commands import new_engine
 

@@ -159,7 +159,7 @@ def test_a_silent_stage_is_given_up_after_its_stall_limit():
     stage = context.Process(target=_silent_stage, args=(send,), daemon=True)
     stage.start()
     try:
-        with pytest.raises(RuntimeError, match=rf"import worker {stage.pid} sent nothing for 1 s"):
+        with pytest.raises(RuntimeError, match=rf"{stage.name} \(process {stage.pid}\) sent nothing for 1 s"):
             take(receive, stage, stall=1.0)
         assert stage.is_alive()  # given up on while alive: not the death the other path reports
     finally:

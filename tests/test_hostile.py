@@ -427,7 +427,7 @@ def test_a_long_game_on_the_sgfmill_path_holds_what_its_record_keeps(tmp_path, k
     sent to it, and the text sgfmill reads: a ratio to the input, since the base RSS is the
     machine's).  Before: sgfmill parsed the whole game, then the main line was cut (the worker
     held 0.49 to 1.88 GB: 50 to 190 times the file; now 5 to 11 MB more than for one game)."""
-    from fuseki.book.model.records import move_limit
+    from fuseki.engine.core.base import move_limit
 
     data, added, notes = LONG_GAMES[kind]
     assert 9_500_000 < len(data) < 10_000_000
@@ -590,7 +590,7 @@ def test_loadsgf_refuses_a_file_of_too_many_nodes_before_parsing_it(tmp_path, ro
     path = tmp_path / "passes.sgf"
     path.write_bytes(data)
     answer, peak = _peak(lambda: engine.handle_line(f"loadsgf {path}"))
-    assert answer == "? cannot load file\n\n"
+    assert answer.startswith("? cannot load file")  # its 130,000 values are over their limit too (issue 59)
     # the read's buffer (MAX_FILE_BYTES, whatever the file) and a few times the file
     assert peak < MAX_FILE_BYTES + 3 * len(data), f"held {peak:,} bytes for a {len(data):,}-byte file"
     fits = tmp_path / "fits.sgf"  # as many nodes as allowed, brackets in comments not counted

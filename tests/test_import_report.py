@@ -8,12 +8,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from fuseki.book.model.records import move_limit
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import book_cli, cli_shared
 from fuseki.book.ui.cli import main
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, WHITE, move_limit
 
 from conftest import write_archive
 from games import sgf_text

@@ -47,13 +47,16 @@ from sgfmill import sgf, sgf_grammar, sgf_moves, sgf_properties
 
 from fuseki.book.formats.headers import HeaderTextError, read_header
 from fuseki.book.model.headers import TEXT_FIELDS
-from fuseki.book.model.records import MOVES_PER_POINT, GameRecord, Moves, move_limit
+from fuseki.book.model.records import GameRecord, Moves
 from fuseki.engine.core.base import (
     BLACK,
     EMPTY,
     MAX_SIZE,
+    MOVES_PER_POINT,
     PASS,
+    VALUES_PER_MOVE,
     WHITE,
+    move_limit,
     point_to_sgf,
     point_to_xy,
     rowcol_to_point,
@@ -381,10 +384,8 @@ def _sgfmill_games(data: bytes, source: str, encoding: str | None) -> list[GameR
     return records
 
 
-# Property values sgfmill may be given of a main line, per move of the move limit: a move's own,
-# its comment, times and marks, and the setup stones, many times over.  sgfmill keeps about
-# 200 bytes a value: 2.4 M comments in one node held 0.49 GB in the worker.
-VALUES_PER_MOVE = 32
+# Property values sgfmill may be given of a main line, per move of the move limit:
+# engine.core.base.VALUES_PER_MOVE, which loadsgf shares (it is imported above).
 
 
 def _too_many_values(values: int) -> str:

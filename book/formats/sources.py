@@ -40,6 +40,9 @@ Tars are read by a block reader of our own (3x faster than ``tarfile``:
 ``book.formats.tar_blocks``); what it does not know (GNU sparse members, multi-volume
 continuations, Solaris headers, pax sparse records or a pax global path or size) or takes for
 damage is read by ``tarfile`` from that member on, so a variant costs speed, never games.
+Both readers hold a member's extension headers to ``tar_blocks.EXTENSION_LIMIT`` and count them
+against ``max_skip_bytes``: tarfile reads through ``_Fence``, which refuses it a read past where
+the member's headers may end (it would read a 1,000 MB pax header whole).
 
 This module does not parse SGF (``book.formats.records`` does) and never raises for bad input.
 """
@@ -57,6 +60,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from fuseki.book.formats import tar_blocks
+from fuseki.engine.core.base import MAX_RECORD_BYTES
 
 # Suffixes of files handed on as SourceFile.  Other formats (a Fuego opening book, say)
 # plug in by adding their suffix here and dispatching on the name in the importer.
@@ -134,7 +138,7 @@ class Limits:
     """Bounds against archive bombs (defaults: 10 MB per file, a million members, and 1 GiB
     inflated to pass over what a compressed tar holds besides the games it reads)."""
 
-    max_file_bytes: int = 10 * 1024 * 1024
+    max_file_bytes: int = MAX_RECORD_BYTES  # loadsgf's too
     max_members: int = 1_000_000
     max_skip_bytes: int = 1 << 30
     # Members read as games, in bytes: at most this many times the archive's size on disk (and
@@ -296,8 +300,8 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
         return
     except tar_blocks.HeaderTooLarge as exc:  # not handed to tarfile, which would read it whole
         yield Skipped(path, f"stopped at {exc.what} of {exc.size} bytes after {count} members: over the "
-                            f"limit of {tar_blocks.EXTENSION_LIMIT} bytes a long name or pax header may "
-                            "have; the rest is not read")
+                            f"limit of {tar_blocks.EXTENSION_LIMIT} bytes a member's long names and pax "
+                            "headers may have; the rest is not read")
         return
     except tar_blocks.Unknown:
         failure = None
@@ -306,9 +310,67 @@ def _read_tar(path: str, limits: Limits) -> Iterator[SourceFile | Skipped]:
     yield from _read_tar_with_tarfile(path, limits, done, failure)
 
 
-# What tarfile raises for bad input: its own errors, the decompressors', and ValueError from
-# a number field it cannot parse in a variant's extra headers.
-_TARFILE_ERRORS = (tarfile.TarError, ValueError, *tar_blocks.TAR_ERRORS)
+# What tarfile raises for bad input: its own errors, the decompressors', ValueError from a
+# number field it cannot parse in a variant's extra headers, IndexError from a GNU sparse header
+# cut short, and RecursionError: it reads a chain of extension headers by recursion.
+_TARFILE_ERRORS = (tarfile.TarError, ValueError, IndexError, RecursionError, *tar_blocks.TAR_ERRORS)
+# What tarfile may read past the bytes of a member's extension headers: its own header blocks (a
+# GNU sparse member's extra ones too, each 512 bytes) and its stream's read-ahead (10,240 bytes)
+_FENCE_SLACK = 64 << 10
+
+
+class _Fenced(Exception):
+    """tarfile asked for bytes past ``_Fence.fence`` (a member's headers over EXTENSION_LIMIT), or
+    its pax global records grew past it; ``str()``: which."""
+
+
+class _Fence:
+    """The tar stream as tarfile reads it, which it may read up to ``fence`` and no further.
+
+    tarfile reads a member's extension headers whole (a pax header, a long name in one read; a
+    GNU sparse member's extra blocks and a pax sparse map block by block, as many as they say):
+    a 1,000 MB pax header cost 3 GB.  ``fence`` is set before each ``next()`` to where the
+    member's headers may end (``EXTENSION_LIMIT`` and ``_FENCE_SLACK`` past its first header,
+    which is also past the data of the member before, a game read after its ``next()``); a read
+    past it raises ``_Fenced``, having read nothing.
+    """
+
+    def __init__(self, raw):
+        self.raw, self.at, self.fence = raw, 0, tar_blocks.EXTENSION_LIMIT + _FENCE_SLACK
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0 or self.at + n > self.fence:
+            raise _Fenced("the next member's extension headers (long names, pax headers, sparse maps) pass")
+        data = self.raw.read(n)
+        self.at += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        self.at = self.raw.seek(offset, whence)
+        return self.at
+
+    def tell(self) -> int:
+        return self.at
+
+    def __enter__(self) -> _Fence:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.raw.close()
+
+
+class _GlobalRecords(dict):
+    """tarfile's pax global records (they apply to every member after them), held to
+    ``EXTENSION_LIMIT`` bytes in all: each global header's records are added to them."""
+
+    held = 0
+
+    def __setitem__(self, key: str, value: str) -> None:
+        held = self.held + len(key) + len(value) - (len(key) + len(self[key]) if key in self else 0)
+        if held > tar_blocks.EXTENSION_LIMIT:
+            raise _Fenced("its pax global records (kept for every member after them) pass")
+        self.held = held
+        super().__setitem__(key, value)
 
 
 def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
@@ -326,11 +388,22 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
     budget = _budget(path, limits)
     try:
         inflated = tar_blocks.compressed(path)
-        with tarfile.open(path, "r|*" if inflated else "r:", encoding="utf-8", errors="surrogateescape") as tar:
+        with (_Fence(tar_blocks.decompressed(path)) as stream,  # noqa: SIM117 - the stream outlives the tar
+              tarfile.open(fileobj=stream, mode="r|" if inflated else "r:", encoding="utf-8",
+                           errors="surrogateescape", format=tarfile.PAX_FORMAT, pax_headers=_GlobalRecords()) as tar):
+            start = 0  # where the member's headers begin
             while (info := tar.next()) is not None:
                 tar.members.clear()  # tarfile keeps every TarInfo otherwise; none is asked for again
                 count += 1
                 game = info.isfile() and _kind(info.name) == "game"
+                headers = info.offset_data - start - tar_blocks.BLOCK  # its extension headers
+                start = stream.fence = tar.offset
+                stream.fence += tar_blocks.EXTENSION_LIMIT + _FENCE_SLACK
+                if inflated and headers > 0:
+                    passed += headers
+                    if passed > limits.max_skip_bytes:  # read: counted as the block reader counts them
+                        yield _passing_over(path, f"the extension headers of member {info.name}", headers, limits)
+                        return
                 if inflated and not (game and info.size <= limits.max_file_bytes):
                     passed += info.size
                     if passed > limits.max_skip_bytes:  # tar.next() would inflate it
@@ -354,6 +427,10 @@ def _read_tar_with_tarfile(path: str, limits: Limits, skip: int,
                     yield _over_budget(path, info.name, limits)
                     return
                 yield SourceFile(name, tar.extractfile(info).read(), info.name)
+    except _Fenced as exc:
+        yield Skipped(path, f"stopped after {count} members: {exc} the limit of {tar_blocks.EXTENSION_LIMIT} "
+                            "bytes of extension headers; the rest is not read")
+        return
     except _TARFILE_ERRORS as exc:
         error = _reason(exc)
     if failure is not None and count <= failure[0]:

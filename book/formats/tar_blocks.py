@@ -36,7 +36,9 @@ _HANDED_OVER = {ord("S"): "a GNU sparse member", ord("M"): "a multi-volume conti
                 ord("X"): "a Solaris extended header"}
 _SPARSE_KEY = b"GNU.sparse."  # pax records of a sparse member (formats 0.0, 0.1, 1.0)
 _GLOBAL_KEYS = (b"path", b"size")  # in a pax global header these would rename or resize members
-EXTENSION_LIMIT = 1 << 20  # a long name or a pax header larger than this is damage, not a name
+# A member's extension headers together (long names, pax headers; in tarfile's hands sparse maps too)
+# larger than this are damage, not a name: checked from each header's size before it is read
+EXTENSION_LIMIT = 1 << 20
 TAR_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 _OPENERS = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 
@@ -104,7 +106,8 @@ class Stream:
         self.most_passed = most_passed
         self.passed = 0
 
-    def _count(self, what: str, n: int) -> None:
+    def count(self, what: str, n: int) -> None:
+        """Count ``n`` bytes of ``what`` as passed over (read elsewhere); PassLimit past ``most_passed``."""
         if self.end is None and self.most_passed is not None:
             if self.passed + n > self.most_passed:
                 raise PassLimit(what, n)
@@ -112,12 +115,12 @@ class Stream:
 
     def pass_over(self, what: str, n: int) -> None:
         """``skip`` the ``n`` bytes of ``what``, a member not read; PassLimit past ``most_passed``."""
-        self._count(what, n)
+        self.count(what, n)
         self.skip(n)
 
     def take_passed(self, what: str, n: int) -> bytes:
         """``exactly`` ``n`` bytes of ``what``, an extension header, counted as ``pass_over`` counts."""
-        self._count(what, n)
+        self.count(what, n)
         return self.exactly(n)
 
     def take(self, n: int) -> bytes:
@@ -227,12 +230,14 @@ def members(stream: Stream) -> Iterator[tuple[str, int, str | None]]:
     The caller must take or skip exactly ``size`` bytes before asking for the next one.
     Ends at the end-of-archive block or at the end of the stream between members.
     Raises Unknown at a header of a variant tarfile must read (before yielding it),
-    PassLimit at an extension header whose data would pass the stream's ``most_passed``, and
-    HeaderTooLarge at one over ``EXTENSION_LIMIT`` (before reading any of it).
+    PassLimit at an extension header whose block, data or padding would pass the stream's
+    ``most_passed``, and HeaderTooLarge at one that takes a member's extension headers over
+    ``EXTENSION_LIMIT`` (before reading any of it).
     """
     long_name = None
     pax: dict[bytes, bytes] = {}
     first = True
+    headers = 0  # bytes of the extension headers of the member to come
     while True:
         block = stream.take(BLOCK)
         if not block:
@@ -252,10 +257,14 @@ def members(stream: Stream) -> Iterator[tuple[str, int, str | None]]:
         if kind in b"LKxg":  # extension headers: they describe the member that follows
             if size < 0:
                 raise _bad_header(f"extension header of {size} bytes")
-            if size > EXTENSION_LIMIT:
-                raise HeaderTooLarge(f"an extension header ({chr(kind)})", size)
+            headers += size
+            if headers > EXTENSION_LIMIT:
+                alone = headers == size
+                raise HeaderTooLarge(f"an extension header ({chr(kind)})" if alone else
+                                     f"extension headers (the last ({chr(kind)}) of {size} bytes)", headers)
+            stream.count(f"an extension header ({chr(kind)})", BLOCK)  # its block and padding: passed over too
             data = stream.take_passed(f"an extension header ({chr(kind)})", size)
-            stream.skip(-size % BLOCK)
+            stream.pass_over(f"an extension header ({chr(kind)})", -size % BLOCK)
             if kind == ord("L"):
                 long_name = data.split(b"\0", 1)[0]
             elif kind == ord("x"):
@@ -272,7 +281,7 @@ def members(stream: Stream) -> Iterator[tuple[str, int, str | None]]:
                 size = int(pax[b"size"])
             except ValueError:
                 raise _bad_header("bad pax size") from None
-        long_name, pax = None, {}
+        long_name, pax, headers = None, {}, 0
         if size < 0:
             raise _bad_header(f"negative member size {size}")
         if kind in _NO_DATA_TYPES:

@@ -17,15 +17,8 @@ import numpy as np
 
 from fuseki.book.model.headers import dataclass_fields
 
-# The moves a record keeps: 4 x the board's points (19x19: 1,444; 9x9: 324), several times a
-# long real game; a 400,000-pass file of 3.2 MB would otherwise be stored, replayed and
-# exported whole.
-MOVES_PER_POINT = 4
-
-
-def move_limit(size: int) -> int:
-    """The moves a record of a ``size`` x ``size`` game keeps: ``MOVES_PER_POINT`` x its points."""
-    return MOVES_PER_POINT * size * size
+# The moves a record keeps (MOVES_PER_POINT x the board's points): the engine's (loadsgf's too)
+from fuseki.engine.core.base import MOVES_PER_POINT, move_limit
 
 
 def move_limit_text(played: int, size: int) -> str:

@@ -25,6 +25,7 @@ from fuseki.book.ui.cli_shared import (
     add_filter_options,
     add_position_options,
     book_location,
+    failed_text,
     filters_of,
     position_of,
     stop_on_signals,
@@ -114,6 +115,7 @@ def _import(args, listing) -> int:
     from fuseki.book.analysis.pipeline import importer
     from fuseki.book.analysis.pipeline.progress import Progress
     from fuseki.book.analysis.pipeline.report import ImportReport
+    from fuseki.book.analysis.pipeline.workers import StageFailed
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.textboard import printable
 
@@ -122,8 +124,12 @@ def _import(args, listing) -> int:
         if args.paths:
             report = ImportReport(listing=None if listing is None else (args.report, listing))
             with stop_on_signals() as stop:
-                importer.import_paths(book, args.paths, workers=args.workers, stop=stop, report=report,
-                                      progress=Progress(sys.stderr, escape=printable))
+                try:
+                    importer.import_paths(book, args.paths, workers=args.workers, stop=stop, report=report,
+                                          progress=Progress(sys.stderr, escape=printable))
+                except StageFailed as exc:  # a process of the import died: one line, not a traceback
+                    print(f"fuseki import: {printable(failed_text(exc, report))}", file=sys.stderr)
+                    return 1
             if report.stopped:
                 print(f"fuseki import: {printable(stopped_text(stop, report))}", file=sys.stderr)
                 return 128 + stop.signum if stop.signum else 1

@@ -178,6 +178,13 @@ def stop_on_signals() -> Iterator[StopRequest]:
             signal.signal(signum, old)
 
 
+def failed_text(exc: BaseException, report) -> str:
+    """What an import one of whose processes failed (``pipeline.workers.StageFailed``) says, in
+    one line: which process and how, that what it committed is kept, and how to go on."""
+    return (f"stopped: {exc}; nothing is lost: the {report.added:,} games committed before are in the book "
+            "(the same import again adds the rest)")
+
+
 def stopped_text(stop: StopRequest, report) -> str:
     """What a stopped import says: why, what it committed, and how to finish it."""
     name = signal.Signals(stop.signum).name if stop.signum else "request"

@@ -378,12 +378,18 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
 
         from fuseki.book.analysis.pipeline import importer
         from fuseki.book.analysis.pipeline.progress import Progress
-        from fuseki.book.ui.cli_shared import stop_on_signals, stopped_text
+        from fuseki.book.analysis.pipeline.report import ImportReport
+        from fuseki.book.analysis.pipeline.workers import StageFailed
+        from fuseki.book.ui.cli_shared import failed_text, stop_on_signals, stopped_text
 
         progress = Progress(escape=textboard.printable) if self.use_rawinput else None
+        report = ImportReport()
         with stop_on_signals() as stop:  # Ctrl-C stops the import, not the shell
-            report = importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress,
-                                           stop=stop)
+            try:
+                importer.import_paths(self.book, paths, workers=self.import_workers, progress=progress,
+                                      stop=stop, report=report)
+            except StageFailed as exc:  # a process of the import died: one line, and the shell goes on
+                raise ShellError(failed_text(exc, report)) from None
         self.say(stopped_text(stop, report) if report.stopped else str(report))
         self.last_search = None
         self.pattern_shown = None

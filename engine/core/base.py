@@ -68,6 +68,25 @@ MAX_SIZE = 25
 # |komi| allowed (GTP komi, loadsgf's KM): above the area of the largest board (625), so every
 # komi that can decide a game fits; 1e308 would make scores meaningless (W+1e+308)
 MAX_KOMI = 1000
+
+# What one game record may cost, for the book's import and for GTP loadsgf alike (the engine may
+# not import the book, so the one copy of these lives here and the book takes them from here).
+# A game file's bytes: no game record is bigger (an archive member is read one byte past it).
+MAX_RECORD_BYTES = 10 << 20
+# The moves a record keeps: 4 x the board's points (19x19: 1,444; 9x9: 324), several times a
+# long real game; a 400,000-pass file of 3.2 MB would otherwise be stored, replayed and
+# exported whole.
+MOVES_PER_POINT = 4
+# Property values sgfmill may be given, per move of the move limit (the import: of the main line;
+# loadsgf: of the whole file): a move's own, its comment, times and marks, and the setup stones,
+# many times over.  sgfmill keeps about 200 bytes a value: 2.4 M comments in one node held 0.49 GB
+# in the import's worker, 5.2 M empty values 434 MB in the engine.
+VALUES_PER_MOVE = 32
+
+
+def move_limit(size: int) -> int:
+    """The moves a record of a ``size`` x ``size`` game keeps: ``MOVES_PER_POINT`` x its points."""
+    return MOVES_PER_POINT * size * size
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # no I, as in the GTP spec
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

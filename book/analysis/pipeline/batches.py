@@ -23,11 +23,11 @@ from fuseki.book.formats.positions import to_move_without_moves
 from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, shown_name
 from fuseki.book.model.headers import HEADER_FIELDS
-from fuseki.book.model.records import GameRecord, Moves, move_limit, move_limit_text
+from fuseki.book.model.records import GameRecord, Moves, move_limit_text
 from fuseki.book.storage import nextmoves, schema, segments, sqlite_image
 from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE
+from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, move_limit
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.replay import replay_events, replay_game, replay_games_events
 

@@ -162,8 +162,8 @@ def groups(paths: list[str], batch_games: int, meter: InputBytes | None, parsers
         elif isinstance(item, SourceFile):
             files += 1
             held += len(item.data)
-        elif isinstance(item, GameFile):
-            files += 1  # its bytes are the parser's to hold: ``cut`` bounds them
+        elif isinstance(item, (GameFile, Skipped)):
+            files += 1  # a GameFile's bytes are the parser's to hold (``cut`` bounds them); a Skipped: a note
         group.append(item)
         if files >= target or held >= GROUP_BYTES:
             yield group, meter.position(item.name) if meter else 0
@@ -193,8 +193,8 @@ def cut(group: list[Source], read: int, batch_games: int,
                 yield batch, max(0, read - unread), False
                 batch, files, held = [], 0, 0
             batch.append(source)
+            files += 1  # a Skipped too: a batch's notes are bounded with its files
             if isinstance(source, SourceFile):
-                files += 1
                 in_item += 1
                 held += len(source.data)
         if isinstance(item, Archive):

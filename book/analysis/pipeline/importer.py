@@ -87,7 +87,16 @@ from fuseki.book.analysis.pipeline.batches import (
 from fuseki.book.analysis.pipeline.groups import ArchiveGames, cut, groups, sized_batch
 from fuseki.book.analysis.pipeline.progress import InputBytes, Progress
 from fuseki.book.analysis.pipeline.report import ImportReport
-from fuseki.book.analysis.pipeline.workers import STALL_LIMIT, Sender, start_forked, start_worker, stop_all, take
+from fuseki.book.analysis.pipeline.workers import (
+    STALL_LIMIT,
+    Sender,
+    StageFailed,
+    how_it_ended,
+    start_forked,
+    start_worker,
+    stop_all,
+    take,
+)
 from fuseki.book.storage import (
     pattern_events,
     pg_stage,
@@ -230,12 +239,16 @@ class StageEnd:
     parser: float = 0.0
 
 
+class ReaderGone(StageFailed):
+    """A parser's word that the reader's pipe ended before the reader's end (the reader died)."""
+
+
 def _dealt(paths: list[str], batch_games: int, meter: InputBytes | None, parsers: int, games: ArchiveGames):
     """What the reader deals out, a turn each: the groups, an error if reading failed, a StageEnd per parser."""
     try:
         yield from groups(paths, batch_games, meter, games=games, parsers=parsers)
     except Exception as exc:  # noqa: BLE001 - the parser whose turn it is passes it on
-        yield RuntimeError(f"import reader failed: {type(exc).__name__}: {exc}")
+        yield StageFailed(f"import reader failed: {type(exc).__name__}: {exc}")
     yield from [StageEnd(reader=time.process_time())] * parsers
 
 
@@ -275,10 +288,10 @@ def _parsed(inbox, batch_games: int, games: ArchiveGames, fast: bool, image: boo
                 yield from _batches(group, read, batch_games, games, fast, image, known, rows_to)
         yield StageEnd(item.reader, time.process_time())
         return
-    except (EOFError, OSError):  # the reader died, maybe halfway through sending
-        yield RuntimeError("the import's reader process died")
+    except (EOFError, OSError):  # the reader died, maybe halfway through sending: the writer says how
+        yield ReaderGone("import reader died")
     except Exception as exc:  # noqa: BLE001 - the writer raises it
-        yield RuntimeError(f"import worker failed: {type(exc).__name__}: {exc}")
+        yield StageFailed(f"{multiprocessing.current_process().name} failed: {type(exc).__name__}: {exc}")
     yield None
 
 
@@ -362,6 +375,8 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
             item = take(outboxes[turn % parsers][0], stages[1 + turn % parsers], stop, STALL_LIMIT)
             if item is None:  # stop
                 return
+            if isinstance(item, ReaderGone):  # a parser saw it go: how, its process says
+                raise StageFailed(f"{stages[0].name} (process {stages[0].pid}) died ({how_it_ended(stages[0])})")
             if isinstance(item, BaseException):
                 raise item
             if isinstance(item, StageEnd):  # the reader ended here: no group has this turn or a later one
@@ -391,7 +406,7 @@ def _merge_worker(parent: int, unused, sources, book_path: str, folder: str, out
     try:
         outbox.send(segment_files.merge(sources, book_path, folder, parent))
     except Exception as exc:  # noqa: BLE001 - the writer raises it
-        outbox.send(RuntimeError(f"import merge failed: {type(exc).__name__}: {exc}"))
+        outbox.send(StageFailed(f"import merge failed: {type(exc).__name__}: {exc}"))
 
 
 class Merger:

@@ -3,6 +3,8 @@
 Each skipped file and each anomaly is a :class:`Note`, with the file on disk and the archive
 member apart; ``fuseki import --report FILE`` writes them as JSON lines as the import goes
 (``ImportReport.listing``), so that a stopped import's file lists what was seen until then.
+The report keeps the first ``NOTES_KEPT`` of each kind and counts the rest (``counts``): an
+archive of a million empty members must not cost a note each (587 MB).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from fuseki.book.formats.sources import shown_name
 
 SKIPPED, ANOMALY = "skipped", "anomaly"  # a Note's kinds
 SUMMARY_NAMES = 3  # skipped files and anomalies the summary names; it counts the rest
+NOTES_KEPT = 1000  # skipped files, and anomalies, an ImportReport keeps (and the terminal names); the rest counted
 
 
 @dataclass(frozen=True)
@@ -55,9 +58,12 @@ class ImportReport:
 
     added: int = 0
     duplicates: int = 0
-    skipped: list[Note] = field(default_factory=list)  # files that could not be read, and why
-    # an anomaly of a game added ("move 3 (B D16) is illegal: ..."; the docstring of book.analysis.pipeline.importer)
+    # files that could not be read, and why: the first NOTES_KEPT (``counts[SKIPPED]``: all of them)
+    skipped: list[Note] = field(default_factory=list)
+    # an anomaly of a game added ("move 3 (B D16) is illegal: ..."; the docstring of
+    # book.analysis.pipeline.importer): the first NOTES_KEPT (``counts[ANOMALY]``: all of them)
     anomalies: list[Note] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {SKIPPED: 0, ANOMALY: 0})  # notes of each kind
     positions: int = 0
     elapsed: float = 0.0
     stopped: bool = False  # ended early, asked to (``import_paths``'s ``stop``): a re-run adds the rest
@@ -68,9 +74,13 @@ class ImportReport:
     listing: tuple[str, TextIO] | None = field(default=None, repr=False, compare=False)
 
     def note(self, notes: list[Note]) -> None:
-        """Add skipped files and anomalies, written to the listing at once."""
+        """Add skipped files and anomalies, written to the listing at once; past ``NOTES_KEPT``
+        of a kind, they are counted, not kept."""
         for item in notes:
-            (self.skipped if item.kind == SKIPPED else self.anomalies).append(item)
+            kept = self.skipped if item.kind == SKIPPED else self.anomalies
+            if len(kept) < NOTES_KEPT:
+                kept.append(item)
+            self.counts[item.kind] = self.counts.get(item.kind, 0) + 1
         if self.listing is not None and notes:
             out = self.listing[1]
             out.write("".join(item.json() + "\n" for item in notes))
@@ -82,17 +92,25 @@ class ImportReport:
 
     def __str__(self) -> str:
         text = f"{self.added:,} games added, {self.duplicates:,} duplicates, "
-        text += f"{len(self.skipped):,} files skipped" + _named(self.skipped)
-        text += f", {len(self.anomalies):,} anomalies" + _named(self.anomalies)
+        skipped, anomalies = self.counted(SKIPPED), self.counted(ANOMALY)
+        text += f"{skipped:,} files skipped" + _named(self.skipped, skipped)
+        text += f", {anomalies:,} anomalies" + _named(self.anomalies, anomalies)
         text += f", {self.elapsed:.1f} s, {self.rate:,.0f} games/s"
-        if self.listing is not None and (self.skipped or self.anomalies):
+        if self.listing is not None and (skipped or anomalies):
             text += f"; every skipped file and anomaly is listed in {self.listing[0]}"
+        elif skipped > len(self.skipped) or anomalies > len(self.anomalies):
+            text += f"; the first {NOTES_KEPT:,} of each were named: --report FILE lists every one"
         return text
 
+    def counted(self, kind: str) -> int:
+        """The notes of ``kind`` (SKIPPED, ANOMALY) noted, kept or not (at least those kept:
+        a report whose lists were filled by hand counts them)."""
+        return max(self.counts.get(kind, 0), len(self.skipped if kind == SKIPPED else self.anomalies))
 
-def _named(notes: list[Note]) -> str:
-    """The first SUMMARY_NAMES notes and how many more, in parentheses ("" for none)."""
+
+def _named(notes: list[Note], count: int) -> str:
+    """The first SUMMARY_NAMES notes and how many more of ``count``, in parentheses ("" for none)."""
     if not notes:
         return ""
-    more = f"; {len(notes) - SUMMARY_NAMES:,} more" if len(notes) > SUMMARY_NAMES else ""
+    more = f"; {count - SUMMARY_NAMES:,} more" if count > SUMMARY_NAMES else ""
     return " (" + "; ".join(map(str, notes[:SUMMARY_NAMES])) + more + ")"

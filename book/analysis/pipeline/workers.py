@@ -89,11 +89,25 @@ class Sender:
             raise error
 
 
+class StageFailed(RuntimeError):
+    """A process of the import (its reader, a parser, a merge) died, was killed, fell silent or
+    raised; ``str()`` names which and how.  What the import committed before is kept: ``fuseki
+    import`` says so in one line (``book.ui.cli_shared.failed_text``), and the same import again
+    adds the rest."""
+
+
+def how_it_ended(stage) -> str:
+    """How the process ``stage`` ended: "killed by signal 9", "exit code 1" (waiting 5 s at most)."""
+    stage.join(timeout=5)
+    code = stage.exitcode
+    return f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+
+
 def take(end, stage, stop=None, stall: float | None = None):
     """The next item from the pipe ``end`` that the process ``stage`` sends on; None once
     ``stop`` (a threading.Event) is set.
 
-    Raises RuntimeError if ``stage`` died (the OOM killer, say), even halfway through
+    Raises StageFailed if ``stage`` died (the OOM killer, say), even halfway through
     sending, or sent nothing for ``stall`` seconds (None: waits while it lives).
     """
     deadline = None if stall is None else time.monotonic() + stall
@@ -103,15 +117,12 @@ def take(end, stage, stop=None, stall: float | None = None):
         if end.poll(POLL):
             break
         if deadline is not None and time.monotonic() > deadline:
-            raise RuntimeError(f"import worker {stage.pid} sent nothing for {stall:.0f} s: stopped waiting "
-                               f"(see docs/limits.md)")
+            raise StageFailed(f"{stage.name} (process {stage.pid}) sent nothing for {stall:.0f} s: stopped "
+                              "waiting (see docs/limits.md)")
     try:
         return end.recv()
     except (EOFError, OSError):  # OSError: "got end of file during message"
-        stage.join(timeout=5)
-        code = stage.exitcode
-        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        raise RuntimeError(f"import worker {stage.pid} died ({how})") from None
+        raise StageFailed(f"{stage.name} (process {stage.pid}) died ({how_it_ended(stage)})") from None
 
 
 def start_forked(processes, end_threads=None) -> None:

@@ -8,19 +8,33 @@ column); ours are padded indices (see ``engine.core.coords``).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
 from pathlib import Path
 
 import fuseki
-from fuseki.engine.core.base import BLACK, EMPTY, MAX_KOMI, WHITE, IllegalMove, point_to_rowcol, rowcol_to_point
+from fuseki.engine.core.base import (
+    BLACK,
+    EMPTY,
+    MAX_KOMI,
+    MAX_RECORD_BYTES,
+    MAX_SIZE,
+    MOVES_PER_POINT,
+    VALUES_PER_MOVE,
+    WHITE,
+    IllegalMove,
+    move_limit,
+    point_to_rowcol,
+    rowcol_to_point,
+)
 from fuseki.engine.gtp.commands.args import count, integer
 from fuseki.engine.gtp.commands.registry import command
 from fuseki.engine.gtp.protocol import GtpError
 
 _COLOURS = {"b": BLACK, "w": WHITE}
-MAX_FILE_BYTES = 10 << 20  # as book.formats.sources.Limits: no game record is bigger
+MAX_FILE_BYTES = MAX_RECORD_BYTES  # the import's too (book.formats.sources.Limits): no game record is bigger
 # Nodes of a file loadsgf reads: sgfmill builds an object per node (about 1.6 KB each), so 10 MB
 # of passes (1.3 M nodes) held 2.1 GB for 58 s.  10 x the longest game the import keeps (2,500
 # moves on 25x25); counted before sgfmill parses, outside property values.
@@ -35,7 +49,8 @@ def loadsgf(game, args):
     Moves are numbered from 1 along the main line, setup stones are not moves.
     Fails with ``cannot load file`` (state unchanged) for a missing or broken
     file, one over MAX_FILE_BYTES or MAX_NODES, a size outside 2..25, a komi outside
-    +-MAX_KOMI or an illegal move before the stop.
+    +-MAX_KOMI or an illegal move before the stop; with ``cannot load file: over 80000 property
+    values (...)`` for one of more values than the largest board allows (TooManyValues).
     """
     path, *rest = count(args, 1, 2)
     stop = integer(rest[0]) if rest else None
@@ -43,17 +58,31 @@ def loadsgf(game, args):
         raise GtpError("syntax error")
     try:
         board, record = _replay(game, _read(path), stop)
+    except TooManyValues as exc:
+        raise GtpError(f"cannot load file: {exc}") from None
     except (OSError, ValueError, IllegalMove):
         raise GtpError("cannot load file") from None
     game.replace(board, record)
     return ""
 
 
+class TooManyValues(ValueError):
+    """A file of more property values than sgfmill may be given: VALUES_PER_MOVE x the move
+    limit of the largest board (80,000), counted before sgfmill parses.
+
+    The whole file's, whatever its board: loadsgf's nodes are bounded by MAX_NODES, not by the
+    board's move limit (it loads games longer than the import keeps), so two values a node fit.
+    """
+
+
 def _read(path: str) -> bytes:
-    """The bytes of a regular file of at most MAX_FILE_BYTES; OSError or ValueError otherwise.
+    """The bytes of a regular file of at most MAX_FILE_BYTES, MAX_NODES nodes and the property
+    values any board allows; OSError or ValueError otherwise (TooManyValues for the values).
 
     Never reads a device or a FIFO (``loadsgf /dev/zero`` would fill the memory, a FIFO
-    would block the engine), nor more than the limit.
+    would block the engine), nor more than the limit.  The values are counted as the import
+    counts them before sgfmill builds a node's values (about 200 bytes each: 5.2 M empty values
+    held 434 MB): ``[`` outside values, the count stopped one past the limit.
     """
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise ValueError(f"{path} is not a regular file")
@@ -61,6 +90,11 @@ def _read(path: str) -> bytes:
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(f"{path} is over {MAX_FILE_BYTES} bytes")
+    most = VALUES_PER_MOVE * move_limit(MAX_SIZE)
+    if data.count(b"[") > most:  # first: the nodes' count below walks the values
+        if sum(1 for _ in itertools.islice(_VALUE.finditer(data), most + 1)) > most:
+            raise TooManyValues(f"over {most} property values (limit: {VALUES_PER_MOVE} \u00d7 {MOVES_PER_POINT} "
+                                "\u00d7 the points of the largest board)")
     semicolons = data.count(b";")
     if semicolons > MAX_NODES:  # some may be inside values (comments): those are not nodes
         if semicolons - sum(found.group().count(b";") for found in _VALUE.finditer(data)) > MAX_NODES:
