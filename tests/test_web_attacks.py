@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from urllib.parse import quote
 
 import pytest
 
@@ -35,11 +36,11 @@ def small_book(tmp_path_factory):
     return build_book(tmp_path_factory.mktemp("attacks") / "book.sqlite")
 
 
-def _serve(book, env: dict) -> tuple[subprocess.Popen, int]:
-    """``fuseki serve --workers 2`` of ``book`` with ``env``: (process, port); its log goes nowhere
+def _serve(book, env: dict, workers: int = 2) -> tuple[subprocess.Popen, int]:
+    """``fuseki serve --workers N`` of ``book`` with ``env``: (process, port); its log goes nowhere
     (a pipe nobody reads would fill)."""
     process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", str(book), "--port", "0",
-                                "--workers", "2"], cwd=ROOT, env={**ENV, **env}, stdout=subprocess.PIPE,
+                                "--workers", str(workers)], cwd=ROOT, env={**ENV, **env}, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     match = re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
     if not match:
@@ -169,3 +170,129 @@ def test_trickling_requests_hold_no_thread_and_end_at_their_deadline(small_book,
     code = b"431" if attack == "heads" else b"413"
     assert all(got.startswith(b"HTTP/1.1 " + code) for _, got in refused), refused
     assert all(after >= WAIT * 0.95 and got == b"" for after, got in held), held  # not before the deadline
+
+
+# --- many clients repeating the worst scan ---------------------------------------------------------
+
+# The worst request of issue 40 (tests/test_web_budget.py): 8 within= searches, each a small anywhere
+# pattern with colours swapped (a scan of every game with hundreds of placements each): 7 s alone on
+# the Tygem month, here with a budget of 60 s so that it runs to its end
+WORST = "/api/position?moves=pd&" + "&".join(
+    "within=" + quote(f"size=19&moves={moves}&region=H12:M8&swap=1", safe="")
+    for moves in ("jj,kk", "jj,kj", "jj,jk", "jk,kj", "jj,kk,kj", "jj", "kk,jj,jk", "jk,kk"))
+CLIENTS = 8
+
+
+@pytest.mark.slow
+def test_another_visitor_is_answered_while_eight_clients_repeat_the_worst_scan(month_book):
+    """A real ``fuseki serve`` of the Tygem month, one process of 2 threads (with two processes the
+    8 may land unevenly and leave a visitor a free thread; that the slot is one for all processes
+    is the test below): 8 clients send the worst request again and again; meanwhile three other
+    visitors ask a position each.  Each visitor is answered before the first request that scanned
+    is: the position does not wait for a scan (its own time, milliseconds, against a scan's
+    seconds: an order, not a figure).  The scans run one at a time (admission.SCANS), the other
+    requests answered 503 "server busy".  Before: the 8 took every thread, and a visitor waited
+    for them (the issue: a median 5.4-9.7 s with 2 processes)."""
+    process, port = _serve(month_book, {"FUSEKI_SCAN_SECONDS": "60"}, workers=1)
+    answers: list[tuple[float, int | None, bytes]] = []  # (when, status, body) of the worst requests
+    stop = threading.Event()
+    sent = threading.Semaphore(0)
+
+    def client() -> None:
+        while not stop.is_set():
+            sent.release()
+            status, body = _get(port, WORST, 120)
+            answers.append((time.monotonic(), status, body))
+
+    clients = [threading.Thread(target=client, daemon=True) for _ in range(CLIENTS)]
+    try:
+        alone = time.monotonic()
+        assert _get(port, "/api/position?moves=cc", 60)[0] == 200
+        alone = time.monotonic() - alone
+        for thread in clients:
+            thread.start()
+        for _ in range(CLIENTS):
+            assert sent.acquire(timeout=60)
+        time.sleep(1)  # the 8 are taken by the server's threads (before: every one of them)
+        visitors = []
+        for moves in ("dd", "dp", "pp"):
+            started = time.monotonic()
+            status, _body = _get(port, f"/api/position?moves={moves}", 120)
+            visitors.append((status, time.monotonic() - started, time.monotonic()))
+            if any(status != 503 for _, status, _ in answers):  # a scan ended first: no need to wait on
+                break
+    finally:
+        stop.set()
+        _stop(process)
+        for thread in clients:
+            thread.join(30)
+    busy = [answer for answer in answers if answer[1] == 503 and b'"busy":true' in answer[2].replace(b" ", b"")]
+    scanned = [answer for answer in answers if answer not in busy and answer[1] is not None]
+    print(f"\nposition alone {alone:.3f} s; the visitors' (status, seconds): "
+          f"{[(status, round(took, 3)) for status, took, _ in visitors]}; {len(busy)} answered busy, "
+          f"{len(scanned)} scanned")
+    first_scan = min((when for when, _, _ in scanned), default=float("inf"))
+    assert all(status == 200 and done < first_scan for status, _, done in visitors), (visitors, first_scan)
+    assert busy, "no request was answered busy"
+
+
+TAKE = """
+import sys
+from fuseki.book.ui.web.admission import Slots
+print(Slots(sys.argv[1], scans=1, wait=0).take() is not None)
+"""
+
+
+def test_the_scan_slot_is_one_for_every_process_and_thread(tmp_path):
+    """The slot taken here (a file locked with flock) cannot be taken by another open of it in this
+    process (a thread's) nor by another process (a worker's), until it is given back; a process's
+    own cap (``waiting``) answers at once."""
+    from fuseki.book.ui.web.admission import Slots
+
+    def other_process() -> bool:
+        run = subprocess.run([sys.executable, "-c", TAKE, str(tmp_path)], cwd=ROOT, env=ENV,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr[-2000:]
+        return run.stdout.strip() == "True"
+
+    slots = Slots(str(tmp_path), scans=1, waiting=2, wait=0)
+    held = slots.take()
+    assert held is not None
+    assert slots.take() is None  # the second of this process's 2: waits 0 s for the one slot
+    assert not other_process()
+    slots.give_back(held)
+    assert other_process()  # its lock went with its process
+    capped = Slots(str(tmp_path), scans=1, waiting=1, wait=60)
+    first = capped.take()
+    started = time.monotonic()
+    assert capped.take() is None and time.monotonic() - started < 30  # over the cap: at once, not in 60 s
+    capped.give_back(first)
+
+
+def test_a_request_that_finds_the_slot_taken_is_503_busy_and_the_slot_comes_back(small_book, monkeypatch):
+    """/api/pattern and a within= pattern search wait for the slot (here 0 s) and are answered 503
+    ``busy``; a position, with no scan, is answered; once the slot is free the same requests are
+    answered, one after the other (each gave the slot back)."""
+    from fuseki.book.ui.web import admission
+    from fuseki.book.ui.web.app import create_app
+
+    slots = admission.Slots(str(small_book.parent), scans=1, wait=0)
+    monkeypatch.setattr(admission, "_slots", slots)
+    app = create_app(book_url=str(small_book))
+    pattern, within = "/api/pattern?moves=pd&region=N19:T13", "/api/position?within=moves%3Dpd%26region%3DN19%3AT13"
+    try:
+        client = app.test_client()
+        held = slots.take()
+        for path in (pattern, within, "/api/within?within=moves%3Dpd%26region%3DN19%3AT13"):
+            answer = client.get(path)
+            assert answer.status_code == 503 and answer.get_json()["busy"] is True, (path, answer.data[:200])
+            assert answer.get_json()["error"].startswith("server busy") and answer.headers["Retry-After"]
+        assert client.get("/api/position?moves=pd").status_code == 200
+        slots.give_back(held)
+        for path in (pattern, pattern.replace("pd", "dp"), within):
+            assert client.get(path).status_code == 200, path
+        again = slots.take()
+        assert again is not None  # given back by each
+        slots.give_back(again)
+    finally:
+        app.extensions["fuseki_book"].close()
