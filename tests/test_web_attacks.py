@@ -239,30 +239,36 @@ def test_another_visitor_is_answered_while_eight_clients_repeat_the_worst_scan(m
 TAKE = """
 import sys
 from fuseki.book.ui.web.admission import Slots
-print(Slots(sys.argv[1], scans=1, wait=0).take() is not None)
+print(Slots(scans=1, wait=0, fd=int(sys.argv[1])).take() is not None)
 """
 
 
-def test_the_scan_slot_is_one_for_every_process_and_thread(tmp_path):
-    """The slot taken here (a file locked with flock) cannot be taken by another open of it in this
-    process (a thread's) nor by another process (a worker's), until it is given back; a process's
-    own cap (``waiting``) answers at once."""
+def test_the_scan_slot_is_one_for_every_process_and_thread():
+    """The slot taken here (a byte of a file without a name, locked with fcntl) cannot be taken by
+    another thread of this process nor by another process that shares the file (a worker, forked
+    after the master opened it), until it is given back or its holder ends; a process's own cap
+    (``waiting``) answers at once."""
     from fuseki.book.ui.web.admission import Slots
 
+    slots = Slots(scans=1, waiting=2, wait=0)
+
     def other_process() -> bool:
-        run = subprocess.run([sys.executable, "-c", TAKE, str(tmp_path)], cwd=ROOT, env=ENV,
+        run = subprocess.run([sys.executable, "-c", TAKE, str(slots.fd)], cwd=ROOT, env=ENV, pass_fds=[slots.fd],
                              capture_output=True, text=True, timeout=60)
         assert run.returncode == 0, run.stderr[-2000:]
         return run.stdout.strip() == "True"
 
-    slots = Slots(str(tmp_path), scans=1, waiting=2, wait=0)
     held = slots.take()
     assert held is not None
-    assert slots.take() is None  # the second of this process's 2: waits 0 s for the one slot
+    got = []
+    thread = threading.Thread(target=lambda: got.append(slots.take()))
+    thread.start()
+    thread.join(30)
+    assert got == [None]  # another thread of this process: the slot is taken (waits 0 s)
     assert not other_process()
     slots.give_back(held)
-    assert other_process()  # its lock went with its process
-    capped = Slots(str(tmp_path), scans=1, waiting=1, wait=60)
+    assert other_process()  # and its lock went with its process
+    capped = Slots(scans=1, waiting=1, wait=60)
     first = capped.take()
     started = time.monotonic()
     assert capped.take() is None and time.monotonic() - started < 30  # over the cap: at once, not in 60 s
@@ -276,7 +282,7 @@ def test_a_request_that_finds_the_slot_taken_is_503_busy_and_the_slot_comes_back
     from fuseki.book.ui.web import admission
     from fuseki.book.ui.web.app import create_app
 
-    slots = admission.Slots(str(small_book.parent), scans=1, wait=0)
+    slots = admission.Slots(scans=1, wait=0)
     monkeypatch.setattr(admission, "_slots", slots)
     app = create_app(book_url=str(small_book))
     pattern, within = "/api/pattern?moves=pd&region=N19:T13", "/api/position?within=moves%3Dpd%26region%3DN19%3AT13"

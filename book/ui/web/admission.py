@@ -12,19 +12,18 @@ answered 503 (``ScansBusy``: ``{"error": "server busy: ...", "busy": true}``).  
 process's requests may hold or wait for the slot (``fuseki serve``: one fewer than its threads),
 so a process always keeps a thread for every other request: the others are answered 503 at once.
 
-The slot is a file locked with ``flock(2)``: a lock belongs to the open file, so two threads of one
-process exclude each other as two processes do, and the kernel drops the lock of a process that
-dies (a worker killed mid-scan leaves no slot taken).  ``fuseki serve``'s master process makes the
-folder before it forks its workers (``configure``); an application without one (``create_app`` in
-the tests, the CLI's shell) makes its own on its first scan, for its process.
+The slots are bytes of a file without a name, locked with ``fcntl`` (POSIX record locks): such a
+lock is its process's, so the processes exclude each other, and the kernel drops the locks of a
+process that dies (a worker killed mid-scan leaves no slot taken); a lock of each slot in the
+process keeps its threads apart.  ``fuseki serve``'s master process opens the file before it forks
+its workers (``configure``), and nothing is left on disk whatever ends the server; an application
+without it (``create_app`` in the tests, the CLI's shell) opens its own on its first scan, for its
+process.
 """
 
 from __future__ import annotations
 
-import atexit
 import fcntl
-import os
-import shutil
 import tempfile
 import threading
 import time
@@ -43,31 +42,32 @@ class ScansBusy(Exception):
 
 
 class Slots:
-    """``scans`` slot files in ``folder``; ``waiting``: this process's requests that may hold or
-    wait for one at once; ``wait``: the seconds one waits."""
+    """``scans`` slots: bytes of the file ``fd`` (None: a new one, unnamed); ``waiting``: this
+    process's requests that may hold or wait for one at once; ``wait``: the seconds one waits."""
 
-    def __init__(self, folder: str, scans: int = SCANS, waiting: int = WAITING, wait: float = ADMIT_WAIT):
-        self.paths = [os.path.join(folder, f"scan-{n}") for n in range(scans)]
-        for path in self.paths:
-            with open(path, "a"):
-                pass
+    def __init__(self, scans: int = SCANS, waiting: int = WAITING, wait: float = ADMIT_WAIT, fd: int | None = None):
+        if fd is None:
+            self.file = tempfile.TemporaryFile()  # kept open: the processes forked later share it
+            fd = self.file.fileno()
+        self.fd = fd
+        self.threads = [threading.Lock() for _ in range(scans)]  # this process's holder of each slot
         self.waiting = threading.BoundedSemaphore(waiting)
         self.wait = wait
 
     def take(self) -> int | None:
-        """A slot's locked file (its descriptor: ``give_back`` it), or None when none came free in time."""
+        """A slot (``give_back`` it), or None when none came free in time."""
         if not self.waiting.acquire(blocking=False):
             return None
         try:
             deadline = time.monotonic() + self.wait
             while True:
-                for path in self.paths:
-                    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # a new open file: its own lock
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        return fd
-                    except BlockingIOError:
-                        os.close(fd)
+                for slot, lock in enumerate(self.threads):
+                    if lock.acquire(blocking=False):
+                        try:
+                            fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, slot)
+                            return slot
+                        except OSError:  # another process holds it
+                            lock.release()
                 if time.monotonic() >= deadline:
                     break
                 time.sleep(POLL)
@@ -77,8 +77,9 @@ class Slots:
         self.waiting.release()
         return None
 
-    def give_back(self, fd: int) -> None:
-        os.close(fd)  # closing the file drops its lock
+    def give_back(self, slot: int) -> None:
+        fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, slot)
+        self.threads[slot].release()
         self.waiting.release()
 
 
@@ -86,19 +87,17 @@ _slots: Slots | None = None
 _made = threading.Lock()
 
 
-def configure(folder: str, waiting: int) -> None:
-    """The server's slots in ``folder`` (``fuseki serve``'s master process, before the fork)."""
+def configure(waiting: int) -> None:
+    """The server's slots (``fuseki serve``'s master process, before the fork)."""
     global _slots
-    _slots = Slots(folder, SCANS, waiting)
+    _slots = Slots(SCANS, waiting)
 
 
 def _own_slots() -> Slots:
     global _slots
     with _made:
         if _slots is None:
-            folder = tempfile.mkdtemp(prefix="fuseki-scans-")
-            atexit.register(shutil.rmtree, folder, True)
-            _slots = Slots(folder)
+            _slots = Slots()
         return _slots
 
 
@@ -108,11 +107,11 @@ def admit() -> None:
     if not has_request_context() or "fuseki_scan_slot" in g:
         return
     slots = _slots or _own_slots()
-    fd = slots.take()
-    if fd is None:
+    slot = slots.take()
+    if slot is None:
         raise ScansBusy(f"server busy: {SCANS} pattern search{'es' if SCANS > 1 else ''} at a time, and another "
                         f"is running; ask again in a moment")
-    g.fuseki_scan_slot = (slots, fd)
+    g.fuseki_scan_slot = (slots, slot)
 
 
 def add_admission(app) -> None:

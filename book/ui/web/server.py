@@ -38,12 +38,10 @@ import multiprocessing
 import os
 import select
 import selectors
-import shutil
 import signal
 import socket
 import struct
 import sys
-import tempfile
 import time
 from functools import partial
 
@@ -259,16 +257,8 @@ class BookServer(BaseApplication):
         self.announced = multiprocessing.Value("b", 0)  # shared with the forked workers
         # the scan slot of every worker (book.ui.web.admission), made before the fork; each process
         # keeps a thread that no scan holds or waits on
-        self.master, self.scan_folder = os.getpid(), tempfile.mkdtemp(prefix="fuseki-serve-")
-        admission.configure(self.scan_folder, waiting=max(1, threads - 1))
+        admission.configure(waiting=max(1, threads - 1))
         super().__init__(prog="fuseki serve")
-
-    def run(self) -> None:
-        try:
-            super().run()
-        finally:  # a worker ends through here too (gunicorn's SystemExit): only the master removes it
-            if os.getpid() == self.master:
-                shutil.rmtree(self.scan_folder, ignore_errors=True)
 
     def load_config(self) -> None:
         _more_files()
