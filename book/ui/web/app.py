@@ -286,9 +286,9 @@ class _Shared:
             pattern = pattern_from_options(board, request.args.get("region", ""), request.args.get)
         except PatternError as exc:
             raise ApiError(str(exc), 400) from None
-        filters = _filters_arg()  # its within= searches take the scan slot themselves if they scan
-        admit()  # one request's scans at a time in the whole server (book.ui.web.admission)
         try:
+            filters = _filters_arg()  # its within= searches take the scan slot themselves if they scan
+            admit()  # one request's scans at a time in the whole server (book.ui.web.admission)
             return search(self.book, pattern, filters, scan_budget())
         except BookError as exc:  # a statistics book, or an index a read-only server cannot build
             raise ApiError(str(exc), 409) from None
