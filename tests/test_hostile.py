@@ -228,7 +228,7 @@ IDLE = 100  # connections that each send one byte and wait (40 froze the server 
 def test_serve_answers_while_idle_connections_hold_one_byte_each(small_book):
     """A real ``fuseki serve`` (2 workers x 2 threads) with 100 connections that sent ``G`` and
     wait answers another client: before, each such connection held a thread until it closed, and
-    with 40 every other request timed out.  Then a slow head is closed after HEAD_WAIT, not held."""
+    with 40 every other request timed out.  Then a slow head is closed after REQUEST_WAIT, not held."""
     import socket
 
     from browsing import start_serve
@@ -247,7 +247,7 @@ def test_serve_answers_while_idle_connections_hold_one_byte_each(small_book):
                 while chunk := other.recv(65536):
                     answer += chunk
             assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
-        # the idle ones are still open (closed only after HEAD_WAIT), and a head that completes is answered
+        # the idle ones are still open (closed only after REQUEST_WAIT), and a head that completes is answered
         idle[0].sendall(b"ET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         assert idle[0].recv(12) == b"HTTP/1.1 200"
     finally:
@@ -258,8 +258,8 @@ def test_serve_answers_while_idle_connections_hold_one_byte_each(small_book):
 
 
 def test_a_head_that_never_ends_is_closed(small_book):
-    """The worker closes a connection whose head is not whole within HEAD_WAIT (here 1 s, set by
-    FUSEKI_HEAD_WAIT), rather than keep it (and before, a thread) for ever."""
+    """The worker closes a connection whose head is not whole within REQUEST_WAIT (here 1 s, set by
+    FUSEKI_REQUEST_WAIT), rather than keep it (and before, a thread) for ever."""
     import re
     import socket
     import subprocess
@@ -268,7 +268,7 @@ def test_a_head_that_never_ends_is_closed(small_book):
     from browsing import ENV, ROOT
 
     process = subprocess.Popen([sys.executable, "-m", "fuseki", "serve", "--book", str(small_book), "--port", "0",
-                                "--workers", "1"], cwd=ROOT, env={**ENV, "FUSEKI_HEAD_WAIT": "1"},
+                                "--workers", "1"], cwd=ROOT, env={**ENV, "FUSEKI_REQUEST_WAIT": "1"},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         port = int(re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline()).group(1))

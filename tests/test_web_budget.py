@@ -134,7 +134,9 @@ def test_another_visitor_waits_at_most_about_one_budget_while_four_worst_request
             thread.join(timeout=300)
         assert status == 200, body[:300]
         assert [status for status, _ in answers] == [503] * 4, [body[:200] for _, body in answers]
-        assert all(b"narrow it" in body for _, body in answers)
+        # each stopped at its budget, or found another's scans running (book.ui.web.admission: one at a time)
+        assert all(b"narrow it" in body or b"server busy" in body for _, body in answers), answers
+        assert any(b"narrow it" in body for _, body in answers), answers
     finally:
         process.terminate()
         process.communicate(timeout=30)

@@ -13,6 +13,7 @@ without dates (the built-in one).
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -27,8 +28,17 @@ REGION = "N19:T13"
 
 
 def api(url, path, **params):
-    with urllib.request.urlopen(f"{url}api/{path}?{urllib.parse.urlencode(params)}", timeout=30) as reply:
-        return json.load(reply)
+    """The API's answer; asked again after a 503 "server busy" (the page's own search may be scanning:
+    one request's scans at a time, book.ui.web.admission), as the page does."""
+    for _ in range(10):
+        try:
+            with urllib.request.urlopen(f"{url}api/{path}?{urllib.parse.urlencode(params)}", timeout=30) as reply:
+                return json.load(reply)
+        except urllib.error.HTTPError as error:
+            if error.code != 503 or not json.load(error).get("busy"):
+                raise
+        time.sleep(1)
+    raise AssertionError(f"api/{path}: the server stayed busy")
 
 
 def expected_rows(answer):

@@ -9,7 +9,8 @@ here), rules through ``Board``.
 
 Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status, or 503 for a request
 whose pattern scans spent their budget, ``api_args.SCAN_SECONDS``, with ``"scanned"``: the games
-scanned; the message says what to narrow)::
+scanned; the message says what to narrow; or 503 with ``"busy": true`` for one that found another
+request's scans running: ``book.ui.web.admission``)::
 
     /api/info                         book statistics, the default board size, max_download; ``ai``:
                                       the KataGo settings (null without --ai when no store of
@@ -82,6 +83,7 @@ from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
 from fuseki.book.ui.reading import parse_periods
 from fuseki.book.ui.textboard import SHORT_LETTERS
+from fuseki.book.ui.web.admission import add_admission, admit
 from fuseki.book.ui.web.api_args import (
     COLOUR_NAME,
     MAX_ID,
@@ -288,7 +290,9 @@ class _Shared:
         except PatternError as exc:
             raise ApiError(str(exc), 400) from None
         try:
-            return search(self.book, pattern, _filters_arg(), scan_budget())
+            filters = _filters_arg()  # its within= searches take the scan slot themselves if they scan
+            admit()  # one request's scans at a time in the whole server (book.ui.web.admission)
+            return search(self.book, pattern, filters, scan_budget())
         except BookError as exc:  # a statistics book, or an index a read-only server cannot build
             raise ApiError(str(exc), 409) from None
 
@@ -347,6 +351,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     cache = ResponseCache(MAX_BYTES if cache_bytes is None else cache_bytes)
     app.extensions["fuseki_cache"] = cache
     _add_request_guards(app, shared, {host_name(h) or h for h in trusted_hosts} if trusted_hosts else None, cache)
+    add_admission(app)  # the scan slot given back, and 503 "server busy" (book.ui.web.admission)
     _add_page_routes(app, shared)
     _add_position_routes(app, shared)
     _add_pattern_routes(app, shared)

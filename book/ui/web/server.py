@@ -10,11 +10,19 @@ lets a slow request (a long download, a pattern search) leave its process answer
 A slow or idle connection holds no thread (:class:`HeadFirstWorker`): gunicorn's ``gthread``
 worker handed a connection to a thread as soon as one byte came, and the thread waited for the
 rest of the request with no time-out, so 40 connections that sent one byte each froze a
-2-process, 2-thread server.  Here a worker's poller gathers each request's head (up to the blank
-line) itself, without a thread, and only a whole head reaches a thread; a head not whole within
-``HEAD_WAIT`` seconds is closed, and a thread waits at most ``SLOW_CLIENT`` seconds for a client
-to send or take bytes (``SO_RCVTIMEO``/``SO_SNDTIMEO``: a body that trickles, an answer nobody
-reads).  For the internet, put it behind nginx or Caddy anyway (docs/exploring.md).
+2-process, 2-thread server.  Here a worker's poller gathers each whole request itself, head and
+body, without a thread, and only a whole request reaches a thread.  A request must be whole within
+``REQUEST_WAIT`` seconds of its connection's opening (or of its first byte, on a kept-alive
+connection), or its connection is closed: a deadline for the whole request, since a time-out for
+each byte let a client that sends a byte every 20 s keep a connection for ever.  A head longer than
+``HEAD_BYTES`` is answered 431 and a body longer than ``BODY_BYTES`` 413 (every route is a GET,
+which reads none), a body without a length 411, by the poller, without a thread: before, a head
+past ``HEAD_BYTES`` went to a thread, which waited 30 s for each byte (four such connections froze
+the server), and a thread drained a trickling body for 5 s after its answer (16 of them froze it
+for 20 s).  Where gunicorn's parser would read more than the poller gathered, its reads end at the
+same deadline (``_Reader``).  A thread waits at most ``SLOW_CLIENT`` seconds for a client to take
+bytes of its answer (``SO_SNDTIMEO``).  For the internet, put it behind nginx or Caddy anyway, with
+a limit of connections for each address (docs/limits.md, docs/exploring.md).
 
 Each worker process opens the book read-only itself, after the fork (a SQLite or PostgreSQL
 connection must not cross a fork), and warms its caches before it takes a connection.  The master
@@ -25,8 +33,10 @@ within a second, so a killed server leaves no process behind.
 from __future__ import annotations
 
 import errno
+import math
 import multiprocessing
 import os
+import select
 import selectors
 import signal
 import socket
@@ -39,23 +49,84 @@ from gunicorn import http as gunicorn_http
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
+from fuseki.book.ui.web import admission
+
 THREADS = 2  # threads per worker process (see the module docstring)
 GRACEFUL_STOP = 5  # seconds a stopping worker may finish its requests (gunicorn's default: 30)
 CONNECTIONS = 4096  # open connections per worker process (gunicorn's default 1,000 each)
-# seconds a request's head may take to arrive once its connection is open or its next request's
-# first byte came; FUSEKI_HEAD_WAIT sets another (the tests: 1 s)
-HEAD_WAIT = float(os.environ.get("FUSEKI_HEAD_WAIT", 30))
-HEAD_BYTES = 32768  # a head gathered beyond this goes to a thread as it is (which answers 400/431 if it is bad)
-SLOW_CLIENT = 30  # seconds a thread waits for a client to send or take any byte
+# seconds a request may take to arrive whole, head and body, from its connection's opening (or, on a
+# kept-alive connection, its first byte); FUSEKI_REQUEST_WAIT sets another (the tests: a few seconds)
+REQUEST_WAIT = float(os.environ.get("FUSEKI_REQUEST_WAIT", 30))
+HEAD_BYTES = 32768  # the longest head taken (nginx's default too: 4 buffers of 8 KB); longer: 431
+BODY_BYTES = 16384  # the longest body taken (every route is a GET and reads none); longer: 413
+SLOW_CLIENT = 30  # seconds a thread waits for a client to take any byte of its answer
+REFUSED = {  # what the poller answers, without a thread, before it closes the connection
+    431: f"Request Header Fields Too Large: a request's head is at most {HEAD_BYTES} bytes",
+    413: f"Content Too Large: a request's body is at most {BODY_BYTES} bytes",
+    411: "Length Required: a request's body needs a Content-Length",
+}
+
+
+class RequestTooSlow(ConnectionResetError):
+    """A request not whole by its deadline while a thread reads it.  A ``ConnectionResetError``:
+    gunicorn's thread closes the connection without logging a traceback."""
+
+
+class _Reader:
+    """The connection's socket as a thread's request parser reads it: each read waits no later
+    than the request's deadline (``deadline``, set as each request goes to a thread).  The poller
+    hands over whole requests, so a thread reads the socket only where gunicorn's parser reads a
+    request otherwise than ``_request_end`` does (it asks for more before refusing)."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.deadline = 0.0
+
+    def recv(self, size: int) -> bytes:
+        left = self.deadline - time.monotonic()
+        if left > 0:
+            poller = select.poll()
+            poller.register(self.sock, select.POLLIN)
+            if poller.poll(math.ceil(left * 1000)):
+                return self.sock.recv(size)
+        raise RequestTooSlow(errno.ECONNRESET, f"request not whole within {REQUEST_WAIT:g} s")
+
+
+def _request_end(data, searched: int = 0) -> int | None:
+    """The length of the request at the start of ``data`` (its head and its body) once its head is
+    there, None while it is not (``searched``: bytes of ``data`` already searched for the head's
+    end); ``-status`` (``REFUSED``'s) for a request the server does not take.  A head gunicorn
+    refuses (a bare line feed, two Content-Lengths, a bad one) ends at its blank line: gunicorn
+    answers it 400 without reading on."""
+    ends = [at for at in (data.find(b"\r\n\r\n", max(0, searched - 3)), data.find(b"\n\n", max(0, searched - 1)))
+            if at >= 0]
+    if not ends:
+        return -431 if len(data) > HEAD_BYTES else None
+    head_end = min(ends)
+    if head_end > HEAD_BYTES:
+        return -431
+    head_end += 4 if data[head_end:head_end + 4] == b"\r\n\r\n" else 2
+    lengths = []
+    for line in bytes(data[:head_end]).split(b"\n")[1:]:
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"transfer-encoding":
+            return -411
+        if name == b"content-length":
+            lengths.append(value.strip())
+    if len(lengths) != 1 or not lengths[0].isdigit() or len(lengths[0]) > 18:
+        return head_end  # no body, or one gunicorn refuses
+    length = int(lengths[0])
+    return -413 if length > BODY_BYTES else head_end + length
 
 
 class HeadFirstWorker(ThreadWorker):
-    """gunicorn's ``gthread`` worker that hands a connection to a thread only once a request's
-    whole head has come (the module docstring); gathering costs a buffer, not a thread."""
+    """gunicorn's ``gthread`` worker that hands a connection to a thread only once a whole request
+    has come (the module docstring); gathering costs a buffer, not a thread."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.heads: dict = {}  # connection -> deadline, in deadline order (a constant wait from now)
+        self.gathering: dict = {}  # connection -> deadline, in deadline order (a constant wait from now)
 
     def accept(self, listener):
         try:
@@ -71,56 +142,96 @@ class HeadFirstWorker(ThreadWorker):
         client_sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeout)
         client_sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeout)
         conn = TConn(self.cfg, client_sock, client_addr, listener.getsockname())
+        conn.reader = _Reader(client_sock)
+        conn.parser = gunicorn_http.get_parser(self.cfg, conn.reader, conn.client)
+        conn.whole = False
         self._gather(conn)
 
     def on_client_socket_readable(self, conn, client):
-        """A kept-alive connection's next request began: gather its head too."""
+        """A kept-alive connection's next request began: gather it too."""
         self.poller.unregister(client)
         self.keepalived_conns.remove(conn)
         self._gather(conn)
 
-    def _gather(self, conn) -> None:
-        conn.sock.setblocking(False)
-        conn.head = b""
-        self.heads[conn] = time.monotonic() + HEAD_WAIT
-        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._head_readable, conn))
+    def enqueue_req(self, conn):
+        """A whole request goes to a thread; gunicorn's ``finish_request`` hands back a kept-alive
+        connection whose parser read ahead (a pipelined request): that one is gathered first."""
+        if conn.whole:
+            conn.whole = False
+            super().enqueue_req(conn)
+        else:
+            self._gather(conn, conn.parser.unreader.take_buffered())
 
-    def _head_readable(self, conn, client) -> None:
+    def _gather(self, conn, read: bytes = b"") -> None:
+        conn.sock.setblocking(False)
+        conn.buffer = bytearray(read)
+        conn.searched, conn.length = 0, None
+        self.gathering[conn] = time.monotonic() + REQUEST_WAIT
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._readable, conn))
+        if read:
+            self._look(conn)
+
+    def _readable(self, conn, client) -> None:
         try:
-            data = conn.sock.recv(HEAD_BYTES)
+            data = conn.sock.recv(65536)
         except BlockingIOError:
             return
         except OSError:
             data = b""
         if not data:  # the client went away
-            self._drop_head(conn)
+            self._drop(conn)
             return
-        conn.head += data
-        if b"\r\n\r\n" not in conn.head and b"\n\n" not in conn.head and len(conn.head) < HEAD_BYTES:
+        if conn.buffer is None:  # the rest of a refused request: dropped as it comes (see _refuse)
+            return
+        conn.buffer += data
+        self._look(conn)
+
+    def _look(self, conn) -> None:
+        """Hand the request to a thread once whole; answer and close one the server does not take."""
+        if conn.length is None:
+            conn.length = _request_end(conn.buffer, conn.searched)
+            conn.searched = len(conn.buffer)
+            if conn.length is None:
+                return
+        if conn.length < 0:
+            self._refuse(conn, -conn.length)
+            return
+        if len(conn.buffer) < conn.length:
             return
         self.poller.unregister(conn.sock)
-        del self.heads[conn]
-        if conn.parser is None:
-            conn.parser = gunicorn_http.get_parser(self.cfg, conn.sock, conn.client)
-        conn.parser.unreader.unread(conn.head)
-        conn.head = b""
-        conn.data_ready = True
+        conn.reader.deadline = self.gathering.pop(conn)
+        conn.parser.unreader.unread(bytes(conn.buffer))  # a pipelined request's start too: see enqueue_req
+        conn.buffer = bytearray()
+        conn.data_ready = conn.whole = True
         self.enqueue_req(conn)
 
-    def _drop_head(self, conn) -> None:
+    def _refuse(self, conn, status: int) -> None:
+        body = REFUSED[status].encode()
+        head = (f"HTTP/1.1 {status} {REFUSED[status].split(':')[0]}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+        try:
+            conn.sock.send(head.encode() + body)  # what the socket takes at once (all, but for a full one)
+            conn.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        # the rest of the request is read and dropped until the client closes or the deadline: closed
+        # with bytes unread, the connection would be reset, and the client could lose the answer
+        conn.buffer = None
+
+    def _drop(self, conn) -> None:
         self.poller.unregister(conn.sock)
-        del self.heads[conn]
+        del self.gathering[conn]
         self.nr_conns -= 1
         conn.close()
 
     def murder_pending(self):
-        """Also close the connections whose head did not come in time (all of them when stopping)."""
+        """Also close the connections whose request did not come whole in time (all of them when stopping)."""
         super().murder_pending()
         now = time.monotonic()
-        for conn, deadline in list(self.heads.items()):
+        for conn, deadline in list(self.gathering.items()):
             if deadline > now and self.alive:
                 break
-            self._drop_head(conn)
+            self._drop(conn)
 
 
 def default_workers() -> int:
@@ -144,6 +255,9 @@ class BookServer(BaseApplication):
         self.workers, self.threads = workers, threads
         self.trusted_hosts, self.announce = trusted_hosts, announce
         self.announced = multiprocessing.Value("b", 0)  # shared with the forked workers
+        # the scan slot of every worker (book.ui.web.admission), made before the fork; each process
+        # keeps a thread that no scan holds or waits on
+        admission.configure(waiting=max(1, threads - 1))
         super().__init__(prog="fuseki serve")
 
     def load_config(self) -> None:

@@ -17,6 +17,7 @@ every filter), and keeps its games per book version (``StageCache``: a pattern s
 search, a second or so on a big book; the answers' cache keeps whole answers by URL besides).
 The pattern scans of all a request's stages and of its own pattern search share one budget
 (``api_args.SCAN_SECONDS``): past it the request is answered 503, and a stage cut short is not kept.
+A request's first pattern scan takes the server's scan slot (``admission``), kept until its answer.
 
 ``/api/within?within=...`` answers what a view is within: each stage in words with its games,
 and the games of all together.
@@ -31,6 +32,7 @@ from urllib.parse import parse_qsl, urlencode
 from flask import jsonify, request
 
 from fuseki.book.storage.gamesets import GameSet, intersect, position_games
+from fuseki.book.ui.web.admission import admit
 from fuseki.book.ui.web.api_args import scan_budget
 from fuseki.engine.core import base
 
@@ -116,6 +118,12 @@ class StageCache:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
+                return found
+        if stage.get("region"):  # a pattern: a scan, one request's at a time (book.ui.web.admission)
+            admit()
+            with self._lock:  # another request may have searched it while this one waited
+                found = self._entries.get(key)
+            if found is not None:
                 return found
         found = stage_games(book, stage, size, budget)  # outside the lock: other requests go on meanwhile
         with self._lock:

@@ -70,10 +70,18 @@ function query(extra) {
 }
 
 async function api(path) {
-  const response = await fetch(path);
-  const body = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
-  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
-  return body;
+  for (let tries = 1; ; tries++) {
+    const response = await fetch(path);
+    const body = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
+    // "server busy": another request's pattern scans run (one at a time on the server); ask again
+    // after its Retry-After, a few times, before the message is shown
+    if (response.status === 503 && body.busy && tries < 4) {
+      await new Promise((done) => setTimeout(done, 1000 * (Number(response.headers.get("Retry-After")) || 1)));
+      continue;
+    }
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    return body;
+  }
 }
 
 function showMessage(text) {
