@@ -479,7 +479,7 @@ class BookChooser:
                          f"skipped ({reason})")
             move = choice.move
             self.log(f"fuseki: genmove {who}: corner book {point_to_vertex(choice.point, board.size)} "
-                     f"(out of the whole-board book; corner {choice.corner}: {move.games} games, "
+                     f"(out of the whole-board book; corner {choice.corner}: played {move.games} times in a corner, "
                      f"{move.winrate:.0%} won by the mover)")
         return choice.point
 
