@@ -113,3 +113,16 @@ def test_the_line_is_not_followed_from_a_shallow_value_nor_past_its_length(book,
     put(cache2, ["R16"], [("C3", 0.5, DEEP), ("D4", 0.4, DEEP)], lines=[LINE, ["D4", "Q3"]])
     assert chosen(book, cache2, after("R16", *LINE), BLACK) == (None, "")  # the line has no seventh move
     assert len(LINE) < LINE_MOVES
+
+
+def test_with_a_fallback_engine_sound_hands_it_the_move_before_the_corner_book(book):
+    from fuseki.book.play.chooser import from_settings
+    from fuseki.engine.config import BookSettings
+
+    def chooser(policy, fallback):
+        settings = Settings(fallback_engine=fallback, book=BookSettings(path=str(book), policy=policy))
+        return from_settings(settings, log=lambda line: None)
+
+    assert not chooser("sound", "gnugo --mode gtp").corner_book  # the engine, not the joseki
+    assert chooser("sound", None).corner_book  # no engine behind it: the corner book, not random moves
+    assert chooser("best", "gnugo --mode gtp").corner_book  # the other policies keep it
