@@ -46,7 +46,8 @@ def test_genmove_plays_the_corner_book_and_says_so(book_path):
     eng = engine(book_path, logged)
     assert eng.handle_line("genmove B") == "= Q14\n\n"
     assert "fuseki: genmove B Q14: corner book" in logged
-    assert any("corner book Q14 (out of the whole-board book; corner 1: played 3 times in a corner" in line for line in logged)
+    assert any("corner book Q14 (out of the whole-board book; corner 1: played 3 times in a corner" in line
+               for line in logged)
     # White: players left the top right after Q14 (tenuki in 3 games); the one empty corner's
     # continuation is the 4-4 point (15 times in the games' empty corners)
     assert eng.handle_line("genmove W") == "= Q4\n\n"
