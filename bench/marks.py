@@ -15,7 +15,7 @@ what the test suite starts.
 
 Usage::
 
-    python3 bench/marks.py --katago CMD [--sample 40] [--visits 1600] [--seed 1]
+    python3 bench/marks.py --katago CMD [--sample 40] [--visits 1600] [--seed 1] [--positions N]
 """
 
 from __future__ import annotations
@@ -61,9 +61,10 @@ class Marked:
     kind: str
 
 
-def marked_moves(book, stores) -> list[Marked]:
-    """Every marked move of the book's positions of 200+ games that have stored values."""
-    every = annotate.popular_positions(book, 200)
+def marked_moves(book, stores, limit: int | None = None) -> list[Marked]:
+    """Every marked move of the book's positions of 200+ games that have stored values (of the
+    ``limit`` most played, when given)."""
+    every = annotate.popular_positions(book, 200, limit)
     finder = annotate.BoardFinder(book, [p.key for p in every], [p.key for p in every])
     found = []
     for position in every:
@@ -144,13 +145,15 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=40, help="marked moves searched again")
     parser.add_argument("--visits", type=int, default=1600, help="visits of each search (4x the stored 400)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--positions", type=int, default=None, metavar="N",
+                        help="draw the sample from the N most played positions only (default: all 2,464)")
     args = parser.parse_args()
     command = args.katago or find_command()
     if not command:
         sys.exit("no KataGo (bash .ci/katago gets one)")
     with Book.open(str(builtin.PATH), readonly=True) as book:
         stores = AiValueStores(book.db, None, "japanese", 6.5)
-        found = marked_moves(book, stores)
+        found = marked_moves(book, stores, args.positions)
         chosen = sample(found, args.sample, args.seed)
         settings = stores.values(chosen[0].board, chosen[0].side).settings if chosen else None
     counts = {kind: sum(m.kind == kind for m in found) for kind in (MISTAKE, CHOICE)}

@@ -47,7 +47,8 @@ def test_the_bench_at_its_smallest_setting_with_the_real_katago():
 @pytest.mark.slow
 def test_the_marks_bench_searches_marked_moves_again_and_says_how_many_held():
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "marks.py"), "--katago", real_katago_command(),
-                           "--sample", "2", "--visits", "2"], capture_output=True, text=True, timeout=1800)
+                           "--sample", "2", "--visits", "2", "--positions", "300"],  # the marks of 300 positions
+                          capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert re.search(r"the built-in book's marks: \d+ \?, \d+ !; 2 searched again at 2 visits", out), out
