@@ -270,6 +270,7 @@ sys.exit(main(["import", *sys.argv[2:], "--workers", "2"]))
 """
 
 
+@pytest.mark.slow  # a crash test: a process of the import killed, the import run again (docs/testing.md)
 @pytest.mark.parametrize("victim", ["reader", "parser"])
 def test_a_process_of_the_import_that_dies_is_one_line_and_a_rerun_completes(tmp_path, victim):
     """The reader, or a parser, killed (SIGKILL, as the OOM killer does) halfway through an import

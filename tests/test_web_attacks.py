@@ -133,6 +133,7 @@ ATTACKS = {
 }
 
 
+@pytest.mark.slow  # a load test: it waits out the connections' deadlines (docs/testing.md)
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_trickling_requests_hold_no_thread_and_end_at_their_deadline(small_book, attack):
     """2 x 16 connections send a request by a byte every half second, and three probes come
