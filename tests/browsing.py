@@ -366,3 +366,13 @@ def start_serve(book: str, *options: str) -> tuple[subprocess.Popen, int]:
     match = re.search(r"at http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
     assert match, process.communicate(timeout=10)[1][-2000:]
     return process, int(match.group(1))
+
+
+def stop_serve(process: subprocess.Popen) -> None:
+    """End a ``start_serve`` server: SIGTERM, then SIGKILL if it has not gone in 30 s."""
+    process.terminate()
+    try:
+        process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()

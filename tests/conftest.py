@@ -313,6 +313,19 @@ def sgfmill_main_line(game) -> list[tuple[int, int]]:
     return moves
 
 
+def peak_memory(call) -> tuple[object, int]:
+    """(call's answer, the most bytes it held at once beyond what was held before: tracemalloc's)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        answer = call()
+        return answer, tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
 def write_archive(path: Path, members: list[tuple[str, bytes]]) -> Path:
     """A .tgz at ``path`` holding ``members`` ((name, bytes), in order); returns ``path``."""
     import io

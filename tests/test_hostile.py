@@ -20,6 +20,8 @@ from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
 from fuseki.book.storage.store import Book
 
+from conftest import peak_memory
+
 # --- finding 3: bytes are never text by accident ------------------------------------------------
 
 GAME = b"(;GM[1]SZ[19];B[pd];W[dp])"
@@ -156,25 +158,12 @@ def web(small_book, monkeypatch):
     app.extensions["fuseki_book"].close()
 
 
-def _peak(call) -> tuple[object, int]:
-    """(call's answer, the most bytes it held at once beyond what was held before)."""
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        answer = call()
-        return answer, tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize("url", ["/api/games?moves=pd", "/api/pattern/games?moves=pd&region=N19:T13",
                                  "/api/player?name=Kato%20Masao"])
 def test_an_after_past_the_book_is_refused_before_any_work(web, url):
     """Before: /api/games?after=1000000000 built and kept an int64 array of 10^9 + 1 entries."""
     for after in (HUGE_AFTER, 2**63 - 1):
-        answer, peak = _peak(lambda after=after: web.get(f"{url}&after={after}"))
+        answer, peak = peak_memory(lambda after=after: web.get(f"{url}&after={after}"))
         assert answer.status_code == 404, answer.get_json()
         assert f"no game {after}" in answer.get_json()["error"]
         assert peak < BOUND, f"{url} after={after} held {peak:,} bytes"
@@ -194,7 +183,7 @@ def test_the_book_refuses_an_after_past_it_before_building_ranks(small_book, mon
         def refused():
             with pytest.raises(ValueError, match=f"no game {HUGE_AFTER}"):
                 book.games(Board(19), after=HUGE_AFTER)
-        _, peak = _peak(refused)
+        _, peak = peak_memory(refused)
     assert peak < BOUND
 
 
@@ -351,7 +340,7 @@ def test_a_huge_pax_header_is_named_without_reading_it(tmp_path):
         info.size = len(GAME)
         info.pax_headers = {"comment": "x" * header}
         tar.addfile(info, io.BytesIO(GAME))
-    items, peak = _peak(lambda: list(iter_sources([str(path)])))
+    items, peak = peak_memory(lambda: list(iter_sources([str(path)])))
     assert [type(item) for item in items] == [SourceFile, Skipped]
     assert items[0].data == GAME
     assert "extension header (x)" in items[1].reason and f"limit of {EXTENSION_LIMIT}" in items[1].reason
@@ -464,7 +453,7 @@ def test_a_fallback_engine_answering_without_end_is_cut_off(tmp_path):
         with GtpClient([sys.executable, str(engine)], timeout=120) as client:
             with pytest.raises(GtpGarbage, match="longer than"):
                 client.send("name")
-    _, peak = _peak(ask)
+    _, peak = peak_memory(ask)
     # the response's lines and the queue's pieces, each at most a line
     bound = 3 * RESPONSE_LIMIT + (QUEUED + 2) * (1 << 20)
     assert peak < bound, f"held {peak:,} bytes"
@@ -589,7 +578,7 @@ def test_loadsgf_refuses_a_file_of_too_many_nodes_before_parsing_it(tmp_path, ro
     data = root + b";B[];W[]" * 65_000 + b")"
     path = tmp_path / "passes.sgf"
     path.write_bytes(data)
-    answer, peak = _peak(lambda: engine.handle_line(f"loadsgf {path}"))
+    answer, peak = peak_memory(lambda: engine.handle_line(f"loadsgf {path}"))
     assert answer.startswith("? cannot load file")  # its 130,000 values are over their limit too (issue 59)
     # the read's buffer (MAX_FILE_BYTES, whatever the file) and a few times the file
     assert peak < MAX_FILE_BYTES + 3 * len(data), f"held {peak:,} bytes for a {len(data):,}-byte file"

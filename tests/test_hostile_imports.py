@@ -15,20 +15,9 @@ import pytest
 from fuseki.book.formats import sources, tar_blocks
 from fuseki.book.formats.sources import Limits, Skipped, SourceFile, iter_sources
 
+from conftest import peak_memory
+
 GAME = b"(;GM[1]SZ[19];B[pd];W[dp])"
-
-
-def _peak(call) -> tuple[object, int]:
-    """(call's answer, the most bytes it held at once beyond what was held before)."""
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        answer = call()
-        return answer, tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
 
 
 # --- finding 1: every byte of a tar's headers is counted, whichever reader reads it ----------------
@@ -88,7 +77,7 @@ def test_a_huge_pax_header_after_a_hand_over_to_tarfile_is_named_without_reading
     header = 20 << 20
     path = _tgz(tmp_path / "hostile.tgz", _member("first.sgf", GAME), HANDED_OVER[hand_over],
                 _extension(tarfile.XHDTYPE, _records(("comment", "x" * header))), _member("second.sgf", GAME))
-    items, peak = _peak(lambda: list(iter_sources([path])))
+    items, peak = peak_memory(lambda: list(iter_sources([path])))
     assert [type(item) for item in items] == [SourceFile, Skipped], items
     assert items[0].data == GAME
     assert items[1].name == path and f"limit of {tar_blocks.EXTENSION_LIMIT}" in items[1].reason
@@ -178,7 +167,7 @@ def test_an_archive_of_empty_members_costs_the_same_memory_at_four_times_the_mem
         listed = tmp_path / f"report{count}.jsonl"
         with Book.open(str(tmp_path / f"book{count}.sqlite")) as book, open(listed, "w") as out:
             into = ImportReport(listing=(str(listed), out))
-            report, peak = _peak(lambda: import_paths(book, [path], workers=0, batch_games=500,  # noqa: B023
+            report, peak = peak_memory(lambda: import_paths(book, [path], workers=0, batch_games=500,  # noqa: B023
                                                       report=into))  # noqa: B023 - called at once
         peaks.append(peak)
         reports.append((count, report, listed))

@@ -35,6 +35,7 @@ from fuseki.book.storage.ai_values import AiSettings
 from fuseki.book.ui.web.ai import NO_KATAGO, ClientBudget, JobQueue
 from fuseki.engine.core import base
 
+from browsing import stop_serve
 from services import real_katago_command
 from webbook import MISSING, build_book, ok, put_values
 
@@ -265,12 +266,7 @@ def test_a_real_server_tells_a_client_over_its_budget_ai_busy_and_serves_another
             time.sleep(0.5)
         assert answer["ai"]["status"] == "ready" and answer["ai"]["visits"] >= 2, answer["ai"]
     finally:
-        process.terminate()
-        try:
-            process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+        stop_serve(process)
 
 
 # --- --visits a minimum, and the moves KataGo's search left out asked with the move forced ---

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import pytest
 
-from browsing import ENV, ROOT
+from browsing import ENV, ROOT, stop_serve
 
 WAIT = 4  # the servers' whole-request deadline here (FUSEKI_REQUEST_WAIT), in seconds
 TRICKLERS = 16  # connections of each kind (the issue: 4 froze the server, 16 slow bodies)
@@ -47,15 +47,6 @@ def _serve(book, env: dict, workers: int = 2) -> tuple[subprocess.Popen, int]:
         process.kill()
         pytest.fail("fuseki serve did not start")
     return process, int(match.group(1))
-
-
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
 
 
 def _get(port: int, path: str, timeout: float) -> tuple[int | None, bytes]:
@@ -162,7 +153,7 @@ def test_trickling_requests_hold_no_thread_and_end_at_their_deadline(small_book,
     finally:
         if trickler is not None:
             trickler.end()
-        _stop(process)
+        stop_serve(process)
     print(f"\n{attack}: probes (status, seconds after the first trickler) {probes}; "
           f"refused closed after {sorted(round(r[0], 1) for r in refused if r)}; "
           f"held closed after {sorted(round(h[0], 1) for h in held if h)}")
@@ -224,7 +215,7 @@ def test_another_visitor_is_answered_while_eight_clients_repeat_the_worst_scan(m
                 break
     finally:
         stop.set()
-        _stop(process)
+        stop_serve(process)
         for thread in clients:
             thread.join(30)
     busy = [answer for answer in answers if answer[1] == 503 and b'"busy":true' in answer[2].replace(b" ", b"")]
