@@ -6,7 +6,7 @@ KataGo's analysis engine (``--katago``, else ``$FUSEKI_KATAGO``, else the one ``
 .ci/katago`` installed) for each game's last position, all games in flight at once, at
 ``--visits``, and prints, per game, Black's score lead and win rate in KataGo's eyes; then,
 per engine, its mean lead (for the colour it played) with a 95% interval (mean ± 1.96
-standard errors), the games KataGo sees it ahead in, and how many games were distinct (the
+standard errors), the games KataGo sees it ahead in, its worst game, and how many games were distinct (the
 match's fingerprints).  A GTP ``final_score`` referee would do the same job, but KataGo's
 ``final_score`` searched for 4.5 minutes a call on 2 CPU cores whatever ``maxVisits`` said.
 
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
         ahead = sum(v > 0 for v in values)
         print(f"{label}: {names[label]}: mean lead {mean:+.1f} points (95%: {mean - half:+.1f} to {mean + half:+.1f}), "
-              f"ahead in {ahead} of {len(values)} games")
+              f"ahead in {ahead} of {len(values)} games, worst game {min(values):+.1f}")
     distinct = len({r["fingerprint"] for r in results})
     print(f"distinct games: {distinct} of {len(results)}")
     return 0
