@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -129,6 +130,7 @@ class _Postgres:
         self.conn = psycopg2.connect(url, connect_timeout=3)
         self.conn.autocommit = True
         self.counter = itertools.count()
+        self._dropper: threading.Thread | None = None
         self._drop_leftovers()
 
     def _drop_leftovers(self) -> None:
@@ -147,7 +149,7 @@ class _Postgres:
             cur.execute(f'create database "{name}"')
         return _with_database(self.url, name)
 
-    def drop(self, name: str) -> None:
+    def drop(self, name: str, conn=None) -> None:
         # FORCE (PostgreSQL 13+): a test that left a connection open must not block the drop.
         # An autovacuum worker on it is the server's: a role without pg_signal_backend (granted
         # by .ci/postgres) cannot stop it, so wait for it to finish.
@@ -155,7 +157,7 @@ class _Postgres:
 
         for attempt in range(20):
             try:
-                with self.conn.cursor() as cur:
+                with (conn or self.conn).cursor() as cur:
                     cur.execute(f'drop database if exists "{name}" with (force)')
                 return
             except psycopg2.errors.InsufficientPrivilege:
@@ -163,7 +165,36 @@ class _Postgres:
                     raise
                 time.sleep(0.5)
 
+    def drop_later(self, name: str) -> None:
+        """Drop ``name`` on a thread of its own: DROP DATABASE waits for a checkpoint, which took
+        30 s after the killed-import test's database on a busy machine, and nothing of the test
+        that made it needs to wait for that.  ``close`` waits for every drop asked."""
+        if self._dropper is None:
+            import queue
+
+            self._drops = queue.Queue()
+            self._dropper = threading.Thread(target=self._drop_each, name="pg-drops", daemon=True)
+            self._dropper.start()
+        self._drops.put(name)
+
+    def _drop_each(self) -> None:
+        import psycopg2
+
+        conn = psycopg2.connect(self.url, connect_timeout=3)  # its own: create() goes on meanwhile
+        conn.autocommit = True
+        try:
+            while (name := self._drops.get()) is not None:
+                try:
+                    self.drop(name, conn)
+                except Exception as exc:  # noqa: BLE001 - a leftover is dropped by the next session
+                    print(f"could not drop the test database {name}: {exc}", file=sys.stderr)
+        finally:
+            conn.close()
+
     def close(self) -> None:
+        if self._dropper is not None:
+            self._drops.put(None)
+            self._dropper.join()
         self.conn.close()
 
 
@@ -203,7 +234,7 @@ def pg_url_factory(_postgres):
 
     yield make
     for url in made:
-        _postgres.drop(urlsplit(url).path.lstrip("/"))
+        _postgres.drop_later(urlsplit(url).path.lstrip("/"))
 
 
 @pytest.fixture
