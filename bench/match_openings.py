@@ -6,8 +6,9 @@ each game to start from a different opening of the book, drawn by weight (how of
 players chose each move), and the same openings for every row of a match.  This asks
 ``fuseki-gtp --policy weighted --seed S`` (no fallback engine, so every move is the book's or
 its corner book's) for ``--moves`` moves, both colours, for seeds 1, 2, ... until ``--count``
-openings distinct under the board's 8 symmetries are drawn, and writes each as ``opening-NN.sgf``.  ``fuseki match`` plays
-each opening twice, colours swapped, so ``--games`` should be twice ``--count``.
+openings distinct under the board's 8 symmetries are drawn, and writes each as
+``opening-NN.sgf``.  ``fuseki match`` plays each opening twice, colours swapped, so
+``--games`` should be twice ``--count``.
 
 Usage::
 
