@@ -35,7 +35,7 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
-from fuseki.engine.players.katago import parse_analysis
+from fuseki.book.analysis.katago import parse_analysis
 
 from games import import_games, random_games
 from services import GOLDEN, gated_katago_command, real_katago_command

@@ -23,7 +23,7 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
-from fuseki.engine.players.katago import network_name
+from fuseki.book.analysis.katago import network_name
 
 from services import real_katago_command
 

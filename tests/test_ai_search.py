@@ -77,7 +77,7 @@ def test_points_that_round_to_zero_print_without_a_sign():
 
 def test_search_ai_with_nothing_stored_and_no_katago_answers_the_human_moves_and_says_why(book, capsys, monkeypatch):
     from fuseki.book.ui.ai_text import NO_VALUES
-    from fuseki.engine.players import katago
+    from fuseki.book.analysis import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
     assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 0
@@ -96,7 +96,7 @@ def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_m
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.storage import ai_values
     from fuseki.book.storage.ai_values import AiSettings
-    from fuseki.engine.players import katago
+    from fuseki.book.analysis import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
     db = create_engine(f"sqlite:///{tmp_path / 'ai-cache.sqlite'}")
@@ -131,7 +131,7 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     from fuseki.book.storage import ai_values
     from fuseki.book.storage.ai_values import AiSettings
     from fuseki.book.storage.store import Book
-    from fuseki.engine.players import katago
+    from fuseki.book.analysis import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
     stats = str(tmp_path / "stats.sqlite")

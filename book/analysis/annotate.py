@@ -52,7 +52,7 @@ from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import BLACK, IllegalMove, opponent
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_unsigned
-from fuseki.engine.players.katago import KataGoQueryError, KataGoTimeout
+from fuseki.book.analysis.katago import KataGoQueryError, KataGoTimeout
 
 
 @dataclass(frozen=True)
