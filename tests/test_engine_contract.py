@@ -73,10 +73,12 @@ def test_cleanup_skips_the_advisor_and_asks_the_referee_for_its_cleanup_move():
 
     book, referee, last = Named("book"), Named("fallback"), Named("random")
     chain = ChooserChain([book, referee], advisor=book, referee=referee)
-    assert [ask(None, 1) for ask in chain.asks(last)] == [MoveChoice(1, "book"), MoveChoice(1, "fallback"),
-                                                           MoveChoice(1, "random")]
-    assert [ask(None, 1) for ask in chain.asks(last, cleanup=True)] == [MoveChoice(2, "fallback", "cleanup"),
-                                                                         MoveChoice(1, "random")]
+    assert chain.order(last) == [book, referee, last]
+    assert [chain.ask(c, None, 1) for c in chain.order(last)] == [MoveChoice(1, "book"), MoveChoice(1, "fallback"),
+                                                                  MoveChoice(1, "random")]
+    assert chain.order(last, cleanup=True) == [referee, last]
+    assert [chain.ask(c, None, 1, cleanup=True) for c in chain.order(last, cleanup=True)] \
+        == [MoveChoice(2, "fallback", "cleanup"), MoveChoice(1, "random")]
 
 
 def test_genmove_asks_the_book_then_the_corner_book_then_random_moves_on_the_built_in_book():

@@ -152,18 +152,17 @@ class ChooserChain:
         """The chain's order as ``--verbose`` names its sources (for the docs and the tests)."""
         return [c.name for c in self.choosers]
 
-    def asks(self, last: Chooser, cleanup: bool = False) -> list:
-        """The ``choose`` functions tried in order for ``genmove`` (or, ``cleanup``, for
-        ``kgs-genmove_cleanup``: the advisor is not asked, an opening move means nothing
-        there, and the referee is asked for its cleanup move), then ``last``'s."""
-        if not cleanup:
-            return [c.choose for c in [*self.choosers, last]]
-        asks = []
-        for chooser in [*self.choosers, last]:
-            if chooser is self.advisor:
-                continue
-            asks.append(self.referee.choose_cleanup if chooser is self.referee else chooser.choose)
-        return asks
+    def order(self, last: Chooser, cleanup: bool = False) -> list[Chooser]:
+        """The choosers asked for ``genmove``, in order, then ``last``; for ``kgs-genmove_cleanup``
+        (``cleanup``) without the advisor: an opening move means nothing there."""
+        return [c for c in [*self.choosers, last] if not (cleanup and c is self.advisor)]
+
+    def ask(self, chooser: Chooser, board, color: int, cleanup: bool = False) -> MoveChoice | None:
+        """``chooser``'s answer: its ``choose``, or with ``cleanup`` the referee's ``choose_cleanup``
+        (its ``kgs-genmove_cleanup``, None when it does not know the command)."""
+        if cleanup and chooser is self.referee:
+            return self.referee.choose_cleanup(board, color)
+        return chooser.choose(board, color)
 
     def warm_up(self) -> None:
         for chooser in self.choosers:

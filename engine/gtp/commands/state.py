@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from fuseki.engine.config import Settings
 from fuseki.engine.core.base import PASS, RESIGN, point_to_vertex
-from fuseki.engine.players.chooser import Advisor, Chooser, ChooserChain, Referee
+from fuseki.engine.players.chooser import Advisor, Chooser, ChooserChain, RandomChooser, Referee
 
 
 @dataclass
@@ -143,8 +143,6 @@ class Game:
     def fallback(self) -> Chooser:
         """The seeded random chooser that answers when every chooser of the chain has nothing."""
         if self._fallback is None:
-            from fuseki.engine.players.chooser import RandomChooser
-
             self._fallback = RandomChooser(self.settings.seed)
         return self._fallback
 
@@ -156,7 +154,7 @@ class Game:
         after the chain the seeded random chooser answers; PASS when none has a
         legal move.
         """
-        return self._first_move(self.chain.asks(self.fallback), color)
+        return self._first_move(color)
 
     def choose_cleanup(self, color: int) -> int:
         """``choose`` for KGS's cleanup phase, where the dead stones must be captured.
@@ -168,14 +166,15 @@ class Game:
         Other choosers answer as for ``genmove``; then the seeded random chooser,
         which never passes while it has a legal move that fills no eye of its own.
         """
-        return self._first_move(self.chain.asks(self.fallback, cleanup=True), color)
+        return self._first_move(color, cleanup=True)
 
-    def _first_move(self, asks, color: int) -> int:
-        """The first legal answer of ``asks`` (each ``ask(board, color) -> MoveChoice | None``),
-        RESIGN, or PASS.  With ``log_source`` (``--verbose``): the choice's comment, then its source."""
+    def _first_move(self, color: int, cleanup: bool = False) -> int:
+        """The first legal move the chain's choosers answer in order (``ChooserChain.order``,
+        then the seeded random chooser), RESIGN, or PASS.  With ``log_source`` (``--verbose``):
+        the choice's comment, then its source."""
         board = self.board
-        for ask in asks:
-            choice = ask(board, color)
+        for chooser in self.chain.order(self.fallback, cleanup):
+            choice = self.chain.ask(chooser, board, color, cleanup)
             if choice is None:
                 continue
             point = choice.move
