@@ -95,7 +95,8 @@ def test_same_seed_same_choices(book_path):
     board = after("R16")
     a = BookChooser(book_path, policy="weighted", seed=11)
     b = BookChooser(book_path, policy="weighted", seed=11)
-    assert [point_of(a.choose(board, WHITE)) for _ in range(30)] == [point_of(b.choose(board, WHITE)) for _ in range(30)]
+    assert [point_of(a.choose(board, WHITE)) for _ in range(30)] \
+        == [point_of(b.choose(board, WHITE)) for _ in range(30)]
 
 
 # --- orientation and orbits ----------------------------------------------------------------

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.engine.core import base, coords
 from fuseki.book.analysis.katago import (
     KataGo,
     KataGoError,
@@ -36,6 +35,7 @@ from fuseki.book.analysis.katago import (
     make_query,
     parse_analysis,
 )
+from fuseki.engine.core import base, coords
 
 from services import FAKE_KATAGO, GOLDEN, real_katago_command
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.book.analysis.katago import KataGo, KataGoError
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
-from fuseki.book.analysis.katago import KataGo, KataGoError
 
 from services import real_katago_command
 

@@ -52,11 +52,11 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from fuseki.book.analysis.katago import Analysis, KataGo
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, IllegalMove, opponent
-from fuseki.book.analysis.katago import Analysis, KataGo
 
 COLOR_LETTER = {BLACK: "B", WHITE: "W"}
 

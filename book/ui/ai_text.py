@@ -76,8 +76,8 @@ def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_n
     of the position, for the share that makes a move evaluated (None: none forced); ``asked``:
     points evaluated whoever played them."""
     from fuseki.book.analysis.ai import MOVES_SHARE, AiValueStores, missing_reason, moves_to_force, next_move_values
-    from fuseki.engine import config
     from fuseki.book.analysis.katago import find_command, network_name
+    from fuseki.engine import config
 
     command = args.katago or find_command(config.load().katago)
     network = network_name(command) if command else None  # no KataGo: any network's stored values
@@ -141,8 +141,8 @@ def _ask_katago(args, board, to_move: int, command: str | None, network: str | N
     from sqlalchemy import create_engine
 
     from fuseki.book.analysis.ai import AiJudge
-    from fuseki.book.ui.cli_shared import CommandError
     from fuseki.book.analysis.katago import KataGo, KataGoError, answer_timeout
+    from fuseki.book.ui.cli_shared import CommandError
 
     if not command:
         raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "

@@ -92,9 +92,9 @@ def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[byte
 
 def warm_up(chain=None, done: threading.Event | None = None) -> None:
     """Let each chooser of ``chain`` (``engine.players.chooser.ChooserChain``) prepare itself
-    (``Chooser.warm_up``: the book opens its database and answers the empty board), then load the rest of the board's compiled kernels
-    (numba and the kernels: bench/cli.py times the start-up); ``done`` is set at the end,
-    whatever happened.
+    (``Chooser.warm_up``: the book opens its database and answers the empty board), then load
+    the rest of the board's compiled kernels (numba and the kernels: bench/cli.py times the
+    start-up); ``done`` is set at the end, whatever happened.
 
     Run on a thread from the start, while the loop waits for the first line: controllers
     send several set-up commands (``name``, ``version``, ``list_commands``...) before the

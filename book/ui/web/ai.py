@@ -216,8 +216,8 @@ class AiService:
     def __init__(self, options: AiOptions, book_db=None):
         from sqlalchemy import create_engine
 
-        from fuseki.engine.config import ai_cache_path as cache_path
         from fuseki.book.analysis.katago import network_name
+        from fuseki.engine.config import ai_cache_path as cache_path
 
         self.options = options
         network = network_name(options.command) if options.command and options.ask else ""
