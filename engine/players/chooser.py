@@ -144,7 +144,7 @@ class ChooserChain:
     (the analysis commands) and ``referee`` (scoring, ``kgs-genmove_cleanup``).  ``last``
     answers when every chooser has nothing (``Game`` adds the seeded random chooser)."""
 
-    choosers: list = field(default_factory=list)
+    choosers: list[Chooser] = field(default_factory=list)
     advisor: Advisor | None = None
     referee: Referee | None = None
 
