@@ -21,7 +21,7 @@ def build_engine(settings=None, verbose: bool = False, log=None):
     from fuseki.engine.gtp.commands.registry import REGISTRY
     from fuseki.engine.gtp.commands.state import Game
     from fuseki.engine.gtp.protocol import GtpEngine
-    from fuseki.engine.players import engine_choosers
+    from fuseki.engine.players import engine_chain
 
     game = Game(settings)
     _location, line = book_choice(game.settings)
@@ -29,8 +29,10 @@ def build_engine(settings=None, verbose: bool = False, log=None):
         print(line, file=sys.stderr, flush=True)
     else:
         log(line)
-    book = from_settings(game.settings, verbose, log)
-    game.choosers = ([book] if book is not None else []) + engine_choosers(game.settings, game)
+    # the chain genmove asks, in this order (engine.players.chooser.ChooserChain): the book (also
+    # the analysis commands' advisor), the settings' fallback engine (also the scoring commands'
+    # referee), seeded random moves
+    game.chain = engine_chain(game.settings, game, book=from_settings(game.settings, verbose, log))
     if verbose:
         game.log_source = log or (lambda text: print(text, file=sys.stderr, flush=True))
     return GtpEngine(game, REGISTRY, log)

@@ -111,13 +111,14 @@ def measure(location: str, games, moves: int, corner_book: bool = True) -> tuple
         for number in range(1, min(moves, len(record.moves)) + 1):
             colour, played = record.moves[number - 1]
             began = time.perf_counter()
-            point = chooser.choose(board, colour)
+            choice = chooser.choose(board, colour)
             seconds = time.perf_counter() - began
+            point = None if choice is None else choice.move
             agreed = False
             if point is not None:
                 keys = board.symmetric_keys(colour)
                 agreed = played in {transform_point(t, point, board.size) for t in range(8) if keys[t] == keys[0]}
-            tally.add(number, chooser.source if point is not None else "fallback", agreed, seconds)
+            tally.add(number, choice.source if choice is not None else "fallback", agreed, seconds)
             if board.legal_reason(colour, played) is not None:
                 break
             board.play(colour, played)

@@ -52,17 +52,17 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 from sqlalchemy import create_engine, select  # noqa: E402
 
 from fuseki.book.analysis.ai import AiJudge, AiValueStores  # noqa: E402
-from fuseki.book.storage import ai_values  # noqa: E402
-from fuseki.engine.core import base, coords, zobrist  # noqa: E402
-from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
-from fuseki.engine.core.board import Board  # noqa: E402
-from fuseki.engine.players.katago import KataGo, find_command  # noqa: E402
-from fuseki.engine.players.katago_config import (  # noqa: E402
+from fuseki.book.analysis.katago import KataGo, find_command  # noqa: E402
+from fuseki.book.analysis.katago_config import (  # noqa: E402
     batch_command,
     config_value,
     queries_to_keep_in_flight,
     search_threads,
 )
+from fuseki.book.storage import ai_values  # noqa: E402
+from fuseki.engine.core import base, coords, zobrist  # noqa: E402
+from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
+from fuseki.engine.core.board import Board  # noqa: E402
 
 
 def random_opening(rng: random.Random, moves: int, size: int = 19) -> Board:

@@ -41,10 +41,10 @@ from fuseki.book.analysis.ai import (  # noqa: E402
     marks,
     next_move_values,
 )
+from fuseki.book.analysis.katago import KataGo, answer_timeout, find_command  # noqa: E402
 from fuseki.book.model import builtin  # noqa: E402
 from fuseki.book.storage.store import Book  # noqa: E402
 from fuseki.engine.core import base  # noqa: E402
-from fuseki.engine.players.katago import KataGo, answer_timeout, find_command  # noqa: E402
 
 
 @dataclasses.dataclass

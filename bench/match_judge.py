@@ -30,8 +30,8 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 
 from sgfmill import sgf  # noqa: E402
 
+from fuseki.book.analysis.katago import KataGo, find_command, network_name  # noqa: E402
 from fuseki.engine import config  # noqa: E402
-from fuseki.engine.players.katago import KataGo, find_command, network_name  # noqa: E402
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 

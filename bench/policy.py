@@ -40,6 +40,7 @@ from fuseki.book.model import builtin  # noqa: E402
 from fuseki.book.play.chooser import BookChooser  # noqa: E402
 from fuseki.engine.core.base import BLACK, board_points, opponent  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
+from fuseki.engine.players.chooser import point_of  # noqa: E402
 
 
 def random_move(board, color: int, rng: random.Random) -> int | None:
@@ -62,17 +63,18 @@ def play(policy: str, games: int, moves: int, quiet) -> dict:
             color = board.to_move
             chooser = tested if color == mine else other
             started = time.perf_counter()
-            point = chooser.choose(board, color)
+            choice = chooser.choose(board, color)
+            point = None if choice is None else choice.move
             if color == mine:
                 spent.append(time.perf_counter() - started)
-                sources[chooser.source or "none"] += 1
+                sources[choice.source if choice is not None else "none"] += 1
                 stores = tested.ai_stores()
                 values = stores.values(board, color) if stores is not None and point is not None else None
                 if values is not None:
                     ai = next_move_values(values, board, color, [OnePoint(point, (point,))], stores.values)[0]
                     if deep(ai):
                         losses.append(ai.loss)
-                played_best = best.choose(board, color)
+                played_best = point_of(best.choose(board, color))
                 if played_best is not None:  # the same move: a point of the orbit best's move stands for
                     orbit = next((m.points for m in best.next_moves(board, color).moves if played_best in m.points),
                                  (played_best,))

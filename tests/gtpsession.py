@@ -37,3 +37,11 @@ def session(eng, *lines):
 def diagram_stones(eng):
     """(black, white) vertex sets read from list_stones."""
     return (set(ok(eng, "list_stones b").split()), set(ok(eng, "list_stones w").split()))
+
+
+def book_chain(book):
+    """The chain ``fuseki-gtp`` builds for ``book`` without a fallback engine: the book (also
+    the analysis commands' advisor), then the game's seeded random chooser."""
+    from fuseki.engine.players.chooser import ChooserChain
+
+    return ChooserChain([book], advisor=book)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.engine.players.katago import (
+from fuseki.book.analysis.katago import (
     KataGo,
     cache_folder,
     find_command,

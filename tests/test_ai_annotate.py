@@ -29,13 +29,13 @@ import pytest
 
 from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge
+from fuseki.book.analysis.katago import parse_analysis
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board
-from fuseki.engine.players.katago import parse_analysis
 
 from games import import_games, random_games
 from services import GOLDEN, gated_katago_command, real_katago_command

@@ -55,7 +55,7 @@ def store(path, moves: str, root, candidates, turn: int = TURN):
 
 @pytest.fixture
 def stored(tmp_path, monkeypatch):
-    from fuseki.engine.players import katago
+    from fuseki.book.analysis import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
     cache = tmp_path / "ai-cache.sqlite"

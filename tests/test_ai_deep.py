@@ -15,6 +15,7 @@ from sqlalchemy import create_engine
 
 from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge, AiValueStores
+from fuseki.book.analysis.katago import network_name
 from fuseki.book.formats.positions import board_after_moves
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings
@@ -23,7 +24,6 @@ from fuseki.book.ui.cli import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board
-from fuseki.engine.players.katago import network_name
 
 from services import real_katago_command
 

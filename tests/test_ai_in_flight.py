@@ -17,9 +17,9 @@ import pytest
 
 from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge
+from fuseki.book.analysis.katago import KataGo, KataGoTimeout
+from fuseki.book.analysis.katago_config import batch_command, config_value, queries_to_keep_in_flight, search_threads
 from fuseki.book.storage.store import Book
-from fuseki.engine.players.katago import KataGo, KataGoTimeout
-from fuseki.engine.players.katago_config import batch_command, config_value, queries_to_keep_in_flight, search_threads
 
 from games import import_games, random_games
 

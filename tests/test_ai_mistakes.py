@@ -229,7 +229,7 @@ YEAR_GAMES = {"2014": ["dd", "dd", "dd", "dp", "cq"], "2018": ["dd", "dp", "dp",
 
 
 def test_by_year_with_ai_gives_each_years_share_of_mistakes(tmp_path, capsys, monkeypatch):
-    from fuseki.engine.players import katago
+    from fuseki.book.analysis import katago
 
     from games import sgf_text
 

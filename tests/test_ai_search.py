@@ -76,8 +76,8 @@ def test_points_that_round_to_zero_print_without_a_sign():
 
 
 def test_search_ai_with_nothing_stored_and_no_katago_answers_the_human_moves_and_says_why(book, capsys, monkeypatch):
+    from fuseki.book.analysis import katago
     from fuseki.book.ui.ai_text import NO_VALUES
-    from fuseki.engine.players import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
     assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 0
@@ -93,10 +93,10 @@ def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_m
     the stored search did not visit, gets the values of the position after it (marked *)."""
     from sqlalchemy import create_engine
 
+    from fuseki.book.analysis import katago
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.storage import ai_values
     from fuseki.book.storage.ai_values import AiSettings
-    from fuseki.engine.players import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
     db = create_engine(f"sqlite:///{tmp_path / 'ai-cache.sqlite'}")
@@ -126,12 +126,12 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     --ai`` finds them with no cache and no KataGo.  A second copy adds nothing."""
     from sqlalchemy import create_engine
 
+    from fuseki.book.analysis import katago
     from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.formats.positions import board_after_moves
     from fuseki.book.storage import ai_values
     from fuseki.book.storage.ai_values import AiSettings
     from fuseki.book.storage.store import Book
-    from fuseki.engine.players import katago
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
     stats = str(tmp_path / "stats.sqlite")

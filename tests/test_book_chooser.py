@@ -14,8 +14,10 @@ from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_poi
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.coords import transform_point
 from fuseki.engine.gtp.commands import new_engine
+from fuseki.engine.players.chooser import point_of
 
 from bookgames import KO_BEFORE, KO_OTHER, KO_TAKE, build_book
+from gtpsession import book_chain
 
 THREE_FOUR = {"C4", "D3", "C16", "D17", "Q3", "R4", "Q17", "R16"}
 STARS = {"D4", "D16", "Q4", "Q16"}
@@ -42,8 +44,8 @@ def after(*moves, size=19):
 
 def chosen(book_path, board, color, **options):
     chooser = BookChooser(book_path, **{"seed": 1, **options})
-    point = chooser.choose(board, color)
-    return None if point is None else point_to_vertex(point, board.size)
+    choice = chooser.choose(board, color)
+    return None if choice is None else point_to_vertex(choice.move, board.size)
 
 
 # --- policies ------------------------------------------------------------------------------
@@ -73,7 +75,7 @@ def test_min_games_leaves_rare_moves_out_of_weighted(book_path):
 def test_weighted_follows_the_games_at_temperature_one(book_path):
     chooser = BookChooser(book_path, policy="weighted", seed=7)
     board = after("R16")
-    counts = Counter(point_to_vertex(chooser.choose(board, WHITE), 19) for _ in range(1400))
+    counts = Counter(point_to_vertex(point_of(chooser.choose(board, WHITE)), 19) for _ in range(1400))
     # 4 : 2 : 1 games -> 800 : 400 : 200 expected; 5 standard deviations of slack
     for move, expected in (("D4", 800), ("D16", 400), ("Q4", 200)):
         sd = (1400 * (expected / 1400) * (1 - expected / 1400)) ** 0.5
@@ -83,9 +85,9 @@ def test_weighted_follows_the_games_at_temperature_one(book_path):
 def test_weighted_temperature_sharpens_and_flattens(book_path):
     board = after("R16")
     cold = BookChooser(book_path, policy="weighted", temperature=0.05, seed=3)
-    assert {cold.choose(board, WHITE) for _ in range(200)} == {v("D4")}
+    assert {point_of(cold.choose(board, WHITE)) for _ in range(200)} == {v("D4")}
     hot = BookChooser(book_path, policy="weighted", temperature=50.0, seed=3)
-    counts = Counter(hot.choose(board, WHITE) for _ in range(900))
+    counts = Counter(point_of(hot.choose(board, WHITE)) for _ in range(900))
     assert min(counts.values()) > 220, counts  # near uniform: 300 each
 
 
@@ -93,7 +95,8 @@ def test_same_seed_same_choices(book_path):
     board = after("R16")
     a = BookChooser(book_path, policy="weighted", seed=11)
     b = BookChooser(book_path, policy="weighted", seed=11)
-    assert [a.choose(board, WHITE) for _ in range(30)] == [b.choose(board, WHITE) for _ in range(30)]
+    assert [point_of(a.choose(board, WHITE)) for _ in range(30)] \
+        == [point_of(b.choose(board, WHITE)) for _ in range(30)]
 
 
 # --- orientation and orbits ----------------------------------------------------------------
@@ -121,10 +124,10 @@ def test_illegal_book_move_is_skipped(book_path):
     board.play(BLACK, v(KO_TAKE, 7))  # now the book's most played reply (retake, 2 games) is ko
     logged = []
     chooser = BookChooser(book_path, seed=1, verbose=True, log=logged.append)
-    assert point_to_vertex(chooser.choose(board, WHITE), 7) == KO_OTHER
+    assert point_to_vertex(point_of(chooser.choose(board, WHITE)), 7) == KO_OTHER
     assert any("skipped (ko)" in line for line in logged), logged
     only_retake = BookChooser(book_path, min_games=2, seed=1)
-    assert only_retake.choose(board, WHITE) is None  # the one legal move has 1 game
+    assert point_of(only_retake.choose(board, WHITE)) is None  # the one legal move has 1 game
 
 
 def test_the_same_stones_without_the_ko_play_the_retake(book_path):
@@ -132,7 +135,7 @@ def test_the_same_stones_without_the_ko_play_the_retake(book_path):
     board.play(BLACK, v(KO_TAKE, 7))
     board.play(WHITE, v("G7", 7))
     board.play(BLACK, v("G1", 7))  # the ko is over; stones differ, so out of book
-    assert BookChooser(book_path, seed=1).choose(board, WHITE) is None
+    assert point_of(BookChooser(book_path, seed=1).choose(board, WHITE)) is None
 
 
 def test_pick_never_plays_a_pass_from_the_book():
@@ -149,7 +152,8 @@ def test_pick_never_plays_a_pass_from_the_book():
 def test_genmove_falls_back_when_out_of_book_and_says_so(book_path):
     logged = []
     settings = Settings(seed=5, book=BookSettings(path=book_path))
-    eng = new_engine(settings, [from_settings(settings, verbose=True, log=logged.append)], log=logged.append)
+    eng = new_engine(settings, book_chain(from_settings(settings, verbose=True, log=logged.append)), log=logged.append)
+    eng.game.log_source = logged.append  # --verbose: each choice's comment, then its source
     assert eng.handle_line("play B R16") == "=\n\n"
     assert eng.handle_line("genmove W") == "= D4\n\n"
     assert eng.handle_line("genmove B") == "= Q3\n\n"
@@ -157,10 +161,12 @@ def test_genmove_falls_back_when_out_of_book_and_says_so(book_path):
     assert eng.handle_line("genmove W") == "= C17\n\n"
     fourth = eng.handle_line("genmove B")  # the games end there: out of book, the random fallback
     assert fourth.startswith("= ") and fourth.strip() != "= pass"
-    assert "book D4" in logged[0] and "book Q3" in logged[1] and "book C17" in logged[2]
+    assert "genmove W: book D4 (sound; 4 of 7 games" in logged[0] and logged[1] == "fuseki: genmove W D4: book"
+    assert "book Q3" in logged[2] and "book C17" in logged[4] and logged[5] == "fuseki: genmove W C17: book"
     # this book has no corner book: said once, then the next chooser answers
-    assert "has no corner book (fuseki corners --book BOOK builds it)" in logged[3], logged
-    assert "genmove B: out of book (position not in book)" in logged[4], logged
+    assert "has no corner book (fuseki corners --book BOOK builds it)" in logged[6], logged
+    assert "genmove B: out of book (position not in book)" in logged[7], logged
+    assert logged[8].startswith("fuseki: genmove B ") and logged[8].endswith(": random"), logged
     eng.handle_line("genmove W")
     assert sum("no corner book" in line for line in logged) == 1
 
@@ -168,7 +174,7 @@ def test_genmove_falls_back_when_out_of_book_and_says_so(book_path):
 def test_missing_book_is_reported_once_and_genmove_still_plays(tmp_path):
     logged = []
     settings = Settings(seed=5, book=BookSettings(path=str(tmp_path / "none.sqlite")))
-    eng = new_engine(settings, [from_settings(settings, verbose=True, log=logged.append)])
+    eng = new_engine(settings, book_chain(from_settings(settings, verbose=True, log=logged.append)))
     for color in "BWBW":
         assert eng.handle_line(f"genmove {color}").startswith("= ")
     assert sum("not found" in line for line in logged) == 1, logged
@@ -183,7 +189,7 @@ def test_book_is_opened_lazily(book_path, monkeypatch):
     monkeypatch.setattr(store.Book, "open", classmethod(
         lambda cls, *a, **k: opened.append(k) or real(*a, **k)))
     settings = Settings(seed=5, book=BookSettings(path=book_path))
-    eng = new_engine(settings, [from_settings(settings)])
+    eng = new_engine(settings, book_chain(from_settings(settings)))
     for line in ("name", "boardsize 19", "clear_board", "komi 6.5", "play B R16"):
         eng.handle_line(line)
     assert opened == []

@@ -169,9 +169,9 @@ def test_the_chooser_answers_in_the_corner_the_rule_says_in_all_8_orientations(c
                 board.play(colour, coords.transform_point(t, point, size))
             board.set_stones(WHITE if mover == BLACK else BLACK, [centre])  # the whole board: out of book
             chooser = BookChooser(path, min_games=2, seed=t)
-            point = chooser.choose(board, mover)
-            assert point in {coords.transform_point(t, p, size) for p in want[0][0]}, (t, upto)
-            assert chooser.source == "corner book"
+            choice = chooser.choose(board, mover)
+            assert choice.move in {coords.transform_point(t, p, size) for p in want[0][0]}, (t, upto)
+            assert choice.source == "corner book"
 
 
 def eye_and_suicide_book(tmp_path, setup_colour):
@@ -203,9 +203,10 @@ def test_never_its_own_eye_never_an_illegal_move(tmp_path, setup_colour, reason)
     found = chooser.corner_moves(board, BLACK)
     assert [(m.point, m.games) for m in found[0].moves] == [(j17, 3), (d16, 2)]  # the corner is in book
     assert chooser.next_moves(board, BLACK).moves == []  # the whole board is not
-    assert chooser.choose(board, BLACK) == d16
+    choice = chooser.choose(board, BLACK)
+    assert (choice.move, choice.source) == (d16, "corner book")
     assert any("J17 skipped" in line and reason in line for line in logged), logged
-    assert any("corner book D16" in line for line in logged), logged
+    assert choice.comment.startswith("corner book D16 (out of the whole-board book"), choice
 
 
 def test_corners_out_of_book_fall_through_to_the_next_chooser(corner_book):
@@ -217,7 +218,7 @@ def test_corners_out_of_book_fall_through_to_the_next_chooser(corner_book):
         board.set_stones(WHITE, [to_board(corner, 1, 0, size)])
     chooser = BookChooser(path, seed=1)
     assert all(not c.moves and not c.tenuki for c in chooser.corner_moves(board, BLACK))
-    assert chooser.choose(board, BLACK) is None and chooser.source == ""
+    assert chooser.choose(board, BLACK) is None
 
 
 def test_corner_until_and_switch_off(corner_book):
@@ -238,7 +239,7 @@ def test_weighted_draws_follow_the_counts(tmp_path):
     board.set_stones(WHITE, [base.vertex_to_point(p, 19) for p in ("J18", "J16", "Q10")])
     board.play(WHITE, base.vertex_to_point("H17", 19))
     chooser = BookChooser(path, policy="weighted", seed=7)
-    drawn = Counter(chooser.choose(board, BLACK) for _ in range(2000))
+    drawn = Counter(chooser.choose(board, BLACK).move for _ in range(2000))
     j17 = base.vertex_to_point("J17", 19)
     assert set(drawn) == {j17, base.vertex_to_point("D16", 19)}
     assert abs(drawn[j17] / 2000 - 0.6) < 0.04

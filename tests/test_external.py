@@ -15,7 +15,8 @@ import pytest
 from fuseki.engine.config import Settings
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.gtp.commands import new_engine
-from fuseki.engine.players import engine_choosers
+from fuseki.engine.players import engine_chain
+from fuseki.engine.players.chooser import Chooser, MoveChoice
 from fuseki.engine.players.gtp_client import GtpClient
 
 from conftest import GNUGO, needs_gnugo
@@ -24,14 +25,16 @@ from services import fake_command
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class Script:
+class Script(Chooser):
     """A chooser playing given points in turn, then None (like a book running out)."""
+
+    name = "script"
 
     def __init__(self, *points):
         self.points = list(points)
 
     def choose(self, board, color):
-        return self.points.pop(0) if self.points else None
+        return MoveChoice(self.points.pop(0), self.name) if self.points else None
 
 
 def run(engine, *lines):
@@ -51,15 +54,17 @@ def engines():
     def make(command, chooser=None, size=5, timeout=None):
         settings = Settings(board_size=size, seed=1, fallback_engine=command)
         engine = new_engine(settings)  # the chain fuseki-gtp builds: [chooser,] engine, random
-        engine.game.choosers = ([chooser] if chooser else []) + engine_choosers(settings, engine.game)
+        engine.game.chain = engine_chain(settings, engine.game)
+        if chooser is not None:
+            engine.game.chain.choosers.insert(0, chooser)
         if timeout is not None:
-            engine.game.external.timeout = timeout
+            engine.game.referee.timeout = timeout
         made.append(engine)
         return engine
 
     yield make
     for e in made:
-        e.game.external.close()
+        e.game.referee.close()
 
 
 def legal_answer(engine, colour="b"):
@@ -95,11 +100,11 @@ def test_resign_and_pass_pass_through(engines, tmp_path, what):
 def test_broken_engine_means_fuseki_plays_on(engines, tmp_path, capsys, what, says):
     engine = engines(fake_command(tmp_path, "fake", what, "2"))  # a minute for each good answer
     assert legal_answer(engine, "b") == "A1"
-    engine.game.external.timeout = 1.0  # and a second for the one that hangs
+    engine.game.referee.timeout = 1.0  # and a second for the one that hangs
     legal_answer(engine, "w")  # the engine misbehaves: a random legal move instead
     err = capsys.readouterr().err
     assert "fallback engine" in err and says in err and "rest of this game" in err
-    external = engine.game.external
+    external = engine.game.referee
     assert external.disabled
     for colour in "bwb":  # not asked again in this game
         legal_answer(engine, colour)
@@ -113,13 +118,13 @@ def test_broken_engine_means_fuseki_plays_on(engines, tmp_path, capsys, what, sa
 def test_killed_engine_mid_game(engines, tmp_path, capsys):
     engine = engines(fake_command(tmp_path))
     run(engine, "genmove b", "genmove w")
-    engine.game.external.client.kill()
+    engine.game.referee.client.kill()
     legal_answer(engine, "b")
     assert "is gone" in capsys.readouterr().err
-    assert engine.game.external.disabled  # the random chooser for the rest of the game
+    assert engine.game.referee.disabled  # the random chooser for the rest of the game
     run(engine, "clear_board")
     assert run(engine, "genmove b") == ["A1"]  # restarted for the next game
-    assert engine.game.external.starts == 2
+    assert engine.game.referee.starts == 2
 
 
 def test_missing_engine(engines, tmp_path, capsys):
@@ -165,13 +170,13 @@ def test_setup_removal_costs_one_question(engines, tmp_path, capsys):
     run(engine, f"loadsgf {sgf}")
     legal_answer(engine, "w")
     assert "cannot follow" in capsys.readouterr().err
-    assert not engine.game.external.disabled
+    assert not engine.game.referee.disabled
 
 
 # --- GNU Go ---------------------------------------------------------------------------------
 
 def gnugo_stones(engine):
-    client = engine.game.external.client
+    client = engine.game.referee.client
     return [sorted(client.send(f"list_stones {c}").upper().split()) for c in ("black", "white")]
 
 
@@ -193,7 +198,7 @@ def test_gnugo_in_step_through_handicap_undo_and_loadsgf(engines, tmp_path):
     assert gnugo_stones(engine) == our_stones(engine)
     run(engine, "undo", "undo", f"play w {empty_point(engine)}", "genmove b")
     assert gnugo_stones(engine) == our_stones(engine)
-    assert float(engine.game.external.client.send("get_komi")) == 0.5
+    assert float(engine.game.referee.client.send("get_komi")) == 0.5
     sgf = tmp_path / "g.sgf"
     sgf.write_text("(;SZ[9]KM[6.5]AB[cc][gg]AW[cg];W[ee];B[ec];W[ce])")
     run(engine, f"loadsgf {sgf}", "genmove b")
@@ -204,7 +209,7 @@ def test_gnugo_in_step_through_handicap_undo_and_loadsgf(engines, tmp_path):
         if run(engine, "genmove w", "genmove b")[-1] == "resign":
             break
     assert gnugo_stones(engine) == our_stones(engine)
-    client = engine.game.external.client
+    client = engine.game.referee.client
     assert run(engine, "final_score") == [client.send("final_score")]
     assert run(engine, "final_status_list dead") == [client.send("final_status_list dead")]
     run(engine, "clear_board", "genmove b")

@@ -110,8 +110,7 @@ def replay(text: str) -> list[tuple[str, str, str]]:
                 answer = engine.handle_bytes(unescape(sent)) or ""
                 results.append((sent, expected, version.sub(VERSION, answer)))
     finally:
-        for chooser in engine.game.choosers:
-            getattr(chooser, "close", lambda: None)()
+        engine.game.chain.close()
     return results
 
 

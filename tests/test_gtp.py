@@ -20,6 +20,7 @@ from fuseki.engine.gtp.cli import read_lines, serve
 from fuseki.engine.gtp.commands import new_engine
 from fuseki.engine.gtp.commands.registry import REGISTRY
 from fuseki.engine.gtp.protocol import GtpEngine, GtpError, Registry, _stderr_log
+from fuseki.engine.players.chooser import Chooser, ChooserChain, MoveChoice
 
 from gtpsession import ask, diagram_stones, err, ok, session, snapshot
 
@@ -373,23 +374,25 @@ def test_genmove_passes_when_no_move_is_left(eng):
     assert ok(eng, "reg_genmove w") == "pass"
 
 
-class Fixed:
+class Fixed(Chooser):
+    name = "fixed"
+
     def __init__(self, point):
         self.point = point
 
     def choose(self, board, color):
-        return self.point
+        return None if self.point is None else MoveChoice(self.point, self.name)
 
 
 def test_genmove_never_answers_an_illegal_move_of_the_chooser():
     from fuseki.engine.core.base import vertex_to_point
-    e = new_engine(Settings(seed=3, board_size=5), choosers=[Fixed(vertex_to_point("C3", 5))])
+    e = new_engine(Settings(seed=3, board_size=5), ChooserChain([Fixed(vertex_to_point("C3", 5))]))
     assert e.handle_line("genmove b") == "= C3\n\n"
     second = e.handle_line("genmove w")  # C3 is occupied now: the random chooser steps in
     assert second.startswith("= ") and second != "= C3\n\n" and second != "= pass\n\n"
-    e = new_engine(Settings(seed=3), choosers=[Fixed(None)])
+    e = new_engine(Settings(seed=3), ChooserChain([Fixed(None)]))
     assert e.handle_line("genmove b") not in ("= pass\n\n",)
-    e = new_engine(Settings(seed=3), choosers=[Fixed(-1)])
+    e = new_engine(Settings(seed=3), ChooserChain([Fixed(-1)]))
     assert e.handle_line("genmove b") == "= pass\n\n"
 
 
@@ -410,15 +413,22 @@ def test_kgs_genmove_cleanup_plays_like_genmove(eng):
 
 
 class Advisor(Fixed):
-    """A book-like chooser (it has ``next_moves``) that counts the questions it gets."""
+    """A book-like chooser (the chain's advisor) that counts the questions it gets."""
 
     asked = 0
+    min_games = 1
 
     def choose(self, board, color):
         self.asked += 1
-        return self.point
+        return super().choose(board, color)
 
     def next_moves(self, board, color):
+        return None
+
+    def corner_candidates(self, board, color):
+        return None
+
+    def ai_lines(self, board, color, moves, rules=None, komi=None):
         return None
 
 
@@ -426,7 +436,7 @@ def test_kgs_genmove_cleanup_does_not_ask_the_book():
     # An opening move means nothing in the cleanup phase, where dead stones get captured.
     from fuseki.engine.core.base import vertex_to_point
     book = Advisor(vertex_to_point("E5", 9))
-    e = new_engine(Settings(seed=3, board_size=9), choosers=[book])
+    e = new_engine(Settings(seed=3, board_size=9), ChooserChain([book], advisor=book))
     assert e.handle_line("genmove b") == "= E5\n\n" and book.asked == 1
     for colour in "wbw":
         answer = e.handle_line(f"kgs-genmove_cleanup {colour}")

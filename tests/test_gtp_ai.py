@@ -25,6 +25,7 @@ from fuseki.engine.gtp.commands import new_engine
 
 from bookgames import build_book
 from bookgtp import analyze, ok
+from gtpsession import book_chain
 
 
 def after(*moves):
@@ -79,12 +80,15 @@ def plain(tmp_path_factory):
 def engine_on(path, logged=None, max_loss=2.0, **book):
     settings = Settings(seed=2, max_loss=max_loss, book=BookSettings(path=str(path), **book))
     log = logged.append if logged is not None else (lambda text: None)
-    return new_engine(settings, [from_settings(settings, verbose=logged is not None, log=log)], log=log)
+    eng = new_engine(settings, book_chain(from_settings(settings, verbose=logged is not None, log=log)), log=log)
+    if logged is not None:
+        eng.game.log_source = log  # --verbose: each choice's comment and source
+    return eng
 
 
 def chosen(path, board, color, **options):
-    point = BookChooser(path, seed=1, **options).choose(board, color)
-    return None if point is None else point_to_vertex(point, 19)
+    choice = BookChooser(path, seed=1, **options).choose(board, color)
+    return None if choice is None else point_to_vertex(choice.move, 19)
 
 
 # --- --policy sound ------------------------------------------------------------------------------

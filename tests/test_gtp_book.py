@@ -23,6 +23,7 @@ from fuseki.engine.gtp.commands import new_engine
 
 from bookgames import build_book
 from bookgtp import analyze, ok, parse_info
+from gtpsession import book_chain
 
 ROOT = Path(__file__).resolve().parent.parent
 GOGUI_TYPES = {"bwboard", "cboard", "dboard", "eplist", "gfx", "hstring", "hpstring", "none", "param",
@@ -39,7 +40,7 @@ def book_path(tmp_path_factory):
 
 def engine_on(path, **book):
     settings = Settings(seed=2, book=BookSettings(path=str(path), **book))
-    return new_engine(settings, [from_settings(settings, log=lambda text: None)], log=lambda text: None)
+    return new_engine(settings, book_chain(from_settings(settings, log=lambda text: None)), log=lambda text: None)
 
 
 @pytest.fixture
@@ -341,7 +342,7 @@ def test_the_next_command_is_answered_while_the_analysis_is_still_running(book_p
     settings = Settings(seed=2, book=BookSettings(path=str(book_path)))
     book = _PausingAdvisor(from_settings(settings, log=lambda text: None),
                            lambda: os.write(write_end, b"name\nquit\n"))
-    eng = new_engine(settings, [book], log=lambda text: None)
+    eng = new_engine(settings, book_chain(book), log=lambda text: None)
     os.write(write_end, b"kata-analyze B 10\n")
     out = io.BytesIO()
     with open(read_end, "rb", buffering=0) as stdin:

@@ -27,8 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.engine.core import base, coords
-from fuseki.engine.players.katago import (
+from fuseki.book.analysis.katago import (
     KataGo,
     KataGoError,
     KataGoQueryError,
@@ -36,6 +35,7 @@ from fuseki.engine.players.katago import (
     make_query,
     parse_analysis,
 )
+from fuseki.engine.core import base, coords
 
 from services import FAKE_KATAGO, GOLDEN, real_katago_command
 
@@ -400,7 +400,7 @@ def test_the_judge_asks_katago_once_per_position_and_maps_cached_values(fake, tm
 
 
 def test_katago_is_found_by_flag_then_environment_then_settings_then_cache(tmp_path, monkeypatch):
-    from fuseki.engine.players import katago
+    from fuseki.book.analysis import katago
 
     monkeypatch.setattr(katago, "cache_folder", lambda: tmp_path / "none")  # nothing installed
     monkeypatch.delenv("FUSEKI_KATAGO", raising=False)
@@ -417,7 +417,7 @@ def test_the_clients_threads_leave_the_stop_signals_to_the_main_thread(fake):
     SIGINT, SIGTERM and SIGHUP (the kernel's own record of the thread: SigBlk), so the kernel
     hands them to the main thread of a command; and a wait looks at the signals every
     SIGNAL_LOOK seconds."""
-    from fuseki.engine.players import katago as client
+    from fuseki.book.analysis import katago as client
 
     with KataGo(fake("hang"), timeout=60) as katago:
         katago.submit([("B", "Q16")], max_visits=1)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.book.analysis.katago import cache_folder
 from fuseki.engine.players.gtp_client import GtpClient
-from fuseki.engine.players.katago import cache_folder
 
 from conftest import missing_service
 

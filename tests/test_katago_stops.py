@@ -4,7 +4,7 @@ The real KataGo (slow; needs ``bash .ci/katago``): ``fuseki search --ai`` waitin
 long search is stopped by SIGTERM, SIGHUP and SIGINT, and by a kill -9, and so are ``fuseki
 ai annotate`` and ``fuseki serve --ai`` (its master alone); no KataGo of theirs is left
 (KataGo runs in a process group of its own, which none of these signals reaches:
-``engine.players.katago`` asks the kernel to kill it with its parent).  KataGo killed by
+``book.analysis.katago`` asks the kernel to kill it with its parent).  KataGo killed by
 SIGKILL mid-query: the client, and the command, say it died of signal 9, not "check the
 -model and -config paths"."""
 
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from fuseki.book.analysis.katago import KataGo, KataGoError
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
-from fuseki.engine.players.katago import KataGo, KataGoError
 
 from services import real_katago_command
 

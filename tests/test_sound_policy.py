@@ -52,8 +52,8 @@ def book(tmp_path_factory):
 
 def chosen(book, cache, board, color, policy="sound", seed=1):
     chooser = BookChooser(book, policy=policy, seed=seed, ai_cache=cache, log=lambda line: None)
-    point = chooser.choose(board, color)
-    return None if point is None else point_to_vertex(point, 19), chooser.source
+    choice = chooser.choose(board, color)
+    return (None, "") if choice is None else (point_to_vertex(choice.move, 19), choice.source)
 
 
 def test_sound_is_the_engines_default():

@@ -15,6 +15,7 @@ import gtp_main
 from fuseki.book.model import builtin
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.gtp.cli import serve
+from fuseki.engine.players.chooser import Chooser
 
 
 def test_the_book_opens_and_answers_the_empty_board_on_the_warm_up_thread_before_any_line():
@@ -62,8 +63,10 @@ def test_the_book_is_opened_once_by_racing_threads():
     source.close()
 
 
-class HeldWarmUp:
+class HeldWarmUp(Chooser):
     """A chooser whose warm-up waits until the test lets it end."""
+
+    name = "held"
 
     def __init__(self):
         self.started, self.release = threading.Event(), threading.Event()
@@ -78,7 +81,7 @@ class HeldWarmUp:
 
 def serve_with(chooser, lines: bytes) -> tuple[threading.Thread, io.BytesIO]:
     engine = gtp_main.build_engine(Settings(seed=1, book=BookSettings(path="")), log=lambda text: None)
-    engine.game.choosers.insert(0, chooser)
+    engine.game.chain.choosers.insert(0, chooser)
     stdout = io.BytesIO()
     loop = threading.Thread(target=serve, args=(engine, io.BytesIO(lines), stdout), kwargs={"warm": True})
     loop.start()

@@ -360,7 +360,7 @@ def test_forced_moves_are_within_the_client_budget_over_it_the_cell_says_ai_busy
 
 @pytest.mark.slow
 def test_the_real_katago_deepens_a_shallower_stored_row_and_evaluates_the_played_moves_forced(make_app):
-    from fuseki.engine.players.katago import network_name
+    from fuseki.book.analysis.katago import network_name
 
     command = real_katago_command()
     network = network_name(command)
@@ -414,7 +414,7 @@ def test_serve_visits_given_is_a_minimum_not_given_the_default_without_one(tmp_p
 
 @pytest.mark.slow
 def test_the_real_katago_forces_a_clicked_move_and_a_client_over_its_budget_is_told_ai_busy(make_app):
-    from fuseki.engine.players.katago import network_name
+    from fuseki.book.analysis.katago import network_name
 
     command = real_katago_command()
     network = network_name(command)

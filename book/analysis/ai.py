@@ -52,11 +52,11 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from fuseki.book.analysis.katago import Analysis, KataGo
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, IllegalMove, opponent
-from fuseki.engine.players.katago import Analysis, KataGo
 
 COLOR_LETTER = {BLACK: "B", WHITE: "W"}
 
@@ -173,7 +173,7 @@ class AiJudge:
         ``values``' settings in ``self.cache`` (the row itself is copied there first: it may
         have been read from a read-only store); the row read back.  A move KataGo refuses is
         left out (``KataGoQueryError`` is not raised); other ``KataGoError`` is."""
-        from fuseki.engine.players.katago import KataGoQueryError
+        from fuseki.book.analysis.katago import KataGoQueryError
 
         s = values.settings
         keys, size = board.symmetric_keys(to_move), board.size

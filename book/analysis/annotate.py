@@ -46,13 +46,13 @@ from fuseki.book.analysis.ai import (
     query_settings,
     rows_of,
 )
+from fuseki.book.analysis.katago import KataGoQueryError, KataGoTimeout
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import ai_values, statbook_table
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import BLACK, IllegalMove, opponent
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_unsigned
-from fuseki.engine.players.katago import KataGoQueryError, KataGoTimeout
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,16 @@ is skipped and the policy picks again among the rest.  A book pass is never
 played (a record's pass says nothing about the opening); out of book the
 chooser answers None, and ``Game.choose`` asks the next chooser of the chain.
 
+``BookChooser`` implements the engine's contract (``engine.players.chooser``): a ``Chooser``
+whose ``choose`` answers a ``MoveChoice`` (source "book", "ai line" or "corner book"; its
+comment says why, and ``--verbose`` logs it) and the chain's ``Advisor`` (``next_moves``,
+``min_games``, ``corner_candidates``, ``ai_lines``).
+
 The book is opened read-only and lazily, at the first question, so that the
 engine answers its first command within the start-up budget; a book that
 cannot be opened is reported once on the log and the engine plays without it.
-With ``verbose`` every choice (book move, or out of book) is logged.
+With ``verbose`` what the choice passed over (illegal or unsound book moves, out of book) is
+logged; the choice itself is the result's comment.
 
 Deliberately no import of numpy, numba or SQLAlchemy at import time.
 """
@@ -56,7 +62,7 @@ from dataclasses import dataclass
 from fuseki.book.play.policies import policy_order
 from fuseki.engine.config import POLICIES
 from fuseki.engine.core.base import opponent, point_to_vertex
-from fuseki.engine.players.chooser import eligible
+from fuseki.engine.players.chooser import Chooser, MoveChoice, eligible
 
 LINE_MOVES = 10  # the most moves of a stored line played past its position (its later moves rest on fewer visits)
 
@@ -168,8 +174,11 @@ class AiLine:
     deep_loss: bool = False
 
 
-class BookChooser:
-    """``MoveChooser`` that plays from the opening book; None when out of book (see module doc)."""
+class BookChooser(Chooser):
+    """The ``Chooser`` and ``Advisor`` that plays from the opening book; None when out of book
+    (see module doc)."""
+
+    name = "book"
 
     def __init__(self, location: str, policy: str = "best", min_games: int = 1,
                  temperature: float = 1.0, seed: int | None = None, verbose: bool = False,
@@ -180,7 +189,6 @@ class BookChooser:
             raise ValueError(f"unknown book policy {policy!r} (one of {', '.join(POLICIES)})")
         self.policy, self.min_games, self.temperature = policy, min_games, temperature
         self.corner_book, self.corner_until = corner_book, corner_until
-        self.source = ""  # where the last choice came from: "book", "corner book" or "" (none)
         self._said_no_corners = False
         self.verbose = verbose
         self.log = log or _stderr
@@ -430,39 +438,41 @@ class BookChooser:
             return nxt
         return None
 
-    def choose(self, board, color: int) -> int | None:
+    def choose(self, board, color: int) -> MoveChoice | None:
+        """The book's move (source "book"), else with ``sound`` KataGo's stored line ("ai
+        line"), else the corner book's ("corner book"), or None: out of book."""
         found = self.next_moves(board, color)
         moves = found.moves if found is not None else []
         condemned: list[tuple[int, str]] = []
         if self.policy == "sound" and moves:
             moves, condemned = self._sound(board, color, moves)
         choice = pick(moves, board, color, self.policy, self.min_games, self.temperature, self.rng)
-        self.source = "book" if choice is not None else ""
         if self.verbose:
             self._report_condemned(board, color, condemned)
         if choice is None and self.policy == "sound":
             line = self.line_move(board, color)
             if line is not None:
-                self.source = "ai line"
-                if self.verbose:
-                    who = "B" if color == 1 else "W"
-                    self.log(f"fuseki: genmove {who}: ai line {point_to_vertex(line, board.size)} (out of the "
-                             f"book; KataGo's stored line, which the game has followed)")
-                return line
+                return MoveChoice(line, "ai line", f"ai line {point_to_vertex(line, board.size)} (out of the "
+                                                   "book; KataGo's stored line, which the game has followed)")
         if choice is None and found is not None:
             corner = self._choose_corner(board, color)
             if corner is not None:
                 return corner
         if self.verbose:
             self._report(board, color, found, choice, bool(condemned))
-        return None if choice is None else choice.point
+        if choice is None:
+            return None
+        move = choice.move
+        return MoveChoice(choice.point, "book", f"book {point_to_vertex(choice.point, board.size)} "
+                                                f"({self.policy}; {move.games} of {found.total} games, "
+                                                f"{move.winrate:.0%} won by the mover)")
 
     def _report_condemned(self, board, color: int, condemned) -> None:
         who = "B" if color == 1 else "W"
         for point, reason in condemned:
             self.log(f"fuseki: genmove {who}: book move {point_to_vertex(point, board.size)} skipped ({reason})")
 
-    def _choose_corner(self, board, color: int) -> int | None:
+    def _choose_corner(self, board, color: int) -> MoveChoice | None:
         from fuseki.book.play.corner_chooser import pick_corner
 
         found = self.corner_moves(board, color)
@@ -471,17 +481,16 @@ class BookChooser:
         choice = pick_corner(found, board, color, self.policy, self.min_games, self.temperature, self.rng)
         if choice is None:
             return None
-        self.source = "corner book"
         if self.verbose:
             who = "B" if color == 1 else "W"
             for point, reason in choice.skipped:
                 self.log(f"fuseki: genmove {who}: corner book move {point_to_vertex(point, board.size)} "
                          f"skipped ({reason})")
-            move = choice.move
-            self.log(f"fuseki: genmove {who}: corner book {point_to_vertex(choice.point, board.size)} "
-                     f"(out of the whole-board book; corner {choice.corner}: played {move.games} times in a corner, "
-                     f"{move.winrate:.0%} won by the mover)")
-        return choice.point
+        move = choice.move
+        return MoveChoice(choice.point, "corner book",
+                          f"corner book {point_to_vertex(choice.point, board.size)} (out of the whole-board book; "
+                          f"corner {choice.corner}: played {move.games} times in a corner, "
+                          f"{move.winrate:.0%} won by the mover)")
 
     def _report(self, board, color: int, found, choice: Choice | None, condemned: bool = False) -> None:
         who = "B" if color == 1 else "W"
@@ -494,10 +503,6 @@ class BookChooser:
         for point, reason in choice.skipped:
             self.log(f"fuseki: genmove {who}: book move {point_to_vertex(point, board.size)} "
                      f"skipped ({reason})")
-        move = choice.move
-        self.log(f"fuseki: genmove {who}: book {point_to_vertex(choice.point, board.size)} "
-                 f"({self.policy}; {move.games} of {found.total} games, "
-                 f"{move.winrate:.0%} won by the mover)")
 
 
 def deep_figures(value) -> bool:

@@ -132,12 +132,12 @@ def run_annotate(args) -> int:
 
     from fuseki.book.analysis import annotate
     from fuseki.book.analysis.ai import AiJudge
+    from fuseki.book.analysis.katago import KataGo, KataGoError, answer_timeout, network_name
+    from fuseki.book.analysis.katago_config import batch_command, queries_to_keep_in_flight
     from fuseki.book.analysis.pipeline.progress import Steps
     from fuseki.book.storage.store import Book
     from fuseki.book.ui.cli_shared import stop_on_signals
     from fuseki.engine import config
-    from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout, network_name
-    from fuseki.engine.players.katago_config import batch_command, queries_to_keep_in_flight
 
     if min(1 if args.threads is None else args.threads, args.visits, 1 if args.limit is None else args.limit) < 1:
         raise CommandError("--threads, --visits and --limit must be at least 1")
@@ -233,8 +233,8 @@ def forced_moves(judge, positions, finder, writing, args, stop, threads: int):
     """``annotate``'s second pass (``book.analysis.annotate.annotate_moves``) with its progress line."""
     from fuseki.book.analysis import annotate
     from fuseki.book.analysis.ai import deep_enough
+    from fuseki.book.analysis.katago import answer_timeout
     from fuseki.book.analysis.pipeline.progress import Steps
-    from fuseki.engine.players.katago import answer_timeout
 
     wanted = annotate.moves_wanted(judge, positions, finder, args.moves_share)
     say(f"{len(wanted):,} human moves of {args.moves_share * 100:g}%+ of their position's games that its search "
@@ -252,7 +252,7 @@ def forced_moves(judge, positions, finder, writing, args, stop, threads: int):
 
 
 def annotate_command(config) -> str:
-    from fuseki.engine.players.katago import find_command
+    from fuseki.book.analysis.katago import find_command
 
     command = find_command(config.load().katago)
     if not command:

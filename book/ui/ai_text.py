@@ -76,8 +76,8 @@ def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_n
     of the position, for the share that makes a move evaluated (None: none forced); ``asked``:
     points evaluated whoever played them."""
     from fuseki.book.analysis.ai import MOVES_SHARE, AiValueStores, missing_reason, moves_to_force, next_move_values
+    from fuseki.book.analysis.katago import find_command, network_name
     from fuseki.engine import config
-    from fuseki.engine.players.katago import find_command, network_name
 
     command = args.katago or find_command(config.load().katago)
     network = network_name(command) if command else None  # no KataGo: any network's stored values
@@ -98,7 +98,7 @@ def ai_values_of_moves(args, board, to_move: int, moves, book=None, ask_unless_n
             points = moves_to_force(values, board, to_move, moves if total is not None else [], total or 0,
                                     MOVES_SHARE, asked)
             if points:
-                from fuseki.engine.players.katago import KataGoError
+                from fuseki.book.analysis.katago import KataGoError
 
                 try:
                     values = _force(args, board, to_move, values, command, points)
@@ -119,7 +119,7 @@ def _force(args, board, to_move: int, values, command: str, points: list[int]):
     from sqlalchemy import create_engine
 
     from fuseki.book.analysis.ai import AiJudge
-    from fuseki.engine.players.katago import KataGo, answer_timeout
+    from fuseki.book.analysis.katago import KataGo, answer_timeout
 
     path = ai_cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,8 +141,8 @@ def _ask_katago(args, board, to_move: int, command: str | None, network: str | N
     from sqlalchemy import create_engine
 
     from fuseki.book.analysis.ai import AiJudge
+    from fuseki.book.analysis.katago import KataGo, KataGoError, answer_timeout
     from fuseki.book.ui.cli_shared import CommandError
-    from fuseki.engine.players.katago import KataGo, KataGoError, answer_timeout
 
     if not command:
         raise CommandError("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago` "

@@ -70,10 +70,10 @@ def _ai_options(args):
     values already cached."""
     import sys
 
+    from fuseki.book.analysis.katago import find_command
     from fuseki.book.ui.cli_shared import CommandError
     from fuseki.book.ui.web.ai import AiOptions
     from fuseki.engine import config
-    from fuseki.engine.players.katago import find_command
 
     visits = ai_text.DEFAULT_VISITS if args.visits is None else args.visits  # the worker asks at these
     if visits < 1 or args.komi * 2 != int(args.komi * 2):

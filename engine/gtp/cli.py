@@ -90,11 +90,11 @@ def read_lines(stream: BinaryIO, limit: int = LINE_LIMIT) -> Iterator[tuple[byte
         yield line, False
 
 
-def warm_up(choosers=(), done: threading.Event | None = None) -> None:
-    """Let each chooser that has a ``warm_up()`` prepare itself (the book opens its database
-    and answers the empty board), then load the rest of the board's compiled kernels
-    (numba and the kernels: bench/cli.py times the start-up); ``done`` is set at the end,
-    whatever happened.
+def warm_up(chain=None, done: threading.Event | None = None) -> None:
+    """Let each chooser of ``chain`` (``engine.players.chooser.ChooserChain``) prepare itself
+    (``Chooser.warm_up``: the book opens its database and answers the empty board), then load
+    the rest of the board's compiled kernels (numba and the kernels: bench/cli.py times the
+    start-up); ``done`` is set at the end, whatever happened.
 
     Run on a thread from the start, while the loop waits for the first line: controllers
     send several set-up commands (``name``, ``version``, ``list_commands``...) before the
@@ -103,10 +103,8 @@ def warm_up(choosers=(), done: threading.Event | None = None) -> None:
     need no kernel: they are answered between the imports).
     """
     try:
-        for chooser in choosers:  # first: the book's first answer is what a controller asks first
-            hook = getattr(chooser, "warm_up", None)
-            if hook is not None:
-                hook()
+        if chain is not None:  # first: the book's first answer is what a controller asks first
+            chain.warm_up()
         import numpy as np
 
         from fuseki.engine.core.board import Board
@@ -180,8 +178,7 @@ def serve(engine, stdin: BinaryIO, stdout: BinaryIO, limit: int = LINE_LIMIT,
     engine.streams_aside = True  # an analysis response's entries run beside the next read (AsideStream)
     if warm:
         ready = warmed if warmed is not None else threading.Event()
-        choosers = list(getattr(engine.game, "choosers", ()))
-        threading.Thread(target=warm_up, args=(choosers, ready), name="warm-up", daemon=True).start()
+        threading.Thread(target=warm_up, args=(engine.game.chain, ready), name="warm-up", daemon=True).start()
     for line, complete in read_lines(stdin, limit):
         if aside is not None:  # its line is written first: then the response may end
             aside.finish()
@@ -242,13 +239,7 @@ def exit_now(engine) -> None:
     module (bench/cli.py times quit to the end of the process; GUIs such as Sabaki wait for it).  The book is open
     read-only: nothing of it needs writing back.
     """
-    for chooser in getattr(engine.game, "choosers", ()):
-        close = getattr(chooser, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception as exc:  # noqa: BLE001 - the others still close, the process still ends
-                print(f"fuseki-gtp: {exc!r} while closing", file=sys.stderr)
+    engine.game.chain.close(log=lambda text: print(f"fuseki-gtp: {text}", file=sys.stderr))
     for stream in (sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()
@@ -262,8 +253,8 @@ def engine_without_book(settings, verbose: bool = False):
     from fuseki.engine.gtp.commands.registry import REGISTRY
     from fuseki.engine.gtp.commands.state import Game
     from fuseki.engine.gtp.protocol import GtpEngine
-    from fuseki.engine.players import engine_choosers
+    from fuseki.engine.players import engine_chain
 
     game = Game(settings)
-    game.choosers = engine_choosers(settings, game)
+    game.chain = engine_chain(settings, game)
     return GtpEngine(game, REGISTRY)

@@ -137,7 +137,7 @@ class GtpEngine:
     @property
     def finished(self) -> bool:
         """True once ``quit`` has been answered."""
-        return bool(getattr(self.game, "quit", False))
+        return bool(self.game.quit)
 
     def handle_line(self, line: str) -> str | None:
         """The full response to one input line, or None for a blank or comment line.

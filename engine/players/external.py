@@ -18,8 +18,8 @@ entries: ``("move", colour, point)``, ``("handicap", points)``,
 ``moves`` are the record.  Time settings and ``time_left`` are forwarded when
 they change.
 
-``choose`` returns a point, ``PASS``, ``RESIGN``, or None when the engine has
-no usable answer, so the caller asks its own chooser instead.
+``choose`` returns a ``MoveChoice`` (a point, ``PASS`` or ``RESIGN``; source "fallback"), or
+None when the engine has no usable answer, so the caller asks its own chooser instead.
 ``choose_cleanup`` is the same with ``kgs-genmove_cleanup``, and None when the
 engine does not list that command.  It never
 raises: an engine that dies, times out, answers garbage or an illegal move
@@ -41,6 +41,7 @@ import sys
 from collections.abc import Callable
 
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, RESIGN, CoordinateError, point_to_vertex, vertex_to_point
+from fuseki.engine.players.chooser import Chooser, MoveChoice
 from fuseki.engine.players.gtp_client import GtpClient, GtpClientError, GtpFailure
 
 CLEANUP = "kgs-genmove_cleanup"  # KGS's genmove for the cleanup phase: capture dead stones, no pass
@@ -56,13 +57,16 @@ def _stderr(text: str) -> None:
     print(f"fuseki: fallback engine: {text}", file=sys.stderr, flush=True)
 
 
-class ExternalChooser:
+class ExternalChooser(Chooser):
     """``choose(board, color)`` answered by a GTP engine subprocess; see the module docstring.
+    A ``Chooser`` and the chain's ``Referee`` (``engine.players.chooser``).
 
     ``timeout`` bounds each answer (seconds); ``log`` receives one line per
     problem (default: stderr).  Starting the process is deferred to the first
     question.
     """
+
+    name = "fallback"
 
     def __init__(self, command: str, game=None, timeout: float = 60.0,
                  log: Callable[[str], None] | None = None, max_restarts: int = 3):
@@ -88,12 +92,12 @@ class ExternalChooser:
 
     # --- the chooser -----------------------------------------------------------------------
 
-    def choose(self, board, color: int) -> int | None:
+    def choose(self, board, color: int) -> MoveChoice | None:
         """The engine's move for ``color`` (point, PASS or RESIGN), or None; never raises."""
         client = self._ready(board)
         return None if client is None else self._generate(client, board, color, "genmove")
 
-    def choose_cleanup(self, board, color: int) -> int | None:
+    def choose_cleanup(self, board, color: int) -> MoveChoice | None:
         """The engine's ``kgs-genmove_cleanup`` move for ``color``, or None when it does not
         know the command (or has no usable answer); never raises.
 
@@ -105,7 +109,7 @@ class ExternalChooser:
             return None
         return self._generate(client, board, color, CLEANUP)
 
-    def _generate(self, client: GtpClient, board, color: int, command: str) -> int | None:
+    def _generate(self, client: GtpClient, board, color: int, command: str) -> MoveChoice | None:
         """``command`` (genmove or its cleanup form, which play the move) for ``color``."""
         try:
             self._sync(client, board)
@@ -119,13 +123,13 @@ class ExternalChooser:
             self._fail(str(exc))
             return None
         if point == RESIGN:
-            return RESIGN
+            return MoveChoice(RESIGN, self.name)
         reason = board.legal_reason(color, point)
         if reason is not None:
             self._fail(f"answered the illegal move '{answer}' ({reason})")
             return None
         self._sent.append(("move", color, point))  # genmove (and cleanup) play it in the engine
-        return point
+        return MoveChoice(point, self.name)
 
     def ask(self, board, command: str) -> str | None:
         """The answer to ``final_score`` or ``final_status_list STATUS`` in the current

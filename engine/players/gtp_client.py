@@ -18,7 +18,8 @@ daemon threads, so a chatty engine never blocks on a full pipe; the last
 ``STDERR_KEEP`` stderr lines are kept (``stderr_lines``, ``take_stderr``).
 
 Deliberately no Go knowledge here: vertices, colours and boards belong to the
-callers (``engine.players.external``, ``engine.players.match``).
+callers (``engine.players.external``, ``engine.players.match``).  ``kill_group`` is also
+KataGo's client's (``book.analysis.katago``: the book may import this module for it).
 """
 
 from __future__ import annotations

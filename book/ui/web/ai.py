@@ -216,8 +216,8 @@ class AiService:
     def __init__(self, options: AiOptions, book_db=None):
         from sqlalchemy import create_engine
 
+        from fuseki.book.analysis.katago import network_name
         from fuseki.engine.config import ai_cache_path as cache_path
-        from fuseki.engine.players.katago import network_name
 
         self.options = options
         network = network_name(options.command) if options.command and options.ask else ""
@@ -352,7 +352,7 @@ class AiService:
 
     def _work(self) -> None:
         from fuseki.book.analysis.ai import AiJudge
-        from fuseki.engine.players.katago import KataGoError, answer_timeout
+        from fuseki.book.analysis.katago import KataGoError, answer_timeout
 
         judge = AiJudge(self.cache_db, None, self.settings.rules, self.settings.komi, self.settings.visits,
                         network=self.settings.network)
@@ -392,7 +392,7 @@ class AiService:
 
     def _start_katago(self, judge) -> bool:
         """``judge`` given the service's KataGo, started at the first job; False once closed."""
-        from fuseki.engine.players.katago import KataGo
+        from fuseki.book.analysis.katago import KataGo
 
         if judge.katago is None:
             katago = KataGo(self.options.command)
@@ -407,7 +407,7 @@ class AiService:
         """The ``points`` the stored row still lacks evaluated with each move forced, at the
         row's visits (``AiJudge.force``, merged into the cache file's row); each remembered as
         asked, so that a move KataGo gives no value is not asked again."""
-        from fuseki.engine.players.katago import answer_timeout
+        from fuseki.book.analysis.katago import answer_timeout
 
         values = self.stores.values(board, side)
         if values is None:

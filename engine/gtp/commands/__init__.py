@@ -5,7 +5,7 @@ Each handler is ``handler(game, args) -> str``: ``game`` is a
 and raises ``GtpError`` (or lets the board's ``IllegalMove`` through) to
 fail.  Registration order is the ``list_commands`` order.
 
-``new_engine(settings, choosers)`` is how ``fuseki-gtp`` and the tests get an engine.
+``new_engine(settings, chain)`` is how ``fuseki-gtp`` and the tests get an engine.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from fuseki.engine.gtp.commands import core, play, handicap, scoring, timing, sg
 # isort: on
 
 
-def new_engine(settings=None, choosers=None, log=None) -> GtpEngine:
-    """A GTP engine on a fresh game that asks ``choosers`` in turn (see ``Game.choose``);
-    without any, the seeded random chooser answers ``genmove``."""
-    return GtpEngine(Game(settings, choosers), REGISTRY, log)
+def new_engine(settings=None, chain=None, log=None) -> GtpEngine:
+    """A GTP engine on a fresh game that asks ``chain`` (``engine.players.chooser.ChooserChain``)
+    in turn (see ``Game.choose``); without one, the seeded random chooser answers ``genmove``."""
+    return GtpEngine(Game(settings, chain), REGISTRY, log)

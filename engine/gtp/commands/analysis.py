@@ -131,8 +131,7 @@ def _candidates(game, board, to_move: int, min_games: int | None):
     if found is None:
         return
     yield "book", eligible(found.moves, least), True
-    corner_candidates = getattr(chooser, "corner_candidates", None)
-    moves = corner_candidates(board, to_move) if corner_candidates is not None else None
+    moves = chooser.corner_candidates(board, to_move)
     if moves:
         yield "corner book", eligible(moves, least), False
 
@@ -146,12 +145,11 @@ def ai_lines(game, board, to_move: int, moves: list) -> list | None:
     (``ai_lines``: ``winrate``, ``score_lead``, ``loss`` for the mover and the line ``pv``) or
     None; None for all when nothing is stored for the position (no advisor, a store that fails:
     said on stderr, the book's figures are still shown)."""
-    reader = getattr(game.advisor, "ai_lines", None) if game.advisor is not None else None
-    if reader is None or not moves:
+    if game.advisor is None or not moves:
         return None
     rules = KATAGO_RULES.get(game.rules, game.rules) if game.rules else None
     try:
-        found = reader(board, to_move, moves, rules=rules, komi=game.komi)
+        found = game.advisor.ai_lines(board, to_move, moves, rules=rules, komi=game.komi)
     except Exception as exc:  # noqa: BLE001 - the human figures do not depend on it
         print(f"fuseki-gtp: cannot read the stored AI values: {exc!r}", file=sys.stderr)
         return None

@@ -25,7 +25,7 @@ def score_text(score: float) -> str:
 @command("final_score")
 def final_score(game, args):
     count(args, 0)
-    if game.external is not None and (answer := game.external.ask(game.board, "final_score")):
+    if game.referee is not None and (answer := game.referee.ask(game.board, "final_score")):
         return answer
     black, white = game.board.area()
     return score_text(black - white - game.komi)
@@ -37,8 +37,8 @@ def final_status_list(game, args):
     (status,) = count(args, 1)
     if status not in STATUSES:
         raise GtpError("syntax error")
-    if game.external is not None:
-        answer = game.external.ask(game.board, f"final_status_list {status}")
+    if game.referee is not None:
+        answer = game.referee.ask(game.board, f"final_status_list {status}")
         if answer is not None:
             return answer
     if status != "alive" or game.is_empty():

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from fuseki.engine.config import Settings
 from fuseki.engine.core.base import PASS, RESIGN, point_to_vertex
+from fuseki.engine.players.chooser import Advisor, Chooser, ChooserChain, RandomChooser, Referee
 
 
 @dataclass
@@ -33,7 +34,7 @@ class Clock:
 class Game:
     """One game as seen through GTP."""
 
-    def __init__(self, settings: Settings | None = None, choosers=None):
+    def __init__(self, settings: Settings | None = None, chain: ChooserChain | None = None):
         self.settings = settings or Settings()
         self.size = self.settings.board_size
         self.komi = self.settings.komi
@@ -41,7 +42,7 @@ class Game:
         self.clock = Clock()
         self.quit = False
         self.command_names: list[str] = []
-        self.choosers: list = list(choosers or [])  # the chain genmove asks, first to last
+        self.chain = chain or ChooserChain()  # what genmove asks, first to last (engine.players.chooser)
         self._fallback = None
         self._board = None
         self.record: list[tuple] = []
@@ -124,21 +125,24 @@ class Game:
     # --- choosing ------------------------------------------------------------------
 
     @property
-    def advisor(self):
-        """The first chooser that can show its candidates (``next_moves``; the analysis commands), or None."""
-        return next((c for c in self.choosers if hasattr(c, "next_moves")), None)
+    def choosers(self) -> list:
+        """The chain's choosers, first to last (``chain.choosers``)."""
+        return self.chain.choosers
 
     @property
-    def external(self):
-        """The first chooser that is another GTP engine (``ask``: the scoring commands), or None."""
-        return next((c for c in self.choosers if hasattr(c, "ask")), None)
+    def advisor(self) -> Advisor | None:
+        """The chain's advisor (the analysis commands' candidates: the book), or None."""
+        return self.chain.advisor
 
     @property
-    def fallback(self):
+    def referee(self) -> Referee | None:
+        """The chain's other GTP engine (the scoring commands, ``kgs-genmove_cleanup``), or None."""
+        return self.chain.referee
+
+    @property
+    def fallback(self) -> Chooser:
         """The seeded random chooser that answers when every chooser of the chain has nothing."""
         if self._fallback is None:
-            from fuseki.engine.players.chooser import RandomChooser
-
             self._fallback = RandomChooser(self.settings.seed)
         return self._fallback
 
@@ -150,50 +154,38 @@ class Game:
         after the chain the seeded random chooser answers; PASS when none has a
         legal move.
         """
-        return self._first_move([c.choose for c in [*self.choosers, self.fallback]], color)
+        return self._first_move(color)
 
     def choose_cleanup(self, color: int) -> int:
         """``choose`` for KGS's cleanup phase, where the dead stones must be captured.
 
-        The book (an advisor) is not asked: an opening move means nothing there.
-        An external engine is asked for ``kgs-genmove_cleanup`` (its
-        ``choose_cleanup``) and skipped when it does not know that command: its
+        The book (the chain's advisor) is not asked: an opening move means nothing there.
+        The referee (another engine) is asked for ``kgs-genmove_cleanup`` (its
+        ``choose_cleanup``), which answers None when it does not know that command: its
         plain ``genmove`` may pass with dead stones on the board (GNU Go does).
         Other choosers answer as for ``genmove``; then the seeded random chooser,
         which never passes while it has a legal move that fills no eye of its own.
         """
-        asks = []
-        for chooser in [*self.choosers, self.fallback]:
-            if hasattr(chooser, "next_moves"):
-                continue
-            if hasattr(chooser, "ask"):
-                ask = getattr(chooser, "choose_cleanup", None)
-                asks += [ask] if ask is not None else []
-            else:
-                asks.append(chooser.choose)
-        return self._first_move(asks, color)
+        return self._first_move(color, cleanup=True)
 
-    def _first_move(self, asks, color: int) -> int:
-        """The first legal answer of ``asks`` (each ``ask(board, color)``), RESIGN, or PASS."""
+    def _first_move(self, color: int, cleanup: bool = False) -> int:
+        """The first legal move the chain's choosers answer in order (``ChooserChain.order``,
+        then the seeded random chooser), RESIGN, or PASS.  With ``log_source`` (``--verbose``):
+        the choice's comment, then its source."""
         board = self.board
-        for ask in asks:
-            point = ask(board, color)
+        for chooser in self.chain.order(self.fallback, cleanup):
+            choice = self.chain.ask(chooser, board, color, cleanup)
+            if choice is None:
+                continue
+            point = choice.move
             if point == RESIGN:
                 return RESIGN
-            if point is not None and (point == PASS or board.is_legal(color, point)):
+            if point == PASS or board.is_legal(color, point):
                 if self.log_source is not None:
-                    self.log_source(f"fuseki: genmove {'B' if color == 1 else 'W'} "
-                                    f"{point_to_vertex(int(point), board.size)}: {source_of(ask)}")
+                    who = "B" if color == 1 else "W"
+                    if choice.comment:
+                        self.log_source(f"fuseki: genmove {who}: {choice.comment}")
+                    self.log_source(f"fuseki: genmove {who} "
+                                    f"{point_to_vertex(int(point), board.size)}: {choice.source}")
                 return int(point)
         return PASS
-
-
-def source_of(ask) -> str:
-    """How ``--verbose`` names the chooser behind ``ask``: its ``source`` (the book: "book" or
-    "corner book"), "fallback" for another engine, "random" for the random chooser."""
-    chooser = getattr(ask, "__self__", None)
-    if getattr(chooser, "source", ""):
-        return chooser.source
-    if hasattr(chooser, "ask"):
-        return "fallback"
-    return "random" if type(chooser).__name__ == "RandomChooser" else type(chooser).__name__
