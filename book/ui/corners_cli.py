@@ -80,7 +80,7 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
         lines.append(line)
     if len(corner.moves) > CORNER_ROWS:
         rest = corner.moves[CORNER_ROWS:]
-        lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} times played")
+        lines.append(f"    ... {len(rest)} more moves, {sum(m.times or m.games for m in rest)} times played")
     lines.append(f"tenuki {corner.tenuki}")
     return lines
 
