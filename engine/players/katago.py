@@ -401,6 +401,11 @@ class KataGo:
         with self._lock:
             self._pending.pop(query_id, None)
 
+    def in_flight(self) -> int:
+        """Queries sent and not yet answered (actions not counted)."""
+        with self._lock:
+            return sum("action" not in p.query for p in self._pending.values())
+
     def terminate_all(self) -> int:
         """Give up on every query in flight (not the actions): KataGo is told to terminate each,
         and each waiter gets ``KataGoTerminated`` at once (see the module docstring); how many."""

@@ -39,7 +39,9 @@ request's scans running: ``book.ui.web.admission``)::
                                       (the page steps through them itself: one request a game)
     /api/game/<id>/position?move=&sym= the game's position after ``move`` moves, under ``sym``
     /api/game/<id>.sgf                the game's SGF
-    /api/corners?moves=&size=          the corner book's continuations of each corner; with --ai,
+    /api/corners?moves=&size=          the corner book's continuations of each corner (each row's
+                                      ``games`` and ``times``, each corner's ``games``, ``total``
+                                      times: corner_rows.corners_json); with --ai,
                                       ``ai`` and each row's ``ai`` as the position's next moves'
     /api/pattern?moves=&size=&region=N19:T13&any=R17,S18&swap=1&year_from=...
         &empty_or_black=&empty_or_white=&fixed_colour=&to_move=&moves_from=&moves_to= (Kombilo's:
