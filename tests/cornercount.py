@@ -152,8 +152,9 @@ def expected(table, board, mover, prune):
             if move is None:
                 tenuki = (played, in_games)
                 continue
-            if move == ALL:
-                games = in_games
+            if move == ALL:  # kept beside a continuation kept (corner_build.records)
+                games = in_games if any(s == canon and m != ALL and p >= prune
+                                        for (s, m), (p, _, _) in table.items()) else 0
                 continue
             points = frozenset(to_board(corner, *(move if r == 0 else move[::-1]), board.size) for r in reads)
             moves[points] = (played, wins, in_games)

@@ -8,7 +8,9 @@ move and per tenuki, and with each one record of its corner's key alone (move ``
 Each record is counted twice over: ``played``, every time it was seen (a corner shape occurs in
 several corners of one game: the empty corner up to four times), and ``games``, the distinct
 games it was seen in (a per-game set of the records already counted), never more than the
-book's games; ``wins`` are the times its player won.  A first walk marks each record in a bit filter, a second counts exactly,
+book's games; ``wins`` are the times its player won.  A key's own row is kept only beside a
+continuation of it that is kept (it makes the table 1.7 times the continuations' rows on the
+Tygem month: 75,078 rows for 44,394 continuations).  A first walk marks each record in a bit filter, a second counts exactly,
 in a hash table, only the records the filter saw twice (``records``): continuations played
 fewer than ``prune`` times are dropped (a corner move of one game is noise, and they are most
 of the records), so they never cost more than their filter bits.  The meta rows say what the
@@ -330,6 +332,13 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
         table = table[table[:, PLAYED] >= max(prune, 1)]
         keys, moves = table[:, KEY], table[:, MOVE].astype(np.int64)
         rank = np.lexsort((moves, keys.view(np.int64)))
+        # a key's own row (ALL, the least move: the first of its key) only beside a continuation
+        # kept: most keys seen twice have no continuation played twice (3.5 times the rows
+        # on the Tygem month, 157,543 against 44,394 continuations)
+        ordered = keys[rank]
+        alone = moves[rank] == ALL
+        alone[:-1] &= ordered[1:] != ordered[:-1]
+        rank = rank[~alone]
         if steps is not None:
             steps.update(int(len(chosen) * (number + WRITE_FROM) / parts))
         yield (keys[rank], moves[rank], table[rank, PLAYED].astype(np.int64), table[rank, WINS].astype(np.int64),
@@ -356,6 +365,8 @@ def copy_into(book, target, least: int) -> int:
         rows = conn.exec_driver_sql(f"SELECT {columns} FROM {corners.TABLE} WHERE played >= {int(least)} "
                                     "ORDER BY key, move").all()
         _through, settings = built_through(conn)
+    # a key's own row (ALL: the first of its key) only beside a continuation kept, as ``records`` keeps it
+    rows = [r for i, r in enumerate(rows) if r[1] != ALL or (i + 1 < len(rows) and rows[i + 1][0] == r[0])]
     statement = create_statement("sqlite")
     target.execute(statement if counted else statement.replace(", games INTEGER NOT NULL", ""))
     target.executemany(f"INSERT INTO {corners.TABLE} VALUES ({', '.join('?' * (5 if counted else 4))})",

@@ -23,8 +23,8 @@ of that corner before it) and each tenuki from the corner of the previous move: 
 the times it was seen, in any corner of any game, ``wins``, the times the player who played
 it won, and ``games``, the distinct games it was seen in.  A corner shape occurs in several
 corners of one game (the empty corner in all four), so ``played`` may exceed the book's games
-and ``games`` never does; each key also has a row of move ``ALL``: every continuation of the
-key (``played``: the corner's ``total``) and the games it was seen in.  The counts are of the
+and ``games`` never does; each key with a continuation kept also has a row of move ``ALL``:
+every continuation of the key (``played``: the corner's ``total``) and the games it was seen in.  The counts are of the
 corner's content, whatever the rest of the board: a position of 2 games may show a corner
 move of thousands.  A corner book built before the ``games`` column (the built-in book's) has
 only the times (``counts_games`` False): its ``games`` are then the times played, and the
