@@ -197,20 +197,22 @@ def counts_games(conn) -> bool:
     return any(column["name"] == "games" for column in inspect(conn).get_columns(TABLE))
 
 
-# engines of books seen with a corner book -> (its table's columns counted games); a table is
-# never dropped for good, but ``corner_build.update`` builds it again with the games column
+# engines of books seen with a corner book -> (the book's version, its table counts games): a
+# table is never dropped for good, and an older one is built again with the games column when
+# games are added (the import: a new version); one built again by ``fuseki corners`` alone is
+# seen by the next process (a look at the columns at every genmove would cost more than it)
 _KNOWN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def of_book(book, board, color: int) -> list[CornerMoves] | None:
     """``lookup`` on an open ``Book`` (any kind: of games, statistics); None when it has no corner book."""
     with book.db.connect() as conn:
-        counted = _KNOWN.get(book.db)
-        if not counted:  # unknown, or an older table that a rebuild may have given the column since
+        known = _KNOWN.get(book.db)
+        if known is None or (not known[1] and known[0] != book.version()):
             if not has_table(conn):
                 return None
-            counted = _KNOWN[book.db] = counts_games(conn)
-        return lookup(conn, board, color, counted)
+            known = _KNOWN[book.db] = (book.version(), counts_games(conn))
+        return lookup(conn, board, color, known[1])
 
 
 def lookup(conn, board, color: int, counted: bool | None = None) -> list[CornerMoves]:
