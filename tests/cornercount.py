@@ -108,9 +108,9 @@ def count_games(games, size, depth=corner_build.DEPTH):
     for moves, winner in games:
         board = Board(size)
         previous = -1
-        in_game = set()
+        in_game: set = set()
 
-        def count(entry_key, won):
+        def count(entry_key, won, in_game=in_game):
             entry = table.setdefault(entry_key, [0, 0, 0])
             entry[0] += 1
             entry[1] += won

@@ -10,10 +10,11 @@ several corners of one game: the empty corner up to four times), and ``games``, 
 games it was seen in (a per-game set of the records already counted), never more than the
 book's games; ``wins`` are the times its player won.  A key's own row is kept only beside a
 continuation of it that is kept (it makes the table 1.7 times the continuations' rows on the
-Tygem month: 75,078 rows for 44,394 continuations).  A first walk marks each record in a bit filter, a second counts exactly,
-in a hash table, only the records the filter saw twice (``records``): continuations played
-fewer than ``prune`` times are dropped (a corner move of one game is noise, and they are most
-of the records), so they never cost more than their filter bits.  The meta rows say what the
+Tygem month: 75,078 rows for 44,394 continuations).  A first walk marks each record in a bit
+filter, a second counts exactly, in a hash table, only the records the filter saw twice
+(``records``): continuations played fewer than ``prune`` times are dropped (a corner move of
+one game is noise, and they are most of the records), so they never cost more than their
+filter bits.  The meta rows say what the
 table was built from and how.
 """
 
@@ -439,7 +440,8 @@ def _write(conn, keys, moves, played, wins, games) -> int:
             whole = len(rows) // per * per
             sql = f"INSERT INTO {corners.TABLE} (key, move, played, wins, games) VALUES "
             if whole:
-                cursor.executemany(sql + ",".join(["(?, ?, ?, ?, ?)"] * per), rows[:whole].reshape(-1, 5 * per).tolist())
+                cursor.executemany(sql + ",".join(["(?, ?, ?, ?, ?)"] * per),
+                                   rows[:whole].reshape(-1, 5 * per).tolist())
             if whole < len(rows):
                 cursor.executemany(sql + "(?, ?, ?, ?, ?)", rows[whole:].tolist())
     finally:
