@@ -543,6 +543,15 @@ def within_games(found: list, games) -> list:
     return scaled
 
 
+def book_corners(book, board, color: int) -> list | None:
+    """``corners.of_book`` with its counts as games (``within_games``; the book's games counted
+    only for an older corner book): what the web page, ``fuseki corners`` and the shell show."""
+    from fuseki.book.analysis.patterns import corners
+
+    found = corners.of_book(book, board, color)
+    return None if found is None else within_games(found, lambda: games_in_book(book, board.size))
+
+
 def games_in_book(book, size: int) -> int:
     """Games of boards of ``size`` in ``book`` (a statistics book's recorded figures)."""
     info = book.statistics

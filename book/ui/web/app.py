@@ -497,15 +497,13 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/corners")
     def corners_view():
-        from fuseki.book.analysis.patterns import corners
-        from fuseki.book.play.chooser import games_in_book, within_games
+        from fuseki.book.play.chooser import book_corners
 
         board = shared.search_board()
-        found = corners.of_book(shared.book, board, board.to_move)
+        # games, as the engine's analysis commands show them (an older corner book counts times only)
+        found = book_corners(shared.book, board, board.to_move)
         if found is None:
             return jsonify(corners=[], note="this book has no corner book: fuseki corners --book BOOK builds it")
-        # games, as the engine's analysis commands show them (an older corner book counts times only)
-        found = within_games(found, lambda: games_in_book(shared.book, board.size))
         answer = {"corners": corners_json(found, board, SHORT_LETTERS), "note": None}
         if shared.ai is not None:
             from fuseki.book.ui.web.ai import corners_ai_json
