@@ -8,14 +8,14 @@ move and per tenuki, and with each one record of its corner's key alone (move ``
 Each record is counted twice over: ``played``, every time it was seen (a corner shape occurs in
 several corners of one game: the empty corner up to four times), and ``games``, the distinct
 games it was seen in (a per-game set of the records already counted), never more than the
-book's games; ``wins`` are the times its player won.  A key's own row is kept only beside a
-continuation of it that is kept (it makes the table 1.7 times the continuations' rows on the
-Tygem month: 75,078 rows for 44,394 continuations).  A first walk marks each record in a bit
-filter, a second counts exactly, in a hash table, only the records the filter saw twice
-(``records``): continuations played fewer than ``prune`` times are dropped (a corner move of
-one game is noise, and they are most of the records), so they never cost more than their
-filter bits.  The meta rows say what the
-table was built from and how.
+book's games; ``wins`` are the times its player won.  A key's own row is kept only where it
+says what its continuations do not (``needed_rows``: on the Tygem month 15,278 of them beside
+44,394 continuations, 124 bytes a game against 84 before the games were counted).  A first
+walk marks each record in a bit filter, a second counts exactly, in a hash table, only the
+records the filter saw twice (``records``): continuations played fewer than ``prune`` times
+are dropped (a corner move of one game is noise, and they are most of the records), so they
+never cost more than their filter bits.  The meta rows say what the table was built from and
+how.
 """
 
 from __future__ import annotations
@@ -333,13 +333,7 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
         table = table[table[:, PLAYED] >= max(prune, 1)]
         keys, moves = table[:, KEY], table[:, MOVE].astype(np.int64)
         rank = np.lexsort((moves, keys.view(np.int64)))
-        # a key's own row (ALL, the least move: the first of its key) only beside a continuation
-        # kept: most keys seen twice have no continuation played twice (3.5 times the rows
-        # on the Tygem month, 157,543 against 44,394 continuations)
-        ordered = keys[rank]
-        alone = moves[rank] == ALL
-        alone[:-1] &= ordered[1:] != ordered[:-1]
-        rank = rank[~alone]
+        rank = rank[needed_rows(keys[rank], moves[rank], table[rank, PLAYED], table[rank, GAMES])]
         if steps is not None:
             steps.update(int(len(chosen) * (number + WRITE_FROM) / parts))
         yield (keys[rank], moves[rank], table[rank, PLAYED].astype(np.int64), table[rank, WINS].astype(np.int64),
@@ -348,6 +342,30 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
             steps.update(len(chosen) * (number + 1) // parts)
     if steps is not None:
         steps.close()
+
+
+def needed_rows(keys, moves, played, games) -> np.ndarray:
+    """Which rows to keep of a key-ordered table whose every key has its own row (``ALL``, the
+    least move: the first of its key): every continuation, and a key's own row only where it
+    says something its continuations do not (``corners.lookup`` then takes the corner's games
+    as its ``total``): beside a continuation kept, and with its games not its times (the key
+    seen twice in a game) or its times not the sum of the continuations kept (some pruned).
+    Most keys seen twice have no continuation played twice, and many kept are seen once a game
+    with nothing pruned: on the Tygem month 44,394 continuations need 15,278 such rows (every
+    key's: 113,149 more; beside a continuation kept: 30,684)."""
+    keys = np.asarray(keys).view(np.int64)
+    moves, played, games = np.asarray(moves), np.asarray(played).astype(np.int64), np.asarray(games).astype(np.int64)
+    if not len(keys):
+        return np.zeros(0, dtype=bool)
+    starts = np.ones(len(keys), dtype=bool)
+    starts[1:] = keys[1:] != keys[:-1]
+    group = np.cumsum(starts) - 1
+    own = moves == ALL
+    continued = np.bincount(group, weights=np.where(own, 0, played)).astype(np.int64)
+    rows = np.bincount(group, weights=~own).astype(np.int64)
+    needed = ~own
+    needed[own] = (rows[group[own]] > 0) & ((games[own] != played[own]) | (played[own] != continued[group[own]]))
+    return needed
 
 
 def create_statement(dialect: str) -> str:
@@ -363,17 +381,38 @@ def copy_into(book, target, least: int) -> int:
     with book.db.connect() as conn:
         counted = corners.counts_games(conn)  # an older corner book has no games: copied as it is
         columns = "key, move, played, wins" + (", games" if counted else "")
-        rows = conn.exec_driver_sql(f"SELECT {columns} FROM {corners.TABLE} WHERE played >= {int(least)} "
-                                    "ORDER BY key, move").all()
+        rows = [tuple(r) for r in conn.exec_driver_sql(f"SELECT {columns} FROM {corners.TABLE} ORDER BY key, move")]
         _through, settings = built_through(conn)
-    # a key's own row (ALL: the first of its key) only beside a continuation kept, as ``records`` keeps it
-    rows = [r for i, r in enumerate(rows) if r[1] != ALL or (i + 1 < len(rows) and rows[i + 1][0] == r[0])]
+    if counted:
+        rows = _pruned_at(rows, least)
+    else:  # an older corner book: its rows as they are, above the threshold
+        rows = [r for r in rows if r[2] >= least]
     statement = create_statement("sqlite")
     target.execute(statement if counted else statement.replace(", games INTEGER NOT NULL", ""))
-    target.executemany(f"INSERT INTO {corners.TABLE} VALUES ({', '.join('?' * (5 if counted else 4))})",
-                       [tuple(r) for r in rows])
+    target.executemany(f"INSERT INTO {corners.TABLE} VALUES ({', '.join('?' * (5 if counted else 4))})", rows)
     target.execute("INSERT INTO meta (name, value) VALUES (?, ?)", (SETTINGS, f"{settings} least={least}"))
     return len(rows)
+
+
+def _pruned_at(rows: list[tuple], least: int) -> list[tuple]:
+    """Key-ordered rows (key, move, played, wins, games) with the continuations played fewer than
+    ``least`` times left out and each key's own row as ``needed_rows`` keeps it: a key without
+    one had its games equal to its continuations' times, which are summed into one first."""
+    from itertools import groupby
+
+    full = []
+    for key, group in groupby(rows, key=lambda r: r[0]):
+        group = list(group)
+        if group[0][1] != ALL:  # ALL is the least move: the first of its key when there is one
+            times = sum(r[2] for r in group)
+            full.append((key, ALL, times, sum(r[3] for r in group), times))
+        full.extend(group)
+    kept = [r for r in full if r[1] == ALL or r[2] >= least]
+    if not kept:
+        return []
+    keys, moves, played, wins, games = (np.array(column, dtype=np.int64) for column in zip(*kept))
+    mask = needed_rows(keys, moves, played, games)
+    return [r for r, keep in zip(kept, mask) if keep]
 
 
 def built_through(conn) -> tuple[int, str]:

@@ -23,14 +23,15 @@ of that corner before it) and each tenuki from the corner of the previous move: 
 the times it was seen, in any corner of any game, ``wins``, the times the player who played
 it won, and ``games``, the distinct games it was seen in.  A corner shape occurs in several
 corners of one game (the empty corner in all four), so ``played`` may exceed the book's games
-and ``games`` never does; each key with a continuation kept also has a row of move ``ALL``:
-every continuation of the key (``played``: the corner's ``total``) and the games it was seen in.  The counts are of the
-corner's content, whatever the rest of the board: a position of 2 games may show a corner
-move of thousands.  A corner book built before the ``games`` column (the built-in book's) has
-only the times (``counts_games`` False): its ``games`` are then the times played, and the
-book chooser estimates games from them (``chooser.within_games``).  ``lookup`` reads the four
-corners of a board in one statement and maps the moves back onto it.  This module imports no numba: the
-engine's book chooser calls it at ``genmove``.
+and ``games`` never does.  A key's own row (move ``ALL``: every continuation of the key, and
+the games it was seen in, the corner's ``games``) is kept only where those games are not the
+times of its continuations kept (``corner_build.needed_rows``); without it they are.  The
+counts are of the corner's content, whatever the rest of the board: a position of 2 games may
+show a corner move of thousands.  A corner book built before the ``games`` column (the
+built-in book's) has only the times (``counts_games`` False): its ``games`` are then the times
+played, and the book chooser estimates games from them (``chooser.within_games``).
+``lookup`` reads the four corners of a board in one statement and maps the moves back onto it.
+This module imports no numba: the engine's book chooser calls it at ``genmove``.
 """
 
 from __future__ import annotations
@@ -243,7 +244,7 @@ def lookup(conn, board, color: int, counted: bool | None = None) -> list[CornerM
     answer = []
     for found in keys:
         moves, tenuki, tenuki_wins = [], 0, 0
-        key_games, tenuki_games = (0, 0) if counted else (None, None)
+        key_games, tenuki_games = (None, 0) if counted else (None, None)
         for move, played, wins, games in by_key.get(found.key, ()):
             if move == ALL:
                 key_games = games
@@ -254,5 +255,7 @@ def lookup(conn, board, color: int, counted: bool | None = None) -> list[CornerM
             points = board_points(found, move, board.size)
             moves.append(CornerMove(points[0], points, games, wins, found.corner, move, played))
         moves.sort(key=lambda m: (-m.games, -m.times, m.point))
+        if counted and key_games is None:  # no row of its own: seen once a game, nothing pruned
+            key_games = sum(m.times for m in moves) + tenuki
         answer.append(CornerMoves(found.corner, found.key, moves, tenuki, tenuki_wins, key_games, tenuki_games))
     return answer
