@@ -97,13 +97,27 @@ def class_of(board, corner, mover, width):
     return canon, [r for r, seen in enumerate((plain, transposed)) if seen == canon]
 
 
+ALL = "all"  # the move of a corner class's own entry: every continuation of it
+
+
 def count_games(games, size, depth=corner_build.DEPTH):
-    """{(corner class, move class or None for tenuki): [played, wins]}."""
+    """{(corner class, move class, None for tenuki, or ALL): [played, wins, games]}: played the
+    times seen, games the distinct games seen in (a set of the game's entries)."""
     width = size // 2
     table: dict = {}
     for moves, winner in games:
         board = Board(size)
         previous = -1
+        in_game: set = set()
+
+        def count(entry_key, won, in_game=in_game):
+            entry = table.setdefault(entry_key, [0, 0, 0])
+            entry[0] += 1
+            entry[1] += won
+            if entry_key not in in_game:
+                in_game.add(entry_key)
+                entry[2] += 1
+
         for number, (colour, point) in enumerate(moves, start=1):
             if number > depth:
                 break
@@ -111,35 +125,38 @@ def count_games(games, size, depth=corner_build.DEPTH):
             won = int(winner == colour)
             if previous >= 0 and previous != here:
                 canon, _ = class_of(board, previous, colour, width)
-                entry = table.setdefault((canon, None), [0, 0])
-                entry[0] += 1
-                entry[1] += won
+                count((canon, None), won)
+                count((canon, ALL), won)
             if here >= 0:
                 canon, reads = class_of(board, here, colour, width)
                 u, v = local_of(point, here, size)
                 move = min((u, v) if r == 0 else (v, u) for r in reads)
-                entry = table.setdefault((canon, move), [0, 0])
-                entry[0] += 1
-                entry[1] += won
+                count((canon, move), won)
+                count((canon, ALL), won)
             board.play(colour, point)
             previous = here
     return table
 
 
 def expected(table, board, mover, prune):
-    """Per corner: ({frozenset of board points: (played, wins)}, tenuki played) from the count."""
+    """Per corner: ({frozenset of board points: (played, wins, games)}, (tenuki played, its games),
+    the corner class's games) from the count."""
     width = board.size // 2
     out = []
     for corner in range(4):
         canon, reads = class_of(board, corner, mover, width)
-        moves, tenuki = {}, 0
-        for (seen, move), (played, wins) in table.items():
+        moves, tenuki, games = {}, (0, 0), 0
+        for (seen, move), (played, wins, in_games) in table.items():
             if seen != canon or played < prune:
                 continue
             if move is None:
-                tenuki = played
+                tenuki = (played, in_games)
+                continue
+            if move == ALL:  # kept beside a continuation kept (corner_build.records)
+                games = in_games if any(s == canon and m != ALL and p >= prune
+                                        for (s, m), (p, _, _) in table.items()) else 0
                 continue
             points = frozenset(to_board(corner, *(move if r == 0 else move[::-1]), board.size) for r in reads)
-            moves[points] = (played, wins)
-        out.append((moves, tenuki))
+            moves[points] = (played, wins, in_games)
+        out.append((moves, tenuki, games))
     return out

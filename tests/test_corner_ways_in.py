@@ -76,7 +76,7 @@ def test_analysis_shows_the_corner_book_when_the_whole_board_is_out(book_path):
     gfx = eng.handle_line("book-gfx")
     # the empty corner's 4-4 point was played 15 times in the five games (three empty corners a
     # game): scaled to the book's 5 games, a count of four corners' is no number of games
-    assert "LABEL Q14 A R14 B Q4 C" in gfx and "TEXT corner book, times played: A 3 100%, B 2 100%, C 5 67%" in gfx
+    assert "LABEL Q14 A R14 B Q4 C" in gfx and "TEXT corner book, games: A 3 100%, B 2 100%, C 5 67%" in gfx
     lines = eng.handle_line("lz-analyze 50")
     eng.handle_line("name")  # ends the stream
     assert "info move Q14 visits 3 " in lines and "info move R14 visits 2 " in lines

@@ -33,7 +33,8 @@ from games import sgf_text
 # --- the independent count --------------------------------------------------------------------
 
 def got(found):
-    return [({frozenset(m.points): (m.games, m.wins) for m in c.moves}, c.tenuki) for c in found]
+    return [({frozenset(m.points): (m.times, m.wins, m.games) for m in c.moves}, (c.tenuki, c.tenuki_games), c.games)
+            for c in found]
 
 
 def positions(games, size, rng, count):
@@ -135,13 +136,14 @@ def rule_choice(table, board, mover, min_games):
         top = max((played for _, played in candidates), default=0)
         return [(points, played) for points, played in candidates if played == top]
 
+    # the chooser weighs games (a game that played a move in two corners like this one: once)
     if last >= 0:
-        moves, tenuki = exp[last]
-        local = [(points, played) for points, (played, _) in moves.items() if played >= min_games and ok(points)]
+        moves, (_, tenuki), _ = exp[last]
+        local = [(points, played) for points, (_, _, played) in moves.items() if played >= min_games and ok(points)]
         if local and (tenuki < min_games or max(p for _, p in local) >= tenuki):
             return best(local)
-    pooled = [(points, played) for c, (moves, _) in enumerate(exp) if c != last
-              for points, (played, _) in moves.items() if played >= min_games and ok(points)]
+    pooled = [(points, played) for c, (moves, _, _) in enumerate(exp) if c != last
+              for points, (_, _, played) in moves.items() if played >= min_games and ok(points)]
     return best(pooled)
 
 

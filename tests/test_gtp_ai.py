@@ -392,8 +392,9 @@ def test_no_komi_and_komi_7_5_give_the_players_figures_and_say_why_6_5_gives_kat
 
 
 def test_the_corner_books_counts_never_exceed_the_books_games(builtin_book):
-    """Out of the whole-board book, the corner book answers; its counts are of four corners a game
-    (the empty corner's 4-4 point: 730,043 times in 369,210 games), shown within the book's games."""
+    """Out of the whole-board book, the corner book answers; the built-in book's corner book counts
+    times, four corners a game (the empty corner's 4-4 point: 730,043 times in 369,210 games): its
+    games are estimated within the book's games (a corner book that counts games: test_corner_games)."""
     from fuseki.book.storage.store import Book
 
     with Book.open(str(builtin_book), readonly=True) as book:
@@ -402,8 +403,8 @@ def test_the_corner_books_counts_never_exceed_the_books_games(builtin_book):
     for n, move in enumerate(["K10", "K9", "J10", "L10"]):  # the centre: out of the whole-board book
         ok(eng, f"play {'BW'[n % 2]} {move}")
     gfx = ok(eng, "book-gfx")
-    assert "TEXT corner book, times played: " in gfx
-    counts = [int(word) for word in gfx.split("times played: ")[1].replace(",", "").split()[1::3]]
+    assert "TEXT corner book, games: " in gfx
+    counts = [int(word) for word in gfx.split("games: ")[1].replace(",", "").split()[1::3]]
     assert counts and max(counts) <= games
     for command in ("kata-analyze B 10", "lz-analyze B 10"):
         entries, _ = analyze(eng, command)

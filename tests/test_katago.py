@@ -181,6 +181,23 @@ def test_a_hanging_katago_times_out_and_the_client_stays_usable(fake):
             katago.analyze([], max_visits=1, timeout=0.3)
 
 
+def test_terminate_all_ends_every_query_in_flight_at_once_and_the_client_stays_usable(fake):
+    """``terminate_all`` (the web page's positions left): each waiter is told at once, however
+    long KataGo would take (this one never answers), and the client still takes queries."""
+    from fuseki.book.analysis.katago import KataGoTerminated
+
+    with KataGo(fake("hang"), timeout=60) as katago:
+        first, second = katago.submit([], max_visits=1), katago.submit([("B", "Q16")], max_visits=1)
+        assert katago.in_flight() == 2
+        assert katago.terminate_all() == 2 and katago.in_flight() == 0
+        for pending in (first, second):
+            with pytest.raises(KataGoTerminated):
+                pending.result(timeout=60)  # at once: KataGo never answers
+        assert katago.alive() and katago.terminate_all() == 0
+        later = katago.submit([], max_visits=1)
+        assert katago.in_flight() == 1 and not later.done.is_set()
+
+
 def test_a_katago_that_stops_reading_never_blocks_the_caller(fake):
     with KataGo(fake("deaf"), timeout=60) as katago:
         sent = []

@@ -210,8 +210,9 @@ def lookup_of(book):
 
 
 def _expected_corner(corner_count, board, corner):
-    moves, tenuki = expected(corner_count, board, board.to_move, corner_build.PRUNE)[corner]
-    return moves, tenuki
+    """({points: games}, tenuki games, the corner's games) of the independent count."""
+    moves, (_, tenuki), games = expected(corner_count, board, board.to_move, corner_build.PRUNE)[corner]
+    return {points: in_games for points, (_, _, in_games) in moves.items()}, tenuki, games
 
 
 def test_quiz_answers_equal_the_independent_corner_count(real, corner_count):
@@ -223,15 +224,14 @@ def test_quiz_answers_equal_the_independent_corner_count(real, corner_count):
         line = practice.pick_line(lookup, 19, random.Random(seed), min_games=3)
         assert line is not None
         board = line.board()
-        moves, tenuki = _expected_corner(corner_count, board, line.corner)
+        moves, tenuki, corner_games = _expected_corner(corner_count, board, line.corner)
         in_corner = [p for p in base.board_points(19) if corners.corner_of_point(p, 19) == line.corner
                      and board.legal_reason(board.to_move, p) is None]
         for point in {*(p for points in list(moves)[:3] for p in points), rng.choice(in_corner)}:
             answer = practice.answer_quiz(lookup, line, point)
-            games = next((played for points, (played, _) in moves.items() if point in points), 0)
-            assert (answer.games, answer.total, answer.tenuki) == (
-                games, sum(played for played, _ in moves.values()), tenuki), (seed, point)
-            assert [m.games for m in answer.best] == sorted((p for p, _ in moves.values()), reverse=True)[:3]
+            games = next((in_games for points, in_games in moves.items() if point in points), 0)
+            assert (answer.games, answer.total, answer.tenuki) == (games, corner_games, tenuki), (seed, point)
+            assert [m.games for m in answer.best] == sorted(moves.values(), reverse=True)[:3]
             answered += 1
     assert answered > 60
 
@@ -246,25 +246,25 @@ def test_quiz_lines_are_continuations_of_min_games(real, corner_count):
         board = Board(19)
         for point in line.moves:
             assert corners.corner_of_point(point, 19) == line.corner
-            moves, _ = _expected_corner(corner_count, board, line.corner)
-            assert any(point in points and played >= min_games for points, (played, _) in moves.items())
+            moves = _expected_corner(corner_count, board, line.corner)[0]
+            assert any(point in points and played >= min_games for points, played in moves.items())
             board.play(board.to_move, point)
-        moves, _ = _expected_corner(corner_count, board, line.corner)  # the question has an answer
-        assert any(played >= min_games for played, _ in moves.values())
+        moves = _expected_corner(corner_count, board, line.corner)[0]  # the question has an answer
+        assert any(played >= min_games for played in moves.values())
         assert len(line.moves) <= practice.MAX_DEPTH
         # continuing with the most played answer: that answer, then a continuation of min_games
-        best = max(moves.items(), key=lambda item: item[1][0])[0]
+        best = max(moves.items(), key=lambda item: item[1])[0]
         point = min(p for p in best if board.legal_reason(board.to_move, p) is None)
         after = practice.continue_line(lookup, line, point, min_games, random.Random(seed))
         board.play(board.to_move, point)
-        replies, _ = _expected_corner(corner_count, board, line.corner)
+        replies = _expected_corner(corner_count, board, line.corner)[0]
         leading = []  # the replies of min_games after which an answer of min_games follows
-        for points, (played, _) in replies.items():
+        for points, played in replies.items():
             for reply in points:
                 if played >= min_games and board.legal_reason(board.to_move, reply) is None:
                     then = board.copy()
                     then.play(then.to_move, reply)
-                    if any(n >= min_games for n, _ in _expected_corner(corner_count, then, line.corner)[0].values()):
+                    if any(n >= min_games for n in _expected_corner(corner_count, then, line.corner)[0].values()):
                         leading.append(reply)
         assert (after is not None) == bool(leading), (seed, line, point)
         if after is not None:
@@ -278,7 +278,7 @@ def test_quiz_lines_are_drawn_in_proportion_to_games(real, corner_count):
     lookup = lookup_of(book)
     first: dict[frozenset, int] = {}
     draws = 600
-    moves, _ = _expected_corner(corner_count, Board(19), 0)  # the empty corner's moves, counted once
+    moves = _expected_corner(corner_count, Board(19), 0)[0]  # the empty corner's moves, each game once
     for seed in range(draws):
         line = practice.pick_line(lookup, 19, random.Random(seed), min_games=10, depth=1, corner=0)
         if not line.moves:  # a rare first move with no answer of 10 games: the question went back before it
@@ -286,7 +286,7 @@ def test_quiz_lines_are_drawn_in_proportion_to_games(real, corner_count):
         point = line.moves[0]
         key = next(points for points in moves if point in points)
         first[key] = first.get(key, 0) + 1
-    eligible = {points: played for points, (played, _) in moves.items() if played >= 10}
+    eligible = {points: played for points, played in moves.items() if played >= 10}
     total = sum(eligible.values())
     for points, played in sorted(eligible.items(), key=lambda item: -item[1])[:2]:
         share = played / total

@@ -92,7 +92,8 @@ def test_a_client_over_its_budget_is_busy_another_is_served_and_the_statistics_a
     assert over["ai"]["status"] == "busy" and over["ai"]["reason"].startswith("AI busy: 3 new positions")
     assert "\n" not in over["ai"]["reason"]
     assert over["total"] > 0 and over["next"]  # the human statistics as before
-    assert ok(greedy, urls[0])["ai"]["status"] == "pending"  # a poll of a queued position is free
+    assert ok(greedy, urls[2])["ai"]["status"] == "pending"  # a poll of a queued position is free
+    # (urls[0]'s job was dropped: the client's two newest views are urls[2] and urls[3])
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
     assert ok(other, urls[3])["ai"]["status"] == "pending"
@@ -101,10 +102,12 @@ def test_a_client_over_its_budget_is_busy_another_is_served_and_the_statistics_a
 
 def test_a_full_queue_or_a_full_cache_is_busy(make_app, fake, tmp_path):
     app = make_app(fake("hang"), queue=2)
-    client = app.test_client()
-    assert [ok(client, f"/api/position?moves={m}")["ai"]["status"] for m in ("pd", "qd", "pd,dp")] == [
-        "pending", "pending", "busy"]
-    assert "2 positions are waiting" in ok(client, "/api/position?moves=pd,dp")["ai"]["reason"]
+    clients = [app.test_client() for _ in range(3)]  # three visitors: one keeps only its newest two views
+    for n, client in enumerate(clients):
+        client.environ_base["REMOTE_ADDR"] = f"10.0.0.{n + 1}"
+    assert [ok(client, f"/api/position?moves={m}")["ai"]["status"]
+            for client, m in zip(clients, ("pd", "qd", "pd,dp"))] == ["pending", "pending", "busy"]
+    assert "2 positions are waiting" in ok(clients[2], "/api/position?moves=pd,dp")["ai"]["reason"]
     put_values(app, "qd", {"dp": (0.5, 0.3, 0.0)})  # the cache file holds one position
     full = make_app(fake("hang"), cache_rows=1).test_client()
     answer = ok(full, "/api/position?moves=pd")
@@ -580,3 +583,85 @@ def test_each_server_process_gets_trust_proxy(book_path):
             assert app.config["FUSEKI_TRUST_PROXY"] is trust
         finally:
             app.extensions["fuseki_book"].close()
+
+
+# --- issue 57: KataGo's queue drops the positions a visitor has left ---
+
+WALK = ["pd", "dp", "pq", "dd", "fq", "hq", "cn", "qf", "jj", "cf"]  # ten clicks, each a legal move
+
+
+def walk_key(clicks: int) -> tuple:
+    """The key of the values job of the position after the walk's first ``clicks`` moves."""
+    board = board_after_moves(WALK[:clicks], 19)
+    return ("values", min(board.symmetric_keys(board.to_move)))
+
+
+def walk_url(clicks: int) -> str:
+    return f"/api/position?moves={','.join(WALK[:clicks])}"
+
+
+def until(check, deadline=120.0):
+    """Wait until ``check()`` holds; fails after ``deadline`` s (generous: the machine may be loaded)."""
+    end = time.monotonic() + deadline
+    while not check():
+        assert time.monotonic() < end, f"not so after {deadline:g} s"
+        time.sleep(0.02)
+
+
+def test_a_walk_of_clicks_leaves_katago_only_the_newest_two_positions_of_each_visitor(make_app, fake):
+    """Ten clicks: after each, the queue holds the jobs of the visitor's two newest positions
+    only, the older ones dropped and the one KataGo was searching terminated; another
+    visitor's view of a position keeps its job."""
+    app = make_app(fake("hang"), client_rate=100)  # KataGo takes each query and never answers
+    service = app.extensions["fuseki_ai"]
+    walker, other = app.test_client(), app.test_client()
+    walker.environ_base["REMOTE_ADDR"] = "10.0.0.1"
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.2"
+    assert ok(walker, walk_url(1))["ai"]["status"] == "pending"
+    # KataGo searches the first position (its query sent): the walk will leave it under way
+    until(lambda: service._katago is not None and service._katago.in_flight() == 1)
+    for clicks in range(2, len(WALK) + 1):
+        assert ok(walker, walk_url(clicks))["ai"]["status"] == "pending"
+        if clicks == 2:
+            assert ok(other, walk_url(2))["ai"]["status"] == "pending"  # another visitor looks at it too
+        kept = {walk_key(clicks - 1), walk_key(clicks), walk_key(2)}
+        assert set(service.queue.keys()) <= kept, clicks
+        assert walk_key(clicks) in service.queue.keys()
+    assert walk_key(2) in service.queue.keys()  # the other visitor still looks at it
+    assert service.terminated_queries >= 1  # the first position's search, left under way
+    # the positions left: the first terminated, 3 to 8 dropped or terminated (each at most once)
+    assert 1 <= service.dropped_jobs <= 6 and service.dropped_jobs + service.terminated_queries <= 7
+    assert ok(walker, walk_url(len(WALK)))["ai"]["status"] == "pending"  # a poll of the newest: still asked
+    assert ok(walker, walk_url(len(WALK) - 1))["ai"]["status"] == "pending"  # going back one: still queued
+    assert set(service.queue.keys()) <= {walk_key(len(WALK) - 1), walk_key(len(WALK)), walk_key(2)}
+
+
+WALK_VISITS = 4  # a search of seconds on a loaded CPU (a click: milliseconds): the walk leaves the first under way
+
+
+@pytest.mark.slow
+def test_the_real_katago_searches_only_the_newest_positions_after_a_walk_of_clicks(make_app):
+    """The real KataGo: the first position's search, left two clicks later, is terminated and
+    not stored; each position of the walk is searched and stored, dropped, or terminated, and
+    once the newest is ready nothing else waits.  Generous deadlines, no timing asserted."""
+    from fuseki.book.analysis.katago import network_name
+
+    command = real_katago_command()
+    app = make_app(command, visits=WALK_VISITS, client_rate=100)
+    service = app.extensions["fuseki_ai"]
+    walker = app.test_client()
+    assert ok(walker, walk_url(1))["ai"]["status"] == "pending"
+    until(lambda: service._katago is not None and service._katago.in_flight() == 1, deadline=900.0)  # its start
+    for clicks in range(2, len(WALK) + 1):
+        ok(walker, walk_url(clicks))
+        assert set(service.queue.keys()) <= {walk_key(clicks - 1), walk_key(clicks)}, clicks
+    assert service.terminated_queries >= 1
+    ready = poll(walker, walk_url(len(WALK)), lambda a: a["ai"]["status"] != "pending", deadline=900.0)
+    assert ready["ai"]["status"] == "ready", ready["ai"]
+    until(lambda: len(service.queue) == 0, deadline=900.0)  # the position before it, then nothing
+    network = network_name(command)
+    rows = {n: stored(app, ",".join(WALK[:n]), network=network, visits=WALK_VISITS) for n in range(1, len(WALK) + 1)}
+    searched = [n for n, row in rows.items() if row is not None]
+    assert rows[1] is None and len(WALK) in searched  # the search cut short was not stored
+    assert len(searched) + service.dropped_jobs + service.terminated_queries == len(WALK)  # each once
+    assert all(row.visits >= WALK_VISITS for row in rows.values() if row is not None)  # whole searches only

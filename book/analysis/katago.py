@@ -27,6 +27,9 @@ move, a bad field): the client stays usable after it, and after a time-out.  A c
 exit, or output that is not JSON makes the client ``broken``: every later call raises at once.
 An exit says which: KataGo killed by a signal (``kill -9``, the OOM killer) or exiting after
 its start "died"; only an exit before it was ready points at the -model and -config paths.
+``terminate_all()`` gives up on every query in flight: KataGo is told to stop them (its
+``terminate`` action) and their waiters get ``KataGoTerminated`` at once, whatever KataGo
+answers later (a search cut short is no answer at the visits asked).
 
 Only the standard library: vertices here are KataGo's strings (``"Q16"``, ``"pass"``); the
 callers convert them with the engine core's coordinates.
@@ -91,6 +94,10 @@ class KataGoQueryError(KataGoError):
 
 class KataGoTimeout(KataGoError):
     """No answer in the time allowed."""
+
+
+class KataGoTerminated(KataGoError):
+    """The query was terminated by its caller (``KataGo.terminate_all``): no answer is kept."""
 
 
 # --- the values ---------------------------------------------------------------------------------
@@ -393,6 +400,21 @@ class KataGo:
     def _forget(self, query_id: str) -> None:
         with self._lock:
             self._pending.pop(query_id, None)
+
+    def in_flight(self) -> int:
+        """Queries sent and not yet answered (actions not counted)."""
+        with self._lock:
+            return sum("action" not in p.query for p in self._pending.values())
+
+    def terminate_all(self) -> int:
+        """Give up on every query in flight (not the actions): KataGo is told to terminate each,
+        and each waiter gets ``KataGoTerminated`` at once (see the module docstring); how many."""
+        with self._lock:
+            queries = [p for p in self._pending.values() if "action" not in p.query]
+        for pending in queries:
+            self._give_up_on(pending.query["id"])
+            pending._finish(KataGoTerminated(f"query {pending.query['id']!r} terminated by its caller"))
+        return len(queries)
 
     def _give_up_on(self, query_id: str) -> None:
         """Forget a timed-out query and ask KataGo to stop working on it (best effort)."""

@@ -166,13 +166,13 @@ def percent(share: float) -> str:
 
 
 def move_line(node: Node, tree: Tree) -> str:
-    """``Black Q16 or its 3 symmetric points: 5405 games, Black won 52.1%`` (a corner move: played N times)."""
+    """``Black Q16 or its 3 symmetric points: 5405 games, Black won 52.1%`` (a corner move: the
+    games that played it in a corner like this one, ``corners.CornerMove.games``)."""
     vertex = base.point_to_vertex(node.point, tree.size)
     others = len(node.points) - 1
     orbit = f" or its {others} symmetric point{'s' if others > 1 else ''}" if others > 0 else ""
-    count = f"played {node.games} times" if tree.corner else plural(node.games, "game")
     who = COLOR_NAME[node.color]
-    return f"{who} {vertex}{orbit}: {count}, {who} won {percent(node.winrate)}"
+    return f"{who} {vertex}{orbit}: {plural(node.games, 'game')}, {who} won {percent(node.winrate)}"
 
 
 def ai_line(node: Node) -> str | None:

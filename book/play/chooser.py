@@ -25,7 +25,7 @@ deep enough to be shown as KataGo's (``AiLine.deep``, ``deep_figures``); with ``
 says once per rules and komi when a position has values for the settings' ``ai_rules`` and
 ``ai_komi`` but none for the game's (a game at the engine's default komi 7.5, no ``komi`` sent,
 on the built-in book's 6.5 values).  ``corner_candidates`` keeps the corner book's counts within
-the book's games (``within_games``).
+the book's games (``within_games``: an older corner book counts times, not games).
 
 A book move stands for its orbit under the position's own symmetry
 (``MoveStat.points``); one of the orbit's legal points is drawn with the
@@ -255,7 +255,7 @@ class BookChooser(Chooser):
         found = self.corner_moves(board, color)
         if found is None:
             return None
-        return candidates(within_games(found, self.games_of_size(board.size)), board, color)
+        return candidates(within_games(found, lambda: self.games_of_size(board.size)), board, color)
 
     def games_of_size(self, size: int) -> int | None:
         """The book's games of boards of ``size`` (None without a book); kept while the book's
@@ -268,7 +268,7 @@ class BookChooser(Chooser):
             self._games = (book, version, {})
         known = self._games[2]
         if size not in known:
-            known[size] = _games_of_size(book, size)
+            known[size] = games_in_book(book, size)
         return known[size]
 
     # --- KataGo's stored values: read, never asked (see the module docstring) ---
@@ -514,35 +514,50 @@ def deep_figures(value) -> bool:
     return min(value.visits, value.position_visits) >= MARK_VISITS
 
 
-def within_games(found: list, games: int | None) -> list:
-    """The corner book's ``CornerMoves`` with their counts kept within the book's ``games``: a
-    corner's continuations are counted over every corner of every game (the empty corner's 4-4
-    point once in each corner a game plays it, up to four times a game: 730,043 times in the
-    built-in book's 369,210 games), so where a corner's count (its continuations and tenuki,
-    ``total``) is above ``games``, each continuation's times played and wins are scaled by
-    ``games / total`` (the shares stay, to rounding, and the win rates exactly: the wins scaled
-    are not whole; at least 1).  ``found`` as is when ``games`` is None."""
-    if not games:
-        return found
+def within_games(found: list, games) -> list:
+    """The corner book's ``CornerMoves`` with each continuation's ``games`` a number of games.
+
+    A corner book counts games (``corners.counts_games``): ``found`` as it is.  An older one (the
+    built-in book's) has only the times a continuation was played, over every corner of every
+    game (the empty corner's 4-4 point once in each corner a game plays it, up to four times a
+    game: 730,043 times in the built-in book's 369,210 games); there, where a corner's count (its
+    continuations and tenuki, ``total``) is above the book's ``games``, each continuation's games
+    (and the tenuki's) are its times scaled by ``games / total``, at least 1: an estimate, the
+    shares kept to rounding, the win rates (wins of the times) exactly, and the corner's games are
+    ``min(total, games)``.  ``games``: a callable giving the book's games of the board's size
+    (asked only for an older corner book; None from it: ``found`` as is).  The one place both the
+    engine's analysis commands and the web page take a corner's games from."""
     from dataclasses import replace
 
+    if all(corner.games is not None for corner in found):
+        return found
+    book_games = games()
+    if not book_games:
+        return found
     scaled = []
     for corner in found:
         total = corner.total
-        if total <= games:
+        if corner.games is not None:
             scaled.append(corner)
-            continue
-        moves = []
-        for m in corner.moves:
-            played = max(1, round(m.games * games / total))
-            moves.append(replace(m, games=played, wins=played * m.winrate))  # the win rate as it was
-        scaled.append(replace(corner, moves=sorted(moves, key=lambda m: (-m.games, m.point)),
-                              tenuki=round(corner.tenuki * games / total),
-                              tenuki_wins=corner.tenuki_wins * games / total))
+        elif total <= book_games:
+            scaled.append(replace(corner, games=total, tenuki_games=corner.tenuki))
+        else:
+            moves = [replace(m, games=max(1, round(m.times * book_games / total))) for m in corner.moves]
+            scaled.append(replace(corner, moves=sorted(moves, key=lambda m: (-m.games, m.point)), games=book_games,
+                                  tenuki_games=round(corner.tenuki * book_games / total)))
     return scaled
 
 
-def _games_of_size(book, size: int) -> int:
+def book_corners(book, board, color: int) -> list | None:
+    """``corners.of_book`` with its counts as games (``within_games``; the book's games counted
+    only for an older corner book): what the web page, ``fuseki corners`` and the shell show."""
+    from fuseki.book.analysis.patterns import corners
+
+    found = corners.of_book(book, board, color)
+    return None if found is None else within_games(found, lambda: games_in_book(book, board.size))
+
+
+def games_in_book(book, size: int) -> int:
     """Games of boards of ``size`` in ``book`` (a statistics book's recorded figures)."""
     info = book.statistics
     if info is not None:

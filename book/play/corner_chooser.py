@@ -30,13 +30,15 @@ from fuseki.engine.players.chooser import eligible
 class Tenuki:
     """Leaving the corner of the last move, as an entry the policy can order beside its moves."""
 
-    games: int
-    wins: int
+    games: int   # the games that left the corner here (the policy weighs it against the moves' games)
+    wins: int    # of the ``times``, those whose player won
     point: int = -1
+    times: int = 0  # times players left a corner like it (0: as ``games``)
 
     @property
     def winrate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+        played = self.times or self.games
+        return self.wins / played if played else 0.0
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,9 @@ def pick_corner(found: Sequence, board, color: int, policy: str = "best", min_ga
     here = next((c for c in found if c.corner == last), None)
     if here is not None:
         entries = list(eligible(here.moves, min_games))
-        if here.tenuki >= min_games:
-            entries.append(Tenuki(here.tenuki, here.tenuki_wins))
+        tenuki_games = here.tenuki if here.tenuki_games is None else here.tenuki_games
+        if tenuki_games >= min_games:
+            entries.append(Tenuki(tenuki_games, here.tenuki_wins, times=here.tenuki))
         for entry in policy_order(entries, policy, temperature, rng):
             if isinstance(entry, Tenuki):
                 break

@@ -156,9 +156,10 @@ class QuizAnswer:
     point: int
     corner: int
     colour: int
-    games: int
-    total: int           # the games of the corner's moves (tenuki not among them)
-    tenuki: int
+    games: int           # the games that played it in a corner like this one
+    total: int           # the games with a corner like this one and a continuation, tenuki included
+                         # (an older corner book, which counts times only: the times of its moves)
+    tenuki: int          # the games that left such a corner here (an older corner book: times)
     best: tuple          # the most played continuations (``CornerMove``), at most BEST
 
     @property
@@ -242,8 +243,15 @@ def answer_quiz(lookup: Lookup, line: QuizLine, point: int) -> QuizAnswer:
     moves = here.moves if here is not None else []
     games = next((m.games for m in moves if point in m.points), 0)
     best = tuple(moves[:BEST])
-    return QuizAnswer(point, line.corner, board.to_move, games, sum(m.games for m in moves),
-                      here.tenuki if here else 0, best)
+    # a game may play two of the moves in two corners like this one (the empty corner): the sum
+    # of the moves' games is no number of games, the corner's own count is
+    if here is None:
+        total, tenuki = 0, 0
+    elif here.games is None:
+        total, tenuki = sum(m.games for m in moves), here.tenuki
+    else:
+        total, tenuki = here.games, here.tenuki_games
+    return QuizAnswer(point, line.corner, board.to_move, games, total, tenuki, best)
 
 
 def continue_line(lookup: Lookup, line: QuizLine, point: int, min_games: int,

@@ -67,9 +67,11 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
         marked[last_point] = "#" if board.color_at(last_point) == BLACK else "@"  # the last move
     lines = board.diagram(marked, (x0, y0, x1, y1))
     if ai_values is not None and corner.moves:
-        lines.append(f"{'':4}{'move':<6}{'played':>7}  {'win %':>6} {ai_text.AI_HEAD}")
+        lines.append(f"{'':4}{'move':<6}{'games':>7}  {'win %':>6} {ai_text.AI_HEAD}")
     listed = corner.moves[:CORNER_ROWS]
-    notes = ai_text.ai_notes([m.games for m in listed], corner.total, ai_values[:len(listed)]) \
+    # a move's share of the games with this corner (an older corner book, times only: of its times)
+    games = corner.total if corner.games is None else corner.games
+    notes = ai_text.ai_notes([m.games for m in listed], games, ai_values[:len(listed)]) \
         if ai_values is not None else []
     for index, move in enumerate(listed):
         vertex = base.point_to_vertex(move.point, size)
@@ -80,7 +82,7 @@ def corner_lines(board, corner, last_point: int | None = None, ai_values: list |
         lines.append(line)
     if len(corner.moves) > CORNER_ROWS:
         rest = corner.moves[CORNER_ROWS:]
-        lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} times played")
+        lines.append(f"    ... {len(rest)} more moves, {sum(m.times or m.games for m in rest)} times played")
     lines.append(f"tenuki {corner.tenuki}")
     return lines
 
@@ -129,7 +131,8 @@ def corner_ai(args, board, color: int, found, book=None, ask_unless_none: bool =
 
 
 def run_corners(args) -> int:
-    from fuseki.book.analysis.patterns import corner_build, corners
+    from fuseki.book.analysis.patterns import corner_build
+    from fuseki.book.play.chooser import book_corners
     from fuseki.book.storage.connect import BookError
     from fuseki.book.storage.store import Book
 
@@ -144,7 +147,7 @@ def run_corners(args) -> int:
         corner_build.update(book)
         if args.build_only:
             return 0
-        found = corners.of_book(book, board, color)
+        found = book_corners(book, board, color)  # games, as the page and the engine show them
         if found is None:
             print(f"fuseki corners: {location} has no corner book", file=sys.stderr)
             return 1

@@ -242,11 +242,11 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
     def do_corners(self, arg: str) -> None:
         """corners: what strong players played next in each corner of the board (the corner book,
         which the engine plays once the whole board is out of book), the last move's corner first."""
-        from fuseki.book.analysis.patterns import corners
+        from fuseki.book.play.chooser import book_corners
         from fuseki.book.ui.corners_cli import corners_text
 
         self._no_arguments("corners", arg)
-        found = corners.of_book(self.book, self.board, self.board.to_move)
+        found = book_corners(self.book, self.board, self.board.to_move)  # games, as the page shows them
         if found is None:
             raise ShellError("this book has no corner book: fuseki corners --book BOOK builds it")
         if not found:

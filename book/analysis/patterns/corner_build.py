@@ -4,11 +4,18 @@
 corner book was built, rebuilds the table ``corner_moves`` from every indexed game: a numba
 kernel replays each game's events (captures already resolved), keeps the hashes of the four
 corners incrementally (2 readings x 2 points of view a corner), and sees one record per corner
-move and per tenuki.  A first walk marks each record in a bit filter, a second counts exactly,
-in a hash table, only the records the filter saw twice (``records``): continuations played
-fewer than ``prune`` times are dropped (a corner move of one game is noise, and they are most
-of the records), so they never cost more than their filter bits.  The meta rows say what the
-table was built from and how.
+move and per tenuki, and with each one record of its corner's key alone (move ``corners.ALL``).
+Each record is counted twice over: ``played``, every time it was seen (a corner shape occurs in
+several corners of one game: the empty corner up to four times), and ``games``, the distinct
+games it was seen in (a per-game set of the records already counted), never more than the
+book's games; ``wins`` are the times its player won.  A key's own row is kept only where it
+says what its continuations do not (``needed_rows``: on the Tygem month 15,278 of them beside
+44,394 continuations, 124 bytes a game against 84 before the games were counted).  A first
+walk marks each record in a bit filter, a second counts exactly, in a hash table, only the
+records the filter saw twice (``records``): continuations played fewer than ``prune`` times
+are dropped (a corner move of one game is noise, and they are most of the records), so they
+never cost more than their filter bits.  The meta rows say what the table was built from and
+how.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ FILTER_BITS = 4  # bits of each seen/twice filter per bounded record (4: ~9% of 
 THROUGH = "corner_moves_through"
 SETTINGS = "corner_moves_settings"
 
+ALL = corners.ALL  # the move of a key's own record: every continuation of the key, tenuki included
 MARK, TALLY = 0, 1  # what ``walk`` does with each record
 # A part's progress: where its MARK walk ends and where its rows start being written (the caller
 # writes them before asking for the next part).  The TALLY walk counts into hash tables, the
@@ -41,7 +49,9 @@ MARK, TALLY = 0, 1  # what ``walk`` does with each record
 # here (2 cores), 2 s, then about 4 and 1 on 16; a progress that gave each walk half a part
 # spent its last half on three quarters of the time.
 MARK_SHARE, WRITE_FROM = 0.35, 0.9
-KEY, MOVE, PLAYED, WINS = 0, 1, 2, 3  # the tally table's columns (one slot: 32 bytes, about one cache line)
+KEY, MOVE, PLAYED, WINS, GAMES = 0, 1, 2, 3, 4  # the tally table's columns (one slot: 40 bytes)
+COLUMNS = 5
+GAME_SLOTS = 1024  # the per-game set of records counted: a power of two above 4 records a move x DEPTH
 
 
 @njit(cache=True, nogil=True)
@@ -85,7 +95,7 @@ def _slot(key, move, mask):
 def _grown(table):
     """The tally's table at twice its size, its entries placed again."""
     cap = 2 * len(table)
-    grown = np.zeros((cap, 4), dtype=np.uint64)
+    grown = np.zeros((cap, COLUMNS), dtype=np.uint64)
     for i in range(len(table)):
         if table[i, PLAYED]:
             s = _slot(table[i, KEY], np.int64(table[i, MOVE]), np.uint64(cap - 1))
@@ -96,14 +106,30 @@ def _grown(table):
 
 
 @njit(cache=True, nogil=True)
+def _first_in_game(seen_keys, seen_moves, stamps, stamp, key, move):
+    """True the first time the game ``stamp`` counts the record (key, move): it is added to the
+    game's set (open addressing; a slot of another game's stamp is empty)."""
+    mask = np.uint64(len(stamps) - 1)
+    s = _slot(key, move, mask)
+    while stamps[s] == stamp:
+        if seen_keys[s] == key and seen_moves[s] == move:
+            return False
+        s = (s + 1) & (len(stamps) - 1)
+    stamps[s], seen_keys[s], seen_moves[s] = stamp, key, move
+    return True
+
+
+@njit(cache=True, nogil=True)
 def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, depth, bits_left, part,
          mode, filters, table):
     """Replay the games ``chosen`` and, for each corner move and each tenuki (a move that leaves
-    the corner last played in) whose key's top 6 bits shifted right by ``bits_left`` equal ``part``:
+    the corner last played in) whose key's top 6 bits shifted right by ``bits_left`` equal
+    ``part``, for its record (key, move) and its key's record (key, ``corners.ALL``):
 
     - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``, twice);
-    - ``TALLY``: count it (played, wins) in ``table`` when its twice bit is set (every record
-      played twice or more has it; no filters: every record), the table grown at three quarters full.
+    - ``TALLY``: count it (played, wins, and games: once a game) in ``table`` when its twice bit
+      is set (every record played twice or more has it; no filters: every record), the table
+      grown at three quarters full.
 
     Returns (records walked, the table, its entries or in ``MARK`` the twice bits set)."""
     n = 0
@@ -112,6 +138,12 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
     bits_mask = np.uint64(len(filters) * 64 - 1)
     h = np.zeros((4, 2, 2), dtype=np.uint64)
     colour = np.zeros(npoints, dtype=np.int64)
+    slots = GAME_SLOTS
+    while slots < 8 * depth:  # at most 4 records a move: the set stays at most half full
+        slots *= 2
+    seen_keys = np.zeros(slots, dtype=np.uint64)
+    seen_moves = np.zeros(slots, dtype=np.int64)
+    stamps = np.full(slots, -1, dtype=np.int64)
     for g in chosen:
         h[:] = 0
         colour[:] = 0
@@ -133,13 +165,15 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
                 break
             c = corner_of[p] if p > 0 else -1
             won = np.uint64(1 if winners[g] == kind else 0)
-            for step in range(2):  # the corner left (a tenuki there), then the corner played in
-                if step == 0 and not (previous >= 0 and previous != c):
+            for step in range(4):  # the corner left (a tenuki there), then the corner played in; each then its key
+                if step < 2 and not (previous >= 0 and previous != c):
                     continue
-                if step == 1 and c < 0:
+                if step >= 2 and c < 0:
                     continue
-                key, move = _reading(h, local, size_key, previous if step == 0 else c, kind,
-                                     -1 if step == 0 else p)
+                key, move = _reading(h, local, size_key, previous if step < 2 else c, kind,
+                                     -1 if step < 2 else p)
+                if step & 1:
+                    move = ALL
                 if np.int64(key >> np.uint64(58)) >> bits_left != part:
                     continue
                 n += 1
@@ -166,6 +200,8 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
                     used += 1
                 table[s, PLAYED] += np.uint64(1)
                 table[s, WINS] += won
+                if _first_in_game(seen_keys, seen_moves, stamps, np.int64(g), key, np.int64(move)):
+                    table[s, GAMES] += np.uint64(1)
             if c >= 0:
                 colour[p] = kind
                 _toggle(h, corner_of, local, zkeys, kind, p)
@@ -175,7 +211,8 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
 
 @njit(cache=True)
 def _bound(offsets, events, chosen, depth):
-    """At most how many records ``walk`` sees in the games ``chosen``: two a move within ``depth``."""
+    """At most how many records ``walk`` sees in the games ``chosen``: four a move within ``depth``
+    (a tenuki and a corner move, each with its key's record)."""
     total = 0
     for g in chosen:
         moves = 0
@@ -184,7 +221,7 @@ def _bound(offsets, events, chosen, depth):
                 moves += 1
                 if moves == depth:
                     break
-        total += 2 * moves
+        total += 4 * moves
     return total
 
 
@@ -224,6 +261,7 @@ def _merged(table, other):
             used += 1
         table[s, PLAYED] += other[i, PLAYED]
         table[s, WINS] += other[i, WINS]
+        table[s, GAMES] += other[i, GAMES]  # the threads' shares of the games are disjoint
     return table
 
 
@@ -235,7 +273,7 @@ def _threaded(args, shares, bits_left, part, mode, filters, cap):
 
     def one(i):
         return walk(*args[:2], shares[i], *args[3:], bits_left, part, mode, own[i],
-                    np.zeros((1 if mode == MARK else cap, 4), dtype=np.uint64))
+                    np.zeros((1 if mode == MARK else cap, COLUMNS), dtype=np.uint64))
 
     with ThreadPoolExecutor(len(shares)) as pool:
         done = list(pool.map(one, range(len(shares))))
@@ -253,7 +291,7 @@ def _threaded(args, shares, bits_left, part, mode, filters, cap):
 def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, prune: int = PRUNE,
             progress=None):
     """Yield the distinct (key, move) records of the games ``chosen`` played at least ``prune``
-    times, as arrays (keys unsigned, moves, played, wins) in the order of the keys as signed
+    times, as arrays (keys unsigned, moves, played, wins, games) in the order of the keys as signed
     64-bit numbers (how the table stores them), then of the moves; one slice of keys at a time.
 
     Each slice is walked twice: first every record sets its bit in a ``seen`` filter (a bit
@@ -295,33 +333,86 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
         table = table[table[:, PLAYED] >= max(prune, 1)]
         keys, moves = table[:, KEY], table[:, MOVE].astype(np.int64)
         rank = np.lexsort((moves, keys.view(np.int64)))
+        rank = rank[needed_rows(keys[rank], moves[rank], table[rank, PLAYED], table[rank, GAMES])]
         if steps is not None:
             steps.update(int(len(chosen) * (number + WRITE_FROM) / parts))
-        yield keys[rank], moves[rank], table[rank, PLAYED].astype(np.int64), table[rank, WINS].astype(np.int64)
+        yield (keys[rank], moves[rank], table[rank, PLAYED].astype(np.int64), table[rank, WINS].astype(np.int64),
+               table[rank, GAMES].astype(np.int64))
         if steps is not None:
             steps.update(len(chosen) * (number + 1) // parts)
     if steps is not None:
         steps.close()
 
 
+def needed_rows(keys, moves, played, games) -> np.ndarray:
+    """Which rows to keep of a key-ordered table whose every key has its own row (``ALL``, the
+    least move: the first of its key): every continuation, and a key's own row only where it
+    says something its continuations do not (``corners.lookup`` then takes the corner's games
+    as its ``total``): beside a continuation kept, and with its games not its times (the key
+    seen twice in a game) or its times not the sum of the continuations kept (some pruned).
+    Most keys seen twice have no continuation played twice, and many kept are seen once a game
+    with nothing pruned: on the Tygem month 44,394 continuations need 15,278 such rows (every
+    key's: 113,149 more; beside a continuation kept: 30,684)."""
+    keys = np.asarray(keys).view(np.int64)
+    moves, played, games = np.asarray(moves), np.asarray(played).astype(np.int64), np.asarray(games).astype(np.int64)
+    if not len(keys):
+        return np.zeros(0, dtype=bool)
+    starts = np.ones(len(keys), dtype=bool)
+    starts[1:] = keys[1:] != keys[:-1]
+    group = np.cumsum(starts) - 1
+    own = moves == ALL
+    continued = np.bincount(group, weights=np.where(own, 0, played)).astype(np.int64)
+    rows = np.bincount(group, weights=~own).astype(np.int64)
+    needed = ~own
+    needed[own] = (rows[group[own]] > 0) & ((games[own] != played[own]) | (played[own] != continued[group[own]]))
+    return needed
+
+
 def create_statement(dialect: str) -> str:
     """The corner book's CREATE TABLE for ``dialect`` ("sqlite" or "postgresql")."""
     return (f"CREATE TABLE {corners.TABLE} (key BIGINT NOT NULL, move SMALLINT NOT NULL, "
-            "played INTEGER NOT NULL, wins INTEGER NOT NULL, PRIMARY KEY (key, move))"
+            "played INTEGER NOT NULL, wins INTEGER NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (key, move))"
             + (" WITHOUT ROWID" if dialect == "sqlite" else ""))
 
 
 def copy_into(book, target, least: int) -> int:
     """Copy the book's corner book, continuations played at least ``least`` times, into the
     sqlite3 connection ``target`` (a statistics book being written), in key order; the rows copied."""
-    target.execute(create_statement("sqlite"))
     with book.db.connect() as conn:
-        rows = conn.exec_driver_sql(f"SELECT key, move, played, wins FROM {corners.TABLE} WHERE played >= {int(least)} "
-                                    "ORDER BY key, move").all()
+        counted = corners.counts_games(conn)  # an older corner book has no games: copied as it is
+        columns = "key, move, played, wins" + (", games" if counted else "")
+        rows = [tuple(r) for r in conn.exec_driver_sql(f"SELECT {columns} FROM {corners.TABLE} ORDER BY key, move")]
         _through, settings = built_through(conn)
-    target.executemany(f"INSERT INTO {corners.TABLE} VALUES (?, ?, ?, ?)", [tuple(r) for r in rows])
+    if counted:
+        rows = _pruned_at(rows, least)
+    else:  # an older corner book: its rows as they are, above the threshold
+        rows = [r for r in rows if r[2] >= least]
+    statement = create_statement("sqlite")
+    target.execute(statement if counted else statement.replace(", games INTEGER NOT NULL", ""))
+    target.executemany(f"INSERT INTO {corners.TABLE} VALUES ({', '.join('?' * (5 if counted else 4))})", rows)
     target.execute("INSERT INTO meta (name, value) VALUES (?, ?)", (SETTINGS, f"{settings} least={least}"))
     return len(rows)
+
+
+def _pruned_at(rows: list[tuple], least: int) -> list[tuple]:
+    """Key-ordered rows (key, move, played, wins, games) with the continuations played fewer than
+    ``least`` times left out and each key's own row as ``needed_rows`` keeps it: a key without
+    one had its games equal to its continuations' times, which are summed into one first."""
+    from itertools import groupby
+
+    full = []
+    for key, group in groupby(rows, key=lambda r: r[0]):
+        group = list(group)
+        if group[0][1] != ALL:  # ALL is the least move: the first of its key when there is one
+            times = sum(r[2] for r in group)
+            full.append((key, ALL, times, sum(r[3] for r in group), times))
+        full.extend(group)
+    kept = [r for r in full if r[1] == ALL or r[2] >= least]
+    if not kept:
+        return []
+    keys, moves, played, wins, games = (np.array(column, dtype=np.int64) for column in zip(*kept))
+    mask = needed_rows(keys, moves, played, games)
+    return [r for r, keep in zip(kept, mask) if keep]
 
 
 def built_through(conn) -> tuple[int, str]:
@@ -331,7 +422,9 @@ def built_through(conn) -> tuple[int, str]:
 
 
 def settings_text(depth: int, prune: int) -> str:
-    return f"depth={depth} prune={prune}"
+    """The settings a corner book was built with; ``games``: it counts games (a corner book
+    built before, whose settings lack it, is built again by the next ``update``)."""
+    return f"depth={depth} prune={prune} games"
 
 
 def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> bool:
@@ -357,9 +450,8 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
         rows = 0
         for size, games in indexed:
             chosen = np.arange(len(games.game_ids), dtype=np.int64)
-            for keys, moves, played, wins in records(games.events, games.offsets, chosen, games.winners, size, depth,
-                                                     prune, progress):
-                rows += _write(conn, keys, moves, played, wins)
+            for counted in records(games.events, games.offsets, chosen, games.winners, size, depth, prune, progress):
+                rows += _write(conn, *counted)
         conn.execute(schema.meta.delete().where(schema.meta.c.name.in_((THROUGH, SETTINGS))))
         conn.execute(schema.meta.insert(), [{"name": THROUGH, "value": str(through)},
                                             {"name": SETTINGS, "value": settings_text(depth, prune)}])
@@ -369,26 +461,28 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
     return True
 
 
-def _write(conn, keys, moves, played, wins) -> int:
-    """Insert counted records (keys unsigned) through the driver: multi-row VALUES on SQLite, COPY on PostgreSQL."""
+def _write(conn, keys, moves, played, wins, games) -> int:
+    """Insert counted records (keys unsigned) through the driver: multi-row VALUES on SQLite, COPY
+    on PostgreSQL; the continuations among them (a key's own row is none)."""
     if not len(keys):
         return 0
-    rows = np.empty((len(keys), 4), dtype=np.int64)
+    rows = np.empty((len(keys), 5), dtype=np.int64)
     rows[:, 0] = keys.view(np.int64)
-    rows[:, 1], rows[:, 2], rows[:, 3] = moves, played, wins
+    rows[:, 1], rows[:, 2], rows[:, 3], rows[:, 4] = moves, played, wins, games
     cursor = conn.connection.dbapi_connection.cursor()
     try:
         if conn.dialect.name == "postgresql":
-            pgcopy.copy_in(cursor, corners.TABLE, ["key", "move", "played", "wins"],
-                           [(rows[:, 0], 8), (rows[:, 1], 2), (rows[:, 2], 4), (rows[:, 3], 4)])
+            pgcopy.copy_in(cursor, corners.TABLE, ["key", "move", "played", "wins", "games"],
+                           [(rows[:, 0], 8), (rows[:, 1], 2), (rows[:, 2], 4), (rows[:, 3], 4), (rows[:, 4], 4)])
         else:
             per = 200
             whole = len(rows) // per * per
-            sql = f"INSERT INTO {corners.TABLE} (key, move, played, wins) VALUES "
+            sql = f"INSERT INTO {corners.TABLE} (key, move, played, wins, games) VALUES "
             if whole:
-                cursor.executemany(sql + ",".join(["(?, ?, ?, ?)"] * per), rows[:whole].reshape(-1, 4 * per).tolist())
+                cursor.executemany(sql + ",".join(["(?, ?, ?, ?, ?)"] * per),
+                                   rows[:whole].reshape(-1, 5 * per).tolist())
             if whole < len(rows):
-                cursor.executemany(sql + "(?, ?, ?, ?)", rows[whole:].tolist())
+                cursor.executemany(sql + "(?, ?, ?, ?, ?)", rows[whole:].tolist())
     finally:
         cursor.close()
-    return len(rows)
+    return int((moves != ALL).sum())

@@ -17,12 +17,21 @@ content and answers its continuations:
   indices: the two moves are one), or ``TENUKI`` (-1): the player to move answered
   elsewhere after the opponent had played in this corner.
 
-The table ``corner_moves(key, move, played, wins)`` (``corner_build``) counts, over the
+The table ``corner_moves(key, move, played, wins, games)`` (``corner_build``) counts, over the
 first ``DEPTH`` moves of every game, each move in the corner where it was played (the key
-of that corner before it) and each tenuki from the corner of the previous move; ``wins``
-are the games the player who played it won.  ``lookup`` reads the four corners of a board
-in one statement and maps the moves back onto it.  This module imports no numba: the
-engine's book chooser calls it at ``genmove``.
+of that corner before it) and each tenuki from the corner of the previous move: ``played``,
+the times it was seen, in any corner of any game, ``wins``, the times the player who played
+it won, and ``games``, the distinct games it was seen in.  A corner shape occurs in several
+corners of one game (the empty corner in all four), so ``played`` may exceed the book's games
+and ``games`` never does.  A key's own row (move ``ALL``: every continuation of the key, and
+the games it was seen in, the corner's ``games``) is kept only where those games are not the
+times of its continuations kept (``corner_build.needed_rows``); without it they are.  The
+counts are of the corner's content, whatever the rest of the board: a position of 2 games may
+show a corner move of thousands.  A corner book built before the ``games`` column (the
+built-in book's) has only the times (``counts_games`` False): its ``games`` are then the times
+played, and the book chooser estimates games from them (``chooser.within_games``).
+``lookup`` reads the four corners of a board in one statement and maps the moves back onto it.
+This module imports no numba: the engine's book chooser calls it at ``genmove``.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from fuseki.engine.core.base import BLACK, WHITE
 
 TABLE = "corner_moves"
 TENUKI = -1
+ALL = -2  # the move of a key's own row: every continuation of the key (``CornerMoves.games``)
 MIN_CORNER_BOOK_SIZE = 5  # below this a corner is the whole board: no corner book
 
 
@@ -143,15 +153,17 @@ class CornerMove:
 
     point: int
     points: tuple[int, ...]   # the board points it stands for (two for a corner symmetric about its diagonal)
-    games: int                # times it was played there (one game plays a corner's key once, but for a ko)
-    wins: int                 # of those, the games its player won
+    games: int                # the games that played it in a corner like this one (an older corner book: ``times``)
+    wins: int                 # of the ``times``, those whose player won the game
     corner: int
     move: int = TENUKI        # the stored local move (``lookup`` sets it): one move of the corners sharing a key
+    times: int = 0            # times it was played in such a corner, up to four a game (0: as ``games``)
 
     @property
     def winrate(self) -> float:
-        """The share of its games won by the player who played it."""
-        return self.wins / self.games if self.games else 0.0
+        """The share of the times it was played won by the player who played it."""
+        played = self.times or self.games
+        return self.wins / played if played else 0.0
 
 
 @dataclass(frozen=True)
@@ -163,11 +175,13 @@ class CornerMoves:
     moves: list[CornerMove]   # most played first (ties: point order)
     tenuki: int               # times the player to move played elsewhere instead
     tenuki_wins: int
+    games: int | None = None  # games with a corner like this one and a continuation (None: an older corner book)
+    tenuki_games: int | None = None  # of those, games that left it (None: an older corner book)
 
     @property
     def total(self) -> int:
-        """Every recorded continuation of this corner, tenuki included."""
-        return sum(m.games for m in self.moves) + self.tenuki
+        """Every recorded continuation of this corner, tenuki included: times, not games."""
+        return sum(m.times or m.games for m in self.moves) + self.tenuki
 
 
 def has_table(conn) -> bool:
@@ -177,50 +191,71 @@ def has_table(conn) -> bool:
     return inspect(conn).has_table(TABLE)
 
 
-_KNOWN = weakref.WeakSet()  # engines of books seen with a corner book (a table is never dropped for good)
+def counts_games(conn) -> bool:
+    """True when the book's corner book has the ``games`` column (built since it counts games)."""
+    from sqlalchemy import inspect
+
+    return any(column["name"] == "games" for column in inspect(conn).get_columns(TABLE))
+
+
+# engines of books seen with a corner book -> (the book's version, its table counts games): a
+# table is never dropped for good, and an older one is built again with the games column when
+# games are added (the import: a new version); one built again by ``fuseki corners`` alone is
+# seen by the next process (a look at the columns at every genmove would cost more than it)
+_KNOWN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def of_book(book, board, color: int) -> list[CornerMoves] | None:
     """``lookup`` on an open ``Book`` (any kind: of games, statistics); None when it has no corner book."""
     with book.db.connect() as conn:
-        if book.db not in _KNOWN:
+        known = _KNOWN.get(book.db)
+        if known is None or (not known[1] and known[0] != book.version()):
             if not has_table(conn):
                 return None
-            _KNOWN.add(book.db)
-        return lookup(conn, board, color)
+            known = _KNOWN[book.db] = (book.version(), counts_games(conn))
+        return lookup(conn, board, color, known[1])
 
 
-def lookup(conn, board, color: int) -> list[CornerMoves]:
+def lookup(conn, board, color: int, counted: bool | None = None) -> list[CornerMoves]:
     """The corner book's continuations of each corner of ``board`` with ``color`` to play.
 
     One entry per corner in corner order (corners the book does not know: no moves, no
     tenuki); an empty list on a board without corners.  ``conn``: a connection to a book
-    that has the table (``has_table``).
+    that has the table (``has_table``); ``counted``: whether it has the ``games`` column
+    (None: looked up).
     """
     keys = corner_keys(board, color)
     if not keys:
         return []
+    if counted is None:
+        counted = counts_games(conn)
     signed = sorted({zobrist.to_signed(k.key) for k in keys})
     placeholder = "?" if conn.dialect.name == "sqlite" else "%s"
     cursor = conn.connection.dbapi_connection.cursor()
     try:
-        cursor.execute(f"SELECT key, move, played, wins FROM {TABLE} WHERE key IN "
+        cursor.execute(f"SELECT key, move, played, wins, {'games' if counted else 'played'} FROM {TABLE} WHERE key IN "
                        f"({', '.join([placeholder] * len(signed))})", tuple(signed))
         rows = cursor.fetchall()
     finally:
         cursor.close()
-    by_key: dict[int, list[tuple[int, int, int]]] = {}
-    for key, move, played, wins in rows:
-        by_key.setdefault(zobrist.to_unsigned(int(key)), []).append((int(move), int(played), int(wins)))
+    by_key: dict[int, list[tuple[int, int, int, int]]] = {}
+    for key, move, played, wins, games in rows:
+        by_key.setdefault(zobrist.to_unsigned(int(key)), []).append((int(move), int(played), int(wins), int(games)))
     answer = []
     for found in keys:
         moves, tenuki, tenuki_wins = [], 0, 0
-        for move, played, wins in by_key.get(found.key, ()):
+        key_games, tenuki_games = (None, 0) if counted else (None, None)
+        for move, played, wins, games in by_key.get(found.key, ()):
+            if move == ALL:
+                key_games = games
+                continue
             if move == TENUKI:
-                tenuki, tenuki_wins = played, wins
+                tenuki, tenuki_wins, tenuki_games = played, wins, games if counted else None
                 continue
             points = board_points(found, move, board.size)
-            moves.append(CornerMove(points[0], points, played, wins, found.corner, move))
-        moves.sort(key=lambda m: (-m.games, m.point))
-        answer.append(CornerMoves(found.corner, found.key, moves, tenuki, tenuki_wins))
+            moves.append(CornerMove(points[0], points, games, wins, found.corner, move, played))
+        moves.sort(key=lambda m: (-m.games, -m.times, m.point))
+        if counted and key_games is None:  # no row of its own: seen once a game, nothing pruned
+            key_games = sum(m.times for m in moves) + tenuki
+        answer.append(CornerMoves(found.corner, found.key, moves, tenuki, tenuki_wins, key_games, tenuki_games))
     return answer

@@ -39,6 +39,23 @@ later, is served.  A position already queued is not queued twice.  KataGo missin
 start or breaking makes every position the cache lacks ``{"status": "unavailable", "reason":
 one line}``.
 
+**Positions left.**  A visitor walking through a line (ten clicks in a few seconds) queues a
+position at each click, and KataGo on a CPU takes seconds for each: it went on for over a
+minute on positions nobody looked at any more (issue 57).  So each client address keeps the
+jobs of its ``VIEWS_KEPT`` newest positions only (``AiService.looking_at``, at each request that
+shows KataGo's values: the page's polls of a pending position renew it): a job is held by the
+views (client, position shown) whose requests asked for it, a position's own values and forced
+moves and the clicked move forced in the position before; once none of its views is among
+its client's newest, it is dropped from the queue, and when it is the one KataGo works on, its
+queries are terminated (``KataGo.terminate_all``: the ``terminate`` action; a search cut short
+is not stored).  Two, not one: the position just left is usually the one under way (the worker
+takes the newest first), nearly done, and a second tab or a visitor going back still gets
+its answer; any older one costs KataGo nothing more.  Another visitor's view of the same
+position keeps it.  What is stored already is never asked, so nothing cached is lost.  A
+job cancelled in the instant between the worker's taking it and its queries' sending runs on
+to its end.  Visitors behind one address (a proxy without ``--trust-proxy``) share its two
+views.  ``dropped_jobs`` and ``terminated_queries`` count what was left.
+
 The budget's address is ``client_address``'s: the socket's, or with ``fuseki serve
 --trust-proxy`` the last address of ``X-Forwarded-For``; the server's own warm-up
 (``WARM_UP`` in the request's WSGI environ) spends none.
@@ -74,6 +91,7 @@ from fuseki.engine.core import base
 from fuseki.engine.core.base import IllegalMove, opponent
 
 QUEUE = 32  # positions waiting for KataGo, per server process
+VIEWS_KEPT = 2  # positions per client address whose jobs stay asked (see "Positions left" above)
 CLIENT_RATE = 10  # new positions one client address may give KataGo in RATE_WINDOW, per server process
 RATE_WINDOW = 60.0  # seconds
 CLIENTS_KEPT = 4096  # client addresses whose recent positions are counted (the least recent leave)
@@ -133,6 +151,16 @@ class JobQueue:
         with self._ready:
             return len(self._jobs) >= self.limit
 
+    def holds(self, key, job: tuple) -> bool:
+        """``job`` itself is queued under ``key`` (not dropped since, nor queued again)."""
+        with self._ready:
+            return self._jobs.get(key) is job
+
+    def keys(self) -> list:
+        """The keys queued, oldest first (the job under way among them)."""
+        with self._ready:
+            return list(self._jobs)
+
     def take(self, timeout: float | None = None) -> tuple | None:
         """The newest job (its key stays queued until ``done``), or None after ``timeout``."""
         with self._ready:
@@ -141,9 +169,11 @@ class JobQueue:
             key = next(reversed(self._jobs))
             return key, self._jobs[key]
 
-    def done(self, key) -> None:
+    def done(self, key, job: tuple | None = None) -> None:
+        """``key``'s job leaves the queue (``job`` given: only if it is still that one)."""
         with self._ready:
-            self._jobs.pop(key, None)
+            if job is None or self._jobs.get(key) is job:
+                self._jobs.pop(key, None)
 
     def clear(self) -> None:
         with self._ready:
@@ -240,12 +270,68 @@ class AiService:
         self._admit_lock = threading.Lock()  # a check of the budget and the queueing are one step
         self._failed: dict[tuple, str] = {}  # jobs KataGo refused or timed out on, and why
         self._tried: set[tuple[int, int]] = set()  # (position, move) forced already, whatever came
+        # positions left (the module docstring), guarded by _admit_lock: each client's newest
+        # views (position keys, newest last), each queued job's holders (client, view), the
+        # key of the job the worker runs
+        self._views: OrderedDict[str | None, list[int]] = OrderedDict()
+        self._holders: dict[tuple, set[tuple]] = {}
+        self._running: tuple | None = None
+        self.dropped_jobs = 0  # jobs dropped from the queue, their visitors gone
+        self.terminated_queries = 0  # KataGo queries terminated, their visitors gone
         self._lock = threading.Lock()  # guards the worker's start and close
         self._worker: threading.Thread | None = None
         self._katago = None
         self._closed = False
 
     # --- the request's side ---------------------------------------------------------------------
+
+    def looking_at(self, board, client: str | None = None) -> None:
+        """The request's client (default: its address) now shows ``board``: the jobs this
+        request asks are held by this view, and the client's views beyond its ``VIEWS_KEPT``
+        newest are left (see "Positions left" in the module docstring)."""
+        from flask import g, has_request_context
+
+        if not self.options.ask:
+            return
+        client = client_address() if client is None else client
+        view = min(board.symmetric_keys(board.to_move))
+        if has_request_context():
+            g.fuseki_ai_view = (client, view)
+        with self._admit_lock:
+            views = [v for v in self._views.pop(client, []) if v != view] + [view]
+            left = [(client, v) for v in views[:-VIEWS_KEPT]]
+            self._views[client] = views[-VIEWS_KEPT:]
+            while len(self._views) > CLIENTS_KEPT:  # a flood of addresses: the least recent go
+                gone, gone_views = self._views.popitem(last=False)
+                left += [(gone, v) for v in gone_views]
+            for holder in left:
+                self._leave(holder)
+
+    def _leave(self, holder: tuple) -> None:
+        """``holder`` (client, view) holds no job any more: a job nobody holds is dropped, and
+        terminated when KataGo works on it.  Under ``_admit_lock``."""
+        for key in [k for k, holders in self._holders.items() if holder in holders]:
+            holders = self._holders[key]
+            holders.discard(holder)
+            if holders:
+                continue  # another view (another visitor, another tab) still shows it
+            del self._holders[key]
+            self.queue.done(key)
+            if key != self._running:
+                self.dropped_jobs += 1
+            elif self._katago is not None:  # the worker's one job: every query in flight is its
+                self.terminated_queries += self._katago.terminate_all()
+
+    def _holder(self, key: tuple, client: str | None) -> tuple:
+        """The view (client, position) of the request asking ``key``'s job: ``looking_at``'s,
+        else (outside a request, or none said) the job's own position."""
+        from flask import g, has_request_context
+
+        if has_request_context():
+            said = g.get("fuseki_ai_view")
+            if said is not None and said[0] == client:
+                return said
+        return (client, key[1])
 
     def answer(self, board, client: str | None = None) -> tuple[str, AiValues | str | None]:
         """("ready", values), ("pending", None) with the position queued, ("busy", reason) over
@@ -316,6 +402,7 @@ class AiService:
         """Queue ``job`` within the budget; None when queued (or queued already), else why not."""
         with self._admit_lock:
             if key in self.queue:
+                self._holders.setdefault(key, set()).add(self._holder(key, client))
                 return None  # a poll of a waiting position costs nothing more
             if self._cached_rows >= self.options.cache_rows:
                 return (f"AI busy: the AI value cache holds {self._cached_rows:,} positions, the most this "
@@ -327,6 +414,7 @@ class AiService:
                 return (f"AI busy: {self.budget.rate} new positions from this address in the last "
                         f"{self.budget.window:g} s, the most KataGo takes from one visitor; ask again in a minute")
             self.queue.put(key, job)
+            self._holders[key] = {self._holder(key, client)}
             return None
 
     def _count_rows(self) -> int:
@@ -352,7 +440,7 @@ class AiService:
 
     def _work(self) -> None:
         from fuseki.book.analysis.ai import AiJudge
-        from fuseki.book.analysis.katago import KataGoError, answer_timeout
+        from fuseki.book.analysis.katago import KataGoError, KataGoTerminated, answer_timeout
 
         judge = AiJudge(self.cache_db, None, self.settings.rules, self.settings.komi, self.settings.visits,
                         network=self.settings.network)
@@ -360,7 +448,12 @@ class AiService:
             job = self.queue.take(timeout=1.0)
             if job is None:
                 continue
-            key, (kind, board, side, *points) = job
+            key, body = job
+            kind, board, side, *points = body
+            with self._admit_lock:
+                if not self.queue.holds(key, body):
+                    continue  # dropped since: its visitors left it
+                self._running = key
             try:
                 if kind == "values":
                     if self._lacks(board, side):  # another server process may have asked meanwhile
@@ -369,6 +462,8 @@ class AiService:
                         judge.values([(board, side)], timeout=answer_timeout(self.settings.visits))
                 else:
                     self._force(judge, board, side, points[0])
+            except KataGoTerminated:
+                pass  # its visitors left it (``_leave``): nothing stored, nothing failed
             except KataGoError as exc:
                 if judge.katago is None or judge.katago.broken:
                     self.unavailable = str(exc)  # KataGo is gone: no later job can be answered
@@ -378,7 +473,11 @@ class AiService:
             except Exception as exc:  # noqa: BLE001  # a worker that dies would leave every visitor pending
                 self._failed[key] = f"{type(exc).__name__}: {exc}"
             finally:
-                self.queue.done(key)
+                with self._admit_lock:
+                    self._running = None
+                    self.queue.done(key, body)
+                    if key not in self.queue:
+                        self._holders.pop(key, None)
                 try:
                     self._cached_rows = self._count_rows()  # other processes add to the file too
                 except Exception:  # noqa: BLE001  # a locked file: the last count stands
@@ -451,6 +550,7 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     position before it when that position's values lack it (the move the player clicked).
     ``asking``: "pending" while any of it waits for KataGo (the page asks again), "busy" when
     some was refused over the budget, else None."""
+    service.looking_at(board)
     asking = [_force_clicked(service, board)]
     answer, got = _status_json(service, board, [next_rows])
     if got is None:
@@ -510,6 +610,7 @@ def corners_ai_json(service: AiService, board, corners: list[tuple[list[dict], l
     point (``book.analysis.ai.one_point_each``); a tenuki is no row and gets none."""
     from fuseki.book.analysis.ai import one_point_each
 
+    service.looking_at(board)
     answer, got = _status_json(service, board, [rows for rows, _, _ in corners])
     if got is None:
         return answer

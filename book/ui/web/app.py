@@ -39,7 +39,9 @@ request's scans running: ``book.ui.web.admission``)::
                                       (the page steps through them itself: one request a game)
     /api/game/<id>/position?move=&sym= the game's position after ``move`` moves, under ``sym``
     /api/game/<id>.sgf                the game's SGF
-    /api/corners?moves=&size=          the corner book's continuations of each corner; with --ai,
+    /api/corners?moves=&size=          the corner book's continuations of each corner (each row's
+                                      ``games`` and ``times``, each corner's ``games``, ``total``
+                                      times: corner_rows.corners_json); with --ai,
                                       ``ai`` and each row's ``ai`` as the position's next moves'
     /api/pattern?moves=&size=&region=N19:T13&any=R17,S18&swap=1&year_from=...
         &empty_or_black=&empty_or_white=&fixed_colour=&to_move=&moves_from=&moves_to= (Kombilo's:
@@ -495,10 +497,11 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/corners")
     def corners_view():
-        from fuseki.book.analysis.patterns import corners
+        from fuseki.book.play.chooser import book_corners
 
         board = shared.search_board()
-        found = corners.of_book(shared.book, board, board.to_move)
+        # games, as the engine's analysis commands show them (an older corner book counts times only)
+        found = book_corners(shared.book, board, board.to_move)
         if found is None:
             return jsonify(corners=[], note="this book has no corner book: fuseki corners --book BOOK builds it")
         answer = {"corners": corners_json(found, board, SHORT_LETTERS), "note": None}
@@ -506,7 +509,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
             from fuseki.book.ui.web.ai import corners_ai_json
 
             moves = {c.corner: c.moves for c in found}
-            answer["ai"] = corners_ai_json(shared.ai, board, [(c["next"], moves[c["corner"]], c["total"])
+            answer["ai"] = corners_ai_json(shared.ai, board, [(c["next"], moves[c["corner"]], c["games"])
                                                               for c in answer["corners"]])
             _final_unless_pending(answer["ai"])
         return jsonify(answer)

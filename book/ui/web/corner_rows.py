@@ -13,7 +13,14 @@ def corners_json(found, board, letters: str) -> list[dict]:
     Corners of the same content (the same key: four empty corners at the start) have the same
     continuations: the first of them lists ``same``, the others, and each of its rows ``all_points``,
     its points in all of them; each other one says ``same_as``, that first corner (the page lists
-    such continuations once)."""
+    such continuations once).
+
+    The counts are of the corner's stones, whatever the rest of the board (``corners``): a row's
+    ``games`` are the games that played it in a corner like this one, never more than the book's
+    games, its ``times`` how often it was played there, up to four times a game (the empty
+    corner), its ``winrate`` that of the times; a corner's ``games`` are the games with a corner
+    like it and a continuation, ``total`` and ``tenuki`` times (``tenuki_games``: games).
+    ``found``: after ``chooser.within_games`` (an older corner book's games estimated)."""
     from fuseki.book.play.corner_chooser import last_corner
 
     last = last_corner(board, board.to_move)
@@ -32,11 +39,12 @@ def corners_json(found, board, letters: str) -> list[dict]:
                 points_of.setdefault(m.move, []).extend(m.points)
         rows = [{"letter": letters[i] if i < len(letters) else None, **point_json(m.point, size),
                  "points": [base.point_to_sgf(p, size) for p in m.points], "games": m.games,
-                 "winrate": m.winrate,
+                 "times": m.times or m.games, "winrate": m.winrate,
                  **({"all_points": [base.point_to_sgf(p, size) for p in points_of[m.move]]} if leads else {})}
                 for i, m in enumerate(corner.moves)]
         out.append({"corner": corner.corner, "last": corner.corner == last, "total": corner.total,
-                    "tenuki": corner.tenuki, "next": rows,
+                    "games": corner.games, "tenuki": corner.tenuki, "tenuki_games": corner.tenuki_games,
+                    "next": rows,
                     "same": [c.corner for c in others] if leads else [],
                     "same_as": None if leads else first_of[corner.key]})
     return out

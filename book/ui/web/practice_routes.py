@@ -138,6 +138,7 @@ def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
     (``book.ui.web.ai.AiService.answer``: KataGo is asked in the background for a position it lacks)."""
     from fuseki.book.analysis.ai import OnePoint, next_move_values
 
+    service.looking_at(board)  # the quiz's position: the visitor's earlier ones are left (book.ui.web.ai)
     status, got = service.answer(board)
     answer = {"status": status, "settings": service.settings_json()}
     for row in rows:

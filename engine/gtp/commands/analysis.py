@@ -40,14 +40,16 @@ commands list every move of at least ``min_games`` games (the moves
 When the whole-board book has no move for the position, every command shows the corner
 book's candidates instead (the advisor's ``corner_candidates``: what strong players played next
 in each corner; see ``book.analysis.patterns.corners``), so a GUI keeps showing joseki after the
-whole board leaves the book: GoGui's status line then reads ``corner book, times played: ...``
-(no total: the counts are of four corners a game, their sum no number of games); the Leela
-Zero and KataGo lines have no field for where a candidate comes from, so there they are
-candidates as any other (visits = times played in a corner like that one).  Those counts are
-kept within the book's games (``BookChooser.corner_candidates``, ``chooser.within_games``): a
-corner seen in several corners of most games (the empty corner) has its continuations scaled
-to the book's games, shares kept (the built-in book's empty-corner 4-4 point, 730,043 times in
-369,210 games, shows 182,544, about the empty board's own 4-4 games).
+whole board leaves the book: GoGui's status line then reads ``corner book, games: ...`` (no
+total: a game may play two of the moves in two corners of the same stones, so their sum is no
+number of games); the Leela Zero and KataGo lines have no field for where a candidate comes
+from, so there they are candidates as any other (visits = the games that played it in a corner
+like that one, never more than the book's games).  The web page's corner table shows the same
+figures: both take them from ``chooser.within_games`` (``BookChooser.corner_candidates``), which
+passes a corner book's games as they are and estimates them for an older corner book that
+counted only times (a corner shape occurs in several corners of one game: the built-in book's
+empty-corner 4-4 point, 730,043 times in 369,210 games, shows 182,544, its times scaled to the
+book's games, about the empty board's own 4-4 games).
 With no book (or none at the configured path) every command answers
 normally with nothing in it: no moves, no labels, no info lines.
 
@@ -242,8 +244,9 @@ def book_gfx(game, args):
     return "\n".join([
         "LABEL " + " ".join(labels),
         "INFLUENCE " + " ".join(shades),
-        # the corner book's counts are of four corners each, their sum no number of games
-        (f"TEXT {source}: {total} games; " if source == "book" else f"TEXT {source}, times played: ")
+        # a corner book's counts are each a move's games, in any of a game's corners like this
+        # one: their sum is no number of games (a game may play two of them in two corners)
+        (f"TEXT {source}: {total} games; " if source == "book" else f"TEXT {source}, games: ")
         + ", ".join(legend),
     ])
 
