@@ -32,8 +32,9 @@ import numpy as np
 from sqlalchemy import func, insert, select, text, union_all
 
 from fuseki.book.storage import nextmoves, pg_stage, segment_files, sqlite_image, sqlite_stage
-from fuseki.book.storage.schema import GAME_SHIFT, games, segment_table, segments, staging_table
+from fuseki.book.storage.schema import games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
+from fuseki.book.storage.scheme import GAME_SHIFT
 
 # A level holding this many segments is merged into one segment of the next level.  A merge
 # rewrites its rows in one transaction, stalling the import; a query reads every segment, a
