@@ -18,7 +18,6 @@ import numpy as np
 from sqlalchemy import exists, select
 
 from fuseki.book.analysis.pipeline.progress import STDERR, Steps
-from fuseki.book.formats.records import read_games
 from fuseki.book.storage import schema
 from fuseki.book.storage.pattern_events import create, indexed_through, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events
@@ -57,6 +56,10 @@ def update(book, progress=STDERR) -> int:
             found = conn.execute(select(schema.games.c.id, schema.games.c.sgf, schema.games.c.source)
                                  .where(schema.games.c.id > start, ~written).order_by(schema.games.c.id)
                                  .limit(CHUNK)).all()
+        # the SGF parser (numba, sgfmill) only when there are games to index: a book fuseki import
+        # made has none, and fuseki pattern's start need not import it (issue 61, bench/cli.py)
+        from fuseki.book.formats.records import read_games
+
         rows = []
         for game_id, blob, source in found:
             record = read_games(schema.decompress_sgf(blob), source or f"game {game_id}")[0]
