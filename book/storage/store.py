@@ -158,7 +158,7 @@ class Book:
         from sqlalchemy import inspect
         from sqlalchemy.exc import DBAPIError
 
-        from fuseki.book.storage import migrate, pg_stage, schema, segment_files
+        from fuseki.book.storage import migrate, schema, segment_files
         from fuseki.book.storage.connect import make_db, sqlite_path, to_url
         from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
 
@@ -186,7 +186,10 @@ class Book:
                     upgraded = migrate.upgrade(conn)
                     schema.create(conn)
                     sweep_book(conn)  # what an importer that stopped left
-                    pg_stage.sweep(conn)
+                    if db.dialect.name == "postgresql":  # its staged tables (pg_stage: SQLite stages none)
+                        from fuseki.book.storage import pg_stage
+
+                        pg_stage.sweep(conn)
             if upgrade_first:
                 db.dispose()
                 cls._upgrade(location)
