@@ -8,7 +8,9 @@ these tests hold what makes it short, by the modules a command leaves out of ``s
   (``engine/core/lazy_jit.py``): no numba;
 - ``fuseki pattern`` needs SQLAlchemy (a book of games) and numba (the scan), but not the SGF
   parser (``book.formats.records``, sgfmill: only to index games an older import left out),
-  and numba comes with the scan, after the position's moves were played as Python.
+  and numba comes with the scan, after the position's moves were played as Python;
+- both end the process once they have answered, without the interpreter's teardown
+  (``cli.ENDS_AT_ONCE``): an atexit handler never runs, and the answer is whole.
 
 Each command runs in a fresh interpreter (``cli.main``, as the ``fuseki`` script runs it), which
 then prints the modules it holds.
@@ -61,16 +63,58 @@ def test_search_on_the_built_in_book_imports_no_sqlalchemy_and_no_numba(tmp_path
     assert modules == [] and not compiled
 
 
-def test_pattern_imports_no_sgf_parser_and_plays_the_position_without_numba(tmp_path):
-    folder = tmp_path / "games"
-    folder.mkdir()
-    write_games(folder, count=30, seed=11)
-    location = str(tmp_path / "book.sqlite")
+@pytest.fixture(scope="module")
+def games_book(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("startup")
+    (folder / "games").mkdir()
+    write_games(folder / "games", count=30, seed=11)
+    location = str(folder / "book.sqlite")
     with Book.open(location) as book:
-        importer.import_paths(book, [str(folder)], workers=0)
-    printed, modules, compiled = run_command(
-        ["pattern", "--book", location, "--moves", "Q16 R14 O17", "--region", "N19:T13"], tmp_path)
+        importer.import_paths(book, [str(folder / "games")], workers=0)
+    return location
+
+
+def pattern_argv(book: str) -> list[str]:
+    return ["pattern", "--book", book, "--moves", "Q16 R14 O17", "--region", "N19:T13"]
+
+
+def test_pattern_imports_no_sgf_parser_and_plays_the_position_without_numba(games_book, tmp_path):
+    printed, modules, compiled = run_command(pattern_argv(games_book), tmp_path)
     assert "total" in printed
     assert "sgfmill" not in modules and "fuseki.book.formats.records" not in modules
     assert {"numba", "sqlalchemy", "fuseki.book.analysis.patterns.scan"} <= set(modules)  # what it does need
     assert not compiled  # numba came with the scan, after the moves were played
+
+
+AS_THE_SCRIPT = """
+import atexit, sys
+atexit.register(lambda: print("the teardown ran", file=sys.stderr))
+sys.argv = ["fuseki"] + {argv!r}
+from fuseki.book.ui.cli import main
+raise SystemExit(main())
+"""
+
+
+def run_as_the_script(argv: list[str], home) -> subprocess.CompletedProcess:
+    """``fuseki ARGV`` as the console script runs it (``main()`` without arguments), with an
+    atexit handler that says whether the interpreter's teardown ran."""
+    env = {k: v for k, v in os.environ.items() if k != "FUSEKI_BOOK"} | {"HOME": str(home)}
+    return subprocess.run([sys.executable, "-c", AS_THE_SCRIPT.format(argv=argv)], capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+@pytest.mark.parametrize("command", ["search", "pattern"])
+def test_search_and_pattern_end_once_answered_without_the_teardown(command, games_book, tmp_path):
+    argv = pattern_argv(games_book) if command == "pattern" else ["search", "--moves", "Q16 D4", "--book", games_book]
+    done = run_as_the_script(argv, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().splitlines()[-1].startswith("total ")  # the whole answer, flushed
+    assert "the teardown ran" not in done.stderr
+
+
+def test_other_commands_and_callers_in_python_keep_the_teardown(games_book, tmp_path):
+    done = run_as_the_script(["stats", "--book", games_book], tmp_path)  # not in cli.ENDS_AT_ONCE
+    assert done.returncode == 0 and "the teardown ran" in done.stderr, done.stderr
+    # main(argv) from Python returns its code (run_command prints after it): the tests above rely on it
+    printed, _modules, _compiled = run_command(["search", "--moves", "Q16 D4", "--book", games_book], tmp_path)
+    assert "total" in printed
