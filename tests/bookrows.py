@@ -13,7 +13,7 @@ import struct
 from sqlalchemy import select
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import schema, segment_files, segments
+from fuseki.book.storage import schema, scheme, segment_files, segments
 
 from games import write_games
 from replay import as_dict
@@ -31,7 +31,7 @@ def rows(book):
     ids = {gid: fp for fp, gid in games}
     # game ids may differ between two imports; compare positions through the fingerprints
     return ([fp for fp, _ in games],
-            sorted((key, ids[code >> schema.GAME_SHIFT], code & 0xFFFFFF) for key, code in positions))
+            sorted((key, ids[code >> scheme.GAME_SHIFT], code & 0xFFFFFF) for key, code in positions))
 
 
 def next_stats_rows(book):

@@ -11,7 +11,7 @@ from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
-from fuseki.book.storage import schema, segment_files, segments, sqlite_image, sqlite_stage
+from fuseki.book.storage import schema, scheme, segment_files, segments, sqlite_image, sqlite_stage
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
@@ -199,7 +199,7 @@ def test_positions_after_move_4095_are_not_stored():
     record = read_games(sgf_text(25, []), "long.sgf")[0]
     record.moves = [(BLACK if i % 2 == 0 else WHITE, base.PASS) for i in range(4100)]
     keys, _, anomaly, _ = batches.replay_record(record)
-    assert len(keys) == schema.MAX_MOVE_NUMBER + 1  # before moves 1..4096
+    assert len(keys) == scheme.MAX_MOVE_NUMBER + 1  # before moves 1..4096
     assert anomaly == (4096, "positions after move 4095 are not stored")
 
 
@@ -208,10 +208,10 @@ def test_codes_round_trip_their_fields():
                                                (WHITE, base.PASS)], result="W+R"), "x")[0]
     keys, lows, anomaly, _ = batches.replay_record(record)
     assert anomaly is None and len(keys) == 3
-    assert ((lows >> schema.MOVE_SHIFT) & schema.MOVE_MASK).tolist() == [0, 1, 2]
-    nexts = (((lows >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2).tolist()
+    assert ((lows >> scheme.MOVE_SHIFT) & scheme.MOVE_MASK).tolist() == [0, 1, 2]
+    nexts = (((lows >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2).tolist()
     assert nexts[1:] == [base.PASS, -2]
-    assert set((lows & schema.WINNER_MASK).tolist()) == {WHITE}
+    assert set((lows & scheme.WINNER_MASK).tolist()) == {WHITE}
     board = Board(19)
     assert np.uint64(keys[0]) == min(board.symmetric_keys())
 
@@ -367,7 +367,7 @@ def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, mo
     folder = tmp_path / "games"
     folder.mkdir()
     write_games(folder, count=12, seed=6)
-    top = (sqlite_image.WIDE_CODES >> schema.GAME_SHIFT) - 5  # ids from here on do not fit in 6 bytes
+    top = (sqlite_image.WIDE_CODES >> scheme.GAME_SHIFT) - 5  # ids from here on do not fit in 6 bytes
     monkeypatch.setattr(segment_files, "ENABLED", False)  # the images written into the book's own file
     found = []
     for images in (False, True):
@@ -382,7 +382,7 @@ def test_game_ids_too_large_for_an_images_codes_are_written_as_rows(tmp_path, mo
             assert (report.added, report.duplicates) == (11, 1)
             with book.db.connect() as conn:
                 codes = sorted(zip(*(column.tolist() for column in segments.all_rows(conn))))
-                assert max(code >> schema.GAME_SHIFT for _, code in codes) == top + 11
+                assert max(code >> scheme.GAME_SHIFT for _, code in codes) == top + 11
             found.append((ids(book), codes))
     assert found[0] == found[1]
 

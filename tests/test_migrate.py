@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import nextmoves, pattern_files, schema, segment_files
+from fuseki.book.storage import nextmoves, pattern_files, scheme, segment_files
 from fuseki.book.storage.store import Book
 
 from bookrows import answers, next_stats_rows, rows, segment_file
@@ -144,7 +144,7 @@ def test_an_old_book_is_upgraded_when_opened_and_answers_as_before(built, readon
         assert all(name.startswith("summary_") for name in tables(book)) and version(book) == "2"
         assert all("summary" in names and "next_stats" not in names for names in file_tables(book))
     with Book.open(url, readonly=readonly) as book:
-        assert version(book) == schema.SCHEMA_VERSION
+        assert version(book) == scheme.SCHEMA_VERSION
         assert tables(book) == before  # every summary_<id> is next_stats_<id> again
         assert all(names == ["packed"] for names in file_tables(book))
         assert answers(book, boards) == expected
@@ -162,7 +162,7 @@ def test_an_upgrade_cut_short_is_finished_by_the_next_open(built):
         with sqlite3.connect(os.path.join(folder, segment.name)) as db:
             db.execute("ALTER TABLE summary RENAME TO next_stats")
     with Book.open(url, readonly=True) as book:
-        assert version(book) == schema.SCHEMA_VERSION
+        assert version(book) == scheme.SCHEMA_VERSION
         assert all(name.startswith("next_stats_") for name in tables(book))
         assert all(names == ["packed"] for names in file_tables(book))
         assert answers(book, boards) == expected
@@ -181,7 +181,7 @@ def test_a_version_4_book_gets_its_segment_files_packed(built, readonly):
         sizes = [os.path.getsize(path) for path in segment_paths(book)]
         assert all("positions" in names for names in file_tables(book)) and version(book) == "4"
     with Book.open(url, readonly=readonly) as book:
-        assert version(book) == schema.SCHEMA_VERSION
+        assert version(book) == scheme.SCHEMA_VERSION
         assert all(names == ["packed"] for names in file_tables(book))
         assert sum(os.path.getsize(path) for path in segment_paths(book)) < sum(sizes)
         assert (rows(book), next_stats_rows(book)) == before
@@ -201,7 +201,7 @@ def test_a_version_4_upgrade_cut_short_is_finished_by_the_next_open(built):
     with open(paths[0], "wb") as out:  # as if the last upgrade died after this file
         out.write(packed)
     with Book.open(url, readonly=True) as book:
-        assert version(book) == schema.SCHEMA_VERSION
+        assert version(book) == scheme.SCHEMA_VERSION
         assert all(names == ["packed"] for names in file_tables(book))
         assert Path(paths[0]).read_bytes() == packed
         assert answers(book, boards) == expected
@@ -212,7 +212,7 @@ def test_a_book_of_another_version_is_still_refused(tmp_path):
     Book.open(path).close()
     with sqlite3.connect(path) as db:
         db.execute("UPDATE meta SET value = '1' WHERE name = 'schema_version'")
-    with pytest.raises(schema.SchemeMismatch, match=f"schema_version is 1, this fuseki needs {schema.SCHEMA_VERSION}"):
+    with pytest.raises(scheme.SchemeMismatch, match=f"schema_version is 1, this fuseki needs {scheme.SCHEMA_VERSION}"):
         Book.open(path, readonly=True)
 
 
@@ -240,7 +240,7 @@ def test_an_old_statistics_book_is_read_as_it_is(tmp_path):
     assert open(stats_path, "rb").read() == before
     with sqlite3.connect(stats_path) as db:
         db.execute("UPDATE meta SET value = '1' WHERE name = 'schema_version'")
-    with pytest.raises(schema.SchemeMismatch):
+    with pytest.raises(scheme.SchemeMismatch):
         Book.open(stats_path, readonly=True)
 
 
@@ -299,7 +299,7 @@ def test_a_version_3_book_gets_its_pattern_index_stored_once(v3, readonly):
     path, games, patterns = v3
     assert pattern_rows(path) == 50
     with Book.open(path, readonly=readonly) as book:
-        assert version(book) == schema.SCHEMA_VERSION
+        assert version(book) == scheme.SCHEMA_VERSION
         for pattern, want in patterns:
             check(book, games[pattern.size], pattern, want, ids=list(book.game_ids(pattern.size)))
     assert pattern_rows(path) == 0
@@ -314,7 +314,7 @@ def test_a_version_3_book_gets_its_pattern_index_stored_once(v3, readonly):
 
 
 def test_a_version_3_upgrade_cut_short_leaves_version_3_and_the_next_open_finishes_it(v3, monkeypatch):
-    from fuseki.book.storage import migrate, pattern_events
+    from fuseki.book.storage import pattern_events
 
     from patterncount import check
 
@@ -332,9 +332,9 @@ def test_a_version_3_upgrade_cut_short_leaves_version_3_and_the_next_open_finish
     assert pattern_rows(path) == 50
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()[0] == "3"
-    assert migrate.MIGRATES_FROM == ("2", "3", "4")
+    assert scheme.MIGRATES_FROM == ("2", "3", "4")
     with Book.open(path, readonly=True) as book:
-        assert version(book) == schema.SCHEMA_VERSION
+        assert version(book) == scheme.SCHEMA_VERSION
         for pattern, want in patterns:
             check(book, games[pattern.size], pattern, want, ids=list(book.game_ids(pattern.size)))
     assert pattern_rows(path) == 0

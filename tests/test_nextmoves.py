@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from fuseki.book.storage import nextmoves, schema, segments
+from fuseki.book.storage import nextmoves, scheme, segments
 from fuseki.book.storage.store import Book
 
 
@@ -25,7 +25,7 @@ def random_rows(rng, games=60, keys=12, years=(2005, 2006, nextmoves.NO_YEAR)):
         for move, key in enumerate(visited.tolist() + visited[:2].tolist()):  # two keys come back
             nxt = int(rng.integers(-2, 30))  # END, PASS or a point
             winner = int(rng.integers(0, 3))
-            low = (move << schema.MOVE_SHIFT) | ((nxt + 2) << schema.NEXT_SHIFT) | winner
+            low = (move << scheme.MOVE_SHIFT) | ((nxt + 2) << scheme.NEXT_SHIFT) | winner
             rows.append((key - 6, game, low, year_of[game]))  # some keys negative
     rng.shuffle(rows)
     keys, owners, lows, row_years = (np.array(c, dtype=np.int64) for c in zip(*rows))
@@ -36,7 +36,7 @@ def count_by_hand(keys, owners, lows, years, min_games):
     """{key: {(year, next): [games, black, white]}}: each game at its first visit of a key."""
     first = {}
     for key, owner, low, year in zip(keys.tolist(), owners.tolist(), lows.tolist(), years.tolist()):
-        move = low >> schema.MOVE_SHIFT
+        move = low >> scheme.MOVE_SHIFT
         if (key, owner) not in first or move < first[(key, owner)][0]:
             first[(key, owner)] = (move, low, year)
     games = Counter(key for key, _owner in first)
@@ -44,8 +44,8 @@ def count_by_hand(keys, owners, lows, years, min_games):
     for (key, _owner), (_move, low, year) in first.items():
         if games[key] < min_games:
             continue
-        nxt = ((low >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
-        winner = low & schema.WINNER_MASK
+        nxt = ((low >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
+        winner = low & scheme.WINNER_MASK
         entry = table[key][(year, nxt)]
         entry[0] += 1
         entry[1] += winner == 1
@@ -112,9 +112,9 @@ def test_merged_segments_keep_next_stats_equal_to_a_count_of_their_rows(tmp_path
                 stored = segments.stats_of(conn, segment.id)
                 assert stored is not None  # every segment has its next-move statistics
                 rows = np.stack(segments.rows_of(conn, segment.id), axis=1)
-                ids = rows[:, 1] >> schema.GAME_SHIFT
+                ids = rows[:, 1] >> scheme.GAME_SHIFT
                 row_years = np.array([years[i] for i in ids.tolist()], dtype=np.int64)
-                lows = rows[:, 1] & ((1 << schema.GAME_SHIFT) - 1)
+                lows = rows[:, 1] & ((1 << scheme.GAME_SHIFT) - 1)
                 counted = count_by_hand(rows[:, 0], ids, lows, row_years, 1)
                 table = as_table(stored)
                 assert table  # 60 short games on a few openings: their first positions are counted
@@ -129,12 +129,12 @@ def test_numpy_and_numba_keep_and_count_the_same_first_visits(masked, monkeypatc
     answer, the kernels being the slow implementation's check here."""
     rng = np.random.default_rng(20261128 + masked)
     games = rng.integers(1, 400, 3000)  # ~7 visits a game: only each game's first counts
-    moves = rng.integers(0, schema.MOVE_MASK + 1, len(games))
+    moves = rng.integers(0, scheme.MOVE_MASK + 1, len(games))
     order = np.lexsort((moves, games))
     games, moves = games[order], moves[order]
-    nexts = rng.integers(0, schema.NEXT_MASK + 1, len(games))  # END (0) and PASS (1) among them
+    nexts = rng.integers(0, scheme.NEXT_MASK + 1, len(games))  # END (0) and PASS (1) among them
     winners = rng.integers(0, 3, len(games))
-    codes = ((games << schema.GAME_SHIFT) | (moves << schema.MOVE_SHIFT) | (nexts << schema.NEXT_SHIFT)
+    codes = ((games << scheme.GAME_SHIFT) | (moves << scheme.MOVE_SHIFT) | (nexts << scheme.NEXT_SHIFT)
              | winners).astype(np.int64)
     mask = rng.random(350) < 0.5 if masked else None  # shorter than the largest id: those games are out
     answers = []

@@ -21,7 +21,7 @@ import pytest
 from sqlalchemy import select, text
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import nextmoves, pg_stage, schema, segments
+from fuseki.book.storage import nextmoves, pg_stage, schema, scheme, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 
@@ -37,7 +37,7 @@ def book_rows(book) -> tuple[list, list, list]:
                              .order_by(schema.games.c.id)).all()
         fingerprint = {gid: fp for gid, fp, _ in games}
         keys, codes = segments.all_rows(conn)
-        positions = sorted(zip(keys.tolist(), [fingerprint[c >> schema.GAME_SHIFT] for c in codes.tolist()],
+        positions = sorted(zip(keys.tolist(), [fingerprint[c >> scheme.GAME_SHIFT] for c in codes.tolist()],
                                (codes & 0xFFFFFF).tolist()))
         stored = nextmoves.combine([segments.stats_of(conn, s.id) for s in segments.live(conn)])
     return [source for _, _, source in games], positions, (stored.keys.tolist(), stored.counts.tolist())
@@ -108,7 +108,7 @@ def test_a_merge_of_staged_segments_drops_their_views_and_tables(games_folder, p
 
 def test_staged_tables_of_a_gone_import_are_swept_and_a_running_ones_kept(games_folder, pg_url, monkeypatch):
     keys = np.array([1, 2, 2], dtype=np.int64)
-    codes = np.array([5, 6, 1 << schema.GAME_SHIFT], dtype=np.int64)
+    codes = np.array([5, 6, 1 << scheme.GAME_SHIFT], dtype=np.int64)
     with Book.open(pg_url) as book:
         running = pg_stage.hold(book.db)  # an import still at work
         gone = pg_stage.hold(book.db)

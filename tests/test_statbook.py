@@ -16,8 +16,9 @@ import pytest
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.builders.statbook import build, info_path, write_statistics
+from fuseki.book.model import builtin
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import statbook_table
+from fuseki.book.storage import statbook_file
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.statbook import StatisticsOnly, StatisticsTable
 from fuseki.book.storage.store import Book
@@ -173,15 +174,15 @@ def test_the_same_games_give_the_same_bytes(tmp_path):
         assert report.games > 25 and report.rows > 0
         outputs.append((out.read_bytes(), open(info_path(str(out)), "rb").read()))
     assert outputs[0] == outputs[1]
-    assert statbook_table.is_statistics_file(str(tmp_path / "a" / "book.sqlite"))
+    assert statbook_file.is_statistics_file(str(tmp_path / "a" / "book.sqlite"))
     assert not any(name.startswith("fuseki-build-") for name in os.listdir(tmp_path))  # no leftovers
 
 
 def test_a_book_of_games_is_not_a_statistics_book(tmp_path):
     path = str(tmp_path / "games.sqlite")
     Book.open(path).close()
-    assert not statbook_table.is_statistics_file(path)
-    assert not statbook_table.is_statistics_file(str(tmp_path / "missing.sqlite"))
+    assert not statbook_file.is_statistics_file(path)
+    assert not statbook_file.is_statistics_file(str(tmp_path / "missing.sqlite"))
     book = Book.open(path, readonly=True)
     assert book.statistics is None
     book.close()
@@ -219,3 +220,57 @@ def stored_keys(stats: Book) -> set[int]:
     with stats.db.connect() as conn:
         keys = conn.exec_driver_sql("SELECT DISTINCT key FROM next_stats").scalars().all()
     return {key % (1 << 64) for key in keys}
+
+
+# --- the plain sqlite3 reader (book.storage.statbook_file) against SQLAlchemy's query ---------------
+
+
+def check_reader_against_sqlalchemy(stats: Book, sample: int, seed: int) -> int:
+    """Every sampled position of ``stats`` (and keys it lacks) read both ways: the ``sqlite3``
+    reader a Book uses, and ``statbook_table.lookup`` through the book's SQLAlchemy engine."""
+    from fuseki.book.storage import statbook_table
+    from fuseki.engine.core.zobrist import to_signed
+
+    assert stats.db is stats.db  # made once, when first asked
+    with stats.db.connect() as conn:
+        keys = conn.exec_driver_sql("SELECT DISTINCT key FROM next_stats ORDER BY key").scalars().all()
+        rng = np.random.default_rng(seed)
+        chosen = [keys[i] for i in rng.choice(len(keys), min(sample, len(keys)), replace=False)]
+        chosen += [keys[0], keys[-1], keys[0] - 1, keys[-1] + 1, to_signed(12345)]  # the ends, and keys not there
+        compared = 0
+        for key in chosen:
+            plain = stats._reader.lookup(key)
+            slow = statbook_table.lookup(conn, key)
+            assert plain.keys.dtype == slow.keys.dtype and plain.counts.dtype == slow.counts.dtype
+            assert np.array_equal(plain.keys, slow.keys) and np.array_equal(plain.counts, slow.counts), key
+            compared += len(slow)
+    return compared
+
+
+def test_the_sqlite3_reader_reads_what_sqlalchemy_reads(books):
+    _full, stats, _games = books
+    assert stats._db is None  # the next moves above needed no engine
+    assert check_reader_against_sqlalchemy(stats, 400, seed=3) > 100
+
+
+@pytest.mark.skipif(not builtin.PATH.exists(), reason="the built-in book is not built in this checkout")
+def test_the_sqlite3_reader_reads_the_built_in_book_as_sqlalchemy_does():
+    stats = Book.open(str(builtin.PATH), readonly=True)
+    try:
+        assert check_reader_against_sqlalchemy(stats, 3000, seed=5) > 3000
+    finally:
+        stats.close()
+
+
+def test_a_statistics_book_read_from_threads_and_closed_opens_again(books):
+    """The web server's threads share one Book: each reads through its own connection; after
+    close a read opens a new one (as SQLAlchemy's disposed pool would)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _full, stats, games = books
+    boards = [board for moves in games[:20] for board in positions(moves[:6])]
+    alone = [stats.next_moves(board) for board in boards]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(stats.next_moves, boards)) == alone
+    stats.close()
+    assert [stats.next_moves(board) for board in boards[:5]] == alone[:5]

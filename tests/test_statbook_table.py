@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuseki.book.storage import nextmoves, schema, segment_files, statbook_table
+from fuseki.book.storage import nextmoves, scheme, segment_files, statbook_file, statbook_table
 
 END, PASS = -2, -1
 
 
 def code(game: int, move: int, next_point: int, winner: int) -> int:
-    return (game << schema.GAME_SHIFT) | (move << schema.MOVE_SHIFT) | ((next_point + 2) << schema.NEXT_SHIFT) | winner
+    return (game << scheme.GAME_SHIFT) | (move << scheme.MOVE_SHIFT) | ((next_point + 2) << scheme.NEXT_SHIFT) | winner
 
 
 def rows(*entries):
@@ -67,9 +67,9 @@ def test_a_statistics_file_is_known_by_its_header(tmp_path):
     path = str(tmp_path / "stats.sqlite")
     stats = nextmoves.without_years(*rows((1, 1, 0, 60, 1)))
     assert statbook_table.write_file(path, [stats], {"title": "t"}) == 1
-    assert statbook_table.is_statistics_file(path)
+    assert statbook_file.is_statistics_file(path)
     (tmp_path / "text.sqlite").write_text("SQLite format 3 but not really")
-    assert not statbook_table.is_statistics_file(str(tmp_path / "text.sqlite"))
+    assert not statbook_file.is_statistics_file(str(tmp_path / "text.sqlite"))
     assert sorted(name for name in __import__("os").listdir(tmp_path)) == ["stats.sqlite", "text.sqlite"]
 
 

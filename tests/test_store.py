@@ -13,7 +13,7 @@ import pytest
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import busy_rows, schema, segment_index
+from fuseki.book.storage import busy_rows, schema, scheme, segment_index
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
@@ -248,7 +248,7 @@ def test_a_book_with_another_hash_scheme_is_refused(tmp_path):
         conn.execute(schema.meta.update().where(schema.meta.c.name == "hash_scheme").values(value="other"))
     book.close()
     for readonly in (False, True):
-        with pytest.raises(schema.SchemeMismatch, match="hash_scheme"):
+        with pytest.raises(scheme.SchemeMismatch, match="hash_scheme"):
             Book.open(str(path), readonly=readonly)
 
 

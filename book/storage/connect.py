@@ -1,16 +1,22 @@
-"""How a book connects: its URL, and the SQLAlchemy engine with the pool, pragmas and transactions."""
+"""How a book connects: its URL, and the SQLAlchemy engine with the pool, pragmas and transactions.
+
+SQLAlchemy is imported by the functions that use it: ``BookError`` and ``sqlite_uri`` serve a
+statistics book's reader too (``book.storage.statbook_file``), which imports no SQLAlchemy
+(issue 61: its import is most of ``fuseki search``'s start on the built-in book, bench/cli.py).
+"""
 
 from __future__ import annotations
 
 import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
-from sqlalchemy import create_engine, event
-from sqlalchemy.engine import URL, Engine, make_url
+from fuseki.book.storage import wal
 
-from fuseki.book.storage import sqlite_stage, wal
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
 WAL_WAIT = 60.0  # seconds a connection waits for the lock that turning a new book to WAL needs
@@ -31,6 +37,8 @@ def file_url(path, **parameters):
     """The SQLAlchemy URL of a SQLite file, built from its parts: a path is never parsed as a URL
     (a ``?`` in it would start the query).  With ``parameters`` (``mode="ro"``, ``immutable=1``)
     it opens as SQLite's URI (``sqlite_uri``)."""
+    from sqlalchemy.engine import URL
+
     if not parameters:
         return URL.create("sqlite", database=str(path))
     return URL.create("sqlite", database=sqlite_uri(path),
@@ -39,6 +47,8 @@ def file_url(path, **parameters):
 
 def to_url(location: str, readonly: bool = False):
     """A SQLAlchemy URL from a path or URL; read-only SQLite files open with ``mode=ro``."""
+    from sqlalchemy.engine import make_url
+
     if "://" not in str(location):
         path = Path(location).expanduser().resolve()
         return file_url(path, mode="ro") if readonly else file_url(path)
@@ -62,6 +72,10 @@ def sqlite_path(url) -> str | None:
 
 def make_db(url, readonly: bool) -> Engine:
     """The SQLAlchemy engine of a book: its pool, and on SQLite the transactions and pragmas."""
+    from sqlalchemy import create_engine, event
+
+    from fuseki.book.storage import sqlite_stage
+
     # A connection for each thread that asks at once (the web server's request threads): with
     # SQLAlchemy's default of 5 (+10 opened and closed again per query) the 50 visitors of
     # bench/web_load.py queued for connections until they timed out.

@@ -1,6 +1,6 @@
 """Bring a book written by an older fuseki to this schema when it is opened.
 
-``schema.SCHEMA_VERSION`` 2 -> 3: the segments' next-move statistics were called summaries.
+``scheme.SCHEMA_VERSION`` 2 -> 3: the segments' next-move statistics were called summaries.
 Their tables were ``summary_<id>`` in the book's own database (with PostgreSQL's primary-key
 index ``summary_<id>_pkey``) and ``summary`` in each segment file
 (``book.storage.segment_files``).  Version 3 names them ``next_stats_<id>`` and ``next_stats``,
@@ -39,11 +39,10 @@ import sqlite3
 
 from sqlalchemy import inspect, select, text
 
-from fuseki.book.storage import nextmoves, packed_segment, pattern_events, pattern_files, schema, segment_files
+from fuseki.book.storage import nextmoves, packed_segment, pattern_events, pattern_files, schema, scheme, segment_files
 from fuseki.book.storage.connect import sqlite_uri
+from fuseki.book.storage.scheme import MIGRATES_FROM  # the schema versions upgrade brings to SCHEMA_VERSION
 from fuseki.book.storage.sqlite_image import MappedRows
-
-MIGRATES_FROM = ("2", "3", "4")  # the schema versions upgrade brings to schema.SCHEMA_VERSION
 
 _OLD_TABLES = {  # (old name, id) of the tables summary_<id>
     "sqlite": text("SELECT name, substr(name, 9) FROM sqlite_master WHERE type = 'table' AND name GLOB 'summary_*'"),
@@ -75,7 +74,7 @@ def upgrade(conn) -> bool:
     _pattern_index_once(conn)
     _pack_segment_files(conn)
     conn.execute(schema.meta.update().where(schema.meta.c.name == "schema_version")
-                 .values(value=schema.SCHEMA_VERSION))
+                 .values(value=scheme.SCHEMA_VERSION))
     return True
 
 

@@ -32,13 +32,13 @@ batch merged into it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, text
 
-from fuseki.book.storage import schema
+from fuseki.book.storage import scheme
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.lazy_jit import njit  # numba is imported when a kernel first runs
 
@@ -46,12 +46,21 @@ GAMES = 16  # a level-0 segment counts the keys at least this many of its games 
 NO_YEAR = -1  # the year of a game whose date has none
 YEAR, NEXT, COUNT, BLACK_WINS, WHITE_WINS = range(5)  # the columns of a row of counts
 
-_metadata = MetaData()
+# SQLAlchemy is imported by the functions that read or write tables: a statistics book's
+# reader counts with this module's arrays and never needs it (book.storage.statbook_file).
+_metadata = None  # the tables' MetaData, made at the first stats_table
+_making = threading.Lock()
 
 
-def stats_table(segment_id: int | str) -> Table:
+def stats_table(segment_id: int | str):
     """The table ``next_stats_<segment_id>`` (key signed, stats: the counts' bytes); given a
     name (str), the table of that name (next-move statistics staged on PostgreSQL, ``book.storage.pg_stage``)."""
+    global _metadata
+    from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table
+
+    with _making:
+        if _metadata is None:
+            _metadata = MetaData()
     name = segment_id if isinstance(segment_id, str) else f"next_stats_{int(segment_id)}"
     table = _metadata.tables.get(name)
     if table is None:
@@ -97,7 +106,7 @@ def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.
         return empty()
     run = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     # one int64 sort: key run, then game, then move number (each game's first visit first)
-    moves = lows >> schema.MOVE_SHIFT
+    moves = lows >> scheme.MOVE_SHIFT
     if len(lengths) < 1 << 23 and int(owners.max()) < 1 << 28:
         order = np.argsort((run << 40) | (owners.astype(np.int64) << 12) | moves)
     else:  # too many keys or games for one int64
@@ -110,8 +119,8 @@ def from_rows(keys: np.ndarray, owners: np.ndarray, lows: np.ndarray, years: np.
         games = np.bincount(run)
         hot = games[run] >= min_games
         run, keys, lows, years = run[hot], keys[hot], lows[hot], years[hot]
-    nexts = ((lows >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
-    winners = lows & schema.WINNER_MASK
+    nexts = ((lows >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
+    winners = lows & scheme.WINNER_MASK
     # one int64 sort again: key run, year, next
     order = np.lexsort((nexts, years, run))
     run, keys, years, nexts, winners = run[order], keys[order], years[order], nexts[order], winners[order]
@@ -217,6 +226,8 @@ def write(conn, segment_id: int, next_stats: NextMoveStats) -> None:
 
 def write_table(conn, name: str, next_stats: NextMoveStats) -> None:
     """Create the next-move statistics table ``name`` holding ``next_stats``."""
+    from fuseki.book.storage import schema
+
     table = stats_table(name)
     table.create(conn)
     schema.insert_rows(conn, table, to_rows(next_stats))
@@ -224,6 +235,8 @@ def write_table(conn, name: str, next_stats: NextMoveStats) -> None:
 
 def read_all(conn, segment_id: int) -> NextMoveStats:
     """Every row of one segment's next-move statistics."""
+    from sqlalchemy import text
+
     table = stats_table(segment_id)
     return from_stored(conn.execute(text(f"SELECT key, stats FROM {table.name} ORDER BY key")).all())
 
@@ -234,6 +247,8 @@ def drop(conn, segment_id: int) -> None:
 
 def years_by_id(conn, low: int, high: int) -> tuple[int, np.ndarray]:
     """(low, year of game ``low + i`` at i) for the ids low..high (NO_YEAR: none, or no game)."""
+    from sqlalchemy import text
+
     found = conn.execute(text(YEARS_QUERY), {"a": low, "b": high}).all()
     return low, years_array(low, high, found)
 
@@ -256,9 +271,9 @@ def from_codes(keys: np.ndarray, codes: np.ndarray, years_by: Callable, min_game
     ``years_by(low, high)`` gives (low, years) of the game ids low..high (``years_by_id``)."""
     if not len(keys):
         return empty()
-    ids = codes >> schema.GAME_SHIFT
+    ids = codes >> scheme.GAME_SHIFT
     low, years = years_by(int(ids.min()), int(ids.max()))
-    return from_rows(keys, ids, codes & ((1 << schema.GAME_SHIFT) - 1), years[ids - low], min_games)
+    return from_rows(keys, ids, codes & ((1 << scheme.GAME_SHIFT) - 1), years[ids - low], min_games)
 
 
 def without_years(keys: np.ndarray, codes: np.ndarray, min_games: int = 1) -> NextMoveStats:
@@ -267,7 +282,7 @@ def without_years(keys: np.ndarray, codes: np.ndarray, min_games: int = 1) -> Ne
     a key must be among the rows, or its counts are partial."""
     if not len(keys):
         return empty()
-    return from_rows(keys, codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1),
+    return from_rows(keys, codes >> scheme.GAME_SHIFT, codes & ((1 << scheme.GAME_SHIFT) - 1),
                      np.full(len(keys), NO_YEAR, dtype=np.int64), min_games)
 
 
@@ -308,7 +323,7 @@ def first_visit_codes(codes: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     filtered count of the 366,535 games' empty board 16-20 ms (``bench/book.py --query-book --filters``).
     Fewer than ``NUMPY_CODES`` codes: numpy's passes (the same answer, tests/test_nextmoves.py)."""
     if len(codes) < NUMPY_CODES:
-        games = codes >> schema.GAME_SHIFT
+        games = codes >> scheme.GAME_SHIFT
         first = np.ones(len(codes), dtype=np.bool_)
         first[1:] = games[1:] != games[:-1]
         if mask is not None:
@@ -326,7 +341,7 @@ def _first_visit_codes(codes, mask, every, kept):
     last = -1
     found = 0
     for code in codes:
-        game = code >> schema.GAME_SHIFT
+        game = code >> scheme.GAME_SHIFT
         if game == last:
             continue
         last = game
@@ -342,11 +357,11 @@ def count_first_visits(codes: np.ndarray, mask: np.ndarray | None) -> tuple[np.n
     filtered count of the empty board against 3.7)."""
     firsts = first_visit_codes(codes, mask)
     if len(codes) < NUMPY_CODES:  # numpy's bincounts, as first_visit_codes says why
-        at = (firsts >> schema.NEXT_SHIFT) & schema.NEXT_MASK
-        winners = firsts & schema.WINNER_MASK
-        return tuple(np.bincount(at[chosen], minlength=schema.NEXT_MASK + 1).astype(np.int64)
+        at = (firsts >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK
+        winners = firsts & scheme.WINNER_MASK
+        return tuple(np.bincount(at[chosen], minlength=scheme.NEXT_MASK + 1).astype(np.int64)
                      for chosen in (slice(None), winners == BLACK, winners == WHITE))
-    games, black, white = (np.zeros(schema.NEXT_MASK + 1, dtype=np.int64) for _ in range(3))
+    games, black, white = (np.zeros(scheme.NEXT_MASK + 1, dtype=np.int64) for _ in range(3))
     _count_nexts(firsts, games, black, white)
     return games, black, white
 
@@ -354,9 +369,9 @@ def count_first_visits(codes: np.ndarray, mask: np.ndarray | None) -> tuple[np.n
 @njit(cache=True)
 def _count_nexts(codes, games, black, white):
     for code in codes:
-        at = (code >> schema.NEXT_SHIFT) & schema.NEXT_MASK
+        at = (code >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK
         games[at] += 1
-        winner = code & schema.WINNER_MASK
+        winner = code & scheme.WINNER_MASK
         if winner == BLACK:
             black[at] += 1
         elif winner == WHITE:

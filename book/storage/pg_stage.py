@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import insert, text
 
-from fuseki.book.storage import nextmoves, pgcopy, schema, segment_files
+from fuseki.book.storage import nextmoves, pgcopy, schema, scheme, segment_files
 from fuseki.book.storage.connect import make_db
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
@@ -187,7 +187,7 @@ def drop_games(conn, name: str, games: np.ndarray, years: np.ndarray) -> int:
     ``segment_files.drop_games`` for a staged table: the writer does it when a batch still
     in another parser's hands brought some of this batch's games (the others keep their
     numbers, so their ids leave a gap)."""
-    found = conn.execute(text(f"DELETE FROM {name} WHERE code >> {schema.GAME_SHIFT} "
+    found = conn.execute(text(f"DELETE FROM {name} WHERE code >> {scheme.GAME_SHIFT} "
                               "IN (SELECT unnest(CAST(:g AS BIGINT[]))) RETURNING key, code"),
                          {"g": [int(game) for game in games]}).all()
     if not found:

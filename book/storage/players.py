@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import select
 
-from fuseki.book.storage import orbits, schema
+from fuseki.book.storage import orbits, schema, scheme
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.statbook import IMPORT_HINT, StatisticsOnly
 from fuseki.book.storage.store import GamesPage
@@ -195,9 +195,9 @@ def warm(book) -> None:
         book._ranks(len(games.black) - 1)
         keys = Board(19).symmetric_keys(BLACK)
         codes = _position_codes(book, games, min(keys))
-        nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
+        nexts = ((codes >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
         # the positions after the most played first moves: every answer as White reads one
-        for first in _tally(nexts, codes & schema.WINNER_MASK, 19, keys, BLACK)[:WARM_FIRST_MOVES]:
+        for first in _tally(nexts, codes & scheme.WINNER_MASK, 19, keys, BLACK)[:WARM_FIRST_MOVES]:
             if first.point != PASS:
                 board = Board(19)
                 board.play(BLACK, first.point)
@@ -363,11 +363,11 @@ def _first_visits(book, games: _Games, key: int, ids: np.ndarray) -> tuple[np.nd
     first visit of the position ``key``, those that reached it.  A binary search per game in the
     position's codes (ordered by game, then move): no pass over the position's other games."""
     codes = _position_codes(book, games, key)
-    at = np.searchsorted(codes, ids << schema.GAME_SHIFT)  # each game's first code: its first visit
+    at = np.searchsorted(codes, ids << scheme.GAME_SHIFT)  # each game's first code: its first visit
     inside = at < len(codes)
     found = codes[at[inside]]
-    found = found[(found >> schema.GAME_SHIFT) == ids[inside]]
-    return ((found >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2, found & schema.WINNER_MASK
+    found = found[(found >> scheme.GAME_SHIFT) == ids[inside]]
+    return ((found >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2, found & scheme.WINNER_MASK
 
 
 def _repertoire(book, games: _Games, ids: np.ndarray, number: int) -> dict:

@@ -57,7 +57,6 @@ The tables:
 
 from __future__ import annotations
 
-import hashlib
 import zlib
 from functools import cache
 
@@ -81,24 +80,23 @@ from sqlalchemy import (
 )
 
 from fuseki.book.model.headers import HEADER_FIELDS, HeaderField
-from fuseki.engine.core import zobrist
+from fuseki.book.storage.scheme import (  # noqa: F401 (re-exported: the storage layer reads them as schema's)
+    GAME_SHIFT,
+    HASH_NAME,
+    MAX_MOVE_NUMBER,
+    MOVE_MASK,
+    MOVE_SHIFT,
+    NEXT_MASK,
+    NEXT_SHIFT,
+    SCHEMA_VERSION,
+    WINNER_MASK,
+    SchemeMismatch,
+    check_meta,
+    hash_scheme,
+    versions,
+)
 
-# 2: positions in segment tables (book.storage.segments); 3: the segments' next-move statistics
-# named next_stats (were summary; book.storage.migrate renames them when an old book is opened);
-# 4: beside a SQLite book on disk, the pattern index in files only (book.storage.pattern_files);
-# 5: segment files packed (book.storage.packed_segment), where they were SQLite databases
-SCHEMA_VERSION = "5"
 WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
-HASH_NAME = "zobrist-splitmix64-v1"
-
-# Bit layout of positions.code (see the module docstring).
-GAME_SHIFT = 24
-MOVE_SHIFT = 12
-NEXT_SHIFT = 2
-MOVE_MASK = 0xFFF
-NEXT_MASK = 0x3FF
-WINNER_MASK = 0x3
-MAX_MOVE_NUMBER = MOVE_MASK  # positions after move 4095 are not stored (an anomaly says so)
 
 # zlib preset dictionary for the stored SGF: common header text, then every 19x19 move
 # node.  Part of the schema: changing it makes stored games unreadable (bump SCHEMA_VERSION).
@@ -227,23 +225,6 @@ staging_table = Table("fuseki_stage", MetaData(), *positions_columns("fuseki_sta
                       sqlite_with_rowid=False)
 
 
-class SchemeMismatch(ValueError):
-    """The book was written with another hash scheme or schema version; its keys cannot be trusted."""
-
-
-@cache
-def hash_scheme() -> str:
-    """``zobrist-splitmix64-v1:<blake2b-8 of the shipped key table>``."""
-    keys = zobrist.read_table_file()
-    digest = hashlib.blake2b(b"".join(k.to_bytes(8, "little") for k in keys), digest_size=8)
-    return f"{HASH_NAME}:{digest.hexdigest()}"
-
-
-def versions() -> dict[str, str]:
-    """The meta rows a book written by this code carries."""
-    return {"hash_scheme": hash_scheme(), "schema_version": SCHEMA_VERSION}
-
-
 def create(conn) -> None:
     """Create the tables (if missing) and stamp a new book's versions."""
     if conn.dialect.name == "postgresql":
@@ -331,13 +312,7 @@ def known_fingerprints(conn, fingerprints: list) -> set:
 def check_versions(conn, schema_versions: tuple[str, ...] = ()) -> None:
     """Raise SchemeMismatch unless the book's meta rows match this code's versions
     (``schema_versions``: older schema versions the caller reads as they are)."""
-    present = dict(conn.execute(select(meta.c.name, meta.c.value)).all())
-    for name, expected in versions().items():
-        found = present.get(name)
-        if found != expected and not (name == "schema_version" and found in schema_versions):
-            raise SchemeMismatch(
-                f"the book's {name} is {found or 'missing'}, this fuseki needs {expected}: "
-                "import the games again into a new book")
+    check_meta(dict(conn.execute(select(meta.c.name, meta.c.value)).all()), schema_versions)
 
 
 def insert_rows(conn, table: Table, rows: list[tuple]) -> None:

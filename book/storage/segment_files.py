@@ -42,7 +42,7 @@ from sqlalchemy import MetaData, Table, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import nextmoves, packed_segment, schema, sqlite_image
+from fuseki.book.storage import nextmoves, packed_segment, schema, scheme, sqlite_image
 from fuseki.book.storage.connect import sqlite_uri
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.schema import segment_table, segments
@@ -266,7 +266,7 @@ def drop_games(path: str, games: np.ndarray, years: np.ndarray) -> int:
         stats = reader.all_stats()
     finally:
         reader.close()
-    gone = np.isin(codes >> schema.GAME_SHIFT, np.asarray(games, dtype=np.int64))
+    gone = np.isin(codes >> scheme.GAME_SHIFT, np.asarray(games, dtype=np.int64))
     if not gone.any():
         return 0
     removed = nextmoves.from_codes(keys[gone], codes[gone], lambda _low, _high: (0, years), 1)

@@ -36,7 +36,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import busy_rows, nextmoves, orbits, schema, segment_files, segments
+from fuseki.book.storage import busy_rows, nextmoves, orbits, scheme, segment_files, segments
 from fuseki.book.storage.source import NextMoves, Visits, answer
 from fuseki.engine.core.base import END
 from fuseki.engine.core.zobrist import to_signed
@@ -86,9 +86,9 @@ class SegmentIndex:
         first visit (filtered); ``every_row``: no statistics, every game from its rows."""
         counts, codes, mask = self._kept_rows(key, filters, every_row)
         codes = nextmoves.first_visit_codes(codes, mask)
-        moves = (codes >> schema.MOVE_SHIFT) & schema.MOVE_MASK
-        nexts = ((codes >> schema.NEXT_SHIFT) & schema.NEXT_MASK) - 2
-        return Visits(counts, codes >> schema.GAME_SHIFT, moves, nexts, codes & schema.WINNER_MASK)
+        moves = (codes >> scheme.MOVE_SHIFT) & scheme.MOVE_MASK
+        nexts = ((codes >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
+        return Visits(counts, codes >> scheme.GAME_SHIFT, moves, nexts, codes & scheme.WINNER_MASK)
 
     def version(self) -> int:
         """The largest game id (games are only ever added, with larger ids; merges and the
@@ -109,7 +109,7 @@ class SegmentIndex:
         counts, codes = self.codes(key, every_row, games)
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)
-        top = int(codes[-1] >> schema.GAME_SHIFT) if len(codes) else 0
+        top = int(codes[-1] >> scheme.GAME_SHIFT) if len(codes) else 0
         return counts, codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
 
     def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:

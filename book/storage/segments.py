@@ -31,9 +31,10 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import func, insert, select, text, union_all
 
-from fuseki.book.storage import nextmoves, pg_stage, segment_files, sqlite_image, sqlite_stage
-from fuseki.book.storage.schema import GAME_SHIFT, games, segment_table, segments, staging_table
+from fuseki.book.storage import nextmoves, segment_files, sqlite_image, sqlite_stage
+from fuseki.book.storage.schema import games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
+from fuseki.book.storage.scheme import GAME_SHIFT
 
 # A level holding this many segments is merged into one segment of the next level.  A merge
 # rewrites its rows in one transaction, stalling the import; a query reads every segment, a
@@ -133,6 +134,8 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, next_stats: nextmov
         return segment_files.link_file(conn, name, len(keys), 0)
     dialect = conn.dialect.name
     if dialect == "postgresql":  # its key built after the rows are in
+        from fuseki.book.storage import pg_stage  # PostgreSQL's only (a SQLite reader need not import it)
+
         segment = segment_files.new_segment_id(conn)
         pg_stage.copy_rows(conn, segment_table(segment).name, keys, codes)
     else:
@@ -163,6 +166,8 @@ def write_image_segment(conn, image: np.ndarray, next_stats: nextmoves.NextMoveS
 def drop_table(conn, segment_id: int) -> None:
     """Drop a segment's table (on PostgreSQL, a staged segment's view with its rows)."""
     if conn.dialect.name == "postgresql":
+        from fuseki.book.storage import pg_stage
+
         pg_stage.drop_segment(conn, segment_id)
     else:
         segment_table(segment_id).drop(conn)
@@ -266,6 +271,8 @@ def merge(conn, parts: list[Segment], level: int) -> int:
     else:
         conn.execute(text(f"INSERT INTO {table.name} (key, code) {union}"))
     if conn.dialect.name == "postgresql":
+        from fuseki.book.storage import pg_stage
+
         pg_stage.add_key(conn, table.name)
     nextmoves.write(conn, segment, _merged_stats(conn, parts))
     for part in parts:

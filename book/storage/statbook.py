@@ -13,7 +13,10 @@ instead of a ``SegmentIndex``.  What it can answer it answers as a book of games
 What needs games it refuses in words, never with an empty answer: ``Book.games`` and a year,
 player or header filter raise ``StatisticsOnly``; ``game`` and ``game_sgf`` raise KeyError saying why.
 The file is opened ``immutable`` (no locks, no journal: it is package data and may lie on
-a read-only disk) and is never written.
+a read-only disk) and is never written.  Its meta rows and next moves are read through the
+``sqlite3`` module alone (``book.storage.statbook_file``), so that opening it and answering a
+search imports no SQLAlchemy (issue 61); ``make_engine`` gives the SQLAlchemy engine of the file
+to a ``Book`` that is asked for one (``Book.db``: the corner book, the AI values).
 """
 
 from __future__ import annotations
@@ -22,12 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import inspect, select
-from sqlalchemy.engine import Engine
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import migrate, schema, statbook_table
-from fuseki.book.storage.connect import BookError, file_url, make_db
+from fuseki.book.storage import statbook_file
+from fuseki.book.storage.connect import BookError
+from fuseki.book.storage.scheme import MIGRATES_FROM, check_meta
 from fuseki.book.storage.source import NextMoves, Visits, answer
 from fuseki.engine.core.zobrist import to_signed
 
@@ -71,10 +73,11 @@ class StatisticsInfo:
 
 
 class StatisticsTable:
-    """A statistics book's ``NextMoveSource``: the ``next_stats`` table, one position a read."""
+    """A statistics book's ``NextMoveSource``: the ``next_stats`` table, one position a read
+    (through ``reader``, the file's own ``sqlite3`` connections)."""
 
-    def __init__(self, db, info: StatisticsInfo):
-        self.db, self.info = db, info
+    def __init__(self, reader: statbook_file.StatisticsFile, info: StatisticsInfo):
+        self.reader, self.info = reader, info
 
     def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
         """As a book of games answers (``source.answer``: the same counting and orbit merging,
@@ -90,8 +93,7 @@ class StatisticsTable:
             raise StatisticsOnly(self.info.no_games())
         if filters.selects_games():
             raise StatisticsOnly(self.info.no_filters())
-        with self.db.connect() as conn:
-            found = statbook_table.lookup(conn, to_signed(key))
+        found = self.reader.lookup(to_signed(key))
         none = np.empty(0, dtype=np.int64)
         return Visits(found.counts, none, none, none, none)
 
@@ -103,22 +105,24 @@ class StatisticsTable:
         """Nothing is kept."""
 
 
-def open_file(path: str) -> tuple[Engine, StatisticsInfo]:
-    """The database of the statistics book at ``path`` and what it says of itself; BookError
+def open_file(path: str) -> tuple[statbook_file.StatisticsFile, StatisticsInfo]:
+    """The reader of the statistics book at ``path`` and what it says of itself; BookError
     if it is not one, SchemeMismatch if it was counted with other keys."""
-    url = file_url(Path(path).resolve(), immutable=1)
-    db = make_db(url, readonly=True)
+    reader = statbook_file.StatisticsFile(str(Path(path).resolve()))
     try:
-        with db.connect() as conn:
-            if not inspect(conn).has_table("meta"):
-                raise BookError(f"{path} is not a fuseki book (no meta table)")
-            # version 3 renamed the segments' tables only: a statistics book has none
-            schema.check_versions(conn, migrate.MIGRATES_FROM)
-            meta = dict(conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all())
+        meta = reader.meta()
+        # version 3 renamed the segments' tables only: a statistics book has none
+        check_meta(meta, MIGRATES_FROM)
+        if meta.get(statbook_file.KIND) != statbook_file.STATISTICS:
+            raise BookError(f"{path} is marked as a statistics book but its meta table does not say so")
     except Exception:
-        db.dispose()
+        reader.close()
         raise
-    if meta.get(statbook_table.KIND) != statbook_table.STATISTICS:
-        db.dispose()
-        raise BookError(f"{path} is marked as a statistics book but its meta table does not say so")
-    return db, StatisticsInfo.from_meta(meta, path)
+    return reader, StatisticsInfo.from_meta(meta, path)
+
+
+def make_engine(path: str):
+    """The SQLAlchemy engine of the statistics book at ``path`` (``immutable``, read-only)."""
+    from fuseki.book.storage.connect import file_url, make_db
+
+    return make_db(file_url(Path(path).resolve(), immutable=1), readonly=True)

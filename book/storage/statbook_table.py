@@ -50,12 +50,10 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import nextmoves, schema, segment_files, segments
+from fuseki.book.storage import nextmoves, schema, scheme, segment_files, segments
 from fuseki.book.storage.nextmoves import NextMoveStats
+from fuseki.book.storage.statbook_file import APPLICATION_ID, KIND, STATISTICS, to_stats
 
-STATISTICS = "statistics"  # meta book_kind of a statistics book
-KIND = "book_kind"
-APPLICATION_ID = 0x66757374  # "fust", PRAGMA application_id of a statistics book file
 PAGE_SIZE = 4096  # a statistics book's page size (fixed: part of its bytes)
 RANGES = 256  # key ranges read one at a time from a book of games (memory: ~1/256 of its rows)
 
@@ -121,15 +119,10 @@ _JOINED = {
 
 
 def lookup(conn, key: int) -> NextMoveStats:
-    """The statistics of one position (``key`` signed), in next order, with no year."""
-    rows = conn.execute(_LOOKUP, {"key": key}).all()
-    if not rows:
-        return nextmoves.empty()
-    counts = np.empty((len(rows), 5), dtype=np.int32)
-    counts[:, nextmoves.YEAR] = nextmoves.NO_YEAR
-    # from plain lists: numpy probes a Row object for the array protocols
-    counts[:, nextmoves.NEXT:] = [tuple(row) for row in rows]
-    return NextMoveStats(np.full(len(rows), key, dtype=np.int64), counts)
+    """The statistics of one position (``key`` signed), in next order, with no year, through
+    SQLAlchemy (a ``Book`` reads them through ``statbook_file.StatisticsFile.lookup``, the same
+    query in plain ``sqlite3``; tests/test_statbook.py holds the two equal)."""
+    return to_stats(key, conn.execute(_LOOKUP, {"key": key}).all())
 
 
 _LOOKUP = (select(next_stats.c.next, next_stats.c.games, next_stats.c.black_wins, next_stats.c.white_wins)
@@ -137,17 +130,6 @@ _LOOKUP = (select(next_stats.c.next, next_stats.c.games, next_stats.c.black_wins
 
 
 # --- statistics book files ---------------------------------------------------------------------
-
-
-def is_statistics_file(path: str) -> bool:
-    """True when ``path`` is a SQLite file whose header carries ``APPLICATION_ID``."""
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-    except OSError:
-        return False
-    return (len(header) == 100 and header.startswith(b"SQLite format 3\0")
-            and int.from_bytes(header[68:72], "big") == APPLICATION_ID)
 
 
 def write_file(path: str, chunks: Iterable[NextMoveStats], meta: dict[str, str], extra=None) -> int:
@@ -166,7 +148,7 @@ def write_file(path: str, chunks: Iterable[NextMoveStats], meta: dict[str, str],
     for name in (draft, final):
         if os.path.exists(name):
             os.remove(name)
-    meta = {**meta, **schema.versions(), KIND: STATISTICS}
+    meta = {**meta, **scheme.versions(), KIND: STATISTICS}
     conn = sqlite3.connect(draft, isolation_level=None)
     try:
         conn.execute(f"PRAGMA page_size={PAGE_SIZE}")

@@ -10,6 +10,12 @@ games, a ``StatisticsTable`` (``book.storage.statbook``) for a statistics book. 
 itself keeps what belongs to its games table: the filters' masks over game ids (``mask``), the
 games' headers, and the date ranks that order a list of games.
 
+A statistics book (the built-in one) is opened and read without SQLAlchemy
+(``book.storage.statbook_file``: its meta rows and next moves are plain ``sqlite3``): this module
+imports SQLAlchemy and the modules of a book of games inside the functions that use them, so that
+``fuseki search`` on the built-in book never imports them (most of its start-up: issue 61,
+bench/cli.py); ``Book.db`` makes a statistics book's engine when something first asks for it.
+
 ``games`` asks the source for the games that reached the position, then orders the ids
 newest first: ``date`` (the text as written, compared by the database), then id, both
 descending; up to ``FEW_GAMES`` games the database sorts them, more a cached rank array over
@@ -24,34 +30,25 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, make_dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sqlalchemy import Text, cast, func, inspect, select
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
-from fuseki.book.storage import (
-    game_order,
-    migrate,
-    pattern_events,
-    pg_stage,
-    schema,
-    segment_files,
-    segment_merges,
-    segments,
-    statbook,
-)
-from fuseki.book.storage.connect import BookError, make_db, sqlite_path, to_url
-from fuseki.book.storage.header_filter import Headers, header_mask, read_headers
-from fuseki.book.storage.schema import games as games_table
-from fuseki.book.storage.segment_index import SegmentIndex
-from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
+from fuseki.book.storage import statbook
+from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.source import NextMoves, NextMoveSource, Visits
-from fuseki.book.storage.sqlite_stage import clear_stage
-from fuseki.book.storage.statbook_table import is_statistics_file
-from fuseki.book.storage.wal import Checkpointer
+from fuseki.book.storage.statbook_file import StatisticsFile, is_statistics_file
+
+# A book of games' modules (all of them import SQLAlchemy) are imported where they are used:
+# see the module docstring.
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from fuseki.book.storage.header_filter import Headers
 
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
@@ -91,7 +88,12 @@ class BookStats:
     file_bytes: int | None
 
 
-_ROW_COLUMNS = [games_table.c[f.name] for f in fields(GameRow) if f.name != "move_number"]
+@cache
+def _row_columns() -> list:
+    """The games table's columns of a GameRow (all its fields but ``move_number``)."""
+    from fuseki.book.storage.schema import games as games_table
+
+    return [games_table.c[f.name] for f in fields(GameRow) if f.name != "move_number"]
 
 
 class Book:
@@ -101,22 +103,44 @@ class Book:
     connection of its own, and the book's own caches (``_masks``, ``_headers``, ``_rank``) and its
     source's only ever publish arrays that are finished, and change their dicts under a lock."""
 
-    def __init__(self, db: Engine, readonly: bool, path: str | None,
-                 statistics: statbook.StatisticsInfo | None = None):
-        self.db = db  # the SQLAlchemy engine (not to be confused with the GTP engine)
+    def __init__(self, db: Engine | None, readonly: bool, path: str | None,
+                 statistics: statbook.StatisticsInfo | None = None, reader: StatisticsFile | None = None):
+        self._lock = threading.Lock()
+        self._db = db  # the SQLAlchemy engine (not to be confused with the GTP engine): see db
         self.readonly = readonly
         self.path = path  # the SQLite file, or None
         # a statistics book's StatisticsInfo (book.storage.statbook); None: a book of games
         self.statistics = statistics
+        self._reader = reader  # a statistics book's own sqlite3 connections (book.storage.statbook_file)
         # where next moves come from (book.storage.source): the one physical form this book has
-        self.source: NextMoveSource = (SegmentIndex(db, self.mask, self.max_game_id) if statistics is None
-                                       else statbook.StatisticsTable(db, statistics))
-        self._lock = threading.Lock()
+        if statistics is None:
+            from fuseki.book.storage.segment_index import SegmentIndex
+
+            self.source: NextMoveSource = SegmentIndex(db, self.mask, self.max_game_id)
+        else:
+            self.source = statbook.StatisticsTable(reader, statistics)
         self._masks: dict[tuple, np.ndarray] = {}
         self._headers: Headers | None = None  # every game's header columns, read once
         self._rank: np.ndarray | None = None
         self._ranking = threading.Lock()  # one builder of the rank array (378k games: a second to build)
-        self._checkpointer = Checkpointer(path) if path and not readonly else None
+        self._checkpointer = None
+        if path and not readonly:
+            from fuseki.book.storage.wal import Checkpointer
+
+            self._checkpointer = Checkpointer(path)
+
+    @property
+    def db(self) -> Engine:
+        """The book's SQLAlchemy engine.  A statistics book reads its next moves without one
+        (``book.storage.statbook_file``) and makes it when first asked (the corner book, the AI
+        values, ``stats``): importing SQLAlchemy is most of a short search's start (issue 61)."""
+        db = self._db
+        if db is None:
+            with self._lock:
+                if self._db is None:
+                    self._db = statbook.make_engine(self.path)
+                db = self._db
+        return db
 
     @classmethod
     def open(cls, location: str, readonly: bool = False) -> Book:
@@ -124,16 +148,26 @@ class Book:
 
         Raises BookError when a read-only book does not exist or is not a book, or when a
         SQLite book lists segment files its folder lacks (copied without it), and
-        schema.SchemeMismatch when it was written with another hash scheme.  A statistics
+        scheme.SchemeMismatch when it was written with another hash scheme.  A statistics
         book (``book.storage.statbook_table``; the built-in book) opens read-only whatever is asked.
         """
+        if "://" not in str(location):  # a path: as connect.to_url resolves it, before importing SQLAlchemy
+            path = str(Path(location).expanduser().resolve())
+            if is_statistics_file(path):
+                return cls._open_statistics(path)
+        from sqlalchemy import inspect
+        from sqlalchemy.exc import DBAPIError
+
+        from fuseki.book.storage import migrate, schema, segment_files
+        from fuseki.book.storage.connect import make_db, sqlite_path, to_url
+        from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
+
         url = to_url(str(location), readonly)
         path = sqlite_path(url)
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
-        if path and is_statistics_file(path):  # never opened for writing
-            db, info = statbook.open_file(path)
-            return cls(db, True, path, info)
+        if path and is_statistics_file(path):  # a sqlite: URL of one
+            return cls._open_statistics(path)
         db = make_db(url, readonly)
         upgrade_first = upgraded = False
         try:
@@ -152,7 +186,10 @@ class Book:
                     upgraded = migrate.upgrade(conn)
                     schema.create(conn)
                     sweep_book(conn)  # what an importer that stopped left
-                    pg_stage.sweep(conn)
+                    if db.dialect.name == "postgresql":  # its staged tables (pg_stage: SQLite stages none)
+                        from fuseki.book.storage import pg_stage
+
+                        pg_stage.sweep(conn)
             if upgrade_first:
                 db.dispose()
                 cls._upgrade(location)
@@ -177,9 +214,17 @@ class Book:
         return book
 
     @classmethod
+    def _open_statistics(cls, path: str) -> Book:
+        """A statistics book: read-only whatever is asked (never opened for writing)."""
+        reader, info = statbook.open_file(path)
+        return cls(None, True, path, info, reader)
+
+    @classmethod
     def _upgrade(cls, location: str) -> None:
         """Open the book for writing once, which upgrades it (``book.storage.migrate``); BookError
         saying why when it cannot be written."""
+        from sqlalchemy.exc import DBAPIError
+
         try:
             cls.open(location).close()
         except (BookError, DBAPIError, OSError) as exc:
@@ -190,7 +235,10 @@ class Book:
     def close(self) -> None:
         if self._checkpointer:
             self._checkpointer.close()
-        self.db.dispose()
+        if self._reader is not None:
+            self._reader.close()
+        if self._db is not None:
+            self._db.dispose()
 
     def end_threads(self) -> None:
         """End the threads this book runs (a SQLite book's checkpointer, ``book.storage.wal``)
@@ -264,7 +312,10 @@ class Book:
     def game(self, game_id: int):
         """The stored game as a ``book.model.records.GameRecord``; KeyError if there is none
         (a statistics book has none, and says so)."""
+        from sqlalchemy import select
+
         from fuseki.book.formats.records import read_games
+        from fuseki.book.storage.schema import games as games_table
 
         data = self.game_sgf(game_id)
         with self.db.connect() as conn:
@@ -275,6 +326,10 @@ class Book:
         """Ids of the stored games (of one board size if given), in import order."""
         if self.statistics is not None:
             return []
+        from sqlalchemy import select
+
+        from fuseki.book.storage.schema import games as games_table
+
         query = select(games_table.c.id).order_by(games_table.c.id)
         if size is not None:
             query = query.where(games_table.c.size == int(size))
@@ -285,6 +340,11 @@ class Book:
         """The stored game's own SGF bytes; KeyError if there is none (a statistics book has none)."""
         if self.statistics is not None:
             raise KeyError(f"no game {game_id}: {self.statistics.no_games()}")
+        from sqlalchemy import select
+
+        from fuseki.book.storage import schema
+        from fuseki.book.storage.schema import games as games_table
+
         with self.db.connect() as conn:
             blob = conn.execute(select(games_table.c.sgf).where(games_table.c.id == int(game_id))).scalar()
         if blob is None:
@@ -294,6 +354,11 @@ class Book:
     def stats(self) -> BookStats:
         """Games, position rows, games per board size, years and the database's size (a
         statistics book: the games it was counted from, its distinct positions)."""
+        from sqlalchemy import func, select
+
+        from fuseki.book.storage import segments
+        from fuseki.book.storage.schema import games as games_table
+
         if self.statistics is not None:
             info = self.statistics
             with self.db.connect() as conn:
@@ -319,6 +384,9 @@ class Book:
         """
         if self.readonly:
             raise BookError("the book is open read-only")
+        from fuseki.book.storage import schema
+        from fuseki.book.storage.sqlite_stage import clear_stage
+
         if self._checkpointer:
             self._checkpointer.bound()  # a log grown too long restarts with this write
         with self.db.connect().execution_options(fuseki_write=True) as conn:
@@ -343,6 +411,10 @@ class Book:
         if conn is None:
             with self.db.connect() as conn:
                 return self.max_game_id(conn)
+        from sqlalchemy import func, select
+
+        from fuseki.book.storage.schema import games as games_table
+
         return int(conn.execute(select(func.max(games_table.c.id))).scalar() or 0)
 
     # --- internals ------------------------------------------------------------------------
@@ -356,6 +428,8 @@ class Book:
         (``reclaim``); a query reads each segment, so a book grown by many imports answers
         a little faster afterwards.  A SQLite book made before incremental auto-vacuum gets it here.
         """
+        from fuseki.book.storage import pattern_events
+
         self.merge_all()
         with self.writing() as conn:
             gone = pattern_events.move_to_table(conn)
@@ -379,6 +453,8 @@ class Book:
         """Merge every segment into one, in the book's own file (files too: ``_fold_files``)."""
         if self.readonly:
             raise BookError("the book is open read-only")
+        from fuseki.book.storage import segment_files, segment_merges, segments
+
         with self.db.connect() as conn:
             in_files = bool(segment_files.in_files(conn))
         if in_files:
@@ -390,9 +466,13 @@ class Book:
     def reclaim(self, pages_per_step: int = RECLAIM_PAGES) -> int:
         """Give the pages merges freed back to the file system; returns how many (see
         ``segment_merges.reclaim``)."""
+        from fuseki.book.storage import segment_merges
+
         return segment_merges.reclaim(self, pages_per_step)
 
     def _file_bytes(self, conn) -> int | None:
+        from fuseki.book.storage import segment_files
+
         if self.db.dialect.name == "sqlite" and self.path:
             # the database's pages, wherever they are now (file or write-ahead log)
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
@@ -405,6 +485,8 @@ class Book:
 
     def _sorted_by_database(self, game_ids: np.ndarray, after: int | None) -> tuple[int, list[int]]:
         """(games before the keyset, the ids after it newest first): the database sorts them."""
+        from fuseki.book.storage import game_order
+
         with self.db.connect() as conn:
             return game_order.newest_by_database(conn, game_ids.tolist(), after)
 
@@ -430,8 +512,12 @@ class Book:
 
     def _rows(self, chosen: list[int], place: dict[int, int]) -> list:
         """GameRows of ``chosen`` ids in that order; ``place``: id -> move number."""
+        from sqlalchemy import select
+
+        from fuseki.book.storage.schema import games as games_table
+
         with self.db.connect() as conn:
-            found = conn.execute(select(*_ROW_COLUMNS).where(games_table.c.id.in_(chosen))).all()
+            found = conn.execute(select(*_row_columns()).where(games_table.c.id.in_(chosen))).all()
         by_id = {row.id: row for row in found}
         return [GameRow(**by_id[i]._asdict(), move_number=place[i]) for i in chosen if i in by_id]
 
@@ -443,6 +529,9 @@ class Book:
         mask = self._masks.get(cache_key)
         if mask is not None and len(mask) > needed:
             return mask
+        from fuseki.book.storage import schema
+        from fuseki.book.storage.header_filter import header_mask, read_headers
+
         with self.db.connect() as conn:
             top = self.max_game_id(conn)
             ids = None
@@ -474,6 +563,8 @@ class Book:
             return rank if rank is not None and len(rank) > needed else self._build_ranks(needed)
 
     def _build_ranks(self, needed: int) -> np.ndarray:
+        from fuseki.book.storage import game_order
+
         with self.db.connect() as conn:
             self._rank = game_order.date_ranks(conn, self.max_game_id(conn), needed)
         return self._rank
@@ -493,6 +584,10 @@ def _selected_ids(conn, query) -> np.ndarray:
     string in the database, which numpy parses in a fraction of what a row object a row costs
     (40 player filters on the 1,511,588-game book spent 0.66 of their 1.5 s fetching ids one
     by one: bench/book.py --query-book)."""
+    from sqlalchemy import Text, cast, func, select
+
+    from fuseki.book.storage import segment_files
+
     found = query.subquery()
     if conn.dialect.name == "postgresql":
         joined = func.string_agg(cast(found.c.id, Text), ",")

@@ -108,4 +108,7 @@ def ever_held(events: np.ndarray, offsets: np.ndarray, size: int) -> np.ndarray:
     (0) and a white (1) stone, from the games' ``replay_events`` concatenated (game g's are
     ``events[offsets[g]:offsets[g + 1]]``).  A pattern search replays only games whose bit
     sets can hold the pattern's stones."""
+    if len(offsets) < 2:  # no game: no kernel, whose first call imports numba (engine/core/lazy_jit.py);
+        # a search of a book whose index is all in files asks for none before its scan (issue 61)
+        return np.zeros((0, 2, held_words(size)), dtype=np.uint64)
     return K.ever_held(events, offsets, held_words(size))

@@ -17,14 +17,15 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import exists, select
 
-from fuseki.book.analysis.pipeline.progress import STDERR, Steps
-from fuseki.book.formats.records import read_games
 from fuseki.book.storage import schema
 from fuseki.book.storage.pattern_events import create, indexed_through, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events
 
 __all__ = ["game_events", "update"]
 CHUNK = 2000  # games read and written a transaction
+# update's default progress: progress.STDERR, imported only when there are games to index (with
+# tqdm, ~20 ms of every fuseki pattern's start, which finds none: issue 61, bench/cli.py)
+STDERR = "stderr"
 
 
 def game_events(record) -> np.ndarray:
@@ -48,8 +49,13 @@ def update(book, progress=STDERR) -> int:
         start = indexed_through(conn)
         top = book.max_game_id(conn)
     done, first = 0, start
+    steps = None
     # no bar where there is nothing to do (the import's batches indexed their games)
-    steps = Steps("pattern index", top - first, stream=progress) if progress is not None and top > first else None
+    if progress is not None and top > first:
+        from fuseki.book.analysis.pipeline import progress as progress_lines
+
+        steps = progress_lines.Steps("pattern index", top - first,
+                                     stream=progress_lines.STDERR if progress is STDERR else progress)
     while start < top:
         with book.db.connect() as conn:
             # games an import already indexed (those after an older import's) are passed over
@@ -57,6 +63,10 @@ def update(book, progress=STDERR) -> int:
             found = conn.execute(select(schema.games.c.id, schema.games.c.sgf, schema.games.c.source)
                                  .where(schema.games.c.id > start, ~written).order_by(schema.games.c.id)
                                  .limit(CHUNK)).all()
+        # the SGF parser (numba, sgfmill) only when there are games to index: a book fuseki import
+        # made has none, and fuseki pattern's start need not import it (issue 61, bench/cli.py)
+        from fuseki.book.formats.records import read_games
+
         rows = []
         for game_id, blob, source in found:
             record = read_games(schema.decompress_sgf(blob), source or f"game {game_id}")[0]

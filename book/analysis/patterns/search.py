@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fuseki.book.analysis.patterns import index, index_map, scan
+from fuseki.book.analysis.patterns import index, index_map
 from fuseki.book.analysis.patterns.budget import Budget
 from fuseki.book.analysis.patterns.pattern import Pattern
 from fuseki.engine.core.base import BLACK, WHITE
@@ -87,6 +87,11 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -
     """Search the book's games of the pattern's board size (see the module docstring).
     ``budget``: the scan's (``budget.BudgetSpent`` once it is spent; the web
     page's requests have one, the CLI and the shell none)."""
+    # scan imports numba: here, not at the top, so that importing this module (fuseki pattern
+    # does before it reads the position) leaves numba out until the scan runs and the position's
+    # few moves are played as Python (engine/core/lazy_jit.py), not by numba's cached kernels
+    # loaded for them (issue 61, bench/cli.py)
+    from fuseki.book.analysis.patterns import scan
     from fuseki.book.model.filters import Filters
     from fuseki.book.storage.connect import BookError
 

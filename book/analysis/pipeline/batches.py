@@ -24,7 +24,7 @@ from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, shown_name
 from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves, move_limit_text
-from fuseki.book.storage import nextmoves, schema, segments, sqlite_image
+from fuseki.book.storage import nextmoves, schema, scheme, segments, sqlite_image
 from fuseki.book.storage.connect import make_db
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, move_limit
@@ -155,7 +155,7 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
         return batch
     batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
     codes = owners  # the codes, numbered by owner, made in the owners' array
-    codes <<= schema.GAME_SHIFT
+    codes <<= scheme.GAME_SHIFT
     codes |= lows
     del owners, lows
     if rows_to is not None:
@@ -195,20 +195,20 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, tuple[int
     move_points, move_colors = _arrays(record.moves)
     fp = _fingerprint(size, setup_points, setup_colors, move_points, move_colors)
     anomaly = None
-    if len(move_points) > schema.MAX_MOVE_NUMBER:
-        move_points = move_points[:schema.MAX_MOVE_NUMBER]
-        move_colors = move_colors[:schema.MAX_MOVE_NUMBER]
-        anomaly = schema.MAX_MOVE_NUMBER + 1, f"positions after move {schema.MAX_MOVE_NUMBER} are not stored"
+    if len(move_points) > scheme.MAX_MOVE_NUMBER:
+        move_points = move_points[:scheme.MAX_MOVE_NUMBER]
+        move_colors = move_colors[:scheme.MAX_MOVE_NUMBER]
+        anomaly = scheme.MAX_MOVE_NUMBER + 1, f"positions after move {scheme.MAX_MOVE_NUMBER} are not stored"
     n = len(move_points) + 1
     out_key, _, out_next, count = replay_game(size, setup_points, setup_colors, move_points, move_colors,
                                               to_move_without_moves(record))
     if count < n:
         anomaly = _illegal_move(record, count - 1)
-    lows = _LOW_BASE[:count] | ((out_next[:count] + 2) << schema.NEXT_SHIFT) | (record.winner or 0)
+    lows = _LOW_BASE[:count] | ((out_next[:count] + 2) << scheme.NEXT_SHIFT) | (record.winner or 0)
     return out_key[:count], lows, anomaly, fp
 
 
-_LOW_BASE = np.arange(schema.MAX_MOVE_NUMBER + 1, dtype=np.int64) << schema.MOVE_SHIFT
+_LOW_BASE = np.arange(scheme.MAX_MOVE_NUMBER + 1, dtype=np.int64) << scheme.MOVE_SHIFT
 
 
 def _flat(pair_lists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -237,7 +237,7 @@ def replay_records(records: list[GameRecord]):
     results = []
     groups: dict[int, list[GameRecord]] = {}
     for record in records:
-        if len(record.moves) > schema.MAX_MOVE_NUMBER:
+        if len(record.moves) > scheme.MAX_MOVE_NUMBER:
             results.append((record, *replay_record(record), game_events(record)))
         else:
             groups.setdefault(record.size, []).append(record)
@@ -250,7 +250,7 @@ def replay_records(records: list[GameRecord]):
         event_starts, event_ends = event_starts.tolist(), (event_starts + event_counts).tolist()
         lows = out_next  # in place: a batch's arrays are most of a parser's memory
         lows += 2
-        lows <<= schema.NEXT_SHIFT
+        lows <<= scheme.NEXT_SHIFT
         for g, record in enumerate(group):
             a, b = move_offsets[g], move_offsets[g + 1]
             s, t = setup_offsets[g], setup_offsets[g + 1]
@@ -282,7 +282,7 @@ def _illegal_move(record: GameRecord, index: int) -> tuple[int, str]:
 
 def game_events(record: GameRecord) -> bytes:
     """The record's pattern-index events (``replay_events``, uint16) as the stored bytes: for a
-    game past ``schema.MAX_MOVE_NUMBER``, which ``replay_records`` replays alone; the others'
+    game past ``scheme.MAX_MOVE_NUMBER``, which ``replay_records`` replays alone; the others'
     come from their replay (``replay_games_events``).  The same as
     ``book.analysis.patterns.index.game_events`` of the stored game read back (the import's test checks it).
     """
@@ -356,7 +356,7 @@ def warm_up() -> None:
     replay_record(record)
     replay_records([record])
     image = segments.batch_image(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64))
-    sqlite_image.add_to_codes(image, 1 << schema.GAME_SHIFT)
+    sqlite_image.add_to_codes(image, 1 << scheme.GAME_SHIFT)
     sqlite_image.image_rows(image)
 
 

@@ -59,7 +59,7 @@ Anomalies: a game with an illegal move keeps its positions up to that move (the 
 before it gets END as its next move), is stored, and its ``anomaly`` says which move
 and why.  A game longer than ``book.model.records.move_limit`` (4 x the board's points)
 is kept up to the limit (its record and its positions), also an anomaly; so is a game
-past move 4095 (``schema.MAX_MOVE_NUMBER``: no game read from SGF gets there now), whose
+past move 4095 (``scheme.MAX_MOVE_NUMBER``: no game read from SGF gets there now), whose
 later positions are not stored.  Files that cannot be read at all are *skipped*, with the
 reason.  The report holds each as a ``book.analysis.pipeline.report.Note``.
 """
@@ -101,6 +101,7 @@ from fuseki.book.storage import (
     pattern_events,
     pg_stage,
     schema,
+    scheme,
     segment_files,
     segment_merges,
     segments,
@@ -171,9 +172,9 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         if batch.written is not None:
             positions = batch.written_rows - _drop_games(conn, batch, keep)
             if conn.dialect.name == "postgresql":
-                pg_stage.link(conn, batch.written, positions, first_id << schema.GAME_SHIFT)
+                pg_stage.link(conn, batch.written, positions, first_id << scheme.GAME_SHIFT)
             else:
-                segment_files.link_file(conn, batch.written, positions, first_id << schema.GAME_SHIFT)
+                segment_files.link_file(conn, batch.written, positions, first_id << scheme.GAME_SHIFT)
         elif batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
             segments.write_image_segment(conn, batch.image, batch.next_stats)
             positions = sqlite_image.row_count(batch.image)
@@ -205,7 +206,7 @@ def _number(image: np.ndarray, first_id: int) -> bool:
     """Number an image's games from ``first_id`` (they are numbered from 0); False if an id
     would not fit in its codes' 6 bytes (a book of 8 million games: the rows are written again)."""
     try:
-        sqlite_image.add_to_codes(image, first_id << schema.GAME_SHIFT)
+        sqlite_image.add_to_codes(image, first_id << scheme.GAME_SHIFT)
     except ValueError:
         return False
     return True
@@ -216,8 +217,8 @@ def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
     keys, lows, owners, next_stats = batch.keys, batch.lows, batch.owners, batch.next_stats
     if batch.image is not None:
         keys, codes = sqlite_image.image_rows(batch.image)
-        owners, lows = codes >> schema.GAME_SHIFT, codes & ((1 << schema.GAME_SHIFT) - 1)
-    codes = (ids[owners] << schema.GAME_SHIFT) | lows
+        owners, lows = codes >> scheme.GAME_SHIFT, codes & ((1 << scheme.GAME_SHIFT) - 1)
+    codes = (ids[owners] << scheme.GAME_SHIFT) | lows
     if not keep.all():  # rows of new games only, still in key order
         row_keep = keep[owners]
         keys, codes, next_stats = keys[row_keep], codes[row_keep], None  # next_stats: counted again

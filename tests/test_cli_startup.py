@@ -1,0 +1,120 @@
+"""What ``fuseki search`` and ``fuseki pattern`` import: only what the command needs (issue 61).
+
+No timing here: bench/cli.py measures the start-up (docs/benchmarks.md, "Start-up ... issue 61");
+these tests hold what makes it short, by the modules a command leaves out of ``sys.modules``:
+
+- ``fuseki search`` on the built-in book (a statistics book) reads it through ``sqlite3``
+  (``book.storage.statbook_file``): no SQLAlchemy, and its four moves played as Python
+  (``engine/core/lazy_jit.py``): no numba;
+- ``fuseki pattern`` needs SQLAlchemy (a book of games) and numba (the scan), but not the SGF
+  parser (``book.formats.records``, sgfmill: only to index games an older import left out),
+  and numba comes with the scan, after the position's moves were played as Python;
+- both end the process once they have answered, without the interpreter's teardown
+  (``cli.ENDS_AT_ONCE``): an atexit handler never runs, and the answer is whole.
+
+Each command runs in a fresh interpreter (``cli.main``, as the ``fuseki`` script runs it), which
+then prints the modules it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.model import builtin
+from fuseki.book.storage.store import Book
+
+from games import write_games
+
+RUN = """
+import json, sys
+from fuseki.book.ui import cli
+from fuseki.engine.core import lazy_jit
+code = cli.main({argv!r})
+print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r}
+                               or m in {project!r}), lazy_jit.is_compiled("fuseki.engine.core._kernels")]))
+"""
+HEAVY = ("sqlalchemy", "numba", "llvmlite", "sgfmill")
+PROJECT = ("fuseki.book.formats.records", "fuseki.book.analysis.patterns.scan", "fuseki.book.storage.schema")
+
+
+def run_command(argv: list[str], home) -> tuple[str, list[str], bool]:
+    """(what it printed, the heavy and project modules it imported, whether the board's kernels
+    were numba's) of ``fuseki ARGV`` in a fresh interpreter."""
+    env = {k: v for k, v in os.environ.items() if k != "FUSEKI_BOOK"} | {"HOME": str(home)}
+    done = subprocess.run([sys.executable, "-c", RUN.format(argv=argv, heavy=HEAVY, project=PROJECT)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    *printed, last = done.stdout.splitlines()
+    code, modules, compiled = json.loads(last)
+    assert code == 0, done.stdout + done.stderr
+    return "\n".join(printed), modules, compiled
+
+
+@pytest.mark.skipif(not builtin.available(), reason="the built-in book is not built in this checkout")
+def test_search_on_the_built_in_book_imports_no_sqlalchemy_and_no_numba(tmp_path):
+    printed, modules, compiled = run_command(["search", "--moves", "Q16 D4 Q3 D16"], tmp_path)
+    assert "total" in printed and "games" in printed  # it answered, from the built-in book
+    assert modules == [] and not compiled
+
+
+@pytest.fixture(scope="module")
+def games_book(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("startup")
+    (folder / "games").mkdir()
+    write_games(folder / "games", count=30, seed=11)
+    location = str(folder / "book.sqlite")
+    with Book.open(location) as book:
+        importer.import_paths(book, [str(folder / "games")], workers=0)
+    return location
+
+
+def pattern_argv(book: str) -> list[str]:
+    return ["pattern", "--book", book, "--moves", "Q16 R14 O17", "--region", "N19:T13"]
+
+
+def test_pattern_imports_no_sgf_parser_and_plays_the_position_without_numba(games_book, tmp_path):
+    printed, modules, compiled = run_command(pattern_argv(games_book), tmp_path)
+    assert "total" in printed
+    assert "sgfmill" not in modules and "fuseki.book.formats.records" not in modules
+    assert {"numba", "sqlalchemy", "fuseki.book.analysis.patterns.scan"} <= set(modules)  # what it does need
+    assert not compiled  # numba came with the scan, after the moves were played
+
+
+AS_THE_SCRIPT = """
+import atexit, sys
+atexit.register(lambda: print("the teardown ran", file=sys.stderr))
+sys.argv = ["fuseki"] + {argv!r}
+from fuseki.book.ui.cli import main
+raise SystemExit(main())
+"""
+
+
+def run_as_the_script(argv: list[str], home) -> subprocess.CompletedProcess:
+    """``fuseki ARGV`` as the console script runs it (``main()`` without arguments), with an
+    atexit handler that says whether the interpreter's teardown ran."""
+    env = {k: v for k, v in os.environ.items() if k != "FUSEKI_BOOK"} | {"HOME": str(home)}
+    return subprocess.run([sys.executable, "-c", AS_THE_SCRIPT.format(argv=argv)], capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+@pytest.mark.parametrize("command", ["search", "pattern"])
+def test_search_and_pattern_end_once_answered_without_the_teardown(command, games_book, tmp_path):
+    argv = pattern_argv(games_book) if command == "pattern" else ["search", "--moves", "Q16 D4", "--book", games_book]
+    done = run_as_the_script(argv, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().splitlines()[-1].startswith("total ")  # the whole answer, flushed
+    assert "the teardown ran" not in done.stderr
+
+
+def test_other_commands_and_callers_in_python_keep_the_teardown(games_book, tmp_path):
+    done = run_as_the_script(["stats", "--book", games_book], tmp_path)  # not in cli.ENDS_AT_ONCE
+    assert done.returncode == 0 and "the teardown ran" in done.stderr, done.stderr
+    # main(argv) from Python returns its code (run_command prints after it): the tests above rely on it
+    printed, _modules, _compiled = run_command(["search", "--moves", "Q16 D4", "--book", games_book], tmp_path)
+    assert "total" in printed
