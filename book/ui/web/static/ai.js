@@ -37,9 +37,17 @@ export function drawAiMarks(svg, position, marks, rare) {
   svg.insertBefore(group, svg.querySelector(".targets"));
 }
 
-// KataGo's line from a move (its pv, SGF points; null: none): numbered stones, the mover's first.
-export function drawPv(svg, pv, toMove) {
+// KataGo's line from a move (its pv, SGF points; null: none): numbered stones, the mover's first,
+// drawn as stones (the board's own gradients) so that they read as moves, not as the letters and
+// KataGo's rank discs, which step back while a line is shown (the board's pv-shown class: the
+// stylesheet hides them, or a board of 16 line stones over 21 rank discs reads as neither).  The
+// first stone, the hovered move itself, is ringed.  `pinned`: a click or a tap chose the line (it
+// stays when the pointer leaves the row); the board's data-pinned holds that line.
+export function drawPv(svg, pv, toMove, pinned = false) {
   svg.querySelectorAll(".ai-pv").forEach((node) => node.remove());
+  svg.classList.toggle("pv-shown", Boolean(pv));
+  if (pv && pinned) svg.dataset.pinned = pv.join(",");
+  else delete svg.dataset.pinned;
   if (!pv) return;
   const unit = 10;
   const group = el("g", {class: "ai-pv", "data-line": pv.join(",")});
@@ -47,10 +55,30 @@ export function drawPv(svg, pv, toMove) {
     if (!sgf) return;  // a pass
     const [x, y] = xyOf(sgf);
     const black = (i % 2 === 0) === (toMove === "B");
-    el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.45, class: black ? "black" : "white"}, group);
-    el("text", {x: x * unit, y: y * unit, class: black ? "black" : "white"}, group).textContent = String(i + 1);
+    const colour = black ? "black" : "white";
+    el("circle", {cx: x * unit, cy: y * unit, r: unit * 0.47, "data-sgf": sgf,
+                  fill: `url(#${svg.id}-${colour})`,
+                  class: `${colour}${i === 0 ? " first" : ""}`}, group);
+    el("text", {x: x * unit, y: y * unit, class: colour, "font-size": i + 1 >= 10 ? 4.2 : 5.2},
+       group).textContent = String(i + 1);
   });
   svg.insertBefore(group, svg.querySelector(".targets"));
+}
+
+// A tap (or a click) on a row's KataGo cells shows its line and keeps it; another on the same row,
+// or one anywhere else on the page, hides it.  A mouse's hover shows the line while it lasts.  A
+// touch screen's tap also sends the mouse's enter event first: hover listens to pointer events of
+// a mouse only, so a tap shows the line at once instead of drawing it and toggling it off again.
+function pvPointer(event) {
+  return event.pointerType === "mouse";
+}
+
+export function setupPvDismiss() {
+  document.addEventListener("click", (event) => {
+    const board = $("search-board");
+    if (!board.dataset.pinned || event.target.closest("td.ai-col")) return;
+    drawPv(board, null);
+  });
 }
 
 // A position KataGo is working on is asked again until its values come (or the visitor moved on).
@@ -108,13 +136,18 @@ export function aiCells(tr, values, markName, missing, toMove, markVisits) {
     tr.title = `values of the position after the move (${values.visits} visits)`;
   }
   if (values.pv && values.pv.length && toMove) {
-    tr.addEventListener("mouseenter", () => drawPv($("search-board"), values.pv, toMove));
-    tr.addEventListener("mouseleave", () => drawPv($("search-board"), null));
+    const line = values.pv.join(",");
+    tr.addEventListener("pointerenter", (event) => {
+      if (pvPointer(event) && !$("search-board").dataset.pinned) drawPv($("search-board"), values.pv, toMove);
+    });
+    tr.addEventListener("pointerleave", (event) => {
+      if (pvPointer(event) && !$("search-board").dataset.pinned) drawPv($("search-board"), null);
+    });
     for (const td of cells) {
       td.addEventListener("click", (event) => {  // a tap shows the line; the move's name still plays it
         event.stopPropagation();
-        const shown = $("search-board").querySelector(".ai-pv");
-        drawPv($("search-board"), shown && shown.dataset.line === values.pv.join(",") ? null : values.pv, toMove);
+        const pinned = $("search-board").dataset.pinned === line;
+        drawPv($("search-board"), pinned ? null : values.pv, toMove, !pinned);
       });
     }
   }

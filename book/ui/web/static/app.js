@@ -10,6 +10,7 @@
 // The state is exported for the browser tests only (they import this module to read it).
 
 import {copyLink, restoreView, saveView} from "./address.js";
+import {setupPvDismiss} from "./ai.js";
 import {api, serial} from "./api.js";
 import {drawBoard} from "./board.js";
 import {$, showMessage} from "./dom.js";
@@ -131,5 +132,6 @@ const started = start(state);
 startPracticeControls(state);
 setupTabs();
 startKeyboard(state);
+setupPvDismiss();
 // the browser tests wait on this: the first view restored (its answers drawn), or its error shown
 export const ready = started.catch((error) => showMessage(error.message));

@@ -41,6 +41,8 @@ export function drawBoard(svg, size, position, marks, onClick, rare) {
   const margin = 1.3 * unit;
   const span = (size - 1) * unit;
   svg.replaceChildren();
+  svg.classList.remove("pv-shown");  // KataGo's line (ai.js drawPv) goes with the old drawing
+  delete svg.dataset.pinned;
   svg.setAttribute("viewBox", `${-margin} ${-margin} ${span + 2 * margin} ${span + 2 * margin}`);
   svg.dataset.size = size;
   const defs = el("defs", {}, svg);
