@@ -117,6 +117,7 @@ export async function start(state) {
       $("within-push").title = info.note;
     }
     $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}${kind}`;
+    $("book-info").title = $("book-info").textContent;  // whole where a phone's header cuts it
   } catch (error) {
     showMessage(error.message);
   }

@@ -38,7 +38,7 @@ export function xyOf(sgf) {
 // and calls onClick(sgf) when an intersection is clicked.
 export function drawBoard(svg, size, position, marks, onClick, rare) {
   const unit = 10;
-  const margin = 1.3 * unit;
+  const margin = 1.5 * unit;  // room for the coordinates, a phone's larger ones too (style.css)
   const span = (size - 1) * unit;
   svg.replaceChildren();
   svg.classList.remove("pv-shown");  // KataGo's line (ai.js drawPv) goes with the old drawing
@@ -70,10 +70,10 @@ export function drawBoard(svg, size, position, marks, onClick, rare) {
   for (let i = 0; i < size; i++) {
     const column = GTP_COLUMNS[i];
     const row = String(size - i);
-    for (const y of [-margin / 2 - 0.6, span + margin / 2 + 0.6]) {
+    for (const y of [-margin / 2 - 1, span + margin / 2 + 1]) {
       el("text", {x: i * unit, y: y}, labels).textContent = column;
     }
-    for (const x of [-margin / 2 - 0.6, span + margin / 2 + 0.6]) {
+    for (const x of [-margin / 2 - 1, span + margin / 2 + 1]) {
       el("text", {x: x, y: i * unit}, labels).textContent = row;
     }
   }
