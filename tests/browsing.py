@@ -334,7 +334,7 @@ class Page:
 
     def open(self, url):
         self.driver.get(url)
-        self.wait(lambda _: "games ·" in self.text("book-info"))
+        self.wait(lambda _: re.search(r"\bgames? ·", self.text("book-info")))  # "1 game · ...", "2,339 games · ..."
 
     def ready(self):
         self.wait(lambda _: self.js("return document.querySelectorAll('#search-board .targets rect').length"))

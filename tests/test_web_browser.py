@@ -213,7 +213,7 @@ def test_pattern_search_in_the_page(server, browser):
     moves = rows("#next-table")  # each continuation: its point and the colour of who played it
     assert moves and all(row[1].split()[-1] in ("Black", "White") for row in moves)
     assert all(int(row[2].split()[0]) > 0 for row in moves)
-    wait.until(lambda _: f"{total} game" in text("games-summary"))
+    wait.until(lambda _: f"{total:,} game" in text("games-summary"))
     games = rows("#games-table")
     assert len(games) == min(total, 20) and all(row[4].isdigit() for row in games)
     show_tab_of(browser, "#games-table")

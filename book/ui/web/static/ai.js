@@ -17,12 +17,15 @@ export function drawAiMarks(svg, position, marks, rare) {
   if (!ai || ai.status !== "ready") return;
   const unit = 10;
   const occupied = new Set([...position.stones.B, ...position.stones.W]);
+  // every point people played here, lettered or not: only 12 letters exist, and a row past them
+  // (O17, 2 games) was drawn as KataGo's move nobody played, a filled disc with its rank
+  const played = new Set((position.next || []).flatMap((row) => (row.points && row.points.length ? row.points : [row.sgf])));
   const group = el("g", {class: "ai-marks"});
   ai.moves.forEach((move, rank) => {
     for (const sgf of move.points) {
       if (occupied.has(sgf)) continue;
       const [x, y] = xyOf(sgf);
-      const lettered = marks && sgf in marks;
+      const lettered = (marks && sgf in marks) || played.has(sgf);
       const shallow = move.mark === "ai" && move.visits < ai.mark_visits;
       const hidden = shallow || (rare && rare.has(sgf)) ? "rare" : "";
       const circle = el("circle", {cx: x * unit, cy: y * unit, r: unit * (lettered ? 0.46 : 0.36), "data-sgf": sgf,

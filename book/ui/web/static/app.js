@@ -26,6 +26,7 @@ import {startKeyboard} from "./keyboard.js";
 import {startPracticeControls} from "./practice.js";
 import {createState} from "./state.js";
 import {backWithin, pushWithin} from "./within.js";
+import {counted} from "./format.js";
 
 export async function start(state) {
   $("back").addEventListener("click", serial(() => back(state)));
@@ -101,7 +102,7 @@ export async function start(state) {
     const sizes = Object.keys(info.sizes);
     if (sizes.length > 1) {
       for (const size of sizes) {
-        const option = new Option(`${size}×${size} (${info.sizes[size]} games)`, size);
+        const option = new Option(`${size}×${size} (${counted(info.sizes[size], "game")})`, size);
         option.selected = Number(size) === state.size;
         $("size").appendChild(option);
       }
@@ -115,8 +116,11 @@ export async function start(state) {
     if (info.note) {  // no games to search within (the API would answer 409)
       $("within-push").disabled = true;
       $("within-push").title = info.note;
+      // nor to list or replay: their tabs go (they showed an empty list), the header says why
+      for (const id of ["tab-games", "tab-replay"]) $(id).hidden = true;
+      $("tabs").title = info.note;
     }
-    $("book-info").textContent = `${info.games} games · ${info.positions} positions${years}${kind}`;
+    $("book-info").textContent = `${counted(info.games, "game")} · ${counted(info.positions, "position")}${years}${kind}`;
     $("book-info").title = $("book-info").textContent;  // whole where a phone's header cuts it
   } catch (error) {
     showMessage(error.message);

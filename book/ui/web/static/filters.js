@@ -60,3 +60,21 @@ export function filterError(text) {
     $("filters").append(box);
   }
 }
+
+// The filters in force, as the summaries name them (" · filters: years 2000–2010, player Cho"; ""
+// without any): "398 games reached this position" must say which games it counts.
+const FILTER_WORDS = {player: "player", event: "event", margin: "margin", min_rank: "rank ≥", max_rank: "rank ≤",
+                      handicap: "handicap", komi: "komi"};
+
+export function filtersNamed(state, lead = " · filters:") {
+  const f = state.filters;
+  const named = [];
+  if (f.year_from || f.year_to) {
+    named.push(f.year_from && f.year_to ? `years ${f.year_from}–${f.year_to}`
+      : f.year_from ? `years from ${f.year_from}` : `years up to ${f.year_to}`);
+  }
+  if (f.winner) named.push(`won by ${f.winner === "B" ? "Black" : "White"}`);
+  if (f.won_by) named.push(`won by ${f.won_by}`);
+  for (const [key, word] of Object.entries(FILTER_WORDS)) if (f[key]) named.push(`${word} ${f[key]}`);
+  return named.length ? `${lead} ${named.join(", ")}` : "";
+}

@@ -5,6 +5,7 @@ import {$, showMessage} from "./dom.js";
 import {patternQuery} from "./pattern.js";
 import {playerLink} from "./player.js";
 import {openGame} from "./replay.js";
+import {count, counted} from "./format.js";
 
 export function person(name, rank) {
   return rank ? `${name || "?"} ${rank}` : name || "?";
@@ -43,9 +44,9 @@ export async function refreshGames(state) {
     body.appendChild(tr);
   }
   $("games-summary").textContent = page.note || (page.total
-    ? `${page.total} game${page.total === 1 ? "" : "s"} · move: moves played before the position`
+    ? `${counted(page.total, "game")} · mv: moves played before the position`
     : "No games.");
-  $("games-page").textContent = page.pages ? `page ${page.page} of ${page.pages}` : "";
+  $("games-page").textContent = page.pages ? `page ${count(page.page)} of ${count(page.pages)}` : "";
   $("games-prev").disabled = state.gamesAfter.length <= 1;
   $("games-next").disabled = state.gamesNext === null;
   const download = $("games-download");

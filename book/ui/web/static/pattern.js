@@ -8,6 +8,8 @@ import {$, showMessage} from "./dom.js";
 import {refreshGames} from "./games.js";
 import {boardClick, vertexOf} from "./search.js";
 import {renderNextMoves, rowMarks} from "./tables.js";
+import {filtersNamed} from "./filters.js";
+import {count, counted} from "./format.js";
 
 // A whole-board pattern's continuations, asked again until KataGo's values come.
 export function pollPattern(state, path) {
@@ -179,8 +181,8 @@ export function renderPattern(state, result) {
   $("years-chart").hidden = true;  // the chart is the position's, not the pattern's
   renderNextMoves(state, {total: result.total, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
   $("next-summary").textContent = result.total
-    ? `${result.total} game${result.total === 1 ? "" : "s"} reached the ${result.kind} pattern (${result.options}) · ` +
-      `tenuki ${result.tenuki.games} (never played inside the region again) · ` +
-      "win rates for the player who played the move"
+    ? `${counted(result.total, "game")} reached the ${result.kind} pattern (${result.options}) · ` +
+      `tenuki ${count(result.tenuki.games)} (never played inside the region again) · ` +
+      "win rates for the player who played the move" + filtersNamed(state)
     : `No game reached the ${result.kind} pattern (${result.options}).`;
 }

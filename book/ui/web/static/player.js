@@ -11,6 +11,7 @@ import {$} from "./dom.js";
 import {person} from "./games.js";
 import {openGame} from "./replay.js";
 import {refreshSearch} from "./search.js";
+import {count, counted} from "./format.js";
 
 // The address's player part (viewParams in app.js adds it), none while the search is shown.
 export function playerParams(state, params) {
@@ -79,9 +80,9 @@ export function recordRows(body, years, total) {
   const rows = [...years.map((y) => [y.year === null ? "no date" : String(y.year), y]), ["total", total]];
   for (const [label, r] of rows) {
     const tr = document.createElement("tr");
-    const cells = [label, r.games, r.wins, r.losses, percentText(r.wins, r.games),
-                   `${r.black_games} (${r.black_wins}–${r.black_losses})`,
-                   `${r.white_games} (${r.white_wins}–${r.white_losses})`];
+    const cells = [label, count(r.games), count(r.wins), count(r.losses), percentText(r.wins, r.games),
+                   `${count(r.black_games)} (${count(r.black_wins)}–${count(r.black_losses)})`,
+                   `${count(r.white_games)} (${count(r.white_wins)}–${count(r.white_losses)})`];
     for (const [i, text] of cells.entries()) {
       const td = document.createElement(i === 0 ? "th" : "td");
       td.textContent = text;
@@ -98,9 +99,9 @@ export function moveButton(state, move, moves, detail) {
   const button = document.createElement("button");
   button.className = "opening";
   button.dataset.moves = moves.join(",");
-  button.textContent = `${move.vertex || "pass"} · ${move.games} · ${percentText(move.wins, move.games)}`;
-  button.title = `${detail}: ${move.games} game${move.games === 1 ? "" : "s"}, ${move.wins} won, ` +
-    `${move.losses} lost; click to search this opening`;
+  button.textContent = `${move.vertex || "pass"} · ${count(move.games)} · ${percentText(move.wins, move.games)}`;
+  button.title = `${detail}: ${counted(move.games, "game")}, ${count(move.wins)} won, ` +
+    `${count(move.losses)} lost; click to search this opening`;
   button.addEventListener("click", () => serial(() => playOpening(state, moves))());
   return button;
 }
@@ -121,7 +122,7 @@ export function renderRepertoire(state, answer) {
     const first = entry.first.sgf || "pass";
     const head = document.createElement("span");
     head.className = "after";
-    head.textContent = `after B ${entry.first.vertex || "pass"} (${entry.first.games}):`;
+    head.textContent = `after B ${entry.first.vertex || "pass"} (${count(entry.first.games)}):`;
     li.appendChild(head);
     for (const reply of entry.replies.slice(0, 4)) li.appendChild(moveButton(state, reply, [first, reply.sgf || "pass"], "as White"));
     white.appendChild(li);
@@ -179,21 +180,21 @@ export async function showPlayer(state) {
   if (state.player !== wanted) return;  // the visitor moved on meanwhile
   $("player-similar").replaceChildren();
   $("player-content").hidden = false;
-  $("player-heading").textContent = `${answer.name}: ${answer.total.games} game${answer.total.games === 1 ? "" : "s"}`;
+  $("player-heading").textContent = `${answer.name}: ${counted(answer.total.games, "game")}`;
   recordRows($("player-years").querySelector("tbody"), answer.years, answer.total);
   const opponents = $("player-opponents");
   opponents.replaceChildren(answer.opponents.length ? "met most: " : "");
   for (const [i, other] of answer.opponents.entries()) {
     const button = document.createElement("button");
     button.className = "opponent";
-    button.textContent = `${other.name} (${other.games})`;
+    button.textContent = `${other.name} (${count(other.games)})`;
     button.title = `head-to-head against ${other.name}`;
     button.addEventListener("click", () => openPlayer(state, answer.name, other.name));
     opponents.append(i ? " " : "", button);
   }
   $("player-vs-block").hidden = answer.vs === null;
   if (answer.vs !== null) {
-    $("player-vs-heading").textContent = `against ${answer.vs}: ${answer.vs_total.games} games`;
+    $("player-vs-heading").textContent = `against ${answer.vs}: ${counted(answer.vs_total.games, "game")}`;
     recordRows($("player-vs-years").querySelector("tbody"), answer.vs_years, answer.vs_total);
   }
   $("player-games-title").textContent = answer.vs !== null ? `games against ${answer.vs}, newest first` : "games, newest first";
@@ -217,7 +218,7 @@ export async function showSimilar(state, text, opponent) {
   box.append("names containing it: ");
   for (const {name, games} of found.players) {
     const button = document.createElement("button");
-    button.textContent = `${name} (${games})`;
+    button.textContent = `${name} (${count(games)})`;
     button.addEventListener("click", () => (opponent ? openPlayer(state, state.player.name, name) : openPlayer(state, name, "")));
     box.append(button, " ");
   }

@@ -14,6 +14,7 @@ import {aiCells} from "./ai.js";
 import {api, serial} from "./api.js";
 import {GTP_COLUMNS, SGF_LETTERS, drawBoard} from "./board.js";
 import {$, showMessage} from "./dom.js";
+import {count, counted} from "./format.js";
 
 // The practice's part of the address (app.js's viewParams adds it): API parameter names where there is one.
 export function practiceParams(state) {
@@ -64,7 +65,7 @@ export function practiceTable(rows, withAi, heading) {
   rows.forEach((row, i) => {
     const tr = document.createElement("tr");
     tr.dataset.sgf = row.sgf;
-    for (const [text, cls] of [["abc"[i] || "", "letter"], [row.vertex, "move"], [String(row.games), "num"],
+    for (const [text, cls] of [["abc"[i] || "", "letter"], [row.vertex, "move"], [count(row.games), "num"],
                                [percent(row.share), "num"]]) {
       const td = document.createElement("td");
       td.textContent = text;
@@ -129,11 +130,11 @@ export async function judgeGuess(state, sgf) {
   const judged = await api(`/api/practice/guess?${guessQuery(state, {point: sgf, asked: s.asked, right: s.right,
                                                                   shares: s.shares})}`);
   state.practice.score = judged.score;
-  const guessed = `${judged.point.vertex}: ${judged.games} of the book's ${judged.total} games ` +
+  const guessed = `${judged.point.vertex}: ${count(judged.games)} of the book's ${counted(judged.total, "game")} ` +
     `(${percent(judged.share)}) played it here`;
   $("practice-verdict").textContent = judged.right
     ? `✓ Right: the game played ${judged.actual.vertex}. ${guessed}.`
-    : `✗ Wrong: the game played ${judged.actual.vertex} (${judged.actual_games} games, ` +
+    : `✗ Wrong: the game played ${judged.actual.vertex} (${counted(judged.actual_games, "game")}, ` +
       `${percent(judged.actual_share)}); you guessed ${guessed}.`;
   $("practice-verdict").dataset.right = judged.right ? "1" : "0";
   practiceTable(judged.best, false, `most played at move ${judged.move + 1}`);
@@ -200,10 +201,10 @@ export async function answerQuiz(state, sgf) {
                                                                  corner: state.practice.corner, point: sgf, seed: seed()})}`);
   state.practice.answered = true;
   state.practice.next = answer.next;
-  const most = answer.best.map((m) => `${m.vertex} (${m.games}, ${percent(m.share)})`).join(", ");
+  const most = answer.best.map((m) => `${m.vertex} (${count(m.games)}, ${percent(m.share)})`).join(", ");
   let text = answer.games
-    ? `${answer.point.vertex}: played in ${answer.games} of ${answer.total} games (${percent(answer.share)}) here.`
-    : `${answer.point.vertex}: not in the corner book here (of ${answer.total} games).`;
+    ? `${answer.point.vertex}: played in ${count(answer.games)} of ${counted(answer.total, "game")} (${percent(answer.share)}) here.`
+    : `${answer.point.vertex}: not in the corner book here (of ${counted(answer.total, "game")}).`;
   text += most ? ` Most played: ${most}.` : "";
   if (answer.tenuki) text += ` ${answer.tenuki} players played elsewhere.`;
   const ai = answer.ai;

@@ -7,6 +7,7 @@ import {SGF_LETTERS, drawBoard} from "./board.js";
 import {$, showMessage} from "./dom.js";
 import {person} from "./games.js";
 import {showTab} from "./tabs.js";
+import {counted} from "./format.js";
 
 // Opens game `id` at move `at` (where the search position occurred); `shown` ({move, sym}),
 // from the address, is the move shown and the orientation it was shown in.
@@ -37,7 +38,7 @@ export async function openGame(state, id, at, shown) {
   details.className = "details";
   details.textContent = [info.date, info.event, info.result && `result ${info.result}`,
                          info.komi !== null && `komi ${info.komi}`, info.handicap && `handicap ${info.handicap}`,
-                         `${info.move_count} moves`].filter(Boolean).join(" · ");
+                         `${counted(info.move_count, "move")}`].filter(Boolean).join(" · ");
   box.append(players, details);
   const download = $("game-download");
   download.href = `/api/game/${id}.sgf`;

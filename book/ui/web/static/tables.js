@@ -6,6 +6,8 @@ import {aiCells, renderAi} from "./ai.js";
 import {api, query, serial} from "./api.js";
 import {$} from "./dom.js";
 import {playPatternRow, playSearch} from "./search.js";
+import {filtersNamed} from "./filters.js";
+import {count, counted} from "./format.js";
 
 // Rows of fewer games than this draw no win-rate bar: one game's 0% or 100% is no rate. The
 // number stays (muted), its tooltip saying how few games it is.
@@ -72,13 +74,25 @@ export function showRare(state, on) {
   saveView(state);
 }
 
-export function winRateCell(tr, games, percent) {
+// The win-rate cell: the number is the mover's rate; the bar shows both colours' wins, as
+// Lichess's opening explorer does, Black's share of the wins dark from the left, White's light
+// (`mover`: "B" or "W", who played the move).  The games cell's data-share, the move's share of
+// the position's games (`total`), is drawn after the count by the stylesheet (its text stays the count).
+export function winRateCell(tr, games, percent, mover, total) {
   const few = games < FEW_GAMES;
-  tr.querySelector(".bar span").style.width = few ? "0" : `${percent}%`;
+  const black = mover === "W" ? 100 - percent : percent;  // no mover (the corner book): the mover's wins
+  tr.querySelector(".bar span").style.width = few ? "0" : `${black}%`;
   tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
   const cell = tr.querySelector(".rate");
   cell.classList.toggle("few", few);
-  if (few) cell.title = `${games} game${games === 1 ? "" : "s"} only: too few for a win rate`;
+  if (few) cell.title = `${counted(games, "game")} only: too few for a win rate`;
+  else if (mover) cell.title = `Black won ${black.toFixed(1)}% of these ${counted(games, "game")}, White ${(100 - black).toFixed(1)}%`;
+  const gamesCell = tr.querySelector("td.num");
+  if (total && gamesCell) {
+    const share = 100 * games / total;
+    gamesCell.dataset.share = `${share < 1 ? share.toFixed(1) : Math.round(share)}%`;
+    gamesCell.title = gamesCell.title || `${gamesCell.dataset.share} of the position's ${counted(total, "game")}`;
+  }
 }
 
 // A span of years as a reader writes it: "2011" for one year, "2009–2011" for more.
@@ -93,10 +107,10 @@ export function renderNextMoves(state, position) {
   let rare = 0;
   const mover = position.to_move === "B" ? "Black" : "White";
   $("next-summary").textContent = position.total
-    ? `${position.total} game${position.total === 1 ? "" : "s"} reached this position` +
-      (position.ended ? `, ${position.ended} ended here` : "") + ` · win rates for ${mover}` +
-      (state.within.length ? " · only the games searched within (above)" : "")
-    : "No game in the book reached this position.";
+    ? `${counted(position.total, "game")} reached this position` +
+      (position.ended ? `, ${count(position.ended)} ended here` : "") + ` · win rates for ${mover}` +
+      (state.within.length ? " · only the games searched within (above)" : "") + filtersNamed(state)
+    : `No game in the book reached this position${filtersNamed(state, " with the filters")}.`;
   for (const row of position.next) {
     const tr = document.createElement("tr");
     tr.dataset.sgf = row.sgf;
@@ -106,11 +120,11 @@ export function renderNextMoves(state, position) {
       `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
     tr.children[0].textContent = row.letter || "";
     tr.children[1].textContent = row.colour ? `${row.vertex} ${row.colour === "B" ? "Black" : "White"}` : row.vertex;
-    tr.children[2].textContent = row.after_tenuki ? `${row.games} (${row.after_tenuki} after tenuki)` : row.games;
+    tr.children[2].textContent = row.after_tenuki ? `${count(row.games)} (${count(row.after_tenuki)} after tenuki)` : count(row.games);
     if (row.after_tenuki !== undefined) {  // a pattern's continuation: Kombilo's counts
-      tr.children[2].title = `${row.at_once} at once, ${row.after_tenuki} after moves elsewhere`;
+      tr.children[2].title = `${count(row.at_once)} at once, ${count(row.after_tenuki)} after moves elsewhere`;
     }
-    winRateCell(tr, row.games, percent);
+    winRateCell(tr, row.games, percent, row.colour || position.to_move, position.total);
     if (isRare(row.games, position.total, row.ai, position.ai && position.ai.mark_visits)) {
       tr.classList.add("rare");
       rare += 1;
@@ -154,6 +168,18 @@ export async function refreshCorners(state) {
   const rareMarks = new Set();
   let listed = 0;
   let rare = 0;
+  // The letters go to the rows shown by default first, then to the rarer ones: lettered in table
+  // order, a hidden rare row took a letter, and the table and the board skipped it (A, B, D).
+  const listedCorners = answer.corners.filter((corner) => corner.same_as === null || corner.same_as === undefined);
+  const fewOf = (corner, row) => isRare(row.games, corner.total, row.ai, answer.ai && answer.ai.mark_visits);
+  const letters = new Map();
+  for (const rarer of [false, true]) {
+    for (const corner of listedCorners) {
+      for (const row of corner.next.slice(0, CORNER_ROWS)) {
+        if (row.letter && fewOf(corner, row) === rarer) letters.set(row, CORNER_LETTERS[letters.size] || "");
+      }
+    }
+  }
   for (const corner of answer.corners) {
     // corners of the same stones (four empty ones at the start) have the same moves: listed once,
     // under the first of them, each row's letter on its points in all of them
@@ -169,20 +195,21 @@ export async function refreshCorners(state) {
       const percent = Math.round(row.winrate * 1000) / 10;
       tr.innerHTML = `<td class="letter"></td><td class="corner"></td><td class="move"></td><td class="num"></td>` +
         `<td class="rate"><span class="bar"><span></span></span><span class="pct"></span></td>`;
-      const letter = row.letter ? CORNER_LETTERS[listed] || "" : "";
+      const letter = letters.get(row) || "";
       tr.children[0].textContent = letter;
       tr.children[1].textContent = name;
       if (same.length) tr.children[1].classList.add("same");  // a long name: it may wrap
       tr.children[2].textContent = row.vertex;
-      tr.children[3].textContent = row.games;
-      winRateCell(tr, row.games, percent);
-      const few = isRare(row.games, corner.total, row.ai, answer.ai && answer.ai.mark_visits);
+      tr.children[3].textContent = count(row.games);
+      // no colour: the corner book counts a move whoever played it (its bar is the mover's wins)
+      winRateCell(tr, row.games, percent, null, corner.total);
+      const few = fewOf(corner, row);
       if (few) {
         tr.classList.add("rare");
         rare += 1;
       }
-      tr.title = `${same.length ? "each of these corners" : "this corner"}: ${corner.total} continuations, ` +
-        `tenuki ${corner.tenuki}` + (same.length ? ` · the move shown in the ${CORNER_NAMES[corner.corner]}` : "");
+      tr.title = `${same.length ? "each of these corners" : "this corner"}: ${counted(corner.total, "continuation")}, ` +
+        `tenuki ${count(corner.tenuki)}` + (same.length ? ` · the move shown in the ${CORNER_NAMES[corner.corner]}` : "");
       tr.addEventListener("click", serial(() => playSearch(state, row.sgf)));
       if (answer.ai) {  // KataGo: the position's values of the move
         aiCells(tr, row.ai, null, row.ai_missing, state.position && state.position.to_move, answer.ai.mark_visits);

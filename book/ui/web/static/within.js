@@ -4,6 +4,7 @@ import {api, movesText} from "./api.js";
 import {$, showMessage} from "./dom.js";
 import {PATTERN_KEYS} from "./pattern.js";
 import {refreshSearch} from "./search.js";
+import {counted} from "./format.js";
 
 // "search within these games" keeps the answer shown (the position's games, or the pattern's) and
 // searches only those from then on; "back" drops the last one. Each is kept as the search itself,
@@ -29,7 +30,7 @@ export async function refreshWithin(state) {
   for (const stage of state.within) params.append("within", stage);
   try {
     const found = await api(`/api/within?${params}`);
-    $("within-status").textContent = `within ${found.games} game${found.games === 1 ? "" : "s"}: ` +
+    $("within-status").textContent = `within ${counted(found.games, "game")}: ` +
       found.stages.map((stage) => stage.text).join(" › ");
   } catch (error) {
     showMessage(error.message);

@@ -4,6 +4,7 @@ import {api, query} from "./api.js";
 import {el} from "./board.js";
 import {$} from "./dom.js";
 import {yearSpan} from "./tables.js";
+import {count, counted} from "./format.js";
 
 // The position's games per year (/api/position's by_year=1) under the next-move table: a bar per
 // year, the line the share of the book's games of that year; nothing for a book without dates
@@ -33,11 +34,18 @@ export async function refreshYears(state) {
     const tall = (height - 2) * row.games / most;
     const bar = el("rect", {x: i * step + step * 0.1, y: height - tall, width: step * 0.8, height: tall,
                             class: "year-bar", "data-year": row.year, "data-games": row.games}, svg);
-    el("title", {}, bar).textContent = `${row.year}: ${row.games} game${row.games === 1 ? "" : "s"}, ` +
-      `${(100 * row.share).toFixed(1)}% of the book's ${row.book_games}`;
-    line.push(`${i * step + step / 2},${(height - 1 - (height - 2) * row.share).toFixed(2)}`);
+    el("title", {}, bar).textContent = `${row.year}: ${counted(row.games, "game")}, ` +
+      `${(100 * row.share).toFixed(1)}% of the book's ${count(row.book_games)}`;
+    const y = (height - 1 - (height - 2) * row.share).toFixed(2);
+    // a point per year; a one-year book's line is a level stroke across its one bar (a polyline of
+    // one point drew nothing, under a caption naming a line)
+    if (rows.length === 1) line.push(`${step * 0.1},${y}`, `${step * 0.9},${y}`);
+    else line.push(`${i * step + step / 2},${y}`);
   });
   el("polyline", {points: line.join(" "), class: "year-share"}, svg);
-  $("years-caption").textContent = `games per year, ${yearSpan(rows[0].year, rows[rows.length - 1].year)} ` +
-    `(bars: games, up to ${most}; line: share of the year's book games)`;
+  $("years-caption").textContent = rows.length === 1
+    ? `games in ${rows[0].year}: ${count(rows[0].games)} (bar); line: their share of the year's ` +
+      `${count(rows[0].book_games)} book games, ${(100 * rows[0].share).toFixed(1)}%`
+    : `games per year, ${yearSpan(rows[0].year, rows[rows.length - 1].year)} ` +
+      `(bars: games, up to ${count(most)}; line: share of the year's book games)`;
 }
