@@ -302,6 +302,17 @@ class Page:
     def js(self, script, *args):
         return self.driver.execute_script(script, *args)
 
+    def module(self, script, *args):
+        """``script`` run as the body of an async function, for the page's ES modules (they define no
+        globals: the script imports what it reads, ``await import('/static/board.js')``, the same
+        module instances the page runs, ``app.js``'s ``state`` among them); ``arguments`` are ``args``."""
+        found = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            f"(async () => {{ {script} }})().then((value) => done({{value}}), (error) => done({{error: String(error)}}))",
+            *args)
+        assert "error" not in found, found["error"]
+        return found.get("value")
+
     def text(self, element_id):
         return self.js("return document.getElementById(arguments[0]).textContent", element_id)
 
@@ -323,7 +334,7 @@ class Page:
 
     def open(self, url):
         self.driver.get(url)
-        self.wait(lambda _: "games ·" in self.text("book-info"))
+        self.wait(lambda _: re.search(r"\bgames? ·", self.text("book-info")))  # "1 game · ...", "2,339 games · ..."
 
     def ready(self):
         self.wait(lambda _: self.js("return document.querySelectorAll('#search-board .targets rect').length"))

@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from browsing import ARTIFACTS, emulate, serving, show_tab_of
+from browsing import ARTIFACTS, Page, emulate, serving, show_tab_of
 from webbook import build_book, put_values
 
 pytestmark = pytest.mark.slow
@@ -133,13 +133,41 @@ def test_explore_search_games_and_replay(server, browser):
     assert not errors, errors
 
 
+def test_every_module_of_the_page_loads(server, browser):
+    """The page is ES modules (index.html loads app.js, which imports the rest): each file of
+    static/*.js is served as JavaScript (a module of another type is refused by the browser) and
+    imported by the page, and none logs an error."""
+    import urllib.request
+    from pathlib import Path
+
+    import fuseki.book.ui.web.app as web
+
+    modules = sorted(path.name for path in Path(web.STATIC).glob("*.js"))
+    assert {"app.js", "state.js", "board.js", "ai.js", "tables.js", "keyboard.js", "practice.js"} <= set(modules)
+    for name in modules:
+        with urllib.request.urlopen(f"{server}static/{name}", timeout=30) as reply:
+            assert reply.headers.get_content_type() in ("text/javascript", "application/javascript"), name
+    page = Page(browser)
+    page.open(server)
+    page.ready()
+    page.module("await (await import('/static/app.js')).ready")  # the first view drawn
+    loaded = page.js("return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)"
+                     ".filter(p => p.endsWith('.js'))")
+    assert sorted(path.rsplit("/", 1)[1] for path in set(loaded)) == modules
+    # no global state: the modules' names stay in the modules
+    assert page.js("return [typeof state, typeof drawBoard, typeof refreshSearch]") == ["undefined"] * 3
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, errors
+
+
 def test_the_page_draws_the_star_points_showboard_draws(server, browser):
     """app.js draws the hoshi itself (an empty replay board has no position to ask for)."""
     from fuseki.engine.core.base import point_to_xy, star_points
 
     browser.get(server)
+    page = Page(browser)
     for size in range(2, 26):
-        drawn = browser.execute_script("return starPoints(arguments[0])", size)
+        drawn = page.module("const board = await import('/static/board.js'); return board.starPoints(arguments[0])", size)
         expected = sorted(point_to_xy(p, size) for p in star_points(size))
         assert sorted(tuple(xy) for xy in drawn) == expected, size
 
@@ -185,7 +213,7 @@ def test_pattern_search_in_the_page(server, browser):
     moves = rows("#next-table")  # each continuation: its point and the colour of who played it
     assert moves and all(row[1].split()[-1] in ("Black", "White") for row in moves)
     assert all(int(row[2].split()[0]) > 0 for row in moves)
-    wait.until(lambda _: f"{total} game" in text("games-summary"))
+    wait.until(lambda _: f"{total:,} game" in text("games-summary"))
     games = rows("#games-table")
     assert len(games) == min(total, 20) and all(row[4].isdigit() for row in games)
     show_tab_of(browser, "#games-table")

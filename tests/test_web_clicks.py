@@ -170,7 +170,13 @@ def test_a_book_of_one_year_says_the_year_once(tmp_path, browser):
         page.open(url)
         assert page.text("book-info").endswith(" · 1933")
         page.wait(lambda _: page.text("years-caption"))
-        assert page.text("years-caption").startswith("games per year, 1933 (")
+        # the chart draws what its caption names: one bar, and the share's line across it (a
+        # polyline of one point drew nothing under a caption naming a line)
+        assert page.text("years-caption").startswith("games in 1933: 1 (bar); line: their share")
+        drawn = page.js("const svg = document.getElementById('years-svg');"
+                        "return [svg.querySelectorAll('.year-bar').length,"
+                        "        [...svg.querySelector('.year-share').points].map(p => p.x)]")
+        assert drawn[0] == 1 and len(drawn[1]) == 2 and drawn[1][1] - drawn[1][0] > 10, drawn
 
 
 def test_rows_of_few_games_draw_no_win_rate_bar(server, browser):

@@ -47,7 +47,7 @@ def test_two_header_filters_change_the_tables_and_travel_in_the_address(tmp_path
         page.open(url)
         page.ready()
         every = api(f"{url}api/position?size=19")
-        page.wait(lambda _: f"{every['total']} games reached" in shown(page)["summary"])
+        page.wait(lambda _: f"{every['total']:,} games reached" in shown(page)["summary"])
         assert not shown(page)["open"]
 
         page.click("#more-filters summary")
@@ -73,6 +73,6 @@ def test_two_header_filters_change_the_tables_and_travel_in_the_address(tmp_path
             assert shown(again) == {**seen, "open": True}
 
         page.click("#clear-filters")
-        page.wait(lambda _: f"{every['total']} games reached" in shown(page)["summary"])
+        page.wait(lambda _: f"{every['total']:,} games reached" in shown(page)["summary"])
         page.wait(lambda _: "winner=" not in browser.current_url)
         assert shown(page)["winner"] == "" and shown(page)["komi"] == ""

@@ -225,9 +225,9 @@ def test_the_page_replays_games_as_the_rules_core_does(real_book, real_server, b
         symmetry = game_id % 8
         with urllib.request.urlopen(f"{url}api/game/{game_id}?sym={symmetry}", timeout=30) as reply:
             game = json.load(reply)
-        seen = page.js("const game = arguments[0];"
-                       "return Array.from({length: game.moves.length + 1}, (_, n) => {"
-                       "  const p = replayGame(game, n);"
+        seen = page.module("const {replayGame} = await import('/static/replay.js'); const game = arguments[0];"
+                           "return Array.from({length: game.moves.length + 1}, (_, n) => {"
+                           "  const p = replayGame(game, n);"
                        "  return [p.stones.B.sort(), p.stones.W.sort(), p.captures.B, p.captures.W]; })", game)
         expected = rules_core_positions(real_book, game_id, symmetry)
         for number, (mine, core) in enumerate(zip(seen, expected)):
@@ -253,8 +253,9 @@ def test_the_game_in_hand(server, browser):
     assert crumbs == ["start", "1 Q16", "2 D4", "3 Q3"]
     # a long line stays one line that scrolls to its last move: the board does not move down
     board_top = page.js("return document.getElementById('search-board').getBoundingClientRect().top")
-    page.js("state.moves.push(...'ab,ba,ca,da,ea,fa,ga,ha,ja,ka,la,ma,na,oa,qa,ra,sa,ac,bc,cc,ec'.split(','));"
-            "renderLine(); state.moves.splice(3)")
+    page.module("const {state} = await import('/static/app.js'); const {renderLine} = await import('/static/search.js');"
+                "state.moves.push(...'ab,ba,ca,da,ea,fa,ga,ha,ja,ka,la,ma,na,oa,qa,ra,sa,ac,bc,cc,ec'.split(','));"
+                "renderLine(state); state.moves.splice(3)")
     line = page.js("const line = document.getElementById('search-line'); const last = line.lastElementChild;"
                    "return [line.scrollWidth > line.clientWidth, last.getBoundingClientRect().right"
                    "        <= line.getBoundingClientRect().right + 1, line.children.length,"
@@ -263,7 +264,8 @@ def test_the_game_in_hand(server, browser):
     assert line[:4] == [True, True, 25, 1]  # one row, scrolled to its end
     moved = page.js("return document.getElementById('search-board').getBoundingClientRect().top") - board_top
     assert 0 <= moved < line[4]  # its scrollbar at most, never another row of moves
-    page.js("renderLine()")
+    page.module("const {state} = await import('/static/app.js');"
+                "(await import('/static/search.js')).renderLine(state)")
     page.wait(lambda _: len(page.rows("#games-table")) == 2)
     page.click("#games-table tbody tr td:nth-child(3)")
     page.wait(lambda _: page.text("move-number").startswith("move 3 / "))
@@ -280,8 +282,8 @@ def test_the_game_in_hand(server, browser):
     page.wait(lambda _: page.js("return document.querySelectorAll('#replay-board .move-numbers text').length"))
     numbers = page.js("return Object.fromEntries([...document.querySelectorAll('#replay-board .move-numbers text')]"
                       ".map(t => [t.dataset.sgf, Number(t.textContent)]))")
-    with urllib.request.urlopen(f"{server}api/game/{page.js('return state.game.id')}?sym="
-                                f"{page.js('return state.game.symmetry')}", timeout=30) as reply:
+    shown = page.module("const {state} = await import('/static/app.js'); return [state.game.id, state.game.symmetry]")
+    with urllib.request.urlopen(f"{server}api/game/{shown[0]}?sym={shown[1]}", timeout=30) as reply:
         moves = json.load(reply)["moves"]
     assert numbers == {move["sgf"]: n for n, move in enumerate(moves[:total - 1], 1)}
     assert page.js("return document.querySelector('#replay-board .last-number').textContent") == str(total - 1)

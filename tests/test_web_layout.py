@@ -268,7 +268,7 @@ def test_the_next_moves_beside_the_board_on_a_real_book(month_server, browser, d
     emulate(browser, width, height, mobile)
     page = Page(browser, timeout=60)
     browser.get(month_server + "#rare=1")  # every first move shown (rarer moves included): 16 rows
-    page.wait(lambda _: "11364 games" in page.text("book-info"))
+    page.wait(lambda _: "11,364 games" in page.text("book-info"))
     page.wait(lambda _: len(page.rows("#next-table")) >= FIRST_ROWS)
     page.wait(lambda _: page.text("years-caption"))  # the last answer of the first view
     seen = browser.execute_script(SEEN)

@@ -81,10 +81,10 @@ def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_pat
     page.click("#pattern-search")
     page.wait(lambda _: "corner pattern" in page.text("next-summary"))
     corner = all_games(server, "pattern/games", size=19, moves="pd,qf", region="N19:T13")
-    assert page.text("next-summary").startswith(f"{len(corner)} games reached the corner pattern")
+    assert page.text("next-summary").startswith(f"{len(corner):,} games reached the corner pattern")
 
     page.click("#within-push")
-    page.wait(lambda _: page.text("within-status").startswith(f"within {len(corner)} games: pattern N19:T13"))
+    page.wait(lambda _: page.text("within-status").startswith(f"within {len(corner):,} games: pattern N19:T13"))
     stage = "size=19&moves=pd%2Cqf&region=N19%3AT13"
     page.wait(lambda _: "within=" + urllib.parse.quote(stage, safe="") in browser.current_url)  # the address follows
     page.wait(lambda _: "reached this position" in page.text("next-summary"))  # the position, within
@@ -99,7 +99,7 @@ def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_pat
     assert within["total"] == len(expected) > 20
     assert all_games(server, "games", size=19, moves="pd,dp", within=stage) == expected
     page.wait(lambda _: page.rows("#next-table") == table(within))
-    page.wait(lambda _: page.text("games-summary").startswith(f"{len(expected)} game"))
+    page.wait(lambda _: page.text("games-summary").startswith(f"{len(expected):,} game"))
     seen = page.view()
     page.wait(lambda _: "moves=pd%2Cdp" in browser.current_url and "within=" in browser.current_url)
     address = browser.current_url
@@ -107,7 +107,7 @@ def test_search_within_a_pattern_play_share_and_go_back(server, browser, tmp_pat
     with chromium(tmp_path / "second-profile") as other:  # the shared link: the same view, recomputed
         again = Page(other, timeout=60)
         other.get(address)
-        again.wait(lambda _: again.text("within-status").startswith(f"within {len(corner)} games"))
+        again.wait(lambda _: again.text("within-status").startswith(f"within {len(corner):,} games"))
         again.wait(lambda _: again.view() == seen)
 
     page.click("#within-back")

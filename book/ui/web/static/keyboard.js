@@ -14,15 +14,13 @@
 // It drives the page through what a pointer uses (the board's click targets, the row's click,
 // the replay buttons) and app.js's own functions for the region, so each key does exactly
 // what the click does.
-"use strict";
 
-// keyed: the search board's focus came from the keyboard, or a key was pressed on it since the last
-// pointer press on it: the cursor shows then only, never after a click on the board (Chromium's
-// :focus-visible stays on after a key, through later clicks, so it only decides at focus time).
-const keyboard = {cursor: null, refocus: null, keyed: false};
+import {SGF_LETTERS, xyOf} from "./board.js";
+import {$} from "./dom.js";
+import {pickEnd, setRegion} from "./pattern.js";
 
-function cursorStatus(svg) {
-  const sgf = keyboard.cursor;
+export function cursorStatus(state, svg) {
+  const sgf = state.keyboard.cursor;
   const target = sgf && svg.querySelector(`.targets rect[data-sgf="${sgf}"]`);
   if (!target) return "";
   const stone = svg.querySelector(`circle.stone[data-sgf="${sgf}"]`);
@@ -34,40 +32,40 @@ function cursorStatus(svg) {
 
 // The cursor is a class on the point's click target: a redraw replaces the targets, so the
 // class is put back after each one (the MutationObserver below).
-function showCursor(svg) {
+export function showCursor(state, svg) {
   for (const old of svg.querySelectorAll(".targets rect.cursor")) old.classList.remove("cursor");
   const size = Number(svg.dataset.size) || 19;
-  if (!keyboard.cursor || xyOf(keyboard.cursor).some((v) => v < 0 || v >= size)) {
+  if (!state.keyboard.cursor || xyOf(state.keyboard.cursor).some((v) => v < 0 || v >= size)) {
     const middle = SGF_LETTERS[Math.floor(size / 2)];
-    keyboard.cursor = middle + middle;
+    state.keyboard.cursor = middle + middle;
   }
-  const target = svg.querySelector(`.targets rect[data-sgf="${keyboard.cursor}"]`);
-  const shown = document.activeElement === svg && keyboard.keyed;
+  const target = svg.querySelector(`.targets rect[data-sgf="${state.keyboard.cursor}"]`);
+  const shown = document.activeElement === svg && state.keyboard.keyed;
   if (target && shown) target.classList.add("cursor");
-  $("board-cursor").textContent = shown ? cursorStatus(svg) : "";
+  $("board-cursor").textContent = shown ? cursorStatus(state, svg) : "";
 }
 
-function searchBoardKey(event) {
+export function searchBoardKey(state, event) {
   const svg = event.currentTarget;
   const size = Number(svg.dataset.size) || 19;
   const steps = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
-  if (event.key in steps || event.key === "Enter" || event.key === " ") keyboard.keyed = true;
+  if (event.key in steps || event.key === "Enter" || event.key === " ") state.keyboard.keyed = true;
   if (event.key in steps) {
     event.preventDefault();
     event.stopPropagation();  // app.js steps the replayed game on the page's other arrow keys
-    const [x, y] = xyOf(keyboard.cursor || "aa");
+    const [x, y] = xyOf(state.keyboard.cursor || "aa");
     const [dx, dy] = steps[event.key];
     const nx = Math.min(size - 1, Math.max(0, x + dx));
     const ny = Math.min(size - 1, Math.max(0, y + dy));
-    keyboard.cursor = SGF_LETTERS[nx] + SGF_LETTERS[ny];
-    showCursor(svg);
+    state.keyboard.cursor = SGF_LETTERS[nx] + SGF_LETTERS[ny];
+    showCursor(state, svg);
   } else if (event.key === "Enter" || event.key === " ") {
     event.preventDefault();
-    const sgf = keyboard.cursor;
+    const sgf = state.keyboard.cursor;
     if (!sgf) return;
     if (state.picking) {  // the region's corners, as two clicks pick them
-      if (state.region.length === 1 && sgf !== state.region[0]) pickEnd(sgf);
-      else setRegion([sgf]);
+      if (state.region.length === 1 && sgf !== state.region[0]) pickEnd(state, sgf);
+      else setRegion(state, [sgf]);
       return;
     }
     const target = svg.querySelector(`.targets rect[data-sgf="${sgf}"]`);
@@ -75,7 +73,7 @@ function searchBoardKey(event) {
   }
 }
 
-function replayBoardKey(event) {
+export function replayBoardKey(event) {
   const buttons = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"};
   const id = buttons[event.key];
   if (!id) return;
@@ -84,18 +82,18 @@ function replayBoardKey(event) {
   $(id).click();
 }
 
-function rowsOf(table) {
+export function rowsOf(table) {
   return [...table.querySelectorAll("tbody tr")];
 }
 
 // The rows the arrows walk: those shown (not the rarer moves the table hides).  A table in a tab
 // not chosen shows none, so tab stops are given to every row (rowsOf), not to these: a hidden row
 // takes no focus, and one drawn while its tab was hidden must be a stop once the tab is chosen.
-function shownRows(table) {
+export function shownRows(table) {
   return rowsOf(table).filter((row) => row.getClientRects().length);
 }
 
-function tableKey(event) {
+export function tableKey(state, event) {
   const row = event.target.closest("tr");
   const table = event.currentTarget;
   if (!row || !row.parentElement || row.parentElement.tagName !== "TBODY") return;
@@ -107,22 +105,22 @@ function tableKey(event) {
     if (next) next.focus();
   } else if ((event.key === "Enter" || event.key === " ") && event.target === row) {
     event.preventDefault();
-    keyboard.refocus = table;
+    state.keyboard.refocus = table;
     row.click();
   }
 }
 
 // New rows become tab stops; after a row's Enter redrew its table, its first row takes the focus.
-function watchTable(table) {
-  table.addEventListener("keydown", tableKey);
+export function watchTable(state, table) {
+  table.addEventListener("keydown", (event) => tableKey(state, event));
   const rowsChanged = () => {
     for (const row of rowsOf(table)) {
       if (!row.hasAttribute("tabindex")) row.tabIndex = 0;
     }
-    if (keyboard.refocus === table && !table.contains(document.activeElement)) {
+    if (state.keyboard.refocus === table && !table.contains(document.activeElement)) {
       const first = shownRows(table)[0];
       if (first) {
-        keyboard.refocus = null;
+        state.keyboard.refocus = null;
         first.focus();
       }
     }
@@ -131,29 +129,27 @@ function watchTable(table) {
   rowsChanged();
 }
 
-function startKeyboard() {
+export function startKeyboard(state) {
   const search = $("search-board");
   search.tabIndex = 0;
   search.setAttribute("aria-describedby", "board-keys");
-  search.addEventListener("keydown", searchBoardKey);
+  search.addEventListener("keydown", (event) => searchBoardKey(state, event));
   search.addEventListener("pointerdown", () => {  // a click: the cursor goes until a key is pressed
-    keyboard.keyed = false;
-    showCursor(search);
+    state.keyboard.keyed = false;
+    showCursor(state, search);
   });
   search.addEventListener("focus", () => {  // Tab, or a script after a key: :focus-visible; a click: not
-    keyboard.keyed = search.matches(":focus-visible");
-    showCursor(search);
+    state.keyboard.keyed = search.matches(":focus-visible");
+    showCursor(state, search);
   });
-  search.addEventListener("blur", () => showCursor(search));
+  search.addEventListener("blur", () => showCursor(state, search));
   new MutationObserver(() => {
-    if (!search.querySelector(".targets rect.cursor")) showCursor(search);
+    if (!search.querySelector(".targets rect.cursor")) showCursor(state, search);
   }).observe(search, {childList: true});
   const replay = $("replay-board");
   replay.tabIndex = 0;
   replay.addEventListener("keydown", replayBoardKey);
   for (const table of document.querySelectorAll("#next-table, #corner-table, #games-table, table.keys")) {
-    watchTable(table);
+    watchTable(state, table);
   }
 }
-
-document.addEventListener("DOMContentLoaded", startKeyboard);

@@ -1,13 +1,20 @@
 // fuseki book explorer: the player page (/api/player), shown in place of the search and games
-// columns, beside the replay column. Loaded before app.js, whose state, api() and views it uses.
+// columns, beside the replay column. 
 //
 // The address holds it as the API's parameters: name, vs and page (with the search view's own
 // parameters kept, so that leaving the page returns to the same search). Opening a player is a
 // new history entry: the browser's back button returns to the search.
-"use strict";
+
+import {saveView, viewParams} from "./address.js";
+import {api, query, serial} from "./api.js";
+import {$} from "./dom.js";
+import {person} from "./games.js";
+import {openGame} from "./replay.js";
+import {refreshSearch} from "./search.js";
+import {count, counted} from "./format.js";
 
 // The address's player part (viewParams in app.js adds it), none while the search is shown.
-function playerParams(params) {
+export function playerParams(state, params) {
   if (!state.player) return;
   params.set("name", state.player.name);
   if (state.player.vs) params.set("vs", state.player.vs);
@@ -15,67 +22,67 @@ function playerParams(params) {
 }
 
 // A link to a player's page: an <a> (keyboard-reachable; its address opens the page in a new tab too).
-function playerLink(name, label) {
+export function playerLink(state, name, label) {
   const link = document.createElement("a");
   link.className = "player-link";
   link.textContent = label || name;
-  const params = new URLSearchParams(query());
+  const params = new URLSearchParams(query(state));
   params.set("name", name);
   link.href = `#${params}`;
   link.title = `${name}: games, record by year, first moves`;
   link.addEventListener("click", (event) => {
     event.preventDefault();
     event.stopPropagation();  // a games-list row opens its game on click: the name opens the player
-    openPlayer(name, "");
+    openPlayer(state, name, "");
   });
   return link;
 }
 
 // (serial and the rest of app.js are there when these run: this file only defines functions)
-function openPlayer(name, vs) {
+export function openPlayer(state, name, vs) {
   return serial(async () => {
     state.player = {name, vs: vs || "", page: 1};
-    history.pushState(null, "", `#${viewParams()}`);
+    history.pushState(null, "", `#${viewParams(state)}`);
     state.savedHash = location.hash;
-    await showPlayer();
+    await showPlayer(state);
   })();
 }
 
 // Leaves the player page for the search view (a new history entry; the search column is current).
-function leavePlayer() {
+export function leavePlayer(state) {
   state.player = null;
   hidePlayer();
-  history.pushState(null, "", `#${viewParams()}`);
+  history.pushState(null, "", `#${viewParams(state)}`);
   state.savedHash = location.hash;
 }
 
-function hidePlayer() {
+export function hidePlayer() {
   document.body.classList.remove("player-mode");
   $("player-view").hidden = true;
 }
 
 // Sets the search board to an opening of the repertoire (its moves, Black first).
-async function playOpening(moves) {
-  leavePlayer();
+export async function playOpening(state, moves) {
+  leavePlayer(state);
   state.moves = moves;
   state.redo = [];
-  history.replaceState(null, "", `#${viewParams()}`);
+  history.replaceState(null, "", `#${viewParams(state)}`);
   state.savedHash = location.hash;
-  await refreshSearch();
+  await refreshSearch(state);
 }
 
-function percentText(wins, games) {
+export function percentText(wins, games) {
   return games ? `${(100 * wins / games).toFixed(1)}%` : "–";
 }
 
-function recordRows(body, years, total) {
+export function recordRows(body, years, total) {
   body.replaceChildren();
   const rows = [...years.map((y) => [y.year === null ? "no date" : String(y.year), y]), ["total", total]];
   for (const [label, r] of rows) {
     const tr = document.createElement("tr");
-    const cells = [label, r.games, r.wins, r.losses, percentText(r.wins, r.games),
-                   `${r.black_games} (${r.black_wins}–${r.black_losses})`,
-                   `${r.white_games} (${r.white_wins}–${r.white_losses})`];
+    const cells = [label, count(r.games), count(r.wins), count(r.losses), percentText(r.wins, r.games),
+                   `${count(r.black_games)} (${count(r.black_wins)}–${count(r.black_losses)})`,
+                   `${count(r.white_games)} (${count(r.white_wins)}–${count(r.white_losses)})`];
     for (const [i, text] of cells.entries()) {
       const td = document.createElement(i === 0 ? "th" : "td");
       td.textContent = text;
@@ -88,23 +95,23 @@ function recordRows(body, years, total) {
   }
 }
 
-function moveButton(move, moves, detail) {
+export function moveButton(state, move, moves, detail) {
   const button = document.createElement("button");
   button.className = "opening";
   button.dataset.moves = moves.join(",");
-  button.textContent = `${move.vertex || "pass"} · ${move.games} · ${percentText(move.wins, move.games)}`;
-  button.title = `${detail}: ${move.games} game${move.games === 1 ? "" : "s"}, ${move.wins} won, ` +
-    `${move.losses} lost; click to search this opening`;
-  button.addEventListener("click", () => serial(() => playOpening(moves))());
+  button.textContent = `${move.vertex || "pass"} · ${count(move.games)} · ${percentText(move.wins, move.games)}`;
+  button.title = `${detail}: ${counted(move.games, "game")}, ${count(move.wins)} won, ` +
+    `${count(move.losses)} lost; click to search this opening`;
+  button.addEventListener("click", () => serial(() => playOpening(state, moves))());
   return button;
 }
 
-function renderRepertoire(answer) {
+export function renderRepertoire(state, answer) {
   const black = $("player-black");
   black.replaceChildren();
   for (const move of answer.as_black.slice(0, 12)) {
     const li = document.createElement("li");
-    li.appendChild(moveButton(move, [move.sgf || "pass"], "as Black"));
+    li.appendChild(moveButton(state, move, [move.sgf || "pass"], "as Black"));
     black.appendChild(li);
   }
   if (!answer.as_black.length) black.textContent = "no game as Black from an empty board";
@@ -115,15 +122,15 @@ function renderRepertoire(answer) {
     const first = entry.first.sgf || "pass";
     const head = document.createElement("span");
     head.className = "after";
-    head.textContent = `after B ${entry.first.vertex || "pass"} (${entry.first.games}):`;
+    head.textContent = `after B ${entry.first.vertex || "pass"} (${count(entry.first.games)}):`;
     li.appendChild(head);
-    for (const reply of entry.replies.slice(0, 4)) li.appendChild(moveButton(reply, [first, reply.sgf || "pass"], "as White"));
+    for (const reply of entry.replies.slice(0, 4)) li.appendChild(moveButton(state, reply, [first, reply.sgf || "pass"], "as White"));
     white.appendChild(li);
   }
   if (!answer.as_white.length) white.textContent = "no game as White from an empty board";
 }
 
-function renderPlayerGames(games) {
+export function renderPlayerGames(state, games) {
   const body = $("player-games").querySelector("tbody");
   body.replaceChildren();
   for (const row of games.rows) {
@@ -132,7 +139,7 @@ function renderPlayerGames(games) {
     for (const [name, rank, colour] of [[row.black, row.black_rank, "B"], [row.white, row.white_rank, "W"]]) {
       const td = document.createElement("td");
       const me = (name || "").toLowerCase() === state.player.name.toLowerCase();
-      if (name && !me) td.appendChild(playerLink(name, person(name, rank)));
+      if (name && !me) td.appendChild(playerLink(state, name, person(name, rank)));
       else td.textContent = person(name, rank);
       if (row.winner === colour) td.className = "winner";
       tr.appendChild(td);
@@ -142,7 +149,7 @@ function renderPlayerGames(games) {
       td.textContent = text || "";
       tr.appendChild(td);
     }
-    tr.addEventListener("click", () => serial(() => openGame(row.id, 0))());
+    tr.addEventListener("click", () => serial(() => openGame(state, row.id, 0))());
     if (state.game && state.game.id === row.id) tr.classList.add("selected");
     body.appendChild(tr);
   }
@@ -152,7 +159,7 @@ function renderPlayerGames(games) {
 }
 
 // Shows state.player's page (the API's answer for its name, vs and page).
-async function showPlayer() {
+export async function showPlayer(state) {
   const wanted = state.player;
   document.body.classList.add("player-mode");
   $("player-view").hidden = false;
@@ -167,38 +174,38 @@ async function showPlayer() {
     if (state.player !== wanted) return;
     $("player-heading").textContent = error.message;
     $("player-content").hidden = true;
-    await showSimilar(wanted.vs || wanted.name, Boolean(wanted.vs));
+    await showSimilar(state, wanted.vs || wanted.name, Boolean(wanted.vs));
     return;
   }
   if (state.player !== wanted) return;  // the visitor moved on meanwhile
   $("player-similar").replaceChildren();
   $("player-content").hidden = false;
-  $("player-heading").textContent = `${answer.name}: ${answer.total.games} game${answer.total.games === 1 ? "" : "s"}`;
+  $("player-heading").textContent = `${answer.name}: ${counted(answer.total.games, "game")}`;
   recordRows($("player-years").querySelector("tbody"), answer.years, answer.total);
   const opponents = $("player-opponents");
   opponents.replaceChildren(answer.opponents.length ? "met most: " : "");
   for (const [i, other] of answer.opponents.entries()) {
     const button = document.createElement("button");
     button.className = "opponent";
-    button.textContent = `${other.name} (${other.games})`;
+    button.textContent = `${other.name} (${count(other.games)})`;
     button.title = `head-to-head against ${other.name}`;
-    button.addEventListener("click", () => openPlayer(answer.name, other.name));
+    button.addEventListener("click", () => openPlayer(state, answer.name, other.name));
     opponents.append(i ? " " : "", button);
   }
   $("player-vs-block").hidden = answer.vs === null;
   if (answer.vs !== null) {
-    $("player-vs-heading").textContent = `against ${answer.vs}: ${answer.vs_total.games} games`;
+    $("player-vs-heading").textContent = `against ${answer.vs}: ${counted(answer.vs_total.games, "game")}`;
     recordRows($("player-vs-years").querySelector("tbody"), answer.vs_years, answer.vs_total);
   }
   $("player-games-title").textContent = answer.vs !== null ? `games against ${answer.vs}, newest first` : "games, newest first";
   $("player-size").textContent = `${answer.size}×${answer.size}, shown in the upper right corner; move · games · win %`;
-  renderRepertoire(answer);
-  renderPlayerGames(answer.games);
-  saveView();
+  renderRepertoire(state, answer);
+  renderPlayerGames(state, answer.games);
+  saveView(state);
 }
 
 // Names to pick from when the name (or the opponent) has no games: those containing it.
-async function showSimilar(text, opponent) {
+export async function showSimilar(state, text, opponent) {
   const box = $("player-similar");
   box.replaceChildren();
   let found;
@@ -211,26 +218,26 @@ async function showSimilar(text, opponent) {
   box.append("names containing it: ");
   for (const {name, games} of found.players) {
     const button = document.createElement("button");
-    button.textContent = `${name} (${games})`;
-    button.addEventListener("click", () => (opponent ? openPlayer(state.player.name, name) : openPlayer(name, "")));
+    button.textContent = `${name} (${count(games)})`;
+    button.addEventListener("click", () => (opponent ? openPlayer(state, state.player.name, name) : openPlayer(state, name, "")));
     box.append(button, " ");
   }
 }
 
-function playerPage(step) {
+export function playerPage(state, step) {
   return serial(async () => {
     state.player = {...state.player, page: state.player.page + step};
-    await showPlayer();
+    await showPlayer(state);
   })();
 }
 
-function setupPlayerPage() {
-  $("player-search").addEventListener("click", () => leavePlayer());
+export function setupPlayerPage(state) {
+  $("player-search").addEventListener("click", () => leavePlayer(state));
   $("player-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const name = $("player-name").value.trim();
-    if (name) openPlayer(name, $("player-vs").value.trim());
+    if (name) openPlayer(state, name, $("player-vs").value.trim());
   });
-  $("player-prev").addEventListener("click", () => playerPage(-1));
-  $("player-next").addEventListener("click", () => playerPage(1));
+  $("player-prev").addEventListener("click", () => playerPage(state, -1));
+  $("player-next").addEventListener("click", () => playerPage(state, 1));
 }

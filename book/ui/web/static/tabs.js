@@ -3,15 +3,16 @@
 // data-tab (style.css shows it); a game opened by a click shows the replay (app.js calls showTab
 // before it scrolls the replay into view), a pattern search its next moves.  The tab strip
 // follows the WAI-ARIA tabs pattern: one tab stop, the arrow keys (and Home, End) move between tabs.
-"use strict";
 
-const DESK = window.matchMedia("(min-width: 901px)");  // style.css's desk layout
+import {$} from "./dom.js";
 
-function shownTab() {
+export const DESK = window.matchMedia("(min-width: 901px)");  // style.css's desk layout
+
+export function shownTab() {
   return document.querySelector("main").dataset.tab;
 }
 
-function showTab(name, focus = false) {
+export function showTab(name, focus = false) {
   if (name === "tools" && DESK.matches) name = "next-moves";  // on a desk the tools are always in view
   document.querySelector("main").dataset.tab = name;
   for (const tab of document.querySelectorAll("#tabs [role=tab]")) {
@@ -22,7 +23,7 @@ function showTab(name, focus = false) {
   }
 }
 
-function tabKey(event) {
+export function tabKey(event) {
   const tabs = [...document.querySelectorAll("#tabs [role=tab]")].filter((tab) => tab.getClientRects().length);
   const at = tabs.indexOf(event.currentTarget);
   const to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: tabs.length - 1}[event.key];
@@ -32,7 +33,7 @@ function tabKey(event) {
   showTab(tabs[(to + tabs.length) % tabs.length].dataset.tab, true);
 }
 
-function setupTabs() {
+export function setupTabs() {
   for (const tab of document.querySelectorAll("#tabs [role=tab]")) {
     tab.addEventListener("click", () => showTab(tab.dataset.tab));
     tab.addEventListener("keydown", tabKey);
@@ -43,5 +44,3 @@ function setupTabs() {
   // a link to a game opens on its replay
   if (new URLSearchParams(location.hash.slice(1)).has("game")) showTab("replay");
 }
-
-setupTabs();

@@ -1,0 +1,119 @@
+"""A phone and a tablet held upright, in a real browser (touch emulation): at load the board and
+the first next-move row are in view, with and without KataGo's columns (at 390x844 with --ai the
+first row began at y=830-874: a header of two lines, the AI switch on a row of its own; at 768x1024
+at y=1,044: a 724 px board); the board's coordinates are at least 10 px; a phone's games list shows
+whole dates ("2016-07-…" before) and wraps names between words only ("Hundu|n(P)|9d" before).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from browsing import Page, emulate, serving
+from webbook import GAMES, build_book, put_values
+
+SCREENS = Path(tempfile.gettempdir()) / "fuseki-screens"
+SMALL = {"phone": (390, 844), "tablet": (768, 1024)}
+
+# players as online servers name them: "(P)" for professionals, long handles, bold winners
+NAMED = {f"named{i}": re.sub(rb"PW\[[^]]*\]", b"PW[" + white + b"]", re.sub(rb"PB\[[^]]*\]", b"PB[" + black + b"]", sgf))
+         for i, ((black, white), sgf) in enumerate(zip(
+             [(b"Hundun(P)", b"QOOQOOQOO"), (b"pengyou(P)", b"yangxiaodo"), (b"FengYu(P)", b"Reclaim(P)"),
+              (b"SSYYQQSS", b"JSWQJSWQ"), (b"cksthdrk", b"di1sunw")], GAMES.values()))}
+
+
+@pytest.fixture(scope="module")
+def ai_server(tmp_path_factory):
+    """``fuseki serve --ai`` over the test games, KataGo's values of the empty board cached."""
+    from fuseki.book.analysis.ai import MARK_VISITS
+
+    from services import FAKE_KATAGO
+
+    folder = tmp_path_factory.mktemp("small")
+    script = folder / "fake_katago.py"
+    script.write_text(FAKE_KATAGO)
+    cache = folder / "ai-cache.sqlite"
+    put_values(type("App", (), {"cache_path": cache}), "",
+               {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="",
+               root=(MARK_VISITS, 0.5, 0.5), move_visits=MARK_VISITS)
+    with serving(build_book(folder / "book.sqlite", {**GAMES, **NAMED}), "--ai", "--katago",
+                 f"{sys.executable} {script} hang", "--visits", "2", env={"FUSEKI_AI_CACHE": str(cache)}) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def named_server(tmp_path_factory):
+    with serving(build_book(tmp_path_factory.mktemp("named") / "book.sqlite", {**GAMES, **NAMED})) as url:
+        yield url
+
+
+IN_VIEW = """
+const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; };
+const board = document.getElementById('search-board');
+const row = [...document.querySelectorAll('#next-table tbody tr')].find(r => r.getClientRects().length);
+const label = board.querySelector('.coords text');
+return {board: box(board), row: row && box(row), height: innerHeight, width: innerWidth, scrollY,
+        // a coordinate's font in CSS pixels: its size in the board's units times the board's scale
+        coords: parseFloat(getComputedStyle(label).fontSize) * board.getBoundingClientRect().width
+                / board.viewBox.baseVal.width};
+"""
+
+
+@pytest.mark.parametrize("device", SMALL)
+@pytest.mark.parametrize("ai", [True, False], ids=["ai", "no-ai"])
+def test_the_board_and_the_first_move_row_are_in_view_at_load(ai_server, named_server, browser, device, ai):
+    width, height = SMALL[device]
+    emulate(browser, width, height, True)
+    page = Page(browser)
+    page.open(f"{ai_server if ai else named_server}#rare=1")
+    # the rows, with KataGo's values where it is on (its columns take room: measured filled in)
+    page.wait(lambda _: (rows := page.rows("#next-table")) and (not ai or all(row[4] for row in rows[:2])))
+    seen = page.js(IN_VIEW)
+    top, bottom, left, right = seen["board"]
+    assert seen["scrollY"] == 0 and top >= 0 and bottom <= seen["height"] and 0 <= left and right <= seen["width"], seen
+    assert bottom - top >= min(width, 600) * 0.75, seen  # a board still as large as the screen allows
+    assert seen["row"][1] <= seen["height"], seen  # the first next-move row whole in the window
+    assert seen["coords"] >= 10, seen
+    SCREENS.mkdir(exist_ok=True)
+    assert browser.save_screenshot(str(SCREENS / f"load-{device}-{'ai' if ai else 'no-ai'}.png"))
+
+
+WORDS = """
+// each cell of the first columns: [text, its words each on one line, whole (nothing cut)]
+const oneLine = (node, start, end) => {
+  const range = document.createRange();
+  range.setStart(node, start);
+  range.setEnd(node, end);
+  return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size === 1;
+};
+return [...document.querySelectorAll('#games-table tbody tr')].flatMap(tr => [...tr.cells].slice(0, 3).map(td => {
+  const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+  let whole = true;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.data.matchAll(/\\S+/g)) whole = whole && oneLine(node, word.index, word.index + word[0].length);
+  }
+  return [td.textContent.trim(), whole, td.scrollWidth <= td.clientWidth];
+}));
+"""
+
+
+def test_a_phones_games_list_keeps_dates_and_names_whole(named_server, browser):
+    emulate(browser, 390, 844, True)
+    page = Page(browser)
+    page.open(named_server)
+    page.click("#tab-games")
+    page.wait(lambda _: any("Hundun(P)" in row[0] for row in page.rows("#games-table")))
+    cells = page.js(WORDS)
+    assert any(text.startswith("Hundun(P)") for text, _, _ in cells)
+    broken = [text for text, whole, _ in cells if not whole]
+    cut = [text for text, _, fits in cells if not fits]
+    assert not broken and not cut, (broken, cut)
+    assert page.js("return document.documentElement.scrollWidth") <= 390
+    browser.execute_script("document.getElementById('games').scrollIntoView()")
+    SCREENS.mkdir(exist_ok=True)
+    assert browser.save_screenshot(str(SCREENS / "games-390.png"))
