@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         answers = [p.result(3600)[-1] for p in pendings]
     print(f"KataGo ({network_name(command)}, {args.rules} rules, {args.visits} visits) where the book handed over")
     leads = []
-    for (r, _size, _komi, moves, colour, at, booked), answer in zip(games, answers):
+    for (r, _size, _komi, _moves, colour, at, booked), answer in zip(games, answers):
         lead = answer.score_lead if answer.to_play == colour else -answer.score_lead
         leads.append(lead)
         print(f"game {r['game'] + 1:>3}: fuseki {colour}, {booked} moves of the book or its line, "
