@@ -171,7 +171,9 @@ export async function refreshCorners(state) {
   // The letters go to the rows shown by default first, then to the rarer ones: lettered in table
   // order, a hidden rare row took a letter, and the table and the board skipped it (A, B, D).
   const listedCorners = answer.corners.filter((corner) => corner.same_as === null || corner.same_as === undefined);
-  const fewOf = (corner, row) => isRare(row.games, corner.total, row.ai, answer.ai && answer.ai.mark_visits);
+  // a row's games against the games that reached its corner (``total`` counts times, up to 4 a game)
+  const gamesOf = (corner) => corner.games ?? corner.total;
+  const fewOf = (corner, row) => isRare(row.games, gamesOf(corner), row.ai, answer.ai && answer.ai.mark_visits);
   const letters = new Map();
   for (const rarer of [false, true]) {
     for (const corner of listedCorners) {
@@ -202,14 +204,16 @@ export async function refreshCorners(state) {
       tr.children[2].textContent = row.vertex;
       tr.children[3].textContent = count(row.games);
       // no colour: the corner book counts a move whoever played it (its bar is the mover's wins)
-      winRateCell(tr, row.games, percent, null, corner.total);
+      winRateCell(tr, row.games, percent, null, gamesOf(corner));
       const few = fewOf(corner, row);
       if (few) {
         tr.classList.add("rare");
         rare += 1;
       }
-      tr.title = `${same.length ? "each of these corners" : "this corner"}: ${counted(corner.total, "continuation")}, ` +
-        `tenuki ${count(corner.tenuki)}` + (same.length ? ` · the move shown in the ${CORNER_NAMES[corner.corner]}` : "");
+      tr.title = `${same.length ? "each of these corners" : "this corner"}: ${counted(gamesOf(corner), "game")} ` +
+        `(${counted(corner.total, "continuation")} played in it, tenuki ${count(corner.tenuki)}); ` +
+        `${row.vertex}: ${counted(row.games, "game")}, ${counted(row.times ?? row.games, "time")}` +
+        (same.length ? ` · the move shown in the ${CORNER_NAMES[corner.corner]}` : "");
       tr.addEventListener("click", serial(() => playSearch(state, row.sgf)));
       if (answer.ai) {  // KataGo: the position's values of the move
         aiCells(tr, row.ai, null, row.ai_missing, state.position && state.position.to_move, answer.ai.mark_visits);
