@@ -174,10 +174,10 @@ def test_web_replay_of_a_long_game_keeps_a_few_hundred_bytes_a_move(tmp_path):
         peaks = {}
         for game_id in (1, 2):
             moves = len(client.get(f"/api/game/{game_id}").get_json()["moves"])
-            client.get(f"/api/game/{game_id}/position?move=1")  # caches warmed before measuring
-            url = f"/api/game/{game_id}/position?move={moves}"
+            client.get(f"/api/game/{game_id}?moves=pd&at=1")  # caches warmed before measuring
+            url = f"/api/game/{game_id}?moves=pd&at={moves}"  # replays the whole game (its orientation)
             peaks[moves] = kept_bytes(lambda url=url: client.get(url))[1]
-            assert client.get(url).get_json()["move_number"] == moves
+            assert client.get(url).get_json()["at"] == moves
     finally:
         app.extensions["fuseki_book"].close()
     growth = (peaks[long] - peaks[short]) / (long - short)
@@ -302,7 +302,7 @@ def test_web_integers_are_ascii_digits_and_after_takes_any_game_id(tmp_path):
         client = app.test_client()
         assert client.get("/api/games?page=\u0661").status_code == 400  # an Arabic-Indic 1
         assert client.get("/api/games?page_size=\u0662\u0660").status_code == 400
-        assert client.get("/api/game/1/position?move=\uff11").status_code == 400  # a full-width 1
+        assert client.get("/api/game/1?at=\uff11").status_code == 400  # a full-width 1
         assert client.get("/api/games?after=2147483647").status_code == 404  # in range: no such game
         assert client.get(f"/api/games?after={2**63 - 1}").status_code == 404
         assert client.get(f"/api/games?after={2**63}").status_code == 400

@@ -100,10 +100,7 @@ def test_the_pages_address_is_made_of_the_apis_parameters(client):
     assert "region" in error(client, f"/api/pattern?{search}&region=T13", 400).lower()
     game = ok(client, f"/api/game/{ids['go']}?moves=pd,dp,pq&at=3")
     assert game["at"] == 3 and "at" in error(client, f"/api/game/{ids['go']}?moves=pd,dp,pq&at=x", 400)
-    shown = ok(client, f"/api/game/{ids['go']}/position?move=4&sym={game['symmetry']}")
-    assert shown["move_number"] == 4
-    assert "move" in error(client, f"/api/game/{ids['go']}/position?move=x&sym=0", 400)
-    assert "sym" in error(client, f"/api/game/{ids['go']}/position?move=4&sym=x", 400)
+    assert "sym" in error(client, f"/api/game/{ids['go']}?sym=x", 400)
     # a link's orientation (sym=) wins over the search's; the page steps through the moves itself
     turned = ok(client, f"/api/game/{ids['go']}?moves=pd,dp,pq&at=3&sym=5")
     plain = ok(client, f"/api/game/{ids['go']}")
@@ -313,19 +310,6 @@ def test_game_is_shown_in_the_search_orientation(client):
     game = ok(client, f"/api/game/{mirror['id']}?moves={search}&at={mirror['move_number']}")
     assert game["symmetry"] != 0
     assert [m["sgf"] for m in game["moves"][:5]] == ["pd", "dp", "pq", "dd", "fq"]
-    position = ok(client, f"/api/game/{mirror['id']}/position?move=4&sym={game['symmetry']}")
-    assert position["stones"] == ok(client, f"/api/position?moves={search}")["stones"]
-
-
-def test_game_positions_step_through_the_record(client):
-    ids = game_ids(client)
-    start = ok(client, f"/api/game/{ids['capture']}/position")
-    assert start["move_number"] == 0 and start["stones"] == {"B": [], "W": []}
-    seventh = ok(client, f"/api/game/{ids['capture']}/position?move=7")
-    assert seventh["captures"]["B"] == 1 and "qc" not in seventh["stones"]["W"]
-    assert seventh["last"] == {"color": "B", "sgf": "pc", "vertex": "Q17"}
-    end = ok(client, f"/api/game/{ids['capture']}/position?move=8")
-    assert end["move_number"] == 8 and end["to_move"] == "B"
 
 
 def test_game_sgf_download(client):
@@ -338,7 +322,7 @@ def test_game_sgf_download(client):
 
 @pytest.mark.parametrize("path, status", [
     ("/api/game/999999", 404), ("/api/game/0", 404), ("/api/game/99999999999999999999999", 404),
-    ("/api/game/999999.sgf", 404), ("/api/game/999999/position", 404), ("/api/game/abc", 404),
+    ("/api/game/999999.sgf", 404), ("/api/game/1/position", 404), ("/api/game/abc", 404),
     ("/api/game/-1", 404), ("/api/nothing", 404), ("/nothing", 404),
 ])
 def test_unknown_games_and_paths_are_404(client, path, status):
@@ -347,8 +331,8 @@ def test_unknown_games_and_paths_are_404(client, path, status):
 
 def test_game_argument_errors(client):
     gid = game_ids(client)["go"]
-    for query in ("move=8", "move=-1", "move=x", "sym=8", "sym=x"):
-        error(client, f"/api/game/{gid}/position?{query}", 400)
+    for query in ("at=-1", "at=x", "sym=8", "sym=x"):
+        error(client, f"/api/game/{gid}?{query}", 400)
     error(client, f"/api/game/{gid}?at=99", 400)
     error(client, f"/api/game/{gid}?moves=zz&at=1", 400)
 
@@ -389,7 +373,6 @@ _PARAMS = st.dictionaries(
     max_size=5)
 _PATHS = st.one_of(st.sampled_from(["/api/position", "/api/games", "/api/games.sgf", "/api/info"]),
                    st.integers(-3, 10**20).map(lambda n: f"/api/game/{n}"),
-                   st.integers(0, 7).map(lambda n: f"/api/game/{n}/position"),
                    st.integers(0, 7).map(lambda n: f"/api/game/{n}.sgf"))
 
 

@@ -140,7 +140,7 @@ def request_paths(client) -> list[str]:
         paths.append(f"/api/games.sgf?moves={line}&size=19")
     for game_id in sorted({row["id"] for line in LINES
                            for row in client.get(f"/api/games?moves={line}&size=19").get_json()["rows"]}):
-        paths += [f"/api/game/{game_id}?moves=pd&at=1", f"/api/game/{game_id}/position?move=3&sym=2",
+        paths += [f"/api/game/{game_id}?moves=pd&at=1", f"/api/game/{game_id}?at=3&sym=2",
                   f"/api/game/{game_id}.sgf"]
     paths += ["/api/game/99999", "/api/position?moves=zz"]  # errors are answers too
     return paths

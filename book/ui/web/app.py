@@ -37,7 +37,6 @@ request's scans running: ``book.ui.web.admission``)::
                                       and the move number ``at`` where the position occurred, shown
                                       in the search's orientation (``symmetry``), or under ``sym``
                                       (the page steps through them itself: one request a game)
-    /api/game/<id>/position?move=&sym= the game's position after ``move`` moves, under ``sym``
     /api/game/<id>.sgf                the game's SGF
     /api/corners?moves=&size=          the corner book's continuations of each corner (each row's
                                       ``games`` and ``times``, each corner's ``games``, ``total``
@@ -573,7 +572,7 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
 
 
 def _add_game_routes(app: Flask, shared: _Shared) -> None:
-    """One game of the book: its moves, its position at a move, its SGF."""
+    """One game of the book: its moves (the page replays them itself), its SGF."""
 
     @app.get("/api/game/<int:game_id>")
     def game(game_id: int):
@@ -595,19 +594,6 @@ def _add_game_routes(app: Flask, shared: _Shared) -> None:
         setup = {name: [shown(p)["sgf"] for c, p in record.setup if c == colour]
                  for name, colour in (("B", BLACK), ("W", WHITE), ("E", EMPTY))}
         return jsonify(id=game_id, info=record_info(record), symmetry=symmetry, at=at, setup=setup, moves=moves)
-
-    @app.get("/api/game/<int:game_id>/position")
-    def game_position(game_id: int):
-        record = shared.load_record(game_id)
-        move = _int_arg("move", 0, 0, len(record.moves))
-        symmetry = _int_arg("sym", 0, 0, 7)
-        answer = position_json(replay_record(record, move), symmetry)
-        answer["move_number"] = move
-        if move:
-            colour, point = record.moves[move - 1]
-            answer["last"] = {"color": COLOUR_NAME[colour],
-                              **point_json(coords.transform_point(symmetry, point, record.size), record.size)}
-        return jsonify(answer)
 
     @app.get("/api/game/<int:game_id>.sgf")
     def game_sgf(game_id: int):

@@ -13,8 +13,8 @@ import {refreshWithin} from "./within.js";
 
 // The address's fragment holds the whole view, each part under the name of the API parameter that
 // answers it (docs/exploring.md): size, moves, the filters of FILTER_FIELDS, within (/api/position, /api/games);
-// region, its wildcards and options once a pattern is searched (/api/pattern); game and at (/api/game/<id>), move
-// and sym (/api/game/<id>/position) for the replayed game. A new search position is a new history
+// region, its wildcards and options once a pattern is searched (/api/pattern); game, at, move
+// and sym (/api/game/<id>) for the replayed game. A new search position is a new history
 // entry, so the browser's back and forward buttons walk the moves; other changes replace the entry.
 
 export function viewParams(state) {
