@@ -138,9 +138,14 @@ def test_binary_copy_equals_struct_packing_and_reads_back(pg_url):
     for k, s, i in zip(keys.tolist(), small.tolist(), ints.tolist()):
         slow += struct.pack(">hiqihii", 3, 8, k, 2, s, 4, i)
     slow += struct.pack(">h", -1)
-    assert pgcopy.binary_rows([(keys, 8), (small, 2), (ints, 4)]) == slow
-    assert pgcopy.binary_rows([(keys, 8), (small, 2), (ints, 4)], rows_per_chunk=7) == slow  # chunks end mid-way
-    assert pgcopy.binary_rows([(keys[:0], 8)]) == slow[:19] + slow[-2:]  # no row: the header and the end
+
+    def binary_rows(columns, rows_per_chunk=pgcopy.ROWS_PER_CHUNK) -> bytes:  # the whole stream, read as COPY does
+        stream = pgcopy.BinaryRows(columns, rows_per_chunk)
+        return b"".join(iter(lambda: stream.read(1 << 20), b""))
+
+    assert binary_rows([(keys, 8), (small, 2), (ints, 4)]) == slow
+    assert binary_rows([(keys, 8), (small, 2), (ints, 4)], rows_per_chunk=7) == slow  # chunks end mid-way
+    assert binary_rows([(keys[:0], 8)]) == slow[:19] + slow[-2:]  # no row: the header and the end
     with Book.open(pg_url) as book, book.db.begin() as conn:
         conn.exec_driver_sql("CREATE TABLE copied (k BIGINT, s SMALLINT, i INTEGER)")
         with conn.connection.dbapi_connection.cursor() as cursor:

@@ -2,8 +2,8 @@
 
 Reading guide: table file (``Table9``, ``read_table``, ``write_table``), then the
 rotation-normalised id (``normalised_hash``), then the position file
-(``Positions``, ``iter_positions``, ``read_positions``, ``write_positions``).
-The scored file (``Scores``, ``read_scores``, ``write_scores``) is in
+(``Positions``, ``iter_positions``, ``read_positions``; ``Positions.to_bytes`` writes).
+The scored file (``Scores``, ``read_scores``; ``Scores.to_bytes`` writes) is in
 ``book.formats.pos9_scores``; the conventions below hold for both modules.
 
 Conventions
@@ -204,19 +204,12 @@ def symmetry_permutations() -> np.ndarray:
     return perm
 
 
-def transform_board(board, n: int) -> bytes:
-    """The board with symmetry ``n`` applied: the stone at (x, y) moves to ``transform_xy(n, x, y)``."""
-    src = as_boards(board)[0]
-    out = np.empty_like(src)
-    out[symmetry_permutations()[n]] = src
-    return out.tobytes()
-
-
 def normalised_hash(board, table: Table9 | None = None) -> tuple[int, int]:
     """``(hash, symmetry)``: the smallest hash over the 8 symmetries of ``board``.
 
-    ``symmetry`` is the n (0 = not rotated; the smallest n on ties) for which
-    ``table.hash(transform_board(board, n)) == hash``, so a move ``(x, y)``
+    ``symmetry`` is the n (0 = not rotated; the smallest n on ties) for which the board
+    turned by n (the stone at (x, y) moved to ``coords.transform_xy(n, x, y, 9)``, the
+    permutation ``symmetry_permutations()[n]``) hashes to ``hash``, so a move ``(x, y)``
     stored with the position maps to ``coords.transform_xy(n, x, y, 9)`` in
     the normalised orientation, and back with ``coords.INVERSE[n]``.
     """
@@ -331,12 +324,6 @@ class Positions:
 
 
 _ARRAY_FIELDS = ("hash", "to_move", "board", "has_extra", "source", "variation", "move", "offset")
-
-
-def write_positions(path: str | os.PathLike, positions: Positions, append: bool = False) -> None:
-    """Write (or append) position records; the format has no header, so appending is concatenation."""
-    with open(path, "ab" if append else "wb") as f:
-        f.write(positions.to_bytes())
 
 
 def read_positions(path: str | os.PathLike) -> Positions:

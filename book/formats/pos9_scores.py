@@ -60,12 +60,6 @@ class Scores:
                    np.array([r[3] for r in records], np.uint8))
 
 
-def write_scores(path: str | os.PathLike, scores: Scores, append: bool = False) -> None:
-    """Write (or append) scored records, 12 bytes each."""
-    with open(path, "ab" if append else "wb") as f:
-        f.write(scores.to_bytes())
-
-
 def iter_scores(path: str | os.PathLike, block_records: int = 1 << 18) -> Iterator[Scores]:
     """Yield the records of a scored file in blocks.
 

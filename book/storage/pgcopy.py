@@ -67,12 +67,6 @@ class BinaryRows(io.RawIOBase):
         return rows.tobytes()
 
 
-def binary_rows(columns: list[tuple[np.ndarray, int]], rows_per_chunk: int = ROWS_PER_CHUNK) -> bytes:
-    """The whole COPY binary stream of ``BinaryRows`` as one bytes."""
-    stream = BinaryRows(columns, rows_per_chunk)
-    return b"".join(iter(lambda: stream.read(1 << 20), b""))
-
-
 def copy_in(cursor, table: str, names: list[str], columns: list[tuple[np.ndarray, int]],
             freeze: bool = False) -> None:
     """COPY the rows into ``table`` (columns ``names``) through a psycopg2 cursor.
