@@ -325,6 +325,23 @@ def area(s, size):
     return black, white
 
 
+@njit(cache=True, inline="always")
+def _canonical_key(s, meta, side):
+    """``(key, t)``: the smallest of the position's 8 symmetric keys (layer t's hash XOR
+    ``side``, the side to move's key), compared as unsigned 64-bit, and its layer (the
+    smallest t on ties).  Flipping the sign bit lets int64 compare them so (numba's uint64
+    arithmetic made this loop a third of the whole replay).  ``replay``'s and
+    ``_replay_with_events``'."""
+    best = 0
+    best_flipped = (s[meta + META_HASH] ^ side) ^ _SIGN_BIT
+    for t in range(1, 8):
+        flipped = (s[meta + META_HASH + t] ^ side) ^ _SIGN_BIT
+        if flipped < best_flipped:
+            best_flipped = flipped
+            best = t
+    return best_flipped ^ _SIGN_BIT, best
+
+
 @njit(cache=True)
 def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, move_colors,
            no_moves_to_move, out_key, out_sym, out_next):
@@ -353,17 +370,7 @@ def replay(size, keys, sym, side_keys, setup_points, setup_colors, move_points, 
     last = no_moves_to_move if count == 0 else 3 - move_colors[count - 1]
     for i in range(count + 1):
         to_move = move_colors[i] if i < count else last
-        # Keys compare as unsigned; flipping the sign bit lets int64 compare them so
-        # (numba's uint64 arithmetic made this loop a third of the whole replay).
-        side = side_keys[to_move]
-        best = 0
-        best_flipped = (s[meta + META_HASH] ^ side) ^ _SIGN_BIT
-        for t in range(1, 8):
-            flipped = (s[meta + META_HASH + t] ^ side) ^ _SIGN_BIT
-            if flipped < best_flipped:
-                best_flipped = flipped
-                best = t
-        out_key[i] = best_flipped ^ _SIGN_BIT
+        out_key[i], best = _canonical_key(s, meta, side_keys[to_move])
         out_sym[i] = best
         if i == count:
             out_next[i] = END
@@ -509,15 +516,7 @@ def _replay_with_events(size, keys, sym, side_keys, setup_points, setup_colors, 
     last = no_moves_to_move if count == 0 else 3 - move_colors[count - 1]
     for i in range(count + 1):
         to_move = move_colors[i] if i < count else last
-        side = side_keys[to_move]
-        best = 0
-        best_flipped = (s[meta + META_HASH] ^ side) ^ _SIGN_BIT
-        for t in range(1, 8):
-            flipped = (s[meta + META_HASH + t] ^ side) ^ _SIGN_BIT
-            if flipped < best_flipped:
-                best_flipped = flipped
-                best = t
-        out_key[i] = best_flipped ^ _SIGN_BIT
+        out_key[i], best = _canonical_key(s, meta, side_keys[to_move])
         out_sym[i] = best
         if i == count:
             out_next[i] = END
