@@ -214,40 +214,24 @@ def annotate(judge: AiJudge, positions: list[Popular], finder: BoardFinder, writ
     if todo and judge.katago is None:
         raise ValueError("no KataGo to compute the values the cache lacks")
     s = judge.settings
-    inflight: deque = deque()  # (key, board, side, pending), oldest first
-    last = time.monotonic()
-    while todo or inflight:
-        if stop is not None and stop.is_set():
-            report.stopped = True
-            break
-        while todo and len(inflight) < max(1, threads):
-            key = todo.popleft()
-            found = finder.find(key)
-            if found is None:
-                report.missing += 1
-                continue
-            board, side = found
-            inflight.append((key, board, side, judge.katago.submit(**query_settings(board, side, *_asked(s)))))
-        ready = _answered(judge.katago, inflight, last, timeout)
-        if not ready:
-            continue
-        last = time.monotonic()
-        for entry in ready:
-            inflight.remove(entry)
-            key, board, side, pending = entry
-            try:
-                answers = pending.result(0)
-            except KataGoQueryError as exc:
-                report.refused += 1
-                if warn:
-                    warn(f"position {key:016x}: {exc}")
-                continue
-            root, moves, lines = rows_of(answers[-1], board.size)
-            with writing() as wconn:
-                ai_values.put(wconn, board.symmetric_keys(side), board.size, s, root, moves, lines)
-            report.done += 1
-            if progress:
-                progress(report)
+
+    def submit(key):
+        found = finder.find(key)
+        if found is None:
+            report.missing += 1
+            return None
+        board, side = found
+        return (key, board, side), judge.katago.submit(**query_settings(board, side, *_asked(s)))
+
+    def store(entry, answer) -> bool:
+        key, board, side = entry
+        root, moves, lines = rows_of(answer, board.size)
+        with writing() as wconn:
+            ai_values.put(wconn, board.symmetric_keys(side), board.size, s, root, moves, lines)
+        return True
+
+    _ask_all(judge.katago, todo, submit, store, report, threads, stop, progress, timeout, warn,
+             lambda entry: f"position {entry[0]:016x}")
     report.seconds = time.perf_counter() - start
     return report
 
@@ -302,53 +286,77 @@ def annotate_moves(judge: AiJudge, wanted: list[tuple], writing: Callable, threa
     start = time.perf_counter()
     report = MovesReport(positions=len({min(b.symmetric_keys(side)) for b, side, _ in wanted}), wanted=len(wanted))
     s = judge.settings
-    todo, inflight = deque(wanted), deque()
+
+    def submit(entry):
+        board, side, point = entry
+        return entry, judge.katago.submit(**forced_query(board, side, point, s.rules, s.komi, s.visits))
+
+    def store(entry, answer) -> bool:
+        board, side, point = entry
+        moves, lines = forced_rows(answer, point, board.size)
+        if not moves:
+            return False
+        with writing() as wconn:
+            ai_values.merge_moves(wconn, board.symmetric_keys(side), board.size, s, (0, 0.0, 0.0), moves, lines)
+        return True
+
+    _ask_all(judge.katago, deque(wanted), submit, store, report, threads, stop, progress, timeout, warn,
+             lambda entry: "a forced move")
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _ask_all(katago, todo: deque, submit: Callable, store: Callable, report, threads: int, stop,
+             progress: Callable | None, timeout: float, warn: Callable[[str], None] | None,
+             what: Callable) -> None:
+    """The loop of both of annotate's runs (positions, forced moves): keeps ``threads`` queries
+    in flight while ``todo`` lasts; ``submit(item)`` asks KataGo, giving ``(entry, Pending)``
+    or None (the item skipped); each answer goes to ``store(entry, answer)``, True when stored
+    (``report.done``, then ``progress(report)``), False when refused (``report.refused``), as
+    is a query KataGo refuses (``warn`` is told ``what(entry)`` and why).  ``stop`` set ends
+    it before the next answer is stored (``report.stopped``); ``timeout`` as ``_answered``'s."""
+    inflight: deque = deque()  # (entry, pending), oldest first
     last = time.monotonic()
     while todo or inflight:
         if stop is not None and stop.is_set():
             report.stopped = True
-            break
+            return
         while todo and len(inflight) < max(1, threads):
-            board, side, point = todo.popleft()
-            query = forced_query(board, side, point, s.rules, s.komi, s.visits)
-            inflight.append((board, side, point, judge.katago.submit(**query)))
-        ready = _answered(judge.katago, inflight, last, timeout)
+            asked = submit(todo.popleft())
+            if asked is not None:
+                inflight.append(asked)
+        ready = _answered(katago, inflight, last, timeout)
         if not ready:
             continue
         last = time.monotonic()
         for entry in ready:
             inflight.remove(entry)
-            board, side, point, pending = entry
+            item, pending = entry
             try:
                 answers = pending.result(0)
             except KataGoQueryError as exc:
                 report.refused += 1
                 if warn:
-                    warn(f"a forced move: {exc}")
+                    warn(f"{what(item)}: {exc}")
                 continue
-            moves, lines = forced_rows(answers[-1], point, board.size)
-            if not moves:
+            if not store(item, answers[-1]):
                 report.refused += 1
                 continue
-            with writing() as wconn:
-                ai_values.merge_moves(wconn, board.symmetric_keys(side), board.size, s, (0, 0.0, 0.0), moves, lines)
             report.done += 1
             if progress:
                 progress(report)
-    report.seconds = time.perf_counter() - start
-    return report
 
 
 def _answered(katago, inflight: list, last: float, timeout: float) -> list:
-    """The entries of ``inflight`` (their fourth item a ``Pending``) KataGo has answered; when
+    """The entries of ``inflight`` (``(entry, Pending)``) KataGo has answered; when
     none, waits until the first answer (at most half a second) and gives []; raises
-    KataGoTimeout when nothing came for ``timeout`` seconds since ``last``.  Both of annotate's
-    loops (positions, forced moves) wait through it."""
-    ready = [entry for entry in inflight if entry[3].done.is_set()]
+    KataGoTimeout when nothing came for ``timeout`` seconds since ``last``.  ``_ask_all``
+    waits through it."""
+    ready = [entry for entry in inflight if entry[1].done.is_set()]
     if ready or not inflight:
         return ready
     if time.monotonic() - last > timeout:
         raise KataGoTimeout(f"no answer from KataGo within {timeout:g}s (too many visits for this "
                             f"machine? try fewer with --visits)")
-    katago.wait_any([entry[3] for entry in inflight], 0.5)  # wakes at the first answer
+    katago.wait_any([entry[1] for entry in inflight], 0.5)  # wakes at the first answer
     return []
