@@ -56,17 +56,15 @@ from fuseki.book.analysis.katago import Analysis, KataGo
 from fuseki.book.storage import ai_values
 from fuseki.book.storage.ai_values import AiSettings, AiValues
 from fuseki.engine.core import base, coords
-from fuseki.engine.core.base import BLACK, WHITE, IllegalMove, opponent
-
-COLOR_LETTER = {BLACK: "B", WHITE: "W"}
+from fuseki.engine.core.base import BLACK, COLOUR_LETTER, WHITE, IllegalMove, opponent
 
 
 def query_settings(board, to_move: int, rules: str, komi: float, visits: int) -> dict:
     """The ``KataGo.submit`` arguments that evaluate ``board`` with ``to_move`` to play."""
     size = board.size
-    stones = [(COLOR_LETTER[color], base.point_to_vertex(p, size))
+    stones = [(COLOUR_LETTER[color], base.point_to_vertex(p, size))
               for color in (BLACK, WHITE) for p in board.stones(color)]
-    return {"initial_stones": stones, "initial_player": COLOR_LETTER[to_move], "rules": rules,
+    return {"initial_stones": stones, "initial_player": COLOUR_LETTER[to_move], "rules": rules,
             "komi": komi, "size": size, "max_visits": visits}
 
 
@@ -91,7 +89,7 @@ def forced_query(board, to_move: int, point: int, rules: str, komi: float, visit
     the move evaluated by a search of its own, with the position's visits (2 at least: the
     first visit is the root's own, and a search of 1 visit lists no move)."""
     query = query_settings(board, to_move, rules, komi, max(visits, 2))
-    query["allow_moves"] = [(COLOR_LETTER[to_move], base.point_to_vertex(point, board.size))]
+    query["allow_moves"] = [(COLOUR_LETTER[to_move], base.point_to_vertex(point, board.size))]
     return query
 
 

@@ -23,11 +23,10 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, COLOUR_NAME, WHITE
 
 MAX_NODES = 10_000  # the tree's nodes at most (fuseki book tree --max-nodes)
 TOP_RIGHT = 1  # the corner of ``corners`` (bit 0 flips x) the corner tree is drawn in
-COLOR_NAME = {BLACK: "Black", WHITE: "White"}
 
 
 @dataclass
@@ -171,7 +170,7 @@ def move_line(node: Node, tree: Tree) -> str:
     vertex = base.point_to_vertex(node.point, tree.size)
     others = len(node.points) - 1
     orbit = f" or its {others} symmetric point{'s' if others > 1 else ''}" if others > 0 else ""
-    who = COLOR_NAME[node.color]
+    who = COLOUR_NAME[node.color]
     return f"{who} {vertex}{orbit}: {plural(node.games, 'game')}, {who} won {percent(node.winrate)}"
 
 
@@ -182,7 +181,7 @@ def ai_line(node: Node) -> str | None:
     if node.ai is None:
         return None
     after = " (the stored values of the position after it)" if node.ai.source == CHILD else ""
-    return (f"KataGo: {percent(node.ai.winrate)} win for {COLOR_NAME[node.color]}, lead "
+    return (f"KataGo: {percent(node.ai.winrate)} win for {COLOUR_NAME[node.color]}, lead "
             f"{round(node.ai.score_lead, 1) + 0.0:.1f}, loss {round(node.ai.loss, 1) + 0.0:.1f} points{after}")
 
 

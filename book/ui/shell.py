@@ -45,11 +45,10 @@ from fuseki.book.ui.shell_filters import FilterCommands
 from fuseki.book.ui.shell_within import WithinCommands
 from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.engine.core import base, coords
-from fuseki.engine.core.base import BLACK, WHITE, IllegalMove
+from fuseki.engine.core.base import BLACK, COLOUR_NAME, WHITE, IllegalMove
 from fuseki.engine.core.board import Board
 
 PAGE_SIZE = 20
-COLOUR_NAME = {BLACK: "Black", WHITE: "White"}
 
 
 class ShellError(Exception):

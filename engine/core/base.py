@@ -40,7 +40,10 @@ BLACK = 1
 WHITE = 2
 BORDER = 3
 
-NAMES = {BLACK: "black", WHITE: "white"}
+# The colours' names, the one map of each: the letters of SGF, GTP and KataGo (the web API's
+# colours), and the words a sentence shows.
+COLOUR_LETTER = {BLACK: "B", WHITE: "W"}
+COLOUR_NAME = {BLACK: "Black", WHITE: "White"}
 
 
 def opponent(color: int) -> int:

@@ -13,13 +13,12 @@ from flask import current_app, g, request
 
 from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import COLOUR_LETTER
 
 MAX_PLAYER = 100         # longest player filter, or player's name
 MAX_PAGE_SIZE = 100
 MAX_ID = 2**63 - 1       # largest game id a database integer can hold
 MAX_PAGE = 10**8         # page= of a game list (keyset paging with after= has no such bound)
-COLOUR_NAME = {BLACK: "B", WHITE: "W"}
 # seconds of pattern scan one request may spend, its within= searches and its pattern search
 # together (docs/limits.md): a corner pattern on 366,535 games scans in about 1 s, while 8
 # within= searches of anywhere patterns with colours swapped took 15 s on 21k games and kept
@@ -89,5 +88,5 @@ def game_row_json(row) -> dict:
     """A games-list row: its id, the header fields (book.formats.headers; the winner as a colour name),
     size, move count and the move number where the position occurred."""
     answer = {name: getattr(row, name) for name in ("id", *HEADER_NAMES, "size", "move_count", "move_number")}
-    answer["winner"] = COLOUR_NAME.get(row.winner)
+    answer["winner"] = COLOUR_LETTER.get(row.winner)
     return answer

@@ -86,7 +86,6 @@ from fuseki.book.ui.reading import parse_periods
 from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.book.ui.web.admission import add_admission, admit
 from fuseki.book.ui.web.api_args import (
-    COLOUR_NAME,
     MAX_ID,
     MAX_PAGE,
     MAX_PAGE_SIZE,
@@ -103,7 +102,7 @@ from fuseki.book.ui.web.practice_routes import add_practice_routes
 from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
 from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import base, coords
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE
+from fuseki.engine.core.base import BLACK, COLOUR_LETTER, EMPTY, WHITE
 from fuseki.engine.core.board import Board
 
 MAX_MOVES = 800          # longest move sequence a client may send
@@ -176,13 +175,13 @@ def position_json(board: Board, symmetry: int = 0) -> dict:
     last = None
     if board.moves:
         colour, point = board.moves[-1]
-        last = {"color": COLOUR_NAME[colour], **show(point)}
+        last = {"color": COLOUR_LETTER[colour], **show(point)}
     return {
         "size": size,
         "move_number": len(board.moves),
-        "stones": {COLOUR_NAME[c]: sorted(show(p)["sgf"] for p in board.stones(c)) for c in (BLACK, WHITE)},
-        "captures": {COLOUR_NAME[c]: n for c, n in board.captures.items()},
-        "to_move": COLOUR_NAME[board.to_move],
+        "stones": {COLOUR_LETTER[c]: sorted(show(p)["sgf"] for p in board.stones(c)) for c in (BLACK, WHITE)},
+        "captures": {COLOUR_LETTER[c]: n for c, n in board.captures.items()},
+        "to_move": COLOUR_LETTER[board.to_move],
         "last": last,
     }
 
@@ -212,7 +211,7 @@ def pattern_json(result) -> dict:
     size = result.pattern.size
     rows = [{"letter": letter, **point_json(c.point, size),
              "points": [base.point_to_sgf(p, size) for p in c.points],
-             "colour": COLOUR_NAME[c.colour], "games": c.games, "at_once": c.at_once,
+             "colour": COLOUR_LETTER[c.colour], "games": c.games, "at_once": c.at_once,
              "after_tenuki": c.after_tenuki, "wins": c.wins, "winrate": c.winrate}
             for letter, c in zip(row_letters(result.continuations, SHORT_LETTERS), result.continuations)]
     tenuki = result.tenuki
@@ -223,7 +222,7 @@ def pattern_json(result) -> dict:
 def record_info(record) -> dict:
     """A GameRecord's size, header fields (book.formats.headers; the winner as a colour name) and move count."""
     answer = {name: getattr(record, name) for name in ("size", *HEADER_NAMES)}
-    answer["winner"] = COLOUR_NAME.get(record.winner)
+    answer["winner"] = COLOUR_LETTER.get(record.winner)
     answer["move_count"] = len(record.moves)
     return answer
 
@@ -589,7 +588,7 @@ def _add_game_routes(app: Flask, shared: _Shared) -> None:
         def shown(point: int) -> dict:
             return point_json(coords.transform_point(symmetry, point, size), size)
 
-        moves = [{"color": COLOUR_NAME[c], **shown(p)} for c, p in record.moves]
+        moves = [{"color": COLOUR_LETTER[c], **shown(p)} for c, p in record.moves]
         # the setup stones (SGF AB, AW, AE), which the page puts down before the moves
         setup = {name: [shown(p)["sgf"] for c, p in record.setup if c == colour]
                  for name, colour in (("B", BLACK), ("W", WHITE), ("E", EMPTY))}

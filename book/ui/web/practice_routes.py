@@ -43,10 +43,9 @@ from fuseki.book.formats.positions import board_after_record
 from fuseki.book.play import practice
 from fuseki.book.play.practice import CORNER_NAMES, PracticeError, QuizLine, Score
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, COLOUR_LETTER, WHITE
 
-COLOURS = {"B": BLACK, "W": WHITE}
-NAMES = {BLACK: "B", WHITE: "W"}
+COLOURS = {letter: colour for colour, letter in COLOUR_LETTER.items()}  # "B": BLACK, "W": WHITE
 MAX_GAME_ID = 2**63 - 1
 MAX_MIN_GAMES = 10**6
 MAX_LINE = 40  # moves of a quiz line (the page continues a line of MAX_DEPTH by two moves an answer)
@@ -78,7 +77,7 @@ def add_practice_routes(app: Flask, shared) -> None:
         score = score.add(judged.right, judged.share)
         size = record.size
         return jsonify(
-            move=move, right=judged.right, colour=NAMES[judged.colour],
+            move=move, right=judged.right, colour=COLOUR_LETTER[judged.colour],
             point=point_json(point, size), actual=point_json(judged.actual, size),
             games=judged.games, total=judged.total, share=round(judged.share, 4),
             actual_games=judged.actual_games, actual_share=round(judged.actual_share, 4),
@@ -117,7 +116,7 @@ def add_practice_routes(app: Flask, shared) -> None:
                  "games": m.games, "share": round(m.games / answer.total, 4) if answer.total else 0.0}
                 for m in answer.best]
         found = {**point_json(point, size), "games": answer.games}
-        body = {"point": found, "colour": NAMES[answer.colour], "games": answer.games, "total": answer.total,
+        body = {"point": found, "colour": COLOUR_LETTER[answer.colour], "games": answer.games, "total": answer.total,
                 "share": round(answer.share, 4), "tenuki": answer.tenuki, "best": best,
                 "next": question_json(following, min_games) if following is not None else None}
         if shared.ai is not None:
@@ -129,7 +128,7 @@ def question_json(line: QuizLine, min_games: int) -> dict:
     board = line.board()
     return {"size": line.size, "corner": line.corner, "corner_name": CORNER_NAMES[line.corner],
             "line": [point_json(p, line.size) for p in line.moves], "min_games": min_games,
-            "to_move": NAMES[board.to_move], "position": board_json(board)}
+            "to_move": COLOUR_LETTER[board.to_move], "position": board_json(board)}
 
 
 def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
@@ -168,9 +167,10 @@ def board_json(board) -> dict:
     last = None
     if board.moves:
         colour, point = board.moves[-1]
-        last = {"color": NAMES[colour], **point_json(point, size)} if point != base.PASS else None
-    return {"size": size, "move_number": len(board.moves), "to_move": NAMES[board.to_move], "last": last,
-            "stones": {NAMES[c]: sorted(base.point_to_sgf(p, size) for p in board.stones(c)) for c in (BLACK, WHITE)}}
+        last = {"color": COLOUR_LETTER[colour], **point_json(point, size)} if point != base.PASS else None
+    return {"size": size, "move_number": len(board.moves), "to_move": COLOUR_LETTER[board.to_move], "last": last,
+            "stones": {COLOUR_LETTER[c]: sorted(base.point_to_sgf(p, size) for p in board.stones(c))
+                       for c in (BLACK, WHITE)}}
 
 
 def _text(name: str) -> str:
