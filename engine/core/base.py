@@ -64,8 +64,14 @@ def parse_color(text: str) -> int:
 # --- points -------------------------------------------------------------------
 
 PASS = -1
+# Two names for -2, on purpose: neither is ever a point, and they never meet.  RESIGN is a
+# chooser's answer (a move being chosen); END is a book's stored "next move" of a game's last
+# position (and of the position before an illegal move), which the book's readers leave out
+# of the moves they count (``nexts != END`` in book.storage.players and book.storage.source),
+# so an END should never reach a chooser to be read as a resignation.  Compare each with its
+# own name; ``_kernels`` keeps a copy of END (tests/test_numba_cache.py checks it).
 RESIGN = -2
-END = -2  # the "next move" of a game's last position (and of the position before an illegal move)
+END = -2
 MIN_SIZE = 2  # the smallest board a game is played on (GTP, settings, the web page); a record may say 1
 MAX_SIZE = 25
 # |komi| allowed (GTP komi, loadsgf's KM): above the area of the largest board (625), so every
