@@ -308,7 +308,8 @@ class Page:
         module instances the page runs, ``app.js``'s ``state`` among them); ``arguments`` are ``args``."""
         found = self.driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
-            f"(async () => {{ {script} }})().then((value) => done({{value}}), (error) => done({{error: String(error)}}))",
+            f"(async () => {{ {script} }})()"
+            ".then((value) => done({value}), (error) => done({error: String(error)}))",
             *args)
         assert "error" not in found, found["error"]
         return found.get("value")

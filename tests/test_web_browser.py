@@ -167,7 +167,8 @@ def test_the_page_draws_the_star_points_showboard_draws(server, browser):
     browser.get(server)
     page = Page(browser)
     for size in range(2, 26):
-        drawn = page.module("const board = await import('/static/board.js'); return board.starPoints(arguments[0])", size)
+        drawn = page.module("const board = await import('/static/board.js');"
+                            " return board.starPoints(arguments[0])", size)
         expected = sorted(point_to_xy(p, size) for p in star_points(size))
         assert sorted(tuple(xy) for xy in drawn) == expected, size
 

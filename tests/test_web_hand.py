@@ -253,7 +253,8 @@ def test_the_game_in_hand(server, browser):
     assert crumbs == ["start", "1 Q16", "2 D4", "3 Q3"]
     # a long line stays one line that scrolls to its last move: the board does not move down
     board_top = page.js("return document.getElementById('search-board').getBoundingClientRect().top")
-    page.module("const {state} = await import('/static/app.js'); const {renderLine} = await import('/static/search.js');"
+    page.module("const {state} = await import('/static/app.js');"
+                " const {renderLine} = await import('/static/search.js');"
                 "state.moves.push(...'ab,ba,ca,da,ea,fa,ga,ha,ja,ka,la,ma,na,oa,qa,ra,sa,ac,bc,cc,ec'.split(','));"
                 "renderLine(state); state.moves.splice(3)")
     line = page.js("const line = document.getElementById('search-line'); const last = line.lastElementChild;"

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from browsing import Page, serving
-from webbook import GAMES, build_book, put_values
+from webbook import build_book, put_values
 
 # fourteen first moves no symmetry makes one (x >= y in the upper left), three games each: fourteen
 # rows of the empty board, none rare, two past the twelve letters
@@ -26,7 +26,8 @@ def many_first_moves() -> dict[str, bytes]:
         for j in range(3):
             n = 3 * i + j
             games[f"m{n}"] = (f"(;GM[1]FF[4]SZ[19]PB[Black {n}]PW[White {n}]DT[2011-01-{1 + n % 28:02d}]"
-                              f"RE[{'BW'[n % 2]}+R]KM[6.5];B[{first}];W[{FAR[n % len(FAR)]}];B[{FAR[(n + 5) % len(FAR)]}])"
+                              f"RE[{'BW'[n % 2]}+R]KM[6.5];B[{first}];W[{FAR[n % len(FAR)]}]"
+                              f";B[{FAR[(n + 5) % len(FAR)]}])"
                               ).encode()
     return games
 
@@ -59,9 +60,11 @@ def test_a_move_people_played_is_never_katagos_nobody_played_disc(many_server, b
               and page.js("return document.querySelectorAll('#search-board .ai-marks circle').length"))
     seen = page.js("""
         const played = [...document.querySelectorAll('#next-table tbody tr:not(.ai-row)')].map(r => r.dataset.sgf);
-        const letters = [...document.querySelectorAll('#next-table tbody tr:not(.ai-row)')].map(r => r.cells[0].textContent);
+        const letters = [...document.querySelectorAll('#next-table tbody tr:not(.ai-row)')]
+          .map(r => r.cells[0].textContent);
         const own = [...document.querySelectorAll('#search-board .ai-marks circle.own')].map(c => c.dataset.sgf);
-        const ringed = [...document.querySelectorAll('#search-board .ai-marks circle:not(.own)')].map(c => c.dataset.sgf);
+        const ringed = [...document.querySelectorAll('#search-board .ai-marks circle:not(.own)')]
+          .map(c => c.dataset.sgf);
         return {played, letters, own, ringed};""")
     unlettered = [sgf for sgf, letter in zip(seen["played"], seen["letters"]) if not letter]
     assert len(seen["played"]) == len(FIRSTS) and len(unlettered) == 2, seen  # rows past the letters
@@ -82,7 +85,8 @@ def test_counts_heads_shares_and_both_colours_bars(server, browser):
     # Q16: 4 of the 5 games (80%), Black won 2; a bar of both colours' wins: Black's half dark
     rows = page.js("""return [...document.querySelectorAll('#next-table tbody tr')].map(r => [
         r.cells[2].textContent, r.cells[2].dataset.share, r.cells[3].title,
-        r.querySelector('.bar span').getBoundingClientRect().width / r.querySelector('.bar').getBoundingClientRect().width,
+        r.querySelector('.bar span').getBoundingClientRect().width
+          / r.querySelector('.bar').getBoundingClientRect().width,
         getComputedStyle(r.cells[2], '::after').content])""")
     games, share, title, black, after = rows[0]
     assert (games, share) == ("4", "80%") and title == "Black won 50.0% of these 4 games, White 50.0%"

@@ -21,7 +21,8 @@ SCREENS = Path(tempfile.gettempdir()) / "fuseki-screens"
 SMALL = {"phone": (390, 844), "tablet": (768, 1024)}
 
 # players as online servers name them: "(P)" for professionals, long handles, bold winners
-NAMED = {f"named{i}": re.sub(rb"PW\[[^]]*\]", b"PW[" + white + b"]", re.sub(rb"PB\[[^]]*\]", b"PB[" + black + b"]", sgf))
+NAMED = {f"named{i}": re.sub(rb"PW\[[^]]*\]", b"PW[" + white + b"]",
+                              re.sub(rb"PB\[[^]]*\]", b"PB[" + black + b"]", sgf))
          for i, ((black, white), sgf) in enumerate(zip(
              [(b"Hundun(P)", b"QOOQOOQOO"), (b"pengyou(P)", b"yangxiaodo"), (b"FengYu(P)", b"Reclaim(P)"),
               (b"SSYYQQSS", b"JSWQJSWQ"), (b"cksthdrk", b"di1sunw")], GAMES.values()))}
@@ -95,7 +96,9 @@ return [...document.querySelectorAll('#games-table tbody tr')].flatMap(tr => [..
   const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
   let whole = true;
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (const word of node.data.matchAll(/\\S+/g)) whole = whole && oneLine(node, word.index, word.index + word[0].length);
+    for (const word of node.data.matchAll(/\\S+/g)) {
+      whole = whole && oneLine(node, word.index, word.index + word[0].length);
+    }
   }
   return [td.textContent.trim(), whole, td.scrollWidth <= td.clientWidth];
 }));
