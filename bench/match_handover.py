@@ -5,12 +5,14 @@ engine has played half of fuseki's moves, and KataGo at 1 visit against itself l
 whole corners in a capturing race (issue 56's first 20-game run: the default's worst game,
 -6.3, was 0.2 points behind when the book handed over, and lost 4.6 points on move 30 alone).
 This asks what the book is answerable for: for each game of a match folder, it replays
-fuseki's moves through a fresh ``fuseki-gtp --verbose`` (``--engine``, with the match's
-policy options and no fallback engine), finds fuseki's first move after the opening that
+fuseki's moves through a fresh ``fuseki-gtp --verbose`` (``--engine``: the match's command),
+finds fuseki's first move after the opening that
 neither the book nor KataGo's stored line (``ai line``) gave -- the hand-over -- and asks
 KataGo's analysis engine (``--visits``) for the position just before it.  It prints, per
-game, the book's moves and the lead for fuseki's colour then, and their mean with a 95%
-interval and the worst game.
+game, where it handed over and the lead for fuseki's colour then, and their mean with a 95%
+interval and the worst game; and the sources of all fuseki's moves, with where random moves
+started (give ``--engine`` the match's own command, its fallback engine included, for exact
+sources: a move the engine does not play again is counted as such).
 
 Usage::
 
@@ -27,6 +29,7 @@ import shlex
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,9 +59,13 @@ def source_of(client: GtpClient, mark: int, answer: str, wait: float = 5.0) -> s
         time.sleep(0.01)
 
 
-def handover(client: GtpClient, moves: list[tuple[str, str]], colour: str, opening: int) -> tuple[int, int]:
-    """(index of fuseki's first move not from the book or its line, its moves from them before)."""
-    booked = 0
+def sources(client: GtpClient, moves: list[tuple[str, str]], colour: str,
+            opening: int) -> tuple[int, Counter, int | None]:
+    """Replay fuseki's moves after the opening: (index of its first move not from the book or its
+    line: the hand-over, the sources of all its moves, index of its first random move or None).
+    A move the engine does not play again is "not played again" (the fallback engine's, when
+    ``--engine`` leaves it out); with the match's fallback engine in ``--engine``, "fallback"."""
+    at, first_random, seen = len(moves), None, Counter()
     for i, (c, vertex) in enumerate(moves):
         if c != colour or i < opening:
             continue
@@ -68,18 +75,22 @@ def handover(client: GtpClient, moves: list[tuple[str, str]], colour: str, openi
         mark = client.stderr_mark()
         answer = client.send(f"genmove {c}").strip().upper()
         source = source_of(client, mark, answer)
-        if source not in BOOK_SOURCES or answer != vertex.upper():
-            return i, booked
-        booked += 1
-    return len(moves), booked
+        if answer != vertex.upper():  # KataGo at 1 visit does not always play its move again
+            source = "fallback" if source == "fallback" else "not played again"
+        seen[source] += 1
+        if source not in BOOK_SOURCES:
+            at = min(at, i)
+        if source == "random" and first_random is None:
+            first_random = i
+    return at, seen, first_random
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="the match's --sgf-dir")
     parser.add_argument("--engine", default=f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'gtp_main.py'))}",
-                        help="fuseki-gtp with the match's policy options, no fallback engine "
-                             "(default: this checkout's, its default policy)")
+                        help="fuseki-gtp as the match ran it (its policy, its fallback engine: the sources "
+                             "are then exact); default: this checkout's, its default policy, no fallback engine")
     parser.add_argument("--visits", type=int, default=16)
     parser.add_argument("--opening-moves", type=int, default=4, help="the match's --openings moves, not fuseki's")
     parser.add_argument("--katago", help="KataGo's analysis command")
@@ -96,23 +107,32 @@ def main(argv: list[str] | None = None) -> int:
             client.send(f"boardsize {size}")
             client.send(f"komi {komi:g}")
             colour = "B" if r["black"] == "A" else "W"  # engine A is fuseki (the match's --black)
-            at, booked = handover(client, moves, colour, args.opening_moves)
-            games.append((r, size, komi, moves, colour, at, booked))
+            at, seen, first_random = sources(client, moves, colour, args.opening_moves)
+            games.append((r, size, komi, moves, colour, at, seen, first_random))
     with KataGo(command, timeout=3600) as katago:
         pendings = [katago.submit(moves[:at], rules=args.rules, komi=komi, size=size, max_visits=args.visits)
-                    for _r, size, komi, moves, _c, at, _b in games]
+                    for _r, size, komi, moves, _c, at, _s, _f in games]
         answers = [p.result(3600)[-1] for p in pendings]
     print(f"KataGo ({network_name(command)}, {args.rules} rules, {args.visits} visits) where the book handed over")
     leads = []
-    for (r, _size, _komi, _moves, colour, at, booked), answer in zip(games, answers):
+    totals: Counter = Counter()
+    randoms = []
+    for (r, _size, _komi, _moves, colour, at, seen, first_random), answer in zip(games, answers):
         lead = answer.score_lead if answer.to_play == colour else -answer.score_lead
         leads.append(lead)
-        print(f"game {r['game'] + 1:>3}: fuseki {colour}, {booked} moves of the book or its line, "
-              f"handed over at move {at + 1}: lead {lead:+.1f}")
+        totals.update(seen)
+        randoms.append(first_random)
+        print(f"game {r['game'] + 1:>3}: fuseki {colour}, handed over at move {at + 1}: lead {lead:+.1f}; "
+              f"its moves: {', '.join(f'{k} {v}' for k, v in seen.most_common())}"
+              + (f"; random from move {first_random + 1}" if first_random is not None else ""))
     mean = statistics.fmean(leads)
     half = 1.96 * statistics.stdev(leads) / math.sqrt(len(leads)) if len(leads) > 1 else float("nan")
     print(f"fuseki's lead where the book handed over: mean {mean:+.2f} points (95%: {mean - half:+.2f} to "
           f"{mean + half:+.2f}), worst game {min(leads):+.1f}, {len(leads)} games")
+    print(f"fuseki's moves after the opening: {', '.join(f'{k} {v}' for k, v in totals.most_common())}; "
+          f"random moves in {sum(f is not None for f in randoms)} of {len(randoms)} games"
+          + (f", from move {statistics.median(f + 1 for f in randoms if f is not None):g} (median)"
+             if any(f is not None for f in randoms) else ""))
     return 0
 
 
