@@ -19,6 +19,8 @@ import pytest
 from browsing import Page, emulate
 from webbook import build_book, put_values
 
+pytestmark = pytest.mark.slow  # a real Chromium: the browser tests are slow (docs/testing.md)
+
 SCREENS = Path(tempfile.gettempdir()) / "fuseki-screens"
 
 # the empty board: the book's Q16 (4 games) and R16 (1), and ten moves nobody played (rank discs)

@@ -154,6 +154,7 @@ def test_another_visitor_waits_at_most_about_one_budget_while_four_worst_request
     assert waited <= bound, f"another visitor waited {waited:.1f} s (bound {bound:.1f} s)"
 
 
+@pytest.mark.slow  # a real Chromium (docs/testing.md)
 def test_the_page_shows_the_503_and_what_to_narrow(small_book, browser):
     """A shared link of the worst request, opened in Chromium against a ``fuseki serve`` whose
     budget the first within= search spends: the page shows the server's message (app.js's

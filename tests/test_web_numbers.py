@@ -14,6 +14,8 @@ import pytest
 from browsing import Page, serving
 from webbook import build_book, put_values
 
+pytestmark = pytest.mark.slow  # a real Chromium: the browser tests are slow (docs/testing.md)
+
 # fourteen first moves no symmetry makes one (x >= y in the upper left), three games each: fourteen
 # rows of the empty board, none rare, two past the twelve letters
 FIRSTS = ["cc", "dc", "dd", "ec", "ed", "ee", "fc", "fd", "fe", "ff", "gc", "gd", "ge", "gf"]

@@ -17,6 +17,8 @@ import pytest
 from browsing import Page, emulate, serving
 from webbook import GAMES, build_book, put_values
 
+pytestmark = pytest.mark.slow  # a real Chromium: the browser tests are slow (docs/testing.md)
+
 SCREENS = Path(tempfile.gettempdir()) / "fuseki-screens"
 SMALL = {"phone": (390, 844), "tablet": (768, 1024)}
 
