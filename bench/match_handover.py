@@ -22,8 +22,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import re
 import shlex
 import statistics
@@ -36,10 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
-from match_judge import game_moves  # noqa: E402
+from match_judge import game_moves, katago_and_results, mean_interval  # noqa: E402
 
-from fuseki.book.analysis.katago import KataGo, find_command, network_name  # noqa: E402
-from fuseki.engine import config  # noqa: E402
+from fuseki.book.analysis.katago import KataGo, network_name  # noqa: E402
 from fuseki.engine.players.gtp_client import GtpClient  # noqa: E402
 
 BOOK_SOURCES = ("book", "ai line")  # what --verbose names for the book's own moves
@@ -96,10 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--katago", help="KataGo's analysis command")
     parser.add_argument("--rules", default="japanese")
     args = parser.parse_args(argv)
-    command = args.katago or find_command(config.load().katago)
-    if not command:
-        sys.exit("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago`")
-    results = [json.loads(line) for line in (args.folder / "results.jsonl").read_text().splitlines() if line]
+    command, results = katago_and_results(args)
     games = []
     with GtpClient(f"{args.engine} --verbose", timeout=120) as client:
         for r in results:
@@ -125,8 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"game {r['game'] + 1:>3}: fuseki {colour}, handed over at move {at + 1}: lead {lead:+.1f}; "
               f"its moves: {', '.join(f'{k} {v}' for k, v in seen.most_common())}"
               + (f"; random from move {first_random + 1}" if first_random is not None else ""))
-    mean = statistics.fmean(leads)
-    half = 1.96 * statistics.stdev(leads) / math.sqrt(len(leads)) if len(leads) > 1 else float("nan")
+    mean, half = mean_interval(leads)
     print(f"fuseki's lead where the book handed over: mean {mean:+.2f} points (95%: {mean - half:+.2f} to "
           f"{mean + half:+.2f}), worst game {min(leads):+.1f}, {len(leads)} games")
     print(f"fuseki's moves after the opening: {', '.join(f'{k} {v}' for k, v in totals.most_common())}; "

@@ -50,6 +50,24 @@ def game_moves(path: Path) -> tuple[int, float, list[tuple[str, str]]]:
     return size, game.get_komi(), moves
 
 
+def mean_interval(values: list[float]) -> tuple[float, float]:
+    """(mean, half width of its 95% interval: 1.96 standard errors; nan for one value)."""
+    mean = statistics.fmean(values)
+    return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+
+
+def katago_and_results(args) -> tuple[str, list[dict]]:
+    """KataGo's analysis command (``--katago``, else the settings') and the match's results; exits
+    with the reason when either is missing."""
+    command = args.katago or find_command(config.load().katago)
+    if not command:
+        sys.exit("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago`")
+    results = [json.loads(line) for line in (args.folder / "results.jsonl").read_text().splitlines() if line]
+    if not results:
+        sys.exit(f"{args.folder}: no games in results.jsonl")
+    return command, results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="the match's --sgf-dir (results.jsonl and the SGF files)")
@@ -57,12 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--katago", help="KataGo's analysis command")
     parser.add_argument("--rules", default="japanese")
     args = parser.parse_args(argv)
-    command = args.katago or find_command(config.load().katago)
-    if not command:
-        sys.exit("no KataGo: name one with --katago or $FUSEKI_KATAGO, or run `bash .ci/katago`")
-    results = [json.loads(line) for line in (args.folder / "results.jsonl").read_text().splitlines() if line]
-    if not results:
-        sys.exit(f"{args.folder}: no games in results.jsonl")
+    command, results = katago_and_results(args)
     games = [(r, *game_moves(args.folder / r["sgf"])) for r in results]
     with KataGo(command, timeout=3600) as katago:
         pendings = [katago.submit(moves, rules=args.rules, komi=komi, size=size, max_visits=args.visits)
@@ -80,8 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['game'] + 1:>5} {r['black']:>6} {len(moves):>6} {lead:>7.1f} {100 * winrate:>7.1f}%  {r['result']}")
     print()
     for label, values in leads.items():
-        mean = statistics.fmean(values)
-        half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+        mean, half = mean_interval(values)
         ahead = sum(v > 0 for v in values)
         print(f"{label}: {names[label]}: mean lead {mean:+.1f} points (95%: {mean - half:+.1f} to {mean + half:+.1f}), "
               f"ahead in {ahead} of {len(values)} games, worst game {min(values):+.1f}")

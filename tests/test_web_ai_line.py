@@ -10,14 +10,13 @@ cache file, as its worker writes them.  Screenshots go to /tmp/fuseki-screens/ f
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from browsing import Page, emulate
-from webbook import build_book, put_values
+from webbook import build_book, cached_ai
 
 pytestmark = pytest.mark.slow  # a real Chromium: the browser tests are slow (docs/testing.md)
 
@@ -33,20 +32,13 @@ def ai_server(tmp_path_factory):
     from fuseki.book.analysis.ai import MARK_VISITS
 
     from browsing import serving
-    from services import FAKE_KATAGO
 
     folder = tmp_path_factory.mktemp("ai-line")
-    script = folder / "fake_katago.py"
-    script.write_text(FAKE_KATAGO)
-    cache = folder / "ai-cache.sqlite"
-    spot = type("App", (), {"cache_path": cache})
     values = {"pd": (0.47, 0.5, 0.0), "qd": (0.40, -2.0, 2.5)}
     values.update({sgf: (0.46 - i / 100, 0.3 - i / 10, 0.2 + i / 10) for i, sgf in enumerate(OWN)})
-    put_values(spot, "", values, network="", root=(MARK_VISITS, 0.47, 0.5), move_visits=MARK_VISITS,
-               lines=[LINE, ["qd", "dp"]] + [[sgf] for sgf in OWN])
-    command = f"{sys.executable} {script} hang"
-    with serving(build_book(folder / "book.sqlite"), "--ai", "--katago", command, "--visits", "2",
-                 env={"FUSEKI_AI_CACHE": str(cache)}) as url:
+    args, env = cached_ai(folder, {"": (values, {"root": (MARK_VISITS, 0.47, 0.5), "move_visits": MARK_VISITS,
+                                                 "lines": [LINE, ["qd", "dp"]] + [[sgf] for sgf in OWN]})})
+    with serving(build_book(folder / "book.sqlite"), *args, env=env) as url:
         yield url
 
 

@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import base64
 import os
-import sys
 
 import pytest
 
 from browsing import ARTIFACTS, ROOT, TAP, Page, emulate, serving
-from webbook import GAMES, build_book, put_values
+from webbook import GAMES, build_book, cached_ai
 
 pytestmark = pytest.mark.slow
 
@@ -97,22 +96,14 @@ return {
 @pytest.fixture(scope="module")
 def ai_server(tmp_path_factory):
     """``fuseki serve --ai`` over the layout games, KataGo's values of the searched positions cached."""
-    from services import FAKE_KATAGO
-
-    folder = tmp_path_factory.mktemp("layout")
-    script = folder / "fake_katago.py"
-    script.write_text(FAKE_KATAGO)
-    cache = folder / "ai-cache.sqlite"
-    spot = type("App", (), {"cache_path": cache})
     from fuseki.book.analysis.ai import MARK_VISITS
 
+    folder = tmp_path_factory.mktemp("layout")
     deep = {"root": (MARK_VISITS, 0.5, 0.5), "move_visits": MARK_VISITS}  # deep enough for the marks
-    put_values(spot, "", {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="",
-               **deep)
-    put_values(spot, "pd,dp", {"pq": (0.521, 1.3, 0.0), "jj": (0.493, -0.4, 1.7), "pp": (0.442, -12.1, 13.4)},
-               network="", **deep)
-    with serving(build_book(folder / "book.sqlite", LAYOUT_GAMES), "--ai", "--katago",
-                 f"{sys.executable} {script} hang", "--visits", "2", env={"FUSEKI_AI_CACHE": str(cache)}) as url:
+    args, env = cached_ai(folder, {
+        "": ({"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, deep),
+        "pd,dp": ({"pq": (0.521, 1.3, 0.0), "jj": (0.493, -0.4, 1.7), "pp": (0.442, -12.1, 13.4)}, deep)})
+    with serving(build_book(folder / "book.sqlite", LAYOUT_GAMES), *args, env=env) as url:
         yield url
 
 

@@ -8,14 +8,13 @@ whole dates ("2016-07-…" before) and wraps names between words only ("Hundu|n(
 from __future__ import annotations
 
 import re
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from browsing import Page, emulate, serving
-from webbook import GAMES, build_book, put_values
+from webbook import GAMES, build_book, cached_ai
 
 pytestmark = pytest.mark.slow  # a real Chromium: the browser tests are slow (docs/testing.md)
 
@@ -35,17 +34,10 @@ def ai_server(tmp_path_factory):
     """``fuseki serve --ai`` over the test games, KataGo's values of the empty board cached."""
     from fuseki.book.analysis.ai import MARK_VISITS
 
-    from services import FAKE_KATAGO
-
     folder = tmp_path_factory.mktemp("small")
-    script = folder / "fake_katago.py"
-    script.write_text(FAKE_KATAGO)
-    cache = folder / "ai-cache.sqlite"
-    put_values(type("App", (), {"cache_path": cache}), "",
-               {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, network="",
-               root=(MARK_VISITS, 0.5, 0.5), move_visits=MARK_VISITS)
-    with serving(build_book(folder / "book.sqlite", {**GAMES, **NAMED}), "--ai", "--katago",
-                 f"{sys.executable} {script} hang", "--visits", "2", env={"FUSEKI_AI_CACHE": str(cache)}) as url:
+    args, env = cached_ai(folder, {"": ({"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)},
+                                        {"root": (MARK_VISITS, 0.5, 0.5), "move_visits": MARK_VISITS})})
+    with serving(build_book(folder / "book.sqlite", {**GAMES, **NAMED}), *args, env=env) as url:
         yield url
 
 

@@ -85,6 +85,20 @@ def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], n
     db.dispose()
 
 
+def cached_ai(folder, positions: dict[str, tuple[dict, dict]]) -> tuple[tuple[str, ...], dict]:
+    """``fuseki serve``'s arguments and environment for a page with KataGo on whose values are
+    all cached: ``positions`` maps moves ("pd,dp") to (values, ``put_values``' options); the
+    KataGo named never answers (``FAKE_KATAGO hang``), so the page shows only what is cached.
+    Once for the browser tests that draw KataGo's columns and line."""
+    script = folder / "fake_katago.py"
+    script.write_text(FAKE_KATAGO)
+    cache = folder / "ai-cache.sqlite"
+    spot = type("App", (), {"cache_path": cache})
+    for moves, (values, options) in positions.items():
+        put_values(spot, moves, values, **{"network": "", **options})
+    return ("--ai", "--katago", f"{sys.executable} {script} hang", "--visits", "2"), {"FUSEKI_AI_CACHE": str(cache)}
+
+
 # --- the web tests' app helpers (once in test_web_api, test_web_ai, test_web_threads) ---------
 
 MISSING = "/nowhere/katago analysis -model /nowhere/test-net.bin.gz -config /nowhere/analysis.cfg"
