@@ -11,6 +11,7 @@ these tests hold what makes it short, by the modules a command leaves out of ``s
   and numba comes with the scan, after the position's moves were played as Python;
 - both end the process once they have answered, without the interpreter's teardown
   (``cli.ENDS_AT_ONCE``): an atexit handler never runs, and the answer is whole.
+- a command whose reader went away (``| head -1``) ends without a word, with SIGPIPE's status.
 
 Each command runs in a fresh interpreter (``cli.main``, as the ``fuseki`` script runs it), which
 then prints the modules it holds.
@@ -118,3 +119,28 @@ def test_other_commands_and_callers_in_python_keep_the_teardown(games_book, tmp_
     # main(argv) from Python returns its code (run_command prints after it): the tests above rely on it
     printed, _modules, _compiled = run_command(["search", "--moves", "Q16 D4", "--book", games_book], tmp_path)
     assert "total" in printed
+
+
+def into_a_closed_pipe(argv: list[str], home) -> subprocess.CompletedProcess:
+    """``fuseki ARGV`` (``python -m fuseki``, as a shell runs it) writing into a pipe whose reader
+    has already gone, as ``fuseki search ... | head -1``'s does once head has its line: the read
+    end is closed before the command starts, so its first write finds no reader, every time."""
+    env = {k: v for k, v in os.environ.items() if k != "FUSEKI_BOOK"} | {"HOME": str(home)}
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run([sys.executable, "-m", "fuseki", *argv], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=300)
+    finally:
+        os.close(write_end)
+
+
+# one that ends at once (cli.ENDS_AT_ONCE), one that ends with the teardown
+@pytest.mark.parametrize("command", ["search", "stats"])
+def test_a_reader_that_went_away_ends_the_command_quietly(command, games_book, tmp_path):
+    """``fuseki search ... | head -1`` ended with "fuseki search: [Errno 32] Broken pipe" on stderr
+    and status 1; as a Unix tool does, it ends without a word, with SIGPIPE's status (141, what a
+    shell shows for a writer the signal ended)."""
+    argv = ["search", "--moves", "Q16 D4"] if command == "search" else ["stats"]
+    done = into_a_closed_pipe([*argv, "--book", games_book], tmp_path)
+    assert done.returncode in (0, 141, -13) and done.stderr == "", (done.returncode, done.stderr)

@@ -83,17 +83,55 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         code = args.run(args) or 0
-        if as_process and args.command in ENDS_AT_ONCE and not getattr(args, "ai", False):
-            end_now(code)
+        if as_process:
+            sys.stdout.flush()  # a reader gone (| head) is found here, not in the interpreter's teardown
+            if args.command in ENDS_AT_ONCE and not getattr(args, "ai", False):
+                end_now(code)
         return code
+    except BrokenPipeError as exc:
+        if as_process and stdout_gone():
+            return reader_gone()
+        return failed(args.command, exc)
     except (CommandError, OSError, ValueError) as exc:
-        from fuseki.book.ui.textboard import printable  # a message may name a file or a record
-
-        print(f"fuseki {args.command}: {printable(str(exc))}", file=sys.stderr)
-        return 1
+        return failed(args.command, exc)
     except KeyboardInterrupt:
         print(f"fuseki {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def failed(command: str, exc: Exception) -> int:
+    """Say why ``command`` failed, in one line on stderr; its exit code, 1."""
+    from fuseki.book.ui.textboard import printable  # a message may name a file or a record
+
+    print(f"fuseki {command}: {printable(str(exc))}", file=sys.stderr)
+    return 1
+
+
+# The exit code of a command whose reader went away (``fuseki search ... | head -1``): a Unix tool
+# is ended by SIGPIPE there, which a shell shows as 128 + 13; no message, as it prints none.
+SIGPIPE_STATUS = 141
+
+
+def stdout_gone() -> bool:
+    """Whether standard output is a pipe or socket nobody reads any more (so that a BrokenPipeError
+    of another pipe, a KataGo's or a GTP engine's, is still reported)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _fd, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a caller's stream), no poll
+        return False
+
+
+def reader_gone() -> int:
+    """End quietly once standard output's reader has gone: what is left in its buffer goes to
+    /dev/null, so that the interpreter's last flush says nothing either; SIGPIPE_STATUS."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return SIGPIPE_STATUS
 
 
 def end_now(code: int) -> None:
