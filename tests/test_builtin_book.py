@@ -186,7 +186,8 @@ def test_the_web_page_says_the_book_has_no_games(stats_path):
         refused = client.get("/api/position?moves=&year_from=2012")
         assert refused.status_code == 409 and "by year or player" in refused.get_json()["error"]
         assert client.get("/api/games.sgf?moves=").status_code == 409
-        assert client.get("/api/game/1").status_code == 404
+        missing = client.get("/api/game/1")  # none to replay: the answer says why, not only "no game"
+        assert missing.status_code == 404 and "statistics, not games" in missing.get_json()["error"]
 
 
 def test_the_shell_says_the_book_has_no_games(stats_path):

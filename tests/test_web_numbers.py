@@ -139,15 +139,34 @@ def test_the_corner_letters_have_no_gaps_where_the_rarer_rows_hide(tmp_path, bro
         assert shown == [chr(ord("A") + i) for i in range(len(shown))], rows  # A, B, C...: no gap
 
 
-def test_a_statistics_book_has_no_games_or_replay_tab(browser):
+@pytest.fixture(scope="module")
+def builtin_server():
+    """``fuseki serve`` of the built-in book: next-move statistics, no game records."""
     from fuseki.book.model import builtin
 
     with serving(builtin.PATH) as url:
-        page = Page(browser)
-        page.open(url)
-        page.wait(lambda _: "statistics only" in page.text("book-info"))
-        tabs = page.js("return [...document.querySelectorAll('#tabs [role=tab]')]"
-                       ".filter(t => t.getClientRects().length).map(t => t.id)")
-        assert "tab-games" not in tabs and "tab-replay" not in tabs and "tab-next-moves" in tabs, tabs
-        assert page.js("return document.getElementById('tabs').title")  # why: no game records
-        assert page.js("return document.getElementById('book-info').textContent").split(" games")[0].count(",") >= 1
+        yield url
+
+
+def test_a_statistics_book_has_no_games_or_replay_tab(builtin_server, browser):
+    page = Page(browser)
+    page.open(builtin_server)
+    page.wait(lambda _: "statistics only" in page.text("book-info"))
+    tabs = page.js("return [...document.querySelectorAll('#tabs [role=tab]')]"
+                   ".filter(t => t.getClientRects().length).map(t => t.id)")
+    assert "tab-games" not in tabs and "tab-replay" not in tabs and "tab-next-moves" in tabs, tabs
+    assert page.js("return document.getElementById('tabs').title")  # why: no game records
+    assert page.js("return document.getElementById('book-info').textContent").split(" games")[0].count(",") >= 1
+
+
+def test_a_game_link_to_a_statistics_book_says_it_has_no_games(builtin_server, browser):
+    """``#game=<id>`` on the built-in book showed the API's "no game with id 7": the page says
+    instead that the book holds statistics only, and how to get games to replay."""
+    page = Page(browser)
+    page.open(f"{builtin_server}#moves=pd&game=7&at=1")
+    page.wait(lambda _: page.js("return !document.getElementById('message').hidden"))
+    said = page.text("message")
+    assert "statistics only" in said and "no game records" in said and "fuseki import" in said, said
+    assert "no game with id" not in said and "error" not in said.lower() and "HTTP" not in said, said
+    page.wait(lambda _: page.rows("#next-table"))  # the position of the link is shown all the same
+    assert page.js("return document.getElementById('tab-replay').getClientRects().length") == 0

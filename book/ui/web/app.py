@@ -269,13 +269,16 @@ class _Shared:
         return replay_moves(_moves_arg(size), size)
 
     def load_record(self, game_id: int):
-        """The book's game ``game_id``; ApiError 404 if there is none."""
+        """The book's game ``game_id``; ApiError 404 if there is none (a statistics book's says why:
+        it holds no games at all)."""
+        statistics = self.book.statistics
+        why = f": {statistics.no_games()}" if statistics else ""
         if game_id > MAX_ID:  # beyond SQLite's integers: no such game, and no driver error
-            raise ApiError(f"no game with id {game_id}", 404)
+            raise ApiError(f"no game with id {game_id}{why}", 404)
         try:
             return self.book.game(game_id)
         except KeyError:
-            raise ApiError(f"no game with id {game_id}", 404) from None
+            raise ApiError(f"no game with id {game_id}{why}", 404) from None
 
     def pattern_result(self):
         """The pattern search of the request's region of the search board."""

@@ -113,6 +113,7 @@ export async function start(state) {
     document.body.classList.toggle("ai-on", Boolean(info.ai));
     const years = info.years ? ` · ${yearSpan(info.years[0], info.years[1])}` : "";
     const kind = info.note ? " · next-move statistics only, no game records" : "";
+    state.statisticsOnly = Boolean(info.note);
     if (info.note) {  // no games to search within (the API would answer 409)
       $("within-push").disabled = true;
       $("within-push").title = info.note;

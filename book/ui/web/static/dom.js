@@ -2,10 +2,11 @@
 
 export const $ = (id) => document.getElementById(id);
 
-export function showMessage(text) {
+// shown for `seconds` (a longer sentence, longer)
+export function showMessage(text, seconds = 6) {
   const box = $("message");
   box.textContent = text;
   box.hidden = !text;
   clearTimeout(showMessage.timer);
-  if (text) showMessage.timer = setTimeout(() => { box.hidden = true; }, 6000);
+  if (text) showMessage.timer = setTimeout(() => { box.hidden = true; }, 1000 * seconds);
 }

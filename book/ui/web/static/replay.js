@@ -12,6 +12,12 @@ import {counted} from "./format.js";
 // Opens game `id` at move `at` (where the search position occurred); `shown` ({move, sym}),
 // from the address, is the move shown and the orientation it was shown in.
 export async function openGame(state, id, at, shown) {
+  if (state.statisticsOnly) {  // a link to a game (#game=) of a book without any: the API's "no game with id"
+    showMessage(`This book holds next-move statistics only, no game records: there is no game ${id} to replay. ` +
+                "To replay games, import them into a book of your own (fuseki import FILES --book mine.sqlite) " +
+                "and serve that book.", 15);
+    return;
+  }
   let game;
   try {
     // the game's setup and every move, once: stepping through it asks nothing more (replayGame)

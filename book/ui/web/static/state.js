@@ -31,6 +31,7 @@ export function createState() {
     patternView: null,  // its region, wildcards and options, as the API was asked them (for the address)
     ai: null,         // KataGo's settings (/api/info; asks: --ai, KataGo asked for what is not stored)
     maxDownload: null,  // the most games one SGF download holds (/api/info's max_download)
+    statisticsOnly: false,  // a statistics book (the built-in one, /api/info's note): no game to list or replay
     shownMoves: null,   // the moves of the position on the search board, as in the address
     restoring: false,   // the view is being restored from the address: it is not a new history entry
     savedHash: null,    // the address this page last wrote or restored: it never writes over another
