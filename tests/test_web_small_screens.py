@@ -35,8 +35,10 @@ def ai_server(tmp_path_factory):
     from fuseki.book.analysis.ai import MARK_VISITS
 
     folder = tmp_path_factory.mktemp("small")
-    args, env = cached_ai(folder, {"": ({"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)},
-                                        {"root": (MARK_VISITS, 0.5, 0.5), "move_visits": MARK_VISITS})})
+    deep = {"root": (MARK_VISITS, 0.5, 0.5), "move_visits": MARK_VISITS}
+    # after Q16 only D4 (dp) is stored: D16 (dd, 2 of its 10 games) is "not evaluated yet"
+    args, env = cached_ai(folder, {"": ({"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, deep),
+                                   "pd": ({"dp": (0.52, 0.3, 0.0)}, deep)})
     with serving(build_book(folder / "book.sqlite", {**GAMES, **NAMED}), *args, env=env) as url:
         yield url
 
@@ -114,3 +116,57 @@ def test_a_phones_games_list_keeps_dates_and_names_whole(named_server, browser):
     browser.execute_script("document.getElementById('games').scrollIntoView()")
     SCREENS.mkdir(exist_ok=True)
     assert browser.save_screenshot(str(SCREENS / "games-390.png"))
+
+
+WHY = """
+// each loss cell's note (its ::after, "not evaluated yet"): [the note, its widest word's width in the
+// note's font, the room the cell's content has]; and whether both move tables fit their card
+const probe = document.createElement('span');
+probe.style.cssText = 'position: absolute; visibility: hidden; white-space: nowrap';
+document.body.append(probe);
+const notes = [...document.querySelectorAll('#next-table td.loss[data-why], #corner-table td.loss[data-why]')]
+  .filter(td => td.getClientRects().length).map(td => {
+    const after = getComputedStyle(td, '::after');
+    const cell = getComputedStyle(td);
+    for (const key of ['fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'letterSpacing']) probe.style[key] = after[key];
+    const widest = Math.max(...after.content.replace(/^"|"$/g, '').split(/\\s+/).map(word => {
+      probe.textContent = word;
+      return probe.getBoundingClientRect().width;
+    }));
+    const room = td.getBoundingClientRect().width - parseFloat(cell.paddingLeft) - parseFloat(cell.paddingRight)
+      - parseFloat(cell.borderLeftWidth) - parseFloat(cell.borderRightWidth);
+    return [td.closest('table').id, after.content, widest, room, td.title];
+  });
+probe.remove();
+const fits = ['next-table', 'corner-table'].map(id => {
+  const table = document.getElementById(id);
+  const card = table.closest('section').getBoundingClientRect();
+  const box = table.getBoundingClientRect();
+  return box.left >= card.left - 0.5 && box.right <= card.right + 0.5;
+});
+return {notes, fits, page: document.documentElement.scrollWidth};
+"""
+
+
+@pytest.mark.parametrize("width", [320, 360, 400])
+def test_a_phones_loss_note_wraps_between_words_only(ai_server, browser, width):
+    """At 320-400 px, with KataGo's columns, "not evaluated yet" under a move without a value broke
+    inside its longest word ("not evalu|ated yet": the narrow panel's overflow-wrap: anywhere, the
+    word 55 px in a 27-34 px column of the corner table); each word of the note fits the cell whole
+    now, and the tables fit their card (the corner table was 16 px wider than its card at 320)."""
+    emulate(browser, width, 800, True)
+    page = Page(browser)
+    page.open(f"{ai_server}#moves=pd&rare=1")
+    page.wait(lambda _: page.js("return [...document.querySelectorAll('#next-table td.loss[data-why]')]"
+                                ".some(td => td.getClientRects().length)")
+              and page.js("return document.querySelectorAll('#corner-table tbody tr').length"))
+    seen = page.js(WHY)
+    SCREENS.mkdir(exist_ok=True)
+    browser.execute_script("document.getElementById('next-table').scrollIntoView()")
+    assert browser.save_screenshot(str(SCREENS / f"loss-note-{width}.png"))
+    # in both tables; shortened where the panel is narrow, whole in the cell's title
+    assert {table for table, _, _, _, title in seen["notes"] if title.endswith("(not evaluated yet)")} == {
+        "next-table", "corner-table"}, seen
+    split = [note for note in seen["notes"] if note[2] > note[3] + 0.5]  # a word wider than its cell
+    assert not split, seen
+    assert all(seen["fits"]) and seen["page"] <= width, seen

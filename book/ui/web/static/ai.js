@@ -167,12 +167,15 @@ export function aiCells(tr, values, markName, missing, toMove, markVisits) {
 // The loss as a colour, green (none) to red (LOSS_RED points or more), only for a value of at least
 // the marks' visits (the answer's mark_visits, book.analysis.ai.MARK_VISITS): a shallower one, or none, gets
 // no colour and the cell says why. The visits are shown in the cell (data-visits, drawn by the
-// stylesheet after the number) and the reason likewise (data-why).
+// stylesheet after the number) and the reason likewise (data-why; a narrow panel draws SHORT_WHY's
+// form, data-why-short, whose words fit its loss column whole: the title has the reason in full).
 export const LOSS_RED = 3;
+export const SHORT_WHY = {"not evaluated yet": "not yet"};  // "evaluated" is wider than a phone's column
 
 export function lossCell(td, values, markVisits, missing) {
   if (!values) {
     td.dataset.why = missing;
+    if (SHORT_WHY[missing]) td.dataset.whyShort = SHORT_WHY[missing];
     td.title = `no colour: no KataGo value (${missing})`;
     return;
   }
