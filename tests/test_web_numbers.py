@@ -139,6 +139,30 @@ def test_the_corner_letters_have_no_gaps_where_the_rarer_rows_hide(tmp_path, bro
         assert shown == [chr(ord("A") + i) for i in range(len(shown))], rows  # A, B, C...: no gap
 
 
+
+def test_the_corner_tables_bar_says_it_is_the_movers_wins_and_of_how_many_games(server, browser):
+    """The corner table's bar drew the mover's wins (the corner book counts a move whoever played it)
+    looking like the next moves' bar, whose dark part is Black's wins, with no word saying so: it is
+    drawn in its own colour now, its cell's title says what it is and of how many games, and so
+    does the line above the table."""
+    page = Page(browser)
+    page.open(f"{server}#moves=pd,dp&rare=1")
+    page.wait(lambda _: page.rows("#corner-table") and page.rows("#next-table"))
+    rows = page.js("""return [...document.querySelectorAll('#corner-table tbody tr')].map(r => {
+        const rate = r.querySelector('td.rate'), bar = r.querySelector('.bar');
+        return [r.cells[3].textContent, r.querySelector('.pct').textContent, rate.classList.contains('few'),
+                rate.title, bar.getAttribute('aria-label') || '', getComputedStyle(bar.firstChild).backgroundColor];
+      })""")
+    black = page.js("return getComputedStyle(document.querySelector('#next-table .bar span')).backgroundColor")
+    drawn = [row for row in rows if not row[2]]  # rows of enough games draw a bar
+    assert drawn, rows
+    for games, pct, _few, title, label, colour in drawn:
+        said = f"the player who played the move won {pct} of these {games} game{'s' if games != '1' else ''}"
+        assert title.startswith(said) and label.startswith(said), (said, title, label)
+        assert "not Black's" in title and colour != black, (title, colour, black)
+    summary = page.text("corner-summary")
+    assert "bar" in summary and "player who played" in summary, summary
+
 @pytest.fixture(scope="module")
 def builtin_server():
     """``fuseki serve`` of the built-in book: next-move statistics, no game records."""

@@ -76,17 +76,30 @@ export function showRare(state, on) {
 
 // The win-rate cell: the number is the mover's rate; the bar shows both colours' wins, as
 // Lichess's opening explorer does, Black's share of the wins dark from the left, White's light
-// (`mover`: "B" or "W", who played the move).  The games cell's data-share, the move's share of
+// (`mover`: "B" or "W", who played the move).  Without a mover (the corner book, which counts a move
+// whoever played it) the bar is the mover's wins, in a colour of its own (.bar.mover), and its title
+// and label say so, with the games it counts.  The games cell's data-share, the move's share of
 // the position's games (`total`), is drawn after the count by the stylesheet (its text stays the count).
 export function winRateCell(tr, games, percent, mover, total) {
   const few = games < FEW_GAMES;
   const black = mover === "W" ? 100 - percent : percent;  // no mover (the corner book): the mover's wins
-  tr.querySelector(".bar span").style.width = few ? "0" : `${black}%`;
+  const bar = tr.querySelector(".bar");
+  bar.firstChild.style.width = few ? "0" : `${black}%`;
+  bar.classList.toggle("mover", !mover);
   tr.querySelector(".pct").textContent = `${percent.toFixed(1)}%`;
   const cell = tr.querySelector(".rate");
   cell.classList.toggle("few", few);
   if (few) cell.title = `${counted(games, "game")} only: too few for a win rate`;
   else if (mover) cell.title = `Black won ${black.toFixed(1)}% of these ${counted(games, "game")}, White ${(100 - black).toFixed(1)}%`;
+  else {
+    cell.title = `the player who played the move won ${percent.toFixed(1)}% of these ${counted(games, "game")}: ` +
+      "Black or White, the corner book counts a move whoever played it, so the bar is the mover's wins, not Black's";
+  }
+  if (few) bar.removeAttribute("aria-label");
+  else {
+    bar.setAttribute("role", "img");
+    bar.setAttribute("aria-label", mover ? cell.title : cell.title.split(":")[0]);
+  }
   const gamesCell = tr.querySelector("td.num");
   if (total && gamesCell) {
     const share = 100 * games / total;
@@ -229,7 +242,8 @@ export async function refreshCorners(state) {
   }
   rareFooter(state, $("corner-table"), rare);
   $("corner-summary").textContent = listed
-    ? "Corner book: what was played next in each corner · win rates for the player who played it"
+    ? "Corner book: what was played next in each corner · win rate and bar (brown): the wins of the " +
+      "player who played the move, Black or White, out of its games"
     : "No corner of this position is in the corner book.";
   return [marks, rareMarks];
 }
