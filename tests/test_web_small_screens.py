@@ -36,9 +36,9 @@ def ai_server(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("small")
     deep = {"root": (MARK_VISITS, 0.5, 0.5), "move_visits": MARK_VISITS}
-    # after Q16 only D4 (dp) is stored: D16 (dd, 2 of its 10 games) is "not evaluated yet"
-    args, env = cached_ai(folder, {"": ({"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}, deep),
-                                   "pd": ({"dp": (0.52, 0.3, 0.0)}, deep)})
+    # after Q16 only D4 (dp) is stored: D16 (dd) is "not evaluated yet"
+    empty = {"pd": (0.47, 0.5, 0.0), "jj": (0.45, -0.5, 1.0), "qd": (0.40, -2.0, 2.5)}
+    args, env = cached_ai(folder, {"": (empty, deep), "pd": ({"dp": (0.52, 0.3, 0.0)}, deep)})
     with serving(build_book(folder / "book.sqlite", {**GAMES, **NAMED}), *args, env=env) as url:
         yield url
 
@@ -128,7 +128,9 @@ const notes = [...document.querySelectorAll('#next-table td.loss[data-why], #cor
   .filter(td => td.getClientRects().length).map(td => {
     const after = getComputedStyle(td, '::after');
     const cell = getComputedStyle(td);
-    for (const key of ['fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'letterSpacing']) probe.style[key] = after[key];
+    for (const key of ['fontFamily', 'fontSize', 'fontWeight', 'fontStyle', 'letterSpacing']) {
+      probe.style[key] = after[key];
+    }
     const widest = Math.max(...after.content.replace(/^"|"$/g, '').split(/\\s+/).map(word => {
       probe.textContent = word;
       return probe.getBoundingClientRect().width;
