@@ -95,14 +95,16 @@ def test_pruned_and_on_postgresql_the_same(corner_book, tmp_path, pg_url):
 
 
 @pytest.mark.parametrize("prune, threads", [(2, 1), (3, 1), (2, 3), (1, 3)])
-def test_a_tiny_filter_many_slices_and_threads_count_the_same(corner_book, tmp_path, monkeypatch, prune, threads):
+def test_a_tiny_filter_many_walks_and_threads_count_the_same(corner_book, tmp_path, monkeypatch, prune, threads):
     """The filter only lets records through (a record played twice always has its twice bit):
-    a filter of 4,096 bits, where most once-played records share a bit with another, and 64
-    slices of the key space (a walk pair each), walked by 3 threads on shares of the games
-    (their filters folded, their tables merged), must still give the independent count, pruned."""
+    a filter of 64 words a thread, where most once-played records share a bit with another,
+    tally tables that may hold no more than one key range (a count walk for each of the 64), 3
+    threads each owning a third of the key space, and the games in 7 chunks must still give
+    the independent count, pruned."""
     path, games, size, table = corner_book
     monkeypatch.setattr(corner_build, "FILTER_BITS", 0)
-    monkeypatch.setattr(corner_build, "RECORDS_PER_PART", 1)
+    monkeypatch.setattr(corner_build, "TABLE_BYTES", 1)
+    monkeypatch.setattr(corner_build, "CHUNKS", 7)
     monkeypatch.setattr(corner_build, "THREADS", threads)
     monkeypatch.setattr(corner_build, "GAMES_A_THREAD", 1)
     copy = shutil.copytree(os.path.dirname(path), tmp_path / "copy")  # the book with its segment files

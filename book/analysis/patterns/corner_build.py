@@ -14,8 +14,9 @@ says what its continuations do not (``needed_rows``: on the Tygem month 15,278 o
 walk marks each record in a bit filter, a second counts exactly, in a hash table, only the
 records the filter saw twice (``records``): continuations played fewer than ``prune`` times
 are dropped (a corner move of one game is noise, and they are most of the records), so they
-never cost more than their filter bits.  The meta rows say what the table was built from and
-how.
+never cost more than their filter bits.  Every game is walked twice however many games there
+are (``records``: threads own key ranges, not games).  The meta rows say what the table was
+built from and how.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ from fuseki.book.storage.pattern_events import indexed_through
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
-RECORDS_PER_PART = 128_000_000  # at most this many records (a bound: 2 a move) counted in one part
+RANGE_BITS = 6  # the key space in 2 ** RANGE_BITS ranges (the top bits of the signed key): what a thread owns
+RANGES = 1 << RANGE_BITS
+TABLE_BYTES = 2 << 30  # the tally tables of one count walk together at most; more: another walk for the rest
+CHUNKS = 20  # each walk's games in this many chunks: the threads meet after each, and the progress moves
 THREADS = min(os.cpu_count() or 1, 4)  # walks at once (numba lets go of the GIL), each on a share of the games
 GAMES_A_THREAD = 20_000  # no more threads than this many games each
 FILTER_BITS = 4  # bits of each seen/twice filter per bounded record (4: ~9% of once-played pass it, bench/corpus.py)
@@ -43,11 +47,10 @@ SETTINGS = "corner_moves_settings"
 
 ALL = corners.ALL  # the move of a key's own record: every continuation of the key, tenuki included
 MARK, TALLY = 0, 1  # what ``walk`` does with each record
-# A part's progress: where its MARK walk ends and where its rows start being written (the caller
-# writes them before asking for the next part).  The TALLY walk counts into hash tables, the
-# MARK walk only sets bits: on the 366,535-game corpus 7.4 s, then 10.4 s, then 1.7 s of insert
-# here (2 cores), 2 s, then about 4 and 1 on 16; a progress that gave each walk half a part
-# spent its last half on three quarters of the time.
+# The progress: where the mark walk ends and where the last count walk's rows start being
+# written (the caller writes them as they come).  The count walk looks up the twice bit of
+# every record and counts a tenth of them into hash tables; the mark walk sets bits: about a
+# third of the time each on the 366,535-game corpus (bench/corpus.py).
 MARK_SHARE, WRITE_FROM = 0.35, 0.9
 KEY, MOVE, PLAYED, WINS, GAMES = 0, 1, 2, 3, 4  # the tally table's columns (one slot: 40 bytes)
 COLUMNS = 5
@@ -120,22 +123,22 @@ def _first_in_game(seen_keys, seen_moves, stamps, stamp, key, move):
 
 
 @njit(cache=True, nogil=True)
-def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, depth, bits_left, part,
-         mode, filters, table):
+def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, depth, lo, hi,
+         mode, filters, region, twice, table, used):
     """Replay the games ``chosen`` and, for each corner move and each tenuki (a move that leaves
-    the corner last played in) whose key's top 6 bits shifted right by ``bits_left`` equal
-    ``part``, for its record (key, move) and its key's record (key, ``corners.ALL``):
+    the corner last played in) whose key lies in the key ranges ``lo`` to ``hi`` (``key_range``),
+    for its record (key, move) and its key's record (key, ``corners.ALL``):
 
-    - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``, twice);
-    - ``TALLY``: count it (played, wins, and games: once a game) in ``table`` when its twice bit
-      is set (every record played twice or more has it; no filters: every record), the table
-      grown at three quarters full.
+    - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``,
+      twice, and ``twice[range]`` counts it), within its range's words ``region[range]`` (first
+      word, words: a power of two);
+    - ``TALLY``: count it (played, wins, and games: once a game) in ``table`` (``used`` entries
+      already) when its twice bit is set (every record played twice or more has it; no filters:
+      every record), the table grown at three quarters full.
 
-    Returns (records walked, the table, its entries or in ``MARK`` the twice bits set)."""
+    Returns (records walked, the table, its entries)."""
     n = 0
-    used = 0
     npoints = corner_of.shape[0]
-    bits_mask = np.uint64(len(filters) * 64 - 1)
     h = np.zeros((4, 2, 2), dtype=np.uint64)
     colour = np.zeros(npoints, dtype=np.int64)
     slots = GAME_SLOTS
@@ -174,18 +177,19 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
                                      -1 if step < 2 else p)
                 if step & 1:
                     move = ALL
-                if np.int64(key >> np.uint64(58)) >> bits_left != part:
+                r = key_range(key)
+                if r < lo or r >= hi:
                     continue
                 n += 1
                 if len(filters):
-                    s = _slot(key, move, bits_mask)
-                    word, bit = s >> 6, np.uint64(1) << np.uint64(s & 63)
+                    s = _slot(key, move, np.uint64(region[r, 1] * 64 - 1))
+                    word, bit = region[r, 0] + (s >> 6), np.uint64(1) << np.uint64(s & 63)
                     if mode == MARK:
                         if not filters[word, 0] & bit:
                             filters[word, 0] |= bit
                         elif not filters[word, 1] & bit:
                             filters[word, 1] |= bit
-                            used += 1
+                            twice[r] += 1
                         continue
                     if not filters[word, 1] & bit:
                         continue
@@ -209,6 +213,13 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
     return n, table, used
 
 
+@njit(cache=True, nogil=True)
+def key_range(key):
+    """Which of the ``RANGES`` slices of the key space ``key`` lies in, in the order of the keys
+    as signed 64-bit numbers (how the table stores them): the top bits with the sign flipped."""
+    return np.int64((key ^ np.uint64(0x8000000000000000)) >> np.uint64(64 - RANGE_BITS))
+
+
 @njit(cache=True)
 def _bound(offsets, events, chosen, depth):
     """At most how many records ``walk`` sees in the games ``chosen``: four a move within ``depth``
@@ -225,121 +236,106 @@ def _bound(offsets, events, chosen, depth):
     return total
 
 
-@njit(cache=True, nogil=True)
-def _fold(into, other):
-    """Fold one thread's filters into ``into``: a bit twice in either, or seen in both, is twice;
-    returns the twice bits set."""
-    twice = 0
-    for w in range(len(into)):
-        into[w, 1] |= other[w, 1] | (into[w, 0] & other[w, 0])
-        into[w, 0] |= other[w, 0]
-        x = into[w, 1]
-        while x:
-            x &= x - np.uint64(1)
-            twice += 1
-    return twice
+def _split(ranges: list[int], weights, ways: int) -> list[tuple[int, int]]:
+    """Contiguous runs (lo, hi) of ``ranges`` (consecutive key ranges), ``ways`` of them at most,
+    of about equal ``weights`` (all alike where they are all 0): the ranges each thread owns."""
+    weights = np.array([float(weights[r]) for r in ranges]) if len(ranges) else np.zeros(0)
+    if not weights.sum():
+        weights = np.ones(len(ranges))
+    ends = np.cumsum(weights) / weights.sum()  # the share of the weight up to each range, itself included
+    edges = [ranges[0]] + [ranges[0] + int(np.searchsorted(ends, way / ways)) + 1 for way in range(1, ways)] \
+        + [ranges[-1] + 1]
+    edges = [min(max(e, ranges[0]), ranges[-1] + 1) for e in edges]
+    return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
 
 
-@njit(cache=True, nogil=True)
-def _merged(table, other):
-    """``table`` with the entries of ``other`` (another thread's count) added, grown as needed."""
-    used = 0
-    for i in range(len(table)):
-        if table[i, PLAYED]:
-            used += 1
-    for i in range(len(other)):
-        if not other[i, PLAYED]:
-            continue
-        if 4 * (used + 1) > 3 * len(table):
-            table = _grown(table)
-        cap = len(table)
-        s = _slot(other[i, KEY], np.int64(other[i, MOVE]), np.uint64(cap - 1))
-        while table[s, PLAYED] and not (table[s, KEY] == other[i, KEY] and table[s, MOVE] == other[i, MOVE]):
-            s = (s + 1) & (cap - 1)
-        if not table[s, PLAYED]:
-            table[s, KEY], table[s, MOVE] = other[i, KEY], other[i, MOVE]
-            used += 1
-        table[s, PLAYED] += other[i, PLAYED]
-        table[s, WINS] += other[i, WINS]
-        table[s, GAMES] += other[i, GAMES]  # the threads' shares of the games are disjoint
-    return table
-
-
-def _threaded(args, shares, bits_left, part, mode, filters, cap):
-    """``walk`` of each share of the games in a thread of its own, each with its own filters
-    (``MARK``: folded into ``filters``; returns the twice bits) or table (``TALLY``: merged;
-    returns the table).  The walks share nothing they write, so nothing waits on a lock."""
-    own = [filters] + [np.zeros_like(filters) for _ in shares[1:]] if mode == MARK else [filters] * len(shares)
-
-    def one(i):
-        return walk(*args[:2], shares[i], *args[3:], bits_left, part, mode, own[i],
-                    np.zeros((1 if mode == MARK else cap, COLUMNS), dtype=np.uint64))
-
-    with ThreadPoolExecutor(len(shares)) as pool:
-        done = list(pool.map(one, range(len(shares))))
-    if mode == MARK:
-        twice = done[0][2]
-        for other in own[1:]:
-            twice = _fold(filters, other)
-        return twice
-    table = done[0][1]
-    for _n, other, _used in done[1:]:
-        table = _merged(table, other)
-    return table
+def _groups(twice) -> list[list[int]]:
+    """The key ranges in runs whose tally tables together fit ``TABLE_BYTES`` (a walk each),
+    from the twice bits each range's records set (at least one entry a bit; a table is a power
+    of two at most three quarters full: about 2.7 slots an entry)."""
+    groups, run, size = [], [], 0
+    for r in range(RANGES):
+        need = int(twice[r]) * 8 // 3 * COLUMNS * 8
+        if run and size + need > TABLE_BYTES:
+            groups.append(run)
+            run, size = [], 0
+        run.append(r)
+        size += need
+    return groups + [run]
 
 
 def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, prune: int = PRUNE,
             progress=None):
     """Yield the distinct (key, move) records of the games ``chosen`` played at least ``prune``
     times, as arrays (keys unsigned, moves, played, wins, games) in the order of the keys as signed
-    64-bit numbers (how the table stores them), then of the moves; one slice of keys at a time.
+    64-bit numbers (how the table stores them), then of the moves; a run of key ranges at a time.
 
-    Each slice is walked twice: first every record sets its bit in a ``seen`` filter (a bit
-    already set: in ``twice``), then only the records whose ``twice`` bit is set are counted
-    exactly in a hash table -- most records are of continuations played once (late, unique
-    corners), and they never reach the table.  A slice holds at most ``RECORDS_PER_PART``
-    records, so the filters stay a fixed share of memory however many games there are.  Each
-    walk runs on ``THREADS`` shares of the games at once, each thread with its own filters and
-    table, folded and merged after.  (The records were sorted before: a walk per slice of 8 M
-    records, 8 walks and 50 M records sorted for the whole corpus, 41 s against 12-13 s in one
-    thread; bench/corpus.py.)"""
+    The games are walked once to mark (every record sets its bit in a ``seen`` filter; a bit
+    already set: in ``twice``), then once more to count exactly, in hash tables, only the
+    records whose ``twice`` bit is set -- most records are of continuations played once (late,
+    unique corners), and they never reach a table.  Each walk runs in ``THREADS`` threads, each
+    replaying every game but marking or counting only the records of its own key ranges (its
+    own filter words, its own table: nothing shared is written, nothing waits on a lock, and no
+    thread's table is merged into another's).  The count walks once more for each further run
+    of key ranges when their tables would pass ``TABLE_BYTES`` (a corpus whose every record is
+    played twice).  So every game is replayed a fixed number of times whatever the corpus's
+    size: before, the key space was cut into slices of ``RECORDS_PER_PART`` records, two walks
+    of every game each, and the walks grew with the square of the games (bench/corpus.py)."""
     frame = corners.frames(size)
-    args = (events, offsets, chosen, winners, frame.corner_of, frame.local, frame.zkeys,
+    args = (events, offsets, None, winners, frame.corner_of, frame.local, frame.zkeys,
             np.uint64(frame.size_key), depth)
-    bound = int(_bound(offsets, events, chosen, depth))
-    bits = 0  # parts = 2 ** bits slices of the key space, each a range of the top 6 bits
-    while bits < 6 and bound > RECORDS_PER_PART << bits:
-        bits += 1
-    parts = 1 << bits
-    per_part = max(bound >> bits, 1)
-    words = (1 << max(int(per_part * FILTER_BITS - 1).bit_length(), 12)) // 64
-    # signed keys (how the table stores them) ascend from the upper half: rows go in in key order
-    order = list(range(parts // 2, parts)) + list(range(parts // 2)) if parts > 1 else [0]
-    steps = Steps(f"corner book {size}x{size}", len(chosen), stream=progress) \
-        if progress is not None and len(chosen) > 50_000 else None
-    threads = max(1, min(THREADS, len(chosen) // GAMES_A_THREAD))
-    shares = np.array_split(chosen, threads)
-    for number, part in enumerate(order):
-        filters = np.zeros((words if prune > 1 else 0, 2), dtype=np.uint64)
-        twice = 1 << 16
-        if prune > 1:
-            twice = _threaded(args, shares, 6 - bits, part, MARK, filters, 0)
+    games = len(chosen)
+    threads = max(1, min(THREADS, games // GAMES_A_THREAD))
+    chunks = np.array_split(chosen, max(1, min(CHUNKS, games)))  # the threads meet after each: progress
+    steps = Steps(f"corner book {size}x{size}", games, stream=progress) \
+        if progress is not None and games > 50_000 else None
+    filtered = prune > 1
+    region = np.zeros((RANGES, 2), dtype=np.int64)
+    filters = np.zeros((0, 2), dtype=np.uint64)
+    twice = np.zeros((threads, RANGES), dtype=np.int64)
+    none = np.zeros((1, COLUMNS), dtype=np.uint64)
+    with ThreadPoolExecutor(threads) as pool:
+        def each_chunk(owned, mode, tables, done, share):
+            """Walk every chunk of the games, each thread its ``owned`` ranges; returns the tables."""
+            for number, chunk in enumerate(chunks):
+                tables = list(pool.map(
+                    lambda t, chunk=chunk, tables=tables: walk(*args[:2], chunk, *args[3:], *owned[t], mode, filters,
+                                                               region, twice[t], *tables[t])[1:],
+                    range(len(owned))))
+                if steps is not None:
+                    steps.update(int(games * (done + share * (number + 1) / len(chunks))))
+            return tables
+
+        if filtered:
+            owned = _split(list(range(RANGES)), np.ones(RANGES), threads)
+            bound = int(_bound(offsets, events, chosen, depth))
+            first = 0
+            for lo, hi in owned:  # each thread's filter words: FILTER_BITS a bounded record of its ranges
+                words = 1 << max(int(bound * (hi - lo) // RANGES * FILTER_BITS - 1).bit_length() - 6, 6)
+                region[lo:hi] = first, words
+                first += words
+            filters = np.zeros((first, 2), dtype=np.uint64)
+            each_chunk(owned, MARK, [(none, 0)] * len(owned), 0.0, MARK_SHARE)
+        counted = twice.sum(axis=0)
+        groups = _groups(counted) if filtered else [list(range(RANGES))]
+        share = (WRITE_FROM - MARK_SHARE if filtered else WRITE_FROM) / len(groups)
+        for number, group in enumerate(groups):
+            owned = _split(group, counted, threads)
+            done = (MARK_SHARE if filtered else 0.0) + number * share
+            # at least one entry a twice bit (5.3 M bits, 4.7 M records played twice at 366k games)
+            tables = [(np.zeros((1 << max(int(counted[lo:hi].sum() * 3 // 2).bit_length(), 4), COLUMNS),
+                                dtype=np.uint64), 0) for lo, hi in owned]
+            tables = each_chunk(owned, TALLY, tables, done, share)
+            for table, _used in tables:  # the threads' ranges ascend: so do their keys
+                table = table[table[:, PLAYED] >= max(prune, 1)]
+                keys, moves = table[:, KEY], table[:, MOVE].astype(np.int64)
+                rank = np.lexsort((moves, keys.view(np.int64)))
+                rank = rank[needed_rows(keys[rank], moves[rank], table[rank, PLAYED], table[rank, GAMES])]
+                yield (keys[rank], moves[rank], table[rank, PLAYED].astype(np.int64),
+                       table[rank, WINS].astype(np.int64), table[rank, GAMES].astype(np.int64))
+            del tables
             if steps is not None:
-                steps.update(int(len(chosen) * (number + MARK_SHARE) / parts))
-        # at least one continuation a twice bit (2.1 M bits, 3.0 M continuations on the whole corpus)
-        cap = 1 << max(int(twice * 3 // 2 // threads).bit_length(), 4)
-        table = _threaded(args, shares, 6 - bits, part, TALLY, filters, cap)
-        del filters
-        table = table[table[:, PLAYED] >= max(prune, 1)]
-        keys, moves = table[:, KEY], table[:, MOVE].astype(np.int64)
-        rank = np.lexsort((moves, keys.view(np.int64)))
-        rank = rank[needed_rows(keys[rank], moves[rank], table[rank, PLAYED], table[rank, GAMES])]
-        if steps is not None:
-            steps.update(int(len(chosen) * (number + WRITE_FROM) / parts))
-        yield (keys[rank], moves[rank], table[rank, PLAYED].astype(np.int64), table[rank, WINS].astype(np.int64),
-               table[rank, GAMES].astype(np.int64))
-        if steps is not None:
-            steps.update(len(chosen) * (number + 1) // parts)
+                steps.update(int(games * (done + share)))
     if steps is not None:
         steps.close()
 
