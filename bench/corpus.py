@@ -7,7 +7,8 @@ What issue "The book at 1.5 million games" asks to print, on the Tygem archives
   then what ``fuseki import`` does after the batches to leave the book complete (the pattern
   index was written with the games; the corner book is built: ``book_cli.complete_book``), its
   seconds and the games/s of the two together,
-  overall games/s, CPU per game of each stage (this process writes; its children read
+  overall games/s and the share it reaches of the parse-bound ceiling (the cores over the parsers'
+  CPU a game: every core parsing, nothing else), CPU per game of each stage (this process writes; its children read
   and parse), peak memory (all the import's processes together, and each one's max resident
   set), bytes/game and free pages after it;
 - the engine's first book query in a fresh process (open read-only, empty board);
@@ -146,6 +147,12 @@ def run_import(path: str, sources: list[str], workers: int) -> None:
               f"{games / (elapsed + after_batches):,.0f} games/s")
     print(f"    {games / elapsed:,.0f} games/s end to end, {workers} parser processes; each tenth of the games: "
           + ", ".join(f"{r:,.0f}" for r in progress.rates()) + "   target >= 4,000 sustained")
+    ceiling = parse_ceiling(report)
+    if ceiling:
+        whole = games / (elapsed + after_batches)
+        print(f"    against the parse-bound ceiling ({os.cpu_count()} cores / the parsers' CPU a game): "
+              f"{ceiling:,.0f} games/s; the batches reach {games / elapsed / ceiling:.0%} of it, the complete "
+              f"import (corner book included) {whole / ceiling:.0%}   target >= 80% (issue 61)")
     print(f"    CPU per game: writer (this process, its checkpoint thread included) {1e6 * cpu / games:,.0f} us, "
           f"reader + parsers (children) {1e6 * child / games:,.0f} us")
     print("    " + stage_figures(report))
@@ -153,6 +160,13 @@ def run_import(path: str, sources: list[str], workers: int) -> None:
           f"set size; the sum of resident sets {memory.peak_rss / 1024:,.0f} MB)   target <= 1,500 MB; "
           f"each process's max resident set: writer {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}"
           f" MB, largest child {after.ru_maxrss / 1024:,.0f} MB")
+
+
+def parse_ceiling(report) -> float:
+    """The import's parse-bound ceiling in games/s: every core parsing, nothing else (the cores
+    over the parsers' CPU a game); 0 when the import's report does not say its stages' CPU."""
+    parsers = report.cpu.get("parsers", 0.0) / max(1, report.added + report.duplicates)
+    return (os.cpu_count() or 1) / parsers if parsers > 0 else 0.0
 
 
 def stage_figures(report) -> str:
