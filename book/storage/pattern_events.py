@@ -27,7 +27,7 @@ import numpy as np
 from sqlalchemy import select
 
 from fuseki.book.storage import pattern_files, schema
-from fuseki.book.storage.index_state import THROUGH, indexed_through, waiting  # noqa: F401 (read here too)
+from fuseki.book.storage.index_state import THROUGH, indexed_through, waiting
 
 pattern_events = schema.pattern_events  # made with the book's other tables (schema.create)
 
