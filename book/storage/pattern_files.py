@@ -25,6 +25,10 @@ imported, until its games are moved here).
   (``book.analysis.patterns.index_map`` then indexes the games again from their stored SGF).
 - The writer ``fsync``s the files before the book commits the row, so a commit the book
   keeps never names bytes the disk lost.
+- **Read without SQLAlchemy** where the book is ready as it stands (``read_ready``: ``fuseki
+  pattern``'s start, issue 61): the state rows are ``book.storage.index_state``'s queries, which a
+  bare ``sqlite3`` connection and a ``Book``'s SQLAlchemy one both run, so this module imports the
+  tables (``schema``) only to write.
 
 Cost: about 590 bytes a 19x19 game (events 457 B, the bit sets 112 B, id, offset and
 winner 17 B): docs/storage.md's table.
@@ -187,6 +191,8 @@ def append(conn, size: int, game_ids: np.ndarray, events: np.ndarray, lengths: n
     ``lengths[i]`` of ``events``) at the files' ends, and say in the book, in the caller's
     write transaction, that the files now hold every indexed game of the size up to
     ``through``.  Starts the files when the book has none (or none of its own)."""
+    from fuseki.book.storage import schema  # SQLAlchemy's tables: a writer has them, read_ready's reader not
+
     where = folder(conn)
     info = state(conn, size)
     if info is None:  # new files: a fresh token, so no reader takes an older book's for them
@@ -207,8 +213,6 @@ def append(conn, size: int, game_ids: np.ndarray, events: np.ndarray, lengths: n
             out.write(np.ascontiguousarray(new[name], dtype=dtype).tobytes())
             out.flush()
             os.fsync(out.fileno())
-    from fuseki.book.storage import schema
-
     info = {"token": info["token"], "games": int(info["games"]) + len(game_ids),
             "events": int(info["events"]) + len(events), "through": int(through)}
     conn.execute(schema.meta.delete().where(schema.meta.c.name == meta_name(size)))
