@@ -34,8 +34,8 @@ def meta_value(conn, name: str) -> str | None:
 
 
 def meta_names(conn, prefix: str) -> list[str]:
-    """The names of the meta rows that start with ``prefix`` (letters, digits and ``_``)."""
-    return [name for (name,) in rows(conn, "SELECT name FROM meta WHERE substr(name, 1, ?) = ?",
+    """The names of the meta rows that start with ``prefix``, in order."""
+    return [name for (name,) in rows(conn, "SELECT name FROM meta WHERE substr(name, 1, ?) = ? ORDER BY name",
                                      (len(prefix), prefix))]
 
 
