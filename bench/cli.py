@@ -10,7 +10,10 @@ pattern`` on that book and a fresh ``fuseki-gtp --book`` session (``name``, the 
 ``book_moves``, ``quit``, the end).  ``--baseline PATH`` runs a second checkout's commands in the
 same rounds and prints them beside (``--no-subcommand-help`` leaves out the many help rows).
 Median and p99 of ``--runs`` runs each, the rounds interleaved so that a busy moment of the
-machine falls on every command alike; one untimed run of each first (a pattern search builds
+machine falls on every command alike, and the median CPU seconds of each run (user and system, all
+its threads: on a machine shared with other work, the wall time is that plus the waits for a core,
+so the CPU column is close to what an idle machine's wall clock would say of a single-threaded
+command); one untimed run of each first (a pattern search builds
 the book's pattern index once).  ``--tree`` runs the fuseki of another checkout (a copy of the
 code before a change, for a baseline from the same run); default: the one this file is in.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -65,10 +69,20 @@ def fuseki_path(tree: Path) -> str:
     return str(folder)
 
 
-def timed(argv: list[str], env: dict) -> float:
+def children_cpu() -> float:
+    """CPU seconds (user and system) of this process's children that ended, all threads of each."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(argv: list[str], env: dict, cpu: list[float] | None = None) -> float:
+    """Wall seconds of one run of ``argv``; appends its CPU seconds to ``cpu``."""
+    before = children_cpu()
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     elapsed = time.perf_counter() - start
+    if cpu is not None:
+        cpu.append(children_cpu() - before)
     if done.returncode not in (0, 2):  # 2: argparse's own exit for a bare command group
         raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
     return elapsed
@@ -144,13 +158,14 @@ def main() -> int:
         envs = [dict(os.environ, PYTHONPATH=folder) for folder in folders]
         commands = [tree_commands(tree, env, book, not args.no_subcommand_help) for tree, env in zip(trees, envs)]
         times: list[dict[str, list[float]]] = [{name: [] for name in each} for each in commands]
+        cpus: list[dict[str, list[float]]] = [{name: [] for name in each} for each in commands]
         for each, env in zip(commands, envs):
             for argv in each.values():
                 timed(argv, env)  # untimed: the pattern index, the OS's file cache, numba's cache
         for _ in range(args.runs):
             for i, (each, env) in enumerate(zip(commands, envs)):
                 for name, argv in each.items():
-                    times[i][name].append(timed(argv, env))
+                    times[i][name].append(timed(argv, env, cpus[i][name]))
             for i, (tree, env) in enumerate(zip(trees, envs)):
                 if book:
                     for name, seconds in gtp_session(tree.resolve(), env, book[1]).items():
@@ -163,11 +178,12 @@ def main() -> int:
     for i, tree in enumerate(trees):
         print(f"{'tree' if i == 0 else 'baseline'} {tree.resolve()}")
     print(f"{args.runs} runs each, {sys.executable}")
-    header = f"{'command':<{width}}  median s   p99 s"
-    print(header + ("   baseline median s   p99 s" if args.baseline else ""))
+    header = f"{'command':<{width}}  median s   p99 s   cpu s"
+    print(header + ("   baseline median s   p99 s   cpu s" if args.baseline else ""))
     for name in names:
-        cells = [f"{statistics.median(each[name]):8.3f}  {p99(each[name]):6.3f}" if name in each
-                 else f"{'-':>8}  {'-':>6}" for each in times]
+        cells = [f"{statistics.median(each[name]):8.3f}  {p99(each[name]):6.3f}  "
+                 + (f"{statistics.median(cpu[name]):6.3f}" if cpu.get(name) else f"{'-':>6}") if name in each
+                 else f"{'-':>8}  {'-':>6}  {'-':>6}" for each, cpu in zip(times, cpus)]
         print(f"{name:<{width}}  " + cells[0] + "".join(f"   {cell:>{len(cell) + 10}}" for cell in cells[1:]))
     return 0
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fuseki.book.storage.pattern_events import indexed_through
+from fuseki.book.storage.index_state import indexed_through
 from fuseki.book.ui.cli import main
 from fuseki.book.ui.reading import parse_years
 from fuseki.engine.core import base

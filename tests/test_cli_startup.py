@@ -6,9 +6,12 @@ these tests hold what makes it short, by the modules a command leaves out of ``s
 - ``fuseki search`` on the built-in book (a statistics book) reads it through ``sqlite3``
   (``book.storage.statbook_file``): no SQLAlchemy, and its four moves played as Python
   (``engine/core/lazy_jit.py``): no numba;
-- ``fuseki pattern`` needs SQLAlchemy (a book of games) and numba (the scan), but not the SGF
-  parser (``book.formats.records``, sgfmill: only to index games an older import left out),
-  and numba comes with the scan, after the position's moves were played as Python;
+- ``fuseki pattern`` on a SQLite book whose index is ready (``fuseki import`` leaves it so), with no
+  filter, reads the index's state and files through ``sqlite3`` alone (``pattern_files.read_ready``):
+  no SQLAlchemy, no ``Book``; it needs numba (the scan), but not the SGF parser
+  (``book.formats.records``, sgfmill: only to index games an older import left out), and numba
+  comes with the scan, after the position's moves were played as Python.  With a filter it opens
+  the ``Book`` (SQLAlchemy) and prints the same answer when the filter keeps every game;
 - both end the process once they have answered, without the interpreter's teardown
   (``cli.ENDS_AT_ONCE``): an atexit handler never runs, and the answer is whole.
 - a command whose reader went away (``| head -1``) ends without a word, with SIGPIPE's status.
@@ -79,12 +82,18 @@ def pattern_argv(book: str) -> list[str]:
     return ["pattern", "--book", book, "--moves", "Q16 R14 O17", "--region", "N19:T13"]
 
 
-def test_pattern_imports_no_sgf_parser_and_plays_the_position_without_numba(games_book, tmp_path):
+def test_pattern_imports_no_sqlalchemy_no_sgf_parser_and_plays_the_position_without_numba(games_book, tmp_path):
     printed, modules, compiled = run_command(pattern_argv(games_book), tmp_path)
     assert "total" in printed
+    assert not any(m == "sqlalchemy" or m.startswith("sqlalchemy.") for m in modules)
+    assert "fuseki.book.storage.schema" not in modules
     assert "sgfmill" not in modules and "fuseki.book.formats.records" not in modules
-    assert {"numba", "sqlalchemy", "fuseki.book.analysis.patterns.scan"} <= set(modules)  # what it does need
+    assert {"numba", "fuseki.book.analysis.patterns.scan"} <= set(modules)  # what it does need
     assert not compiled  # numba came with the scan, after the moves were played
+    # through the Book (a filter that keeps every game): SQLAlchemy, and the same answer
+    through_book, modules, _compiled = run_command(pattern_argv(games_book) + ["--year", "1900-"], tmp_path)
+    assert "sqlalchemy" in modules and "fuseki.book.storage.schema" in modules
+    assert through_book == printed
 
 
 AS_THE_SCRIPT = """

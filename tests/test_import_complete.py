@@ -29,8 +29,9 @@ from fuseki.book.analysis.patterns import corner_build, corners, index
 from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
 from fuseki.book.storage import pattern_files, schema
-from fuseki.book.storage.pattern_events import THROUGH as INDEX_THROUGH
-from fuseki.book.storage.pattern_events import indexed_through, pattern_events
+from fuseki.book.storage.index_state import THROUGH as INDEX_THROUGH
+from fuseki.book.storage.index_state import indexed_through
+from fuseki.book.storage.pattern_events import pattern_events
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
 

@@ -1,100 +1,103 @@
-"""Compiled kernels call only kernels of their own file.
+"""numba's cache loaded without its compiler's registries (engine/core/numba_cache.py, issue 61).
 
-numba's on-disk cache (``cache=True``) checks only the file of the function it
-loads: a kernel calling a kernel of another file kept running the callee's old
-code after that file changed (it happened to the importer's many-games replay).
-So an njit function may call njit functions of its own module, numpy and math,
-and nothing else of this project.
+Each check runs fresh interpreters, since what is tested is what a process imports and loads the
+first time: ``fuseki pattern`` on a small book with the scan's kernels taken from numba's cache,
+once as this project loads them and once numba's own way (``FUSEKI_NUMBA_FULL_LOAD=1``).  Both
+print the same answers; only numba's way imports the compiler's registries; and a kernel that is
+compiled after such a load (a function numba's cache does not hold) is compiled with every
+registry and answers as its Python does.  No timing here: bench/cli.py measures the start-up.
 """
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
+import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("engine", "book")   # where the project's modules are
-PROJECT = ("fuseki",)          # the import name they are imported by
+from fuseki.book.analysis.pipeline import importer
+from fuseki.book.storage.store import Book
+
+from games import write_games
+
+# modules numba's CPUContext.refresh imports (numba/core/cpu.py, load_additional_registries) that a
+# kernel loaded from the cache never needs
+REGISTRIES = ("numba.np.arraymath", "numba.np.linalg", "numba.np.random.legacy", "numba.typed.typeddict",
+              "numba.np.polynomial.polynomial_core", "numba.experimental.jitclass.base")
+PATTERNS = [["--moves", "Q16 R14 O17", "--region", "N19:T13"], ["--moves", "Q16 D4", "--region", "A19:T1"],
+            ["--moves", "Q16 R14", "--region", "N19:T13", "--swap-colours", "--to-move", "white"]]
+
+RUN = """
+import json, sys
+import numpy as np
+from fuseki.book.ui import cli
+for argv in {argvs!r}:
+    assert cli.main(argv) == 0
+from fuseki.book.analysis.patterns import scan
+from fuseki.engine.core import numba_cache
+report = {{"registries": sorted(m for m in {registries!r} if m in sys.modules),
+          "hits": sum(scan.scan.stats.cache_hits.values()), "misses": sum(scan.scan.stats.cache_misses.values()),
+          "installed": numba_cache.install()}}
+if {compile_after!r}:
+    import numba
+
+    def counted(a, words):
+        seen = {{a[0]: 0}}
+        for x in a:
+            seen[x] = seen.get(x, 0) + 1
+        ordered = np.sort(a)
+        return float(ordered[0] + len(seen) + np.median(ordered.astype(np.float64)) + len(" ".join(words)))
+
+    a = np.array([5, 3, 5, 1, 9, 3], dtype=np.int64)
+    words = numba.typed.List(["fuseki", "pattern"])
+    report["compiled"] = [numba.njit(counted)(a, words), counted(a, list(words))]
+    report["registries after"] = sorted(m for m in {registries!r} if m in sys.modules)
+print(json.dumps(report))
+"""
 
 
-def _is_njit(decorator: ast.expr) -> bool:
-    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-    return (isinstance(target, ast.Name) and target.id in ("njit", "jit")) or \
-        (isinstance(target, ast.Attribute) and target.attr in ("njit", "jit"))
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("numbacache")
+    (folder / "games").mkdir()
+    write_games(folder / "games", count=30, seed=17)
+    location = str(folder / "book.sqlite")
+    with Book.open(location) as book:
+        importer.import_paths(book, [str(folder / "games")], workers=0)
+    return location
 
 
-def _project_imports(tree: ast.Module) -> set[str]:
-    """Names bound by imports of this project's modules (``from fuseki.engine import x``, ``from . import y``)."""
-    names = set()
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in PROJECT):
-            names.update(alias.asname or alias.name for alias in node.names)
-        elif isinstance(node, ast.Import):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names
-                         if alias.name.split(".")[0] in PROJECT)
-    return names
+def run(book: str, full_load: bool, compile_after: bool = False) -> tuple[str, dict]:
+    """(what the searches printed, the report) of a fresh interpreter."""
+    argvs = [["pattern", "--book", book] + argv for argv in PATTERNS]
+    env = {k: v for k, v in os.environ.items() if k not in ("FUSEKI_BOOK", "FUSEKI_NUMBA_FULL_LOAD")}
+    if full_load:
+        env["FUSEKI_NUMBA_FULL_LOAD"] = "1"
+    done = subprocess.run([sys.executable, "-c", RUN.format(argvs=argvs, registries=REGISTRIES,
+                                                            compile_after=compile_after)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    *printed, last = done.stdout.splitlines()
+    return "\n".join(printed), json.loads(last)
 
 
-def foreign_calls(source: str) -> list[str]:
-    """``kernel -> callee`` for every call from an njit function to a name imported from the project."""
-    tree = ast.parse(source)
-    imported = _project_imports(tree)
-    found = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and any(map(_is_njit, node.decorator_list)):
-            # the body only: the decorator (engine.core.lazy_jit's njit, a project name) is no call of the kernel's
-            for call in (inner for statement in node.body for inner in ast.walk(statement)):
-                if not isinstance(call, ast.Call):
-                    continue
-                base = call.func
-                while isinstance(base, ast.Attribute):
-                    base = base.value
-                if isinstance(base, ast.Name) and base.id in imported:
-                    found.append(f"{node.name} -> {ast.unparse(call.func)}")
-    return found
+def test_the_scan_loads_from_the_cache_without_the_registries_and_answers_as_numbas_own_load(small_book):
+    run(small_book, full_load=False)  # numba's cache of the scan filled, if this checkout's is not yet
+    printed, report = run(small_book, full_load=False)
+    assert report["installed"] and report["hits"] >= 1 and report["misses"] == 0  # from the cache
+    assert report["registries"] == []
+    full_printed, full_report = run(small_book, full_load=True)
+    assert not full_report["installed"] and full_report["hits"] >= 1 and full_report["misses"] == 0
+    assert full_report["registries"] == sorted(REGISTRIES)  # what numba's own load imports
+    assert printed == full_printed and printed.count("total ") == len(PATTERNS)
 
 
-def kernel_files() -> list[Path]:
-    return sorted(path for folder in FOLDERS for path in (ROOT / folder).rglob("*.py")
-                  if "njit" in path.read_text(encoding="utf-8"))
-
-
-def test_the_project_has_kernels_to_check():
-    assert {path.name for path in kernel_files()} >= {"_kernels.py", "records.py", "sqlite_image.py"}
-
-
-@pytest.mark.parametrize("path", kernel_files(), ids=lambda path: str(path.relative_to(ROOT)))
-def test_kernels_call_only_kernels_of_their_own_file(path):
-    assert foreign_calls(path.read_text(encoding="utf-8")) == []
-
-
-def test_a_call_into_another_files_kernel_is_found():
-    source = (
-        "from numba import njit\n"
-        "import numpy as np\n"
-        "from fuseki.engine.core import _kernels as K\n"
-        "from fuseki.engine.core._kernels import replay\n"
-        "from .records import scan\n"
-        "@njit(cache=True)\n"
-        "def own(a):\n"
-        "    return np.sort(a)\n"
-        "@njit(cache=True)\n"
-        "def many(a):\n"
-        "    own(a)\n"
-        "    K.replay(a)\n"
-        "    replay(a)\n"
-        "    return scan(a)\n"
-        "def not_compiled(a):\n"
-        "    return K.replay(a)\n")
-    assert foreign_calls(source) == ["many -> K.replay", "many -> replay", "many -> scan"]
-
-
-def test_the_kernels_copies_of_the_base_constants_equal_the_originals():
-    """The kernels keep their own copies of the colour codes and PASS (their cache sees only
-    their file); a copy that drifted from ``base`` would make the board and the book disagree."""
-    from fuseki.engine.core import _kernels, base
-
-    for name in ("EMPTY", "BLACK", "WHITE", "BORDER", "PASS", "END"):
-        assert getattr(_kernels, name) == getattr(base, name), name
+def test_a_kernel_compiled_after_such_a_load_has_every_registry(small_book):
+    run(small_book, full_load=False)
+    _printed, report = run(small_book, full_load=False, compile_after=True)
+    assert report["hits"] >= 1 and report["misses"] == 0
+    compiled, python = report["compiled"]
+    assert compiled == pytest.approx(python)
+    assert report["registries"] == [] and report["registries after"] == sorted(REGISTRIES)  # the compiler's own

@@ -19,7 +19,7 @@ import pytest
 from fuseki.book.analysis.patterns import index_map
 from fuseki.book.analysis.patterns.search import search
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import pattern_events, pattern_files
+from fuseki.book.storage import index_state, pattern_events, pattern_files, scheme
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.store import Book
 
@@ -229,3 +229,153 @@ def test_a_compacted_book_is_one_file_and_answers_the_same(tmp_path):
     assert table_rows(path) == 0
     found, _stored = loaded(path, 19)
     assert_equal_arrays(found, expected_index(path, 19))
+
+
+# --- the same index read through sqlite3 alone (fuseki pattern's start: issue 61) -------------------
+
+def same_answer(found, want) -> None:
+    """Two PatternResults answer the same: every count, every matched game and its move."""
+    assert found is not None
+    assert (found.total, found.continuations, found.tenuki) == (want.total, want.continuations, want.tenuki)
+    assert np.array_equal(found.match_ids, want.match_ids) and np.array_equal(found.match_moves, want.match_moves)
+
+
+@pytest.mark.parametrize("size", [19, 9])
+def test_the_sqlite3_reader_reads_what_the_book_reads(made, size):
+    """``pattern_files.read_ready`` (sqlite3 alone) maps the arrays ``index_map.load`` gives a ``Book``,
+    and ``index_state``'s queries answer the same on a bare sqlite3 connection as on the book's own."""
+    path, _games = made
+    ready = pattern_files.read_ready(path, size)
+    assert ready is not None
+    games, top = ready
+    with Book.open(path, readonly=True) as book:
+        want = index_map.load(book, size)
+        assert top == book.max_game_id() > 0
+        with book.db.connect() as conn:
+            through_book = [index_state.indexed_through(conn), index_state.max_game_id(conn),
+                            index_state.waiting(conn), index_state.meta_names(conn, "pattern_files_"),
+                            pattern_files.state(conn, size), index_state.book_path(conn)]
+    assert_equal_arrays(games, want[:5])
+    assert games.through == want.through
+    with sqlite3.connect(path) as conn:
+        alone = [index_state.indexed_through(conn), index_state.max_game_id(conn), index_state.waiting(conn),
+                 index_state.meta_names(conn, "pattern_files_"), pattern_files.state(conn, size),
+                 index_state.book_path(conn)]
+    assert alone == through_book
+    assert alone[:4] == [top, top, False, ["pattern_files_19", "pattern_files_9"]]
+    assert alone[5] == os.path.realpath(path)
+
+
+@pytest.mark.parametrize("size", [19, 9])
+def test_a_search_through_sqlite3_alone_answers_as_the_book(made, size):
+    """``search.search_file`` (no ``Book``, no SQLAlchemy) against ``search`` on the opened book, for
+    corner, side and anywhere patterns with any points, wildcards, swapped colours and Kombilo's options."""
+    from fuseki.book.analysis.patterns.search import search_file
+
+    path, games = made
+    rng = np.random.default_rng(100 + size)
+    with Book.open(path, readonly=True) as book:
+        for i, kind in enumerate(["corner", "side", "anywhere"] * 3):
+            options = [{}, {"to_move": 1 + i % 2}, {"moves_from": 3, "moves_to": 30}][i // 3]
+            pattern, _want = pattern_of(games[size], rng, kind, size, any_points=i % 2, swap=i % 3 == 0,
+                                        wildcards=i % 2, **options)
+            want = search(book, pattern)
+            assert want.total > 0 or i  # at least the first pattern matches some game
+            same_answer(search_file(path, pattern), want)
+
+
+def wait_in_table(path: str, kept: int) -> None:
+    """Leave the first ``kept`` 19x19 games in the files and put the others' entries in the table: the
+    layout of a book whose later games ``index.update`` replayed (their entries wait to be moved)."""
+    import json
+
+    with sqlite3.connect(path) as db:
+        stored = pattern_files.read(db, 19)
+        ends = stored.offsets.tolist()
+        rows = [(int(stored.game_ids[i]), 19, stored.events[ends[i]:ends[i + 1]].tobytes())
+                for i in range(kept, len(stored.game_ids))]
+        db.executemany("INSERT INTO pattern_events (game_id, size, events) VALUES (?, ?, ?)", rows)
+        info = pattern_files.state(db, 19)
+        info.update(games=kept, events=ends[kept], through=int(stored.game_ids[kept - 1]))
+        db.execute("UPDATE meta SET value = ? WHERE name = ?", (json.dumps(info), pattern_files.meta_name(19)))
+
+
+def test_the_sqlite3_reader_leaves_a_book_that_needs_work_to_the_book(tmp_path):
+    """Where the index cannot be scanned as it stands (entries waiting in the table, games not indexed
+    yet, files missing, another schema version, a statistics book, no file), ``read_ready`` answers None,
+    so that ``fuseki pattern`` opens the ``Book``, which does the work (or says why not) and answers."""
+    from fuseki.book.analysis.patterns.search import search_file
+
+    games = make_games(tmp_path, 19, 20, seed=31)
+    path = str(tmp_path / "book.sqlite")
+    import_into(path, tmp_path)
+    pattern, _want = pattern_of(games, np.random.default_rng(2), "corner", 19, any_points=0, swap=False)
+    with Book.open(path, readonly=True) as book:
+        want = search(book, pattern)
+    same_answer(search_file(path, pattern), want)
+    assert pattern_files.read_ready(path, 9) is None  # no game of that size: no files
+
+    to_table(path)  # waiting in the table, no files
+    assert pattern_files.read_ready(path, 19) is None
+    with Book.open(path) as book:  # a writer moves them
+        same_answer(search(book, pattern), want)
+    same_answer(search_file(path, pattern), want)
+
+    wait_in_table(path, 15)  # the files hold 15 games, the table the other 5 (an older import's, replayed)
+    assert pattern_files.read_ready(path, 19) is None
+    with Book.open(path, readonly=True) as book:  # read from both places, moved by no one
+        same_answer(search(book, pattern), want)
+    assert table_rows(path) == 5
+    with Book.open(path) as book:
+        same_answer(search(book, pattern), want)
+    assert table_rows(path) == 0
+    same_answer(search_file(path, pattern), want)
+
+    with sqlite3.connect(path) as db:  # games the index does not hold yet (an older import's)
+        through = db.execute("SELECT value FROM meta WHERE name = 'pattern_events_through'").fetchone()[0]
+        db.execute("UPDATE meta SET value = ? WHERE name = 'pattern_events_through'", (str(int(through) - 1),))
+    assert pattern_files.read_ready(path, 19) is None
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = ? WHERE name = 'pattern_events_through'", (through,))
+    assert pattern_files.read_ready(path, 19) is not None
+
+    with sqlite3.connect(path) as db:  # an older schema: Book.open upgrades it (or says why)
+        db.execute("UPDATE meta SET value = 'x' WHERE name = 'hash_scheme'")
+    assert pattern_files.read_ready(path, 19) is None
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = ? WHERE name = 'hash_scheme'", (scheme.hash_scheme(),))
+
+    os.remove(files_of(path, 19)[3])  # files missing: the book indexes the games again
+    assert pattern_files.read_ready(path, 19) is None
+    with Book.open(path) as book:
+        same_answer(search(book, pattern), want)
+    same_answer(search_file(path, pattern), want)
+
+    assert pattern_files.read_ready(str(tmp_path / "none.sqlite"), 19) is None
+    assert not os.path.exists(tmp_path / "none.sqlite")  # nothing created
+    from fuseki.book.model import builtin
+
+    if builtin.available():
+        assert pattern_files.read_ready(str(builtin.PATH), 19) is None
+
+
+def test_postgresql_answers_as_the_sqlite3_reader_of_the_same_games(tmp_path, pg_url):
+    """The same games in a PostgreSQL book (SQLAlchemy: the index's state read by ``index_state``'s
+    same queries, the entries from the table) and in a SQLite book read through sqlite3 alone."""
+    from fuseki.book.analysis.patterns.search import search_file
+
+    games = make_games(tmp_path, 19, 30, seed=41)
+    path = str(tmp_path / "book.sqlite")
+    import_into(path, tmp_path)
+    import_into(pg_url, tmp_path)
+    files, top = pattern_files.read_ready(path, 19)
+    with Book.open(pg_url, readonly=True) as book:
+        with book.db.connect() as conn:
+            assert [index_state.indexed_through(conn), index_state.max_game_id(conn), index_state.waiting(conn),
+                    index_state.meta_names(conn, "pattern_files_"), index_state.book_path(conn)] == \
+                [top, top, True, [], None]  # PostgreSQL keeps every entry in the table
+        assert_equal_arrays(index_map.load(book, 19), files[:5])
+        rng = np.random.default_rng(6)
+        for i, kind in enumerate(["corner", "side", "anywhere"]):
+            pattern, _want = pattern_of(games, rng, kind, 19, any_points=i % 2, swap=i == 0)
+            same_answer(search_file(path, pattern), search(book, pattern))

@@ -27,20 +27,14 @@ import numpy as np
 from sqlalchemy import select
 
 from fuseki.book.storage import pattern_files, schema
+from fuseki.book.storage.index_state import THROUGH, indexed_through, waiting
 
 pattern_events = schema.pattern_events  # made with the book's other tables (schema.create)
-THROUGH = "pattern_events_through"
 
 
 def create(conn) -> None:
     """The table, if the book lacks it (a book last opened for writing before it was a book table)."""
     pattern_events.create(conn, checkfirst=True)
-
-
-def indexed_through(conn) -> int:
-    """The largest game id the index is complete up to (0: none)."""
-    value = conn.execute(select(schema.meta.c.value).where(schema.meta.c.name == THROUGH)).scalar()
-    return int(value or 0)
 
 
 def set_through(conn, game_id: int) -> None:
@@ -75,11 +69,6 @@ def add(conn, rows: list[tuple[int, int, bytes, int | None]], before: int) -> No
         schema.insert_rows(conn, pattern_events, [row[:3] for row in rows])
     if complete:
         set_through(conn, last)
-
-
-def waiting(conn) -> bool:
-    """Whether the table holds any entry (beside files: one not moved into them yet)."""
-    return conn.execute(select(pattern_events.c.game_id).limit(1)).first() is not None
 
 
 class Entries(NamedTuple):

@@ -25,6 +25,10 @@ imported, until its games are moved here).
   (``book.analysis.patterns.index_map`` then indexes the games again from their stored SGF).
 - The writer ``fsync``s the files before the book commits the row, so a commit the book
   keeps never names bytes the disk lost.
+- **Read without SQLAlchemy** where the book is ready as it stands (``read_ready``: ``fuseki
+  pattern``'s start, issue 61): the state rows are ``book.storage.index_state``'s queries, which a
+  bare ``sqlite3`` connection and a ``Book``'s SQLAlchemy one both run, so this module imports the
+  tables (``schema``) only to write.
 
 Cost: about 590 bytes a 19x19 game (events 457 B, the bit sets 112 B, id, offset and
 winner 17 B): docs/storage.md's table.
@@ -36,13 +40,13 @@ import json
 import mmap
 import os
 import secrets
+import sqlite3
 from typing import NamedTuple
 
 import numpy as np
-from sqlalchemy import select
 
-from fuseki.book.storage import schema, segment_files
-from fuseki.book.storage.connect import BookError
+from fuseki.book.storage import index_state, scheme
+from fuseki.book.storage.connect import BookError, sqlite_uri
 from fuseki.engine.core.replay import ever_held, held_words
 
 SUFFIX = "-patterns"  # the folder beside the book's file
@@ -87,7 +91,7 @@ _SUFFIXES = {"game_ids": "ids", "offsets": "offsets", "events": "events", "held"
 
 def folder(conn) -> str | None:
     """The folder of a SQLite book on disk (None: PostgreSQL or in memory: the table holds all)."""
-    path = segment_files.book_path(conn)
+    path = index_state.book_path(conn)
     return path + SUFFIX if path else None
 
 
@@ -106,14 +110,13 @@ def meta_name(size: int) -> str:
 
 def state(conn, size: int) -> dict | None:
     """What the book says its files of ``size`` hold (token, games, events, through), or None."""
-    value = conn.execute(select(schema.meta.c.value).where(schema.meta.c.name == meta_name(size))).scalar()
+    value = index_state.meta_value(conn, meta_name(size))
     return json.loads(value) if value else None
 
 
 def sizes(conn) -> list[int]:
     """The board sizes that have files."""
-    names = conn.execute(select(schema.meta.c.name).where(schema.meta.c.name.like("pattern_files_%"))).scalars()
-    return sorted(int(name.rsplit("_", 1)[1]) for name in names)
+    return sorted(int(name.rsplit("_", 1)[1]) for name in index_state.meta_names(conn, meta_name(0)[:-1]))
 
 
 def _counts(info: dict) -> dict[str, int]:
@@ -155,12 +158,41 @@ def read(conn, size: int) -> IndexedGames | None:
     return IndexedGames(**arrays, through=int(info["through"]))
 
 
+def read_ready(path: str, size: int) -> tuple[IndexedGames, int] | None:
+    """(the files of ``size`` mapped, the book's largest game id) of the SQLite book file ``path``,
+    read through ``sqlite3`` alone, in one read transaction, when a search can scan them as they
+    stand: a book of games of this fuseki's version (``scheme.check_meta``) whose index is complete
+    up to its largest game id, with no entry waiting in the table, and whose files of ``size`` are
+    there and its own.  None otherwise, or when the file cannot be opened so: the caller then opens
+    the ``Book`` (``index.update``, ``index_map.load``), which does what the book needs or says why
+    it cannot.  The states are read by ``index_state``'s queries, as through a ``Book``; what this
+    saves is SQLAlchemy's import and a writer's ``Book.open`` (``fuseki pattern``: issue 61)."""
+    try:
+        conn = sqlite3.connect(sqlite_uri(path, mode="ro"), uri=True, isolation_level=None)
+    except sqlite3.Error:
+        return None
+    try:
+        conn.execute("BEGIN")  # one snapshot: the mark, the largest id and the files' row agree
+        scheme.check_meta(dict(index_state.rows(conn, "SELECT name, value FROM meta")))
+        top, through = index_state.max_game_id(conn), index_state.indexed_through(conn)
+        if through < top or index_state.waiting(conn):
+            return None
+        games = read(conn, size)
+    except (sqlite3.Error, scheme.SchemeMismatch, Missing):
+        return None
+    finally:
+        conn.close()
+    return None if games is None else (games._replace(through=through), top)  # as index_map.load's
+
+
 def append(conn, size: int, game_ids: np.ndarray, events: np.ndarray, lengths: np.ndarray,
            winners: np.ndarray, through: int) -> None:
     """Add games of ``size`` (ids ascending, above every id the files hold; game i has
     ``lengths[i]`` of ``events``) at the files' ends, and say in the book, in the caller's
     write transaction, that the files now hold every indexed game of the size up to
     ``through``.  Starts the files when the book has none (or none of its own)."""
+    from fuseki.book.storage import schema  # SQLAlchemy's tables: a writer has them, read_ready's reader not
+
     where = folder(conn)
     info = state(conn, size)
     if info is None:  # new files: a fresh token, so no reader takes an older book's for them
@@ -199,6 +231,8 @@ def _start(where: str, size: int, token: str) -> None:
 
 def forget(conn, size: int) -> None:
     """The book no longer names files of ``size`` (its next append starts them again)."""
+    from fuseki.book.storage import schema
+
     conn.execute(schema.meta.delete().where(schema.meta.c.name == meta_name(size)))
 
 

@@ -42,7 +42,7 @@ from sqlalchemy import MetaData, Table, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import nextmoves, packed_segment, schema, scheme, sqlite_image
+from fuseki.book.storage import index_state, nextmoves, packed_segment, schema, scheme, sqlite_image
 from fuseki.book.storage.connect import sqlite_uri
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.schema import segment_table, segments
@@ -117,14 +117,7 @@ def book_folder(conn) -> str | None:
 
 def book_path(conn) -> str | None:
     """The file of a SQLite book (None: another database, or in memory), as SQLite opened it."""
-    if conn.dialect.name != "sqlite":
-        return None
-    info = conn.connection.info
-    if "fuseki_path" not in info:
-        found = [path for _seq, name, path in conn.connection.dbapi_connection.execute("PRAGMA database_list")
-                 if name == "main"]
-        info["fuseki_path"] = found[0] if found and found[0] else None
-    return info["fuseki_path"]
+    return index_state.book_path(conn)
 
 
 def new_segment_id(conn) -> int:

@@ -83,6 +83,9 @@ def compile_module(name: str) -> None:
             return
         import numba
 
+        from fuseki.engine.core import numba_cache
+
+        numba_cache.install()  # cached kernels load without numba's compiler registries
         for kernel in module.kernels:  # all before any compiles: a kernel's callees are looked up then
             kernel.py_func.__globals__[kernel.py_func.__name__] = numba.njit(**kernel.options)(kernel.py_func)
         module.compiled = True

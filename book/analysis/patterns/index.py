@@ -18,7 +18,8 @@ import numpy as np
 from sqlalchemy import exists, select
 
 from fuseki.book.storage import schema
-from fuseki.book.storage.pattern_events import create, indexed_through, pattern_events, set_through
+from fuseki.book.storage.index_state import indexed_through
+from fuseki.book.storage.pattern_events import create, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events
 
 __all__ = ["game_events", "update"]

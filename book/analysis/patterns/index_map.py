@@ -27,7 +27,8 @@ from sqlalchemy import select
 from fuseki.book.analysis.patterns import index
 from fuseki.book.storage import pattern_files
 from fuseki.book.storage.connect import BookError
-from fuseki.book.storage.pattern_events import indexed_through, move_to_files, pattern_events, read_table, set_through
+from fuseki.book.storage.index_state import indexed_through
+from fuseki.book.storage.pattern_events import move_to_files, pattern_events, read_table, set_through
 from fuseki.book.storage.pattern_files import IndexedGames
 from fuseki.engine.core.replay import ever_held
 

@@ -31,7 +31,12 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from fuseki.book.analysis.patterns.budget import Budget
+from fuseki.engine.core import numba_cache
 from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
+
+# the scan's kernels come from numba's cache without its compiler's registries: ~0.1-0.3 s of
+# fuseki pattern's start (engine/core/numba_cache.py, issue 61)
+numba_cache.install()
 
 NONE = -1  # out_move of a game that never matched; out_point of a tenuki, a pass or the game's end
 EMPTY, BLACK, WHITE = 0, 1, 2  # pattern.EMPTY_OR_BLACK (3) and EMPTY_OR_WHITE (4) allow all but 5 - want

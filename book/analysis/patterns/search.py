@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fuseki.book.analysis.patterns import index, index_map
 from fuseki.book.analysis.patterns.budget import Budget
 from fuseki.book.analysis.patterns.pattern import Pattern
 from fuseki.engine.core.base import BLACK, WHITE
@@ -87,11 +86,7 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -
     """Search the book's games of the pattern's board size (see the module docstring).
     ``budget``: the scan's (``budget.BudgetSpent`` once it is spent; the web
     page's requests have one, the CLI and the shell none)."""
-    # scan imports numba: here, not at the top, so that importing this module (fuseki pattern
-    # does before it reads the position) leaves numba out until the scan runs and the position's
-    # few moves are played as Python (engine/core/lazy_jit.py), not by numba's cached kernels
-    # loaded for them (issue 61, bench/cli.py)
-    from fuseki.book.analysis.patterns import scan
+    from fuseki.book.analysis.patterns import index
     from fuseki.book.model.filters import Filters
     from fuseki.book.storage.connect import BookError
 
@@ -103,6 +98,35 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -
     chosen = np.arange(len(game_ids), dtype=np.int64)
     if filters.selects_games() and len(game_ids):
         chosen = chosen[book.mask(filters, int(game_ids.max()))[game_ids]]
+    return _scanned(pattern, game_ids, events, offsets, winner_of, held, chosen, budget)
+
+
+def search_file(path: str, pattern: Pattern) -> PatternResult | None:
+    """``search`` of every game of the SQLite book file ``path``, read through ``sqlite3`` alone
+    (``pattern_files.read_ready``: no SQLAlchemy, no ``Book``), when its index can be scanned as it
+    stands; None when it cannot (then ``search`` on the opened ``Book`` answers, doing what the book
+    needs first).  ``fuseki pattern`` without filters (issue 61); tests/test_pattern_map.py holds its
+    answers equal to ``search``'s."""
+    from fuseki.book.storage import pattern_files
+
+    found = pattern_files.read_ready(path, pattern.size)
+    if found is None:
+        return None
+    games, top = found
+    game_ids, events, offsets, winner_of, held = _with_winners(games, top)
+    return _scanned(pattern, game_ids, events, offsets, winner_of, held,
+                    np.arange(len(game_ids), dtype=np.int64), None)
+
+
+def _scanned(pattern: Pattern, game_ids: np.ndarray, events: np.ndarray, offsets: np.ndarray,
+             winner_of: np.ndarray, held: np.ndarray, chosen: np.ndarray, budget: Budget | None) -> PatternResult:
+    """The answer of the scan of the ``chosen`` indexed games (indices into ``game_ids``)."""
+    # scan imports numba: here, not at the top, so that importing this module (fuseki pattern
+    # does before it reads the position) leaves numba out until the scan runs and the position's
+    # few moves are played as Python (engine/core/lazy_jit.py), not by numba's cached kernels
+    # loaded for them (issue 61, bench/cli.py)
+    from fuseki.book.analysis.patterns import scan
+
     table = pattern.placement_table()
     orbits = pattern.orbits()
     orbit_min = pattern.orbit_min()
@@ -154,9 +178,16 @@ def _indexed_games(book, size: int):
         cached = _LOADED.get(book, {}).get(size)
         if cached is not None and cached[0] == top:
             return cached[1:]
-        games = index_map.load(book, size)
-        winner_of = np.zeros(max(top, int(games.game_ids.max()) if len(games.game_ids) else 0) + 1, dtype=np.int8)
-        winner_of[games.game_ids] = games.winners
-        found = (games.game_ids, games.events, games.offsets, winner_of, games.held)
+        from fuseki.book.analysis.patterns import index_map
+
+        found = _with_winners(index_map.load(book, size), top)
         _LOADED.setdefault(book, {})[size] = (top, *found)
         return found
+
+
+def _with_winners(games, top: int):
+    """(game ids, events, offsets, winner by game id, points held) of ``games`` (an ``IndexedGames``);
+    ``top``: the book's largest game id."""
+    winner_of = np.zeros(max(top, int(games.game_ids.max()) if len(games.game_ids) else 0) + 1, dtype=np.int8)
+    winner_of[games.game_ids] = games.winners
+    return games.game_ids, games.events, games.offsets, winner_of, games.held
