@@ -46,7 +46,10 @@ def test_the_worst_within_request_stops_at_its_budget_and_the_server_answers_on(
         assert body["scanned"] == 1  # the work stopped: one part, then the budget was looked at
         assert body["error"].count("\n") == 0 and "narrow it: fewer within searches" in body["error"]
         assert client.get(WORST.replace("within=", "x=")).status_code == 200  # the position itself
-        assert client.get("/api/pattern?moves=pd&region=N19:T13").status_code == 503  # every scan has one
+        # every scan has one; the pattern search answers with its first part's game and where to go on
+        answer = client.get("/api/pattern?moves=pd&region=N19:T13")
+        assert answer.status_code == 200 and answer.get_json()["scan"]["scanned"] == 1
+        assert answer.get_json()["scan"]["next"] is not None
         assert client.get("/api/within?within=moves%3Dpd").status_code == 200  # no scan: no budget spent
     finally:
         app.extensions["fuseki_book"].close()
@@ -167,3 +170,125 @@ def test_the_page_shows_the_503_and_what_to_narrow(small_book, browser):
         browser.get(f"{url}#size=19&moves=pd&{stages}")
         page.wait(lambda _: "narrow it: fewer within searches" in page.text("message"))
         assert page.text("message").startswith("search too costly for this server")
+
+
+def _parts(book, pattern, filters=None):
+    """``pattern``'s search in parts, each with a budget spent before it begins (so one part of
+    ``scan.PART_GAMES`` games each), each going on from where the one before stopped."""
+    from fuseki.book.analysis.patterns.budget import Budget
+    from fuseki.book.analysis.patterns.search import search
+
+    parts, start = [], 0
+    while True:
+        part = search(book, pattern, filters, budget=Budget(0), from_id=start, partial=True)
+        parts.append(part)
+        if part.complete:
+            return parts
+        start = part.next_id
+
+
+def _counts(results) -> tuple[dict, tuple, list, list]:
+    """The results' continuations and tenuki added up, and their matches in order."""
+    rows: dict = {}
+    for result in results:
+        for c in result.continuations:
+            key = (c.point, c.colour)
+            at_once, after, wins = rows.get(key, (0, 0, 0))
+            rows[key] = (at_once + c.at_once, after + c.after_tenuki, wins + c.wins)
+    tenuki = tuple(sum(getattr(r.tenuki, name) for r in results) for name in ("black", "white", "ended"))
+    return (rows, tenuki, [i for r in results for i in r.match_ids.tolist()],
+            [m for r in results for m in r.match_moves.tolist()])
+
+
+@pytest.mark.parametrize("moves,region,swap", [("pd", "N19:T13", False), ("pd,dp", "A19:T1", False),
+                                               ("jj", "H12:M8", True), ("qd,qc", "O19:T14", True)])
+def test_a_search_that_goes_on_where_it_stopped_adds_up_to_one_scan(small_book, monkeypatch, moves, region, swap):
+    """Issue 61: a search past its budget answers with the games scanned so far and the id to go
+    on from; its parts (one game each here, every budget spent before it begins: no timing) tile
+    the games in ascending id, each says how far the search got, and their counts add up to the
+    one scan's (the CLI's, without a budget)."""
+    from fuseki.book.analysis.patterns import scan
+    from fuseki.book.analysis.patterns.search import search
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.ui.reading import pattern_from_board
+
+    with Book.open(str(small_book)) as book:
+        pattern = pattern_from_board(board_after_moves(moves.split(","), 19), region, "", swap)
+        whole = search(book, pattern)
+        assert whole.complete and whole.scanned == whole.games == book.stats().games and whole.percent == 100
+        monkeypatch.setattr(scan, "PART_GAMES", 1)
+        parts = _parts(book, pattern)
+        games = book.stats().games
+        assert len(parts) == games  # the first part is scanned even with the budget spent: always further
+        assert [p.before for p in parts] == list(range(games)) and all(p.scanned == 1 for p in parts)
+        assert [p.percent for p in parts] == [100 * (n + 1) / games for n in range(games)]
+        assert [p.next_id for p in parts[:-1]] == sorted(book.game_ids())[1:]
+        assert _counts(parts) == _counts([whole])
+        assert whole.total > 0  # each pattern is found somewhere: the counts compared are not all empty
+        monkeypatch.setattr(scan, "PART_GAMES", 2)
+        assert _counts(_parts(book, pattern)) == _counts([whole])
+        # until=: only the games below an id, as the page's games list asks for the parts it has
+        first_three = sorted(book.game_ids())[3]
+        below = search(book, pattern, until_id=first_three)
+        assert below.complete and below.scanned == 3 and _counts([below]) == _counts(parts[:3])
+
+
+def test_without_partial_a_spent_budget_still_raises(small_book):
+    """The within= searches (and any caller that asks no partial answer) keep all or nothing: a
+    search within part of an earlier answer's games would be a wrong one."""
+    from fuseki.book.analysis.patterns.budget import Budget, BudgetSpent
+    from fuseki.book.analysis.patterns.search import search
+    from fuseki.book.formats.positions import board_after_moves
+    from fuseki.book.ui.reading import pattern_from_board
+
+    with Book.open(str(small_book)) as book:
+        pattern = pattern_from_board(board_after_moves(["pd"], 19), "N19:T13", "", False)
+        with pytest.raises(BudgetSpent):
+            search(book, pattern, budget=Budget(0))
+
+
+def test_the_api_answers_a_spent_budget_with_how_far_it_got_and_goes_on_from_there(small_book, monkeypatch):
+    """/api/pattern past its budget: 200, the counts of the games scanned, ``scan`` (games,
+    before, scanned, percent, next); ``from=next`` goes on, and the parts' counts add up to the
+    answer of a budget that is never spent; the games list of ``until=`` lists the matches below it."""
+    from fuseki.book.analysis.patterns import scan
+    from fuseki.book.ui.web.app import create_app
+
+    asked = "/api/pattern?moves=jj&region=H12:M8&swap=1"
+    whole_app = create_app(book_url=str(small_book), scan_seconds=600)
+    try:
+        whole = whole_app.test_client().get(asked).get_json()
+        whole_games = whole_app.test_client().get(asked.replace("/api/pattern?", "/api/pattern/games?")).get_json()
+    finally:
+        whole_app.extensions["fuseki_book"].close()
+    assert whole["scan"] == {"games": 5, "before": 0, "scanned": 5, "percent": 100.0, "next": None}
+    monkeypatch.setattr(scan, "PART_GAMES", 1)
+    app = create_app(book_url=str(small_book), scan_seconds=1e-9)
+    try:
+        client = app.test_client()
+        parts, start = [], 0
+        while start is not None:
+            answer = client.get(f"{asked}&from={start}")
+            assert answer.status_code == 200, answer.data[:300]
+            parts.append(answer.get_json())
+            start = parts[-1]["scan"]["next"]
+        assert [p["scan"]["scanned"] for p in parts] == [1] * 5
+        assert [p["scan"]["percent"] for p in parts] == [20.0, 40.0, 60.0, 80.0, 100.0]
+        rows: dict = {}
+        for part in parts:
+            for row in part["next"]:
+                key = (row["sgf"], row["colour"])
+                rows[key] = [a + b for a, b in zip(rows.get(key, [0, 0, 0]),
+                                                   (row["at_once"], row["after_tenuki"], row["wins"]))]
+        assert rows == {(r["sgf"], r["colour"]): [r["at_once"], r["after_tenuki"], r["wins"]] for r in whole["next"]}
+        assert sum(p["total"] for p in parts) == whole["total"] > 0
+        assert sum(p["tenuki"]["games"] for p in parts) == whole["tenuki"]["games"]
+        # the games list of the first two parts: the matches among the games below the third's first id
+        until = parts[1]["scan"]["next"]
+        monkeypatch.setattr(scan, "PART_GAMES", 2048)
+        listed = client.get(f"{asked.replace('/api/pattern?', '/api/pattern/games?')}&until={until}").get_json()
+        assert listed["scan"]["next"] is None and listed["scan"]["scanned"] == 2
+        assert {r["id"] for r in listed["rows"]} == {r["id"] for r in whole_games["rows"] if r["id"] < until}
+        assert client.get(f"{asked}&from=x").status_code == 400
+    finally:
+        app.extensions["fuseki_book"].close()

@@ -357,13 +357,16 @@ def _ways(table, points: int):
 
 def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.ndarray, table, size: int,
         orbit_min: np.ndarray, to_move: int = EMPTY, moves_from: int = 0, moves_to: int | None = None,
-        budget: Budget | None = None):
+        budget: Budget | None = None, partial: bool = False):
     """(move numbers, placement indices, pattern points of the continuations, their colours,
     the moves played elsewhere before each) of ``games``; see ``_scan_range``.
     ``held``: ``ever_held`` of all the games ``games`` index; ``to_move``, ``moves_from``,
     ``moves_to``: Kombilo's options (``pattern.Pattern``).  ``budget``: scan the games in parts
     (``PART_GAMES``, then about ``PART_SECONDS`` each) and raise ``budget.BudgetSpent`` before a
-    part once it is spent (None: every game at once)."""
+    part once it is spent (None: every game at once).  ``partial``: instead of raising, stop
+    there and return the columns of the games scanned so far (the first ``len(column)`` of
+    ``games``); the first part is scanned even if the budget is spent already, so that a
+    search that goes on from where it stopped always gets further."""
     out = [np.empty(len(games), dtype=np.int64) for _ in range(5)]
     options = (np.int64(to_move), np.int64(moves_from), np.int64(NO_LIMIT if moves_to is None else moves_to),
                *tables(table, size, orbit_min))
@@ -374,7 +377,10 @@ def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.nda
         scan(1, events, offsets, games[:0], held, *options, *(column[:0] for column in out))
     first, part = 0, PART_GAMES
     while first < len(games):
-        budget.check()
+        if not partial:
+            budget.check()
+        elif first and budget.spent >= budget.seconds:  # the games scanned so far, the first part at least
+            return [column[:first] for column in out]
         last = min(first + part, len(games))
         started = time.monotonic()
         scan(4 * get_num_threads(), events, offsets, games[first:last], held, *options,

@@ -74,6 +74,23 @@ class PatternResult:
     tenuki: Tenuki
     match_ids: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     match_moves: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    # how far the scan got (``search``'s ``partial``): the games of the search in all (those the
+    # filters keep), those before ``from_id`` (scanned by the parts before this one), those this
+    # answer scanned, and the id of the first game it did not (None: it went to the end)
+    games: int = 0
+    before: int = 0
+    scanned: int = 0
+    next_id: int | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the scan went to the last game (of the part asked for)."""
+        return self.next_id is None
+
+    @property
+    def percent(self) -> float:
+        """The share of the search's games scanned up to where this answer stopped, in percent."""
+        return 100.0 * (self.before + self.scanned) / self.games if self.games else 100.0
 
     @functools.cached_property
     def matches(self) -> dict[int, int]:
@@ -82,10 +99,16 @@ class PatternResult:
         return dict(zip(self.match_ids.tolist(), self.match_moves.tolist()))
 
 
-def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -> PatternResult:
+def search(book, pattern: Pattern, filters=None, budget: Budget | None = None, from_id: int = 0,
+           until_id: int | None = None, partial: bool = False) -> PatternResult:
     """Search the book's games of the pattern's board size (see the module docstring).
     ``budget``: the scan's (``budget.BudgetSpent`` once it is spent; the web
-    page's requests have one, the CLI and the shell none)."""
+    page's requests have one, the CLI and the shell none unless ``--budget``).
+    ``from_id``, ``until_id``: scan only the games with ids from ``from_id`` and below
+    ``until_id`` (the parts of a search that goes on where an earlier answer stopped).
+    ``partial``: when the budget is spent, answer with the games scanned so far (in ascending
+    game id, the first part at least) and say where to go on (``PatternResult.next_id``)
+    instead of raising."""
     from fuseki.book.analysis.patterns import index
     from fuseki.book.model.filters import Filters
     from fuseki.book.storage.connect import BookError
@@ -98,7 +121,7 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None) -
     chosen = np.arange(len(game_ids), dtype=np.int64)
     if filters.selects_games() and len(game_ids):
         chosen = chosen[book.mask(filters, int(game_ids.max()))[game_ids]]
-    return _scanned(pattern, game_ids, events, offsets, winner_of, held, chosen, budget)
+    return _scanned(pattern, game_ids, events, offsets, winner_of, held, chosen, budget, from_id, until_id, partial)
 
 
 def search_file(path: str, pattern: Pattern) -> PatternResult | None:
@@ -119,25 +142,38 @@ def search_file(path: str, pattern: Pattern) -> PatternResult | None:
 
 
 def _scanned(pattern: Pattern, game_ids: np.ndarray, events: np.ndarray, offsets: np.ndarray,
-             winner_of: np.ndarray, held: np.ndarray, chosen: np.ndarray, budget: Budget | None) -> PatternResult:
-    """The answer of the scan of the ``chosen`` indexed games (indices into ``game_ids``)."""
+             winner_of: np.ndarray, held: np.ndarray, chosen: np.ndarray, budget: Budget | None, from_id: int = 0,
+             until_id: int | None = None, partial: bool = False) -> PatternResult:
+    """The answer of the scan of the ``chosen`` indexed games (indices into ``game_ids``), those with
+    ids in [``from_id``, ``until_id``) (``search``'s)."""
     # scan imports numba: here, not at the top, so that importing this module (fuseki pattern
     # does before it reads the position) leaves numba out until the scan runs and the position's
     # few moves are played as Python (engine/core/lazy_jit.py), not by numba's cached kernels
     # loaded for them (issue 61, bench/cli.py)
     from fuseki.book.analysis.patterns import scan
 
+    ids = game_ids[chosen]
+    if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():  # scanned in ascending id, so that a part ends at an id
+        chosen = chosen[np.argsort(ids, kind="stable")]
+        ids = game_ids[chosen]
+    games = len(chosen)
+    before = int(np.searchsorted(ids, from_id))
+    end = len(ids) if until_id is None else int(np.searchsorted(ids, until_id))
+    chosen = chosen[before:end]
     table = pattern.placement_table()
     orbits = pattern.orbits()
     orbit_min = pattern.orbit_min()
     moves, places, points, colours, later = scan.run(events, offsets, chosen, held, table, pattern.size,
                                                      orbit_min, pattern.to_move, pattern.moves_from,
-                                                     pattern.moves_to, budget)
-    game_ids = game_ids[chosen]
+                                                     pattern.moves_to, budget, partial)
+    scanned = len(moves)
+    next_id = int(game_ids[chosen[scanned]]) if scanned < len(chosen) else None
+    game_ids = game_ids[chosen[:scanned]]
     matched = np.flatnonzero(moves != scan.NONE)
     continuations, tenuki = _counted(orbits, orbit_min, winner_of[game_ids[matched]], points[matched],
                                      colours[matched], later[matched], table.swapped[places[matched]])
-    return PatternResult(pattern, len(matched), continuations, tenuki, game_ids[matched], moves[matched])
+    return PatternResult(pattern, len(matched), continuations, tenuki, game_ids[matched], moves[matched],
+                         games, before, scanned, next_id)
 
 
 def _counted(orbits: dict[int, tuple[int, ...]], orbit_min: np.ndarray, winners: np.ndarray, points: np.ndarray,

@@ -8,9 +8,10 @@ translates: queries go through the ``Book`` methods (bound parameters, never SQL
 here), rules through ``Board``.
 
 Endpoints (all GET; errors are ``{"error": message}`` with a 4xx status, or 503 for a request
-whose pattern scans spent their budget, ``api_args.SCAN_SECONDS``, with ``"scanned"``: the games
-scanned; the message says what to narrow; or 503 with ``"busy": true`` for one that found another
-request's scans running: ``book.ui.web.admission``)::
+whose ``within=`` searches spent its scan budget, ``api_args.SCAN_SECONDS``, with ``"scanned"``: the
+games scanned; the message says what to narrow; or 503 with ``"busy": true`` for one that found
+another request's scans running: ``book.ui.web.admission``.  A pattern search itself that spends
+the budget answers 200 with what the games scanned so far gave and how far it got: its ``scan``)::
 
     /api/info                         book statistics, the default board size, max_download; ``ai``:
                                       the KataGo settings (null without --ai when no store of
@@ -49,9 +50,17 @@ request's scans running: ``book.ui.web.admission``)::
                                       as Kombilo counts them (letter, point, points, colour B/W, games, at_once,
                                       after_tenuki, wins, winrate of its player), tenuki; a bad region: 400; with
                                       --ai, ``ai`` as the position's for a whole-board pattern
-                                      (else status "note": values only for a whole board)
-    /api/pattern/games?...&page=&after=
+                                      (else status "note": values only for a whole board);
+                                      ``scan``: how far the scan got within the request's budget
+                                      (``games`` the search's in all, ``before`` those below
+                                      ``from``, ``scanned`` this answer's, ``percent`` scanned up to
+                                      where it stopped, ``next``: the game id to go on from, null when
+                                      it went to the end); ``from=ID``: scan the games from that id
+                                      on (the page's "search on": its parts' counts add up),
+                                      ``until=ID``: only those below it
+    /api/pattern/games?...&page=&after=&until=
                                       the pattern's games, newest first, each at its matching move
+                                      (of the games scanned: ``scan`` as above)
     /api/pattern/games.sgf?...        those games as one SGF collection (the newest MAX_DOWNLOAD)
     /api/player?name=&vs=&page=       a player's record by year, head-to-head, first moves and games;
     /api/players?q=                   names containing q (book.ui.web.player_routes)
@@ -216,7 +225,16 @@ def pattern_json(result) -> dict:
             for letter, c in zip(row_letters(result.continuations, SHORT_LETTERS), result.continuations)]
     tenuki = result.tenuki
     return {"kind": result.pattern.kind, "options": options_text(result.pattern), "total": result.total, "next": rows,
-            "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended}}
+            "tenuki": {"games": tenuki.games, "black": tenuki.black, "white": tenuki.white, "ended": tenuki.ended},
+            "scan": scan_json(result)}
+
+
+def scan_json(result) -> dict:
+    """How far a pattern search's scan got (``search.PatternResult``): the search's games, those
+    before the part asked for, those it scanned, the percent scanned up to where it stopped and
+    the game id to go on from (None: to the end)."""
+    return {"games": result.games, "before": result.before, "scanned": result.scanned,
+            "percent": round(result.percent, 1), "next": result.next_id}
 
 
 def record_info(record) -> dict:
@@ -295,7 +313,10 @@ class _Shared:
         try:
             filters = _filters_arg()  # its within= searches take the scan slot themselves if they scan
             admit()  # one request's scans at a time in the whole server (book.ui.web.admission)
-            return search(self.book, pattern, filters, scan_budget())
+            # past its budget the answer is what the games scanned so far gave (the first part
+            # at least), with where to go on from (from=): never a bare refusal (issue 61)
+            return search(self.book, pattern, filters, scan_budget(), from_id=_int_arg("from", 0, 0, MAX_ID),
+                          until_id=_int_arg("until", None, 0, MAX_ID), partial=True)
         except BookError as exc:  # a statistics book, or an index a read-only server cannot build
             raise ApiError(str(exc), 409) from None
 
@@ -485,7 +506,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         if page > max(found.pages, 1):
             raise ApiError(f"page {page} is out of range: there are {found.pages} pages", 404)
         return jsonify(total=found.total, page=found.page, pages=found.pages, after=found.after,
-                       rows=[game_row_json(row) for row in found.rows])
+                       rows=[game_row_json(row) for row in found.rows], scan=scan_json(result))
 
     @app.get("/api/games.sgf")
     def games_sgf():
@@ -562,7 +583,7 @@ def _add_pattern_routes(app: Flask, shared: _Shared) -> None:
         except ValueError as exc:
             raise ApiError(str(exc), 404) from None
         return jsonify(total=found.total, page=found.page, pages=found.pages, after=found.after,
-                       rows=[game_row_json(row) for row in found.rows])
+                       rows=[game_row_json(row) for row in found.rows], scan=scan_json(result))
 
     @app.get("/api/pattern/games.sgf")
     def pattern_games_sgf():
