@@ -201,3 +201,29 @@ def test_an_import_leaves_a_fresh_book_indexed(book, capsys):
     with Book.open(book, readonly=True) as reader, reader.db.connect() as conn:
         assert indexed_through(conn) == reader.max_game_id(conn) > 0
     assert "pattern index" not in capsys.readouterr().err  # written with the games: no pass after
+
+
+def test_pattern_budget_prints_how_far_it_got_and_from_goes_on(book, capsys, monkeypatch):
+    """Issue 61: ``--budget 0`` (spent before the scan begins: no timing) scans one part (one
+    game here), prints its counts, how far it got and the ``--from`` to go on with; following
+    the ``--from``s tiles the book, and the parts' totals add up to the plain search's."""
+    from fuseki.book.analysis.patterns import scan
+
+    asked = ["pattern", "--book", book, "--moves", "pd", "--region", "N19:T13"]
+    assert main(asked) == 0
+    whole = capsys.readouterr().out
+    assert "scanned" not in whole and whole.splitlines()[-1] == "total 4 games"  # no budget: every game, as before
+    monkeypatch.setattr(scan, "PART_GAMES", 1)
+    totals, start, lines = [], None, []
+    for _ in range(10):
+        assert main([*asked, "--budget", "0", *(["--from", str(start)] if start else [])]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        totals.append(int(re.fullmatch(r"total (\d+) games", lines[-2]).group(1)))
+        found = re.search(r"go on with --from (\d+)$", lines[-1])
+        if not found:
+            break
+        assert re.match(rf"stopped at the budget: {len(totals)} of 4 games scanned \({25 * len(totals)}\.0%\)", lines[-1])
+        start = int(found.group(1))
+    assert len(totals) == 4 and sum(totals) == 4
+    assert re.fullmatch(r"scanned to the end: 4 of 4 games \(100\.0%\) \(this part: 1 games from game id \d+\)",
+                        lines[-1])

@@ -12,6 +12,12 @@ colour of the player who played it, games, at once, after tenuki, that player's 
 two rows with one letter), ``tenuki N``, ``total N games``. A pattern that cannot be
 searched for prints one line and exits with 2.
 
+``--budget S`` stops the scan after about S seconds (one part of the games past it at most:
+``scan.PART_GAMES``, ``PART_SECONDS``) and prints what the games scanned so far gave, how far it
+got (games scanned of the search's games, percent) and the ``--from ID`` that goes on from
+there; ``--from ID`` scans the games from that id on (their counts add to the earlier answer's).
+Without ``--budget`` every game is scanned.
+
 With ``--ai`` (``book.ui.ai_text.add_ai_options``) a whole-board pattern (the region is the
 board, no "any" point: ``Pattern.whole_board``) is a position, and its continuations its next
 moves: each gets KataGo's win rate, lead and loss for the player to move, and the marks, as
@@ -65,6 +71,11 @@ def add_commands(subparsers) -> None:
                    help="count a match only after at least M moves (default 0)")
     p.add_argument("--moves-to", type=int, default=None, metavar="N",
                    help="count a match only after at most N moves (Kombilo's move limit; default none)")
+    p.add_argument("--budget", type=float, default=None, metavar="S",
+                   help="stop after about S seconds of scan, print what the games scanned gave and how "
+                        "far it got, and the --from that goes on (default: scan every game)")
+    p.add_argument("--from", dest="from_id", type=int, default=0, metavar="ID",
+                   help="scan only the games from game id ID on (where a --budget answer stopped)")
     add_filter_options(p)
     within.add_within_options(p)
     add_book_option(p)
@@ -137,8 +148,20 @@ def result_text(board, result, ai=None) -> str:
         lines.append(ai_text.ai_footer(ai[0]))
     elif ai is not None:
         lines.append(ai)
+    if result.before or not result.complete:
+        lines.append(progress_line(result))
     kind = f"{result.pattern.kind} pattern, {options_text(result.pattern)}"
     return "\n".join(pattern_lines(board, result.pattern, result) + [kind] + lines)
+
+
+def progress_line(result) -> str:
+    """How far a search in parts got (``search.PatternResult``), and how to go on."""
+    done = result.before + result.scanned
+    part = f" (this part: {result.scanned:,} games from game id {result.first_id})" if result.before else ""
+    if result.complete:
+        return f"scanned to the end: {done:,} of {result.games:,} games ({result.percent:.1f}%){part}"
+    return (f"stopped at the budget: {done:,} of {result.games:,} games scanned ({result.percent:.1f}%){part}; "
+            f"go on with --from {result.next_id}")
 
 
 def run_pattern(args) -> int:
@@ -164,7 +187,13 @@ def run_pattern(args) -> int:
     book = Book.open(location)
     try:
         games_within = within.within_of(args, book, board.size)
-        result = search(book, pattern, replace(filters, within=games_within))
+        budget = None
+        if args.budget is not None:
+            from fuseki.book.analysis.patterns.budget import Budget
+
+            budget = Budget(max(args.budget, 0.0))
+        result = search(book, pattern, replace(filters, within=games_within), budget, from_id=max(args.from_id, 0),
+                        partial=True)
         if args.save_games:  # the games of this answer: those that matched
             within.save_games(args, book, GameSet(result.match_ids),
                               f"pattern {args.region} of {within.asked_text(args)}", "pattern")

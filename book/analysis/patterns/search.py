@@ -78,6 +78,7 @@ class PatternResult:
     # filters keep), those before ``from_id`` (scanned by the parts before this one), those this
     # answer scanned, and the id of the first game it did not (None: it went to the end)
     games: int = 0
+    first_id: int = 0
     before: int = 0
     scanned: int = 0
     next_id: int | None = None
@@ -173,7 +174,7 @@ def _scanned(pattern: Pattern, game_ids: np.ndarray, events: np.ndarray, offsets
     continuations, tenuki = _counted(orbits, orbit_min, winner_of[game_ids[matched]], points[matched],
                                      colours[matched], later[matched], table.swapped[places[matched]])
     return PatternResult(pattern, len(matched), continuations, tenuki, game_ids[matched], moves[matched],
-                         games, before, scanned, next_id)
+                         games, from_id, before, scanned, next_id)
 
 
 def _counted(orbits: dict[int, tuple[int, ...]], orbit_min: np.ndarray, winners: np.ndarray, points: np.ndarray,
