@@ -17,6 +17,13 @@ process, as from a shell (start, open, map or read the index, search, print); wi
 each is also run by that checkout's ``fuseki pattern``, alternately, in the same run.
 Targets (issue 32, 622,724 games): in one process corner and side p99 <= 1 s, anywhere
 p99 <= 3 s; a whole process p99 <= 1.5 s.
+``--budget S`` (issue 61): each pattern is searched again as the web page searches it, with a
+scan budget of S seconds (the page's default: ``api_args.SCAN_SECONDS``, 3) and a partial answer
+past it, then on from where it stopped (the page's "search on") until the whole book is scanned:
+the first answer's time (p50/p99/max: the target is the budget plus one part), how many patterns
+were answered whole, the percent of the games the cut ones had scanned, the parts each needed,
+and that the parts' totals add up to the plain search's.  An older checkout has no partial
+answers: there a search over the budget was a 503 (count the plain times over S).
 """
 
 from __future__ import annotations
@@ -156,6 +163,9 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=0, metavar="N",
                         help="also time N corner and N side patterns as whole fuseki pattern processes")
     parser.add_argument("--baseline", metavar="DIR", help="with --processes: time this checkout's too")
+    parser.add_argument("--budget", type=float, metavar="S",
+                        help="also search each pattern with a scan budget of S seconds and partial answers, "
+                             "on to the end (the web page's search and its search on)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
@@ -181,8 +191,35 @@ def main() -> int:
         print(f"{label:<24} {len(patterns)} patterns: {summary(times)}   games found: median "
               f"{statistics.median(found):,.0f}, max {max(found):,}")
 
+    def budgeted(label, patterns, seconds):
+        from fuseki.book.analysis.patterns.budget import Budget
+
+        firsts, percents, parts_needed, whole = [], [], [], 0
+        for pattern in patterns:
+            plain = search(book, pattern)
+            began = time.perf_counter()
+            part = search(book, pattern, budget=Budget(seconds), partial=True)
+            firsts.append(time.perf_counter() - began)
+            total, parts = part.total, 1
+            if part.complete:
+                whole += 1
+            else:
+                percents.append(part.percent)
+            while not part.complete:
+                part = search(book, pattern, budget=Budget(seconds), from_id=part.next_id, partial=True)
+                total, parts = total + part.total, parts + 1
+            assert total == plain.total, (total, plain.total)  # the parts add up to the one scan
+            parts_needed.append(parts)
+        cut = (f"; the {len(percents)} cut short had scanned median {statistics.median(percents):.0f}% "
+               f"(min {min(percents):.0f}%)" if percents else "")
+        print(f"{label:<24} {len(patterns)} patterns, budget {seconds:g} s: first answer {summary(firsts)}; "
+              f"{whole} answered whole{cut}; parts to the end median {statistics.median(parts_needed):.0f}, "
+              f"max {max(parts_needed)}; the parts' totals equal the plain search's")
+
     for kind, patterns in kinds.items():
         timed(kind, patterns)
+        if args.budget is not None:
+            budgeted(f"{kind}, budgeted", patterns, args.budget)
     if "corner" in kinds:
         years = book.stats().years
         if years:

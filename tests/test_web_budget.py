@@ -292,3 +292,55 @@ def test_the_api_answers_a_spent_budget_with_how_far_it_got_and_goes_on_from_the
         assert client.get(f"{asked}&from=x").status_code == 400
     finally:
         app.extensions["fuseki_book"].close()
+
+
+@pytest.mark.slow  # a real Chromium (docs/testing.md)
+def test_the_page_shows_how_far_a_cut_search_got_and_searches_on_to_the_whole_answer(month_book, browser):
+    """Issue 61 on the page: an anywhere pattern (colours swapped) on the Tygem month, served with
+    a budget spent before any scan (so each answer is one part of ``scan.PART_GAMES`` games: no
+    timing).  The summary says how many games reached it in how many of the games scanned, with
+    the percent, the games list says it lists those, and "search on" goes on from where it
+    stopped until the whole month is scanned: then the table (the page's sums of the parts,
+    sorted and lettered by the page) is the answer of a server whose budget is never spent."""
+    from browsing import Page, serving
+
+    from fuseki.book.analysis.patterns import scan
+    from fuseki.book.ui.web.app import create_app
+
+    whole_app = create_app(book_url=str(month_book), scan_seconds=600)
+    try:
+        whole = whole_app.test_client().get("/api/pattern?size=19&moves=jj,kk&region=H12:M8&swap=1").get_json()
+    finally:
+        whole_app.extensions["fuseki_book"].close()
+    games = whole["scan"]["games"]
+    assert games > 2 * scan.PART_GAMES and whole["total"] > 0 and len(whole["next"]) > 2
+    keys = ("letter", "sgf", "colour", "games", "at_once", "after_tenuki", "wins")
+    with serving(month_book, env={"FUSEKI_SCAN_SECONDS": "1e-9"}) as url:
+        page = Page(browser, timeout=120)
+        page.open(url)
+        page.play("jj")
+        page.play("kk")
+        page.click("#pattern-swap")
+        page.click("#pattern-mode")
+        page.click('#search-board rect[data-sgf="hh"]')  # H12
+        page.click('#search-board rect[data-sgf="ll"]')  # M8
+        page.wait(lambda _: "region H12:M8" in page.text("pattern-region"))
+        page.click("#pattern-search")
+        first = f"in the first {scan.PART_GAMES:,} of {games:,} games ({100 * scan.PART_GAMES / games:.1f}% scanned"
+        page.wait(lambda _: first in page.text("next-summary"))
+        page.wait(lambda _: f"of the first {scan.PART_GAMES:,} of {games:,} games scanned" in page.text("games-summary"))
+        assert page.js("return document.getElementById('pattern-on').hidden") is False
+        for clicks in range(1, 20):
+            page.click("#pattern-on")
+            scanned = min(games, (clicks + 1) * scan.PART_GAMES)
+            if scanned == games:
+                break
+            page.wait(lambda _, scanned=scanned: f"in the first {scanned:,} of" in page.text("next-summary"))
+        page.wait(lambda _: page.text("next-summary").startswith(f"{whole['total']:,} games reached the anywhere"))
+        assert "in the first" not in page.text("next-summary") and clicks == -(-games // scan.PART_GAMES) - 1
+        assert page.js("return document.getElementById('pattern-on').hidden") is True
+        merged = page.module("const {state} = await import('/static/app.js'); return state.pattern.next;")
+        assert [[row[k] for k in keys] for row in merged] == [[row[k] for k in keys] for row in whole["next"]]
+        # a new search starts again from the first game
+        page.click("#pattern-search")
+        page.wait(lambda _: first in page.text("next-summary"))

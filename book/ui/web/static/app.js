@@ -16,7 +16,7 @@ import {drawBoard} from "./board.js";
 import {$, showMessage} from "./dom.js";
 import {applyFilters, clearFilters} from "./filters.js";
 import {gamesPage} from "./games.js";
-import {drawRegion, pickMove, pickRelease, pickStart, searchPattern} from "./pattern.js";
+import {drawRegion, pickMove, pickRelease, pickStart, searchOn, searchPattern} from "./pattern.js";
 import {setupPlayerPage} from "./player.js";
 import {showGameMove} from "./replay.js";
 import {back, forward, playSearch, reset} from "./search.js";
@@ -65,6 +65,7 @@ export async function start(state) {
   document.addEventListener("pointerup", (event) => pickRelease(state, event));
   document.addEventListener("pointercancel", (event) => pickRelease(state, event));
   $("pattern-search").addEventListener("click", serial(() => searchPattern(state)));
+  $("pattern-on").addEventListener("click", serial(() => searchOn(state)));
   $("within-push").addEventListener("click", serial(() => pushWithin(state)));
   $("within-back").addEventListener("click", serial(() => backWithin(state)));
   $("first").addEventListener("click", serial(() => showGameMove(state, 0)));

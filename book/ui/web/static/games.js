@@ -2,7 +2,7 @@
 
 import {api, query, serial} from "./api.js";
 import {$, showMessage} from "./dom.js";
-import {patternQuery} from "./pattern.js";
+import {patternQuery, scannedPart} from "./pattern.js";
 import {playerLink} from "./player.js";
 import {openGame} from "./replay.js";
 import {count, counted} from "./format.js";
@@ -16,7 +16,8 @@ export async function refreshGames(state) {
   try {
     const after = state.gamesAfter[state.gamesAfter.length - 1];
     const keyset = after === null ? {} : {after};
-    page = await api(state.pattern ? `/api/pattern/games?${patternQuery(state, keyset)}` : `/api/games?${query(state, keyset)}`);
+    page = await api(state.pattern ? `/api/pattern/games?${patternQuery(state, {...keyset, ...scannedPart(state)})}`
+                                   : `/api/games?${query(state, keyset)}`);
   } catch (error) {
     showMessage(error.message);
     return;
@@ -43,14 +44,17 @@ export async function refreshGames(state) {
     if (state.game && state.game.id === row.id) tr.classList.add("selected");
     body.appendChild(tr);
   }
+  const cut = page.scan && page.scan.next !== null;  // this list's own scan ran out of time as well
+  const far = page.scan && (cut || state.pattern.scan.next !== null)
+    ? ` of the first ${count(page.scan.before + page.scan.scanned)} of ${count(page.scan.games)} games scanned` : "";
   $("games-summary").textContent = page.note || (page.total
-    ? `${counted(page.total, "game")} · mv: moves played before the position`
-    : "No games.");
+    ? `${counted(page.total, "game")}${far} · mv: moves played before the position`
+    : `No games${far}.`);
   $("games-page").textContent = page.pages ? `page ${count(page.page)} of ${count(page.pages)}` : "";
   $("games-prev").disabled = state.gamesAfter.length <= 1;
   $("games-next").disabled = state.gamesNext === null;
   const download = $("games-download");
-  download.href = state.pattern ? `/api/pattern/games.sgf?${patternQuery(state)}` : `/api/games.sgf?${query(state)}`;
+  download.href = state.pattern ? `/api/pattern/games.sgf?${patternQuery(state, scannedPart(state))}` : `/api/games.sgf?${query(state)}`;
   download.classList.toggle("disabled", !page.total);
   download.textContent = downloadLabel(state, page.total);
 }

@@ -11,6 +11,8 @@ import {renderNextMoves, rowMarks} from "./tables.js";
 import {filtersNamed} from "./filters.js";
 import {count, counted} from "./format.js";
 
+const SHORT_LETTERS = "abcdefghijkl";  // textboard.SHORT_LETTERS: the table's letters
+
 // A whole-board pattern's continuations, asked again until KataGo's values come.
 export function pollPattern(state, path) {
   clearTimeout(state.aiPoll);
@@ -163,14 +165,68 @@ export async function searchPattern(state) {
   state.pattern = result;
   const asked = new URLSearchParams(patternQuery(state));
   state.patternView = Object.fromEntries(PATTERN_KEYS.map((key) => [key, asked.get(key)]));
+  await showPattern(state, result);
+  // a search cut short by the server's budget is polled for KataGo's values once it is whole
+  if (result.ai && result.ai.status === "pending" && result.scan.next === null) {
+    pollPattern(state, `/api/pattern?${patternQuery(state)}`);
+  }
+  saveView(state);
+}
+
+async function showPattern(state, result) {
   const [marks, rare] = rowMarks(result.next, result.total, result.ai && result.ai.mark_visits);
   drawBoard($("search-board"), state.size, state.position, marks, serial((sgf) => boardClick(state, sgf)), rare);
   drawRegion(state);
   renderPattern(state, result);
-  if (result.ai && result.ai.status === "pending") pollPattern(state, `/api/pattern?${patternQuery(state)}`);
   state.gamesAfter = [null];
   await refreshGames(state);
-  saveView(state);
+}
+
+// "search on": the games after where the last answer stopped (from=), their counts added to the
+// answer's (the parts tile the games in ascending id: their sums are the one scan's).
+export async function searchOn(state) {
+  const last = state.pattern;
+  if (!last || !last.scan || last.scan.next === null) return;
+  let part;
+  try {
+    part = await api(`/api/pattern?${patternQuery(state, {from: last.scan.next})}`);
+  } catch (error) {
+    showMessage(error.message);
+    return;
+  }
+  showMessage("");
+  if (state.pattern !== last) return;  // another search came first
+  state.pattern = mergedParts(last, part);
+  await showPattern(state, state.pattern);
+}
+
+// Two consecutive parts of one pattern search as one answer: each row's (a point's orbit and the
+// colour of the player who played it) counts added, sorted and lettered as the server does
+// (search._counted: most games first, then the point, Black first; textboard.row_letters: a
+// point's two rows share a letter).  KataGo's values: the earlier part's.
+export function mergedParts(a, b) {
+  const rows = new Map();
+  for (const row of [...a.next, ...b.next]) {
+    const key = `${row.colour}${row.sgf}`;
+    const had = rows.get(key);
+    if (!had) {
+      rows.set(key, {...row});
+      continue;
+    }
+    for (const name of ["games", "at_once", "after_tenuki", "wins"]) had[name] += row[name];
+  }
+  const order = (row) => row.sgf[1] + row.sgf[0];  // the point's index: row, then column
+  const next = [...rows.values()].sort((x, y) => y.games - x.games || (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0) ||
+                                                 (x.colour < y.colour ? -1 : x.colour > y.colour ? 1 : 0));
+  const letters = new Map();
+  for (const row of next) {
+    row.winrate = row.games ? row.wins / row.games : 0;
+    if (!letters.has(row.sgf)) letters.set(row.sgf, letters.size < SHORT_LETTERS.length ? SHORT_LETTERS[letters.size] : null);
+    row.letter = letters.get(row.sgf);
+  }
+  const tenuki = Object.fromEntries(Object.keys(a.tenuki).map((name) => [name, a.tenuki[name] + b.tenuki[name]]));
+  return {...a, total: a.total + b.total, next, tenuki,
+          scan: {...b.scan, before: a.scan.before, scanned: a.scan.scanned + b.scan.scanned}};
 }
 
 // The pattern's continuations in the next-move table: each point and colour of the player who
@@ -180,9 +236,21 @@ export async function searchPattern(state) {
 export function renderPattern(state, result) {
   $("years-chart").hidden = true;  // the chart is the position's, not the pattern's
   renderNextMoves(state, {total: result.total, next: result.next.map((row) => ({...row, winrate: row.winrate})), ai: result.ai});
+  const scan = result.scan;
+  const cut = scan && scan.next !== null;  // the server's budget stopped the scan: how far it got
+  const far = cut ? ` in the first ${count(scan.before + scan.scanned)} of ${count(scan.games)} games ` +
+                    `(${scan.percent.toFixed(1)}% scanned; the server's time for one answer ran out)` : "";
   $("next-summary").textContent = result.total
-    ? `${counted(result.total, "game")} reached the ${result.kind} pattern (${result.options}) · ` +
+    ? `${counted(result.total, "game")} reached the ${result.kind} pattern (${result.options})${far} · ` +
       `tenuki ${count(result.tenuki.games)} (never played inside the region again) · ` +
       "win rates for the player who played the move" + filtersNamed(state)
-    : `No game reached the ${result.kind} pattern (${result.options}).`;
+    : `No game reached the ${result.kind} pattern (${result.options})${far}.`;
+  $("pattern-on").hidden = !cut;
+}
+
+// The games list's (and its download's) part of a search cut short: the games scanned, below the
+// id where it stopped.
+export function scannedPart(state) {
+  const scan = state.pattern && state.pattern.scan;
+  return scan && scan.next !== null ? {until: scan.next} : {};
 }

@@ -119,6 +119,7 @@ export function renderNextMoves(state, position) {
   body.replaceChildren();
   let rare = 0;
   const mover = position.to_move === "B" ? "Black" : "White";
+  $("pattern-on").hidden = true;  // a pattern search cut short shows it again (pattern.js)
   $("next-summary").textContent = position.total
     ? `${counted(position.total, "game")} reached this position` +
       (position.ended ? `, ${count(position.ended)} ended here` : "") + ` · win rates for ${mover}` +
