@@ -506,7 +506,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
         if page > max(found.pages, 1):
             raise ApiError(f"page {page} is out of range: there are {found.pages} pages", 404)
         return jsonify(total=found.total, page=found.page, pages=found.pages, after=found.after,
-                       rows=[game_row_json(row) for row in found.rows], scan=scan_json(result))
+                       rows=[game_row_json(row) for row in found.rows])
 
     @app.get("/api/games.sgf")
     def games_sgf():
