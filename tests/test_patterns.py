@@ -238,6 +238,86 @@ def test_live_placements_equal_a_direct_check(book_and_games):
             assert sorted(live[:alive].tolist()) == sorted(expected), (pattern.region, g)
 
 
+def test_placements_kept_in_time_keep_every_one_that_holds_and_drop_others(book_and_games):
+    """Issue 61's pre-filter in time (``scan._possible``) against a replay written here: of the
+    live placements it keeps exactly those the rule keeps, computed here from the events (the
+    last of a placement's stones first arrives no later than an empty cell of it is filled for
+    good), and it never drops one that holds at some position of the game (each position
+    checked cell by cell here).  It must drop some (else it prunes nothing)."""
+    from fuseki.book.analysis.patterns import scan
+    from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE
+    from fuseki.book.analysis.patterns.search import _indexed_games
+    from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
+
+    book, games, size = book_and_games
+    _ids, events, offsets, _winner_of, held = _indexed_games(book, size)
+    rng = np.random.default_rng(size + 61)
+    points = (size + 2) ** 2
+    dropped = kept_total = 0
+    for i, kind in enumerate(["side", "anywhere"] * 3):
+        pattern, _want = pattern_of(games, rng, kind, size, any_points=i % 2, swap=i % 3 == 0)
+        table = pattern.placement_table()
+        arrays = scan.tables(table, size, pattern.orbit_min())
+        cell_start, cell_point, cell_want = arrays[3], arrays[4], arrays[5]
+        ways = arrays[-5:]
+        acc = np.empty(held.shape[2], dtype=np.uint64)
+        live = np.empty(len(table.swapped), dtype=np.int64)
+        arrive = np.full((2, points), np.int64(1) << 40, dtype=np.int64)
+        filled = np.full(points, np.int64(1) << 40, dtype=np.int64)
+        emptied = np.zeros(points, dtype=np.bool_)
+        for g in range(len(offsets) - 1):
+            alive = scan._live(held[g], *ways, acc, live)
+            candidates = live[:alive].tolist()
+            game = events[offsets[g]:offsets[g + 1]].tolist()
+            kept = scan._possible(events, offsets[g], offsets[g + 1], live, alive, cell_start, cell_point,
+                                  cell_want, arrive, filled, emptied)
+            assert (arrive == 1 << 40).all() and (filled == 1 << 40).all() and not emptied.any()  # left clean
+            kept = set(live[:kept].tolist())
+            # the rule, from the events here
+            first: dict = {}
+            removed = set()
+            for k, event in enumerate(game):
+                kind_of, point = event >> 12, event & 4095
+                if not point:
+                    continue
+                if kind_of == EVENT_REMOVE:
+                    removed.add(point)
+                    continue
+                colour = BLACK if kind_of in (EVENT_MOVE, EVENT_SETUP) else WHITE
+                first.setdefault((colour, point), k)
+                first.setdefault(point, k)
+            never = float("inf")
+            expected = set()
+            for place in candidates:
+                cells = list(zip(table.point[place].tolist(), table.want[place].tolist()))
+                last = max((first.get((w, q), never) for q, w in cells if w in (BLACK, WHITE)), default=-1)
+                if last < never and not any(w == EMPTY and q not in removed and first.get(q, never) <= last
+                                            for q, w in cells):
+                    expected.add(place)
+            assert kept == expected, (pattern.region, g)
+            # and every placement that holds at a position of the game is kept
+            board = [EMPTY] * points
+            held_once = set()
+
+            def holding():
+                for place in candidates:
+                    if all(board[q] == w if w <= WHITE else board[q] != (WHITE if w == EMPTY_OR_BLACK else BLACK)
+                           for q, w in zip(table.point[place].tolist(), table.want[place].tolist())):
+                        held_once.add(place)
+
+            for k, event in enumerate(game):
+                kind_of, point = event >> 12, event & 4095
+                if point:
+                    board[point] = EMPTY if kind_of == EVENT_REMOVE else (
+                        BLACK if kind_of in (EVENT_MOVE, EVENT_SETUP) else WHITE)
+                if k + 1 == len(game) or (game[k + 1] >> 12) != EVENT_REMOVE:
+                    holding()
+            assert held_once <= kept, (pattern.region, g, held_once - kept)
+            dropped += len(candidates) - len(kept)
+            kept_total += len(kept)
+    assert dropped > 0 and kept_total > 0
+
+
 # --- real games --------------------------------------------------------------------------------
 
 REAL_GAMES = 300

@@ -19,8 +19,10 @@ elsewhere (0: at once); a game that never plays inside again is a tenuki.
 A scan may be given a ``budget.Budget`` (the web page's, per request): it then runs over the
 games in parts (``PART_GAMES``, then about ``PART_SECONDS``) and looks at the budget between
 parts, so that the work itself
-stops once the budget is spent (``budget.BudgetSpent``), not only the answer; without one (the
-CLI, the shell) it scans every game in one call.
+stops once the budget is spent (``budget.BudgetSpent``), not only the answer; or, asked for a
+``partial`` answer (the web page's pattern searches, ``fuseki pattern --budget``), it returns
+the games scanned so far, the first part at least.  Without one (the CLI, the shell) it scans
+every game in one call.
 """
 
 from __future__ import annotations
@@ -127,6 +129,58 @@ def _live(held_g, way_start, way_point, way_colour, way_shifts, way_place, acc, 
 
 
 @njit(cache=True)
+def _possible(events, k, end, live, alive, cell_start, cell_point, cell_want, arrive, filled, emptied):
+    """Keep in ``live[:alive]`` only the placements that can hold at some point of the game's
+    events ``events[k:end]``; returns how many.  A necessary condition, exact to the events and
+    cheap (one pass over them, then a few cells a placement), that ``_live``'s ever-held bit sets
+    cannot see because it has no order in time: the placement's stones are never all on the
+    board before the last of them first arrives (``arrive[c - 1, p]``: the index of the first
+    event putting colour c on p), and an empty cell whose point was filled by then (``filled``)
+    and never emptied again (``emptied``: no capture there) stays filled.  Most anywhere
+    placements that an ever-held test keeps die so: their shape's surroundings were filled
+    before their stones came together.  The scratch arrays are left as they were found."""
+    never = np.int64(1) << 40
+    for j in range(k, end):
+        kind = events[j] >> 12
+        x = events[j] & 4095
+        if x == 0:
+            continue
+        if kind == EVENT_REMOVE:
+            emptied[x] = True
+            continue
+        c = kind - EVENT_SETUP if kind >= EVENT_SETUP else kind - EVENT_MOVE
+        if arrive[c, x] == never:
+            arrive[c, x] = j
+        if filled[x] == never:
+            filled[x] = j
+    kept = 0
+    for a in range(alive):
+        i = live[a]
+        last = np.int64(-1)
+        for j in range(cell_start[i], cell_start[i + 1]):
+            w = cell_want[j]
+            if w == BLACK or w == WHITE:
+                last = max(last, arrive[w - 1, cell_point[j]])
+        can = last < never
+        if can:
+            for j in range(cell_start[i], cell_start[i + 1]):
+                q = cell_point[j]
+                if cell_want[j] == EMPTY and filled[q] <= last and not emptied[q]:
+                    can = False
+                    break
+        if can:
+            live[kept] = i
+            kept += 1
+    for j in range(k, end):
+        x = events[j] & 4095
+        arrive[0, x] = never
+        arrive[1, x] = never
+        filled[x] = never
+        emptied[x] = False
+    return kept
+
+
+@njit(cache=True)
 def _continue(events, k, end, holding, found, back, swapped, n, out_place, out_point, out_colour, out_later):
     """The continuation of a game matched before ``events[k]`` by the placements ``holding[:found]``:
     its first later move inside one of their regions (Kombilo's rule), by either player.
@@ -203,10 +257,16 @@ def _scan_range(first, last, events, offsets, games, held, to_move, moves_from, 
     link = np.empty(by_want_place.shape[0], dtype=np.int64)  # next want of the same 3 x + v
     link_place = np.empty(by_want_place.shape[0], dtype=np.int64)
     acc = np.empty(held.shape[2], dtype=np.uint64)
+    arrive = np.full((2, points), np.int64(1) << 40, dtype=np.int64)  # _possible's scratch
+    filled = np.full(points, np.int64(1) << 40, dtype=np.int64)
+    emptied = np.zeros(points, dtype=np.bool_)
     for n in range(first, last):
         g = games[n]
         out_move[n] = NONE
         alive = _live(held[g], way_start, way_point, way_colour, way_shifts, way_place, acc, live)
+        if alive and places >= LINK_PLACEMENTS:  # side and anywhere patterns: those that can hold in time
+            alive = _possible(events, offsets[g], offsets[g + 1], live, alive, cell_start, cell_point, cell_want,
+                              arrive, filled, emptied)
         if alive == 0:
             continue
         # link the live placements' wants, unless the dense lists of every placement are short

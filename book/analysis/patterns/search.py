@@ -11,6 +11,12 @@ A game that never plays inside the region again (it passes, plays elsewhere or e
 tenuki.  With ``swap_colours`` a game matching the pattern with colours exchanged gives its
 colours exchanged back.  The pattern's other Kombilo options (who moves next, a move range:
 ``pattern`` module) decide which matching position is a game's match.
+
+A search may stop early and go on later (issue 61): with a ``budget.Budget`` and ``partial`` it
+answers, once the budget is spent, with the games scanned so far (scanned in ascending game id)
+and says how far it got (``PatternResult.games``, ``before``, ``scanned``, ``percent``) and where to
+go on (``next_id``: ``from_id`` of the next part).  The parts of one search tile its games, so
+their counts add up to the whole search's (``tests/test_web_budget.py``).
 """
 
 from __future__ import annotations
