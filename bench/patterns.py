@@ -17,6 +17,8 @@ process, as from a shell (start, open, map or read the index, search, print); wi
 each is also run by that checkout's ``fuseki pattern``, alternately, in the same run.
 Targets (issue 32, 622,724 games): in one process corner and side p99 <= 1 s, anywhere
 p99 <= 3 s; a whole process p99 <= 1.5 s.
+``--compare-in-time`` (issue 61): each pattern is searched without and with the scan's pre-filter
+in time (``scan._possible``, ``scan.IN_TIME``), alternately, in the same run: before and after.
 ``--budget S`` (issue 61): each pattern is searched again as the web page searches it, with a
 scan budget of S seconds (the page's default: ``api_args.SCAN_SECONDS``, 3) and a partial answer
 past it, then on from where it stopped (the page's "search on") until the whole book is scanned:
@@ -163,6 +165,8 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=0, metavar="N",
                         help="also time N corner and N side patterns as whole fuseki pattern processes")
     parser.add_argument("--baseline", metavar="DIR", help="with --processes: time this checkout's too")
+    parser.add_argument("--compare-in-time", action="store_true",
+                        help="also time each pattern without and with the scan's pre-filter in time, alternately")
     parser.add_argument("--budget", type=float, metavar="S",
                         help="also search each pattern with a scan budget of S seconds and partial answers, "
                              "on to the end (the web page's search and its search on)")
@@ -216,8 +220,29 @@ def main() -> int:
               f"{whole} answered whole{cut}; parts to the end median {statistics.median(parts_needed):.0f}, "
               f"max {max(parts_needed)}; the parts' totals equal the plain search's")
 
+    def in_time(label, patterns):
+        """Each pattern searched without and with scan._possible, alternately (the code before issue
+        61 and this one, in one run): their times, and that they answer alike."""
+        from fuseki.book.analysis.patterns import scan
+
+        times = {False: [], True: []}
+        for pattern in patterns:
+            found = {}
+            for flag in (False, True):
+                scan.IN_TIME = flag
+                began = time.perf_counter()
+                result = search(book, pattern)
+                times[flag].append(time.perf_counter() - began)
+                found[flag] = (result.total, [(c.point, c.colour, c.games, c.wins) for c in result.continuations])
+            assert found[False] == found[True], pattern
+        scan.IN_TIME = True
+        print(f"{label + ', not in time':<24} {len(patterns)} patterns: {summary(times[False])}   (as before issue 61)")
+        print(f"{label + ', in time':<24} {len(patterns)} patterns: {summary(times[True])}   (the same answers)")
+
     for kind, patterns in kinds.items():
         timed(kind, patterns)
+        if args.compare_in_time:
+            in_time(kind, patterns)
         if args.budget is not None:
             budgeted(f"{kind}, budgeted", patterns, args.budget)
     if "corner" in kinds:

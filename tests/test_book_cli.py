@@ -222,7 +222,8 @@ def test_pattern_budget_prints_how_far_it_got_and_from_goes_on(book, capsys, mon
         found = re.search(r"go on with --from (\d+)$", lines[-1])
         if not found:
             break
-        assert re.match(rf"stopped at the budget: {len(totals)} of 4 games scanned \({25 * len(totals)}\.0%\)", lines[-1])
+        assert re.match(rf"stopped at the budget: {len(totals)} of 4 games scanned \({25 * len(totals)}\.0%\)",
+                        lines[-1])
         start = int(found.group(1))
     assert len(totals) == 4 and sum(totals) == 4
     assert re.fullmatch(r"scanned to the end: 4 of 4 games \(100\.0%\) \(this part: 1 games from game id \d+\)",

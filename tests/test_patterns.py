@@ -245,7 +245,6 @@ def test_placements_kept_in_time_keep_every_one_that_holds_and_drop_others(book_
     good), and it never drops one that holds at some position of the game (each position
     checked cell by cell here).  It must drop some (else it prunes nothing)."""
     from fuseki.book.analysis.patterns import scan
-    from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE
     from fuseki.book.analysis.patterns.search import _indexed_games
     from fuseki.engine.core.replay import EVENT_MOVE, EVENT_REMOVE, EVENT_SETUP
 
@@ -298,20 +297,19 @@ def test_placements_kept_in_time_keep_every_one_that_holds_and_drop_others(book_
             # and every placement that holds at a position of the game is kept
             board = [EMPTY] * points
             held_once = set()
-
-            def holding():
-                for place in candidates:
-                    if all(board[q] == w if w <= WHITE else board[q] != (WHITE if w == EMPTY_OR_BLACK else BLACK)
-                           for q, w in zip(table.point[place].tolist(), table.want[place].tolist())):
-                        held_once.add(place)
-
+            cells_of = {place: list(zip(table.point[place].tolist(), table.want[place].tolist()))
+                        for place in candidates}
             for k, event in enumerate(game):
                 kind_of, point = event >> 12, event & 4095
                 if point:
                     board[point] = EMPTY if kind_of == EVENT_REMOVE else (
                         BLACK if kind_of in (EVENT_MOVE, EVENT_SETUP) else WHITE)
-                if k + 1 == len(game) or (game[k + 1] >> 12) != EVENT_REMOVE:
-                    holding()
+                if k + 1 < len(game) and (game[k + 1] >> 12) == EVENT_REMOVE:
+                    continue  # the move's captures come first
+                for place, cells in cells_of.items():  # a wildcard fails only on the colour it forbids
+                    if all(board[q] == w if w <= WHITE else board[q] != (WHITE if w == EMPTY_OR_BLACK else BLACK)
+                           for q, w in cells):
+                        held_once.add(place)
             assert held_once <= kept, (pattern.region, g, held_once - kept)
             dropped += len(candidates) - len(kept)
             kept_total += len(kept)

@@ -302,10 +302,10 @@ def test_the_page_shows_how_far_a_cut_search_got_and_searches_on_to_the_whole_an
     the percent, the games list says it lists those, and "search on" goes on from where it
     stopped until the whole month is scanned: then the table (the page's sums of the parts,
     sorted and lettered by the page) is the answer of a server whose budget is never spent."""
-    from browsing import Page, serving
-
     from fuseki.book.analysis.patterns import scan
     from fuseki.book.ui.web.app import create_app
+
+    from browsing import Page, serving
 
     whole_app = create_app(book_url=str(month_book), scan_seconds=600)
     try:
@@ -326,9 +326,11 @@ def test_the_page_shows_how_far_a_cut_search_got_and_searches_on_to_the_whole_an
         page.click('#search-board rect[data-sgf="ll"]')  # M8
         page.wait(lambda _: "region H12:M8" in page.text("pattern-region"))
         page.click("#pattern-search")
-        first = f"in the first {scan.PART_GAMES:,} of {games:,} games ({100 * scan.PART_GAMES / games:.1f}% scanned"
+        share = 100 * scan.PART_GAMES / games
+        first = f"in the first {scan.PART_GAMES:,} of {games:,} games ({share:.1f}% scanned"
         page.wait(lambda _: first in page.text("next-summary"))
-        page.wait(lambda _: f"of the first {scan.PART_GAMES:,} of {games:,} games scanned" in page.text("games-summary"))
+        listed = f"of the first {scan.PART_GAMES:,} of {games:,} games scanned"
+        page.wait(lambda _: listed in page.text("games-summary"))
         assert page.js("return document.getElementById('pattern-on').hidden") is False
         for clicks in range(1, 20):
             page.click("#pattern-on")

@@ -53,17 +53,20 @@ LINK_PLACEMENTS = 64
 # A scan therefore stops at most about max(PART_SECONDS, PART_GAMES games) after its budget.
 PART_GAMES = 2048
 PART_SECONDS = 0.1
+# side and anywhere scans keep only the placements that can hold in time (``_possible``); False:
+# as before issue 61 (bench/patterns.py --compare-in-time times both in one run)
+IN_TIME = True
 
 
 @njit(cache=True, parallel=True)
-def scan(chunks, events, offsets, games, held, to_move, moves_from, moves_to, points, by_want_start,
+def scan(chunks, events, offsets, games, held, to_move, moves_from, moves_to, in_time, points, by_want_start,
          by_want_place, cell_start, cell_point, cell_want, stoneless, back, swapped, way_start, way_point,
          way_colour, way_shifts, way_place, out_move, out_place, out_point, out_colour, out_later):
     """``_scan_range`` over ``games`` in ``chunks`` shared by numba's threads."""
     count = games.shape[0]
     for c in prange(chunks):
         _scan_range(count * c // chunks, count * (c + 1) // chunks, events, offsets, games, held, to_move,
-                    moves_from, moves_to, points, by_want_start, by_want_place, cell_start, cell_point,
+                    moves_from, moves_to, in_time, points, by_want_start, by_want_place, cell_start, cell_point,
                     cell_want, stoneless, back, swapped, way_start, way_point, way_colour, way_shifts,
                     way_place, out_move, out_place, out_point, out_colour, out_later)
 
@@ -223,9 +226,9 @@ def _continue(events, k, end, holding, found, back, swapped, n, out_place, out_p
 
 
 @njit(cache=True)
-def _scan_range(first, last, events, offsets, games, held, to_move, moves_from, moves_to, points, by_want_start,
-                by_want_place, cell_start, cell_point, cell_want, stoneless, back, swapped, way_start, way_point,
-                way_colour, way_shifts, way_place, out_move, out_place, out_point, out_colour, out_later):
+def _scan_range(first, last, events, offsets, games, held, to_move, moves_from, moves_to, in_time, points,
+                by_want_start, by_want_place, cell_start, cell_point, cell_want, stoneless, back, swapped, way_start,
+                way_point, way_colour, way_shifts, way_place, out_move, out_place, out_point, out_colour, out_later):
     """Scan game g = ``events[offsets[g]:offsets[g + 1]]`` for g in ``games[first:last]``.
 
     A placement can only come to hold when one of its cells changes to what it wants there:
@@ -264,7 +267,7 @@ def _scan_range(first, last, events, offsets, games, held, to_move, moves_from, 
         g = games[n]
         out_move[n] = NONE
         alive = _live(held[g], way_start, way_point, way_colour, way_shifts, way_place, acc, live)
-        if alive and places >= LINK_PLACEMENTS:  # side and anywhere patterns: those that can hold in time
+        if alive and in_time and places >= LINK_PLACEMENTS:  # side and anywhere patterns: those that can hold in time
             alive = _possible(events, offsets[g], offsets[g + 1], live, alive, cell_start, cell_point, cell_want,
                               arrive, filled, emptied)
         if alive == 0:
@@ -428,7 +431,7 @@ def run(events: np.ndarray, offsets: np.ndarray, games: np.ndarray, held: np.nda
     ``games``); the first part is scanned even if the budget is spent already, so that a
     search that goes on from where it stopped always gets further."""
     out = [np.empty(len(games), dtype=np.int64) for _ in range(5)]
-    options = (np.int64(to_move), np.int64(moves_from), np.int64(NO_LIMIT if moves_to is None else moves_to),
+    options = (np.int64(to_move), np.int64(moves_from), np.int64(NO_LIMIT if moves_to is None else moves_to), IN_TIME,
                *tables(table, size, orbit_min))
     if budget is None:
         scan(4 * get_num_threads(), events, offsets, games, held, *options, *out)
