@@ -203,7 +203,7 @@ def test_an_import_leaves_a_fresh_book_indexed(book, capsys):
     assert "pattern index" not in capsys.readouterr().err  # written with the games: no pass after
 
 
-def test_pattern_budget_prints_how_far_it_got_and_from_goes_on(book, capsys, monkeypatch):
+def test_pattern_budget_prints_how_far_it_got_and_from_goes_on(book, capsys, monkeypatch, tmp_path):
     """Issue 61: ``--budget 0`` (spent before the scan begins: no timing) scans one part (one
     game here), prints its counts, how far it got and the ``--from`` to go on with; following
     the ``--from``s tiles the book, and the parts' totals add up to the plain search's."""
@@ -226,5 +226,10 @@ def test_pattern_budget_prints_how_far_it_got_and_from_goes_on(book, capsys, mon
                         lines[-1])
         start = int(found.group(1))
     assert len(totals) == 4 and sum(totals) == 4
+    # the games saved of a part say that they are a part's (a search within them is within those only)
+    saved = tmp_path / "part.json"
+    assert main([*asked, "--budget", "0", "--save-games", str(saved)]) == 0
+    capsys.readouterr()
+    assert "stopped at the budget: 1 of 4 games scanned" in saved.read_text()
     assert re.fullmatch(r"scanned to the end: 4 of 4 games \(100\.0%\) \(this part: 1 games from game id \d+\)",
                         lines[-1])

@@ -195,8 +195,10 @@ def run_pattern(args) -> int:
         result = search(book, pattern, replace(filters, within=games_within), budget, from_id=max(args.from_id, 0),
                         partial=True)
         if args.save_games:  # the games of this answer: those that matched
+            # a search cut short by --budget (or begun at --from) saves the matches of the games it scanned, and says so
+            part = "" if result.complete and not result.before else f" ({progress_line(result).split(';')[0]})"
             within.save_games(args, book, GameSet(result.match_ids),
-                              f"pattern {args.region} of {within.asked_text(args)}", "pattern")
+                              f"pattern {args.region} of {within.asked_text(args)}{part}", "pattern")
         ai = pattern_ai(args, board, result, book) if args.ai else None  # the book's own values first
     finally:
         book.close()
