@@ -176,7 +176,12 @@ def run_pattern(args) -> int:
         print(f"fuseki pattern: {exc}", file=sys.stderr)
         return 2
     location = book_location(args)
-    result = plain_search(args, filters, location, pattern)
+    budget = None
+    if args.budget is not None:
+        from fuseki.book.analysis.patterns.budget import Budget
+
+        budget = Budget(max(args.budget, 0.0))
+    result = plain_search(args, filters, location, pattern, budget)
     if result is not None:
         print(result_text(board, result))
         return 0
@@ -187,11 +192,6 @@ def run_pattern(args) -> int:
     book = Book.open(location)
     try:
         games_within = within.within_of(args, book, board.size)
-        budget = None
-        if args.budget is not None:
-            from fuseki.book.analysis.patterns.budget import Budget
-
-            budget = Budget(max(args.budget, 0.0))
         result = search(book, pattern, replace(filters, within=games_within), budget, from_id=max(args.from_id, 0),
                         partial=True)
         if args.save_games:  # the games of this answer: those that matched
@@ -207,7 +207,7 @@ def run_pattern(args) -> int:
     return 0
 
 
-def plain_search(args, filters, location: str, pattern):
+def plain_search(args, filters, location: str, pattern, budget=None):
     """The answer of a search of every game of a SQLite book file read through ``sqlite3`` alone
     (``search.search_file``: no SQLAlchemy, no ``Book``, ~0.1-0.45 s of a start: issue 61, bench/cli.py),
     when nothing asked needs the ``Book`` (no filter, ``--within``, ``--save-games`` or ``--ai``) and
@@ -220,4 +220,6 @@ def plain_search(args, filters, location: str, pattern):
     from fuseki.book.analysis.patterns.search import search_file
 
     path = os.path.realpath(os.path.expanduser(location))  # as Book.open resolves a path
-    return search_file(path, pattern) if os.path.isfile(path) else None
+    if not os.path.isfile(path):
+        return None
+    return search_file(path, pattern, budget, max(args.from_id, 0), partial=True)

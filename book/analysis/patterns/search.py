@@ -131,12 +131,13 @@ def search(book, pattern: Pattern, filters=None, budget: Budget | None = None, f
     return _scanned(pattern, game_ids, events, offsets, winner_of, held, chosen, budget, from_id, until_id, partial)
 
 
-def search_file(path: str, pattern: Pattern) -> PatternResult | None:
+def search_file(path: str, pattern: Pattern, budget: Budget | None = None, from_id: int = 0,
+                partial: bool = False) -> PatternResult | None:
     """``search`` of every game of the SQLite book file ``path``, read through ``sqlite3`` alone
     (``pattern_files.read_ready``: no SQLAlchemy, no ``Book``), when its index can be scanned as it
     stands; None when it cannot (then ``search`` on the opened ``Book`` answers, doing what the book
     needs first).  ``fuseki pattern`` without filters (issue 61); tests/test_pattern_map.py holds its
-    answers equal to ``search``'s."""
+    answers equal to ``search``'s.  ``budget``, ``from_id``, ``partial``: ``search``'s."""
     from fuseki.book.storage import pattern_files
 
     found = pattern_files.read_ready(path, pattern.size)
@@ -145,7 +146,7 @@ def search_file(path: str, pattern: Pattern) -> PatternResult | None:
     games, top = found
     game_ids, events, offsets, winner_of, held = _with_winners(games, top)
     return _scanned(pattern, game_ids, events, offsets, winner_of, held,
-                    np.arange(len(game_ids), dtype=np.int64), None)
+                    np.arange(len(game_ids), dtype=np.int64), budget, from_id, None, partial)
 
 
 def _scanned(pattern: Pattern, game_ids: np.ndarray, events: np.ndarray, offsets: np.ndarray,
