@@ -25,14 +25,17 @@ def warm(folder: Path) -> None:
 
     from fuseki.book.analysis.patterns import corner_build
     from fuseki.book.analysis.patterns.search import search
-    from fuseki.book.analysis.pipeline import importer
+    from fuseki.book.analysis.pipeline import batches, importer
     from fuseki.book.builders.statbook import write_statistics
+    from fuseki.book.formats.records import read_games
+    from fuseki.book.storage import nextmoves, segments
     from fuseki.book.storage.store import Book
     from fuseki.engine.core.base import BLACK, opponent
     from fuseki.engine.core.board import Board
 
     from patterncount import make_games, pattern_of
 
+    nextmoves.GAMES, segments.FANOUT = 2, 3  # (this process only) next-move statistics and merges, as test_store's
     rng = np.random.default_rng(1)
     for size in (19, 9):
         games_folder = folder / f"games{size}"
@@ -41,16 +44,24 @@ def warm(folder: Path) -> None:
         (games_folder / "variations.sgf").write_bytes(  # the sgfmill path's scan (records._game_extent)
             b"(;GM[1]FF[4]SZ[%d]C[a comment];B[cc](;W[dd];B[ee])(;W[ff]))" % size)
         with Book.open(str(folder / f"book{size}.sqlite")) as book:
-            importer.import_paths(book, [str(games_folder)], workers=0)
+            importer.import_paths(book, [str(games_folder)], workers=0, batch_games=4)
             for kind in ("corner", "side", "anywhere"):
                 search(book, pattern_of(games, rng, kind, size, any_points=1, swap=True)[0])
             if size == 19:
                 corner_build.update(book, progress=None)
+                more = folder / "more19"
+                more.mkdir()
+                make_games(more, size, 5, seed=5)
+                importer.import_paths(book, [str(more)], workers=0, batch_games=4)
+                corner_build.update(book, progress=None)  # merged into the corner book built before
                 board = Board(19)
                 board.play(*games[0][0][0])
                 book.next_moves(board)
                 book.next_moves(Board(19), BLACK)
                 write_statistics(book, str(folder / "stats.sqlite"), min_games=1)
+    for record in read_games((games_folder / "variations.sgf").read_bytes(), "variations.sgf"):
+        batches.replay_record(record)  # one game replayed alone (a parser process's, a long game's)
+        batches.game_events(record)
     board, colour = Board(19), BLACK  # past the rules core's interpreted first moves (lazy_jit)
     for _ in range(400):
         board.play(colour, board.random_move(colour, rng))
@@ -71,4 +82,5 @@ def main(done: str | None = None) -> None:
 
 
 if __name__ == "__main__":
+    import conftest  # noqa: F401 - run by hand: ``import fuseki`` loads this checkout, as in the suite
     main()
