@@ -147,23 +147,38 @@ def count_games(games, size, depth=corner_build.DEPTH):
     return table
 
 
+_BY_CLASS: dict = {}  # id(table) -> (table, {corner class: [(move, counts)]}): a count is never changed
+
+
+def by_class(table) -> dict:
+    """The count's entries grouped by corner class, in the count's order (made once a count)."""
+    kept = _BY_CLASS.get(id(table))
+    if kept is None or kept[0] is not table:
+        grouped: dict = {}
+        for (seen, move), counts in table.items():
+            grouped.setdefault(seen, []).append((move, counts))
+        kept = _BY_CLASS[id(table)] = (table, grouped)
+    return kept[1]
+
+
 def expected(table, board, mover, prune):
     """Per corner: ({frozenset of board points: (played, wins, games)}, (tenuki played, its games),
     the corner class's games) from the count."""
     width = board.size // 2
+    grouped = by_class(table)
     out = []
     for corner in range(4):
         canon, reads = class_of(board, corner, mover, width)
         moves, tenuki, games = {}, (0, 0), 0
-        for (seen, move), (played, wins, in_games) in table.items():
-            if seen != canon or played < prune:
+        entries = grouped.get(canon, [])
+        for move, (played, wins, in_games) in entries:
+            if played < prune:
                 continue
             if move is None:
                 tenuki = (played, in_games)
                 continue
             if move == ALL:  # kept beside a continuation kept (corner_build.records)
-                games = in_games if any(s == canon and m != ALL and p >= prune
-                                        for (s, m), (p, _, _) in table.items()) else 0
+                games = in_games if any(m != ALL and p >= prune for m, (p, _, _) in entries) else 0
                 continue
             points = frozenset(to_board(corner, *(move if r == 0 else move[::-1]), board.size) for r in reads)
             moves[points] = (played, wins, in_games)
