@@ -573,8 +573,10 @@ def pytest_configure(config) -> None:
     log.close()
 
 
-def pytest_configure_node(node) -> None:  # pytest-xdist's hook, on the controller: what each process is told
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on the controller: what each process is told
+def pytest_configure_node(node) -> None:
     node.workerinput["warm_jit_done"] = str(node.config._warm_jit_done)
+    node.workerinput["warm_jit_pid"] = node.config._warm_jit.pid
 
 
 def pytest_unconfigure(config) -> None:
@@ -584,11 +586,21 @@ def pytest_unconfigure(config) -> None:
         process.wait()
 
 
+def _running(pid: int) -> bool:
+    """The process is there and not a zombie (one that died before it said it was done)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session) -> None:
-    done = getattr(session.config, "workerinput", {}).get("warm_jit_done")
+    told = getattr(session.config, "workerinput", {})
+    done, pid = told.get("warm_jit_done"), told.get("warm_jit_pid")
     deadline = time.monotonic() + WARM_JIT_WAIT
-    while done and not os.path.exists(done) and time.monotonic() < deadline:
+    while done and not os.path.exists(done) and _running(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
