@@ -551,6 +551,59 @@ def pytest_collection_modifyitems(config, items) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a module's own order stays
 
 
+# --- numba's kernels compiled once, before the two processes run tests (tests/warmjit.py) -------
+
+# In a fresh clone both of xdist's processes compiled the same kernels at their first tests (some
+# 20 s each on a loaded machine).  The controller starts tests/warmjit.py as it starts, the two
+# processes collect meanwhile and wait for it before their first test, then load the kernels from
+# numba's cache; so do the ``fuseki`` commands the tests start.  A plain one-process run skips it.
+WARM_JIT_WAIT = 600  # seconds: a bound on a hang, not a speed target; past it a process compiles itself
+
+
+def pytest_configure(config) -> None:
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    folder = Path(tempfile.mkdtemp(prefix="fuseki-warmjit-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    config._warm_jit_done = folder / "done"
+    log = open(folder / "log", "wb")  # the process writes its errors here (not read: a miss costs time only)
+    config._warm_jit = subprocess.Popen(
+        [sys.executable, "-c", "import sys, warmjit; warmjit.main(sys.argv[1])", str(config._warm_jit_done)],
+        cwd=Path(__file__).parent, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, on the controller: what each process is told
+def pytest_configure_node(node) -> None:
+    node.workerinput["warm_jit_done"] = str(node.config._warm_jit_done)
+    node.workerinput["warm_jit_pid"] = node.config._warm_jit.pid
+
+
+def pytest_unconfigure(config) -> None:
+    process = getattr(config, "_warm_jit", None)
+    if process is not None and process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def _running(pid: int) -> bool:
+    """The process is there and not a zombie (one that died before it said it was done)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session) -> None:
+    told = getattr(session.config, "workerinput", {})
+    done, pid = told.get("warm_jit_done"), told.get("warm_jit_pid")
+    deadline = time.monotonic() + WARM_JIT_WAIT
+    while done and not os.path.exists(done) and _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 # --- a hung test fails instead of holding the suite (tests/hangguard.py) --------------------------
 
 from hangguard import _hung_test_ends  # noqa: E402, F401

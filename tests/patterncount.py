@@ -60,6 +60,23 @@ def _turns(size):
                                               for y in range(size) for x in range(size))] for t in range(8)])
 
 
+@functools.lru_cache
+def turned_xy(size):
+    """(8, size, size) arrays x and y: where ``coords.transform_xy`` takes (x, y), by symmetry."""
+    out = np.zeros((2, 8, size, size), dtype=np.int64)
+    for t in range(8):
+        for y in range(size):
+            for x in range(size):
+                out[:, t, y, x] = coords.transform_xy(t, x, y, size)
+    return out[0], out[1]
+
+
+@functools.lru_cache
+def points_of(size):
+    """(size, size): ``xy_to_point`` of (x, y) at [y, x]."""
+    return np.array([[xy_to_point(x, y, size) for x in range(size)] for y in range(size)], dtype=np.int64)
+
+
 def turned(grids, size):
     """(positions, 8, size, size): each board turned by symmetry t (``coords.transform_xy``)."""
     flat = grids.reshape(grids.shape[0], -1)
@@ -144,27 +161,32 @@ def brute(games, size, region, want, swap, boards=None, to_move=EMPTY, moves_fro
             continue
         i = int(np.flatnonzero(hit_any)[0])
         matches[g] = i
-        windows = [(swapped, int(t), int(dy), int(dx)) for swapped, hits in variants
-                   for t, dy, dx in zip(*np.nonzero(hits[i]))]
+        # the matching windows at position i as arrays (swapped, t, dy, dx): each move after it is
+        # turned once by each symmetry (``turned_xy``), its place in every window then read at once
+        win = [(np.full(len(ts), swapped), ts, dys, dxs) for swapped, hits in variants
+               for ts, dys, dxs in [np.nonzero(hits[i])]]
+        win_s, win_t, win_dy, win_dx = (np.concatenate(column) for column in zip(*win))
+        turned_x, turned_y = turned_xy(size)
+        points = points_of(size)
         found = None
         for j in range(i, len(moves)):
             if moves[j][1] == PASS:
                 continue
-            inside = []
-            for swapped, t, dy, dx in windows:
-                tx, ty = coords.transform_xy(t, *point_to_xy(moves[j][1], size), size)
-                qx, qy = tx - dx + x0, ty - dy + y0
-                if x0 <= qx <= x1 and y0 <= qy <= y1:
-                    inside.append((swapped, xy_to_point(qx, qy, size)))
-            if inside:
-                found = j, min(inside)
+            x, y = point_to_xy(moves[j][1], size)
+            qx = turned_x[win_t, y, x] - win_dx + x0
+            qy = turned_y[win_t, y, x] - win_dy + y0
+            inside = (x0 <= qx) & (qx <= x1) & (y0 <= qy) & (qy <= y1)
+            if inside.any():  # the least (swapped, point): an unswapped window first
+                swapped = bool(win_s[inside].all())
+                pick = inside & (win_s == swapped)
+                found = j, (swapped, int(points[qy[pick], qx[pick]].min()))
                 break
         if found is None:
             if i == len(moves):
                 tenuki[2] += 1
                 continue
             colour = moves[i][0]
-            if min(w[0] for w in windows):  # only swapped windows: the colour exchanged back
+            if win_s.all():  # only swapped windows: the colour exchanged back
                 colour = WHITE if colour == BLACK else BLACK
             tenuki[0 if colour == BLACK else 1] += 1
             continue

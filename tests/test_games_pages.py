@@ -53,8 +53,15 @@ def stored(book):
     return games
 
 
-def reaches(moves, board) -> bool:
-    images = {signature(transformed(board, t), board.to_move) for t in range(8)}
+def images_of(board) -> set:
+    """The board's signatures in its 8 orientations."""
+    return {signature(transformed(board, t), board.to_move) for t in range(8)}
+
+
+def reaches(moves, board, images=None) -> bool:
+    """``moves`` pass through ``board`` in some orientation (``images``: ``images_of(board)``, drawn
+    once for a listing's games, not once a game)."""
+    images = images_of(board) if images is None else images
     replay = Board(board.size)
     for i in range(len(moves) + 1):
         colour = moves[i][0] if i < len(moves) else None
@@ -75,7 +82,8 @@ def slow_listing(games, board, filters: Filters) -> list[int]:
             return False
         wanted = (filters.player or "").lower()
         return not wanted or wanted in black.lower() or wanted in white.lower()
-    found = [game for game in games if keep(game) and reaches(game[1], board)]
+    images = images_of(board)
+    found = [game for game in games if keep(game) and reaches(game[1], board, images)]
     found.sort(key=lambda game: (game[2], game[0]), reverse=True)
     return [game[0] for game in found]
 

@@ -14,6 +14,7 @@ itself a failure: the scan could not follow it.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -125,10 +126,16 @@ def import_graph(sources: dict[str, tuple[str, bool, bool]]) -> dict[str, set[st
             for name, (source, is_package, by_name) in sources.items()}
 
 
+@functools.cache
+def _project_graph() -> dict[str, frozenset[str]]:
+    return {name: frozenset(found) for name, found in import_graph(
+        {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py", _ids(p) in LOADS_BY_NAME)
+         for p in project_modules(*SCANNED, programs=True)}).items()}
+
+
 def project_graph() -> dict[str, set[str]]:
-    return import_graph({module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py",
-                                          _ids(p) in LOADS_BY_NAME)
-                         for p in project_modules(*SCANNED, programs=True)})
+    """The project's import graph, read once a run (six tests ask it; a test gets its own copy)."""
+    return {name: set(found) for name, found in _project_graph().items()}
 
 
 def layer_of(module: str, layers=LAYERS) -> int | None:

@@ -8,6 +8,8 @@ position in any orientation, what they played next, who won.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,7 @@ from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
 from fuseki.engine.core.board import Board
 
+from conftest import missing_service
 from games import import_forty, sgf_text, write_games
 from replay import as_dict, board_after, expected, sample_positions, signature, transformed
 
@@ -29,25 +32,66 @@ from replay import as_dict, board_after, expected, sample_positions, signature, 
 
 # --- fixtures ----------------------------------------------------------------------------
 
-@pytest.fixture(params=["rows", "next_stats"])
-def imported(request, tmp_path, book_url, monkeypatch):
-    """40 games in batches of 7.  "rows": no key reaches next-move statistics (book.storage.nextmoves);
-    "next_stats": every key of 2 games or more of a batch is counted and 3 segments of a
-    level merge, so the queries read next-move statistics, merged next-move statistics and rows together."""
+def next_stats_settings(monkeypatch, layout: str) -> None:
+    """"rows": no key reaches next-move statistics (book.storage.nextmoves); "next_stats": every
+    key of 2 games or more of a batch is counted and 3 segments of a level merge, so the queries
+    read next-move statistics, merged next-move statistics and rows together."""
     from fuseki.book.storage import nextmoves, segments
 
-    if request.param == "next_stats":
+    if layout == "next_stats":
         monkeypatch.setattr(nextmoves, "GAMES", 2)
         monkeypatch.setattr(segments, "FANOUT", 3)
+
+
+@pytest.fixture(params=["rows", "next_stats"])
+def imported(request, tmp_path, book_url, monkeypatch):
+    """40 games in batches of 7, in a book of the test's own: for the tests that write to it."""
+    next_stats_settings(monkeypatch, request.param)
     book, games, folder = import_forty(tmp_path, book_url)
     yield book, games, folder
     book.close()
 
 
+@pytest.fixture(scope="module", params=[(layout, backend) for layout in ("rows", "next_stats")
+                                        for backend in ("sqlite", "postgresql")],
+                ids=lambda param: "-".join(param))
+def imported_once(request, tmp_path_factory):
+    """``imported``'s book made once a module for the tests that only read it (the same 40 games,
+    batches and settings): (layout, location, games, folder)."""
+    layout, backend = request.param
+    folder = tmp_path_factory.mktemp(f"store-{layout}")
+    server = None
+    if backend == "sqlite":
+        location = str(folder / "book.sqlite")
+    else:
+        server = request.getfixturevalue("_postgres")
+        if isinstance(server, str):
+            missing_service(server)
+        location = server.create()
+    with pytest.MonkeyPatch.context() as monkeypatch:  # set while a test runs, not between (read_only)
+        next_stats_settings(monkeypatch, layout)
+        book, games, games_folder = import_forty(folder, location)
+        book.close()
+    yield layout, location, games, games_folder
+    if server is not None:
+        server.drop_later(urlsplit(location).path.lstrip("/"))
+
+
+@pytest.fixture
+def read_only(imported_once, monkeypatch):
+    """(book, games, folder) as ``imported`` gives them, with its settings, the book
+    ``imported_once``'s opened anew for the test (its own connection and caches): for the tests
+    that only read it (44 imports of the 40 games fewer)."""
+    layout, location, games, folder = imported_once
+    next_stats_settings(monkeypatch, layout)
+    with Book.open(location) as book:
+        yield book, games, folder
+
+
 # --- properties --------------------------------------------------------------------------
 
-def test_next_moves_commute_with_the_eight_symmetries(imported):
-    book, games, _ = imported
+def test_next_moves_commute_with_the_eight_symmetries(read_only):
+    book, games, _ = read_only
     for board in sample_positions(games, np.random.default_rng(5)):
         base = book.next_moves(board)
         assert base.total > 0
@@ -59,8 +103,8 @@ def test_next_moves_commute_with_the_eight_symmetries(imported):
             assert (image.total, image.ended) == (base.total, base.ended)
 
 
-def test_totals_and_next_moves_match_an_independent_replay(imported):
-    book, games, _ = imported
+def test_totals_and_next_moves_match_an_independent_replay(read_only):
+    book, games, _ = read_only
     for board in sample_positions(games, np.random.default_rng(9), count=20):
         total, ended, moves = expected(board, games)
         found = book.next_moves(board)
@@ -69,8 +113,8 @@ def test_totals_and_next_moves_match_an_independent_replay(imported):
         assert sum(m.games for m in found.moves) == found.total - found.ended
 
 
-def test_empty_board_counts_every_game_once(imported):
-    book, games, _ = imported
+def test_empty_board_counts_every_game_once(read_only):
+    book, games, _ = read_only
     found = book.next_moves(Board(19))
     distinct = {tuple(g[0]) for g in games}
     assert found.total == len(distinct)
@@ -81,8 +125,8 @@ def test_empty_board_counts_every_game_once(imported):
     assert len(star) == 1 and len(star[0].points) == 4
 
 
-def test_a_symmetric_opening_merges_equivalent_moves(imported):
-    book, games, _ = imported
+def test_a_symmetric_opening_merges_equivalent_moves(read_only):
+    book, games, _ = read_only
     tengen = board_after([(BLACK, base.sgf_to_point("jj", 19))])
     found = book.next_moves(tengen)
     starting = [g for g in games if g[0][:1] == [(BLACK, base.sgf_to_point("jj", 19))]]
@@ -94,8 +138,8 @@ def test_a_symmetric_opening_merges_equivalent_moves(imported):
     assert len(points) == len(set(points))
 
 
-def test_winrate_is_for_the_player_to_move(imported):
-    book, games, _ = imported
+def test_winrate_is_for_the_player_to_move(read_only):
+    book, games, _ = read_only
     black_to_move = book.next_moves(Board(19))
     for move in black_to_move.moves:
         assert move.winrate == pytest.approx(move.black_wins / move.games)
@@ -104,16 +148,16 @@ def test_winrate_is_for_the_player_to_move(imported):
         assert move.winrate == pytest.approx(move.white_wins / move.games)
 
 
-def test_moves_are_sorted_most_played_first(imported):
-    book, _, _ = imported
+def test_moves_are_sorted_most_played_first(read_only):
+    book, _, _ = read_only
     moves = book.next_moves(Board(19)).moves
     assert [(-m.games, m.point) for m in moves] == sorted((-m.games, m.point) for m in moves)
 
 
 # --- filters and games -------------------------------------------------------------------
 
-def test_year_and_player_filters_keep_only_matching_games(imported, monkeypatch):
-    book, games, _ = imported
+def test_year_and_player_filters_keep_only_matching_games(read_only, monkeypatch):
+    book, games, _ = read_only
     board = Board(19)
     filters = Filters(year_from=2012, year_to=2014)
     total, ended, moves = expected(board, games, keep=lambda g: 2012 <= g[2] <= 2014)
@@ -131,8 +175,8 @@ def test_year_and_player_filters_keep_only_matching_games(imported, monkeypatch)
     assert found.total == book.next_moves(board).total
 
 
-def test_games_pages_list_every_game_once_newest_first(imported):
-    book, games, _ = imported
+def test_games_pages_list_every_game_once_newest_first(read_only):
+    book, games, _ = read_only
     board = Board(19)
     first = book.games(board, page=1, page_size=7)
     assert first.total == book.next_moves(board).total
@@ -155,8 +199,8 @@ def transformed_reaches(moves, board, number):
     return signature(replay, replay.to_move) in images
 
 
-def test_game_and_game_sgf_round_trip(imported):
-    book, games, folder = imported
+def test_game_and_game_sgf_round_trip(read_only):
+    book, games, folder = read_only
     row = book.games(Board(19), page_size=1).rows[0]
     record = book.game(row.id)
     assert len(record.moves) == row.move_count
@@ -165,8 +209,8 @@ def test_game_and_game_sgf_round_trip(imported):
         book.game(10 ** 6)
 
 
-def test_stats(imported):
-    book, games, _ = imported
+def test_stats(read_only):
+    book, games, _ = read_only
     stats = book.stats()
     distinct = {tuple(g[0]): g for g in games}
     assert stats.games == len(distinct)
@@ -262,8 +306,8 @@ def test_read_only_books(tmp_path):
             importer.import_paths(book, [str(tmp_path)], workers=0)
 
 
-def test_unknown_position_has_no_moves(imported):
-    book, _, _ = imported
+def test_unknown_position_has_no_moves(read_only):
+    book, _, _ = read_only
     board = Board.from_ascii("\n".join(["X" + "." * 18] + ["." * 19] * 18))
     found = book.next_moves(board, to_move=WHITE)
     assert (found.total, found.ended, found.moves) == (0, 0, [])
@@ -307,8 +351,8 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
     writer.close()
 
 
-def test_the_cache_of_big_answers_stays_within_its_budget(imported, monkeypatch):
-    book, games, _ = imported
+def test_the_cache_of_big_answers_stays_within_its_budget(read_only, monkeypatch):
+    book, games, _ = read_only
     boards = sample_positions(games, np.random.default_rng(13), count=10)
     expected = [as_dict(book.next_moves(b)) for b in boards]
     book.forget_caches()
