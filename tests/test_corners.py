@@ -275,3 +275,20 @@ def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_bo
         chooser = BookChooser(out, seed=1)
         board, mover = positions(games, size, np.random.default_rng(6), 1)[0]
         assert chooser.corner_moves(board, mover) is not None
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 63, 5_000, 300_000])
+def test_key_order_is_numpys_lexsort_by_signed_key_then_move(n):
+    """The counting sort by the keys' top bits (``corner_build.key_order``) gives the order that
+    ``np.lexsort`` gives: by key as a signed number (keys with the top bit set first), then by
+    move, on distinct (key, move) records with many keys of several moves."""
+    rng = np.random.default_rng(n)
+    distinct = max(n // 3, 1)
+    pool = rng.integers(0, 2**64, size=distinct, dtype=np.uint64)
+    pool[: distinct // 10] &= np.uint64(0xFFFF)  # small keys too: many equal top bits
+    keys = pool[rng.integers(0, distinct, size=n)]
+    moves = rng.integers(-1, 120, size=n).astype(np.int64)
+    pairs = np.unique(np.stack([keys.view(np.int64), moves], axis=1), axis=0) if n else np.zeros((0, 2), np.int64)
+    pairs = pairs[rng.permutation(len(pairs))]
+    keys, moves = pairs[:, 0].copy().view(np.uint64), pairs[:, 1].copy()
+    assert np.array_equal(corner_build.key_order(keys, moves), np.lexsort((moves, keys.view(np.int64))))
