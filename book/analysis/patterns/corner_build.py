@@ -48,10 +48,10 @@ SETTINGS = "corner_moves_settings"
 ALL = corners.ALL  # the move of a key's own record: every continuation of the key, tenuki included
 MARK, TALLY = 0, 1  # what ``walk`` does with each record
 # The progress: where the mark walk ends and where the last count walk's rows start being
-# written (the caller writes them as they come).  The count walk looks up the twice bit of
-# every record and counts a tenth of them into hash tables; the mark walk sets bits: about a
-# third of the time each on the 366,535-game corpus (bench/corpus.py).
-MARK_SHARE, WRITE_FROM = 0.35, 0.9
+# ordered and written (the caller writes them as they come).  Of the 366,535-game corpus's
+# 13.8 s the mark walk takes about a quarter, the count walk half, ordering and writing the
+# rest; of the 1.5 million mirror games' 104 s 14 %, 55 % and 31 % (docs/benchmarks.md).
+MARK_SHARE, WRITE_FROM = 0.2, 0.75
 KEY, MOVE, PLAYED, WINS, GAMES = 0, 1, 2, 3, 4  # the tally table's columns (one slot: 40 bytes)
 COLUMNS = 5
 GAME_SLOTS = 1024  # the per-game set of records counted: a power of two above 4 records a move x DEPTH
@@ -242,8 +242,8 @@ def key_order(keys, moves):
     then by move: what ``np.lexsort((moves, keys.view(np.int64)))`` gives (keys and moves
     distinct together, so no tie is left to order).  The keys are hashes, so a counting sort by
     their top bits (sign flipped) leaves buckets of a few hundred, each sorted alone, and a
-    key's few moves are put in order in place: 8 s, not 38, for the 58 M records of the mirror
-    corpus's 1.5 million games (bench/corpus.py)."""
+    key's few moves are put in order in place (with the one-pass gather of ``_ordered``, the
+    1.5 million games' records spent 20 s outside the walks, not 38: docs/benchmarks.md)."""
     n = len(keys)
     bits = 4
     while bits < 22 and (1 << bits) * 64 < n:
