@@ -238,6 +238,8 @@ def test_live_placements_equal_a_direct_check(book_and_games):
             assert sorted(live[:alive].tolist()) == sorted(expected), (pattern.region, g)
 
 
+@pytest.mark.parametrize("book_and_games", [(19, "sqlite"), (9, "sqlite")], indirect=True,
+                         ids=["19-sqlite", "9-sqlite"])  # a kernel on the index's arrays: no backend in it
 def test_placements_kept_in_time_keep_every_one_that_holds_and_drop_others(book_and_games):
     """Issue 61's pre-filter in time (``scan._possible``) against a replay written here: of the
     live placements it keeps exactly those the rule keeps, computed here from the events (the
