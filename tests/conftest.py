@@ -612,6 +612,24 @@ from hangguard import _hung_test_ends  # noqa: E402, F401
 # another; the helpers themselves live in the support modules beside this file) -----------------
 
 @pytest.fixture(scope="module")
+def small_games_book(tmp_path_factory) -> str:
+    """A SQLite book of 30 generated 19x19 games (tests/games.py, seed 17): its path.  For tests
+    of a whole command's process (start-up, the numba cache) that need a book, not its contents."""
+    from fuseki.book.analysis.pipeline import importer
+    from fuseki.book.storage.store import Book
+
+    from games import write_games
+
+    folder = tmp_path_factory.mktemp("smallbook")
+    (folder / "games").mkdir()
+    write_games(folder / "games", count=30, seed=17)
+    location = str(folder / "book.sqlite")
+    with Book.open(location) as book:
+        importer.import_paths(book, [str(folder / "games")], workers=0)
+    return location
+
+
+@pytest.fixture(scope="module")
 def corner_ways_book(tmp_path_factory) -> str:
     """The corner-ways book (tests/cornerways.py's five games) with its corner book built: its path."""
     from fuseki.book.analysis.patterns import corner_build

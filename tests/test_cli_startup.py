@@ -29,11 +29,7 @@ import sys
 
 import pytest
 
-from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model import builtin
-from fuseki.book.storage.store import Book
-
-from games import write_games
 
 RUN = """
 import json, sys
@@ -68,14 +64,8 @@ def test_search_on_the_built_in_book_imports_no_sqlalchemy_and_no_numba(tmp_path
 
 
 @pytest.fixture(scope="module")
-def games_book(tmp_path_factory) -> str:
-    folder = tmp_path_factory.mktemp("startup")
-    (folder / "games").mkdir()
-    write_games(folder / "games", count=30, seed=11)
-    location = str(folder / "book.sqlite")
-    with Book.open(location) as book:
-        importer.import_paths(book, [str(folder / "games")], workers=0)
-    return location
+def games_book(small_games_book) -> str:
+    return small_games_book
 
 
 def pattern_argv(book: str) -> list[str]:

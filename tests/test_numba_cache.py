@@ -17,11 +17,6 @@ import sys
 
 import pytest
 
-from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage.store import Book
-
-from games import write_games
-
 # modules numba's CPUContext.refresh imports (numba/core/cpu.py, load_additional_registries) that a
 # kernel loaded from the cache never needs
 REGISTRIES = ("numba.np.arraymath", "numba.np.linalg", "numba.np.random.legacy", "numba.typed.typeddict",
@@ -59,14 +54,8 @@ print(json.dumps(report))
 
 
 @pytest.fixture(scope="module")
-def small_book(tmp_path_factory) -> str:
-    folder = tmp_path_factory.mktemp("numbacache")
-    (folder / "games").mkdir()
-    write_games(folder / "games", count=30, seed=17)
-    location = str(folder / "book.sqlite")
-    with Book.open(location) as book:
-        importer.import_paths(book, [str(folder / "games")], workers=0)
-    return location
+def small_book(small_games_book) -> str:
+    return small_games_book
 
 
 def run(book: str, full_load: bool, compile_after: bool = False) -> tuple[str, dict]:
