@@ -58,7 +58,8 @@ from sgfmill import sgf, sgf_moves  # noqa: E402
 from fuseki.book.analysis.pipeline import batches, importer  # noqa: E402
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
 from fuseki.book.model.filters import Filters  # noqa: E402
-from fuseki.book.storage import nextmoves, schema, segment_files, segments  # noqa: E402
+from fuseki.book.storage import schema  # noqa: E402
+from fuseki.book.storage.position_index import nextmoves, segment_files, segments  # noqa: E402
 from fuseki.book.storage.store import Book  # noqa: E402
 from fuseki.engine.core import base, coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE, vertex_to_point  # noqa: E402

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import segment_files, segments
+from fuseki.book.storage.position_index import segment_files, segments
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import book_cli
 

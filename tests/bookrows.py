@@ -13,7 +13,8 @@ import struct
 from sqlalchemy import select
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import schema, scheme, segment_files, segments
+from fuseki.book.storage import schema, scheme
+from fuseki.book.storage.position_index import segment_files, segments
 
 from games import write_games
 from replay import as_dict
@@ -48,7 +49,7 @@ def next_stats_rows(book):
 
 def segment_file(path) -> tuple[list[int], list[int], list[tuple[int, bytes]]]:
     """(keys, codes, next-move statistics rows (key, stats bytes)) of a packed segment file, read
-    with ``struct`` from the layout ``book.storage.packed_segment``'s docstring gives: the slow,
+    with ``struct`` from the layout ``book.storage.position_index.packed_segment``'s docstring gives: the slow,
     independent reading its tests compare the mapped reader with."""
     with open(path, "rb") as file:
         data = file.read()

@@ -16,8 +16,8 @@ import sqlite3
 
 from sqlalchemy import text
 
-from fuseki.book.storage import segments
 from fuseki.book.storage.connect import BookError
+from fuseki.book.storage.position_index import segments
 from fuseki.book.storage.store import Book
 
 from conftest import is_sqlite

@@ -1,4 +1,4 @@
-"""The stored rows of busy positions (``book.storage.busy_rows``): one blob of codes per position.
+"""The stored rows of busy positions (``book.storage.position_index.busy_rows``): one blob of codes per position.
 
 - Each stored blob is exactly the position's rows, read here with plain SQL from every
   segment (the book's own tables and, for SQLite, its segment files), and each stored
@@ -26,8 +26,8 @@ from sqlalchemy import text
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import busy_rows, nextmoves, segments
 from fuseki.book.storage.gamesets import GameSet
+from fuseki.book.storage.position_index import busy_rows, nextmoves, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_signed

@@ -73,7 +73,7 @@ print(json.dumps([code, out.getvalue(), loaded]))
 
 
 def test_search_on_a_book_of_games_starts_no_numba(tmp_path):
-    """A small position's first visits are counted by numpy (book.storage.nextmoves.NUMPY_CODES):
+    """A small position's first visits are counted by numpy (book.storage.position_index.nextmoves.NUMPY_CODES):
     ``fuseki search`` on a book of games imports no numba either, and answers from the games."""
     from bookgames import build_book
 

@@ -4,7 +4,7 @@ No timing here: bench/cli.py measures the start-up (docs/benchmarks.md, "Start-u
 these tests hold what makes it short, by the modules a command leaves out of ``sys.modules``:
 
 - ``fuseki search`` on the built-in book (a statistics book) reads it through ``sqlite3``
-  (``book.storage.statbook_file``): no SQLAlchemy, and its four moves played as Python
+  (``book.storage.position_index.statbook_file``): no SQLAlchemy, and its four moves played as Python
   (``engine/core/lazy_jit.py``): no numba;
 - ``fuseki pattern`` on a SQLite book whose index is ready (``fuseki import`` leaves it so), with no
   filter, reads the index's state and files through ``sqlite3`` alone (``pattern_files.read_ready``):

@@ -261,7 +261,7 @@ def test_random_is_seeded(corner_book):
 def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_book, tmp_path):
     """The built-in book's way: write_statistics copies the continuations of >= N times."""
     from fuseki.book.builders.statbook import write_statistics
-    from fuseki.book.storage.statbook import StatisticsTable
+    from fuseki.book.storage.position_index.statistics_book import StatisticsTable
 
     path, games, size, table = corner_book
     out = str(tmp_path / "stats.sqlite")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.book.storage import pg_stage
+from fuseki.book.storage.position_index import pg_stage
 from fuseki.book.storage.store import Book
 
 from conftest import ROOT, import_command, is_sqlite, write_archive

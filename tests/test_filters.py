@@ -275,7 +275,7 @@ def corpus(tmp_path_factory, month_book):
     """(book path, every stored Game): the archive's book (conftest's ``month_book``, imported once
     a session by ``fuseki import``), copied, then ``fuseki import`` of the generated games into it
     (their headers are the filters' edge cases: the month's games alone leave some filters empty)."""
-    from fuseki.book.storage import segments
+    from fuseki.book.storage.position_index import segments
     from fuseki.book.storage.store import Book
     from fuseki.engine.core.zobrist import to_signed
 

@@ -106,7 +106,7 @@ class Reads:
 
 @pytest.mark.parametrize("files", [True, False], ids=["segment-files", "book-tables"])
 def test_archives_read_by_the_parsers_give_the_same_book(tmp_path, small_archives, monkeypatch, files):
-    from fuseki.book.storage import segment_files
+    from fuseki.book.storage.position_index import segment_files
 
     monkeypatch.setattr(segment_files, "ENABLED", files)
     folder, _ = corpus(tmp_path)

@@ -180,7 +180,7 @@ def test_the_default_progress_stream_is_stderr_as_it_is_when_written(monkeypatch
 def test_a_merge_is_announced_before_it_runs(tmp_path, archive, monkeypatch):
     """The writer writes no batch while it merges (minutes at a million games): the progress
     says so first, with the number of segments and positions merged."""
-    from fuseki.book.storage import segments
+    from fuseki.book.storage.position_index import segments
 
     monkeypatch.setattr(segments, "FANOUT", 4)
     said: list[tuple[int, int]] = []

@@ -11,7 +11,8 @@ from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
-from fuseki.book.storage import schema, scheme, segment_files, segments, sqlite_image, sqlite_stage
+from fuseki.book.storage import schema, scheme
+from fuseki.book.storage.position_index import segment_files, segments, sqlite_image, sqlite_stage
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE

@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import nextmoves, pattern_files, scheme, segment_files
+from fuseki.book.storage import pattern_files, scheme
+from fuseki.book.storage.position_index import nextmoves, segment_files
 from fuseki.book.storage.store import Book
 
 from bookrows import answers, next_stats_rows, rows, segment_file

@@ -1,4 +1,4 @@
-"""Segment next-move statistics (book.storage.nextmoves) against counts made here, row by row.
+"""Segment next-move statistics (book.storage.position_index.nextmoves) against counts made here, row by row.
 
 The queries that read them are tested in tests/test_store.py (its ``imported`` fixture runs
 every test once with next-move statistics and merged next-move statistics); here the records themselves: built
@@ -12,7 +12,8 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from fuseki.book.storage import nextmoves, scheme, segments
+from fuseki.book.storage import scheme
+from fuseki.book.storage.position_index import nextmoves, segments
 from fuseki.book.storage.store import Book
 
 

@@ -1,4 +1,4 @@
-"""book.storage.packed_segment: a segment file's rows and next-move statistics as flat arrays.
+"""book.storage.position_index.packed_segment: a segment file's rows and next-move statistics as flat arrays.
 
 The reader is checked against two independent readings: ``bookrows.segment_file``
 (``struct`` over the documented layout) and numpy over the rows as they were given.
@@ -12,7 +12,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from fuseki.book.storage import nextmoves, packed_segment, segment_files
+from fuseki.book.storage.position_index import nextmoves, packed_segment, segment_files
 
 from bookrows import segment_file
 

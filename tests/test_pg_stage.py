@@ -1,4 +1,4 @@
-"""PostgreSQL: batches staged by the parsers and linked in by the writer (``book.storage.pg_stage``).
+"""PostgreSQL: batches staged by the parsers and linked in by the writer (``book.storage.position_index.pg_stage``).
 
 - a book whose parsers stage their rows (with parser processes, and in the importing
   process) equals one whose writer copies every row (``pg_stage.ENABLED`` off): the same
@@ -21,7 +21,8 @@ import pytest
 from sqlalchemy import select, text
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import nextmoves, pg_stage, schema, scheme, segments
+from fuseki.book.storage import schema, scheme
+from fuseki.book.storage.position_index import nextmoves, pg_stage, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 

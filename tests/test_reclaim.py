@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import segment_files, segments
+from fuseki.book.storage.position_index import segment_files, segments
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 
@@ -108,7 +108,7 @@ def test_reclaim_moves_every_free_page_a_step_at_a_time(tmp_path, archive, monke
 
 
 def test_segment_files_after_merges_are_packed_and_none_is_left_behind(tmp_path, archive, monkeypatch):
-    """Segments as files (book.storage.segment_files): the merged files take no more room than one
+    """Segments as files (book.storage.position_index.segment_files): the merged files take no more room than one
     batch's file of the same games, no file is left that the book does not name, and the
     book's own file holds no positions."""
     sizes, answers = {}, {}

@@ -1,4 +1,4 @@
-"""book.storage.segment_files: a SQLite book's segments as files beside it -- the same answers as
+"""book.storage.position_index.segment_files: a SQLite book's segments as files beside it -- the same answers as
 segments in the book's own file, no file left behind, one file again after compact."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import segment_files, segments
+from fuseki.book.storage.position_index import segment_files, segments
 from fuseki.book.storage.store import Book
 
 from bookrows import answers
@@ -113,7 +113,7 @@ def test_games_the_book_has_leave_the_parsers_file_which_is_linked_as_it_is(tmp_
     their rows leave the parser's file and their counts its next-move statistics, the file is linked as
     it is (no copy), the other games keep their numbers (a gap where one was dropped), and
     the book answers as one made with its segments in tables."""
-    from fuseki.book.storage import nextmoves
+    from fuseki.book.storage.position_index import nextmoves
 
     from bookrows import rows
 

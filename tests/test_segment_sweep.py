@@ -1,4 +1,4 @@
-"""book.storage.segment_sweep: a read-only open removes what a killed import left, and nothing a
+"""book.storage.position_index.segment_sweep: a read-only open removes what a killed import left, and nothing a
 live import may still link."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import segment_files, segment_sweep
+from fuseki.book.storage.position_index import segment_files, segment_sweep
 from fuseki.book.storage.store import Book
 
 from conftest import PacedImport
@@ -134,7 +134,8 @@ def test_a_scratch_file_is_named_after_the_process_writing_it_so_another_process
     for path in (scratch, after_the_old_file):
         with open(path, "wb") as out:
             out.write(b"rows")
-    code = f"from fuseki.book.storage import segment_sweep; print(segment_sweep.sweep({str(folder)!r}, set()))"
+    code = ("from fuseki.book.storage.position_index import segment_sweep; "
+            f"print(segment_sweep.sweep({str(folder)!r}, set()))")
     swept = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert swept.strip() == repr([after_the_old_file.name])
     assert os.path.exists(scratch) and not after_the_old_file.exists()

@@ -1,4 +1,4 @@
-"""book.storage.segments: every batch a segment, full levels merged, the answers never change."""
+"""book.storage.position_index.segments: every batch a segment, full levels merged, the answers never change."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import sqlite3
 import numpy as np
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import schema, segment_files, segments, sqlite_stage
+from fuseki.book.storage import schema
+from fuseki.book.storage.position_index import segment_files, segments, sqlite_stage
 from fuseki.book.storage.store import Book
 
 from bookrows import answers

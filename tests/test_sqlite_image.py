@@ -1,4 +1,4 @@
-"""book.storage.sqlite_image: pages written by hand that SQLite itself reads, checks and copies."""
+"""book.storage.position_index.sqlite_image: pages written by hand that SQLite itself reads, checks and copies."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuseki.book.storage import sqlite_image
+from fuseki.book.storage.position_index import sqlite_image
 
 CREATE = ("CREATE TABLE rows (key INTEGER NOT NULL, code INTEGER NOT NULL, "
           "PRIMARY KEY (key, code)) WITHOUT ROWID")

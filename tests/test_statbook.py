@@ -18,9 +18,9 @@ from fuseki.book.analysis.pipeline import importer
 from fuseki.book.builders.statbook import build, info_path, write_statistics
 from fuseki.book.model import builtin
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import statbook_file
 from fuseki.book.storage.connect import BookError
-from fuseki.book.storage.statbook import StatisticsOnly, StatisticsTable
+from fuseki.book.storage.position_index import statbook_file
+from fuseki.book.storage.position_index.statistics_book import StatisticsOnly, StatisticsTable
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE, opponent
@@ -222,13 +222,13 @@ def stored_keys(stats: Book) -> set[int]:
     return {key % (1 << 64) for key in keys}
 
 
-# --- the plain sqlite3 reader (book.storage.statbook_file) against SQLAlchemy's query ---------------
+# --- the plain sqlite3 reader (book.storage.position_index.statbook_file) against SQLAlchemy's query ---------------
 
 
 def check_reader_against_sqlalchemy(stats: Book, sample: int, seed: int) -> int:
     """Every sampled position of ``stats`` (and keys it lacks) read both ways: the ``sqlite3``
     reader a Book uses, and ``statbook_table.lookup`` through the book's SQLAlchemy engine."""
-    from fuseki.book.storage import statbook_table
+    from fuseki.book.storage.position_index import statbook_table
     from fuseki.engine.core.zobrist import to_signed
 
     assert stats.db is stats.db  # made once, when first asked

@@ -1,11 +1,12 @@
-"""Next-move statistics without years (what book/storage/statbook_table.py keeps: ``nextmoves.without_years``)
-on hand-made rows of the positions index, and the statistics book file."""
+"""Next-move statistics without years (what book/storage/position_index/statbook_table.py keeps:
+``nextmoves.without_years``) on hand-made rows of the positions index, and the statistics book file."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from fuseki.book.storage import nextmoves, scheme, segment_files, statbook_file, statbook_table
+from fuseki.book.storage import scheme
+from fuseki.book.storage.position_index import nextmoves, segment_files, statbook_file, statbook_table
 
 END, PASS = -2, -1
 

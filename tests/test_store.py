@@ -15,8 +15,9 @@ import pytest
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import busy_rows, schema, scheme, segment_index
+from fuseki.book.storage import schema, scheme
 from fuseki.book.storage.connect import BookError
+from fuseki.book.storage.position_index import busy_rows, segment_index
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, EMPTY, WHITE
@@ -33,10 +34,10 @@ from replay import as_dict, board_after, expected, sample_positions, signature, 
 # --- fixtures ----------------------------------------------------------------------------
 
 def next_stats_settings(monkeypatch, layout: str) -> None:
-    """"rows": no key reaches next-move statistics (book.storage.nextmoves); "next_stats": every
+    """"rows": no key reaches next-move statistics (book.storage.position_index.nextmoves); "next_stats": every
     key of 2 games or more of a batch is counted and 3 segments of a level merge, so the queries
     read next-move statistics, merged next-move statistics and rows together."""
-    from fuseki.book.storage import nextmoves, segments
+    from fuseki.book.storage.position_index import nextmoves, segments
 
     if layout == "next_stats":
         monkeypatch.setattr(nextmoves, "GAMES", 2)
@@ -319,7 +320,7 @@ def test_row_fetch_fallback_and_compact_give_the_same_answers(imported, monkeypa
     book, games, _ = imported
     boards = sample_positions(games, np.random.default_rng(11), count=8)
     before = [(f.total, f.ended, as_dict(f)) for f in map(book.next_moves, boards)]
-    from fuseki.book.storage import segments
+    from fuseki.book.storage.position_index import segments
 
     monkeypatch.setattr(segments, "_JOINED", set())  # the portable one-row-a-code query ...
     monkeypatch.setattr(segments, "_SNAPSHOT", {})  # ... and segment list

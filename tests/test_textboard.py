@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from fuseki.book.storage.orbits import MoveStat
-from fuseki.book.storage.source import NextMoves
+from fuseki.book.storage.position_index.face import NextMoves
+from fuseki.book.storage.position_index.orbits import MoveStat
 from fuseki.book.ui import textboard
 from fuseki.engine.core.base import BLACK, point_to_vertex, xy_to_point
 from fuseki.engine.core.board import Board

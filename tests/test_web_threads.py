@@ -29,7 +29,8 @@ import time
 import pytest
 from sqlalchemy import event
 
-from fuseki.book.storage import busy_rows, segment_files, store
+from fuseki.book.storage import store
+from fuseki.book.storage.position_index import busy_rows, segment_files
 
 from conftest import PacedImport
 from webbook import GAMES, import_games, request_paths, small_games

@@ -51,7 +51,7 @@ def write(folder, count=70, seed=5):
 def dated(request, tmp_path, monkeypatch):
     """A SQLite book of 70 games; "next_stats": its busy positions are read from the segments'
     next-move statistics."""
-    from fuseki.book.storage import nextmoves, segments
+    from fuseki.book.storage.position_index import nextmoves, segments
 
     if request.param == "next_stats":
         monkeypatch.setattr(nextmoves, "GAMES", 2)

@@ -28,7 +28,7 @@ def warm(folder: Path) -> None:
     from fuseki.book.analysis.pipeline import batches, importer
     from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.formats.records import read_games
-    from fuseki.book.storage import nextmoves, segments
+    from fuseki.book.storage.position_index import nextmoves, segments
     from fuseki.book.storage.store import Book
     from fuseki.engine.core.base import BLACK, opponent
     from fuseki.engine.core.board import Board

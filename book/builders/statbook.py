@@ -97,7 +97,7 @@ def write_statistics(book, out: str, min_games: int = MIN_GAMES, title: str = TI
                      description: str = "", corner_min_games: int | None = None) -> BuildReport:
     """Write the statistics book of an open book of games to ``out`` (and ``info_path(out)``),
     with its corner book's continuations of at least ``corner_min_games`` when it has one."""
-    from fuseki.book.storage import nextmoves, statbook_table
+    from fuseki.book.storage.position_index import nextmoves, statbook_table
 
     if min_games < 1:
         raise ValueError("min_games must be at least 1")

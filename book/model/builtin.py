@@ -1,6 +1,6 @@
 """The built-in opening book: where it lies in the package and what it holds.
 
-``data/builtin.sqlite`` is a statistics book (``book.storage.statbook``: next moves with
+``data/builtin.sqlite`` is a statistics book (``book.storage.position_index.statistics_book``: next moves with
 games and wins, no game records) built by ``fuseki book build-builtin`` from the Tygem
 archives (``book.builders.statbook``); ``data/builtin.json`` beside it says what it
 holds, so that ``fuseki-gtp`` can name its book at start without opening the database

@@ -1,2 +1,2 @@
-"""Storage: the schema, the ``Book`` queries, its next-move sources (the segment index and the
-statistics table), SQLite page images, WAL checkpoints."""
+"""Storage: the schema, the ``Book`` queries, the positions index (``position_index``: its one face
+and its physical forms), the pattern index's files and table, WAL checkpoints."""

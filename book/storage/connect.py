@@ -1,7 +1,7 @@
 """How a book connects: its URL, and the SQLAlchemy engine with the pool, pragmas and transactions.
 
 SQLAlchemy is imported by the functions that use it: ``BookError`` and ``sqlite_uri`` serve a
-statistics book's reader too (``book.storage.statbook_file``), which imports no SQLAlchemy
+statistics book's reader too (``book.storage.position_index.statbook_file``), which imports no SQLAlchemy
 (issue 61: its import is most of ``fuseki search``'s start on the built-in book, bench/cli.py).
 """
 
@@ -74,7 +74,7 @@ def make_db(url, readonly: bool) -> Engine:
     """The SQLAlchemy engine of a book: its pool, and on SQLite the transactions and pragmas."""
     from sqlalchemy import create_engine, event
 
-    from fuseki.book.storage import sqlite_stage
+    from fuseki.book.storage.position_index import sqlite_stage
 
     # A connection for each thread that asks at once (the web server's request threads): with
     # SQLAlchemy's default of 5 (+10 opened and closed again per query) the 50 visitors of

@@ -3,8 +3,8 @@
 ``scheme.SCHEMA_VERSION`` 2 -> 3: the segments' next-move statistics were called summaries.
 Their tables were ``summary_<id>`` in the book's own database (with PostgreSQL's primary-key
 index ``summary_<id>_pkey``) and ``summary`` in each segment file
-(``book.storage.segment_files``).  Version 3 names them ``next_stats_<id>`` and ``next_stats``,
-the one name of the concept (``book.storage.nextmoves``).  The rows and bytes are the same.
+(``book.storage.position_index.segment_files``).  Version 3 names them ``next_stats_<id>`` and ``next_stats``,
+the one name of the concept (``book.storage.position_index.nextmoves``).  The rows and bytes are the same.
 
 3 -> 4: beside a SQLite book on disk the pattern index is stored once, in the files of
 ``book.storage.pattern_files``; version 3 kept every game's events in the table
@@ -15,7 +15,7 @@ table and answer every pattern search with no game, so it must refuse a version-
 PostgreSQL book or one in memory keeps its table: only the version row changes.
 
 4 -> 5: a segment file holds its rows and next-move statistics as flat sorted arrays
-(``book.storage.packed_segment``: 14 bytes a row) where version 4 kept a SQLite database of
+(``book.storage.position_index.packed_segment``: 14 bytes a row) where version 4 kept a SQLite database of
 the tables ``positions`` and ``next_stats`` (20 bytes a row).  Each file is written again in
 the new form under a scratch name that then replaces it (``os.replace``: a reader that had
 opened the old one keeps it), so a file is whole in one form or the other, and one already
@@ -29,7 +29,7 @@ renamed is left as it is.  The pattern files are appended to in the book's trans
 past what the book commits are cut off by the next append).  The version row moves last,
 with the book's own tables.  So an upgrade cut short leaves a book that says "2" or "3", and
 the next open finishes it.  A statistics book has no segments and no pattern index: it is
-read at version 2, 3 or 4 as it is (``statbook.open_file``).
+read at version 2, 3 or 4 as it is (``statistics_book.open_file``).
 """
 
 from __future__ import annotations
@@ -39,10 +39,11 @@ import sqlite3
 
 from sqlalchemy import inspect, select, text
 
-from fuseki.book.storage import nextmoves, packed_segment, pattern_events, pattern_files, schema, scheme, segment_files
+from fuseki.book.storage import pattern_events, pattern_files, schema, scheme
 from fuseki.book.storage.connect import sqlite_uri
+from fuseki.book.storage.position_index import nextmoves, packed_segment, segment_files
+from fuseki.book.storage.position_index.sqlite_image import MappedRows
 from fuseki.book.storage.scheme import MIGRATES_FROM  # the schema versions upgrade brings to SCHEMA_VERSION
-from fuseki.book.storage.sqlite_image import MappedRows
 
 _OLD_TABLES = {  # (old name, id) of the tables summary_<id>
     "sqlite": text("SELECT name, substr(name, 9) FROM sqlite_master WHERE type = 'table' AND name GLOB 'summary_*'"),

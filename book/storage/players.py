@@ -46,9 +46,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import select
 
-from fuseki.book.storage import orbits, schema, scheme
-from fuseki.book.storage.orbits import MoveStat
-from fuseki.book.storage.statbook import IMPORT_HINT, StatisticsOnly
+from fuseki.book.storage import schema, scheme
+from fuseki.book.storage.position_index import orbits
+from fuseki.book.storage.position_index.orbits import MoveStat
+from fuseki.book.storage.position_index.statistics_book import IMPORT_HINT, StatisticsOnly
 from fuseki.book.storage.store import GamesPage
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, END, PASS, WHITE

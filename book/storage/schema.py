@@ -32,7 +32,7 @@ The tables:
 
 ``segments`` and ``positions_<id>``
     The positions index: one row per position per game -- every position of every
-    game, in canonical orientation -- kept in *segment* tables (``book.storage.segments``):
+    game, in canonical orientation -- kept in *segment* tables (``book.storage.position_index.segments``):
     each batch an importer writes becomes a new table ``positions_<id>``, registered
     in ``segments(id, level, rows)``, and full levels are merged into one table of the
     next level (a small LSM tree).  A segment table holds:
@@ -193,7 +193,8 @@ segments = Table(
     Column("rows", BigInteger, nullable=False),
 )
 
-# A segment kept in a file beside the book (book.storage.segment_files): its file, and what its codes lack.
+# A segment kept in a file beside the book (book.storage.position_index.segment_files): its file,
+# and what its codes lack.
 segment_files = Table(
     "segment_files", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),
@@ -220,7 +221,7 @@ def segment_table(segment_id: int | str) -> Table:
 
 
 # A SQLite importer's staging table (in memory): the same columns and key as a segment,
-# which SQLite's whole-table transfer into a new segment needs (book.storage.segments).
+# which SQLite's whole-table transfer into a new segment needs (book.storage.position_index.segments).
 staging_table = Table("fuseki_stage", MetaData(), *positions_columns("fuseki_stage"),
                       sqlite_with_rowid=False)
 

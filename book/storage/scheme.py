@@ -2,7 +2,8 @@
 
 ``book.storage.schema`` holds the tables (SQLAlchemy Core) these describe.  They live apart so
 that a reader that needs no table (a statistics book read through the ``sqlite3`` module alone:
-``book.storage.statbook_file``; the counting of ``book.storage.nextmoves``) imports no SQLAlchemy,
+``book.storage.position_index.statbook_file``; the counting of
+``book.storage.position_index.nextmoves``) imports no SQLAlchemy,
 which is ~120-400 ms of a short command's start (issue 61, bench/cli.py).
 """
 
@@ -13,10 +14,10 @@ from functools import cache
 
 from fuseki.engine.core import zobrist
 
-# 2: positions in segment tables (book.storage.segments); 3: the segments' next-move statistics
+# 2: positions in segment tables (book.storage.position_index.segments); 3: the segments' next-move statistics
 # named next_stats (were summary; book.storage.migrate renames them when an old book is opened);
 # 4: beside a SQLite book on disk, the pattern index in files only (book.storage.pattern_files);
-# 5: segment files packed (book.storage.packed_segment), where they were SQLite databases
+# 5: segment files packed (book.storage.position_index.packed_segment), where they were SQLite databases
 SCHEMA_VERSION = "5"
 MIGRATES_FROM = ("2", "3", "4")  # the schema versions migrate.upgrade brings to SCHEMA_VERSION
 HASH_NAME = "zobrist-splitmix64-v1"

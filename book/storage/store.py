@@ -4,14 +4,14 @@
 PostgreSQL (``postgresql://``); the tables are in ``book.storage.schema``, the writing side in
 ``book.analysis.pipeline.importer``.  Every query binds its parameters; no user text is put into SQL.
 
-Next moves come from the book's one ``NextMoveSource`` (``book.storage.source``): a
-``SegmentIndex`` (``book.storage.segment_index``, where the query is described) for a book of
-games, a ``StatisticsTable`` (``book.storage.statbook``) for a statistics book.  The book
+Next moves come from the book's one ``NextMoveSource`` (``book.storage.position_index.face``): a
+``SegmentIndex`` (``book.storage.position_index.segment_index``, where the query is described) for a book of
+games, a ``StatisticsTable`` (``book.storage.position_index.statistics_book``) for a statistics book.  The book
 itself keeps what belongs to its games table: the filters' masks over game ids (``mask``), the
 games' headers, and the date ranks that order a list of games.
 
 A statistics book (the built-in one) is opened and read without SQLAlchemy
-(``book.storage.statbook_file``: its meta rows and next moves are plain ``sqlite3``): this module
+(``book.storage.position_index.statbook_file``: its meta rows and next moves are plain ``sqlite3``): this module
 imports SQLAlchemy and the modules of a book of games inside the functions that use them, so that
 ``fuseki search`` on the built-in book never imports them (most of its start-up: issue 61,
 bench/cli.py); ``Book.db`` makes a statistics book's engine when something first asks for it.
@@ -38,10 +38,10 @@ import numpy as np
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
-from fuseki.book.storage import statbook
 from fuseki.book.storage.connect import BookError
-from fuseki.book.storage.source import NextMoves, NextMoveSource, Visits
-from fuseki.book.storage.statbook_file import StatisticsFile, is_statistics_file
+from fuseki.book.storage.position_index import statistics_book
+from fuseki.book.storage.position_index.face import NextMoves, NextMoveSource, Visits
+from fuseki.book.storage.position_index.statbook_file import StatisticsFile, is_statistics_file
 
 # A book of games' modules (all of them import SQLAlchemy) are imported where they are used:
 # see the module docstring.
@@ -104,21 +104,21 @@ class Book:
     source's only ever publish arrays that are finished, and change their dicts under a lock."""
 
     def __init__(self, db: Engine | None, readonly: bool, path: str | None,
-                 statistics: statbook.StatisticsInfo | None = None, reader: StatisticsFile | None = None):
+                 statistics: statistics_book.StatisticsInfo | None = None, reader: StatisticsFile | None = None):
         self._lock = threading.Lock()
         self._db = db  # the SQLAlchemy engine (not to be confused with the GTP engine): see db
         self.readonly = readonly
         self.path = path  # the SQLite file, or None
-        # a statistics book's StatisticsInfo (book.storage.statbook); None: a book of games
+        # a statistics book's StatisticsInfo (book.storage.position_index.statistics_book); None: a book of games
         self.statistics = statistics
-        self._reader = reader  # a statistics book's own sqlite3 connections (book.storage.statbook_file)
-        # where next moves come from (book.storage.source): the one physical form this book has
+        self._reader = reader  # a statistics book's own sqlite3 connections (book.storage.position_index.statbook_file)
+        # where next moves come from (book.storage.position_index.face): the one physical form this book has
         if statistics is None:
-            from fuseki.book.storage.segment_index import SegmentIndex
+            from fuseki.book.storage.position_index.segment_index import SegmentIndex
 
             self.source: NextMoveSource = SegmentIndex(db, self.mask, self.max_game_id)
         else:
-            self.source = statbook.StatisticsTable(reader, statistics)
+            self.source = statistics_book.StatisticsTable(reader, statistics)
         self._masks: dict[tuple, np.ndarray] = {}
         self._headers: Headers | None = None  # every game's header columns, read once
         self._rank: np.ndarray | None = None
@@ -132,13 +132,13 @@ class Book:
     @property
     def db(self) -> Engine:
         """The book's SQLAlchemy engine.  A statistics book reads its next moves without one
-        (``book.storage.statbook_file``) and makes it when first asked (the corner book, the AI
+        (``book.storage.position_index.statbook_file``) and makes it when first asked (the corner book, the AI
         values, ``stats``): importing SQLAlchemy is most of a short search's start (issue 61)."""
         db = self._db
         if db is None:
             with self._lock:
                 if self._db is None:
-                    self._db = statbook.make_engine(self.path)
+                    self._db = statistics_book.make_engine(self.path)
                 db = self._db
         return db
 
@@ -149,7 +149,7 @@ class Book:
         Raises BookError when a read-only book does not exist or is not a book, or when a
         SQLite book lists segment files its folder lacks (copied without it), and
         scheme.SchemeMismatch when it was written with another hash scheme.  A statistics
-        book (``book.storage.statbook_table``; the built-in book) opens read-only whatever is asked.
+        book (``book.storage.position_index.statbook_table``; the built-in book) opens read-only whatever is asked.
         """
         if "://" not in str(location):  # a path: as connect.to_url resolves it, before importing SQLAlchemy
             path = str(Path(location).expanduser().resolve())
@@ -158,9 +158,10 @@ class Book:
         from sqlalchemy import inspect
         from sqlalchemy.exc import DBAPIError
 
-        from fuseki.book.storage import migrate, schema, segment_files
+        from fuseki.book.storage import migrate, schema
         from fuseki.book.storage.connect import make_db, sqlite_path, to_url
-        from fuseki.book.storage.segment_sweep import sweep_book, sweep_dead
+        from fuseki.book.storage.position_index import segment_files
+        from fuseki.book.storage.position_index.segment_sweep import sweep_book, sweep_dead
 
         url = to_url(str(location), readonly)
         path = sqlite_path(url)
@@ -187,7 +188,7 @@ class Book:
                     schema.create(conn)
                     sweep_book(conn)  # what an importer that stopped left
                     if db.dialect.name == "postgresql":  # its staged tables (pg_stage: SQLite stages none)
-                        from fuseki.book.storage import pg_stage
+                        from fuseki.book.storage.position_index import pg_stage
 
                         pg_stage.sweep(conn)
             if upgrade_first:
@@ -216,7 +217,7 @@ class Book:
     @classmethod
     def _open_statistics(cls, path: str) -> Book:
         """A statistics book: read-only whatever is asked (never opened for writing)."""
-        reader, info = statbook.open_file(path)
+        reader, info = statistics_book.open_file(path)
         return cls(None, True, path, info, reader)
 
     @classmethod
@@ -261,7 +262,7 @@ class Book:
 
     def visits(self, key: int, filters: Filters | None = None, every_row: bool = False) -> Visits:
         """What the source knows of the position ``key`` (canonical, unsigned): see
-        ``source.Visits``; ``every_row``: every game one by one."""
+        ``face.Visits``; ``every_row``: every game one by one."""
         return self.source.visits(key, filters or Filters(), every_row)
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
@@ -304,7 +305,7 @@ class Book:
             before = (page - 1) * page_size
             ordered = ordered[before:]
         chosen = ordered[:page_size]
-        at = np.searchsorted(game_ids, chosen)  # game_ids ascend (source.Visits): a page's move numbers only
+        at = np.searchsorted(game_ids, chosen)  # game_ids ascend (face.Visits): a page's move numbers only
         rows = self._rows(chosen, dict(zip(chosen, move_numbers[at].tolist())))
         more = before + len(chosen) < total
         return GamesPage(rows, total, before // page_size + 1, pages, rows[-1].id if more and rows else None)
@@ -356,7 +357,7 @@ class Book:
         statistics book: the games it was counted from, its distinct positions)."""
         from sqlalchemy import func, select
 
-        from fuseki.book.storage import segments
+        from fuseki.book.storage.position_index import segments
         from fuseki.book.storage.schema import games as games_table
 
         if self.statistics is not None:
@@ -385,7 +386,7 @@ class Book:
         if self.readonly:
             raise BookError("the book is open read-only")
         from fuseki.book.storage import schema
-        from fuseki.book.storage.sqlite_stage import clear_stage
+        from fuseki.book.storage.position_index.sqlite_stage import clear_stage
 
         if self._checkpointer:
             self._checkpointer.bound()  # a log grown too long restarts with this write
@@ -453,7 +454,7 @@ class Book:
         """Merge every segment into one, in the book's own file (files too: ``_fold_files``)."""
         if self.readonly:
             raise BookError("the book is open read-only")
-        from fuseki.book.storage import segment_files, segment_merges, segments
+        from fuseki.book.storage.position_index import segment_files, segment_merges, segments
 
         with self.db.connect() as conn:
             in_files = bool(segment_files.in_files(conn))
@@ -466,12 +467,12 @@ class Book:
     def reclaim(self, pages_per_step: int = RECLAIM_PAGES) -> int:
         """Give the pages merges freed back to the file system; returns how many (see
         ``segment_merges.reclaim``)."""
-        from fuseki.book.storage import segment_merges
+        from fuseki.book.storage.position_index import segment_merges
 
         return segment_merges.reclaim(self, pages_per_step)
 
     def _file_bytes(self, conn) -> int | None:
-        from fuseki.book.storage import segment_files
+        from fuseki.book.storage.position_index import segment_files
 
         if self.db.dialect.name == "sqlite" and self.path:
             # the database's pages, wherever they are now (file or write-ahead log)
@@ -586,7 +587,7 @@ def _selected_ids(conn, query) -> np.ndarray:
     by one: bench/book.py --query-book)."""
     from sqlalchemy import Text, cast, func, select
 
-    from fuseki.book.storage import segment_files
+    from fuseki.book.storage.position_index import segment_files
 
     found = query.subquery()
     if conn.dialect.name == "postgresql":

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import nextmoves, orbits
-from fuseki.book.storage.orbits import MoveStat
-from fuseki.book.storage.statbook import IMPORT_HINT, StatisticsOnly
+from fuseki.book.storage.position_index import nextmoves, orbits
+from fuseki.book.storage.position_index.orbits import MoveStat
+from fuseki.book.storage.position_index.statistics_book import IMPORT_HINT, StatisticsOnly
 from fuseki.engine.core.base import BLACK, END, WHITE
 
 RECENT = 3  # K: the recent years of a move's trend

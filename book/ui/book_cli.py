@@ -153,10 +153,10 @@ def complete_book(book) -> None:
     builds: a numba pass over every game's events, with its own progress line where it is long),
     so the engine plays joseki from the new games, and a server or engine that opens the book
     read-only answers from them, right after the import.  The rows of busy positions are stored
-    as one blob each (``book.storage.busy_rows``).
+    as one blob each (``book.storage.position_index.busy_rows``).
     """
     from fuseki.book.analysis.patterns import corner_build, index, index_map
-    from fuseki.book.storage import busy_rows
+    from fuseki.book.storage.position_index import busy_rows
 
     busy_rows.store(book)  # a busy position's games and filters read one blob, not a row per game
     indexed = index.update(book, progress=sys.stderr)

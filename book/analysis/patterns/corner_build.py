@@ -30,8 +30,9 @@ from numba import njit
 
 from fuseki.book.analysis.patterns import corners, index, index_map
 from fuseki.book.analysis.pipeline.progress import STDERR, Steps
-from fuseki.book.storage import pgcopy, schema
+from fuseki.book.storage import schema
 from fuseki.book.storage.index_state import indexed_through
+from fuseki.book.storage.position_index import pgcopy
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept

@@ -24,8 +24,9 @@ from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, shown_name
 from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves, move_limit_text
-from fuseki.book.storage import nextmoves, schema, scheme, segments, sqlite_image
+from fuseki.book.storage import schema, scheme
 from fuseki.book.storage.connect import make_db
+from fuseki.book.storage.position_index import nextmoves, segments, sqlite_image
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, move_limit
 from fuseki.engine.core.board import Board

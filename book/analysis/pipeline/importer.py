@@ -18,8 +18,8 @@ The pipeline (``import_paths``)::
   once per group and board size; and ``replay_events`` per game, its pattern-index
   events), compresses the stored SGF, sorts the rows by key and
   writes them with the batch's games numbered from 0: for a SQLite book on disk, as a
-  segment file beside the book (``book.storage.segment_files``); for a PostgreSQL book, as a table
-  of its own, COPYed on its own connection (``book.storage.pg_stage``); for a SQLite book in
+  segment file beside the book (``book.storage.position_index.segment_files``); for a PostgreSQL book, as a table
+  of its own, COPYed on its own connection (``book.storage.position_index.pg_stage``); for a SQLite book in
   memory, as the segment's page image it sends.  The writer takes the batches in the
   order the groups were dealt, so games are numbered in source order whatever N is, and
   only links them in with their first game id: one row naming the file, or a rename and
@@ -39,10 +39,10 @@ The pipeline (``import_paths``)::
   worker forks with the book's checkpoint thread ended (``workers.start_forked``): a child of
   a fork has only the forking thread, and a lock the checkpoint thread held inside SQLite at
   that instant would stay held in the child for ever.
-- A batch's rows become a new segment of the positions index (``book.storage.segments``):
+- A batch's rows become a new segment of the positions index (``book.storage.position_index.segments``):
   a table of their own, written in key order, so a batch costs the same whatever the
   book's size.  SQLite gets them as a database image built page by page
-  (``book.storage.sqlite_image``) and copied by SQLite's whole-table transfer, PostgreSQL
+  (``book.storage.position_index.sqlite_image``) and copied by SQLite's whole-table transfer, PostgreSQL
   through ``COPY`` (a parser's, or the writer's where staging is off), any other database
   through SQLAlchemy's portable ``insert()``.  Batches
   take the book's write lock (``Book.writing``), so importers in several processes
@@ -97,11 +97,9 @@ from fuseki.book.analysis.pipeline.workers import (
     stop_all,
     take,
 )
-from fuseki.book.storage import (
-    pattern_events,
+from fuseki.book.storage import pattern_events, schema, scheme
+from fuseki.book.storage.position_index import (
     pg_stage,
-    schema,
-    scheme,
     segment_files,
     segment_merges,
     segments,
@@ -324,10 +322,10 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     CPU seconds of the stages: "reader" and "parsers".  ``image``: batches carry their rows
     as an image (a SQLite book).  ``rows_to``: what writes each batch's rows where this
     process only links them in (``batches.make_batch``): a SQLite book's segment files
-    (``book.storage.segment_files``), a PostgreSQL book's staged tables (``book.storage.pg_stage``).  With
-    either, the parsers leave out the games the book at ``book_url`` already holds
-    (``KnownGames``).  ``end_threads``: ends this process's other threads before the fork
-    (``workers.start_forked``; the book's ``Book.end_threads``).
+    (``book.storage.position_index.segment_files``), a PostgreSQL book's staged tables
+    (``book.storage.position_index.pg_stage``).  With either, the parsers leave out the games the
+    book at ``book_url`` already holds (``KnownGames``).  ``end_threads``: ends this process's other
+    threads before the fork (``workers.start_forked``; the book's ``Book.end_threads``).
     """
     cpu = {} if cpu is None else cpu
     if parsers <= 0:

@@ -90,7 +90,7 @@ from werkzeug.exceptions import HTTPException
 from fuseki.book.analysis.patterns.budget import BudgetSpent
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
-from fuseki.book.storage.statbook import StatisticsOnly
+from fuseki.book.storage.position_index.statistics_book import StatisticsOnly
 from fuseki.book.ui.reading import parse_periods
 from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.book.ui.web.admission import add_admission, admit

@@ -24,7 +24,7 @@ from dataclasses import asdict
 
 from flask import Flask, jsonify, request
 
-from fuseki.book.storage.statbook import StatisticsOnly
+from fuseki.book.storage.position_index.statistics_book import StatisticsOnly
 from fuseki.book.ui.web.api_args import MAX_PAGE, MAX_PAGE_SIZE, MAX_PLAYER, ApiError, after_arg, game_row_json, int_arg
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK

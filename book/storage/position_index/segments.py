@@ -12,7 +12,7 @@ batch written into one B-tree rewrote nearly every leaf page of it (the log grew
 the size of the whole table at each commit): a batch's commit grew with the book without
 end (bench/book.py --corpus prints the import rate of each tenth of the games) -- an import's cost
 was quadratic in the book's size.  A new segment only appends pages.  On SQLite its
-rows come as a database image (``book.storage.sqlite_image``) copied by SQLite's transfer of a
+rows come as a database image (``book.storage.position_index.sqlite_image``) copied by SQLite's transfer of a
 whole table into an empty one, which packs the pages full: the book needs no ``VACUUM``
 to stay under 5 KB a game (random inserts left pages about 88% full).
 
@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import func, insert, select, text, union_all
 
-from fuseki.book.storage import nextmoves, segment_files, sqlite_image, sqlite_stage
+from fuseki.book.storage.position_index import nextmoves, segment_files, sqlite_image, sqlite_stage
 from fuseki.book.storage.schema import games, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.scheme import GAME_SHIFT
@@ -134,7 +134,9 @@ def write_segment(conn, keys: np.ndarray, codes: np.ndarray, next_stats: nextmov
         return segment_files.link_file(conn, name, len(keys), 0)
     dialect = conn.dialect.name
     if dialect == "postgresql":  # its key built after the rows are in
-        from fuseki.book.storage import pg_stage  # PostgreSQL's only (a SQLite reader need not import it)
+        from fuseki.book.storage.position_index import (
+            pg_stage,  # PostgreSQL's only (a SQLite reader need not import it)
+        )
 
         segment = segment_files.new_segment_id(conn)
         pg_stage.copy_rows(conn, segment_table(segment).name, keys, codes)
@@ -166,7 +168,7 @@ def write_image_segment(conn, image: np.ndarray, next_stats: nextmoves.NextMoveS
 def drop_table(conn, segment_id: int) -> None:
     """Drop a segment's table (on PostgreSQL, a staged segment's view with its rows)."""
     if conn.dialect.name == "postgresql":
-        from fuseki.book.storage import pg_stage
+        from fuseki.book.storage.position_index import pg_stage
 
         pg_stage.drop_segment(conn, segment_id)
     else:
@@ -271,7 +273,7 @@ def merge(conn, parts: list[Segment], level: int) -> int:
     else:
         conn.execute(text(f"INSERT INTO {table.name} (key, code) {union}"))
     if conn.dialect.name == "postgresql":
-        from fuseki.book.storage import pg_stage
+        from fuseki.book.storage.position_index import pg_stage
 
         pg_stage.add_key(conn, table.name)
     nextmoves.write(conn, segment, _merged_stats(conn, parts))

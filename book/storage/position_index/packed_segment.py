@@ -1,6 +1,6 @@
 """A segment file's format: its rows and next-move statistics as flat sorted arrays.
 
-A segment file (``book.storage.segment_files``) is written once and never changed, and is
+A segment file (``book.storage.position_index.segment_files``) is written once and never changed, and is
 read by key: so it needs no page tree.  A row of SQLite's b-tree cost 20 bytes (an 8-byte
 key, a 6-byte code, 6 bytes of cell pointer and record headers: ``dbstat`` of a segment of
 4.2 M rows), three quarters of the whole book; here it costs 14 (docs/storage.md).
@@ -25,8 +25,8 @@ import os
 
 import numpy as np
 
-from fuseki.book.storage import nextmoves
-from fuseki.book.storage.sqlite_image import ordered_rows
+from fuseki.book.storage.position_index import nextmoves
+from fuseki.book.storage.position_index.sqlite_image import ordered_rows
 
 MAGIC = b"fsk-seg1"
 FENCE = 512  # a fence entry every this many keys: one 4 KB page of keys between two entries

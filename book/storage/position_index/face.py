@@ -4,16 +4,16 @@ A ``Book`` (``book.storage.store``) holds one ``NextMoveSource`` and asks it eve
 about a position:
 
 - ``segment_index.SegmentIndex``: a book of games.  Its positions index is the segments'
-  rows, one per game and position (``book.storage.segments``), with each segment's
-  next-move statistics of its busy keys beside them (``book.storage.nextmoves``);
-- ``statbook.StatisticsTable``: a statistics book (the built-in one).  Its one table
+  rows, one per game and position (``book.storage.position_index.segments``), with each segment's
+  next-move statistics of its busy keys beside them (``book.storage.position_index.nextmoves``);
+- ``statistics_book.StatisticsTable``: a statistics book (the built-in one).  Its one table
   ``next_stats`` holds each position's next-move statistics, with no games behind them
-  (``book.storage.statbook_table``).
+  (``book.storage.position_index.statbook_table``).
 
 Both answer ``next_moves`` through ``answer`` below, so a statistics book answers exactly as
 the book of games it was counted from (tests/test_statbook.py, in all 8 orientations).
 What needs games (``visits``: the games that reached a position) only the index answers;
-a statistics book raises ``statbook.StatisticsOnly`` saying why.
+a statistics book raises ``statistics_book.StatisticsOnly`` saying why.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import nextmoves, orbits
-from fuseki.book.storage.orbits import MoveStat
+from fuseki.book.storage.position_index import nextmoves, orbits
+from fuseki.book.storage.position_index.orbits import MoveStat
 from fuseki.engine.core.base import BLACK, END, WHITE
 
 

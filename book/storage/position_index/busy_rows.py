@@ -1,8 +1,8 @@
 """The rows of busy positions, stored together: one blob of codes per position.
 
 A position many games reached (the empty board: every game) keeps one row per game in each
-segment (``book.storage.segments``).  A next-move query without filters reads the segments'
-next-move statistics instead (``book.storage.nextmoves``), but a list of its games or a filter on the
+segment (``book.storage.position_index.segments``).  A next-move query without filters reads the segments'
+next-move statistics instead (``book.storage.position_index.nextmoves``), but a list of its games or a filter on the
 players or the headers needs every row: 366,535 of them for the empty board of the Tygem
 corpus, 42-71 ms read from 27 segments, and about 120 ns a row more as the book grows.  A
 process keeps them once read (``SegmentIndex.busy``), but each new process, and each position
@@ -30,7 +30,8 @@ import threading
 import numpy as np
 from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table, select
 
-from fuseki.book.storage import nextmoves, schema, segments
+from fuseki.book.storage import schema
+from fuseki.book.storage.position_index import nextmoves, segments
 
 BUSY_ROWS = 500  # a position of this many games or more is busy: its rows are stored (and kept, SegmentIndex.busy)
 THROUGH = "busy_rows_through"  # the meta row: the book version (largest game id) the blobs are of

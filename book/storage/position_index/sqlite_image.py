@@ -3,7 +3,7 @@
 The importer's writer hands each batch's position rows to SQLite as such an image:
 ``sqlite3.Connection.deserialize`` opens it as an attached in-memory database, and
 SQLite's whole-table transfer copies its records into the new segment table
-(``book.storage.segments``).  Handing the same 2.3 M rows of the Tygem archive to SQLite
+(``book.storage.position_index.segments``).  Handing the same 2.3 M rows of the Tygem archive to SQLite
 through the driver (``INSERT ... VALUES`` of 250 rows, ``executemany``) cost most of
 the writer's CPU (bench/book.py prints it per game): SQLite's own per-row work is most of it,
 even when a compiled loop calls ``sqlite3_bind_int64`` and ``sqlite3_step``.  Writing the

@@ -1,11 +1,11 @@
 """A statistics book: next-move statistics without games (the built-in book is one).
 
-``Book.open`` opens a file marked as a statistics book (``book.storage.statbook_table``) with
-``open_file`` and holds a ``StatisticsTable`` as its next-move source (``book.storage.source``)
+``Book.open`` opens a file marked as a statistics book (``book.storage.position_index.statbook_table``) with
+``open_file`` and holds a ``StatisticsTable`` as its next-move source (``book.storage.position_index.face``)
 instead of a ``SegmentIndex``.  What it can answer it answers as a book of games would:
 
 - ``next_moves`` reads one position's statistics (``statbook_table.lookup``) and counts them
-  with ``source.answer``, as the index counts a segment's statistics, so its answer equals
+  with ``face.answer``, as the index counts a segment's statistics, so its answer equals
   the full book's for every position the statistics kept (tests/test_statbook.py checks it
   in all 8 orientations);
 - ``Book.stats`` gives the games it was built from (meta rows), its positions and file size.
@@ -14,7 +14,7 @@ What needs games it refuses in words, never with an empty answer: ``Book.games``
 player or header filter raise ``StatisticsOnly``; ``game`` and ``game_sgf`` raise KeyError saying why.
 The file is opened ``immutable`` (no locks, no journal: it is package data and may lie on
 a read-only disk) and is never written.  Its meta rows and next moves are read through the
-``sqlite3`` module alone (``book.storage.statbook_file``), so that opening it and answering a
+``sqlite3`` module alone (``book.storage.position_index.statbook_file``), so that opening it and answering a
 search imports no SQLAlchemy (issue 61); ``make_engine`` gives the SQLAlchemy engine of the file
 to a ``Book`` that is asked for one (``Book.db``: the corner book, the AI values).
 """
@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import statbook_file
 from fuseki.book.storage.connect import BookError
+from fuseki.book.storage.position_index import statbook_file
+from fuseki.book.storage.position_index.face import NextMoves, Visits, answer
 from fuseki.book.storage.scheme import MIGRATES_FROM, check_meta
-from fuseki.book.storage.source import NextMoves, Visits, answer
 from fuseki.engine.core.zobrist import to_signed
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
@@ -80,7 +80,7 @@ class StatisticsTable:
         self.reader, self.info = reader, info
 
     def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
-        """As a book of games answers (``source.answer``: the same counting and orbit merging,
+        """As a book of games answers (``face.answer``: the same counting and orbit merging,
         over the position's statistics instead of its rows); StatisticsOnly for a filter that
         selects games (years, players, headers)."""
         keys = board.symmetric_keys(to_move)

@@ -1,7 +1,7 @@
 """Next-move statistics: for a position, each next move with its games and each colour's wins.
 
 The table ``next_stats`` holds, per position and next move, what ``Book.next_moves`` counts
-from the positions index (``book.storage.segments``) game by game:
+from the positions index (``book.storage.position_index.segments``) game by game:
 
 - ``key``: the canonical position key (the smallest of the 8 symmetric keys, compared
   unsigned), stored signed as in the segments (``zobrist.to_signed``);
@@ -18,8 +18,8 @@ games (the ``END`` row included) and the games that ended there are the ``END`` 
 The counting rule is the store's: a game counts once per position, at its first visit (a
 game may come back to a position through a ko or passes), with the move it played then.
 
-A *statistics book* (the built-in book, ``book.storage.statbook``) is a SQLite file of ``meta`` and
-this table only: no games, no positions index.  It is marked twice: the meta row
+A *statistics book* (the built-in book, ``book.storage.position_index.statistics_book``) is a SQLite
+file of ``meta`` and this table only: no games, no positions index.  It is marked twice: the meta row
 ``book_kind = statistics`` (what a reader checks) and the SQLite header's application id
 (``APPLICATION_ID``, what ``Book.open`` reads from the file's first 100 bytes, so that it
 never opens such a file for writing: that would turn it to WAL mode and add tables).
@@ -50,9 +50,10 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import nextmoves, schema, scheme, segment_files, segments
-from fuseki.book.storage.nextmoves import NextMoveStats
-from fuseki.book.storage.statbook_file import APPLICATION_ID, KIND, STATISTICS, to_stats
+from fuseki.book.storage import schema, scheme
+from fuseki.book.storage.position_index import nextmoves, segment_files, segments
+from fuseki.book.storage.position_index.nextmoves import NextMoveStats
+from fuseki.book.storage.position_index.statbook_file import APPLICATION_ID, KIND, STATISTICS, to_stats
 
 PAGE_SIZE = 4096  # a statistics book's page size (fixed: part of its bytes)
 RANGES = 256  # key ranges read one at a time from a book of games (memory: ~1/256 of its rows)

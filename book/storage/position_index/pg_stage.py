@@ -1,7 +1,7 @@
 """A PostgreSQL book's new segments, written by the import's parsers in parallel ("staged").
 
 On SQLite each parser writes its batch's rows as a segment file and the one writer only
-links it in (``book.storage.segment_files``).  This is the same for PostgreSQL, where files are
+links it in (``book.storage.position_index.segment_files``).  This is the same for PostgreSQL, where files are
 not at hand (the server may be another machine): each parser COPYs its batch's rows,
 its games numbered from 0, into a table of its own on its own connection, builds the
 table's primary key, writes the batch's next-move statistics beside it, and commits.  The writer then
@@ -28,8 +28,9 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import insert, text
 
-from fuseki.book.storage import nextmoves, pgcopy, schema, scheme, segment_files
+from fuseki.book.storage import schema, scheme
 from fuseki.book.storage.connect import make_db
+from fuseki.book.storage.position_index import nextmoves, pgcopy, segment_files
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
 # bench/book.py; tests compare both)

@@ -1,4 +1,4 @@
-"""Merges of a SQLite book's segment files (``book.storage.segment_files``), done outside transactions.
+"""Merges of a SQLite book's segment files (``book.storage.position_index.segment_files``), done outside transactions.
 
 A merge reads and writes files only (``segment_files.merge``), so another process's import
 goes on meanwhile; one short write transaction then links its file in, and the parts' files
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from fuseki.book.storage import segment_files, segments
+from fuseki.book.storage.position_index import segment_files, segments
 
 
 def merge_full_levels(book, announce=None) -> int:

@@ -4,12 +4,12 @@ The one form of them in memory is ``NextMoveStats``: signed position keys and, p
 rows of counts ``(year, next, games, black wins, white wins)`` sorted by (key, year, next).
 Two places keep them: a segment's ``next_stats_<id>`` table (below), for the positions many
 of its games reached, and a statistics book's ``next_stats`` table
-(``book.storage.statbook_table``: the built-in book), which keeps them without years
+(``book.storage.position_index.statbook_table``: the built-in book), which keeps them without years
 (``NO_YEAR``).
 
 A position reached by many games (the empty board: every game) costs a next-move query
 one row per game, read and counted at every query: 378,000 rows for the empty board of
-the Tygem corpus.  So each segment ``positions_<id>`` (``book.storage.segments``) may have
+the Tygem corpus.  So each segment ``positions_<id>`` (``book.storage.position_index.segments``) may have
 a table ``next_stats_<id>(key, stats)``: for each key reached by at least ``GAMES`` games of
 that segment, ``stats`` holds what a query would count from its rows, by year:
 
@@ -47,14 +47,15 @@ NO_YEAR = -1  # the year of a game whose date has none
 YEAR, NEXT, COUNT, BLACK_WINS, WHITE_WINS = range(5)  # the columns of a row of counts
 
 # SQLAlchemy is imported by the functions that read or write tables: a statistics book's
-# reader counts with this module's arrays and never needs it (book.storage.statbook_file).
+# reader counts with this module's arrays and never needs it (book.storage.position_index.statbook_file).
 _metadata = None  # the tables' MetaData, made at the first stats_table
 _making = threading.Lock()
 
 
 def stats_table(segment_id: int | str):
     """The table ``next_stats_<segment_id>`` (key signed, stats: the counts' bytes); given a
-    name (str), the table of that name (next-move statistics staged on PostgreSQL, ``book.storage.pg_stage``)."""
+    name (str), the table of that name (next-move statistics staged on PostgreSQL,
+    ``book.storage.position_index.pg_stage``)."""
     global _metadata
     from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, Table
 

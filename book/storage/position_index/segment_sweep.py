@@ -1,6 +1,6 @@
 """What a stopped import left in a SQLite book's folder of segment files, removed at the next open.
 
-An import's processes write a segment file (``book.storage.segment_files``) before the
+An import's processes write a segment file (``book.storage.position_index.segment_files``) before the
 importer lists it in the book; killed in between, they leave a file no row names (16 MB
 for a batch, more for a merge).  The file's name starts with the pid of the process that
 would link it (its owner): once that process is gone, nobody will.
@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import os
 
-from fuseki.book.storage.segment_files import book_folder, in_files, remove
+from fuseki.book.storage.position_index.segment_files import book_folder, in_files, remove
 
 _LOG = logging.getLogger(__name__)
 _TOLD: set[str] = set()  # folders whose files this process may not remove, said once

@@ -12,10 +12,10 @@ from functools import lru_cache
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import sqlite_image
+from fuseki.book.storage.position_index import sqlite_image
 from fuseki.book.storage.schema import staging_table
 
-# SQLite: a batch's rows come to SQLite as a database image (book.storage.sqlite_image) opened as the
+# SQLite: a batch's rows come to SQLite as a database image (book.storage.position_index.sqlite_image) opened as the
 # in-memory database STAGE, attached to every connection that may write (attach_stage); the
 # image's table holds them in the staging table's definition, so SQLite's transfer copies them.
 # Where the sqlite3 module has no deserialize (a SQLite built without it), they go through a

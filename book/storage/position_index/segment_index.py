@@ -5,20 +5,20 @@ How a next-move query works (``SegmentIndex.next_moves``):
 1. the asked board's 8 symmetric keys; the canonical key is the smallest (unsigned),
    ``t*`` the first symmetry giving it, and the position's own symmetry group (its
    *stabilizer*) is every ``s`` with ``keys[s] == keys[0]``;
-2. one statement reads, in each segment (``book.storage.segments``), the key's next-move
-   statistics (``book.storage.nextmoves``: counts by year and next point, for the keys many
+2. one statement reads, in each segment (``book.storage.position_index.segments``), the key's next-move
+   statistics (``book.storage.position_index.nextmoves``: counts by year and next point, for the keys many
    games of the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
    key = :k``); numpy splits the codes into game id, move number, next point (canonical
    orientation) and winner, and adds the statistics' counts (a year filter selects them;
    another filter reads every segment's rows instead, or the one blob of a busy position's
-   rows the import stored, ``book.storage.busy_rows``, and counts them in one pass,
+   rows the import stored, ``book.storage.position_index.busy_rows``, and counts them in one pass,
    ``nextmoves.count_first_visits``);
 3. each game counts once, at its first visit of the position (a game may come back
    to a position through a ko or passes);
 4. filters keep the games whose ids are set in a boolean mask over game ids (``Book.mask``,
    built once per ``Filters`` value from the games table);
 5. next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``
-   and points equivalent under the stabilizer merge into one ``MoveStat`` (``source.answer``,
+   and points equivalent under the stabilizer merge into one ``MoveStat`` (``face.answer``,
    ``orbits.tally``).
 
 One cache: ``busy`` keeps the codes of busy positions (``busy_rows.BUSY_ROWS`` games or
@@ -36,8 +36,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import busy_rows, nextmoves, orbits, scheme, segment_files, segments
-from fuseki.book.storage.source import NextMoves, Visits, answer
+from fuseki.book.storage import scheme
+from fuseki.book.storage.position_index import busy_rows, nextmoves, orbits, segment_files, segments
+from fuseki.book.storage.position_index.face import NextMoves, Visits, answer
 from fuseki.engine.core.base import END
 from fuseki.engine.core.zobrist import to_signed
 
@@ -61,7 +62,7 @@ class SegmentIndex:
         # the codes of busy positions, read once: (key, every row) -> (book version, counts, codes)
         self.busy: dict[tuple, tuple] = {}
         self.busy_codes = 0
-        self.stored_rows = busy_rows.StoredRows()  # their blobs the import stored (book.storage.busy_rows)
+        self.stored_rows = busy_rows.StoredRows()  # their blobs the import stored (busy_rows)
         # one reader of a key at a time (32 stripes of keys): threads asking for a position not yet
         # kept wait for the first one's read instead of each reading it (the empty board: 378k rows)
         self._reading = [threading.Lock() for _ in range(32)]

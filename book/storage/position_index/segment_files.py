@@ -1,9 +1,9 @@
 """Segments as files beside a SQLite book, so that the one writer only links them in.
 
-A SQLite book ``games.sqlite`` keeps its newer segments (``book.storage.segments``) in the folder
+A SQLite book ``games.sqlite`` keeps its newer segments (``book.storage.position_index.segments``) in the folder
 ``games.sqlite-segments/``: each is a file written once and never changed, holding its rows
-(key, code) and its next-move statistics (``book.storage.nextmoves``) as flat sorted arrays
-(``book.storage.packed_segment``: 14 bytes a row, where a SQLite table took 20).  The main
+(key, code) and its next-move statistics (``book.storage.position_index.nextmoves``) as flat sorted arrays
+(``book.storage.position_index.packed_segment``: 14 bytes a row, where a SQLite table took 20).  The main
 file lists them in ``segment_files(id, file, base)``.
 
 Why: in one file, every row of every batch went through SQLite's single writer, so an
@@ -19,7 +19,7 @@ short transaction.
   (``drop_games``); the others keep their numbers.
 - A file exists before its row and outlives it: a file no row names is left over by an
   importer that stopped (or a merge whose parts are gone) and is removed when the book is
-  next opened, by a writer or a reader (``book.storage.segment_sweep``) -- unless the process
+  next opened, by a writer or a reader (``book.storage.position_index.segment_sweep``) -- unless the process
   named in the file's name still runs, for it may link it yet.  Files a merge replaced are
   removed after its commit.
 - Readers open a file once (it never changes) and share it between threads; a file removed
@@ -42,8 +42,9 @@ from sqlalchemy import MetaData, Table, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import index_state, nextmoves, packed_segment, schema, scheme, sqlite_image
+from fuseki.book.storage import index_state, schema, scheme
 from fuseki.book.storage.connect import sqlite_uri
+from fuseki.book.storage.position_index import nextmoves, packed_segment, sqlite_image
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.schema import segment_table, segments
 
@@ -102,7 +103,7 @@ def scratch_path(folder: str, what: str) -> str:
 # --- the book's list of files ------------------------------------------------------------
 
 def files_folder(conn) -> str | None:
-    """The folder new segments of this book go to as files (``book.storage.segment_files``); None:
+    """The folder new segments of this book go to as files (``book.storage.position_index.segment_files``); None:
     they go into the database (PostgreSQL, a SQLite book in memory, files turned off)."""
     if conn.dialect.name != "sqlite" or not ENABLED:
         return None

@@ -1,7 +1,7 @@
 """A statistics book's file read through the ``sqlite3`` module alone, without SQLAlchemy.
 
-A statistics book (``book.storage.statbook``; the built-in book is one) answers a next-move
-question with one short range scan of its table ``next_stats`` (``book.storage.statbook_table``
+A statistics book (``book.storage.position_index.statistics_book``; the built-in book is one) answers a next-move
+question with one short range scan of its table ``next_stats`` (``book.storage.position_index.statbook_table``
 describes it), and ``Book.open`` reads its meta rows once.  Both are plain SQL on one file, so
 this module asks them of ``sqlite3`` directly: importing SQLAlchemy was most of a ``fuseki search``
 on the built-in book (120-400 ms of ~0.5-1.2 s, issue 61, bench/cli.py and docs/benchmarks.md).
@@ -20,9 +20,9 @@ import threading
 
 import numpy as np
 
-from fuseki.book.storage import nextmoves
 from fuseki.book.storage.connect import BookError, sqlite_uri
-from fuseki.book.storage.nextmoves import NextMoveStats
+from fuseki.book.storage.position_index import nextmoves
+from fuseki.book.storage.position_index.nextmoves import NextMoveStats
 
 STATISTICS = "statistics"  # meta book_kind of a statistics book
 KIND = "book_kind"
