@@ -2,9 +2,10 @@
 
 A batch is one group of source files turned into what ``book.analysis.pipeline.importer``'s writer
 writes in one transaction: the games' rows (all but their ids), each game's pattern-index
-events (``book.storage.pattern_events``), and every position row sorted by key -- for a
-SQLite book already as the segment's page image, so that the one writer only numbers the
-games and links the image in.
+events (``book.storage.pattern_events``), and every position row sorted by key, in the form
+the positions index takes them (``book.storage.position_index.intake.batch_rows``: a segment
+file or staged table the parser writes, a SQLite page image), so that the one writer only
+numbers the games and links the rows in.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves, move_limit_text
 from fuseki.book.storage import schema, scheme
 from fuseki.book.storage.connect import make_db
-from fuseki.book.storage.position_index import nextmoves, segments, sqlite_image
+from fuseki.book.storage.position_index import intake
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, move_limit
 from fuseki.engine.core.board import Board
@@ -61,34 +62,22 @@ class Prepared:
 class Batch:
     """One transaction's worth of games, built by the worker so the writer only writes.
 
-    ``keys``/``lows`` hold every position row of the batch, sorted by key; ``owners[i]``
-    is the index in ``games`` of row i's game.  Rows go into the table's B-tree in key
-    order (the writer assigns ids, nothing else); the order among rows of one key does
-    not matter here (SQLite's image orders their codes itself), so the sort need not be
-    stable (an unstable sort is the faster one).  For a SQLite book the
-    rows come instead as ``image`` (``segments.batch_image``, the codes numbered by
-    owner), ``keys``/``lows``/``owners`` empty: the writer adds the first game id to it; for
-    a SQLite book on disk or a PostgreSQL book, ``written`` by the parser (a segment file, a
-    staged table: ``rows_to`` of ``make_batch``), which the writer links in.
-    A game repeated within the batch is left out by the worker (``duplicates``).
-    ``events[i]``: game i's pattern-index events (``book.storage.pattern_events``), which the
-    writer stores with the games.
+    ``rows``: every position row of the batch, sorted by key, in the form the positions index
+    takes them (``intake.BatchRows``; None: no game).  Rows go into the index in key order
+    (the writer assigns ids, nothing else); the order among rows of one key does not matter
+    here (SQLite's image orders their codes itself), so the sort need not be stable (an
+    unstable sort is the faster one).  A game repeated within the batch is left out by the
+    worker (``duplicates``).  ``events[i]``: game i's pattern-index events
+    (``book.storage.pattern_events``), which the writer stores with the games.
     """
 
     games: list[tuple] = field(default_factory=list)
     events: list[bytes] = field(default_factory=list)
-    keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    lows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    owners: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    rows: intake.BatchRows | None = None
     skipped: list[Note] = field(default_factory=list)
     anomalies: dict[int, list[Note]] = field(default_factory=dict)  # of games[i] (Prepared's)
     read: int = 0  # bytes of the input read once its group was cut (progress.InputBytes)
-    next_stats: nextmoves.NextMoveStats | None = None  # the rows' next-move statistics (segments), if every game is new
-    image: np.ndarray | None = None
     duplicates: int = 0
-    written: str | None = None  # where the parser wrote the rows: a segment file, a staged table
-    written_rows: int = 0  # how many
-    linked: bool = False  # the writer linked them into the book (else it removes them)
     ends_group: bool = True  # the last batch of its parser's turn (``book.analysis.pipeline.groups.cut``)
 
 
@@ -112,17 +101,11 @@ class KnownGames:
             return schema.known_fingerprints(conn, fingerprints)
 
 
-def years_of(games: list[tuple]) -> np.ndarray:
-    """The year of each ``game_row`` (``nextmoves.NO_YEAR`` where its date has none)."""
-    return np.array([nextmoves.NO_YEAR if game[ROW_YEAR] is None else game[ROW_YEAR] for game in games],
-                    dtype=np.int64)
-
-
 def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None,
                rows_to: Callable | None = None) -> Batch:
-    """The Batch of some prepared chunks: rows concatenated, sorted by key; as an image if ``image``,
-    written by ``rows_to(keys, codes, next_stats) -> name`` if given (a segment file:
-    ``segment_files.FileWriter``; a staged table: ``pg_stage.Stager``), its games numbered from 0.
+    """The Batch of some prepared chunks: rows concatenated, sorted by key, then as
+    ``intake.pack`` makes them with ``image`` and ``rows_to`` (an ``intake.Intake``'s),
+    its games numbered from 0.
 
     Games repeated within the chunks are left out, and with ``known`` the games the book holds."""
     if not prepared.games:
@@ -147,24 +130,12 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     lows = lows[order]
     owners = owners[order]
     del order
-    years = years_of(games)
-    batch = Batch(games, [prepared.events[i] for i in firsts], keys, lows, owners, prepared.skipped,
-                  duplicates=len(prepared.games) - len(games),
-                  next_stats=nextmoves.from_rows(keys, owners, lows, years[owners]),
-                  anomalies={k: prepared.anomalies[i] for k, i in enumerate(firsts) if i in prepared.anomalies})
-    if rows_to is None and not image:
-        return batch
-    batch.keys = batch.lows = batch.owners = np.empty(0, dtype=np.int64)
-    codes = owners  # the codes, numbered by owner, made in the owners' array
-    codes <<= scheme.GAME_SHIFT
-    codes |= lows
-    del owners, lows
-    if rows_to is not None:
-        batch.written = rows_to(keys, codes, batch.next_stats)
-        batch.written_rows, batch.next_stats = len(keys), None
-    else:
-        batch.image = segments.batch_image(keys, codes, own_codes=True)
-    return batch
+    rows = intake.BatchRows(intake.game_years(game[ROW_YEAR] for game in games), keys=keys, lows=lows, owners=owners)
+    del keys, lows, owners
+    intake.pack(rows, image, rows_to)
+    return Batch(games, [prepared.events[i] for i in firsts], rows, prepared.skipped,
+                 duplicates=len(prepared.games) - len(games),
+                 anomalies={k: prepared.anomalies[i] for k, i in enumerate(firsts) if i in prepared.anomalies})
 
 
 # --- parse and replay (the worker's side) --------------------------------------------------
@@ -356,9 +327,7 @@ def warm_up() -> None:
                         year=None, event="", result="", winner=None, rules="", source="", sgf=b"")
     replay_record(record)
     replay_records([record])
-    image = segments.batch_image(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64))
-    sqlite_image.add_to_codes(image, 1 << scheme.GAME_SHIFT)
-    sqlite_image.image_rows(image)
+    intake.warm_up()
 
 
 def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: int = 0, image: bool = False,

@@ -16,11 +16,12 @@ The pipeline (``import_paths``)::
   fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
   once per group and board size; and ``replay_events`` per game, its pattern-index
-  events), compresses the stored SGF, sorts the rows by key and
-  writes them with the batch's games numbered from 0: for a SQLite book on disk, as a
-  segment file beside the book (``book.storage.position_index.segment_files``); for a PostgreSQL book, as a table
-  of its own, COPYed on its own connection (``book.storage.position_index.pg_stage``); for a SQLite book in
-  memory, as the segment's page image it sends.  The writer takes the batches in the
+  events), compresses the stored SGF, sorts the rows by key and hands them, with the
+  batch's games numbered from 0, to the positions index's face for writing
+  (``book.storage.position_index.intake``, the only module of the index this pipeline calls),
+  which chooses their form: for a SQLite book on disk, a segment file beside the book; for a
+  PostgreSQL book, a table of its own, COPYed on the parser's own connection; for a SQLite
+  book in memory, the segment's page image the parser sends.  The writer takes the batches in the
   order the groups were dealt, so games are numbered in source order whatever N is, and
   only links them in with their first game id: one row naming the file, or a rename and
   a view over the staged table (an image: it adds that id to the image's codes and hands
@@ -39,10 +40,9 @@ The pipeline (``import_paths``)::
   worker forks with the book's checkpoint thread ended (``workers.start_forked``): a child of
   a fork has only the forking thread, and a lock the checkpoint thread held inside SQLite at
   that instant would stay held in the child for ever.
-- A batch's rows become a new segment of the positions index (``book.storage.position_index.segments``):
-  a table of their own, written in key order, so a batch costs the same whatever the
-  book's size.  SQLite gets them as a database image built page by page
-  (``book.storage.position_index.sqlite_image``) and copied by SQLite's whole-table transfer, PostgreSQL
+- A batch's rows become a new segment of the positions index (``intake.link``): written in
+  key order, so a batch costs the same whatever the book's size.  SQLite gets them as a
+  database image built page by page and copied by SQLite's whole-table transfer, PostgreSQL
   through ``COPY`` (a parser's, or the writer's where staging is off), any other database
   through SQLAlchemy's portable ``insert()``.  Batches
   take the book's write lock (``Book.writing``), so importers in several processes
@@ -82,7 +82,6 @@ from fuseki.book.analysis.pipeline.batches import (
     KnownGames,
     prepare_group,
     warm_up,
-    years_of,
 )
 from fuseki.book.analysis.pipeline.groups import ArchiveGames, cut, groups, sized_batch
 from fuseki.book.analysis.pipeline.progress import InputBytes, Progress
@@ -97,15 +96,8 @@ from fuseki.book.analysis.pipeline.workers import (
     stop_all,
     take,
 )
-from fuseki.book.storage import pattern_events, schema, scheme
-from fuseki.book.storage.position_index import (
-    pg_stage,
-    segment_files,
-    segment_merges,
-    segments,
-    sqlite_image,
-    sqlite_stage,
-)
+from fuseki.book.storage import pattern_events, schema
+from fuseki.book.storage.position_index import intake
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
 # probes and every merge rewrites rows, so fewer, bigger segments; the price is memory (a
@@ -126,19 +118,14 @@ WORKERS_WRITING_ROWS = min(3, CORES)
 
 def write_batch(book, batch: Batch, report: ImportReport, announce=None, merge: bool = True) -> None:
     """Write one batch's new games and their positions in one transaction (``announce``: see
-    ``segments.merge_full_levels``; ``merge=False``: a ``Merger`` merges segment files)."""
+    ``intake.merge_in_transaction``; ``merge=False``: a ``Merger`` merges segment files)."""
     report.duplicates += batch.duplicates  # left out by the parser
     if not batch.games:
         return
     try:
         _write(book, batch, report, announce, merge)
     finally:
-        if batch.written is not None and not batch.linked:  # its games were all in the book, or it failed
-            if book.db.dialect.name == "postgresql":
-                pg_stage.drop(book.db, batch.written)
-            else:
-                with book.db.connect() as conn:
-                    segment_files.remove(segment_files.book_folder(conn), [batch.written])
+        intake.discard(book.db, batch.rows)  # what a parser wrote, unless it was linked
 
 
 def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> None:
@@ -157,71 +144,21 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         if not added:
             return
         first_id = book.max_game_id(conn) + 1
-        if batch.written is not None:  # the parser's numbers: game i is first_id + i (gaps where dropped)
-            ids = np.arange(first_id, first_id + len(fingerprints), dtype=np.int64)
-        else:
-            ids = np.cumsum(keep) + (first_id - 1)  # ids[i] is game i's id where keep[i]
+        ids = batch.rows.game_ids(first_id, keep)  # ids[i] is game i's id where keep[i]
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
         schema.insert_rows(conn, schema.games, rows)
         schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
         if batch.events:  # the pattern index, complete up to this batch once it commits
             pattern_events.add(conn, [(row[0], row[_SIZE], batch.events[i], row[_WINNER]) for row, i
                                       in zip(rows, np.flatnonzero(keep).tolist())], first_id - 1)
-        if batch.written is not None:
-            positions = batch.written_rows - _drop_games(conn, batch, keep)
-            if conn.dialect.name == "postgresql":
-                pg_stage.link(conn, batch.written, positions, first_id << scheme.GAME_SHIFT)
-            else:
-                segment_files.link_file(conn, batch.written, positions, first_id << scheme.GAME_SHIFT)
-        elif batch.image is not None and added == len(fingerprints) and _number(batch.image, first_id):
-            segments.write_image_segment(conn, batch.image, batch.next_stats)
-            positions = sqlite_image.row_count(batch.image)
-        else:
-            positions = _write_rows(conn, batch, ids, keep)
-        files = segment_files.files_folder(conn)
-        if files is None:
-            segments.merge_full_levels(conn, announce)
-    batch.linked = batch.written is not None  # committed
+        positions = intake.link(conn, batch.rows, first_id, keep)
+        merged = intake.merge_in_transaction(conn, announce)
+    batch.rows.linked = True  # committed
     report.added += len(rows)
     report.note([replace(note, game=int(ids[i])) for i, notes in batch.anomalies.items() if keep[i] for note in notes])
     report.positions += positions
-    if files is not None and merge:
-        segment_merges.merge_full_levels(book, announce)  # segment files: merged outside the batch's transaction
-
-
-def _drop_games(conn, batch: Batch, keep: np.ndarray) -> int:
-    """Take the games another parser's batch brought (not ``keep``) out of what the parser
-    wrote; returns how many rows went."""
-    if keep.all():
-        return 0
-    games, years = np.flatnonzero(~keep), years_of(batch.games)
-    if conn.dialect.name == "postgresql":
-        return pg_stage.drop_games(conn, batch.written, games, years)
-    return segment_files.drop_games(os.path.join(segment_files.book_folder(conn), batch.written), games, years)
-
-
-def _number(image: np.ndarray, first_id: int) -> bool:
-    """Number an image's games from ``first_id`` (they are numbered from 0); False if an id
-    would not fit in its codes' 6 bytes (a book of 8 million games: the rows are written again)."""
-    try:
-        sqlite_image.add_to_codes(image, first_id << scheme.GAME_SHIFT)
-    except ValueError:
-        return False
-    return True
-
-
-def _write_rows(conn, batch: Batch, ids: np.ndarray, keep: np.ndarray) -> int:
-    """Write the rows of the batch's new games (``keep``, numbered ``ids``); returns their number."""
-    keys, lows, owners, next_stats = batch.keys, batch.lows, batch.owners, batch.next_stats
-    if batch.image is not None:
-        keys, codes = sqlite_image.image_rows(batch.image)
-        owners, lows = codes >> scheme.GAME_SHIFT, codes & ((1 << scheme.GAME_SHIFT) - 1)
-    codes = (ids[owners] << scheme.GAME_SHIFT) | lows
-    if not keep.all():  # rows of new games only, still in key order
-        row_keep = keep[owners]
-        keys, codes, next_stats = keys[row_keep], codes[row_keep], None  # next_stats: counted again
-    segments.write_segment(conn, keys, codes, next_stats)
-    return len(keys)
+    if not merged and merge:
+        intake.merge_files(book, announce)  # segment files: merged outside the batch's transaction
 
 
 # in a row with its id
@@ -319,11 +256,9 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     item ahead, so a parser makes its next batch while the writer writes.  Ends early
     once ``stop`` (a threading.Event) is set.  The workers are gone when it ends
     (``book.analysis.pipeline.workers``).  Once every source is read, ``cpu`` (a dict) gets the
-    CPU seconds of the stages: "reader" and "parsers".  ``image``: batches carry their rows
-    as an image (a SQLite book).  ``rows_to``: what writes each batch's rows where this
-    process only links them in (``batches.make_batch``): a SQLite book's segment files
-    (``book.storage.position_index.segment_files``), a PostgreSQL book's staged tables
-    (``book.storage.position_index.pg_stage``).  With either, the parsers leave out the games the
+    CPU seconds of the stages: "reader" and "parsers".  ``image``, ``rows_to``: the form the
+    book's positions index takes the rows in (``intake.Intake``: an image, or what writes them
+    where this process only links them in).  With either, the parsers leave out the games the
     book at ``book_url`` already holds (``KnownGames``).  ``end_threads``: ends this process's other
     threads before the fork (``workers.start_forked``; the book's ``Book.end_threads``).
     """
@@ -398,12 +333,12 @@ def _process_context():
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
 
 
-def _merge_worker(parent: int, unused, sources, book_path: str, folder: str, outbox) -> None:
-    """A merge of segment files (``segment_files.merge``) in a process of its own; sends
+def _merge_worker(parent: int, unused, plan: intake.MergePlan, outbox) -> None:
+    """A merge of segment files (``intake.MergePlan.run``) in a process of its own; sends
     (name, rows), or the error."""
     start_worker(parent, unused)
     try:
-        outbox.send(segment_files.merge(sources, book_path, folder, parent))
+        outbox.send(plan.run(parent))
     except Exception as exc:  # noqa: BLE001 - the writer raises it
         outbox.send(StageFailed(f"import merge failed: {type(exc).__name__}: {exc}"))
 
@@ -421,7 +356,7 @@ class Merger:
     def poll(self, wait: bool = False) -> None:
         """Link the running merge if it is done (``wait``: once it is), then start the next."""
         if self.job is not None:
-            process, end, parts, level = self.job
+            process, end, plan = self.job
             if not wait and not end.poll():
                 return
             result = take(end, process)  # raises if the process died
@@ -429,7 +364,7 @@ class Merger:
             stop_all([process], [end])
             if isinstance(result, BaseException):
                 raise result
-            segment_merges.link_merge(self.book, parts, level, *result)
+            plan.link(self.book, result)
         self._start()
 
     def finish(self) -> None:
@@ -438,23 +373,22 @@ class Merger:
             self.poll(wait=True)
 
     def stop(self) -> None:
-        """End a running merge (its file is left for ``segment_sweep.sweep``)."""
+        """End a running merge (its file is left for the sweep, ``intake.sweep``)."""
         if self.job is not None:
-            process, end, _parts, _level = self.job
+            process, end, _plan = self.job
             self.job = None
             stop_all([process], [end])
 
     def _start(self) -> None:
-        plan = segment_merges.next_merge(self.book, self.announce)
+        plan = intake.next_merge(self.book, self.announce)
         if plan is None:
             return
-        parts, level, sources, folder = plan
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(target=_merge_worker, name="import merge", daemon=True,
-                                       args=(os.getpid(), [receive], sources, self.book.path, folder, send))
+                                       args=(os.getpid(), [receive], plan, send))
         start_forked([process], self.book.end_threads)  # right after a commit: the checkpointer is busy
         send.close()
-        self.job = (process, receive, parts, level)
+        self.job = (process, receive, plan)
 
 
 def import_paths(book, paths: list[str], workers: int | None = None, batch_games: int | None = None,
@@ -484,24 +418,16 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     meter = InputBytes(paths) if progress else None  # a walk of the paths: only for a progress
     if progress:
         progress.start(meter.total)
-    image = book.db.dialect.name == "sqlite" and sqlite_stage.IMAGES
-    with book.db.connect() as conn:
-        files = segment_files.files_folder(conn)
-    held, rows_to = None, None  # where the parsers write the rows: the writer links them in
-    if files is not None:
-        rows_to = segment_files.FileWriter(files, os.getpid())
-    elif book.db.dialect.name == "postgresql" and pg_stage.ENABLED:
-        held = pg_stage.hold(book.db)
-        rows_to = pg_stage.Stager(book.db.url, held.token)
+    rows_in = intake.Intake.open(book.db)  # where the parsers put the rows: the writer links them in
     if workers is None:
-        workers = WORKERS if rows_to is not None else WORKERS_WRITING_ROWS
+        workers = WORKERS if rows_in.rows_to is not None else WORKERS_WRITING_ROWS
     if batch_games is None:
         batch_games = sized_batch(paths, workers, BATCH_GAMES)
-    batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, image, book.db.url,
-                             rows_to, book.end_threads)
+    batches = _ready_batches(paths, workers, batch_games, fast, meter, stop, report.cpu, rows_in.image, book.db.url,
+                             rows_in.rows_to, book.end_threads)
     merging = getattr(progress, "merging", None)  # a progress of one's own may not say merges
     # with worker processes, segment files merge in a process of their own too
-    merger = Merger(book, merging) if files is not None and workers > 0 else None
+    merger = Merger(book, merging) if rows_in.files and workers > 0 else None
     writing = 0.0
     try:
         with closing(batches):  # the workers end here, however the loop does
@@ -528,9 +454,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     finally:
         if merger is not None:
             merger.stop()
-        if held is not None:
-            rows_to.close()  # its connection, where this process staged (workers=0)
-            pg_stage.release(held)
+        rows_in.close()
         report.elapsed = time.perf_counter() - start
         report.cpu["writer"] = writing
         book.forget_caches()
