@@ -141,7 +141,8 @@ def test_numpy_and_numba_keep_and_count_the_same_first_visits(masked, monkeypatc
     answers = []
     for numpy_below in (1 << 62, 0):  # every input to numpy, then every input to the kernels
         monkeypatch.setattr(nextmoves, "NUMPY_CODES", numpy_below)
-        answers.append((nextmoves.first_visit_codes(codes, mask), *nextmoves.count_first_visits(codes, mask)))
+        firsts = nextmoves.first_visit_codes(codes, mask)
+        answers.append((firsts, *nextmoves.count_nexts(firsts)))
     by_numpy, by_kernels = answers
     kept_games = games if mask is None else games[(games < 350) & mask[np.minimum(games, 349)]]
     kept = len(np.unique(kept_games))

@@ -133,8 +133,8 @@ class BoardFinder:
     def _from_a_game(self, key: int) -> tuple[Board, int] | None:
         from fuseki.book.formats.positions import board_after_record
 
-        _counts, game_ids, moves, _nexts, _winners = self.book.visits(key, Filters(), every_row=True)
-        for game_id, move in zip(game_ids[:3].tolist(), moves[:3].tolist()):  # the first game will do
+        found = self.book.visits(key, Filters(), every_row=True)
+        for game_id, move in zip(found.game_ids[:3].tolist(), found.moves[:3].tolist()):  # the first game will do
             board = board_after_record(self.book.game(game_id), move, strict=False)
             side = side_of(board, key)
             if side is not None:

@@ -91,9 +91,7 @@ def position_games(book, board, filters, to_move: int | None = None) -> GameSet:
     """The games that reached ``board``'s position (any orientation; each game once), as
     ``Book.games`` counts them, of those ``filters`` (a ``Filters``: ``Filters()`` for all) keeps."""
     side = board.to_move if to_move is None else to_move
-    _counts, game_ids, _moves, _nexts, _winners = book.visits(min(board.symmetric_keys(side)), filters,
-                                                                every_row=True)
-    return GameSet(game_ids)
+    return GameSet(book.visits(min(board.symmetric_keys(side)), filters, every_row=True).game_ids)
 
 
 def identity(book, ids: np.ndarray) -> dict:

@@ -101,8 +101,9 @@ def date_profile(book, board, to_move: int | None = None, filters: Filters | Non
     side = board.to_move if to_move is None else to_move
     filters = filters or Filters()
     keys = board.symmetric_keys(side)
-    counted, game_ids, _moves, nexts, winners = book.visits(min(keys), filters, every_row=filters.reads_rows())
-    counted = nextmoves.select_years(counted, filters.year_from, filters.year_to)
+    found = book.visits(min(keys), filters, every_row=filters.reads_rows())
+    game_ids, nexts, winners = found.game_ids, found.nexts, found.winners
+    counted = nextmoves.select_years(found.counts, filters.year_from, filters.year_to)
     game_years, book_counts = _book_years(book, filters, int(game_ids.max()) if len(game_ids) else 0)
     years = np.concatenate([game_years[game_ids], counted[:, nextmoves.YEAR]]).astype(np.int64)
     points = np.concatenate([nexts, counted[:, nextmoves.NEXT]]).astype(np.int64)

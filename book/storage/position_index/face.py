@@ -24,9 +24,10 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from fuseki.book.model.filters import Filters
+from fuseki.book.storage import scheme
 from fuseki.book.storage.position_index import nextmoves, orbits
 from fuseki.book.storage.position_index.orbits import MoveStat
-from fuseki.engine.core.base import BLACK, END, WHITE
+from fuseki.engine.core.base import BLACK, END
 
 
 @dataclass(frozen=True)
@@ -43,14 +44,29 @@ class NextMoves:
 class Visits(NamedTuple):
     """What a source knows of one position (its canonical key): ``counts``, next-move
     statistics counted ahead (``nextmoves.NextMoveStats.counts``: years, next points,
-    games, wins), and the other games one by one, each at its first visit (ascending
-    ids, with the move number, the next point in canonical orientation and the winner)."""
+    games, wins), and ``codes``, the other games one by one: each game's code at its first
+    visit (ascending game ids), read through the properties below."""
 
     counts: np.ndarray
-    game_ids: np.ndarray
-    moves: np.ndarray
-    nexts: np.ndarray
-    winners: np.ndarray
+    codes: np.ndarray
+
+    @property
+    def game_ids(self) -> np.ndarray:
+        return self.codes >> scheme.GAME_SHIFT
+
+    @property
+    def moves(self) -> np.ndarray:
+        """The move number of each game's first visit."""
+        return (self.codes >> scheme.MOVE_SHIFT) & scheme.MOVE_MASK
+
+    @property
+    def nexts(self) -> np.ndarray:
+        """Each game's next point there, in canonical orientation (``END``: it ended there)."""
+        return ((self.codes >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
+
+    @property
+    def winners(self) -> np.ndarray:
+        return self.codes & scheme.WINNER_MASK
 
 
 class NextMoveSource(Protocol):
@@ -72,17 +88,15 @@ class NextMoveSource(Protocol):
 
 def answer(visits: Visits, board, keys: list[int], side: int, filters: Filters) -> NextMoves:
     """The ``NextMoves`` of a position from its ``visits`` (``keys``: the asked board's 8
-    symmetric keys): the counts a year filter keeps, then each game, merged under the
+    symmetric keys), whatever the index's form: the games one by one counted by next point
+    (``nextmoves.count_nexts``), the counts a year filter keeps added, then merged under the
     position's symmetry in the asked orientation (``orbits.tally``)."""
+    games, black, white = nextmoves.count_nexts(visits.codes)
     counts = nextmoves.select_years(visits.counts, filters.year_from, filters.year_to)
-    nexts, winners = visits.nexts, visits.winners
-    played = counts[:, nextmoves.NEXT] != END
-    moved = nexts != END
-    index = np.concatenate([nexts[moved], counts[played, nextmoves.NEXT]]) + 2
-    weights = np.concatenate([np.ones(int(moved.sum())), counts[played, nextmoves.COUNT]])
-    black = np.concatenate([winners[moved] == BLACK, counts[played, nextmoves.BLACK_WINS]])
-    white = np.concatenate([winners[moved] == WHITE, counts[played, nextmoves.WHITE_WINS]])
-    stats = orbits.tally(index, weights, black, white, board.size, keys, side, filters.min_games)
-    total = len(nexts) + int(counts[:, nextmoves.COUNT].sum())
-    ended = int((~moved).sum()) + int(counts[~played, nextmoves.COUNT].sum())
-    return NextMoves(total=total, ended=ended, moves=stats, key=min(keys), to_move=side)
+    at = counts[:, nextmoves.NEXT] + 2
+    np.add.at(games, at, counts[:, nextmoves.COUNT])
+    np.add.at(black, at, counts[:, nextmoves.BLACK_WINS])
+    np.add.at(white, at, counts[:, nextmoves.WHITE_WINS])
+    index = np.flatnonzero(games[1:]) + 1  # END's apart
+    stats = orbits.tally(index, games[index], black[index], white[index], board.size, keys, side, filters.min_games)
+    return NextMoves(total=int(games.sum()), ended=int(games[END + 2]), moves=stats, key=min(keys), to_move=side)

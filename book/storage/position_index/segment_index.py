@@ -8,18 +8,18 @@ How a next-move query works (``SegmentIndex.next_moves``):
 2. one statement reads, in each segment (``book.storage.position_index.segments``), the key's next-move
    statistics (``book.storage.position_index.nextmoves``: counts by year and next point, for the keys many
    games of the segment reached) or else its rows (``SELECT code FROM positions_<id> WHERE
-   key = :k``); numpy splits the codes into game id, move number, next point (canonical
-   orientation) and winner, and adds the statistics' counts (a year filter selects them;
-   another filter reads every segment's rows instead, or the one blob of a busy position's
-   rows the import stored, ``book.storage.position_index.busy_rows``, and counts them in one pass,
-   ``nextmoves.count_first_visits``);
+   key = :k``), whose codes hold game id, move number, next point (canonical orientation)
+   and winner; a year filter selects the statistics' counts, another filter reads every
+   segment's rows instead, or the one blob of a busy position's rows the import stored
+   (``book.storage.position_index.busy_rows``);
 3. each game counts once, at its first visit of the position (a game may come back
    to a position through a ko or passes);
 4. filters keep the games whose ids are set in a boolean mask over game ids (``Book.mask``,
    built once per ``Filters`` value from the games table);
-5. next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``
-   and points equivalent under the stabilizer merge into one ``MoveStat`` (``face.answer``,
-   ``orbits.tally``).
+5. ``face.answer`` counts the kept games by next point, adds the statistics' counts, and
+   next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``;
+   points equivalent under the stabilizer merge into one ``MoveStat`` (``orbits.tally``):
+   one count for every form of the index and every filter.
 
 One cache: ``busy`` keeps the codes of busy positions (``busy_rows.BUSY_ROWS`` games or
 more) once read, while the book's version (its largest game id) is unchanged, up to
@@ -37,9 +37,8 @@ from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import scheme
-from fuseki.book.storage.position_index import busy_rows, nextmoves, orbits, segment_files, segments
+from fuseki.book.storage.position_index import busy_rows, nextmoves, segment_files, segments
 from fuseki.book.storage.position_index.face import NextMoves, Visits, answer
-from fuseki.engine.core.base import END
 from fuseki.engine.core.zobrist import to_signed
 
 BUSY_CODES = 4_000_000  # SegmentIndex.busy keeps busy positions' codes up to this many, 32 MB
@@ -71,25 +70,14 @@ class SegmentIndex:
     def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
         """Next moves from ``board``'s position (any orientation); see the module docstring."""
         keys = board.symmetric_keys(to_move)
-        canonical = min(keys)
-        if not filters.reads_rows():  # the segments' statistics (a year filter selects their counts) and rows
-            return answer(self.visits(canonical, filters), board, keys, to_move, filters)
-        _counts, codes, mask = self._kept_rows(canonical, filters)  # every game's row, counted in one pass
-        games, black, white = nextmoves.count_first_visits(codes, mask)
-        index = np.flatnonzero(games[1:]) + 1  # END's apart
-        stats = orbits.tally(index, games[index], black[index], white[index], board.size, keys, to_move,
-                             filters.min_games)
-        return NextMoves(total=int(games.sum()), ended=int(games[END + 2]), moves=stats, key=canonical,
-                         to_move=to_move)
+        return answer(self.visits(min(keys), filters, every_row=filters.reads_rows()), board, keys, to_move, filters)
 
     def visits(self, key: int, filters: Filters, every_row: bool = False) -> Visits:
         """The statistics of the segments that count ``key`` (unfiltered) and each other game's
-        first visit (filtered); ``every_row``: no statistics, every game from its rows."""
+        first visit (filtered); ``every_row``: no statistics, every game from its rows (a player
+        or header filter needs them: ``Filters.reads_rows``)."""
         counts, codes, mask = self._kept_rows(key, filters, every_row)
-        codes = nextmoves.first_visit_codes(codes, mask)
-        moves = (codes >> scheme.MOVE_SHIFT) & scheme.MOVE_MASK
-        nexts = ((codes >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
-        return Visits(counts, codes >> scheme.GAME_SHIFT, moves, nexts, codes & scheme.WINNER_MASK)
+        return Visits(counts, nextmoves.first_visit_codes(codes, mask))
 
     def version(self) -> int:
         """The largest game id (games are only ever added, with larger ids; merges and the

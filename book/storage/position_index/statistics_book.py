@@ -93,9 +93,7 @@ class StatisticsTable:
             raise StatisticsOnly(self.info.no_games())
         if filters.selects_games():
             raise StatisticsOnly(self.info.no_filters())
-        found = self.reader.lookup(to_signed(key))
-        none = np.empty(0, dtype=np.int64)
-        return Visits(found.counts, none, none, none, none)
+        return Visits(self.reader.lookup(to_signed(key)).counts, np.empty(0, dtype=np.int64))
 
     def version(self) -> int:
         """Never changes: a statistics book is written once."""
