@@ -267,7 +267,7 @@ def first_query(path: str) -> None:
 
 def forget_answers(book: Book) -> None:
     """Empty the cache of big answers (SegmentIndex.busy), keeping the filters' masks."""
-    book.source.forget()
+    book.index.forget()
 
 
 def next_moves_figures(bench_book, book: Book, sets, player: str) -> None:

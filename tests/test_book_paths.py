@@ -56,7 +56,7 @@ def test_a_book_at_an_odd_path_is_that_file_and_answers_as_one_at_a_plain_path(t
 
 
 def test_a_statistics_book_at_an_odd_path_opens_and_answers_as_at_its_own(tmp_path):
-    """The built-in book (a statistics book: ``statistics_book.open_file``) copied under the odd name."""
+    """The built-in book (a statistics book: ``statistics_book.open_index``) copied under the odd name."""
     builtin = ROOT / "book" / "data" / "builtin.sqlite"
     (tmp_path / ODD).mkdir()
     copy = tmp_path / ODD / "builtin.sqlite"

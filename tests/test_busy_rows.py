@@ -141,13 +141,13 @@ def test_a_blob_of_an_older_version_is_not_read(busy_book, tmp_path):
     importer.import_paths(book, [str(folder)], workers=0)  # the library's import: the blobs stay as they were
     assert named(book, "e") > before
     with book.db.connect() as conn:
-        assert book.source.stored_rows.codes(conn, segments.snapshot(conn), key) is None  # of the older version
+        assert book.index.stored_rows.codes(conn, segments.snapshot(conn), key) is None  # of the older version
     assert reader.games(board, filters=lee).total == named(book, "e")
     assert reader.next_moves(board, filters=lee).total == named(book, "e")
     busy_rows.store(book, least=LEAST)
     reader.forget_caches()
     with reader.db.connect() as conn:
-        stored = reader.source.stored_rows.codes(conn, segments.snapshot(conn), key)
+        stored = reader.index.stored_rows.codes(conn, segments.snapshot(conn), key)
         assert np.array_equal(stored, rows_in_sql(reader, key))
     assert reader.next_moves(board, filters=lee).total == named(book, "e")
     reader.close()

@@ -269,7 +269,7 @@ def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_bo
         write_statistics(full, out, 2, corner_min_games=3)
     rng = np.random.default_rng(5)
     with Book.open(out, readonly=True) as stats:
-        assert isinstance(stats.source, StatisticsTable)
+        assert isinstance(stats.index, StatisticsTable)
         for board, mover in positions(games, size, rng, 40):
             assert got(corners.of_book(stats, board, mover)) == expected(table, board, mover, prune=3)
         chooser = BookChooser(out, seed=1)

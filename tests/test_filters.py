@@ -307,7 +307,7 @@ def corpus(tmp_path_factory, month_book):
             snap = segments.snapshot(conn)
             for moves in POSITIONS:
                 board = _board(moves)
-                assert book.source.stored_rows.codes(conn, snap, to_signed(min(board.symmetric_keys(board.to_move)))) \
+                assert book.index.stored_rows.codes(conn, snap, to_signed(min(board.symmetric_keys(board.to_move)))) \
                     is not None, moves
     assert len(stored) > 11_000 and sum(g.event != "" for g in stored) > 50
     return book_path, stored

@@ -179,7 +179,7 @@ def test_a_reader_answers_after_a_merge_drops_the_segments_it_prepared(tmp_path,
             writer.compact()
             with writer.db.connect() as conn:
                 assert len(segments.snapshot(conn).ids) == 1
-            reader.source.busy.clear()
+            reader.index.busy.clear()
             after = [reader.next_moves(board) for board in boards]
             assert [(a.total, a.moves) for a in after] == [(b.total, b.moves) for b in before]
             assert reader.next_moves(boards[1], filters=Filters(player="a")).moves == before_player.moves

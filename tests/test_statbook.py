@@ -109,7 +109,7 @@ def books(tmp_path):
 
 def test_next_moves_equal_the_full_books_above_the_threshold_in_all_orientations(books):
     full, stats, games = books
-    assert isinstance(stats.source, StatisticsTable)
+    assert isinstance(stats.index, StatisticsTable)
     kept, left = check_every_position(full, stats, games, MIN_GAMES)
     assert kept > 20 and left > 100  # both sides of the threshold were seen
     assert stats.next_moves(Board(19)).total == len(games)
@@ -143,7 +143,7 @@ def test_opened_for_writing_it_stays_read_only_and_unchanged(books):
     _full, stats, _games = books
     before = open(stats.path, "rb").read()
     book = Book.open(stats.path)  # as fuseki import or the shell would
-    assert isinstance(book.source, StatisticsTable) and book.readonly
+    assert isinstance(book.index, StatisticsTable) and book.readonly
     with pytest.raises(BookError, match="read-only"):
         importer.import_paths(book, [])
     with pytest.raises(BookError, match="read-only"):
@@ -239,7 +239,7 @@ def check_reader_against_sqlalchemy(stats: Book, sample: int, seed: int) -> int:
         chosen += [keys[0], keys[-1], keys[0] - 1, keys[-1] + 1, to_signed(12345)]  # the ends, and keys not there
         compared = 0
         for key in chosen:
-            plain = stats._reader.lookup(key)
+            plain = stats.index.reader.lookup(key)
             slow = statbook_table.lookup(conn, key)
             assert plain.keys.dtype == slow.keys.dtype and plain.counts.dtype == slow.counts.dtype
             assert np.array_equal(plain.keys, slow.keys) and np.array_equal(plain.counts, slow.counts), key

@@ -340,7 +340,7 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
     writer = Book.open(book_url)
     importer.import_paths(writer, [str(folder)], workers=0)
     assert reader.next_moves(Board(19)).total == len({tuple(g[0]) for g in first})
-    assert reader.source.busy  # the empty board's answer is cached now
+    assert reader.index.busy  # the empty board's answer is cached now
     folder = tmp_path / "two"
     folder.mkdir()
     second = write_games(folder, count=5, seed=22)
@@ -361,6 +361,6 @@ def test_the_cache_of_big_answers_stays_within_its_budget(read_only, monkeypatch
     monkeypatch.setattr(segment_index, "BUSY_CODES", 12)
     for _ in range(2):
         assert [as_dict(book.next_moves(b)) for b in boards] == expected
-        kept = book.source
+        kept = book.index
         assert kept.busy_codes == sum(len(codes) + len(records) for _, records, codes in kept.busy.values())
         assert kept.busy_codes <= 12 or len(kept.busy) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from fuseki.book.storage.position_index.face import NextMoves
+from fuseki.book.storage.position_index.answers import NextMoves
 from fuseki.book.storage.position_index.orbits import MoveStat
 from fuseki.book.ui import textboard
 from fuseki.engine.core.base import BLACK, point_to_vertex, xy_to_point

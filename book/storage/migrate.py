@@ -29,7 +29,7 @@ renamed is left as it is.  The pattern files are appended to in the book's trans
 past what the book commits are cut off by the next append).  The version row moves last,
 with the book's own tables.  So an upgrade cut short leaves a book that says "2" or "3", and
 the next open finishes it.  A statistics book has no segments and no pattern index: it is
-read at version 2, 3 or 4 as it is (``statistics_book.open_file``).
+read at version 2, 3 or 4 as it is (``statistics_book.open_index``).
 """
 
 from __future__ import annotations

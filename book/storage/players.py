@@ -351,7 +351,7 @@ def _position_codes(book, games: _Games, key: int) -> np.ndarray:
     game: each game visits the empty board once and one position after a first move."""
     codes = games.rows.get(key)
     if codes is None:
-        _counts, codes = book.source.codes(key, every_row=True)
+        _counts, codes = book.index.codes(key, every_row=True)
         # a busy position's codes come sorted (the book keeps and stores them so); a small one's may not
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)

@@ -4,11 +4,12 @@
 PostgreSQL (``postgresql://``); the tables are in ``book.storage.schema``, the writing side in
 ``book.analysis.pipeline.importer``.  Every query binds its parameters; no user text is put into SQL.
 
-Next moves come from the book's one ``NextMoveSource`` (``book.storage.position_index.face``): a
-``SegmentIndex`` (``book.storage.position_index.segment_index``, where the query is described) for a book of
-games, a ``StatisticsTable`` (``book.storage.position_index.statistics_book``) for a statistics book.  The book
-itself keeps what belongs to its games table: the filters' masks over game ids (``mask``), the
-games' headers, and the date ranks that order a list of games.
+Next moves come from the book's positions index, which this module reaches through its face
+alone (``book.storage.position_index``: ``face`` to read, ``intake`` to sweep, merge and write):
+a ``SegmentIndex`` (``segment_index``, where the query is described) for a book of games, a
+``StatisticsTable`` (``statistics_book``) for a statistics book.  The book itself keeps what
+belongs to its games table: the filters' masks over game ids (``mask``), the games' headers,
+and the date ranks that order a list of games.
 
 A statistics book (the built-in one) is opened and read without SQLAlchemy
 (``book.storage.position_index.statbook_file``: its meta rows and next moves are plain ``sqlite3``): this module
@@ -16,7 +17,7 @@ imports SQLAlchemy and the modules of a book of games inside the functions that 
 ``fuseki search`` on the built-in book never imports them (most of its start-up: issue 61,
 bench/cli.py); ``Book.db`` makes a statistics book's engine when something first asks for it.
 
-``games`` asks the source for the games that reached the position, then orders the ids
+``games`` asks the index for the games that reached the position, then orders the ids
 newest first: ``date`` (the text as written, compared by the database), then id, both
 descending; up to ``FEW_GAMES`` games the database sorts them, more a cached rank array over
 every game id (``book.storage.game_order``).  Pages go by keyset (``after=`` the last row's
@@ -39,9 +40,7 @@ import numpy as np
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage.connect import BookError
-from fuseki.book.storage.position_index import statistics_book
-from fuseki.book.storage.position_index.face import NextMoves, NextMoveSource, Visits
-from fuseki.book.storage.position_index.statbook_file import StatisticsFile, is_statistics_file
+from fuseki.book.storage.position_index import face
 
 # A book of games' modules (all of them import SQLAlchemy) are imported where they are used:
 # see the module docstring.
@@ -49,6 +48,8 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from fuseki.book.storage.header_filter import Headers
+    from fuseki.book.storage.position_index.answers import NextMoves, Visits
+    from fuseki.book.storage.position_index.face import PositionsIndex
 
 RECLAIM_PAGES = 4096  # Book.reclaim: pages moved a transaction (64 MB: the log's bound is larger)
 FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted by the database
@@ -101,24 +102,18 @@ class Book:
 
     Threads may share one (the web server's requests do): the engine's pool lends each query a
     connection of its own, and the book's own caches (``_masks``, ``_headers``, ``_rank``) and its
-    source's only ever publish arrays that are finished, and change their dicts under a lock."""
+    index's only ever publish arrays that are finished, and change their dicts under a lock."""
 
-    def __init__(self, db: Engine | None, readonly: bool, path: str | None,
-                 statistics: statistics_book.StatisticsInfo | None = None, reader: StatisticsFile | None = None):
+    def __init__(self, db: Engine | None, readonly: bool, path: str | None, index: PositionsIndex | None = None):
+        """``index``: a statistics book's (``face.open_statistics``); None: a book of games', on ``db``."""
         self._lock = threading.Lock()
         self._db = db  # the SQLAlchemy engine (not to be confused with the GTP engine): see db
         self.readonly = readonly
         self.path = path  # the SQLite file, or None
-        # a statistics book's StatisticsInfo (book.storage.position_index.statistics_book); None: a book of games
-        self.statistics = statistics
-        self._reader = reader  # a statistics book's own sqlite3 connections (book.storage.position_index.statbook_file)
         # where next moves come from (book.storage.position_index.face): the one physical form this book has
-        if statistics is None:
-            from fuseki.book.storage.position_index.segment_index import SegmentIndex
-
-            self.source: NextMoveSource = SegmentIndex(db, self.mask, self.max_game_id)
-        else:
-            self.source = statistics_book.StatisticsTable(reader, statistics)
+        self.index = face.open_games(db, self.mask, self.max_game_id) if index is None else index
+        # what a statistics book says of itself (statistics_book.StatisticsInfo); None: a book of games
+        self.statistics = self.index.statistics
         self._masks: dict[tuple, np.ndarray] = {}
         self._headers: Headers | None = None  # every game's header columns, read once
         self._rank: np.ndarray | None = None
@@ -138,7 +133,7 @@ class Book:
         if db is None:
             with self._lock:
                 if self._db is None:
-                    self._db = statistics_book.make_engine(self.path)
+                    self._db = self.index.engine()
                 db = self._db
         return db
 
@@ -152,23 +147,23 @@ class Book:
         book (``book.storage.position_index.statbook_table``; the built-in book) opens read-only whatever is asked.
         """
         if "://" not in str(location):  # a path: as connect.to_url resolves it, before importing SQLAlchemy
-            path = str(Path(location).expanduser().resolve())
-            if is_statistics_file(path):
-                return cls._open_statistics(path)
+            book = cls._open_statistics(str(Path(location).expanduser().resolve()))
+            if book is not None:
+                return book
         from sqlalchemy import inspect
         from sqlalchemy.exc import DBAPIError
 
         from fuseki.book.storage import migrate, schema
         from fuseki.book.storage.connect import make_db, sqlite_path, to_url
-        from fuseki.book.storage.position_index import segment_files
-        from fuseki.book.storage.position_index.segment_sweep import sweep_book, sweep_dead
+        from fuseki.book.storage.position_index import intake
 
         url = to_url(str(location), readonly)
         path = sqlite_path(url)
         if path and readonly and not os.path.exists(path):
             raise BookError(f"no book at {path}")
-        if path and is_statistics_file(path):  # a sqlite: URL of one
-            return cls._open_statistics(path)
+        book = cls._open_statistics(path) if path else None  # a sqlite: URL of a statistics book
+        if book is not None:
+            return book
         db = make_db(url, readonly)
         upgrade_first = upgraded = False
         try:
@@ -180,22 +175,18 @@ class Book:
                     upgrade_first = migrate.pending(conn)  # written by an older fuseki: a writer upgrades it
                     if not upgrade_first:
                         schema.check_versions(conn)
-                        sweep_dead(db)  # what an importer that stopped left, without the write lock (PostgreSQL: none)
+                        intake.sweep_dead(db)  # what an importer that stopped left, without the write lock
                 else:
                     if db.dialect.name == "postgresql":  # SQLite's BEGIN IMMEDIATE holds it already
                         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
                     upgraded = migrate.upgrade(conn)
                     schema.create(conn)
-                    sweep_book(conn)  # what an importer that stopped left
-                    if db.dialect.name == "postgresql":  # its staged tables (pg_stage: SQLite stages none)
-                        from fuseki.book.storage.position_index import pg_stage
-
-                        pg_stage.sweep(conn)
+                    intake.sweep(conn)  # what an importer that stopped left
             if upgrade_first:
                 db.dispose()
                 cls._upgrade(location)
                 return cls.open(location, readonly=True)
-            absent = segment_files.missing(db) if path else None
+            absent = intake.missing_files(db)
             if absent:
                 folder, names = absent
                 raise BookError(
@@ -215,10 +206,11 @@ class Book:
         return book
 
     @classmethod
-    def _open_statistics(cls, path: str) -> Book:
-        """A statistics book: read-only whatever is asked (never opened for writing)."""
-        reader, info = statistics_book.open_file(path)
-        return cls(None, True, path, info, reader)
+    def _open_statistics(cls, path: str) -> Book | None:
+        """The statistics book at ``path``, read-only whatever is asked (never opened for
+        writing); None: the file is no statistics book."""
+        index = face.open_statistics(path)
+        return None if index is None else cls(None, True, path, index)
 
     @classmethod
     def _upgrade(cls, location: str) -> None:
@@ -236,8 +228,7 @@ class Book:
     def close(self) -> None:
         if self._checkpointer:
             self._checkpointer.close()
-        if self._reader is not None:
-            self._reader.close()
+        self.index.close()
         if self._db is not None:
             self._db.dispose()
 
@@ -257,13 +248,13 @@ class Book:
     # --- queries ------------------------------------------------------------------------
 
     def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
-        """Next moves from ``board``'s position (any orientation), from the book's source."""
-        return self.source.next_moves(board, board.to_move if to_move is None else to_move, filters or Filters())
+        """Next moves from ``board``'s position (any orientation), from the book's index."""
+        return self.index.next_moves(board, board.to_move if to_move is None else to_move, filters or Filters())
 
     def visits(self, key: int, filters: Filters | None = None, every_row: bool = False) -> Visits:
-        """What the source knows of the position ``key`` (canonical, unsigned): see
+        """What the index knows of the position ``key`` (canonical, unsigned): see
         ``face.Visits``; ``every_row``: every game one by one."""
-        return self.source.visits(key, filters or Filters(), every_row)
+        return self.index.visits(key, filters or Filters(), every_row)
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
               page: int = 1, page_size: int = 20, after: int | None = None) -> GamesPage:
@@ -357,7 +348,6 @@ class Book:
         statistics book: the games it was counted from, its distinct positions)."""
         from sqlalchemy import func, select
 
-        from fuseki.book.storage.position_index import segments
         from fuseki.book.storage.schema import games as games_table
 
         if self.statistics is not None:
@@ -366,7 +356,7 @@ class Book:
                 return BookStats(info.games, info.positions, dict(info.sizes), info.years, self._file_bytes(conn))
         with self.db.connect() as conn:
             games = conn.execute(select(func.count()).select_from(games_table)).scalar() or 0
-            rows = segments.row_count(conn)
+            rows = self.index.row_count(conn)
             sizes = dict(conn.execute(select(games_table.c.size, func.count())
                                       .group_by(games_table.c.size)).all())
             low, high = conn.execute(select(func.min(games_table.c.year), func.max(games_table.c.year))).one()
@@ -386,7 +376,7 @@ class Book:
         if self.readonly:
             raise BookError("the book is open read-only")
         from fuseki.book.storage import schema
-        from fuseki.book.storage.position_index.sqlite_stage import clear_stage
+        from fuseki.book.storage.position_index import intake
 
         if self._checkpointer:
             self._checkpointer.bound()  # a log grown too long restarts with this write
@@ -395,15 +385,14 @@ class Book:
                 if self.db.dialect.name == "postgresql":
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
                 yield conn
-            if self.db.dialect.name == "sqlite":
-                clear_stage(conn.connection.dbapi_connection)
+            intake.end_write(conn)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()
 
     def version(self) -> int:
-        """A number that changes whenever the book's answers may (the source's: a book of
+        """A number that changes whenever the book's answers may (the index's: a book of
         games' largest game id; a statistics book's never changes)."""
-        return self.source.version()
+        return self.index.version()
 
     def max_game_id(self, conn=None) -> int:
         """The largest game id (0 for an empty book or a statistics book)."""
@@ -451,35 +440,49 @@ class Book:
                     conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def merge_all(self) -> None:
-        """Merge every segment into one, in the book's own file (files too: ``_fold_files``)."""
+        """Merge every segment into one, in the book's own file (``intake.merge_all``)."""
         if self.readonly:
             raise BookError("the book is open read-only")
-        from fuseki.book.storage.position_index import segment_files, segment_merges, segments
+        from fuseki.book.storage.position_index import intake
 
-        with self.db.connect() as conn:
-            in_files = bool(segment_files.in_files(conn))
-        if in_files:
-            segment_merges.fold_files(self)
-        else:
-            with self.writing() as conn:
-                segments.merge_all(conn)
+        intake.merge_all(self)
 
     def reclaim(self, pages_per_step: int = RECLAIM_PAGES) -> int:
-        """Give the pages merges freed back to the file system; returns how many (see
-        ``segment_merges.reclaim``)."""
-        from fuseki.book.storage.position_index import segment_merges
+        """Give the pages merges freed back to the file system; returns how many.
 
-        return segment_merges.reclaim(self, pages_per_step)
+        A merge writes its segment before it drops its parts, so their pages are free
+        afterwards; the next batches reuse them, but an import that ends after a merge left
+        them in the file (40% of it, measured).  SQLite books made since incremental
+        auto-vacuum move the last pages into the free ones and truncate, a step per
+        transaction so that the log stays bounded; an older book (no auto-vacuum) keeps
+        them until ``compact``.  Nothing to do on PostgreSQL (its VACUUM does it).
+        """
+        if self.readonly or self.db.dialect.name != "sqlite":
+            return 0
+        with self.db.connect() as conn:
+            if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:  # 2: incremental
+                return 0
+        reclaimed = 0
+        while True:
+            with self.writing() as conn:
+                driver = conn.connection.dbapi_connection
+                free = driver.execute("PRAGMA freelist_count").fetchone()[0]
+                if not free:
+                    return reclaimed
+                # one page a statement: Python's sqlite3 runs a statement without result columns
+                # for one step only, and incremental_vacuum(N) frees a page a step
+                for _ in range(min(free, pages_per_step)):
+                    driver.execute("PRAGMA incremental_vacuum(1)")
+                left = driver.execute("PRAGMA freelist_count").fetchone()[0]
+            if left >= free:  # nothing moved: leave it, rather than loop
+                return reclaimed
+            reclaimed += free - left
 
     def _file_bytes(self, conn) -> int | None:
-        from fuseki.book.storage.position_index import segment_files
-
         if self.db.dialect.name == "sqlite" and self.path:
-            # the database's pages, wherever they are now (file or write-ahead log)
+            # the database's pages, wherever they are now (file or write-ahead log), and what the index keeps beside it
             pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
-            folder = segment_files.book_folder(conn)
-            in_files = sum(segment_files.file_size(os.path.join(folder, s.name)) for s in segment_files.in_files(conn))
-            return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + in_files
+            return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + self.index.stored_bytes(conn)
         if self.db.dialect.name == "postgresql":
             return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
         return None
@@ -571,13 +574,13 @@ class Book:
         return self._rank
 
     def forget_caches(self) -> None:
-        """Drop the filter masks, date ranks and what the source kept (the importer calls this
+        """Drop the filter masks, date ranks and what the index kept (the importer calls this
         after writing)."""
         with self._lock:
             self._masks.clear()
             self._headers = None
             self._rank = None
-        self.source.forget()
+        self.index.forget()
 
 
 def _selected_ids(conn, query) -> np.ndarray:

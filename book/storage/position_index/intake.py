@@ -258,3 +258,34 @@ def sweep(conn) -> None:
     write lock (``Book.open`` for writing)."""
     segment_sweep.sweep_book(conn)
     pg_stage.sweep(conn)
+
+
+def sweep_dead(db) -> None:
+    """``sweep`` for a reader (no write lock): the segment files whose owner process is gone
+    (``segment_sweep.sweep_dead``); staged tables wait for a writer."""
+    segment_sweep.sweep_dead(db)
+
+
+def missing_files(db) -> tuple[str, list[str]] | None:
+    """(the folder, the names) of the segment files a SQLite book lists and its folder lacks
+    (copied without it); None: none missing, or no files."""
+    return segment_files.missing(db)
+
+
+def end_write(conn) -> None:
+    """After a write transaction (``Book.writing``): SQLite's stage, the in-memory database a
+    batch's image arrived in, emptied (``sqlite_stage``)."""
+    if conn.dialect.name == "sqlite":
+        sqlite_stage.clear_stage(conn.connection.dbapi_connection)
+
+
+def merge_all(book) -> None:
+    """Every segment merged into one in the book's own file (``Book.compact``): segment files
+    merged into one and folded in (``segment_merges.fold_files``), tables in one transaction."""
+    with book.db.connect() as conn:
+        in_files = bool(segment_files.in_files(conn))
+    if in_files:
+        segment_merges.fold_files(book)
+    else:
+        with book.writing() as conn:
+            segments.merge_all(conn)

@@ -16,7 +16,7 @@ How a next-move query works (``SegmentIndex.next_moves``):
    to a position through a ko or passes);
 4. filters keep the games whose ids are set in a boolean mask over game ids (``Book.mask``,
    built once per ``Filters`` value from the games table);
-5. ``face.answer`` counts the kept games by next point, adds the statistics' counts, and
+5. ``answers.answer`` counts the kept games by next point, adds the statistics' counts, and
    next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``;
    points equivalent under the stabilizer merge into one ``MoveStat`` (``orbits.tally``):
    one count for every form of the index and every filter.
@@ -28,6 +28,7 @@ more) once read, while the book's version (its largest game id) is unchanged, up
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -38,7 +39,7 @@ from sqlalchemy.exc import DBAPIError
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import scheme
 from fuseki.book.storage.position_index import busy_rows, nextmoves, segment_files, segments
-from fuseki.book.storage.position_index.face import NextMoves, Visits, answer
+from fuseki.book.storage.position_index.answers import NextMoves, Visits, answer
 from fuseki.engine.core.zobrist import to_signed
 
 BUSY_CODES = 4_000_000  # SegmentIndex.busy keeps busy positions' codes up to this many, 32 MB
@@ -48,11 +49,13 @@ PLAYER_READ_ROWS, PLAYER_GAMES_LISTED = 100_000, 20_000
 
 
 class SegmentIndex:
-    """A book of games' ``NextMoveSource``: see the module docstring.
+    """A book of games' ``face.PositionsIndex``: see the module docstring.
 
     ``mask(filters, needed)`` is the book's boolean mask over game ids of the games the filters
     keep; ``max_game_id()`` its largest game id.  Threads may share one: ``busy`` only ever
     publishes finished arrays and changes under ``_lock``."""
+
+    statistics = None  # a book of games, not of statistics (face.PositionsIndex)
 
     def __init__(self, db: Engine, mask: Callable[[Filters, int], np.ndarray], max_game_id: Callable[[], int]):
         self.db = db
@@ -89,6 +92,20 @@ class SegmentIndex:
         with self._lock:
             self.busy.clear()
             self.busy_codes = 0
+
+    def row_count(self, conn) -> int:
+        """Rows of every segment, as ``segments(rows)`` lists them."""
+        return segments.row_count(conn)
+
+    def stored_bytes(self, conn) -> int:
+        """The segment files' bytes beside a SQLite book on disk (0: none)."""
+        folder = segment_files.book_folder(conn)
+        if not folder:
+            return 0
+        return sum(segment_files.file_size(os.path.join(folder, s.name)) for s in segment_files.in_files(conn))
+
+    def close(self) -> None:
+        """Nothing of its own to close: the engine is the book's."""
 
     def _kept_rows(self, key: int, filters: Filters, every_row: bool = True
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:

@@ -3,8 +3,8 @@
 A merge reads and writes files only (``segment_files.merge``), so another process's import
 goes on meanwhile; one short write transaction then links its file in, and the parts' files
 go once it has committed.  The importer and ``Book.compact`` call these; the importer's
-``Merger`` runs ``segment_files.merge`` in a process of its own.  ``reclaim`` gives back the
-pages that merges of segments in the book's own file freed.
+``Merger`` runs ``segment_files.merge`` in a process of its own.  ``Book.reclaim`` gives back
+the pages that merges of segments in the book's own file freed.
 """
 
 from __future__ import annotations
@@ -73,35 +73,3 @@ def fold_files(book) -> None:
         os.rmdir(folder)
     except OSError:  # not empty: another importer's files
         pass
-
-
-def reclaim(book, pages_per_step: int) -> int:
-    """Give the pages merges freed back to the file system; returns how many.
-
-    A merge writes its segment before it drops its parts, so their pages are free
-    afterwards; the next batches reuse them, but an import that ends after a merge left
-    them in the file (40% of it, measured).  SQLite books made since incremental
-    auto-vacuum move the last pages into the free ones and truncate, a step per
-    transaction so that the log stays bounded; an older book (no auto-vacuum) keeps
-    them until ``compact``.  Nothing to do on PostgreSQL (its VACUUM does it).
-    """
-    if book.readonly or book.db.dialect.name != "sqlite":
-        return 0
-    with book.db.connect() as conn:
-        if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:  # 2: incremental
-            return 0
-    reclaimed = 0
-    while True:
-        with book.writing() as conn:
-            driver = conn.connection.dbapi_connection
-            free = driver.execute("PRAGMA freelist_count").fetchone()[0]
-            if not free:
-                return reclaimed
-            # one page a statement: Python's sqlite3 runs a statement without result columns
-            # for one step only, and incremental_vacuum(N) frees a page a step
-            for _ in range(min(free, pages_per_step)):
-                driver.execute("PRAGMA incremental_vacuum(1)")
-            left = driver.execute("PRAGMA freelist_count").fetchone()[0]
-        if left >= free:  # nothing moved: leave it, rather than loop
-            return reclaimed
-        reclaimed += free - left

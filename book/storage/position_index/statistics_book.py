@@ -1,11 +1,11 @@
 """A statistics book: next-move statistics without games (the built-in book is one).
 
-``Book.open`` opens a file marked as a statistics book (``book.storage.position_index.statbook_table``) with
-``open_file`` and holds a ``StatisticsTable`` as its next-move source (``book.storage.position_index.face``)
-instead of a ``SegmentIndex``.  What it can answer it answers as a book of games would:
+``Book.open`` opens a file marked as a statistics book (``statbook_table``) through
+``face.open_statistics`` (``open_index`` here) and holds a ``StatisticsTable`` as its positions
+index (``face.PositionsIndex``) instead of a ``SegmentIndex``.  What it can answer it answers as a book of games would:
 
-- ``next_moves`` reads one position's statistics (``statbook_table.lookup``) and counts them
-  with ``face.answer``, as the index counts a segment's statistics, so its answer equals
+- ``next_moves`` reads one position's statistics (``statbook_file.StatisticsFile.lookup``) and
+  counts them with ``answers.answer``, as the index counts a segment's statistics, so its answer equals
   the full book's for every position the statistics kept (tests/test_statbook.py checks it
   in all 8 orientations);
 - ``Book.stats`` gives the games it was built from (meta rows), its positions and file size.
@@ -15,8 +15,8 @@ player or header filter raise ``StatisticsOnly``; ``game`` and ``game_sgf`` rais
 The file is opened ``immutable`` (no locks, no journal: it is package data and may lie on
 a read-only disk) and is never written.  Its meta rows and next moves are read through the
 ``sqlite3`` module alone (``book.storage.position_index.statbook_file``), so that opening it and answering a
-search imports no SQLAlchemy (issue 61); ``make_engine`` gives the SQLAlchemy engine of the file
-to a ``Book`` that is asked for one (``Book.db``: the corner book, the AI values).
+search imports no SQLAlchemy (issue 61); ``StatisticsTable.engine`` makes the SQLAlchemy engine
+of the file for a ``Book`` that is asked for one (``Book.db``: the corner book, the AI values).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.position_index import statbook_file
-from fuseki.book.storage.position_index.face import NextMoves, Visits, answer
+from fuseki.book.storage.position_index.answers import NextMoves, Visits, answer
 from fuseki.book.storage.scheme import MIGRATES_FROM, check_meta
 from fuseki.engine.core.zobrist import to_signed
 
@@ -73,14 +73,16 @@ class StatisticsInfo:
 
 
 class StatisticsTable:
-    """A statistics book's ``NextMoveSource``: the ``next_stats`` table, one position a read
-    (through ``reader``, the file's own ``sqlite3`` connections)."""
+    """A statistics book's ``face.PositionsIndex``: the ``next_stats`` table, one position a read
+    (through ``reader``, the file's own ``sqlite3`` connections); ``statistics``: what the
+    book says of itself."""
 
     def __init__(self, reader: statbook_file.StatisticsFile, info: StatisticsInfo):
         self.reader, self.info = reader, info
+        self.statistics = info
 
     def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
-        """As a book of games answers (``face.answer``: the same counting and orbit merging,
+        """As a book of games answers (``answers.answer``: the same counting and orbit merging,
         over the position's statistics instead of its rows); StatisticsOnly for a filter that
         selects games (years, players, headers)."""
         keys = board.symmetric_keys(to_move)
@@ -102,10 +104,27 @@ class StatisticsTable:
     def forget(self) -> None:
         """Nothing is kept."""
 
+    def row_count(self, conn) -> int:
+        """Its positions (a meta row)."""
+        return self.info.positions
 
-def open_file(path: str) -> tuple[statbook_file.StatisticsFile, StatisticsInfo]:
-    """The reader of the statistics book at ``path`` and what it says of itself; BookError
-    if it is not one, SchemeMismatch if it was counted with other keys."""
+    def stored_bytes(self, conn) -> int:
+        """None outside its one file."""
+        return 0
+
+    def close(self) -> None:
+        self.reader.close()
+
+    def engine(self):
+        """The SQLAlchemy engine of the file (``immutable``, read-only)."""
+        from fuseki.book.storage.connect import file_url, make_db
+
+        return make_db(file_url(Path(self.reader.path).resolve(), immutable=1), readonly=True)
+
+
+def open_index(path: str) -> StatisticsTable:
+    """The index of the statistics book at ``path`` (its reader and what it says of itself);
+    BookError if it is not one, SchemeMismatch if it was counted with other keys."""
     reader = statbook_file.StatisticsFile(str(Path(path).resolve()))
     try:
         meta = reader.meta()
@@ -116,11 +135,4 @@ def open_file(path: str) -> tuple[statbook_file.StatisticsFile, StatisticsInfo]:
     except Exception:
         reader.close()
         raise
-    return reader, StatisticsInfo.from_meta(meta, path)
-
-
-def make_engine(path: str):
-    """The SQLAlchemy engine of the statistics book at ``path`` (``immutable``, read-only)."""
-    from fuseki.book.storage.connect import file_url, make_db
-
-    return make_db(file_url(Path(path).resolve(), immutable=1), readonly=True)
+    return StatisticsTable(reader, StatisticsInfo.from_meta(meta, path))
