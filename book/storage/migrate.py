@@ -22,7 +22,8 @@ opened the old one keeps it), so a file is whole in one form or the other, and o
 packed is left as it is.  An older fuseki cannot read the new files, so it must refuse a
 version-5 book.
 
-``Book.open`` runs ``upgrade`` in its writer's transaction, holding the write lock, before it
+The positions index's steps (2 -> 3, 4 -> 5) are its own (``position_index.upgrades``, through
+``intake.upgrade``).  ``Book.open`` runs ``upgrade`` in its writer's transaction, holding the write lock, before it
 checks the versions.  A book opened read-only that needs it is opened once for writing first.
 The segment files are renamed first, each in a transaction of its own, and one already
 renamed is left as it is.  The pattern files are appended to in the book's transaction (bytes
@@ -35,21 +36,12 @@ read at version 2, 3 or 4 as it is (``statistics_book.open_index``).
 from __future__ import annotations
 
 import os
-import sqlite3
 
-from sqlalchemy import inspect, select, text
+from sqlalchemy import inspect, select
 
 from fuseki.book.storage import pattern_events, pattern_files, schema, scheme
-from fuseki.book.storage.connect import sqlite_uri
-from fuseki.book.storage.position_index import nextmoves, packed_segment, segment_files
-from fuseki.book.storage.position_index.sqlite_image import MappedRows
+from fuseki.book.storage.position_index import intake
 from fuseki.book.storage.scheme import MIGRATES_FROM  # the schema versions upgrade brings to SCHEMA_VERSION
-
-_OLD_TABLES = {  # (old name, id) of the tables summary_<id>
-    "sqlite": text("SELECT name, substr(name, 9) FROM sqlite_master WHERE type = 'table' AND name GLOB 'summary_*'"),
-    "postgresql": text("SELECT tablename, substr(tablename, 9) FROM pg_tables WHERE schemaname = current_schema() "
-                       "AND tablename LIKE 'summary!_%' ESCAPE '!'"),
-}
 
 
 def version(conn) -> str | None:
@@ -70,25 +62,11 @@ def upgrade(conn) -> bool:
     found = version(conn)
     if found not in MIGRATES_FROM:
         return False
-    if found == "2":
-        _rename_next_stats(conn)
+    intake.upgrade(conn, found)  # the positions index's tables and files (2 -> 3, 4 -> 5)
     _pattern_index_once(conn)
-    _pack_segment_files(conn)
     conn.execute(schema.meta.update().where(schema.meta.c.name == "schema_version")
                  .values(value=scheme.SCHEMA_VERSION))
     return True
-
-
-def _rename_next_stats(conn) -> None:
-    """2 -> 3: ``summary`` -> ``next_stats`` in the segment files, then in the book."""
-    folder = segment_files.book_folder(conn)
-    for segment in segment_files.in_files(conn):
-        _rename_in_file(os.path.join(folder, segment.name))
-    for old, segment_id in conn.execute(_OLD_TABLES[conn.dialect.name]).all():
-        new = f"next_stats_{int(segment_id)}"
-        conn.exec_driver_sql(f"ALTER TABLE {old} RENAME TO {new}")
-        if conn.dialect.name == "postgresql":
-            conn.exec_driver_sql(f"ALTER INDEX IF EXISTS {old}_pkey RENAME TO {new}_pkey")
 
 
 def _pattern_index_once(conn) -> None:
@@ -102,55 +80,3 @@ def _pattern_index_once(conn) -> None:
         for name in os.listdir(folder):
             if name.endswith((".map", ".map.tmp")):
                 os.remove(os.path.join(folder, name))
-
-
-def _rename_in_file(path: str) -> None:
-    """``summary`` -> ``next_stats`` in one segment file (nothing if it has none: done before)."""
-    connection = sqlite3.connect(path, isolation_level=None)
-    try:
-        connection.execute("BEGIN IMMEDIATE")
-        if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'summary'").fetchone():
-            connection.execute("ALTER TABLE summary RENAME TO next_stats")
-        connection.execute("COMMIT")
-    finally:
-        connection.close()
-
-
-def _pack_segment_files(conn) -> None:
-    """4 -> 5: each segment file that is a SQLite database written again as a packed one."""
-    folder = segment_files.book_folder(conn)
-    rows = dict(conn.execute(select(schema.segments.c.id, schema.segments.c.rows)).all())
-    for segment in segment_files.in_files(conn):
-        _pack_file(os.path.join(folder, segment.name), int(rows[segment.id]))
-
-
-def _pack_file(path: str, rows: int) -> None:
-    """One version-4 segment file (a SQLite database of ``positions`` and ``next_stats``) of ``rows``
-    rows as a packed one, in its place; nothing if it is packed already.  Reads a key range at a
-    time, from the mapped pages: version 4 wrote files past 1 GiB with a row on SQLite's lock-byte
-    page (``sqlite_image.LOCK_PAGE``), which SQLite reads as malformed.  Raises ValueError when
-    the file holds another number of rows."""
-    if packed_segment.is_packed(path):
-        return
-    scratch = segment_files.scratch_path(os.path.dirname(path), "packing")
-    connection = sqlite3.connect(sqlite_uri(path, mode="ro", immutable=1), uri=True)
-    try:
-        has_stats = connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'next_stats'").fetchone()
-        stats = nextmoves.from_stored(connection.execute("SELECT key, stats FROM next_stats ORDER BY key").fetchall()
-                                      if has_stats else [])
-        mapped = MappedRows(path, "positions")
-        try:
-            writer = packed_segment.Writer(scratch, rows)
-            try:
-                for low, high in segment_files.key_ranges(max(1, rows // segment_files.MERGE_ROWS_PER_STEP)):
-                    writer.add(*mapped.between(low, high))
-                writer.finish(stats)
-            finally:
-                writer.close()
-        finally:
-            mapped.close()
-        os.replace(scratch, path)
-    finally:
-        connection.close()
-        segment_files.remove(os.path.dirname(path), [os.path.basename(scratch)])

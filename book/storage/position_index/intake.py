@@ -42,6 +42,7 @@ from fuseki.book.storage.position_index import (
     segments,
     sqlite_image,
     sqlite_stage,
+    upgrades,
 )
 
 _EMPTY = np.empty(0, dtype=np.int64)
@@ -289,3 +290,9 @@ def merge_all(book) -> None:
     else:
         with book.writing() as conn:
             segments.merge_all(conn)
+
+
+def upgrade(conn, found: str) -> None:
+    """The index of a book of an older schema version ``found`` brought to this one, in the
+    caller's write transaction (``book.storage.migrate``; ``upgrades`` says what changes)."""
+    upgrades.upgrade(conn, found)
