@@ -130,7 +130,7 @@ def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None
     lows = lows[order]
     owners = owners[order]
     del order
-    rows = intake.BatchRows(intake.game_years(game[ROW_YEAR] for game in games), keys=keys, lows=lows, owners=owners)
+    rows = intake.BatchRows(intake.game_years([game[ROW_YEAR] for game in games]), keys=keys, lows=lows, owners=owners)
     del keys, lows, owners
     intake.pack(rows, image, rows_to)
     return Batch(games, [prepared.events[i] for i in firsts], rows, prepared.skipped,

@@ -380,7 +380,7 @@ class Merger:
             stop_all([process], [end])
 
     def _start(self) -> None:
-        plan = intake.next_merge(self.book, self.announce)
+        plan = intake.next_merge(self.book.db, self.announce)
         if plan is None:
             return
         receive, send = self.context.Pipe(duplex=False)

@@ -27,7 +27,7 @@ A batch goes through three hands:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,7 +48,7 @@ from fuseki.book.storage.position_index import (
 _EMPTY = np.empty(0, dtype=np.int64)
 
 
-def game_years(years: Iterable[int | None]) -> np.ndarray:
+def game_years(years: list[int | None]) -> np.ndarray:
     """Each game's year as the next-move statistics count it (``nextmoves.NO_YEAR``: none)."""
     return np.array([nextmoves.NO_YEAR if year is None else year for year in years], dtype=np.int64)
 
@@ -237,13 +237,14 @@ class MergePlan:
         return segment_merges.link_merge(book, self.parts, self.level, *merged)
 
 
-def next_merge(book, announce=None) -> MergePlan | None:
-    """The next merge of ``book``'s segment files (its lowest full level), announced; None: none."""
-    plan = segment_merges.next_merge(book, announce)
+def next_merge(db, announce=None) -> MergePlan | None:
+    """The next merge of the segment files of the book on ``db`` (its lowest full level),
+    announced; None: none."""
+    plan = segment_merges.next_merge(db, announce)
     if plan is None:
         return None
-    parts, level, sources, folder = plan
-    return MergePlan(parts, level, sources, folder, book.path)
+    parts, level, sources, folder, book_path = plan
+    return MergePlan(parts, level, sources, folder, book_path)
 
 
 def warm_up() -> None:

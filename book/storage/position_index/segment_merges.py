@@ -18,25 +18,27 @@ def merge_full_levels(book, announce=None) -> int:
     """Merge the full levels of ``book``'s segments into files; returns the merges made.
     ``announce(segments, rows)`` is called before each merge."""
     merges = 0
-    while (plan := next_merge(book, announce)) is not None:
-        parts, level, sources, folder = plan
+    while (plan := next_merge(book.db, announce)) is not None:
+        parts, level, sources, folder, _path = plan
         link_merge(book, parts, level, *segment_files.merge(sources, book.path, folder, os.getpid()))
         merges += 1
     return merges
 
 
-def next_merge(book, announce=None):
-    """(parts, level, sources, folder) of the next merge ``segment_files.merge`` is to make (the
-    lowest full level's oldest segments), announced (``merge_full_levels``); None: no level is full."""
-    with book.db.connect() as conn:
+def next_merge(db, announce=None):
+    """(parts, level, sources, folder, the book's file) of the next merge ``segment_files.merge``
+    is to make in the book on ``db`` (the lowest full level's oldest segments), announced
+    (``merge_full_levels``); None: no level is full."""
+    with db.connect() as conn:
         plan = segments.full_level(conn)
         if plan is None:
             return None
         parts, level = plan
         sources, folder = segments.merge_sources(conn, parts), segment_files.book_folder(conn)
+        path = segment_files.book_path(conn)
     if announce is not None:
         announce(len(parts), sum(part.rows for part in parts))
-    return parts, level, sources, folder
+    return parts, level, sources, folder, path
 
 
 def link_merge(book, parts, level: int, name: str, rows: int) -> bool:
