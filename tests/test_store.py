@@ -352,6 +352,35 @@ def test_cached_big_answers_follow_imports_by_another_connection(tmp_path, book_
     writer.close()
 
 
+def test_filtered_answers_follow_imports_by_another_connection(tmp_path, book_url):
+    """The book keeps each filter's mask of games and hands it to its index; once another
+    connection adds games, the index finds the mask too short (answers.MaskNeeded) and the book
+    builds it again: the new games count, as an unfiltered question's do."""
+    folder = tmp_path / "one"
+    folder.mkdir()
+    first = write_games(folder, count=6, seed=31)
+    reader, writer = Book.open(book_url), Book.open(book_url)
+    importer.import_paths(writer, [str(folder)], workers=0)
+    player = first[0][3]  # every game of this Black player, either colour
+    of_player = Filters(player=player)
+
+    def playing(games):
+        return len({tuple(g[0]) for g in games if player.lower() in (g[3].lower(), g[4].lower())})
+
+    assert reader.next_moves(Board(19), filters=of_player).total == playing(first)
+    assert reader.visits(min(Board(19).symmetric_keys(BLACK)), of_player, every_row=True).game_ids.size \
+        == playing(first)
+    folder = tmp_path / "two"
+    folder.mkdir()
+    second = write_games(folder, count=8, seed=32)
+    importer.import_paths(writer, [str(folder)], workers=0)  # the reader is not told
+    assert playing(first + second) > playing(first)
+    assert reader.next_moves(Board(19), filters=of_player).total == playing(first + second)
+    assert reader.games(Board(19), filters=of_player, page_size=100).total == playing(first + second)
+    reader.close()
+    writer.close()
+
+
 def test_the_cache_of_big_answers_stays_within_its_budget(read_only, monkeypatch):
     book, games, _ = read_only
     boards = sample_positions(games, np.random.default_rng(13), count=10)

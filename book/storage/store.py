@@ -40,7 +40,7 @@ import numpy as np
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
 from fuseki.book.storage.connect import BookError
-from fuseki.book.storage.position_index import face
+from fuseki.book.storage.position_index import answers, face
 
 # A book of games' modules (all of them import SQLAlchemy) are imported where they are used:
 # see the module docstring.
@@ -111,7 +111,7 @@ class Book:
         self.readonly = readonly
         self.path = path  # the SQLite file, or None
         # where next moves come from (book.storage.position_index.face): the one physical form this book has
-        self.index = face.open_games(db, self.mask, self.max_game_id) if index is None else index
+        self.index = face.open_games(db) if index is None else index
         # what a statistics book says of itself (statistics_book.StatisticsInfo); None: a book of games
         self.statistics = self.index.statistics
         self._masks: dict[tuple, np.ndarray] = {}
@@ -249,12 +249,26 @@ class Book:
 
     def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
         """Next moves from ``board``'s position (any orientation), from the book's index."""
-        return self.index.next_moves(board, board.to_move if to_move is None else to_move, filters or Filters())
+        side, filters = board.to_move if to_move is None else to_move, filters or Filters()
+        try:
+            return self.index.next_moves(board, side, filters, self._kept(filters))
+        except answers.MaskNeeded as needed:
+            return self.index.next_moves(board, side, filters, self.mask(filters, needed.top))
 
     def visits(self, key: int, filters: Filters | None = None, every_row: bool = False) -> Visits:
         """What the index knows of the position ``key`` (canonical, unsigned): see
         ``face.Visits``; ``every_row``: every game one by one."""
-        return self.index.visits(key, filters or Filters(), every_row)
+        filters = filters or Filters()
+        try:
+            return self.index.visits(key, filters, every_row, self._kept(filters))
+        except answers.MaskNeeded as needed:
+            return self.index.visits(key, filters, every_row, self.mask(filters, needed.top))
+
+    def _kept(self, filters: Filters) -> np.ndarray | None:
+        """The mask of the games ``filters`` keep as this book last built it (None: none built
+        yet, or the filters select no games); the index raises ``answers.MaskNeeded`` where it is
+        missing or older than the games it read."""
+        return self._masks.get(filters.cache_key()) if filters.selects_games() else None
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
               page: int = 1, page_size: int = 20, after: int | None = None) -> GamesPage:

@@ -2,6 +2,7 @@
 
 ``Visits``: what an index knows of one position (its counts ahead and its games one by one);
 ``answer``: the ``NextMoves`` counted from them, the same for every form of the index
+(``MaskNeeded``: a question with filters that select games asks the book for their mask)
 (``face.PositionsIndex``), so a statistics book answers exactly as the book of games it was
 counted from (tests/test_statbook.py, in all 8 orientations).
 """
@@ -18,6 +19,18 @@ from fuseki.book.storage import scheme
 from fuseki.book.storage.position_index import nextmoves, orbits
 from fuseki.book.storage.position_index.orbits import MoveStat
 from fuseki.engine.core.base import BLACK, END
+
+
+class MaskNeeded(Exception):
+    """A book of games' index asked with filters that select games but without the mask of the
+    games they keep (``kept``), or with one that covers fewer games than it read: ``Book``
+    builds the mask from its games table to cover game ``top`` and asks again, so that the
+    index never calls back into the book (the mask is kept per ``Filters``: this is the first
+    question with them, or the first after an import added games)."""
+
+    def __init__(self, top: int):
+        super().__init__(f"a mask of the kept games up to game {top} is needed")
+        self.top = top
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ alone (issue 61, tests/test_cli_startup.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from fuseki.book.model.filters import Filters
@@ -35,12 +34,14 @@ class PositionsIndex(Protocol):
 
     statistics: StatisticsInfo | None  # what a statistics book says of itself; None: a book of games
 
-    def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
-        """Next moves from ``board``'s position (any orientation) with ``to_move`` to play."""
+    def next_moves(self, board, to_move: int, filters: Filters, kept: np.ndarray | None = None) -> NextMoves:
+        """Next moves from ``board``'s position (any orientation) with ``to_move`` to play;
+        ``kept``: the boolean mask over game ids of the games the filters keep (None: they
+        select none), else MaskNeeded."""
 
-    def visits(self, key: int, filters: Filters, every_row: bool = False) -> Visits:
+    def visits(self, key: int, filters: Filters, every_row: bool = False, kept: np.ndarray | None = None) -> Visits:
         """The position ``key`` (canonical, unsigned): its counts and the games the
-        filters keep; ``every_row``: no counts, every game one by one."""
+        filters keep (``kept``, as in ``next_moves``); ``every_row``: no counts, every game one by one."""
 
     def version(self) -> int:
         """A number that changes whenever the answers may."""
@@ -58,11 +59,11 @@ class PositionsIndex(Protocol):
         """Close what the index opened of its own (a statistics book's sqlite3 connections)."""
 
 
-def open_games(db, mask: Callable[[Filters, int], np.ndarray], max_game_id: Callable[[], int]) -> PositionsIndex:
-    """The index of the book of games on ``db`` (``mask``, ``max_game_id``: see ``SegmentIndex``)."""
+def open_games(db) -> PositionsIndex:
+    """The index of the book of games on ``db``."""
     from fuseki.book.storage.position_index.segment_index import SegmentIndex
 
-    return SegmentIndex(db, mask, max_game_id)
+    return SegmentIndex(db)
 
 
 def open_statistics(path: str) -> PositionsIndex | None:

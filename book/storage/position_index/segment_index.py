@@ -14,8 +14,9 @@ How a next-move query works (``SegmentIndex.next_moves``):
    (``book.storage.position_index.busy_rows``);
 3. each game counts once, at its first visit of the position (a game may come back
    to a position through a ko or passes);
-4. filters keep the games whose ids are set in a boolean mask over game ids (``Book.mask``,
-   built once per ``Filters`` value from the games table);
+4. filters keep the games whose ids are set in a boolean mask over game ids (``kept``: the
+   book's ``Book.mask``, built once per ``Filters`` value from the games table and handed in;
+   ``answers.MaskNeeded`` asks for it again once games newer than it were read);
 5. ``answers.answer`` counts the kept games by next point, adds the statistics' counts, and
    next points go back to the asked orientation through ``symmetry_table[INVERSE[t*]]``;
    points equivalent under the stabilizer merge into one ``MoveStat`` (``orbits.tally``):
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
 
 import numpy as np
 from sqlalchemy.engine import Engine
@@ -39,7 +39,7 @@ from sqlalchemy.exc import DBAPIError
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import scheme
 from fuseki.book.storage.position_index import busy_rows, nextmoves, segment_files, segments
-from fuseki.book.storage.position_index.answers import NextMoves, Visits, answer
+from fuseki.book.storage.position_index.answers import MaskNeeded, NextMoves, Visits, answer
 from fuseki.engine.core.zobrist import to_signed
 
 BUSY_CODES = 4_000_000  # SegmentIndex.busy keeps busy positions' codes up to this many, 32 MB
@@ -51,15 +51,15 @@ PLAYER_READ_ROWS, PLAYER_GAMES_LISTED = 100_000, 20_000
 class SegmentIndex:
     """A book of games' ``face.PositionsIndex``: see the module docstring.
 
-    ``mask(filters, needed)`` is the book's boolean mask over game ids of the games the filters
-    keep; ``max_game_id()`` its largest game id.  Threads may share one: ``busy`` only ever
+    ``kept``, where filters select games, is the book's boolean mask over game ids of the games
+    they keep; one missing, or shorter than the games read, raises ``answers.MaskNeeded`` (the
+    index never calls back into the book for it).  Threads may share one: ``busy`` only ever
     publishes finished arrays and changes under ``_lock``."""
 
     statistics = None  # a book of games, not of statistics (face.PositionsIndex)
 
-    def __init__(self, db: Engine, mask: Callable[[Filters, int], np.ndarray], max_game_id: Callable[[], int]):
+    def __init__(self, db: Engine):
         self.db = db
-        self._mask, self._max_game_id = mask, max_game_id
         self._lock = threading.Lock()
         # the codes of busy positions, read once: (key, every row) -> (book version, counts, codes)
         self.busy: dict[tuple, tuple] = {}
@@ -70,16 +70,17 @@ class SegmentIndex:
         self._reading = [threading.Lock() for _ in range(32)]
         self._files: tuple = ()  # the segment files of the last snapshot read
 
-    def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
+    def next_moves(self, board, to_move: int, filters: Filters, kept: np.ndarray | None = None) -> NextMoves:
         """Next moves from ``board``'s position (any orientation); see the module docstring."""
         keys = board.symmetric_keys(to_move)
-        return answer(self.visits(min(keys), filters, every_row=filters.reads_rows()), board, keys, to_move, filters)
+        found = self.visits(min(keys), filters, filters.reads_rows(), kept)
+        return answer(found, board, keys, to_move, filters)
 
-    def visits(self, key: int, filters: Filters, every_row: bool = False) -> Visits:
+    def visits(self, key: int, filters: Filters, every_row: bool = False, kept: np.ndarray | None = None) -> Visits:
         """The statistics of the segments that count ``key`` (unfiltered) and each other game's
-        first visit (filtered); ``every_row``: no statistics, every game from its rows (a player
-        or header filter needs them: ``Filters.reads_rows``)."""
-        counts, codes, mask = self._kept_rows(key, filters, every_row)
+        first visit (filtered by ``kept``); ``every_row``: no statistics, every game from its
+        rows (a player or header filter needs them: ``Filters.reads_rows``)."""
+        counts, codes, mask = self._kept_rows(key, filters, every_row, kept)
         return Visits(counts, nextmoves.first_visit_codes(codes, mask))
 
     def version(self) -> int:
@@ -107,18 +108,20 @@ class SegmentIndex:
     def close(self) -> None:
         """Nothing of its own to close: the engine is the book's."""
 
-    def _kept_rows(self, key: int, filters: Filters, every_row: bool = True
+    def _kept_rows(self, key: int, filters: Filters, every_row: bool, kept: np.ndarray | None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """(statistics counts, the rows of ``key`` sorted: each game's first visit first, the mask
-        of the games the filters keep or None for every game); ``every_row``: see ``codes``."""
-        games = self._player_games(key, filters) if every_row else None
+        of the games the filters keep or None for every game); ``every_row``: see ``codes``.
+        MaskNeeded where the filters select games and ``kept`` does not cover those read."""
+        games = self._player_games(key, filters, kept) if every_row else None
         counts, codes = self.codes(key, every_row, games)
         if len(codes) > 1 and not (codes[1:] >= codes[:-1]).all():
             codes = np.sort(codes)
-        top = int(codes[-1] >> scheme.GAME_SHIFT) if len(codes) else 0
-        return counts, codes, (self._mask(filters, top) if filters.selects_games() and len(codes) else None)
+        if not filters.selects_games() or not len(codes):
+            return counts, codes, None
+        return counts, codes, _covering(kept, int(codes[-1] >> scheme.GAME_SHIFT))
 
-    def _player_games(self, key: int, filters: Filters) -> np.ndarray | None:
+    def _player_games(self, key: int, filters: Filters, kept: np.ndarray | None) -> np.ndarray | None:
         """The games a player filter keeps, for PostgreSQL to pick their rows of a busy position
         itself instead of converting and sending every code (kept after, so a smaller position
         reads them all); None on other databases, without a player, for a position of fewer
@@ -129,7 +132,9 @@ class SegmentIndex:
         counts, codes = self.codes(key)
         if len(codes) + int(counts[:, nextmoves.COUNT].sum()) < PLAYER_READ_ROWS:
             return None
-        ids = np.flatnonzero(self._mask(filters, self._max_game_id()))
+        with self.db.connect() as conn:
+            top = segments.largest_game_id(conn)
+        ids = np.flatnonzero(_covering(kept, top))
         return ids if len(ids) <= PLAYER_GAMES_LISTED else None
 
     def codes(self, key: int, every_row: bool = False, games: np.ndarray | None = None
@@ -196,3 +201,11 @@ class SegmentIndex:
             self._files = snap.files
         if snap.folder:
             segment_files.forget(snap.folder, [segment.name for segment in snap.files])
+
+
+def _covering(kept: np.ndarray | None, top: int) -> np.ndarray:
+    """``kept``, the mask of the games some filters keep, where it covers game ``top``; else
+    MaskNeeded: the book builds it again from its games table (games were added since)."""
+    if kept is None or len(kept) <= top:
+        raise MaskNeeded(top)
+    return kept

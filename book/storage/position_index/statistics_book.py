@@ -81,16 +81,16 @@ class StatisticsTable:
         self.reader, self.info = reader, info
         self.statistics = info
 
-    def next_moves(self, board, to_move: int, filters: Filters) -> NextMoves:
+    def next_moves(self, board, to_move: int, filters: Filters, kept: np.ndarray | None = None) -> NextMoves:
         """As a book of games answers (``answers.answer``: the same counting and orbit merging,
         over the position's statistics instead of its rows); StatisticsOnly for a filter that
         selects games (years, players, headers)."""
         keys = board.symmetric_keys(to_move)
         return answer(self.visits(min(keys), filters), board, keys, to_move, filters)
 
-    def visits(self, key: int, filters: Filters, every_row: bool = False) -> Visits:
+    def visits(self, key: int, filters: Filters, every_row: bool = False, kept: np.ndarray | None = None) -> Visits:
         """The position's statistics and no game; StatisticsOnly when games are asked for
-        (``every_row``) or a filter selects them."""
+        (``every_row``) or a filter selects them (so ``kept`` never is)."""
         if every_row:
             raise StatisticsOnly(self.info.no_games())
         if filters.selects_games():
