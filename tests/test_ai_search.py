@@ -95,8 +95,8 @@ def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_m
 
     from fuseki.book.analysis import katago
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
     db = create_engine(f"sqlite:///{tmp_path / 'ai-cache.sqlite'}")
@@ -129,8 +129,8 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     from fuseki.book.analysis import katago
     from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
     from fuseki.book.storage.store import Book
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)

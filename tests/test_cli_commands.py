@@ -49,7 +49,7 @@ def test_a_command_builds_the_parser_of_its_modules_only():
 # games of an answer (only --save-games), the pattern index, the web page, and numba: two moves are
 # played by the rules core's kernels as Python (engine.core.lazy_jit), the book's kernels never run.
 NOT_FOR_SEARCH = ("fuseki.engine.players.match", "fuseki.book.formats.fuego", "fuseki.book.analysis.tree",
-                  "fuseki.book.storage.years", "fuseki.book.storage.gamesets", "fuseki.book.analysis.patterns",
+                  "fuseki.book.queries.years", "fuseki.book.queries.gamesets", "fuseki.book.analysis.patterns",
                   "fuseki.book.ui.pattern_cli", "fuseki.engine.players.gtp_client", "flask",
                   "numba", "llvmlite")
 

@@ -30,8 +30,8 @@ from sqlalchemy import create_engine
 
 from fuseki.book.analysis.ai import MARK_VISITS, MISTAKE
 from fuseki.book.formats.positions import board_after_moves
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
 from fuseki.book.ui.web.ai import NO_KATAGO, ClientBudget, JobQueue
 from fuseki.engine.core import base
 

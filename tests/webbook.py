@@ -70,8 +70,8 @@ def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], n
     from sqlalchemy import create_engine
 
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
     from fuseki.engine.core import base
 
     board = board_after_moves([m for m in moves.split(",") if m], 19)

@@ -103,7 +103,7 @@ def run_copy(args) -> int:
 
     from sqlalchemy import create_engine, inspect
 
-    from fuseki.book.storage import ai_values
+    from fuseki.book.queries import ai_values
 
     def engine(location: str):
         if "://" in location:

@@ -181,13 +181,13 @@ def run_search(args) -> int:
         filters = replace(filters, within=games_within)
         found = book.next_moves(board, filters=filters)
         if args.save_games:  # the games of this answer: those that reached the position, filtered
-            from fuseki.book.storage.gamesets import position_games
+            from fuseki.book.queries.gamesets import position_games
 
             within.save_games(args, book, position_games(book, board, filters=filters),
                               f"position {within.asked_text(args)}", "search")
         profile = None
         if args.by_year or periods:  # only then: the years' module is not needed for the moves alone
-            from fuseki.book.storage import years as dates
+            from fuseki.book.queries import years as dates
 
             profile = dates.date_profile(book, board, filters=filters, recent=args.recent)
         # the book's own values first (fuseki ai annotate), then the cache, then KataGo

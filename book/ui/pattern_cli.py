@@ -186,7 +186,7 @@ def run_pattern(args) -> int:
         print(result_text(board, result))
         return 0
     from fuseki.book.analysis.patterns.search import search
-    from fuseki.book.storage.gamesets import GameSet
+    from fuseki.book.queries.gamesets import GameSet
     from fuseki.book.storage.store import Book
 
     book = Book.open(location)

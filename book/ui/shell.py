@@ -307,7 +307,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         """years [K|FROM-TO:FROM-TO]: the position's games per year (and their share of the year's
         games), each next move's first and last year and trend over the last K years (default 3);
         with two periods, the moves whose share rose or fell most between them (search --trends)."""
-        from fuseki.book.storage.years import RECENT, date_profile
+        from fuseki.book.queries.years import RECENT, date_profile
         from fuseki.book.ui import years_text
 
         text = arg.strip()

@@ -324,9 +324,9 @@ def _warm_up(app) -> None:
     try:
         for path in ("/api/info", "/api/position"):
             client.get(path, headers={"Host": "127.0.0.1"})
-        # the player pages' arrays (book.storage.players): read during the load, they held the other
+        # the player pages' arrays (book.queries.players): read during the load, they held the other
         # requests of their process up for seconds (bench/web_load.py --players, docs/benchmarks.md)
-        from fuseki.book.storage import players
+        from fuseki.book.queries import players
 
         players.warm(app.extensions["fuseki_book"])
     except Exception as exc:  # noqa: BLE001  # a cold cache is slower, never wrong
