@@ -70,14 +70,14 @@ def test_search_ai_without_katago_is_one_line(book, capsys):
 
 
 def test_points_that_round_to_zero_print_without_a_sign():
-    from fuseki.book.ui.ai_text import points
+    from fuseki.book.ui.present.ai_text import points
 
     assert [points(v) for v in (-0.04, 0.0, 0.04, -1.26, 2.0)] == ["   0.0", "   0.0", "   0.0", "  -1.3", "   2.0"]
 
 
 def test_search_ai_with_nothing_stored_and_no_katago_answers_the_human_moves_and_says_why(book, capsys, monkeypatch):
     from fuseki.book.analysis import katago
-    from fuseki.book.ui.ai_text import NO_VALUES
+    from fuseki.book.ui.present.ai_text import NO_VALUES
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
     assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 0

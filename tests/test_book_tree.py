@@ -20,7 +20,7 @@ from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.cli import main
-from fuseki.book.ui.textboard import LETTERS
+from fuseki.book.ui.present.textboard import LETTERS
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board

@@ -356,14 +356,16 @@ def test_a_planted_breach_of_an_order_inside_a_layer_is_caught():
 
 def test_a_planted_cli_import_from_the_web_page_is_caught():
     graph = import_graph({
-        "fuseki.book.ui.web.app": ("from fuseki.book.ui import reading, ai_text\n", False, False),
+        "fuseki.book.ui.web.app": ("from fuseki.book.ui import reading\n"
+                                   "from fuseki.book.ui.present import ai_text\n", False, False),
         "fuseki.book.ui.reading": ("x = 1\n", False, False),
-        "fuseki.book.ui.ai_text": ("def f():\n    from fuseki.book.ui.cli_shared import open_book\n", False, False),
+        "fuseki.book.ui.present.ai_text": ("def f():\n    from fuseki.book.ui.cli_shared import open_book\n",
+                                           False, False),
         "fuseki.book.ui.cli_shared": ("x = 1\n", False, False),
         "fuseki.book.ui.web_cli": ("from fuseki.book.ui.web import app\n", False, False),
     })
     assert order_breaches(graph, [("fuseki.book.ui.web", "fuseki.book.ui.*cli*")]) == [
-        "fuseki.book.ui.web.app -> fuseki.book.ui.ai_text -> fuseki.book.ui.cli_shared"]
+        "fuseki.book.ui.web.app -> fuseki.book.ui.present.ai_text -> fuseki.book.ui.cli_shared"]
 
 
 def test_a_planted_import_in_a_program_or_a_benchmark_is_caught():

@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import replace
 
-from fuseki.book.ui import ai_text, within
+from fuseki.book.ui import within
 from fuseki.book.ui.cli_shared import (
     add_book_option,
     add_filter_options,
@@ -31,6 +31,7 @@ from fuseki.book.ui.cli_shared import (
     stop_on_signals,
     stopped_text,
 )
+from fuseki.book.ui.present import ai_text
 from fuseki.book.ui.reading import filters_note, parse_periods
 
 
@@ -89,7 +90,7 @@ def run_import(args) -> int:
     being written (the summary says what was committed; the same import again adds the rest).
     With ``--report FILE``, FILE lists every skipped file and anomaly, however the import ended.
     """
-    from fuseki.book.ui.textboard import printable  # file and member names are anyone's text
+    from fuseki.book.ui.present.textboard import printable  # file and member names are anyone's text
 
     if not args.paths and not args.compact:
         print("fuseki import: give the SGF files, folders or archives to import (or --compact alone)",
@@ -117,7 +118,7 @@ def _import(args, listing) -> int:
     from fuseki.book.analysis.pipeline.report import ImportReport
     from fuseki.book.analysis.pipeline.workers import StageFailed
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui.textboard import printable
+    from fuseki.book.ui.present.textboard import printable
 
     book = Book.open(book_location(args))
     try:
@@ -168,7 +169,7 @@ def complete_book(book) -> None:
 
 def run_search(args) -> int:
     from fuseki.book.storage.store import Book
-    from fuseki.book.ui import textboard, years_text
+    from fuseki.book.ui.present import textboard, years_text
 
     filters = filters_of(args, min_games=max(1, args.min_games))
     periods = parse_periods(args.trends) if args.trends else None

@@ -62,7 +62,7 @@ def run_build(args) -> int:
     from fuseki.book.analysis.pipeline.progress import Progress
     from fuseki.book.builders import statbook as statbook_build
     from fuseki.book.ui.cli_shared import CommandError
-    from fuseki.book.ui.textboard import printable
+    from fuseki.book.ui.present.textboard import printable
 
     if args.min_games < 1:
         raise CommandError("--min-games must be at least 1")

@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def failed(command: str, exc: Exception) -> int:
     """Say why ``command`` failed, in one line on stderr; its exit code, 1."""
-    from fuseki.book.ui.textboard import printable  # a message may name a file or a record
+    from fuseki.book.ui.present.textboard import printable  # a message may name a file or a record
 
     print(f"fuseki {command}: {printable(str(exc))}", file=sys.stderr)
     return 1

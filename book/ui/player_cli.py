@@ -39,7 +39,7 @@ def add_commands(subparsers) -> None:
 def run_player(args) -> int:
     from fuseki.book.queries import players
     from fuseki.book.ui.cli_shared import CommandError, book_location, open_book
-    from fuseki.book.ui.textboard import printable
+    from fuseki.book.ui.present.textboard import printable
 
     if args.page < 1 or args.page_size < 1:
         raise CommandError(f"--page and --page-size must be at least 1, not {min(args.page, args.page_size)}")
@@ -96,7 +96,7 @@ def move_name(stat, size: int) -> str:
 
 def report_text(report, page) -> str:
     """The report and a page of games as the text ``fuseki player`` prints."""
-    from fuseki.book.ui.textboard import printable
+    from fuseki.book.ui.present.textboard import printable
 
     out = [f"player {printable(report.name)}: {report.total.games:,} games"]
     out += record_table(report.years, report.total)

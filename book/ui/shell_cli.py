@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
-from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
+from fuseki.book.ui.present import ai_text
 
 HISTORY_FILE = "~/.fuseki_history"
 

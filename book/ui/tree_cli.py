@@ -53,8 +53,8 @@ def run_tree(args) -> int:
     from fuseki.book.analysis import tree as book_tree
     from fuseki.book.analysis.ai import AiValueStores
     from fuseki.book.ui.cli_shared import CommandError, book_location, filters_of, open_book
+    from fuseki.book.ui.present.textboard import LETTERS, printable
     from fuseki.book.ui.reading import filters_note, parse_moves
-    from fuseki.book.ui.textboard import LETTERS, printable
     from fuseki.engine.config import ai_cache_path
 
     if args.min_games < 1 or args.depth < 0 or args.max_nodes < 1:

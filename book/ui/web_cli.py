@@ -9,8 +9,8 @@ own, the built-in book's, the AI value cache file's; docs/katago.md), without a 
 
 from __future__ import annotations
 
-from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
+from fuseki.book.ui.present import ai_text
 from fuseki.engine.config import ai_cache_path
 
 

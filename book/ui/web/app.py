@@ -27,7 +27,7 @@ the budget answers 200 with what the games scanned so far gave and how far it go
                                       them (then never kept in the cache);
                                       ``by_year=1&recent=K`` (a book without dates: ``years`` null
                                       and ``years_note``), ``trends=A-B:C-D`` (409 there):
-                                      book.ui.years_text
+                                      book.ui.present.years_text
     /api/games?moves=&...&after=&page_size=
                                       the games that reached the position, one page, newest first
                                       (date, then id); ``after``: the previous page's ``after`` (its
@@ -91,8 +91,9 @@ from fuseki.book.analysis.patterns.budget import BudgetSpent
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
+from fuseki.book.ui.present.textboard import SHORT_LETTERS
+from fuseki.book.ui.present.years_text import years_answer
 from fuseki.book.ui.reading import parse_periods
-from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.book.ui.web.admission import add_admission, admit
 from fuseki.book.ui.web.api_args import (
     MAX_ID,
@@ -109,7 +110,6 @@ from fuseki.book.ui.web.corner_rows import corners_json
 from fuseki.book.ui.web.hosts import host_name
 from fuseki.book.ui.web.practice_routes import add_practice_routes
 from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
-from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, COLOUR_LETTER, EMPTY, WHITE
 from fuseki.engine.core.board import Board
@@ -214,8 +214,8 @@ def next_moves_json(next_moves, size: int) -> dict:
 def pattern_json(result) -> dict:
     """A pattern search's answer: its continuations (``search.Continuation``, Kombilo's
     counting), a point's Black and White rows sharing its letter."""
+    from fuseki.book.ui.present.textboard import row_letters
     from fuseki.book.ui.reading import options_text
-    from fuseki.book.ui.textboard import row_letters
 
     size = result.pattern.size
     rows = [{"letter": letter, **point_json(c.point, size),

@@ -12,7 +12,7 @@ periods, then those whose share fell most.
 
 from __future__ import annotations
 
-from fuseki.book.ui.textboard import LETTERS
+from fuseki.book.ui.present.textboard import LETTERS
 from fuseki.engine.core import base
 
 TRENDS_LISTED = 10  # --trends: the most rising moves, then the most falling ones
