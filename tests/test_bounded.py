@@ -18,7 +18,7 @@ import pytest
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.book.ui.present.textboard import one_line, printable
 from fuseki.book.ui.shell import BookShell
 from fuseki.book.ui.web.app import create_app

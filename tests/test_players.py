@@ -19,7 +19,7 @@ from sgfmill import sgf
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.queries import players
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base
 
 from conftest import require_shared_file

@@ -1,4 +1,4 @@
-"""Search within results (book/queries/gamesets.py, book/ui/within.py, book/ui/shell_within.py) on a
+"""Search within results (book/queries/gamesets.py, book/ui/within_options.py, book/ui/shell_within.py) on a
 real book: ``fuseki import`` of the Tygem archive (11,364 games).
 
 Every count within an earlier answer is checked against what the test computes by itself: the

@@ -19,7 +19,7 @@ from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.builtin import PATH as BUILTIN
 from fuseki.book.queries import years
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 

@@ -115,7 +115,7 @@ def make_app(book_path, tmp_path):
     """``make_app(command, visits=2, **budget)``: the application with --ai (``budget``: AiOptions'
     client_rate, queue, cache_rows) and a fresh cache file;
     ``app.cache_path`` names the file."""
-    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.ai_service import AiOptions
     from fuseki.book.ui.web.app import create_app
 
     apps = []

@@ -136,15 +136,15 @@ def question_json(line: QuizLine, min_games: int) -> dict:
 def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
     """KataGo's stored values of each of ``points`` as the position's next moves (``book.analysis.ai.
     next_move_values``), as each row's ``ai`` (None where none is stored), and the status
-    (``book.ui.web.ai.AiService.answer``: KataGo is asked in the background for a position it lacks)."""
+    (``book.ui.web.ai_service.AiService.answer``: KataGo is asked in the background for a position it lacks)."""
     from fuseki.book.analysis.ai import OnePoint, next_move_values
 
-    service.looking_at(board)  # the quiz's position: the visitor's earlier ones are left (book.ui.web.ai)
+    service.looking_at(board)  # the quiz's position: the visitor's earlier ones are left (book.ui.web.ai_service)
     status, got = service.answer(board)
     answer = {"status": status, "settings": service.settings_json()}
     for row in rows:
         row["ai"] = None
-    if status in ("unavailable", "busy", "none"):  # busy: over KataGo's budget; none: not stored (book.ui.web.ai)
+    if status in ("unavailable", "busy", "none"):  # busy: over KataGo's budget; none: not stored (ai_service)
         answer["reason"] = got
     if status != "ready":
         return answer

@@ -315,9 +315,9 @@ def _warm_up(app) -> None:
     """Ask what every visitor's first requests ask (the book's figures, the empty board): a
     cold process answers them in about half a second (the book's counts, the rules kernels'
     first call), a warm one in milliseconds.  The requests are marked as the warm-up's
-    (``book.ui.web.ai.WARM_UP``): what they give KataGo spends no visitor's budget (they come
+    (``book.ui.web.ai_service.WARM_UP``): what they give KataGo spends no visitor's budget (they come
     from 127.0.0.1, as a visitor on this machine does)."""
-    from fuseki.book.ui.web.ai import WARM_UP
+    from fuseki.book.ui.web.ai_service import WARM_UP
 
     client = app.test_client()
     client.environ_base[WARM_UP] = True

@@ -25,7 +25,7 @@ from fuseki.book.ui.present.corner_text import corner_ai, corners_text
 from fuseki.engine.core.base import BLACK, WHITE
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser(
         "corners", help="build the corner book (joseki for the engine) and show a position's corners",
         description="Build or update the book's corner book (what strong players played next in a "

@@ -7,7 +7,7 @@ from fuseki.engine.players.match_game import RESULTS, START_WAIT, MatchConfig, M
 from fuseki.engine.players.match_report import load_openings, results_table
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser(
         "match", help="play games between two GTP engines and tabulate the results",
         description="Play games between two GTP engines (gogui-twogtp style), write one SGF per game "

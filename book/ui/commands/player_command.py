@@ -15,7 +15,7 @@ from __future__ import annotations
 FIND_LIMIT = 20  # names listed by --find
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     from fuseki.book.ui.cli_shared import add_book_option
 
     p = subparsers.add_parser(

@@ -15,7 +15,7 @@ from fuseki.book.ui.present import ai_text
 HISTORY_FILE = "~/.fuseki_history"
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser("shell", help="explore the book from a command line",
                               description="A command line over the book: play moves, search, filter, "
                                           "list games, import. Example: fuseki shell --book games.sqlite")

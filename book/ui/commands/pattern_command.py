@@ -31,7 +31,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from fuseki.book.ui import within
+from fuseki.book.ui import within_options
 from fuseki.book.ui.cli_shared import (
     add_book_option,
     add_filter_options,
@@ -45,7 +45,7 @@ from fuseki.book.ui.present.pattern_text import pattern_ai, progress_line, resul
 from fuseki.book.ui.reading import TO_MOVE, pattern_from_board
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser(
         "pattern", help="games reaching a corner, side or anywhere pattern, and what was played next",
         description="Pattern search. Example: fuseki pattern --moves \"Q16 R14\" --region N19:T13; within "
@@ -76,7 +76,7 @@ def add_commands(subparsers) -> None:
     p.add_argument("--from", dest="from_id", type=int, default=0, metavar="ID",
                    help="scan only the games from game id ID on (where a --budget answer stopped)")
     add_filter_options(p)
-    within.add_within_options(p)
+    within_options.add_within_options(p)
     add_book_option(p)
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_pattern)
@@ -109,18 +109,18 @@ def run_pattern(args) -> int:
 
     book = Book.open(location)
     try:
-        games_within = within.within_of(args, book, board.size)
+        games_within = within_options.within_of(args, book, board.size)
         result = search(book, pattern, replace(filters, within=games_within), budget, from_id=max(args.from_id, 0),
                         partial=True)
         if args.save_games:  # the games of this answer: those that matched
             # a search cut short by --budget (or begun at --from) saves the matches of the games it scanned, and says so
             part = "" if result.complete and not result.before else f" ({progress_line(result).split(';')[0]})"
-            within.save_games(args, book, GameSet(result.match_ids),
-                              f"pattern {args.region} of {within.asked_text(args)}{part}", "pattern")
+            within_options.save_games(args, book, GameSet(result.match_ids),
+                              f"pattern {args.region} of {within_options.asked_text(args)}{part}", "pattern")
         ai = pattern_ai(args, board, result, book) if args.ai else None  # the book's own values first
     finally:
         book.close()
-    note = within.within_note(args, games_within)
+    note = within_options.within_note(args, games_within)
     print(result_text(board, result, ai) + (f"\n{note.lstrip('; ')}" if note else ""))
     return 0
 
