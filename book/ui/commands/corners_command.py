@@ -7,12 +7,12 @@ rebuilt from the pattern index when games were added); with a position (``--move
 as text with its continuations lettered, the table (letter, vertex, games, win rate of the
 player who played it), and how often players left the corner (tenuki) instead.
 
-With ``--ai`` (``book.ui.present.ai_text.add_ai_options``) each continuation also gets KataGo's win
-rate, lead and loss for the player who plays it, and the marks, as ``fuseki search --ai``
-gives the next moves (``corner_ai``: the values of the whole position, stored or asked, through
-``book.analysis.ai.next_move_values``; a continuation is its one point on this board, the vertex shown);
-``tenuki`` has no single point and no values.  The last line names KataGo's network, rules,
-komi and visits.
+With ``--ai`` (``book.ui.present.ai_text.add_ai_options``) each continuation also gets KataGo's
+win rate, lead and loss for the player who plays it, and the marks, as ``fuseki search --ai``
+gives the next moves (``book.ui.present.corner_text.corner_ai``: the values of the whole
+position, stored or asked, through ``book.analysis.ai.next_move_values``; a continuation is its
+one point on this board, the vertex shown); ``tenuki`` has no single point and no values.  The
+last line names KataGo's network, rules, komi and visits.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``fuseki match``: the command line of engine-vs-engine matches (``match``)."""
+"""``fuseki match``: the command line of engine-vs-engine matches (``engine.players.match``)."""
 
 from __future__ import annotations
 

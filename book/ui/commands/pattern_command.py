@@ -18,12 +18,12 @@ got (games scanned of the search's games, percent) and the ``--from ID`` that go
 there; ``--from ID`` scans the games from that id on (their counts add to the earlier answer's).
 Without ``--budget`` every game is scanned.
 
-With ``--ai`` (``book.ui.present.ai_text.add_ai_options``) a whole-board pattern (the region is the
-board, no "any" point: ``Pattern.whole_board``) is a position, and its continuations its next
-moves: each gets KataGo's win rate, lead and loss for the player to move, and the marks, as
-``fuseki search --ai`` gives them (``pattern_ai``: the searched position's values, stored or
-asked, in the orientation the pattern was entered).  A smaller region says
-``WHOLE_BOARD_ONLY`` (``book.analysis.ai``) once instead.
+With ``--ai`` (``book.ui.present.ai_text.add_ai_options``) a whole-board pattern (the region is
+the board, no "any" point: ``Pattern.whole_board``) is a position, and its continuations its
+next moves: each gets KataGo's win rate, lead and loss for the player to move, and the marks, as
+``fuseki search --ai`` gives them (``book.ui.present.pattern_text.pattern_ai``: the searched
+position's values, stored or asked, in the orientation the pattern was entered).  A smaller
+region says ``WHOLE_BOARD_ONLY`` (``book.analysis.ai``) once instead.
 """
 
 from __future__ import annotations
