@@ -514,7 +514,7 @@ def ai_test_book(tmp_path, capsys, monkeypatch):
     """``ai_test_book(games)``: a SQLite book of ``games`` (each a list of (colour, point)) made
     by ``fuseki import``, and an empty AI value cache beside it (``$FUSEKI_AI_CACHE``): what the
     KataGo tests ask about must come from KataGo or the book.  Gives the book's path."""
-    from fuseki.book.ui.cli import main
+    from fuseki.book.ui.fuseki_command import main
 
     from games import sgf_text
 
