@@ -7,7 +7,7 @@ import re
 
 from fuseki.book.storage.position_index.answers import NextMoves
 from fuseki.book.storage.position_index.orbits import MoveStat
-from fuseki.book.ui import textboard
+from fuseki.book.ui.present import textboard
 from fuseki.engine.core.base import BLACK, point_to_vertex, xy_to_point
 from fuseki.engine.core.board import Board
 

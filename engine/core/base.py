@@ -67,7 +67,7 @@ PASS = -1
 # Two names for -2, on purpose: neither is ever a point, and they never meet.  RESIGN is a
 # chooser's answer (a move being chosen); END is a book's stored "next move" of a game's last
 # position (and of the position before an illegal move), which the book's readers leave out
-# of the moves they count (``nexts != END`` in book.storage.players, the count at ``END + 2``
+# of the moves they count (``nexts != END`` in book.queries.players, the count at ``END + 2``
 # apart in book.storage.position_index.answers),
 # so an END should never reach a chooser to be read as a resignation.  Compare each with its
 # own name; ``_kernels`` keeps a copy of END (tests/test_numba_cache.py checks it).

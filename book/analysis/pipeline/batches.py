@@ -3,7 +3,7 @@
 A batch is one group of source files turned into what ``book.analysis.pipeline.importer``'s writer
 writes in one transaction: the games' rows (all but their ids), each game's pattern-index
 events (``book.storage.pattern_events``), and every position row sorted by key, in the form
-the positions index takes them (``book.storage.position_index.intake.batch_rows``: a segment
+the positions index takes them (``book.storage.position_index.intake.pack``: a segment
 file or staged table the parser writes, a SQLite page image), so that the one writer only
 numbers the games and links the rows in.
 """
