@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import func, inspect, select
+from sqlalchemy import inspect, select
 
 from fuseki.book.analysis.ai import (
     AiJudge,
@@ -49,7 +49,6 @@ from fuseki.book.analysis.ai import (
 from fuseki.book.analysis.katago import KataGoQueryError, KataGoTimeout
 from fuseki.book.model.filters import Filters
 from fuseki.book.queries import ai_values
-from fuseki.book.storage.position_index import statbook_table
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import BLACK, IllegalMove, opponent
 from fuseki.engine.core.board import Board
@@ -69,19 +68,8 @@ def popular_positions(book: Book, min_games: int, limit: int | None = None) -> l
     first ``limit`` of them when given."""
     if min_games < 1:
         raise ValueError("--min-games must be at least 1")
-    found: list[Popular] = []
     with book.db.connect() as conn:
-        if book.statistics is not None:
-            games = func.sum(statbook_table.next_stats.c.games)
-            rows = conn.execute(select(statbook_table.next_stats.c.key, games)
-                                .group_by(statbook_table.next_stats.c.key).having(games >= min_games))
-            found = [Popular(to_unsigned(int(k)), int(n)) for k, n in rows]
-        else:
-            for chunk in statbook_table.from_book(conn, min_games):
-                keys, counts = chunk.keys, chunk.counts[:, 2]  # nextmoves.COUNT
-                starts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
-                found += [Popular(to_unsigned(int(keys[a])), int(counts[a:b].sum()))
-                          for a, b in zip(starts, starts[1:])]
+        found = [Popular(key, games) for key, games in book.index.positions(conn, min_games)]
     found.sort(key=lambda p: (-p.games, p.key))
     return found[:limit] if limit is not None else found
 
@@ -145,7 +133,7 @@ class BoardFinder:
         """The wanted positions reachable from an empty board through ``through``."""
         found: dict[int, tuple[Board, int]] = {}
         seen: set[int] = set()
-        sizes = self.book.statistics.sizes or {19: 1}
+        sizes = self.book.stats().sizes or {19: 1}
         todo = deque((Board(size), BLACK) for size in sorted(sizes))
         while todo:
             board, side = todo.popleft()

@@ -49,6 +49,10 @@ class PositionsIndex(Protocol):
     def forget(self) -> None:
         """Drop what was kept of earlier reads (the importer wrote)."""
 
+    def positions(self, conn, min_games: int) -> list[tuple[int, int]]:
+        """(canonical key, unsigned; games) of every position at least ``min_games`` games
+        reached, in no order (``conn``: the book's SQLAlchemy connection)."""
+
     def row_count(self, conn) -> int:
         """The index's rows (a statistics book: its positions)."""
 

@@ -38,9 +38,9 @@ from sqlalchemy.exc import DBAPIError
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import scheme
-from fuseki.book.storage.position_index import busy_rows, nextmoves, segment_files, segments
+from fuseki.book.storage.position_index import busy_rows, nextmoves, segment_files, segments, statbook_table
 from fuseki.book.storage.position_index.answers import MaskNeeded, NextMoves, Visits, answer
-from fuseki.engine.core.zobrist import to_signed
+from fuseki.engine.core.zobrist import to_signed, to_unsigned
 
 BUSY_CODES = 4_000_000  # SegmentIndex.busy keeps busy positions' codes up to this many, 32 MB
 # PostgreSQL: at a position of this many games, a player filter of at most PLAYER_GAMES_LISTED games
@@ -93,6 +93,15 @@ class SegmentIndex:
         with self._lock:
             self.busy.clear()
             self.busy_codes = 0
+
+    def positions(self, conn, min_games: int) -> list[tuple[int, int]]:
+        """Counted from every segment's rows a key range at a time (``statbook_table.from_book``)."""
+        found = []
+        for chunk in statbook_table.from_book(conn, min_games):
+            keys, counts = chunk.keys, chunk.counts[:, nextmoves.COUNT]
+            starts = [0] + [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]] + [len(keys)]
+            found += [(to_unsigned(int(keys[a])), int(counts[a:b].sum())) for a, b in zip(starts, starts[1:])]
+        return found
 
     def row_count(self, conn) -> int:
         """Rows of every segment, as ``segments(rows)`` lists them."""

@@ -31,7 +31,7 @@ from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.position_index import statbook_file
 from fuseki.book.storage.position_index.answers import NextMoves, Visits, answer
 from fuseki.book.storage.scheme import MIGRATES_FROM, check_meta
-from fuseki.engine.core.zobrist import to_signed
+from fuseki.engine.core.zobrist import to_signed, to_unsigned
 
 IMPORT_HINT = "import games into a book of your own (fuseki import FILES --book mine.sqlite)"
 
@@ -103,6 +103,16 @@ class StatisticsTable:
 
     def forget(self) -> None:
         """Nothing is kept."""
+
+    def positions(self, conn, min_games: int) -> list[tuple[int, int]]:
+        """Its table's positions, each with the games of its rows (``conn``: SQLAlchemy's)."""
+        from sqlalchemy import func, select
+
+        from fuseki.book.storage.position_index.statbook_table import next_stats
+
+        games = func.sum(next_stats.c.games)
+        rows = conn.execute(select(next_stats.c.key, games).group_by(next_stats.c.key).having(games >= min_games))
+        return [(to_unsigned(int(key)), int(count)) for key, count in rows]
 
     def row_count(self, conn) -> int:
         """Its positions (a meta row)."""

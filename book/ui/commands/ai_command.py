@@ -146,16 +146,14 @@ def run_annotate(args) -> int:
     command = batch_command(args.katago or annotate_command(config))  # many positions: one thread each
     threads = args.threads or queries_to_keep_in_flight(command)
     location = book_location(args)
-    book = Book.open(location, readonly=True)  # a missing book is an error, not a new empty one
-    if book.statistics is None:
-        book.close()
-        book = Book.open(location)
+    Book.open(location, readonly=True).close()  # a missing book is an error, not a new empty one
+    book = Book.open(location)  # a statistics book opens read-only whatever is asked
     cache = None
     try:
         if args.out:
             cache = create_engine(f"sqlite:///{args.out}")
             store, writing, where = cache, cache.begin, f"the values file {args.out}"
-        elif book.statistics is None:
+        elif not book.readonly:  # a book of games keeps its values itself
             store, writing, where = book.db, book.writing, f"the book {location}"
         else:
             path = ai_cache_path()
