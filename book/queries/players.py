@@ -49,7 +49,7 @@ from sqlalchemy import select
 from fuseki.book.storage import schema, scheme
 from fuseki.book.storage.position_index import orbits
 from fuseki.book.storage.position_index.orbits import MoveStat
-from fuseki.book.storage.position_index.statistics_book import IMPORT_HINT, StatisticsOnly
+from fuseki.book.storage.position_index.statistics_book import StatisticsOnly
 from fuseki.book.storage.store import GamesPage
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, END, PASS, WHITE
@@ -129,11 +129,6 @@ def _folded(name: str) -> str:
     return schema.fold_name(name)
 
 
-def _check(book) -> None:
-    if book.statistics is not None:
-        raise StatisticsOnly(f"{book.statistics.title} holds next-move statistics without players; {IMPORT_HINT}")
-
-
 class _Games:
     """Every game's players, year, winner and size as arrays over game ids, read once per book
     version (one scan of the games' headers, never their SGF): a player's report is then array
@@ -190,19 +185,22 @@ def warm(book) -> None:
     """Read what a first report reads (``fuseki serve``'s workers, before their first visitor: a
     few seconds on a book of 366,535 games): the arrays, the games' date order, the rows of the
     empty board and of the positions after its most played first moves (the games lists of
-    those positions read the same)."""
-    if book.statistics is None:
-        games = _games(book)
-        book._ranks(len(games.black) - 1)
-        keys = Board(19).symmetric_keys(BLACK)
-        codes = _position_codes(book, games, min(keys))
-        nexts = ((codes >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
-        # the positions after the most played first moves: every answer as White reads one
-        for first in _tally(nexts, codes & scheme.WINNER_MASK, 19, keys, BLACK)[:WARM_FIRST_MOVES]:
-            if first.point != PASS:
-                board = Board(19)
-                board.play(BLACK, first.point)
-                _position_codes(book, games, min(board.symmetric_keys(WHITE)))
+    those positions read the same); nothing for a statistics book, which has no players."""
+    try:
+        book.index.need_games("players")
+    except StatisticsOnly:
+        return
+    games = _games(book)
+    book._ranks(len(games.black) - 1)
+    keys = Board(19).symmetric_keys(BLACK)
+    codes = _position_codes(book, games, min(keys))
+    nexts = ((codes >> scheme.NEXT_SHIFT) & scheme.NEXT_MASK) - 2
+    # the positions after the most played first moves: every answer as White reads one
+    for first in _tally(nexts, codes & scheme.WINNER_MASK, 19, keys, BLACK)[:WARM_FIRST_MOVES]:
+        if first.point != PASS:
+            board = Board(19)
+            board.play(BLACK, first.point)
+            _position_codes(book, games, min(board.symmetric_keys(WHITE)))
 
 
 def _games(book) -> _Games:
@@ -230,7 +228,7 @@ def _number(games: _Games, name: str) -> int:
 def find_players(book, text: str, limit: int = 20) -> list[tuple[str, int]]:
     """(name as kept, games) of the players whose name contains ``text`` (any case), most games
     first, then by name; at most ``limit``."""
-    _check(book)
+    book.index.need_games("players")
     part = _folded(text)
     games = _games(book)
     found = [(name, int(games.games[n])) for name, n in games.names.items() if part in name and games.games[n]]
@@ -280,7 +278,7 @@ def player_report(book, name: str, vs: str | None = None) -> PlayerReport:
     head-to-head against that opponent.  Raises NoPlayer (a KeyError) for a name without games
     (or an opponent never met: its ``similar`` are then their opponents containing it),
     ValueError for an empty name, StatisticsOnly for a statistics book."""
-    _check(book)
+    book.index.need_games("players")
     folded = _folded(name)
     other_name = _folded(vs) if vs and vs.strip() else None
     version = book.version()
@@ -323,7 +321,7 @@ def player_games(book, name: str, vs: str | None = None, page: int = 1, page_siz
     """The player's games (with ``vs``: their games together), newest first, one page as
     ``Book.games`` pages them (each row's ``move_number`` 0: the game from its start).
     Raises NoPlayer, ValueError (a bad page, an ``after`` not in the book), StatisticsOnly."""
-    _check(book)
+    book.index.need_games("players")
     games = _games(book)
     number = _number(games, name)
     other = _number(games, vs) if vs and vs.strip() else None

@@ -37,7 +37,7 @@ import numpy as np
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage.position_index import nextmoves, orbits
 from fuseki.book.storage.position_index.orbits import MoveStat
-from fuseki.book.storage.position_index.statistics_book import IMPORT_HINT, StatisticsOnly
+from fuseki.book.storage.position_index.statistics_book import StatisticsOnly
 from fuseki.engine.core.base import BLACK, END, WHITE
 
 RECENT = 3  # K: the recent years of a move's trend
@@ -95,9 +95,10 @@ def date_profile(book, board, to_move: int | None = None, filters: Filters | Non
     Raises StatisticsOnly for a book without games, ValueError for ``recent`` below 1."""
     if recent < 1:
         raise ValueError("the recent years of a trend must be at least 1")
-    if book.statistics is not None:
-        raise StatisticsOnly(f"this book has no dates: {book.statistics.title} holds next-move statistics "
-                             f"without years; {IMPORT_HINT}")
+    try:
+        book.index.need_games("years")
+    except StatisticsOnly as exc:
+        raise StatisticsOnly(f"this book has no dates: {exc}") from None
     side = board.to_move if to_move is None else to_move
     filters = filters or Filters()
     keys = board.symmetric_keys(side)

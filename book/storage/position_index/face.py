@@ -53,6 +53,11 @@ class PositionsIndex(Protocol):
         """(canonical key, unsigned; games) of every position at least ``min_games`` games
         reached, in no order (``conn``: the book's SQLAlchemy connection)."""
 
+    def need_games(self, what: str) -> None:
+        """Raise ``statistics_book.StatisticsOnly`` saying the book holds next-move statistics
+        without ``what`` (players, years) where no games stand behind its index; nothing where
+        they do."""
+
     def row_count(self, conn) -> int:
         """The index's rows (a statistics book: its positions)."""
 

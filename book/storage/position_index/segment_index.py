@@ -103,6 +103,9 @@ class SegmentIndex:
             found += [(to_unsigned(int(keys[a])), int(counts[a:b].sum())) for a, b in zip(starts, starts[1:])]
         return found
 
+    def need_games(self, what: str) -> None:
+        """A book of games has them."""
+
     def row_count(self, conn) -> int:
         """Rows of every segment, as ``segments(rows)`` lists them."""
         return segments.row_count(conn)

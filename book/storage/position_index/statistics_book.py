@@ -114,6 +114,9 @@ class StatisticsTable:
         rows = conn.execute(select(next_stats.c.key, games).group_by(next_stats.c.key).having(games >= min_games))
         return [(to_unsigned(int(key)), int(count)) for key, count in rows]
 
+    def need_games(self, what: str) -> None:
+        raise StatisticsOnly(f"{self.info.title} holds next-move statistics without {what}; {IMPORT_HINT}")
+
     def row_count(self, conn) -> int:
         """Its positions (a meta row)."""
         return self.info.positions
