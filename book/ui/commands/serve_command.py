@@ -46,8 +46,7 @@ def run_serve(args) -> int:
     book = open_book(url, readonly=True)  # a missing or broken book: one line, before anything is made
     try:
         _check_address(args.host, args.port)
-        if book.statistics is None:
-            _update_pattern_index(url)
+        _update_pattern_index(url)
         games = book.stats().games
     finally:
         book.close()  # each server process opens its own (a connection must not cross a fork)
@@ -124,7 +123,7 @@ def _update_pattern_index(url: str) -> None:
     except (BookError, OSError):
         return
     try:
-        if getattr(book, "statistics", None) is None:
+        if not book.readonly:  # a statistics book opens read-only: it has neither
             corner_build.update(book, progress=sys.stderr)  # the pattern index first, then the corners
     except Exception as exc:  # noqa: BLE001  # serving the book matters more than its pattern index
         print(f"fuseki serve: no pattern index or corner book ({exc})", file=sys.stderr)
