@@ -235,7 +235,8 @@ def test_repertoire_as_black_and_as_white(book, brute):
                     for m in answer.replies}
             unanswered = answer.first.games - sum(m.games for m in answer.replies)
             if unanswered:
-                rows["none"] = [unanswered, answer.first.stats.white_wins - sum(m.stats.white_wins for m in answer.replies)]
+                rows["none"] = [unanswered, answer.first.stats.white_wins
+                                - sum(m.stats.white_wins for m in answer.replies)]
             answers[first] = rows
             assert base.point_to_sgf(answer.replies[0].point, SIZE) in {
                 base.point_to_sgf(p, SIZE) for p in answer.replies[0].points} if answer.replies else True
