@@ -31,7 +31,9 @@ from fuseki.engine.core.base import BLACK, END, WHITE
 
 @dataclass(frozen=True)
 class NextMoves:
-    """The answer of ``Book.next_moves``; ``key`` is the canonical key (unsigned)."""
+    """The answer of ``Book.next_moves``: the position's games (``total``; ``ended``: those that
+    ended there) and its next moves, each a ``MoveStat`` (a point and its ``Stats``), most played
+    first; ``key`` is the canonical key (unsigned)."""
 
     total: int
     ended: int
@@ -41,10 +43,12 @@ class NextMoves:
 
 
 class Visits(NamedTuple):
-    """What a source knows of one position (its canonical key): ``counts``, next-move
-    statistics counted ahead (``nextmoves.NextMoveStats.counts``: years, next points,
-    games, wins), and the other games one by one, each at its first visit (ascending
-    ids, with the move number, the next point in canonical orientation and the winner)."""
+    """What a source knows of one position (its canonical key), as arrays: ``counts``,
+    next-move statistics counted ahead (the rows of ``nextmoves.NextMoveStats.counts`` of this
+    key: years, next points, games, wins), and the other games one by one, each at its first
+    visit (ascending ids, with the move number, the next point in canonical orientation and the
+    winner).  ``answer`` sums both per next point into ``MoveStat``s (a point and its
+    ``Stats``) of a ``NextMoves``."""
 
     counts: np.ndarray
     game_ids: np.ndarray
