@@ -15,7 +15,7 @@ from fuseki.engine.core.board import Board
 
 def many_moves(count: int, size: int = 19) -> NextMoves:
     points = [xy_to_point(x, y, size) for y in range(size) for x in range(size)][:count]
-    moves = [MoveStat(p, (p,), Stats(count - i)) for i, p in enumerate(points)]
+    moves = [MoveStat(p, (p,), Stats(count - i, 0, 0)) for i, p in enumerate(points)]
     return NextMoves(total=sum(m.games for m in moves), ended=0, moves=moves, to_move=BLACK)
 
 

@@ -75,8 +75,8 @@ class NextMoveStats(NamedTuple):
     A row's ``COUNT``, ``BLACK_WINS`` and ``WHITE_WINS`` are one ``book.model.stats.Stats``
     (of the games that played ``NEXT`` in ``YEAR``), kept as int32 columns of many keys at once
     because this is the storage's bulk form (read, merged, written by the million rows):
-    ``combine`` adds rows as ``Stats.__add__`` does, ``subtract`` takes them out as
-    ``Stats.__sub__``.  A ``Stats`` is made only for the moves an answer shows (``orbits``)."""
+    ``combine`` adds rows up, ``subtract`` takes games out, for many keys in one pass.  A
+    ``Stats`` is made only for the moves an answer shows (``orbits``)."""
 
     keys: np.ndarray  # int64, signed keys
     counts: np.ndarray  # int32, shape (n, 5)

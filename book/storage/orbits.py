@@ -51,6 +51,8 @@ def merge_orbits(points, games, black, white, size: int, keys: list[int], side: 
     table = _symmetry_lists(size)
     back = table[coords.INVERSE[keys.index(min(keys))]]
     stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
+    # an orbit's points add up in lists, one Stats made per orbit: a Stats per point, added,
+    # made the empty board's merge of 60 points 18 % slower (92 against 78 us, timeit)
     merged: dict[tuple[int, ...], list[int]] = {}
     for canon, g, b, w in zip(points.tolist(), games.tolist(), black.tolist(), white.tolist()):
         point = canon if canon == PASS else back[canon]
