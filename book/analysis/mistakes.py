@@ -34,6 +34,7 @@ from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import MARK_VISITS, POPULAR, AiValueStores, loses, next_move_values
 from fuseki.book.analysis.ai import MISTAKE_POINTS as MARK_POINTS
 from fuseki.book.analysis.ai_lines import move_line, starting_at
+from fuseki.book.model.stats import ratio
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import (
     BLACK,
@@ -79,7 +80,7 @@ class Mistake:
 
     @property
     def share(self) -> float:
-        return self.games / self.total if self.total else 0.0
+        return ratio(self.games, self.total)
 
     def settings_text(self) -> str:
         s = self.settings
@@ -265,7 +266,7 @@ class YearMistakes:
 
     @property
     def share(self) -> float:
-        return self.mistaken / self.games if self.games else 0.0
+        return ratio(self.mistaken, self.games)
 
 
 def judged(moves, move_values, visits_min: int, points: float = MISTAKE_POINTS) -> tuple[list, list]:

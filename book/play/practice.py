@@ -70,7 +70,7 @@ class Score:
     @property
     def average(self) -> float:
         """The average share of the guesses (0 before the first)."""
-        return self.shares / self.asked if self.asked else 0.0
+        return ratio(self.shares, self.asked)
 
 
 @dataclass(frozen=True)
