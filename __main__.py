@@ -1,5 +1,5 @@
 """``python -m fuseki`` is the ``fuseki`` command."""
 
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 
 raise SystemExit(main())

@@ -59,7 +59,7 @@ from fuseki.book.analysis.katago_config import (  # noqa: E402
     queries_to_keep_in_flight,
     search_threads,
 )
-from fuseki.book.storage import ai_values  # noqa: E402
+from fuseki.book.queries import ai_values  # noqa: E402
 from fuseki.engine.core import base, coords, zobrist  # noqa: E402
 from fuseki.engine.core.base import BLACK, WHITE  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402

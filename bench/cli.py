@@ -43,14 +43,14 @@ PATTERN = ["pattern", "--moves", "Q16 R14 O17", "--region", "N19:T13"]
 # the subcommands of each command, asked of the tree's own parser (old and new trees alike)
 LIST_COMMANDS = """
 import argparse
-from fuseki.book.ui import cli
+from fuseki.book.ui import fuseki_command
 def names(parser, prefix):
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
                 print(" ".join(prefix + [name]))
                 names(sub, prefix + [name])
-names(cli.build_parser(), [])
+names(fuseki_command.build_parser(), [])
 """
 # which book ``fuseki search`` without --book reads, asked of the tree's own resolution
 DEFAULT_BOOK = """

@@ -5,7 +5,7 @@ What issue "The book at 1.5 million games" asks to print, on the Tygem archives
 
 - the import: games/s of each tenth of the games (the last tenth as fast as the first?),
   then what ``fuseki import`` does after the batches to leave the book complete (the pattern
-  index was written with the games; the corner book is built: ``book_cli.complete_book``), its
+  index was written with the games; the corner book is built: ``import_command.complete_book``), its
   seconds and the games/s of the two together,
   overall games/s and the share it reaches of the parse-bound ceiling (the cores over the parsers'
   CPU a game: every core parsing, nothing else), CPU per game of each stage (this process writes; its children read
@@ -39,7 +39,7 @@ from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import segment_files, segments
 from fuseki.book.storage.store import Book
-from fuseki.book.ui import book_cli
+from fuseki.book.ui.commands import import_command
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout the fresh process must import
 
@@ -135,16 +135,13 @@ def run_import(path: str, sources: list[str], workers: int) -> None:
     child = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     games = report.added + report.duplicates
     began = time.perf_counter()
-    complete_book = getattr(book_cli, "complete_book", None)  # a checkout before it: nothing after the batches
-    if complete_book is not None:
-        complete_book(book)
+    import_command.complete_book(book)
     after_batches = time.perf_counter() - began
     book.close()
     print(f"import: {report}")
-    if complete_book is not None:
-        print(f"    after the batches, the corner book (the pattern index was written with the games): "
-              f"{after_batches:.1f} s; batches and corner book together "
-              f"{games / (elapsed + after_batches):,.0f} games/s")
+    print(f"    after the batches, the corner book (the pattern index was written with the games): "
+          f"{after_batches:.1f} s; batches and corner book together "
+          f"{games / (elapsed + after_batches):,.0f} games/s")
     print(f"    {games / elapsed:,.0f} games/s end to end, {workers} parser processes; each tenth of the games: "
           + ", ".join(f"{r:,.0f}" for r in progress.rates()) + "   target >= 4,000 sustained")
     ceiling = parse_ceiling(report)

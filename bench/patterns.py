@@ -131,7 +131,7 @@ def cli_arguments(pattern: Pattern) -> list[str]:
 def fuseki_command(checkout: Path) -> list[str]:
     """The ``fuseki`` command of a checkout, as a shell starts it."""
     code = (f"import sys; sys.path.insert(0, {str(checkout)!r}); __import__('gtp_main').use_this_checkout(); "
-            "from fuseki.book.ui.cli import main; sys.argv[0] = 'fuseki'; raise SystemExit(main())")
+            "from fuseki.book.ui.fuseki_command import main; sys.argv[0] = 'fuseki'; raise SystemExit(main())")
     return [sys.executable, "-c", code]
 
 

@@ -3,7 +3,7 @@
 For each count of parser processes (``--workers 1,2,4,8,16``) and each batch size
 (``--batch-games 16000,auto``: ``auto`` is what ``fuseki import`` does, ``groups.sized_batch``),
 a fresh SQLite book in a temporary folder gets the whole corpus the way ``fuseki import``
-makes it: the batches (games, positions, pattern index), then ``book_cli.complete_book``
+makes it: the batches (games, positions, pattern index), then ``import_command.complete_book``
 (busy rows and the corner book).  Printed for each run: games/s of the batches and of the
 complete import, the efficiency against N times the one-parser run of the same batch size
 (the baseline of the same run: issue 42 asks for at least 0.6 at 16), the CPU per game of
@@ -28,7 +28,7 @@ import corpus  # noqa: E402  (bench/corpus.py: TreeMemory, stage_figures)
 from fuseki.book.analysis.pipeline import batches, importer  # noqa: E402
 from fuseki.book.analysis.pipeline.groups import sized_batch  # noqa: E402
 from fuseki.book.storage.store import Book  # noqa: E402
-from fuseki.book.ui import book_cli  # noqa: E402
+from fuseki.book.ui.commands import import_command  # noqa: E402
 
 
 class Count:
@@ -64,7 +64,7 @@ def one_import(sources: list[str], workers: int, batch_games: int | None) -> dic
                                            progress=progress)
             batches_s = time.perf_counter() - start
             began = time.perf_counter()
-            book_cli.complete_book(book)
+            import_command.complete_book(book)
             complete_s = time.perf_counter() - began
         book.close()
         games = report.added + report.duplicates

@@ -1,4 +1,4 @@
-"""Benchmark of a position's date profile (``fuseki search --by-year``: book.storage.years).
+"""Benchmark of a position's date profile (``fuseki search --by-year``: book.queries.years).
 
 ``python3 bench/years.py --book BOOK [--queries 50] [--repeats 3]``: positions sampled from the
 book's games in random orientations (``bench/book.py``'s ``sample_boards``: 5% empty boards, a
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
 from book import ms, sample_boards, time_calls  # noqa: E402  bench/book.py
-from fuseki.book.storage import years  # noqa: E402
+from fuseki.book.queries import years  # noqa: E402
 from fuseki.book.storage.store import Book  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
 

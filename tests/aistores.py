@@ -9,8 +9,8 @@ from __future__ import annotations
 from sqlalchemy import create_engine
 
 from fuseki.book.formats.positions import board_after_moves
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
 from fuseki.engine.core import base
 
 

@@ -280,13 +280,30 @@ def shared_data() -> Path:
 def month_book(shared_data, tmp_path_factory) -> Path:
     """A book of the whole Tygem month (``tygem-2016-07.tgz``), made once by ``fuseki import`` as a
     user makes one (pattern index, corner book, busy positions' rows), for the modules that only
-    read it (players, search within): one import of 11,364 games instead of one each."""
-    path = tmp_path_factory.mktemp("month") / "tygem.sqlite"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-m", "fuseki", "import", str(shared_data / "tygem-2016-07.tgz"),
-                           "--book", str(path), "--workers", "1"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-2000:]
+    read it (players, search within): one import of 11,364 games instead of one each.  Under
+    pytest-xdist the processes share one: the first to need it imports it under a file lock in the
+    run's common temporary folder, the other waits for it (two imports side by side took a core
+    each for some 30 s of the suite's time on 2 cores)."""
+    import fcntl
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the folder every process of this run shares
+    folder = root / "month-book"
+    folder.mkdir(exist_ok=True)
+    path, made = folder / "tygem.sqlite", folder / "made"
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, by a failed import too
+        if not made.exists():
+            for leftover in folder.glob("tygem.sqlite*"):  # what a failed import of another process left
+                shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+            env = {**os.environ,
+                   "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+            done = subprocess.run([sys.executable, "-m", "fuseki", "import", str(shared_data / "tygem-2016-07.tgz"),
+                                   "--book", str(path), "--workers", "1"], cwd=ROOT, env=env,
+                                  capture_output=True, text=True, timeout=900)
+            assert done.returncode == 0, done.stderr[-2000:]
+            made.touch()
     return path
 
 
@@ -497,7 +514,7 @@ def ai_test_book(tmp_path, capsys, monkeypatch):
     """``ai_test_book(games)``: a SQLite book of ``games`` (each a list of (colour, point)) made
     by ``fuseki import``, and an empty AI value cache beside it (``$FUSEKI_AI_CACHE``): what the
     KataGo tests ask about must come from KataGo or the book.  Gives the book's path."""
-    from fuseki.book.ui.cli import main
+    from fuseki.book.ui.fuseki_command import main
 
     from games import sgf_text
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board

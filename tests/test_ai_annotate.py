@@ -30,9 +30,9 @@ import pytest
 from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge
 from fuseki.book.analysis.katago import parse_analysis
-from fuseki.book.storage import ai_values
+from fuseki.book.queries import ai_values
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board

@@ -17,9 +17,9 @@ from sqlalchemy import create_engine
 
 from fuseki.book.analysis.ai import WHOLE_BOARD_ONLY
 from fuseki.book.formats.positions import board_after_moves
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
-from fuseki.book.ui.cli import main
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords
 
 from cornerways import ASKED

@@ -17,10 +17,10 @@ from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge, AiValueStores
 from fuseki.book.analysis.katago import network_name
 from fuseki.book.formats.positions import board_after_moves
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board

@@ -29,8 +29,8 @@ from fuseki.book.analysis.ai import (
     noise_margin,
 )
 from fuseki.book.formats.positions import board_after_moves
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
 from fuseki.engine.core import base, coords
 
 Human = namedtuple("Human", "point points games")

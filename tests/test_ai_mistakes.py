@@ -23,10 +23,10 @@ from sgfmill import sgf
 
 from fuseki.book.analysis import mistakes
 from fuseki.book.analysis.ai import AiValueStores
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE, opponent
 from fuseki.engine.core.board import Board

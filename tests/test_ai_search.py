@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 
@@ -70,14 +70,14 @@ def test_search_ai_without_katago_is_one_line(book, capsys):
 
 
 def test_points_that_round_to_zero_print_without_a_sign():
-    from fuseki.book.ui.ai_text import points
+    from fuseki.book.ui.present.ai_text import points
 
     assert [points(v) for v in (-0.04, 0.0, 0.04, -1.26, 2.0)] == ["   0.0", "   0.0", "   0.0", "  -1.3", "   2.0"]
 
 
 def test_search_ai_with_nothing_stored_and_no_katago_answers_the_human_moves_and_says_why(book, capsys, monkeypatch):
     from fuseki.book.analysis import katago
-    from fuseki.book.ui.ai_text import NO_VALUES
+    from fuseki.book.ui.present.ai_text import NO_VALUES
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)  # none named, none installed
     assert main(["search", "--moves", "pd", "--book", book, "--ai"]) == 0
@@ -95,8 +95,8 @@ def test_search_ai_without_katago_shows_stored_values_and_the_position_after_a_m
 
     from fuseki.book.analysis import katago
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)
     db = create_engine(f"sqlite:///{tmp_path / 'ai-cache.sqlite'}")
@@ -129,8 +129,8 @@ def test_ai_copy_brings_values_computed_elsewhere_into_a_statistics_books_file(b
     from fuseki.book.analysis import katago
     from fuseki.book.builders.statbook import write_statistics
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
     from fuseki.book.storage.store import Book
 
     monkeypatch.setattr(katago, "find_command", lambda configured=None: None)

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from sqlalchemy import create_engine
 
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
 from fuseki.engine.core import base, coords, zobrist
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board

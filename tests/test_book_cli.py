@@ -1,4 +1,4 @@
-"""fuseki import / search / stats through book.ui.cli.main."""
+"""fuseki import / search / stats through book.ui.fuseki_command.main."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 
 from fuseki.book.storage.index_state import indexed_through
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.book.ui.reading import parse_years
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE

@@ -1,4 +1,4 @@
-"""``fuseki book tree`` (book.analysis.tree, book.ui.tree_cli) read back with sgfmill, an SGF library
+"""``fuseki book tree`` (book.analysis.tree, book.ui.commands.book_command) read back with sgfmill, an SGF library
 independent of our writer, and checked node by node against the book.
 
 Each node's children must be exactly the moves ``Book.next_moves`` lists for the replayed
@@ -19,8 +19,8 @@ from fuseki.book.analysis.patterns import corner_build, corners
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
-from fuseki.book.ui.textboard import LETTERS
+from fuseki.book.ui.fuseki_command import main
+from fuseki.book.ui.present.textboard import LETTERS
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 from fuseki.engine.core.board import Board

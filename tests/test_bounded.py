@@ -18,9 +18,9 @@ import pytest
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
+from fuseki.book.ui.present.textboard import one_line, printable
 from fuseki.book.ui.shell import BookShell
-from fuseki.book.ui.textboard import one_line, printable
 from fuseki.book.ui.web.app import create_app
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, move_limit

@@ -139,7 +139,7 @@ def test_the_shipped_book_plays_the_opening(home):
 # --- the fuseki command, the web page and the shell on a statistics book --------------------------
 
 def fuseki(*args) -> tuple[int, str, str]:
-    from fuseki.book.ui.cli import main
+    from fuseki.book.ui.fuseki_command import main
 
     out, err = io.StringIO(), io.StringIO()
     saved = sys.stdout, sys.stderr

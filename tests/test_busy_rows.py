@@ -26,8 +26,8 @@ from sqlalchemy import text
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.filters import Filters
+from fuseki.book.queries.gamesets import GameSet
 from fuseki.book.storage import busy_rows, nextmoves, segments
-from fuseki.book.storage.gamesets import GameSet
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.zobrist import to_signed

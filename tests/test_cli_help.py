@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from fuseki.book.ui import cli
+from fuseki.book.ui import fuseki_command
 from fuseki.book.ui.shell import BookShell
 
 HEAVY = ("numba", "numpy", "sqlalchemy", "flask", "werkzeug", "gunicorn", "sgfmill", "tqdm", "llvmlite")
@@ -22,7 +22,7 @@ HEAVY = ("numba", "numpy", "sqlalchemy", "flask", "werkzeug", "gunicorn", "sgfmi
 
 def command_lines(parser=None, prefix=()) -> list[list[str]]:
     """Every command and subcommand of the parser, as argv ([] for ``fuseki`` itself)."""
-    parser = parser or cli.build_parser()
+    parser = parser or fuseki_command.build_parser()
     found = [list(prefix)]
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -33,7 +33,7 @@ def command_lines(parser=None, prefix=()) -> list[list[str]]:
 
 def help_text(argv: list[str], capsys) -> str:
     with pytest.raises(SystemExit) as stop:
-        cli.main([*argv, "--help"])
+        fuseki_command.main([*argv, "--help"])
     assert stop.value.code == 0
     return capsys.readouterr().out
 
@@ -46,12 +46,12 @@ def test_there_are_commands_to_check():
 def test_the_parser_and_every_help_load_no_heavy_library():
     script = f"""
 import json, sys, contextlib, io
-from fuseki.book.ui import cli
-cli.build_parser()
+from fuseki.book.ui import fuseki_command
+fuseki_command.build_parser()
 for argv in {json.dumps(command_lines())}:
     with contextlib.redirect_stdout(io.StringIO()):
         try:
-            cli.main(argv + ["--help"])
+            fuseki_command.main(argv + ["--help"])
         except SystemExit:
             pass
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY!r})))

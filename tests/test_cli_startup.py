@@ -13,10 +13,10 @@ these tests hold what makes it short, by the modules a command leaves out of ``s
   comes with the scan, after the position's moves were played as Python.  With a filter it opens
   the ``Book`` (SQLAlchemy) and prints the same answer when the filter keeps every game;
 - both end the process once they have answered, without the interpreter's teardown
-  (``cli.ENDS_AT_ONCE``): an atexit handler never runs, and the answer is whole.
+  (``fuseki_command.ENDS_AT_ONCE``): an atexit handler never runs, and the answer is whole.
 - a command whose reader went away (``| head -1``) ends without a word, with SIGPIPE's status.
 
-Each command runs in a fresh interpreter (``cli.main``, as the ``fuseki`` script runs it), which
+Each command runs in a fresh interpreter (``fuseki_command.main``, as the ``fuseki`` script runs it), which
 then prints the modules it holds.
 """
 
@@ -33,9 +33,9 @@ from fuseki.book.model import builtin
 
 RUN = """
 import json, sys
-from fuseki.book.ui import cli
+from fuseki.book.ui import fuseki_command
 from fuseki.engine.core import lazy_jit
-code = cli.main({argv!r})
+code = fuseki_command.main({argv!r})
 print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r}
                                or m in {project!r}), lazy_jit.is_compiled("fuseki.engine.core._kernels")]))
 """
@@ -90,7 +90,7 @@ AS_THE_SCRIPT = """
 import atexit, sys
 atexit.register(lambda: print("the teardown ran", file=sys.stderr))
 sys.argv = ["fuseki"] + {argv!r}
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 raise SystemExit(main())
 """
 
@@ -113,7 +113,7 @@ def test_search_and_pattern_end_once_answered_without_the_teardown(command, game
 
 
 def test_other_commands_and_callers_in_python_keep_the_teardown(games_book, tmp_path):
-    done = run_as_the_script(["stats", "--book", games_book], tmp_path)  # not in cli.ENDS_AT_ONCE
+    done = run_as_the_script(["stats", "--book", games_book], tmp_path)  # not in fuseki_command.ENDS_AT_ONCE
     assert done.returncode == 0 and "the teardown ran" in done.stderr, done.stderr
     # main(argv) from Python returns its code (run_command prints after it): the tests above rely on it
     printed, _modules, _compiled = run_command(["search", "--moves", "Q16 D4", "--book", games_book], tmp_path)
@@ -134,7 +134,7 @@ def into_a_closed_pipe(argv: list[str], home) -> subprocess.CompletedProcess:
         os.close(write_end)
 
 
-# one that ends at once (cli.ENDS_AT_ONCE), one that ends with the teardown
+# one that ends at once (fuseki_command.ENDS_AT_ONCE), one that ends with the teardown
 @pytest.mark.parametrize("command", ["search", "stats"])
 def test_a_reader_that_went_away_ends_the_command_quietly(command, games_book, tmp_path):
     """``fuseki search ... | head -1`` ended with "fuseki search: [Errno 32] Broken pipe" on stderr

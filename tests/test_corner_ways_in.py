@@ -16,7 +16,7 @@ import pytest
 
 from fuseki.book.analysis.patterns import corner_build
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.book.ui.shell import BookShell
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core import base

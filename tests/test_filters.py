@@ -384,7 +384,7 @@ def test_next_moves_games_and_patterns_match_the_brute_force(corpus, f):
 @pytest.mark.slow
 def test_header_filters_and_search_within_together(corpus):
     """A header filter within an earlier answer's games (``Filters.within``) keeps the games both keep."""
-    from fuseki.book.storage.gamesets import GameSet
+    from fuseki.book.queries.gamesets import GameSet
     from fuseki.book.storage.store import Book
 
     book_path, stored = corpus

@@ -18,7 +18,7 @@ from fuseki.book.formats.fuego import (
 )
 from fuseki.book.formats.records import read_games
 from fuseki.book.storage.store import Book
-from fuseki.book.ui import cli
+from fuseki.book.ui import fuseki_command
 from fuseki.engine.core.base import BLACK, PASS, WHITE, vertex_to_point
 from fuseki.engine.core.board import Board
 
@@ -160,13 +160,13 @@ def test_export_writes_each_position_once(tmp_path):
 
 def test_cli_export(book_path, tmp_path, capsys):
     out = tmp_path / "book.dat"
-    assert cli.main(["book", "export", "--fuego", str(out), "--min-games", "2", "--book", book_path]) == 0
+    assert fuseki_command.main(["book", "export", "--fuego", str(out), "--min-games", "2", "--book", book_path]) == 0
     assert out.read_text() == EXPORT_MIN_2
     assert "4 positions written" in capsys.readouterr().err
-    assert cli.main(["book", "export", "--fuego", str(out), "--min-games", "0", "--book", book_path]) == 1
+    assert fuseki_command.main(["book", "export", "--fuego", str(out), "--min-games", "0", "--book", book_path]) == 1
     assert "--min-games must be at least 1" in capsys.readouterr().err
     assert out.read_text() == EXPORT_MIN_2  # untouched
-    assert cli.main(["book", "export", "--fuego", str(tmp_path / "x.dat"), "--book",
+    assert fuseki_command.main(["book", "export", "--fuego", str(tmp_path / "x.dat"), "--book",
                      str(tmp_path / "missing.sqlite")]) == 1
     assert not (tmp_path / "x.dat").exists() and not (tmp_path / "missing.sqlite").exists()
 
@@ -199,7 +199,7 @@ def test_fuseki_import_reads_a_fuego_book_file_directly(book_path, tmp_path, cap
     (tmp_path / "book.dat").write_text(first, encoding="ascii")
     (tmp_path / "broken.fuego").write_text("19 Q16 | Z99\n", encoding="ascii")
     again = str(tmp_path / "again.sqlite")
-    assert cli.main(["import", str(tmp_path / "book.dat"), str(tmp_path / "broken.fuego"),
+    assert fuseki_command.main(["import", str(tmp_path / "book.dat"), str(tmp_path / "broken.fuego"),
                      "--book", again]) == 0
     assert "broken.fuego" in capsys.readouterr().err  # named and skipped, the rest imported
     assert line_set(export(again)) == line_set(first)

@@ -199,7 +199,7 @@ def test_a_move_range_past_any_game_is_400_not_500(web, value):
 
 def test_the_pattern_command_refuses_a_huge_move_number_in_one_line(small_book, capsys):
     """Before: ``fuseki pattern --moves-from 99999999999999999999`` printed a traceback."""
-    from fuseki.book.ui.cli import main
+    from fuseki.book.ui.fuseki_command import main
 
     for option in ("--moves-from", "--moves-to"):
         code = main(["pattern", "--book", str(small_book), "--moves", "pd", "--region", "N19:T13",

@@ -234,7 +234,7 @@ def test_loadsgf_loads_as_many_values_as_the_largest_board_allows():
 DYING_IMPORT = """
 import os, signal, sys
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 
 victim = sys.argv[1]
 if victim == "reader":  # the reader kills itself before dealing its third group

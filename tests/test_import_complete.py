@@ -33,7 +33,7 @@ from fuseki.book.storage.index_state import THROUGH as INDEX_THROUGH
 from fuseki.book.storage.index_state import indexed_through
 from fuseki.book.storage.pattern_events import pattern_events
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 
 from conftest import ROOT, import_command, write_archive
 

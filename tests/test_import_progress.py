@@ -201,7 +201,7 @@ def test_a_merge_is_announced_before_it_runs(tmp_path, archive, monkeypatch):
 
 
 def test_every_skipped_file_and_every_anomaly_is_named_as_the_import_goes(tmp_path):
-    from fuseki.book.ui.textboard import printable
+    from fuseki.book.ui.present.textboard import printable
 
     folder = tmp_path / "games"
     folder.mkdir()

@@ -9,8 +9,9 @@ from contextlib import contextmanager
 import pytest
 
 from fuseki.book.storage.store import Book
-from fuseki.book.ui import book_cli, cli_shared
-from fuseki.book.ui.cli import main
+from fuseki.book.ui import cli_shared
+from fuseki.book.ui.commands import import_command
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE, move_limit
 
@@ -119,7 +120,7 @@ def test_a_stopped_import_leaves_the_report_of_what_it_saw(tmp_path, monkeypatch
         finally:
             context.__exit__(None, None, None)
 
-    monkeypatch.setattr(book_cli, "stop_on_signals", contextmanager(asked_to_stop))
+    monkeypatch.setattr(import_command, "stop_on_signals", contextmanager(asked_to_stop))
     monkeypatch.setattr("fuseki.book.analysis.pipeline.importer.BATCH_GAMES", 2)
     code = main(["import", archive, "--book", str(tmp_path / "book.sqlite"), "--workers", "0",
                  "--report", str(report)])

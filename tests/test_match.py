@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from fuseki.book.ui import cli
+from fuseki.book.ui import fuseki_command
 from fuseki.engine.core import base
 from fuseki.engine.core.board import Board
 from fuseki.engine.players.match import Match
@@ -211,13 +211,13 @@ def test_scores_and_statistics():
 
 
 def test_cli(tmp_path, capsys):
-    code = cli.main(["match", "--black", fake_command(tmp_path), "--white", fake_command(tmp_path),
+    code = fuseki_command.main(["match", "--black", fake_command(tmp_path), "--white", fake_command(tmp_path),
                      "--games", "2", "--size", "5", "--max-moves", "4", "--sgf-dir", str(tmp_path / "m")])
     assert code == 0
     out = capsys.readouterr().out
     assert "2 games, 5x5" in out and (tmp_path / "m" / "results.txt").read_text().strip() == out.strip()
-    assert cli.main(["match", "--black", "x", "--white", "y", "--games", "0"]) == 1
-    assert cli.main(["match", "--black", "x", "--white", "y", "--games", "1",
+    assert fuseki_command.main(["match", "--black", "x", "--white", "y", "--games", "0"]) == 1
+    assert fuseki_command.main(["match", "--black", "x", "--white", "y", "--games", "1",
                      "--adjudicate-resign", "3"]) == 1
 
 

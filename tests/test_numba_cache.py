@@ -27,9 +27,9 @@ PATTERNS = [["--moves", "Q16 R14 O17", "--region", "N19:T13"], ["--moves", "Q16 
 RUN = """
 import json, sys
 import numpy as np
-from fuseki.book.ui import cli
+from fuseki.book.ui import fuseki_command
 for argv in {argvs!r}:
-    assert cli.main(argv) == 0
+    assert fuseki_command.main(argv) == 0
 from fuseki.book.analysis.patterns import scan
 from fuseki.engine.core import numba_cache
 report = {{"registries": sorted(m for m in {registries!r} if m in sys.modules),

@@ -66,7 +66,7 @@ def test_the_wheel_carries_its_data_and_entry_points(wheel):
     assert wheel.getinfo("fuseki/book/data/builtin.sqlite").file_size <= 16 << 20  # the built-in book's budget
     entry_points = wheel.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert "fuseki-gtp = fuseki.gtp_main:main" in entry_points
-    assert "fuseki = fuseki.book.ui.cli:main" in entry_points
+    assert "fuseki = fuseki.book.ui.fuseki_command:main" in entry_points
     assert not any(n.startswith(("fuseki/tests/", "fuseki/bench/")) for n in names)
 
 

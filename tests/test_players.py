@@ -1,4 +1,4 @@
-"""Player pages' numbers (book.storage.players, fuseki player) against a brute force.
+"""Player pages' numbers (book.queries.players, fuseki player) against a brute force.
 
 A real book from a real import of ``tygem-2016-07.tgz`` (skips without ../shared); the brute
 force reads every game of the archive again with sgfmill alone (names, result, date, first two
@@ -17,9 +17,9 @@ import pytest
 from sgfmill import sgf
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import players
+from fuseki.book.queries import players
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base
 
 from conftest import require_shared_file

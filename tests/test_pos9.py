@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fuseki.book.formats import pos9, pos9_scores
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords, zobrist
 
 EMPTY_BOARD = "." * 81

@@ -333,7 +333,7 @@ def test_quiz_answers_carry_katagos_stored_values(real, tmp_path):
     """With ``fuseki serve --ai``: the stored values of the answer and of each most played answer
     (KataGo's candidates, as the page's tables show them); a position with none stored and no
     KataGo: ``unavailable``, the counts as without AI."""
-    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.ai_service import AiOptions
     from fuseki.book.ui.web.app import create_app
 
     from webbook import put_values

@@ -201,7 +201,7 @@ def test_a_book_without_its_folder_is_refused_by_name_and_compact_makes_one_file
     import shutil
 
     from fuseki.book.storage.connect import BookError
-    from fuseki.book.ui.cli import main
+    from fuseki.book.ui.fuseki_command import main
 
     folder = tmp_path / "games"
     folder.mkdir()

@@ -351,8 +351,8 @@ def store_empty_board(cache) -> None:
     from sqlalchemy import create_engine
 
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
     from fuseki.engine.core import base
 
     settings = AiSettings("japanese", 6.5, "net-x", 8)
@@ -420,8 +420,8 @@ def test_ai_pv_on_shows_each_moves_line_under_its_row(shell, no_katago):
     from sqlalchemy import create_engine
 
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
     from fuseki.engine.core import base
 
     db = create_engine(f"sqlite:///{no_katago}")

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import create_engine
 
 from fuseki.book.play.chooser import LINE_MOVES, BookChooser
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
 from fuseki.engine.config import Settings
 from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board

@@ -8,7 +8,7 @@ import re
 from fuseki.book.model.stats import Stats
 from fuseki.book.storage.orbits import MoveStat
 from fuseki.book.storage.source import NextMoves
-from fuseki.book.ui import textboard
+from fuseki.book.ui.present import textboard
 from fuseki.engine.core.base import BLACK, point_to_vertex, xy_to_point
 from fuseki.engine.core.board import Board
 

@@ -1,4 +1,4 @@
-"""KataGo beside the web page's next moves (``fuseki serve --ai``, book/ui/web/ai.py), through the API.
+"""KataGo beside the web page's next moves (``fuseki serve --ai``, book/ui/web/ai_service.py), through the API.
 
 The book is test_web_api's five games.  The values of a position are written into the AI
 value cache file with ``ai_values.put`` (storage, as KataGo's answers are stored), so the
@@ -30,9 +30,9 @@ from sqlalchemy import create_engine
 
 from fuseki.book.analysis.ai import MARK_VISITS, MISTAKE
 from fuseki.book.formats.positions import board_after_moves
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings
-from fuseki.book.ui.web.ai import NO_KATAGO, ClientBudget, JobQueue
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings
+from fuseki.book.ui.web.ai_service import NO_KATAGO, ClientBudget, JobQueue
 from fuseki.engine.core import base
 
 from browsing import stop_serve
@@ -241,7 +241,7 @@ def _get(port: int, path: str, source: str) -> dict:
 
 @pytest.mark.slow
 def test_a_real_server_tells_a_client_over_its_budget_ai_busy_and_serves_another(book_path, tmp_path):
-    from fuseki.book.ui.web.ai import CLIENT_RATE
+    from fuseki.book.ui.web.ai_service import CLIENT_RATE
 
     process = subprocess.Popen(
         [sys.executable, "-m", "fuseki", "serve", "--book", str(book_path), "--port", "0", "--workers", "1", "--ai",
@@ -387,7 +387,7 @@ def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake
     from types import SimpleNamespace
 
     from fuseki.book.analysis.ai import MOVES_SHARE
-    from fuseki.book.ui.web.ai import UNDER_SHARE, ai_json
+    from fuseki.book.ui.web.ai_service import UNDER_SHARE, ai_json
 
     app = make_app(fake("hang"))
     put_values(app, "pd", {"dp": (0.55, 1.5, 0.0)}, network="")
@@ -405,8 +405,8 @@ def test_a_rarer_move_without_values_says_it_is_asked_when_played(make_app, fake
 
 
 def test_serve_visits_given_is_a_minimum_not_given_the_default_without_one(tmp_path, monkeypatch):
-    from fuseki.book.ui.cli import build_parser
-    from fuseki.book.ui.web_cli import _ai_options
+    from fuseki.book.ui.commands.serve_command import _ai_options
+    from fuseki.book.ui.fuseki_command import build_parser
 
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
     given = _ai_options(build_parser().parse_args(["serve", "--ai", "--katago", MISSING, "--visits", "64"]))
@@ -446,7 +446,7 @@ def test_the_real_katago_forces_a_clicked_move_and_a_client_over_its_budget_is_t
 def plain_app(book_path, tmp_path):
     """``plain_app(book_url=...)``: the application as plain ``fuseki serve`` makes it (no --ai:
     the stored values only, ``AiOptions.ask`` False); ``app.cache_path``: its cache file."""
-    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.ai_service import AiOptions
     from fuseki.book.ui.web.app import create_app
 
     apps = []
@@ -466,7 +466,7 @@ def plain_app(book_path, tmp_path):
 
 
 def test_plain_serve_shows_the_stored_values_and_says_when_none_are_stored_without_katago(plain_app):
-    from fuseki.book.ui.web.ai import NOT_STORED, NOT_STORED_MOVE
+    from fuseki.book.ui.web.ai_service import NOT_STORED, NOT_STORED_MOVE
 
     app = plain_app()
     assert not app.cache_path.exists()  # plain serve reads the cache file, never makes it
@@ -505,12 +505,12 @@ def test_plain_serve_on_the_built_in_book_gives_the_shipped_values_c15_among_the
 
 
 def test_plain_serve_reads_the_stored_values_and_keeps_one_worker_per_core(tmp_path, monkeypatch):
-    from fuseki.book.ui import web_cli
-    from fuseki.book.ui.cli import build_parser
+    from fuseki.book.ui.commands import serve_command
+    from fuseki.book.ui.fuseki_command import build_parser
     from fuseki.book.ui.web import server
 
     monkeypatch.setenv("FUSEKI_AI_CACHE", str(tmp_path / "ai-cache.sqlite"))
-    plain = web_cli._ai_options(build_parser().parse_args(["serve", "--komi", "7.5", "--rules", "chinese"]))
+    plain = serve_command._ai_options(build_parser().parse_args(["serve", "--komi", "7.5", "--rules", "chinese"]))
     assert plain is not None and not plain.ask and plain.command is None
     assert (plain.rules, plain.komi, plain.cache) == ("chinese", 7.5, tmp_path / "ai-cache.sqlite")
     started = {}
@@ -527,10 +527,10 @@ def test_plain_serve_reads_the_stored_values_and_keeps_one_worker_per_core(tmp_p
     from fuseki.book.model import builtin
 
     args = build_parser().parse_args(["serve", "--book", str(builtin.PATH), "--port", "0"])
-    assert web_cli.run_serve(args) == 0
+    assert serve_command.run_serve(args) == 0
     assert started["workers"] == 7 and started["ai"].ask is False and started["trust_proxy"] is False
     args = build_parser().parse_args(["serve", "--book", str(builtin.PATH), "--port", "0", "--trust-proxy"])
-    web_cli.run_serve(args)
+    serve_command.run_serve(args)
     assert started["trust_proxy"] is True
 
 
@@ -548,7 +548,7 @@ def test_the_serve_warm_up_spends_no_visitors_budget(make_app, fake):
 
 @pytest.mark.parametrize("trust", [False, True])
 def test_the_budget_is_keyed_on_the_proxys_address_only_with_trust_proxy(book_path, tmp_path, fake, trust):
-    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.ai_service import AiOptions
     from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=str(book_path), cache_bytes=0, trust_proxy=trust,

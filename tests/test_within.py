@@ -1,4 +1,4 @@
-"""Search within results (book/storage/gamesets.py, book/ui/within.py, book/ui/shell_within.py) on a
+"""Search within results (book/queries/gamesets.py, book/ui/within_options.py, book/ui/shell_within.py) on a
 real book: ``fuseki import`` of the Tygem archive (11,364 games).
 
 Every count within an earlier answer is checked against what the test computes by itself: the
@@ -21,7 +21,7 @@ import pytest
 
 from fuseki.book.analysis.patterns.search import search
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage.gamesets import GameSet, position_games
+from fuseki.book.queries.gamesets import GameSet, position_games
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.reading import parse_moves, pattern_from_board
 from fuseki.engine.core import base, coords

@@ -1,4 +1,4 @@
-"""Openings through the years (book.storage.years): ``fuseki search --by-year`` / ``--trends``,
+"""Openings through the years (book.queries.years): ``fuseki search --by-year`` / ``--trends``,
 ``/api/position?by_year=1`` and the shell's ``years`` against a count made here.
 
 The games are replayed with the engine's Board (``replay.expected``, once per year) and
@@ -17,9 +17,9 @@ import pytest
 
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.model.builtin import PATH as BUILTIN
-from fuseki.book.storage import years
+from fuseki.book.queries import years
 from fuseki.book.storage.store import Book
-from fuseki.book.ui.cli import main
+from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, WHITE
 

@@ -70,8 +70,8 @@ def put_values(app, moves: str, values: dict[str, tuple[float, float, float]], n
     from sqlalchemy import create_engine
 
     from fuseki.book.formats.positions import board_after_moves
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
     from fuseki.engine.core import base
 
     board = board_after_moves([m for m in moves.split(",") if m], 19)
@@ -115,7 +115,7 @@ def make_app(book_path, tmp_path):
     """``make_app(command, visits=2, **budget)``: the application with --ai (``budget``: AiOptions'
     client_rate, queue, cache_rows) and a fresh cache file;
     ``app.cache_path`` names the file."""
-    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.ai_service import AiOptions
     from fuseki.book.ui.web.app import create_app
 
     apps = []

@@ -53,8 +53,8 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from fuseki.book.analysis.katago import Analysis, KataGo
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings, AiValues
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings, AiValues
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, COLOUR_LETTER, WHITE, IllegalMove, opponent
 

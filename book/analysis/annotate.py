@@ -48,7 +48,8 @@ from fuseki.book.analysis.ai import (
 )
 from fuseki.book.analysis.katago import KataGoQueryError, KataGoTimeout
 from fuseki.book.model.filters import Filters
-from fuseki.book.storage import ai_values, statbook_table
+from fuseki.book.queries import ai_values
+from fuseki.book.storage import statbook_table
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import BLACK, IllegalMove, opponent
 from fuseki.engine.core.board import Board

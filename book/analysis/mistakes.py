@@ -100,8 +100,8 @@ def stored_keys(stores: AiValueStores) -> set[int]:
     """The canonical keys (unsigned) with values stored for the stores' rules and komi."""
     from sqlalchemy import select
 
-    from fuseki.book.storage import ai_values
-    from fuseki.book.storage.ai_values import AiSettings
+    from fuseki.book.queries import ai_values
+    from fuseki.book.queries.ai_values import AiSettings
     from fuseki.engine.core.zobrist import to_unsigned
 
     cols = ai_values.ai_values.c

@@ -24,7 +24,7 @@ no comments, so we never write them).
   which the file gives no further line), so a position's book count is the
   number of book lines through it.  Such games have no players, result or
   winner.
-- ``fuseki book export`` (``book.ui.export_cli``) writes a book as one.
+- ``fuseki book export`` (``book.ui.commands.book_command``) writes a book as one.
 """
 
 from __future__ import annotations

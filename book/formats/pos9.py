@@ -41,7 +41,7 @@ white column at the stone's point (the ko column is never used: positions
 carry no ko point).  The default table is the project's one table:
 ``row 9*y + x = engine.core.zobrist.table().stone[0..2][y][x]``, so for a 9x9
 board ``engine.core.board.Board.hash`` equals ``Table9.hash`` of the same stones.
-The ``PositionID`` hash written by ``book.ui.pos9_cli export`` is the
+The ``PositionID`` hash written by ``fuseki pos9 export`` (``book.ui.commands.pos9_command``) is the
 rotation-normalised one (``normalised_hash``).
 
 Malformed input raises ``RecordError`` (a ``ValueError``) naming the record

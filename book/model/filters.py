@@ -46,7 +46,7 @@ class FilterError(ValueError):
 class Filters:
     """Which games count: years (inclusive), a player of either colour (substring, any case),
     ``min_games``, the fewest games a next move needs to be listed, ``within``, only the games of
-    an earlier answer (a ``book.storage.gamesets.GameSet``, hashable: search within results; this
+    an earlier answer (a ``book.queries.gamesets.GameSet``, hashable: search within results; this
     model module names no storage type), and the header filters of the module docstring.  Ranges
     are (low, high) pairs, either end None for open; ranks are :func:`rank_value`'s numbers."""
 

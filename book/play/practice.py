@@ -38,7 +38,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuseki.book.analysis.patterns.corners import corner_of_point
+from fuseki.book.analysis.patterns.corners import CORNER_NAMES, corner_of_point
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.model.stats import ratio
 from fuseki.engine.core import base
@@ -46,7 +46,6 @@ from fuseki.engine.core.board import Board
 
 MAX_DEPTH = 10  # the quiz's deepest question: corner moves played before it
 BEST = 3        # answers listed as the most played (ties beyond it are cut)
-CORNER_NAMES = ("top left", "top right", "bottom left", "bottom right")  # as app.js names corners
 
 
 class PracticeError(ValueError):

@@ -1,8 +1,8 @@
-"""What the ``fuseki`` command (``cli``) and its subcommand modules share: the error a user
-can fix, the ``--book`` option and the book it leads to, and command groups that several
-modules add to (``fuseki book export``, ``fuseki book build-builtin``).
+"""What the ``fuseki`` command (``fuseki_command``), its subcommands (``commands/``) and the shell
+share: the error a user can fix, the ``--book`` option and the book it leads to, the position and
+filter options, and the signals that stop an import.
 
-Below ``cli``, which loads the subcommand modules by name: they import this, never ``cli``.
+Below ``fuseki_command``, which loads the subcommand modules by name: they import this, never it.
 """
 
 from __future__ import annotations
@@ -33,26 +33,6 @@ READING_COMMANDS = ("search", "stats", "serve", "book", "shell", "ai", "player")
 def add_book_option(parser, help: str = BOOK_HELP) -> None:
     """The ``--book URL`` option every book command takes."""
     parser.add_argument("--book", default=None, metavar="URL", help=help)
-
-
-# The commands that only group subcommands, which several modules add to (``subcommands``).
-GROUPS = {
-    "book": dict(help="book files: export for other engines, an SGF tree, build the built-in book",
-                 description="Write the book in other programs' formats or as one SGF game tree; build "
-                             "the built-in book.",
-                 epilog="Example: fuseki book export --fuego book.dat --min-games 20 (fuseki book "
-                        "SUBCOMMAND --help says more)"),
-}
-
-
-def subcommands(subparsers, name: str):
-    """The subcommands of command ``name`` of ``GROUPS`` (``fuseki book export``, ``fuseki book
-    build-builtin``): the first module that asks adds the command, the others add to it."""
-    groups = vars(subparsers).setdefault("_fuseki_groups", {})
-    if name not in groups:
-        parser = subparsers.add_parser(name, **GROUPS[name])
-        groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND", required=True)
-    return groups[name]
 
 
 def book_location(args) -> str:

@@ -3,7 +3,7 @@
 The shell keeps one search position (a ``Board`` replayed from the empty board,
 Black first, colours alternating) and the filters, and asks ``book.storage.store.Book``
 for the next moves and games; the text board, the next-move table and the games
-list come from ``book.ui.textboard``, shared with ``fuseki search`` (next-move
+list come from ``book.ui.present.textboard``, shared with ``fuseki search`` (next-move
 letters here are ``a``-``l``).  Commands (``help COMMAND``
 for each)::
 
@@ -14,7 +14,7 @@ for each)::
     import PATH...  ls [PATH]  cd PATH  cwd  listcommands  help [COMMAND]  exit  quit
 
 With ``ai on`` (or ``fuseki shell --ai``) ``search`` shows KataGo's values beside the human
-moves, as ``fuseki search --ai`` does (``book.ui.ai_text``: the stored values, else KataGo's when
+moves, as ``fuseki search --ai`` does (``book.ui.present.ai_text``: the stored values, else KataGo's when
 one is configured, else a line saying none are stored; ``--katago``, ``--visits``, ``--rules``
 and ``--komi`` are ``search --ai``'s); ``corners`` puts them beside each corner continuation and
 ``pattern`` beside a whole-board pattern's continuations, as ``fuseki corners --ai`` and
@@ -39,11 +39,11 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 
 from fuseki.book.model.filters import Filters
-from fuseki.book.ui import textboard
+from fuseki.book.ui.present import textboard
+from fuseki.book.ui.present.textboard import SHORT_LETTERS
 from fuseki.book.ui.reading import parse_periods, parse_years  # as ``fuseki search --year``, ``--trends``
 from fuseki.book.ui.shell_filters import FilterCommands
 from fuseki.book.ui.shell_within import WithinCommands
-from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, COLOUR_NAME, WHITE, IllegalMove
 from fuseki.engine.core.board import Board
@@ -172,8 +172,8 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
     def _with_ai(self, found, text: str) -> str:
         """``text`` (search's) with the human table replaced by ``ai_text.ai_table`` (the human
         moves with KataGo's values beside them), or a line saying why there are none."""
-        from fuseki.book.ui import ai_text
         from fuseki.book.ui.cli_shared import CommandError
+        from fuseki.book.ui.present import ai_text
 
         try:
             values, move_values = ai_text.ai_values_for(self.ai_options, self.board, found, self.book,
@@ -196,7 +196,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         tenuki, by colour) and tenuki; games then lists them."""
         from fuseki.book.analysis.patterns.pattern import PatternError
         from fuseki.book.analysis.patterns.search import search
-        from fuseki.book.ui.pattern_cli import result_text
+        from fuseki.book.ui.present.pattern_text import result_text
         from fuseki.book.ui.reading import pattern_from_options
 
         words = arg.split()
@@ -224,7 +224,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         if not self.ai:
             self.say(result_text(self.board, result) + self._filter_note())
             return
-        from fuseki.book.ui.pattern_cli import pattern_ai
+        from fuseki.book.ui.present.pattern_text import pattern_ai
 
         ai, failed = self._ai_or_why(lambda: pattern_ai(self.ai_options, self.board, result, self.book, True))
         self.say(result_text(self.board, result, ai) + self._filter_note() + failed)
@@ -242,7 +242,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         """corners: what strong players played next in each corner of the board (the corner book,
         which the engine plays once the whole board is out of book), the last move's corner first."""
         from fuseki.book.play.chooser import book_corners
-        from fuseki.book.ui.corners_cli import corners_text
+        from fuseki.book.ui.present.corner_text import corners_text
 
         self._no_arguments("corners", arg)
         found = book_corners(self.book, self.board, self.board.to_move)  # games, as the page shows them
@@ -253,8 +253,8 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         if not self.ai:
             self.say(corners_text(self.board, self.board.to_move, found))
             return
-        from fuseki.book.ui.ai_text import NO_VALUES
-        from fuseki.book.ui.corners_cli import corner_ai
+        from fuseki.book.ui.present.ai_text import NO_VALUES
+        from fuseki.book.ui.present.corner_text import corner_ai
 
         ai, failed = self._ai_or_why(lambda: corner_ai(self.ai_options, self.board, self.board.to_move, found,
                                                        self.book, ask_unless_none=True))
@@ -308,8 +308,8 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
         """years [K|FROM-TO:FROM-TO]: the position's games per year (and their share of the year's
         games), each next move's first and last year and trend over the last K years (default 3);
         with two periods, the moves whose share rose or fell most between them (search --trends)."""
-        from fuseki.book.storage.years import RECENT, date_profile
-        from fuseki.book.ui import years_text
+        from fuseki.book.queries.years import RECENT, date_profile
+        from fuseki.book.ui.present import years_text
 
         text = arg.strip()
         periods = parse_periods(text) if ":" in text else None
@@ -551,7 +551,7 @@ def _default_ai_options():
     """``fuseki shell``'s AI options at their defaults (``ai_text.add_ai_options``)."""
     import argparse
 
-    from fuseki.book.ui import ai_text
+    from fuseki.book.ui.present import ai_text
 
     parser = argparse.ArgumentParser(add_help=False)
     ai_text.add_ai_options(parser)

@@ -3,7 +3,7 @@
 ``within`` takes the games of the answer shown for the current position (the last ``search``:
 the games that reached it; the last ``pattern``: the games that matched), filters included,
 and restricts every following search, pattern, games list and year profile to them
-(``Filters.within``: ``book.storage.gamesets``).  It is a stack: ``within`` again, after
+(``Filters.within``: ``book.queries.gamesets``).  It is a stack: ``within`` again, after
 another search, narrows further; ``within back`` widens to the level before, ``within off``
 to every game.  The prompt says how many games the searches are within.
 
@@ -15,7 +15,7 @@ the shell imports this module).
 
 from __future__ import annotations
 
-from fuseki.book.storage.gamesets import GameSet, position_games
+from fuseki.book.queries.gamesets import GameSet, position_games
 
 PROMPT = "fuseki> "
 

@@ -12,7 +12,8 @@ Reading guide:
   died or misbehaved;
 - ``match_report`` is what a match leaves behind: the SGF files and the summary
   (``results_table``: wins per engine and per colour, win rate with a 95% Wilson
-  interval, an Elo difference estimate, how games ended); the command is ``match_cli``.
+  interval, an Elo difference estimate, how games ended); the command is ``fuseki match``
+  (``book.ui.commands.match_command``).
 
 Diagnostics and progress go to stderr; the table to stdout.
 """

@@ -50,6 +50,8 @@ TABLE = "corner_moves"
 TENUKI = -1
 ALL = -2  # the move of a key's own row: every continuation of the key (``CornerMoves.games``)
 MIN_CORNER_BOOK_SIZE = 5  # below this a corner is the whole board: no corner book
+# corner 0..3 by name (bit 0: the right side, bit 1: the bottom, as ``frames`` reads them; app.js names them so)
+CORNER_NAMES = ("top left", "top right", "bottom left", "bottom right")
 
 
 @dataclass(frozen=True)

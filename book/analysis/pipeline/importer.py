@@ -469,7 +469,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     ``batch_games``: games a batch (None: ``BATCH_GAMES``, or fewer where the paths hold too
     few games to give every parser several batches: ``groups.sized_batch``).
     ``progress``: a Progress to update (None: no progress output).  ``stop``: a
-    threading.Event (``book.ui.book_cli.stop_on_signals`` sets one on Ctrl-C); once it
+    threading.Event (``book.ui.cli_shared.stop_on_signals`` sets one on Ctrl-C); once it
     is set the import ends after the batch it is writing, and the report says
     ``stopped``: a re-run adds the rest.  ``report``: the ImportReport to fill (one with a
     ``listing`` writes each skipped file and anomaly as it comes), else a new one.

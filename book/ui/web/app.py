@@ -22,12 +22,12 @@ the budget answers 200 with what the games scanned so far gave and how far it go
         &handicap=&komi= (the filters: book.model.filters; a bad one: 400 naming it)
                                       stones, captures, to_move, last move, next moves, totals;
                                       KataGo's stored values (``ai``, and each next move's ``ai``:
-                                      book.ui.web.ai; ``none`` when none is stored), with
+                                      book.ui.web.ai_service; ``none`` when none is stored), with
                                       ``fuseki serve --ai`` ``pending`` while KataGo works on
                                       them (then never kept in the cache);
                                       ``by_year=1&recent=K`` (a book without dates: ``years`` null
                                       and ``years_note``), ``trends=A-B:C-D`` (409 there):
-                                      book.ui.years_text
+                                      book.ui.present.years_text
     /api/games?moves=&...&after=&page_size=
                                       the games that reached the position, one page, newest first
                                       (date, then id); ``after``: the previous page's ``after`` (its
@@ -91,8 +91,9 @@ from fuseki.book.analysis.patterns.budget import BudgetSpent
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
 from fuseki.book.model.headers import HEADER_NAMES
 from fuseki.book.storage.statbook import StatisticsOnly
+from fuseki.book.ui.present.textboard import SHORT_LETTERS
+from fuseki.book.ui.present.years_text import years_answer
 from fuseki.book.ui.reading import parse_periods
-from fuseki.book.ui.textboard import SHORT_LETTERS
 from fuseki.book.ui.web.admission import add_admission, admit
 from fuseki.book.ui.web.api_args import (
     MAX_ID,
@@ -109,7 +110,6 @@ from fuseki.book.ui.web.corner_rows import corners_json
 from fuseki.book.ui.web.hosts import host_name
 from fuseki.book.ui.web.practice_routes import add_practice_routes
 from fuseki.book.ui.web.within import StageCache, add_within_route, within_arg
-from fuseki.book.ui.years_text import years_answer
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, COLOUR_LETTER, EMPTY, WHITE
 from fuseki.engine.core.board import Board
@@ -214,8 +214,8 @@ def next_moves_json(next_moves, size: int) -> dict:
 def pattern_json(result) -> dict:
     """A pattern search's answer: its continuations (``search.Continuation``, Kombilo's
     counting), a point's Black and White rows sharing its letter."""
+    from fuseki.book.ui.present.textboard import row_letters
     from fuseki.book.ui.reading import options_text
-    from fuseki.book.ui.textboard import row_letters
 
     size = result.pattern.size
     rows = [{"letter": letter, **point_json(c.point, size),
@@ -270,7 +270,7 @@ class _Shared:
 
     def __init__(self, book):
         self.book = book
-        self.ai = None  # book.ui.web.ai.AiService: fuseki serve's (stored values), --ai's (KataGo asked)
+        self.ai = None  # book.ui.web.ai_service.AiService: fuseki serve's (stored values), --ai's (KataGo asked)
         self.stages = StageCache()  # the games of within= searches (book.ui.web.within)
         self._default_size: int | None = None
 
@@ -343,12 +343,12 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     on loopback passes ``LOOPBACK_NAMES``, so a page elsewhere cannot reach the book by
     pointing a DNS name at 127.0.0.1 (DNS rebinding).  ``cache_bytes``: the answers kept
     per URL while the book is unchanged (``book.ui.web.cache``; None: its default, 0: none).
-    ``ai``: a ``book.ui.web.ai.AiOptions`` to put KataGo's values beside the next moves (with
+    ``ai``: a ``book.ui.web.ai_service.AiOptions`` to put KataGo's values beside the next moves (with
     ``ask`` False, plain ``fuseki serve``, only when some store of values exists: the book's
     ``ai_values`` table, the AI value cache file).
     ``scan_seconds``: the pattern scan a request may spend (None: ``api_args.SCAN_SECONDS``).
     ``trust_proxy`` (``fuseki serve --trust-proxy``): KataGo's budget is keyed on the last
-    address of ``X-Forwarded-For`` (``book.ui.web.ai.client_address``), not the socket's.
+    address of ``X-Forwarded-For`` (``book.ui.web.ai_service.client_address``), not the socket's.
     """
     from fuseki.book.ui.web.cache import MAX_BYTES, ResponseCache
     from fuseki.book.ui.web.player_routes import add_player_routes
@@ -365,7 +365,7 @@ def create_app(book=None, book_url: str | None = None, trusted_hosts: list[str] 
     shared = app.extensions["fuseki_shared"] = _Shared(book)
     app.extensions["fuseki_book"] = book
     if ai is not None:
-        from fuseki.book.ui.web.ai import AiService
+        from fuseki.book.ui.web.ai_service import AiService
 
         service = AiService(ai, getattr(book, "db", None))
         if ai.ask or service.stores.dbs:
@@ -484,7 +484,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
                 # no fault of the request: no chart, and why (a 409 was a console error a click).
                 answer.update(years=None, years_note=str(exc))
         if shared.ai is not None:
-            from fuseki.book.ui.web.ai import ai_json
+            from fuseki.book.ui.web.ai_service import ai_json
 
             answer["ai"] = ai_json(shared.ai, board, answer["next"], found)
             _final_unless_pending(answer["ai"])
@@ -528,7 +528,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
             return jsonify(corners=[], note="this book has no corner book: fuseki corners --book BOOK builds it")
         answer = {"corners": corners_json(found, board, SHORT_LETTERS), "note": None}
         if shared.ai is not None:
-            from fuseki.book.ui.web.ai import corners_ai_json
+            from fuseki.book.ui.web.ai_service import corners_ai_json
 
             moves = {c.corner: c.moves for c in found}
             answer["ai"] = corners_ai_json(shared.ai, board, [(c["next"], moves[c["corner"]], c["games"])
@@ -550,7 +550,7 @@ def pattern_ai_json(shared: _Shared, result, rows: list[dict]) -> dict:
     from types import SimpleNamespace
 
     from fuseki.book.analysis.ai import WHOLE_BOARD_ONLY
-    from fuseki.book.ui.web.ai import ai_json
+    from fuseki.book.ui.web.ai_service import ai_json
 
     if not result.pattern.whole_board:
         for row in rows:

@@ -1,4 +1,4 @@
-"""The player page's API: a player's record, head-to-head, repertoire and games (``book.storage.players``).
+"""The player page's API: a player's record, head-to-head, repertoire and games (``book.queries.players``).
 
 Endpoints (GET; errors as the rest of the API: ``{"error": message}`` with a 4xx status)::
 
@@ -73,7 +73,7 @@ def report_json(report) -> dict:
 
 def add_player_routes(app: Flask, shared) -> None:
     """/api/player and /api/players over ``shared.book`` (``app._Shared``)."""
-    from fuseki.book.storage import players
+    from fuseki.book.queries import players
 
     @app.get("/api/player")
     def player():

@@ -29,8 +29,9 @@ coordinates: ``Q16 is occupied``; 404 for a game the book lacks)::
         of each best one (``ai``: pending/ready/unavailable as on the rest of the page); ``next``: the line continued by
         the answer and a reply drawn from the corner book, null where it ends
 
-Parsing is this module's own: ``app`` imports it to register the routes, so it cannot import
-``app`` back (tests/test_layers.py refuses the circle).
+What every route shares (an integer argument, a point as JSON) comes from ``api_args``; the rest of
+the parsing (a colour, a point, a quiz line, a score) is this module's own. ``app`` imports it to
+register the routes, so it cannot import ``app`` back (tests/test_layers.py refuses the circle).
 """
 
 from __future__ import annotations
@@ -39,14 +40,15 @@ import random
 
 from flask import Flask, jsonify, request
 
+from fuseki.book.analysis.patterns.corners import CORNER_NAMES
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.play import practice
-from fuseki.book.play.practice import CORNER_NAMES, PracticeError, QuizLine, Score
+from fuseki.book.play.practice import PracticeError, QuizLine, Score
+from fuseki.book.ui.web.api_args import MAX_ID, int_arg, point_json
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, COLOUR_LETTER, WHITE
 
 COLOURS = {letter: colour for colour, letter in COLOUR_LETTER.items()}  # "B": BLACK, "W": WHITE
-MAX_GAME_ID = 2**63 - 1
 MAX_MIN_GAMES = 10**6
 MAX_LINE = 40  # moves of a quiz line (the page continues a line of MAX_DEPTH by two moves an answer)
 DEFAULT_MIN_GAMES = 10
@@ -61,8 +63,8 @@ def add_practice_routes(app: Flask, shared) -> None:
 
     @app.get("/api/practice/guess")
     def practice_guess():
-        record = shared.load_record(_required(_int("game", None, 1, MAX_GAME_ID), "game"))
-        move = _int("move", 0, 0, len(record.moves))
+        record = shared.load_record(_required(int_arg("game", None, 1, MAX_ID), "game"))
+        move = int_arg("move", 0, 0, len(record.moves))
         colour = _colour()
         if not request.args.get("point"):
             asked = practice.question_move(record, move, colour)
@@ -71,7 +73,7 @@ def add_practice_routes(app: Flask, shared) -> None:
                            info={k: getattr(record, k) for k in ("black", "white", "black_rank", "white_rank")})
         point = _point(record.size)
         judged = practice.guess(shared.book, record, move, point)
-        score = Score(_int("asked", 0, 0, 10**6), _int("right", 0, 0, 10**6), _float("shares"))
+        score = Score(int_arg("asked", 0, 0, 10**6), int_arg("right", 0, 0, 10**6), _float("shares"))
         if score.right > score.asked:
             raise PracticeError(f"right ({score.right}) is more than asked ({score.asked})")
         score = score.add(judged.right, judged.share)
@@ -92,8 +94,8 @@ def add_practice_routes(app: Flask, shared) -> None:
         from fuseki.book.analysis.patterns import corners
 
         size = shared.default_size()
-        min_games = _int("min_games", DEFAULT_MIN_GAMES, 1, MAX_MIN_GAMES)
-        seed = _int("seed", None, 0, 2**63 - 1)
+        min_games = int_arg("min_games", DEFAULT_MIN_GAMES, 1, MAX_MIN_GAMES)
+        seed = int_arg("seed", None, 0, 2**63 - 1)
         rng = random.Random(seed)
         lookup = lambda board, colour: corners.of_book(shared.book, board, colour)
         if "line" not in request.args:
@@ -102,7 +104,7 @@ def add_practice_routes(app: Flask, shared) -> None:
                 return jsonify(error=f"the corner book has no move played in {min_games} games or more "
                                      "in an empty corner: lower min games"), 404
             return jsonify(question_json(line, min_games))
-        corner = _required(_int("corner", None, 0, 3), "corner")
+        corner = _required(int_arg("corner", None, 0, 3), "corner")
         line = QuizLine(size, corner, tuple(_points("line", size)))
         if any(base.PASS == p for p in line.moves):
             raise PracticeError("a quiz line has no passes")
@@ -134,15 +136,15 @@ def question_json(line: QuizLine, min_games: int) -> dict:
 def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
     """KataGo's stored values of each of ``points`` as the position's next moves (``book.analysis.ai.
     next_move_values``), as each row's ``ai`` (None where none is stored), and the status
-    (``book.ui.web.ai.AiService.answer``: KataGo is asked in the background for a position it lacks)."""
+    (``book.ui.web.ai_service.AiService.answer``: KataGo is asked in the background for a position it lacks)."""
     from fuseki.book.analysis.ai import OnePoint, next_move_values
 
-    service.looking_at(board)  # the quiz's position: the visitor's earlier ones are left (book.ui.web.ai)
+    service.looking_at(board)  # the quiz's position: the visitor's earlier ones are left (book.ui.web.ai_service)
     status, got = service.answer(board)
     answer = {"status": status, "settings": service.settings_json()}
     for row in rows:
         row["ai"] = None
-    if status in ("unavailable", "busy", "none"):  # busy: over KataGo's budget; none: not stored (book.ui.web.ai)
+    if status in ("unavailable", "busy", "none"):  # busy: over KataGo's budget; none: not stored (ai_service)
         answer["reason"] = got
     if status != "ready":
         return answer
@@ -155,10 +157,6 @@ def quiz_ai_json(service, board, rows: list[dict], points: list[int]) -> dict:
 
 
 # --- answers and arguments -------------------------------------------------------------------
-
-
-def point_json(point: int, size: int) -> dict:
-    return {"sgf": base.point_to_sgf(point, size), "vertex": base.point_to_vertex(point, size)}
 
 
 def board_json(board) -> dict:
@@ -180,18 +178,6 @@ def _text(name: str) -> str:
 def _required(value, name: str):
     if value is None:
         raise PracticeError(f"{name} is missing")
-    return value
-
-
-def _int(name: str, default: int | None, low: int, high: int) -> int | None:
-    text = _text(name)
-    if not text:
-        return default
-    if not (text.isascii() and text.isdigit()) or len(text) > 20:
-        raise PracticeError(f"{name} must be an integer, not '{text[:20]}'")
-    value = int(text)
-    if not low <= value <= high:
-        raise PracticeError(f"{name} must be between {low} and {high}, not {value}")
     return value
 
 

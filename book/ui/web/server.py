@@ -315,18 +315,18 @@ def _warm_up(app) -> None:
     """Ask what every visitor's first requests ask (the book's figures, the empty board): a
     cold process answers them in about half a second (the book's counts, the rules kernels'
     first call), a warm one in milliseconds.  The requests are marked as the warm-up's
-    (``book.ui.web.ai.WARM_UP``): what they give KataGo spends no visitor's budget (they come
+    (``book.ui.web.ai_service.WARM_UP``): what they give KataGo spends no visitor's budget (they come
     from 127.0.0.1, as a visitor on this machine does)."""
-    from fuseki.book.ui.web.ai import WARM_UP
+    from fuseki.book.ui.web.ai_service import WARM_UP
 
     client = app.test_client()
     client.environ_base[WARM_UP] = True
     try:
         for path in ("/api/info", "/api/position"):
             client.get(path, headers={"Host": "127.0.0.1"})
-        # the player pages' arrays (book.storage.players): read during the load, they held the other
+        # the player pages' arrays (book.queries.players): read during the load, they held the other
         # requests of their process up for seconds (bench/web_load.py --players, docs/benchmarks.md)
-        from fuseki.book.storage import players
+        from fuseki.book.queries import players
 
         players.warm(app.extensions["fuseki_book"])
     except Exception as exc:  # noqa: BLE001  # a cold cache is slower, never wrong

@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from flask import jsonify, request
 
-from fuseki.book.storage.gamesets import GameSet, intersect, position_games
+from fuseki.book.queries.gamesets import GameSet, intersect, position_games
 from fuseki.book.ui.web.admission import admit
 from fuseki.book.ui.web.api_args import scan_budget
 from fuseki.engine.core import base

@@ -5,7 +5,7 @@ answered an earlier search.  ``GameSet`` holds those game ids (sorted, unique, a
 numpy array) and is hashable, so a ``book.storage.store.Filters`` holding one (its ``within``
 field) stays a cache key: ``Book.mask`` keeps one mask per Filters value and ANDs the set
 into the year and player mask, so every query that filters games (``Book.next_moves``,
-``Book.games``, ``book.storage.years``, ``book.analysis.patterns.search.search``) searches within it.
+``Book.games``, ``book.queries.years``, ``book.analysis.patterns.search.search``) searches within it.
 
 The games of an answer: for a position, the games that reached it in any orientation
 (``position_games``: the book's rule, each game once); for a pattern, the games that matched

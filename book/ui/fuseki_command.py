@@ -1,8 +1,8 @@
 """The ``fuseki`` command: one subcommand per job, each a thin layer over a library call.
 
-Each feature module contributes its subcommands through an ``add_commands(subparsers)``
-function; this module only wires them together and turns library errors into one-line
-messages with a non-zero exit code.
+Each subcommand is one module of ``book/ui/commands/``, which adds it through an
+``add_command(subparsers)`` function; this module only wires them together and turns library
+errors into one-line messages with a non-zero exit code.
 """
 
 from __future__ import annotations
@@ -15,23 +15,23 @@ import threading
 
 from fuseki.book.ui.cli_shared import CommandError
 
-# Modules that add subcommands (each has add_commands(subparsers)), with the commands each adds:
-# ``fuseki COMMAND ...`` imports only the modules adding COMMAND (``build_parser``), so a command
-# never pays for the imports of the others (``match``'s alone took 60 ms of every ``fuseki search``);
-# tests/test_cli_commands.py checks that each module adds exactly the commands named here.
-COMMAND_MODULES = {
-    "fuseki.book.ui.book_cli": ("import", "search", "stats"),
-    "fuseki.book.ui.pos9_cli": ("pos9",),
-    "fuseki.book.ui.web_cli": ("serve",),
-    "fuseki.book.ui.shell_cli": ("shell",),
-    "fuseki.engine.players.match_cli": ("match",),
-    "fuseki.book.ui.export_cli": ("book",),
-    "fuseki.book.ui.builtin_cli": ("book",),
-    "fuseki.book.ui.pattern_cli": ("pattern",),
-    "fuseki.book.ui.corners_cli": ("corners",),
-    "fuseki.book.ui.ai_cli": ("ai",),
-    "fuseki.book.ui.tree_cli": ("book",),
-    "fuseki.book.ui.player_cli": ("player",),
+# Each subcommand and the module that adds it (its ``add_command(subparsers)``), in the order the
+# help lists them: ``fuseki COMMAND ...`` imports only COMMAND's module (``build_parser``), so a
+# command never pays for the imports of the others (``match``'s alone took 60 ms of every
+# ``fuseki search``); tests/test_cli_commands.py checks that each module adds exactly its command.
+COMMANDS = {
+    "import": "fuseki.book.ui.commands.import_command",
+    "search": "fuseki.book.ui.commands.search_command",
+    "stats": "fuseki.book.ui.commands.stats_command",
+    "pos9": "fuseki.book.ui.commands.pos9_command",
+    "serve": "fuseki.book.ui.commands.serve_command",
+    "shell": "fuseki.book.ui.commands.shell_command",
+    "match": "fuseki.book.ui.commands.match_command",
+    "book": "fuseki.book.ui.commands.book_command",
+    "pattern": "fuseki.book.ui.commands.pattern_command",
+    "corners": "fuseki.book.ui.commands.corners_command",
+    "ai": "fuseki.book.ui.commands.ai_command",
+    "player": "fuseki.book.ui.commands.player_command",
 }
 
 
@@ -57,16 +57,15 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The ``fuseki`` parser; given ``command`` (the first argument), only the subcommands of the
-    modules adding it, all of them for None or a name none adds (the help and argparse's error
-    list every command)."""
+    """The ``fuseki`` parser; given ``command`` (the first argument), only that subcommand, all of
+    them for None or a name that is no command (the help and argparse's error list every command)."""
     parser = Parser(prog="fuseki", description=__doc__.splitlines()[0],
                     epilog="Example: fuseki import games/ tygem.tgz --book games.sqlite, then fuseki search "
                            "--moves \"Q16 D4\" --book games.sqlite (fuseki COMMAND --help says more)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    wanted = [name for name, commands in COMMAND_MODULES.items() if command in commands] or COMMAND_MODULES
+    wanted = [COMMANDS[command]] if command in COMMANDS else COMMANDS.values()
     for name in wanted:
-        importlib.import_module(name).add_commands(subparsers)
+        importlib.import_module(name).add_command(subparsers)
     return parser
 
 
@@ -101,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def failed(command: str, exc: Exception) -> int:
     """Say why ``command`` failed, in one line on stderr; its exit code, 1."""
-    from fuseki.book.ui.textboard import printable  # a message may name a file or a record
+    from fuseki.book.ui.present.textboard import printable  # a message may name a file or a record
 
     print(f"fuseki {command}: {printable(str(exc))}", file=sys.stderr)
     return 1

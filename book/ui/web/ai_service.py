@@ -85,8 +85,8 @@ from fuseki.book.analysis.ai import (
     next_move_values,
 )
 from fuseki.book.analysis.ai import NO_KATAGO as NO_KATAGO_WORDS  # the row's words (above: the status's)
-from fuseki.book.storage import ai_values
-from fuseki.book.storage.ai_values import AiSettings, AiValues
+from fuseki.book.queries import ai_values
+from fuseki.book.queries.ai_values import AiSettings, AiValues
 from fuseki.engine.core import base
 from fuseki.engine.core.base import IllegalMove, opponent
 

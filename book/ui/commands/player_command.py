@@ -6,7 +6,7 @@ Examples::
     fuseki player joonki --vs joonkimomo --book games.sqlite --page 2
     fuseki player --find joon --book games.sqlite
 
-A thin layer over ``book.storage.players`` (the counts and what they mean are said there); the
+A thin layer over ``book.queries.players`` (the counts and what they mean are said there); the
 web page's player page (``book.ui.web.player_routes``) shows the same tables.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 FIND_LIMIT = 20  # names listed by --find
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     from fuseki.book.ui.cli_shared import add_book_option
 
     p = subparsers.add_parser(
@@ -37,9 +37,9 @@ def add_commands(subparsers) -> None:
 
 
 def run_player(args) -> int:
-    from fuseki.book.storage import players
+    from fuseki.book.queries import players
     from fuseki.book.ui.cli_shared import CommandError, book_location, open_book
-    from fuseki.book.ui.textboard import printable
+    from fuseki.book.ui.present.textboard import printable
 
     if args.page < 1 or args.page_size < 1:
         raise CommandError(f"--page and --page-size must be at least 1, not {min(args.page, args.page_size)}")
@@ -73,7 +73,7 @@ def percent(wins: int, games: int) -> str:
 
 
 def record_table(years, total) -> list[str]:
-    """Rows of games, wins and losses by year, then the total (``book.storage.players``)."""
+    """Rows of games, wins and losses by year, then the total (``book.queries.players``)."""
     lines = [f"{'year':7} {'games':>6} {'wins':>6} {'losses':>6} {'win %':>6}   "
              f"{'as Black':>17}   {'as White':>17}"]
 
@@ -96,7 +96,7 @@ def move_name(stat, size: int) -> str:
 
 def report_text(report, page) -> str:
     """The report and a page of games as the text ``fuseki player`` prints."""
-    from fuseki.book.ui.textboard import printable
+    from fuseki.book.ui.present.textboard import printable
     from fuseki.engine.core.base import COLOUR_LETTER
 
     out = [f"player {printable(report.name)}: {report.total.games:,} games"]

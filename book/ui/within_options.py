@@ -2,7 +2,7 @@
 MOVES`` and ``--save-games FILE``.
 
 Kombilo's "search within": a position or a pattern searched only in the games of an earlier
-answer.  The library's part is ``book.storage.gamesets`` (``GameSet``, saved files, the
+answer.  The library's part is ``book.queries.gamesets`` (``GameSet``, saved files, the
 ``Filters.within`` field); here are the options both commands take.  ``--save-games`` writes
 the answer's games: a position's, those that reached it (filters and ``--within`` included),
 a pattern's, those that matched.  Several ``--within`` and ``--within-moves`` intersect; a
@@ -35,7 +35,7 @@ def within_of(args, book, size: int):
         return None
     from fuseki.book.formats.positions import PositionError, board_after_moves
     from fuseki.book.model.filters import Filters
-    from fuseki.book.storage.gamesets import intersect, load, position_games
+    from fuseki.book.queries.gamesets import intersect, load, position_games
 
     sets = [load(path, book)[0] for path in args.within]
     for moves in args.within_moves:
@@ -63,7 +63,7 @@ def asked_text(args) -> str:
 
 def save_games(args, book, games, query: str, command: str) -> None:
     """``--save-games``: write the answer's games (a GameSet) and say so on stderr."""
-    from fuseki.book.storage.gamesets import save
+    from fuseki.book.queries.gamesets import save
 
     if not args.save_games:
         return

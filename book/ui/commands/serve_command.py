@@ -9,12 +9,12 @@ own, the built-in book's, the AI value cache file's; docs/katago.md), without a 
 
 from __future__ import annotations
 
-from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
+from fuseki.book.ui.present import ai_text
 from fuseki.engine.config import ai_cache_path
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser("serve", help="explore the book in a web browser (read-only)",
                               description=__doc__.strip())
     add_book_option(p)
@@ -72,7 +72,7 @@ def _ai_options(args):
 
     from fuseki.book.analysis.katago import find_command
     from fuseki.book.ui.cli_shared import CommandError
-    from fuseki.book.ui.web.ai import AiOptions
+    from fuseki.book.ui.web.ai_service import AiOptions
     from fuseki.engine import config
 
     visits = ai_text.DEFAULT_VISITS if args.visits is None else args.visits  # the worker asks at these

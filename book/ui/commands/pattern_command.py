@@ -18,12 +18,12 @@ got (games scanned of the search's games, percent) and the ``--from ID`` that go
 there; ``--from ID`` scans the games from that id on (their counts add to the earlier answer's).
 Without ``--budget`` every game is scanned.
 
-With ``--ai`` (``book.ui.ai_text.add_ai_options``) a whole-board pattern (the region is the
-board, no "any" point: ``Pattern.whole_board``) is a position, and its continuations its next
-moves: each gets KataGo's win rate, lead and loss for the player to move, and the marks, as
-``fuseki search --ai`` gives them (``pattern_ai``: the searched position's values, stored or
-asked, in the orientation the pattern was entered).  A smaller region says
-``WHOLE_BOARD_ONLY`` (``book.analysis.ai``) once instead.
+With ``--ai`` (``book.ui.present.ai_text.add_ai_options``) a whole-board pattern (the region is
+the board, no "any" point: ``Pattern.whole_board``) is a position, and its continuations its
+next moves: each gets KataGo's win rate, lead and loss for the player to move, and the marks, as
+``fuseki search --ai`` gives them (``book.ui.present.pattern_text.pattern_ai``: the searched
+position's values, stored or asked, in the orientation the pattern was entered).  A smaller
+region says ``WHOLE_BOARD_ONLY`` (``book.analysis.ai``) once instead.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from fuseki.book.ui import ai_text, within
+from fuseki.book.ui import within_options
 from fuseki.book.ui.cli_shared import (
     add_book_option,
     add_filter_options,
@@ -40,13 +40,12 @@ from fuseki.book.ui.cli_shared import (
     filters_of,
     position_of,
 )
-from fuseki.book.ui.reading import TO_MOVE, options_text, pattern_from_board
-from fuseki.book.ui.textboard import TABLE_LIMIT, row_letters
-from fuseki.engine.core import base
-from fuseki.engine.core.base import COLOUR_NAME, EMPTY, xy_to_point
+from fuseki.book.ui.present import ai_text
+from fuseki.book.ui.present.pattern_text import pattern_ai, progress_line, result_text
+from fuseki.book.ui.reading import TO_MOVE, pattern_from_board
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser(
         "pattern", help="games reaching a corner, side or anywhere pattern, and what was played next",
         description="Pattern search. Example: fuseki pattern --moves \"Q16 R14\" --region N19:T13; within "
@@ -77,91 +76,10 @@ def add_commands(subparsers) -> None:
     p.add_argument("--from", dest="from_id", type=int, default=0, metavar="ID",
                    help="scan only the games from game id ID on (where a --budget answer stopped)")
     add_filter_options(p)
-    within.add_within_options(p)
+    within_options.add_within_options(p)
     add_book_option(p)
     ai_text.add_ai_options(p)
     p.set_defaults(run=run_pattern)
-
-
-def pattern_lines(board, pattern, result=None) -> list[str]:
-    """The region as text: X/O stones, ``.`` empty, ``?`` any, ``x``/``o`` empty or black/white
-    (Kombilo's wildcards), letters on the continuations."""
-    from fuseki.book.analysis.patterns.pattern import EMPTY_OR_BLACK, EMPTY_OR_WHITE
-
-    x0, y0, x1, y1 = pattern.region
-    marked: dict[int, str] = {}
-    if result is not None:
-        shown = result.continuations[:TABLE_LIMIT]
-        for letter, move in zip(row_letters(shown), shown):
-            for point in move.points:
-                if point != base.PASS and board.color_at(point) == EMPTY:
-                    marked.setdefault(point, letter)
-    for y in range(y0, y1 + 1):
-        for x in range(x0, x1 + 1):
-            point = xy_to_point(x, y, pattern.size)
-            if point not in pattern.cells:
-                marked[point] = "?"
-            elif pattern.cells[point] in (EMPTY_OR_BLACK, EMPTY_OR_WHITE):
-                marked[point] = "x" if pattern.cells[point] == EMPTY_OR_BLACK else "o"
-    return board.diagram(marked, pattern.region)
-
-
-def pattern_ai(args, board, result, book=None, ask_unless_none: bool = False):
-    """``result_text``'s ``ai``: ``WHOLE_BOARD_ONLY`` (``book.analysis.ai``) for a pattern smaller than the
-    board, else (values, each listed continuation's values) of the searched position
-    (``ai_text.ai_values_of_moves``); with ``ask_unless_none``, ``ai_text.NO_VALUES`` when
-    nothing is stored and no KataGo is configured."""
-    if not result.pattern.whole_board:
-        from fuseki.book.analysis.ai import WHOLE_BOARD_ONLY
-
-        return WHOLE_BOARD_ONLY
-    shown = result.continuations[:TABLE_LIMIT]
-    values, move_values = ai_text.ai_values_of_moves(args, board, board.to_move, shown, book, ask_unless_none)
-    return ai_text.NO_VALUES if values is None else (values, move_values)
-
-
-def result_text(board, result, ai=None) -> str:
-    """What ``fuseki pattern`` prints after the board; ``ai`` (``pattern_ai``'s) adds KataGo's
-    columns and their footer, or its one line."""
-    lines = []
-    columns = isinstance(ai, tuple)
-    head = "    move  colour  games  at once  after tenuki   win %"
-    lines.append(f"{head} {ai_text.AI_HEAD}" if columns else head)
-    shown = result.continuations[:TABLE_LIMIT]
-    notes = ai_text.ai_notes([m.games for m in shown], result.total, ai[1][:len(shown)]) if columns else []
-    for index, (letter, move) in enumerate(zip(row_letters(shown), shown)):
-        vertex = base.point_to_vertex(move.point, result.pattern.size)
-        colour = COLOUR_NAME[move.colour]
-        line = (f"{letter} - {vertex:<5} {colour:<6} {move.games:>6} {move.at_once:>8} {move.after_tenuki:>13}"
-                f"  {100 * move.winrate:5.1f}%")
-        if columns:
-            value = ai[1][index]
-            lines.append(f"{line} {ai_text.ai_columns(value)}{notes[index]}")
-            continue
-        lines.append(line)
-    if len(result.continuations) > TABLE_LIMIT:
-        rest = result.continuations[TABLE_LIMIT:]
-        lines.append(f"    ... {len(rest)} more moves, {sum(m.games for m in rest)} games")
-    lines.append(f"tenuki {result.tenuki.games} (no later move inside the region)")
-    lines.append(f"total {result.total} games")
-    if columns:
-        lines.append(ai_text.ai_footer(ai[0]))
-    elif ai is not None:
-        lines.append(ai)
-    if result.before or not result.complete:
-        lines.append(progress_line(result))
-    kind = f"{result.pattern.kind} pattern, {options_text(result.pattern)}"
-    return "\n".join(pattern_lines(board, result.pattern, result) + [kind] + lines)
-
-
-def progress_line(result) -> str:
-    """How far a search in parts got (``search.PatternResult``), and how to go on."""
-    done = result.before + result.scanned
-    part = f" (this part: {result.scanned:,} games from game id {result.first_id})" if result.before else ""
-    if result.complete:
-        return f"scanned to the end: {done:,} of {result.games:,} games ({result.percent:.1f}%){part}"
-    return (f"stopped at the budget: {done:,} of {result.games:,} games scanned ({result.percent:.1f}%){part}; "
-            f"go on with --from {result.next_id}")
 
 
 def run_pattern(args) -> int:
@@ -186,23 +104,23 @@ def run_pattern(args) -> int:
         print(result_text(board, result))
         return 0
     from fuseki.book.analysis.patterns.search import search
-    from fuseki.book.storage.gamesets import GameSet
+    from fuseki.book.queries.gamesets import GameSet
     from fuseki.book.storage.store import Book
 
     book = Book.open(location)
     try:
-        games_within = within.within_of(args, book, board.size)
+        games_within = within_options.within_of(args, book, board.size)
         result = search(book, pattern, replace(filters, within=games_within), budget, from_id=max(args.from_id, 0),
                         partial=True)
         if args.save_games:  # the games of this answer: those that matched
             # a search cut short by --budget (or begun at --from) saves the matches of the games it scanned, and says so
             part = "" if result.complete and not result.before else f" ({progress_line(result).split(';')[0]})"
-            within.save_games(args, book, GameSet(result.match_ids),
-                              f"pattern {args.region} of {within.asked_text(args)}{part}", "pattern")
+            within_options.save_games(args, book, GameSet(result.match_ids),
+                              f"pattern {args.region} of {within_options.asked_text(args)}{part}", "pattern")
         ai = pattern_ai(args, board, result, book) if args.ai else None  # the book's own values first
     finally:
         book.close()
-    note = within.within_note(args, games_within)
+    note = within_options.within_note(args, games_within)
     print(result_text(board, result, ai) + (f"\n{note.lstrip('; ')}" if note else ""))
     return 0
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
-from fuseki.book.ui import ai_text
 from fuseki.book.ui.cli_shared import add_book_option, book_location, open_book
+from fuseki.book.ui.present import ai_text
 
 HISTORY_FILE = "~/.fuseki_history"
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser("shell", help="explore the book from a command line",
                               description="A command line over the book: play moves, search, filter, "
                                           "list games, import. Example: fuseki shell --book games.sqlite")

@@ -1,7 +1,7 @@
 """``fuseki pos9 ...``: view, count, merge, export and score the 9x9 research files.
 
 A thin layer over ``book.formats.pos9``: each command reads with the library, prints,
-and lets ``RecordError`` (a ValueError) reach ``book.ui.cli.main``, which prints
+and lets ``RecordError`` (a ValueError) reach ``book.ui.fuseki_command.main``, which prints
 it as one line and exits 1 -- after the good records before it were printed.
 """
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 VIEW_BLOCK_BYTES = 64 << 10  # small blocks, so the first board prints at once
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     parser = subparsers.add_parser("pos9", help="9x9 research files: positions, scores, Zobrist table",
                                    description=__doc__.splitlines()[0],
                                    epilog="Example: fuseki pos9 view positions.dat | less (fuseki pos9 "

@@ -33,7 +33,7 @@ from fuseki.book.ui.cli_shared import CommandError, add_book_option, book_locati
 from fuseki.engine.config import ai_cache_path
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser("ai", help="KataGo's values of the book's positions (annotate, copy, mistakes)",
                               description="KataGo beside the book (docs/katago.md).",
                               epilog="Example: fuseki ai annotate --book games.sqlite --min-games 50 (fuseki ai "
@@ -103,7 +103,7 @@ def run_copy(args) -> int:
 
     from sqlalchemy import create_engine, inspect
 
-    from fuseki.book.storage import ai_values
+    from fuseki.book.queries import ai_values
 
     def engine(location: str):
         if "://" in location:

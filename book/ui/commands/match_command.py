@@ -1,4 +1,4 @@
-"""``fuseki match``: the command line of engine-vs-engine matches (``match``)."""
+"""``fuseki match``: the command line of engine-vs-engine matches (``engine.players.match``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from fuseki.engine.players.match_game import RESULTS, START_WAIT, MatchConfig, M
 from fuseki.engine.players.match_report import load_openings, results_table
 
 
-def add_commands(subparsers) -> None:
+def add_command(subparsers) -> None:
     p = subparsers.add_parser(
         "match", help="play games between two GTP engines and tabulate the results",
         description="Play games between two GTP engines (gogui-twogtp style), write one SGF per game "

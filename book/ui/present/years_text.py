@@ -1,5 +1,5 @@
 """A position through the years as text and JSON: ``fuseki search --by-year`` and ``--trends``,
-the shell's ``years``, ``/api/position?by_year=1`` (the numbers: ``book.storage.years``);
+the shell's ``years``, ``/api/position?by_year=1`` (the numbers: ``book.queries.years``);
 with ``--ai``, ``mistakes_text``: each year's share of games that played a move KataGo's stored
 values judge a mistake (the numbers: ``book.analysis.mistakes.years_of_mistakes``).
 
@@ -12,7 +12,7 @@ periods, then those whose share fell most.
 
 from __future__ import annotations
 
-from fuseki.book.ui.textboard import LETTERS
+from fuseki.book.ui.present.textboard import LETTERS
 from fuseki.engine.core import base
 
 TRENDS_LISTED = 10  # --trends: the most rising moves, then the most falling ones
@@ -69,7 +69,7 @@ def mistakes_text(rows, mistaken, size: int, visits_min: int, points: float) -> 
 def trends_text(profile, first, second, size: int, letters: str = LETTERS, limit: int = TRENDS_LISTED) -> str:
     """The moves whose share of the position's games rose most from ``first`` to ``second``
     (periods as (from, to)), then those whose share fell most."""
-    from fuseki.book.storage.years import period_changes
+    from fuseki.book.queries.years import period_changes
 
     totals, changes = period_changes(profile, first, second)
     names = (_period_name(first), _period_name(second))
@@ -103,7 +103,7 @@ def years_json(profile, size: int) -> dict:
 
 def trends_json(profile, first, second, size: int) -> dict:
     """``/api/position?trends=A-B:C-D``'s ``trends`` object: each move's games and share in both periods."""
-    from fuseki.book.storage.years import period_changes
+    from fuseki.book.queries.years import period_changes
 
     totals, changes = period_changes(profile, first, second)
     return {"periods": [list(first), list(second)], "games": list(totals),
@@ -114,7 +114,7 @@ def trends_json(profile, first, second, size: int) -> dict:
 def years_answer(book, board, filters, periods, recent: int) -> dict:
     """``/api/position``'s additions: ``years`` (``by_year=1``, ``recent=K``) and, given two
     periods (``trends=2005-2007:2008-2009``), ``trends``.  StatisticsOnly for a book without dates."""
-    from fuseki.book.storage.years import date_profile
+    from fuseki.book.queries.years import date_profile
 
     profile = date_profile(book, board, filters=filters, recent=recent)
     answer = {"years": years_json(profile, board.size)}
