@@ -24,10 +24,18 @@ next_moves median <= 1 ms and p99 <= 5 ms (<= 50 ms with filters), games first p
     the figures are the before/after.  Targets (the issue "The book at 1.5 million games", at
     378,000 games, 2 cores): first page p99 <= 50 ms, name filter p99 <= 100 ms.
 
+(e) with ``--query-book PATH --caches``: what each cache on the next-move path saves
+    (docs/book-api.md, "Caches"), each query timed with it and without it in the same run:
+    ``SegmentIndex.busy`` (the hot openings' next moves, plain and with a player filter, and
+    their first page of games; each query once with the busy rows kept and once with them
+    dropped just before, interleaved) and the web page's ``ResponseCache`` (50 seeded walks of
+    12 moves through ``/api/position`` and ``/api/games`` by Flask's test client, ten walkers
+    each walking five times as visitors share openings; answers kept, then none kept).
+
 Usage::
 
     python3 bench/book.py [--book URL] [--games N] [--queries N] [--baseline N] [--workers W] [--repeats R] [--compact]
-    python3 bench/book.py --query-book PATH [--queries N] [--names N] [--filters]
+    python3 bench/book.py --query-book PATH [--queries N] [--names N] [--filters] [--caches]
     python3 bench/book.py --corpus PATH [PATH ...] [--into BOOK [--reuse]] [--workers W]   (bench/corpus.py)
 
 ``--book``: a SQLAlchemy URL or path to import into (default: a fresh SQLite file in a
@@ -305,6 +313,53 @@ def query_book(path: str, count: int, names_count: int, rng: random.Random, filt
     return 0
 
 
+def cache_worth(path: str, rounds: int = 40) -> int:
+    """(e): each cache on the next-move path timed kept and not kept, in the same run."""
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    book = Book.open(path, readonly=True)
+    boards = opening_boards()[::8][:6]  # the hot openings, one orientation each
+    player = Filters(player="a")
+    cases = [("next_moves", lambda b: book.next_moves(b)),
+             ("next_moves, player 'a'", lambda b: book.next_moves(b, filters=player)),
+             ("games, first page of 20", lambda b: book.games(b, page_size=20))]
+    print(f"(e) SegmentIndex.busy on {path}: {len(boards)} hot openings x {rounds} rounds")
+    for label, ask in cases:
+        for board in boards:
+            ask(board)  # the mask and the date ranks built, apart
+        kept, dropped = [], []
+        for _ in range(rounds):
+            for board in boards:
+                ask(board)  # kept again, if the last query dropped it
+                kept += time_calls(ask, [board])
+                book.source.forget()
+                dropped += time_calls(ask, [board])
+        print(f"    {label:<26} busy kept    {ms(kept)}")
+        print(f"    {'':<26} busy dropped {ms(dropped)}")
+    book.close()
+    from fuseki.book.ui.web.app import create_app
+
+    print("(e) the web page's ResponseCache: 50 walks of 12 moves, /api/position and /api/games")
+    for label, cache_bytes in (("answers kept", None), ("none kept", 0)):
+        client = create_app(book_url=path, cache_bytes=cache_bytes).test_client()
+        times = []
+        for walk in range(50):
+            walker = random.Random(walk % 10)
+            moves: list[str] = []
+            for _ in range(12):
+                query = f"moves={','.join(moves)}" if moves else ""
+                for url in (f"/api/position?{query}", f"/api/games?{query}"):
+                    began = time.perf_counter()
+                    client.get(url, headers={"Host": "localhost"})
+                    times.append(time.perf_counter() - began)
+                found = client.get(f"/api/position?{query}", headers={"Host": "localhost"}).get_json()
+                nexts = [m for m in found.get("next", []) if m.get("sgf")]
+                if not nexts:
+                    break
+                moves.append(walker.choices(nexts, weights=[m["games"] for m in nexts])[0]["sgf"])
+        print(f"    {label:<12} {ms(times)}   ({len(times):,} requests)")
+    return 0
+
+
 def filter_latency(book: Book, count: int, rng: random.Random) -> None:
     """(d) with --filters: next_moves under each game filter, no filter and a player filter.
 
@@ -359,6 +414,8 @@ def main() -> int:
     parser.add_argument("--names", type=int, default=60, help="(d): player filter values of each kind (default 60)")
     parser.add_argument("--filters", action="store_true",
                         help="(d): also next_moves under each game filter (event, result, rank, handicap, komi)")
+    parser.add_argument("--caches", action="store_true",
+                        help="(e): with --query-book, each cache on the next-move path timed kept and not kept")
     parser.add_argument("--corpus", nargs="+", metavar="PATH",
                         help="a big corpus (folders of .tgz archives, archives): bench/corpus.py's figures")
     parser.add_argument("--into", metavar="PATH", help="--corpus: the book file to make (default: a temporary one)")
@@ -369,6 +426,8 @@ def main() -> int:
 
         return corpus.run(sys.modules[__name__], args.corpus, args.into, args.reuse, args.workers,
                           min(args.queries, 2000), args.seed)
+    if args.query_book and args.caches:
+        return cache_worth(args.query_book)
     if args.query_book:
         return query_book(args.query_book, min(args.queries, 2000), args.names, random.Random(args.seed), args.filters)
     if not DATA.exists():

@@ -62,7 +62,7 @@ def expected(board: Board, games, to_move=None, keep=lambda game: True):
 
 
 def as_dict(found):
-    return {frozenset(m.points): (m.games, m.black_wins, m.white_wins) for m in found.moves}
+    return {frozenset(m.points): (m.games, m.stats.black_wins, m.stats.white_wins) for m in found.moves}
 
 
 def board_after(moves, size=19, upto=None):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -100,3 +101,23 @@ print(json.dumps([code, out.getvalue(), sorted(m for m in sys.modules if m.start
     code, text, loaded = json.loads(done.stdout.splitlines()[-1])
     assert code == 0 and "Q3         3" in text and "D16        2" in text  # Black won the 3 Q3 games; R16 D16: 2
     assert loaded == []
+
+
+
+@pytest.mark.skipif(not builtin.available(), reason="no built-in book in this checkout")
+def test_corners_with_no_book_shows_the_builtin_corner_book_and_makes_no_empty_book(tmp_path):
+    """``fuseki corners`` with no ``--book`` and nothing at the default location reads the built-in
+    book's corners, as ``--book builtin`` does; it used to make an empty book there, which then hid
+    the built-in book from the engine and from every other command."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("FUSEKI_")}
+    env["HOME"] = str(tmp_path)  # no default book there; PYTHONPATH (conftest) keeps this checkout
+
+    def corners(*book: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "fuseki", "corners", "--moves", "Q16 D4", *book], env=env,
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    unnamed = corners()
+    assert "tenuki" in unnamed and unnamed == corners("--book", "builtin")
+    assert not (tmp_path / ".local" / "share" / "fuseki" / "book.sqlite").exists()

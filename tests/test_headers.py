@@ -16,7 +16,7 @@ from sqlalchemy import Float, Integer, SmallInteger, Text
 
 from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.formats import headers
-from fuseki.book.formats.records import read_games, to_sgf
+from fuseki.book.formats.records import read_games
 from fuseki.book.model.headers import HEADER_FIELDS, HEADER_NAMES
 from fuseki.book.model.records import GameRecord
 from fuseki.book.storage import schema, store
@@ -80,15 +80,9 @@ def test_sgf_text_properties_are_the_lists_text_fields():
     assert headers._TEXT_PROPS == ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "RU")
 
 
-def test_a_game_reads_writes_and_stores_every_field():
+def test_a_game_reads_and_stores_every_field():
     (record,) = read_games(GAME, "game.sgf")
     assert {name: getattr(record, name) for name in HEADER_NAMES} == VALUES
-    written = to_sgf(record)
-    for f in HEADER_FIELDS:
-        if f.prop:
-            assert written.count(f.prop.encode() + b"[") == 1, f.prop
-    (again,) = read_games(written, "again.sgf")
-    assert {name: getattr(again, name) for name in HEADER_NAMES} == VALUES
 
     row = dict(zip(batches.GAME_COLUMNS[1:], batches.game_row(record, None, 7)))
     assert {name: row[name] for name in HEADER_NAMES} == VALUES

@@ -178,7 +178,7 @@ def test_a_game_without_a_winner_is_neither_win_nor_loss(tmp_path):
     # the names as written in their newest game (2012, the last imported: g5, BOB - ann)
     assert report.vs_total == report.total and (report.name, report.vs) == ("ann", "BOB")
     assert {y.year: y.record.games for y in report.years} == {2010: 3, 2011: 3, 2012: 2}
-    assert [(base.point_to_vertex(m.point, SIZE), m.games, m.black_wins, m.white_wins)
+    assert [(base.point_to_vertex(m.point, SIZE), m.games, m.stats.black_wins, m.stats.white_wins)
             for m in report.as_black] == [("Q16", 4, 1, 0)]
     assert [(base.point_to_vertex(a.first.point, SIZE), [(base.point_to_vertex(m.point, SIZE), m.games)
                                                             for m in a.replies]) for a in report.as_white] \
@@ -224,18 +224,19 @@ def test_repertoire_as_black_and_as_white(book, brute):
         black, white = brute_repertoire(games_of(brute, name), name)
         report = players.player_report(book, name)
         assert report.size == SIZE
-        got = {base.point_to_sgf(m.point, SIZE): [m.games, m.black_wins] for m in report.as_black}
+        got = {base.point_to_sgf(m.point, SIZE): [m.games, m.stats.black_wins] for m in report.as_black}
         assert got == {k: list(v) for k, v in black.items()}, name
         counts = [m.games for m in report.as_black]
         assert counts == sorted(counts, reverse=True)
         answers = {}
         for answer in report.as_white:
             first = base.point_to_sgf(answer.first.point, SIZE)
-            rows = {frozenset(base.point_to_sgf(p, SIZE) for p in m.points): [m.games, m.white_wins]
+            rows = {frozenset(base.point_to_sgf(p, SIZE) for p in m.points): [m.games, m.stats.white_wins]
                     for m in answer.replies}
             unanswered = answer.first.games - sum(m.games for m in answer.replies)
             if unanswered:
-                rows["none"] = [unanswered, answer.first.white_wins - sum(m.white_wins for m in answer.replies)]
+                rows["none"] = [unanswered, answer.first.stats.white_wins
+                                - sum(m.stats.white_wins for m in answer.replies)]
             answers[first] = rows
             assert base.point_to_sgf(answer.replies[0].point, SIZE) in {
                 base.point_to_sgf(p, SIZE) for p in answer.replies[0].points} if answer.replies else True

@@ -6,7 +6,6 @@ must agree; the expected values are written out from the SGF text, not from eith
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 import re
 
@@ -15,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuseki.book.formats import records
-from fuseki.book.formats.records import SgfError, read_games, to_sgf
+from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.model.records import GameRecord, Moves
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, sgf_to_point
 
@@ -317,36 +316,6 @@ def test_broken_files_raise_sgf_error_naming_the_source(data, reason):
 
 def test_sgf_error_is_a_value_error():
     assert issubclass(SgfError, ValueError)
-
-
-# --- writing -------------------------------------------------------------------------------
-
-ROUND_TRIP = [
-    SIMPLE,
-    b"(;SZ[9]KM[7]HA[2]AB[cc][gg]PB[a\\]b\\\\c]RE[Void];W[];B[tt];W[ee])",
-    b"(;SZ[13]AB[aa:bb]AW[ee]AE[cc]DT[1999]RU[AGA];B[mm])",
-    b"(;CA[GB2312]PB[" + "柯洁".encode("gb2312") + b"]KM[-3.25];B[pd])",
-    b"(;SZ[25];B[yy];W[tt])",
-]
-
-
-@pytest.mark.parametrize("data", ROUND_TRIP)
-def test_to_sgf_round_trips_every_field(data):
-    (game,) = both(data)
-    written = to_sgf(game)
-    (again,) = both(written)
-    ignore = {"sgf", "encoding", "notes"}
-    fields = [f.name for f in dataclasses.fields(GameRecord) if f.name not in ignore]
-    assert {f: getattr(again, f) for f in fields} == {f: getattr(game, f) for f in fields}
-    assert again.sgf == written.strip()
-    assert b"CA[UTF-8]" in written
-
-
-def test_to_sgf_refuses_points_off_the_board():
-    (game,) = both(b"(;SZ[9];B[ee])")
-    game = dataclasses.replace(game, moves=[*game.moves, (WHITE, 10_000)])
-    with pytest.raises(ValueError):
-        to_sgf(game)
 
 
 # --- the two paths agree on token soup -----------------------------------------------------

@@ -143,10 +143,10 @@ def test_winrate_is_for_the_player_to_move(read_only):
     book, games, _ = read_only
     black_to_move = book.next_moves(Board(19))
     for move in black_to_move.moves:
-        assert move.winrate == pytest.approx(move.black_wins / move.games)
+        assert move.winrate == pytest.approx(move.stats.black_wins / move.games)
     after = board_after([(BLACK, base.sgf_to_point("pd", 19))])
     for move in book.next_moves(after).moves:
-        assert move.winrate == pytest.approx(move.white_wins / move.games)
+        assert move.winrate == pytest.approx(move.stats.white_wins / move.games)
 
 
 def test_moves_are_sorted_most_played_first(read_only):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from fuseki.book.model.stats import Stats
 from fuseki.book.storage.position_index.answers import NextMoves
 from fuseki.book.storage.position_index.orbits import MoveStat
 from fuseki.book.ui.present import textboard
@@ -14,7 +15,7 @@ from fuseki.engine.core.board import Board
 
 def many_moves(count: int, size: int = 19) -> NextMoves:
     points = [xy_to_point(x, y, size) for y in range(size) for x in range(size)][:count]
-    moves = [MoveStat(p, (p,), games=count - i, black_wins=0, white_wins=0) for i, p in enumerate(points)]
+    moves = [MoveStat(p, (p,), Stats(count - i, 0, 0)) for i, p in enumerate(points)]
     return NextMoves(total=sum(m.games for m in moves), ended=0, moves=moves, to_move=BLACK)
 
 

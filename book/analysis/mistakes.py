@@ -34,8 +34,19 @@ from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import MARK_VISITS, POPULAR, AiValueStores, loses, next_move_values
 from fuseki.book.analysis.ai import MISTAKE_POINTS as MARK_POINTS
 from fuseki.book.analysis.ai_lines import move_line, starting_at
+from fuseki.book.model.stats import ratio
 from fuseki.book.storage.store import Book
-from fuseki.engine.core.base import BLACK, PASS, WHITE, IllegalMove, opponent, point_to_sgf, point_to_vertex
+from fuseki.engine.core.base import (
+    BLACK,
+    COLOUR_LETTER,
+    COLOUR_NAME,
+    PASS,
+    WHITE,
+    IllegalMove,
+    opponent,
+    point_to_sgf,
+    point_to_vertex,
+)
 from fuseki.engine.core.board import Board
 
 POPULAR_SHARE = POPULAR  # share of a position's games that makes a move popular: the mark's
@@ -69,7 +80,7 @@ class Mistake:
 
     @property
     def share(self) -> float:
-        return self.games / self.total if self.total else 0.0
+        return ratio(self.games, self.total)
 
     def settings_text(self) -> str:
         s = self.settings
@@ -192,7 +203,7 @@ def sequence(board: Board) -> list[int] | None:
 
 def describe(m: Mistake) -> str:
     """The mistake's figures as one comment (games, share, loss, visits)."""
-    who = "Black" if m.to_move == BLACK else "White"
+    who = COLOUR_NAME[m.to_move]
     size = m.board.size
     return (f"Popular mistake: {point_to_vertex(m.point, size)} ({who}) played in {m.games} of the "
             f"position's {m.total} games ({m.share:.0%}), loses {m.loss:.1f} points "
@@ -212,7 +223,7 @@ def sgf_text(mistakes: list[Mistake], komi: float) -> str:
         else:
             stones = "".join(f"{prop}" + "".join(f"[{point_to_sgf(p, size)}]" for p in m.board.stones(color))
                              for prop, color in (("AB", BLACK), ("AW", WHITE)) if m.board.stones(color))
-            nodes = f";{stones}PL[{'B' if m.to_move == BLACK else 'W'}]"
+            nodes = f";{stones}PL[{COLOUR_LETTER[m.to_move]}]"
         nodes += f"C[Mistake {number} of {len(mistakes)}: {_escape(m.settings_text())}]"
         branches.append(f"({nodes}{_line_sgf(m.line, m.to_move, size, describe(m))}"
                         f"{_line_sgf(m.better_line, m.to_move, size, _better_text(m))})")
@@ -231,7 +242,7 @@ def _line_sgf(line, to_move: int, size: int, comment: str) -> str:
     color, nodes = to_move, []
     for i, point in enumerate(line):
         text = f"C[{_escape(comment)}]" if i == 0 else ""
-        nodes.append(f";{'B' if color == BLACK else 'W'}[{point_to_sgf(point, size)}]{text}")
+        nodes.append(f";{COLOUR_LETTER[color]}[{point_to_sgf(point, size)}]{text}")
         color = opponent(color)
     return "(" + "".join(nodes) + ")"
 
@@ -255,7 +266,7 @@ class YearMistakes:
 
     @property
     def share(self) -> float:
-        return self.mistaken / self.games if self.games else 0.0
+        return ratio(self.mistaken, self.games)
 
 
 def judged(moves, move_values, visits_min: int, points: float = MISTAKE_POINTS) -> tuple[list, list]:

@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, COLOUR_NAME, WHITE
+from fuseki.engine.core.base import BLACK, COLOUR_LETTER, COLOUR_NAME, WHITE
 
 MAX_NODES = 10_000  # the tree's nodes at most (fuseki book tree --max-nodes)
 TOP_RIGHT = 1  # the corner of ``corners`` (bit 0 flips x) the corner tree is drawn in
@@ -223,7 +223,7 @@ def node_text(node: Node, tree: Tree, letters: str, head: list[str] | None = Non
     """One node's properties: its move, comment and labels."""
     parts = []
     if node.color in (BLACK, WHITE):
-        parts.append(f"{'B' if node.color == BLACK else 'W'}[{base.point_to_sgf(node.point, tree.size)}]")
+        parts.append(f"{COLOUR_LETTER[node.color]}[{base.point_to_sgf(node.point, tree.size)}]")
     lines = list(head or [])
     if node.color in (BLACK, WHITE):
         lines.append(move_line(node, tree))
@@ -247,7 +247,7 @@ def sgf_text(tree: Tree, letters: str, title: list[str]) -> str:
         out.append(f"C[{escape(chr(10).join(title))}]")
         for number, (color, point) in enumerate(tree.start, 1):
             if number < len(tree.start):
-                out.append(f"\n;{'B' if color == BLACK else 'W'}[{base.point_to_sgf(point, tree.size)}]")
+                out.append(f"\n;{COLOUR_LETTER[color]}[{base.point_to_sgf(point, tree.size)}]")
         color, point = tree.start[-1]
         out.append("\n" + _start_text(color, point, here, tree, letters))
     else:
@@ -267,7 +267,7 @@ def sgf_text(tree: Tree, letters: str, title: list[str]) -> str:
 
 def _start_text(color: int, point: int, root: Node, tree: Tree, letters: str) -> str:
     """The last move to the start: its move, then the start position's comment and labels."""
-    move = f"{'B' if color == BLACK else 'W'}[{base.point_to_sgf(point, tree.size)}]"
+    move = f"{COLOUR_LETTER[color]}[{base.point_to_sgf(point, tree.size)}]"
     return ";" + move + node_text(root, tree, letters, head=["the tree starts here"])[1:]
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, WHITE
+from fuseki.engine.core.base import BLACK, COLOUR_LETTER, WHITE
 
 DEFAULT_MIN_GAMES = 10
 
@@ -196,7 +196,7 @@ def fuego_records(text: str, source: str) -> Iterator:
     for size, line, number in leaf_lines(read_fuego_book(text)):
         moves = [(BLACK if i % 2 == 0 else WHITE, p) for i, p in enumerate(line)]
         sgf = f"(;GM[1]FF[4]SZ[{size}]" + "".join(
-            f";{'B' if c == BLACK else 'W'}[{'' if p == base.PASS else base.point_to_sgf(p, size)}]"
+            f";{COLOUR_LETTER[c]}[{'' if p == base.PASS else base.point_to_sgf(p, size)}]"
             for c, p in moves) + ")"
         yield GameRecord(size=size, setup=[], moves=moves, komi=None, handicap=0, black="", white="",
                          black_rank="", white_rank="", date="", year=None, event="", result="",

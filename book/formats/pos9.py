@@ -70,7 +70,7 @@ SIZE = 9
 POINTS = SIZE * SIZE
 HEAD = 92           # PositionID + PositionDB
 EXTRA = 8           # PositionExtraInfo
-# the board bytes of a record (not the core's colour codes, ``colors.BLACK`` ...)
+# the board bytes of a record (not the core's colour codes, ``base.BLACK`` ...)
 BLACK_BYTE, WHITE_BYTE, EMPTY_BYTE = ord("#"), ord("O"), ord(".")
 BLOCK_BYTES = 4 << 20  # bytes read at a time: about 40 000 position records
 
@@ -481,22 +481,21 @@ def game_positions(size: int, setup, moves, source: int, table: Table9 | None = 
     move, whose position is still written, and the reason is returned as the note.
     Raises ValueError unless ``size`` is 9.
     """
-    from fuseki.engine.core import base as colors
     from fuseki.engine.core.base import IllegalMove
     from fuseki.engine.core.board import Board  # numba: loaded only by the jobs that replay
 
     if size != SIZE:
         raise ValueError(f"board size {size}, not {SIZE}")
     board = Board(SIZE, allow_suicide=True)
-    for colour in (colors.EMPTY, colors.BLACK, colors.WHITE):
+    for colour in (base.EMPTY, base.BLACK, base.WHITE):
         board.set_stones(colour, [p for c, p in setup if c == colour])
     index = {p: i for i, p in enumerate(base.board_points(SIZE))}
     rows, note = [], None
     for number, (colour, point) in enumerate(moves, start=1):
         row = np.full(POINTS, EMPTY_BYTE, np.uint8)
-        row[[index[p] for p in board.stones(colors.BLACK)]] = BLACK_BYTE
-        row[[index[p] for p in board.stones(colors.WHITE)]] = WHITE_BYTE
-        rows.append((row, "B" if colour == colors.BLACK else "W", number))
+        row[[index[p] for p in board.stones(base.BLACK)]] = BLACK_BYTE
+        row[[index[p] for p in board.stones(base.WHITE)]] = WHITE_BYTE
+        rows.append((row, base.COLOUR_LETTER[colour], number))
         try:
             board.play(colour, point)
         except IllegalMove as exc:

@@ -1,4 +1,4 @@
-"""Game records: reading SGF bytes into :class:`GameRecord` values, and writing them back.
+"""Game records: reading SGF bytes into :class:`GameRecord` values.
 
 Layers (the style guide's "grammar, then typed properties, then replay"; replay is not here):
 
@@ -43,10 +43,9 @@ from functools import cache
 
 import numpy as np
 from numba import njit
-from sgfmill import sgf, sgf_grammar, sgf_moves, sgf_properties
+from sgfmill import sgf, sgf_grammar, sgf_moves
 
 from fuseki.book.formats.headers import HeaderTextError, read_header
-from fuseki.book.model.headers import TEXT_FIELDS
 from fuseki.book.model.records import GameRecord, Moves
 from fuseki.engine.core.base import (
     BLACK,
@@ -57,8 +56,6 @@ from fuseki.engine.core.base import (
     VALUES_PER_MOVE,
     WHITE,
     move_limit,
-    point_to_sgf,
-    point_to_xy,
     rowcol_to_point,
     xy_to_point,
 )
@@ -582,34 +579,3 @@ def read_games(data: bytes, source: str, fast: bool = True, encoding: str | None
         except _NotSimple:
             pass
     return _sgfmill_games(data, source, encoding)
-
-
-def to_sgf(record: GameRecord) -> bytes:
-    """FF[4] SGF bytes (UTF-8, ``CA[UTF-8]``) of a record's header, setup and moves.
-
-    Writes GM, FF, CA, SZ, KM (when known), HA (when not 0), the text header fields
-    (``book.formats.headers``: PB, PW, BR, WR, DT, EV, RE, RU) when not empty; setup as
-    AB/AW/AE; moves as one node each, passes as ``[]``.  Raises CoordinateError for a
-    point not on the board.
-    """
-    size = record.size
-    root = [b"GM[1]", b"FF[4]", b"CA[UTF-8]", b"SZ[%d]" % size]
-    if record.komi is not None:
-        root.append(b"KM[" + sgf_properties.serialise_real(record.komi) + b"]")
-    if record.handicap:
-        root.append(b"HA[%d]" % record.handicap)
-    for header in TEXT_FIELDS:
-        value = getattr(record, header.name)
-        if value:
-            root.append(header.prop.encode() + b"[" + sgf_grammar.escape_text(value.encode("utf-8")) + b"]")
-    for ident, colour in (("AB", BLACK), ("AW", WHITE), ("AE", EMPTY)):
-        points = [p for c, p in record.setup if c == colour]
-        if points:
-            for p in points:
-                point_to_xy(p, size)  # CoordinateError for a pass or a border index
-            root.append(ident.encode() + b"".join(b"[%s]" % point_to_sgf(p, size).encode() for p in points))
-    pieces = [b"(;"] + root
-    pieces += [b";%s[%s]" % (b"B" if c == BLACK else b"W", point_to_sgf(p, size).encode())
-               for c, p in record.moves]
-    pieces.append(b")")
-    return sgf_grammar.block_format(pieces) + b"\n"

@@ -3,8 +3,7 @@
 :data:`HEADER_FIELDS` is the one list.  What takes it from here:
 
 - ``book.model.records``: the fields of ``GameRecord`` (:func:`dataclass_fields`);
-- ``book.formats.headers``: their values read from an SGF root (``read_header``), and
-  ``book.formats.records``: the text properties ``to_sgf`` writes back;
+- ``book.formats.headers``: their values read from an SGF root (``read_header``);
 - ``book.storage.schema``: the ``games`` table's header columns, in this order;
 - ``book.storage.store``: the fields of ``GameRow`` and the columns a games page reads;
 - ``book.analysis.pipeline.batches``: a record's header values in its games row (:meth:`HeaderField.stored`);

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 from fuseki.book.play.policies import policy_order
 from fuseki.engine.config import POLICIES
-from fuseki.engine.core.base import opponent, point_to_vertex
+from fuseki.engine.core.base import COLOUR_LETTER, opponent, point_to_vertex
 from fuseki.engine.players.chooser import Chooser, MoveChoice, eligible
 
 LINE_MOVES = 10  # the most moves of a stored line played past its position (its later moves rest on fewer visits)
@@ -468,7 +468,7 @@ class BookChooser(Chooser):
                                                 f"{move.winrate:.0%} won by the mover)")
 
     def _report_condemned(self, board, color: int, condemned) -> None:
-        who = "B" if color == 1 else "W"
+        who = COLOUR_LETTER[color]
         for point, reason in condemned:
             self.log(f"fuseki: genmove {who}: book move {point_to_vertex(point, board.size)} skipped ({reason})")
 
@@ -482,7 +482,7 @@ class BookChooser(Chooser):
         if choice is None:
             return None
         if self.verbose:
-            who = "B" if color == 1 else "W"
+            who = COLOUR_LETTER[color]
             for point, reason in choice.skipped:
                 self.log(f"fuseki: genmove {who}: corner book move {point_to_vertex(point, board.size)} "
                          f"skipped ({reason})")
@@ -493,7 +493,7 @@ class BookChooser(Chooser):
                           f"{move.winrate:.0%} won by the mover)")
 
     def _report(self, board, color: int, found, choice: Choice | None, condemned: bool = False) -> None:
-        who = "B" if color == 1 else "W"
+        who = COLOUR_LETTER[color]
         if choice is None:
             why = ("no book" if found is None else "position not in book" if not found.moves
                    else f"no legal book move with >= {self.min_games} games"

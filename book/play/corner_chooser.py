@@ -27,21 +27,6 @@ from fuseki.engine.players.chooser import eligible
 
 
 @dataclass(frozen=True)
-class Tenuki:
-    """Leaving the corner of the last move, as an entry the policy can order beside its moves."""
-
-    games: int   # the games that left the corner here (the policy weighs it against the moves' games)
-    wins: int    # of the ``times``, those whose player won
-    point: int = -1
-    times: int = 0  # times players left a corner like it (0: as ``games``)
-
-    @property
-    def winrate(self) -> float:
-        played = self.times or self.games
-        return self.wins / played if played else 0.0
-
-
-@dataclass(frozen=True)
 class CornerChoice:
     """What the corner book picked: the point, the corner move it stands for, the corner."""
 
@@ -68,6 +53,8 @@ def pick_corner(found: Sequence, board, color: int, policy: str = "best", min_ga
     ``found``: ``corners.lookup``'s answer for ``board`` with ``color`` to play.  Does not
     change ``board``.
     """
+    from fuseki.book.analysis.patterns.corners import TENUKI, CornerMove
+
     rng = rng or random.Random()
     skipped: list[tuple[int, str]] = []
     last = last_corner(board, color)
@@ -75,10 +62,12 @@ def pick_corner(found: Sequence, board, color: int, policy: str = "best", min_ga
     if here is not None:
         entries = list(eligible(here.moves, min_games))
         tenuki_games = here.tenuki if here.tenuki_games is None else here.tenuki_games
-        if tenuki_games >= min_games:
-            entries.append(Tenuki(tenuki_games, here.tenuki_wins, times=here.tenuki))
+        tenuki = None
+        if tenuki_games >= min_games:  # leaving the corner, as one more entry the policy orders
+            tenuki = CornerMove(TENUKI, (), tenuki_games, here.tenuki_wins, here.corner, TENUKI, here.tenuki)
+            entries.append(tenuki)
         for entry in policy_order(entries, policy, temperature, rng):
-            if isinstance(entry, Tenuki):
+            if entry is tenuki:
                 break
             point = _playable(entry, board, color, rng, skipped)
             if point is not None:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from fuseki.book.analysis.patterns.corners import CORNER_NAMES, corner_of_point
 from fuseki.book.formats.positions import board_after_record
+from fuseki.book.model.stats import ratio
 from fuseki.engine.core import base
 from fuseki.engine.core.board import Board
 
@@ -68,7 +69,7 @@ class Score:
     @property
     def average(self) -> float:
         """The average share of the guesses (0 before the first)."""
-        return self.shares / self.asked if self.asked else 0.0
+        return ratio(self.shares, self.asked)
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,11 @@ class Guess:
 
     @property
     def share(self) -> float:
-        return self.games / self.total if self.total else 0.0
+        return ratio(self.games, self.total)
 
     @property
     def actual_share(self) -> float:
-        return self.actual_games / self.total if self.total else 0.0
+        return ratio(self.actual_games, self.total)
 
 
 def question_move(record, move: int, colour: int | None = None) -> int | None:
@@ -163,7 +164,7 @@ class QuizAnswer:
 
     @property
     def share(self) -> float:
-        return self.games / self.total if self.total else 0.0
+        return ratio(self.games, self.total)
 
 
 def replay(size: int, moves) -> Board:

@@ -14,11 +14,11 @@ visitor to pick from.  ``player_report(book, name, vs=OPP)`` answers:
 - ``opponents``: the players they met most (as written in their newest game together), with
   their games together;
 - with ``vs``: ``vs_years`` and ``vs_total``, the same counts over their games together only;
-- ``as_black``: their first moves as Black (``MoveStat``: ``black_wins`` their wins,
-  ``white_wins`` their losses), each up to symmetry and shown in one orientation: the image in
+- ``as_black``: their first moves as Black (``MoveStat``: ``stats.black_wins`` their
+  wins, ``stats.white_wins`` their losses), each up to symmetry and shown in one orientation: the image in
   the upper right corner, on or right of its diagonal (Q16, R16, R17, not Q17);
 - ``as_white``: for each Black first move (shown as above), their replies as White in that
-  orientation, equivalent points merged (``MoveStat``, ``white_wins`` their wins).
+  orientation, equivalent points merged (``MoveStat``, ``stats.white_wins`` their wins).
 
 Where the numbers come from: every game's two players (numbered by folded name), year, winner
 and size, as arrays over game ids, read in one scan of the games' headers (never their SGF) the
@@ -376,7 +376,7 @@ def _repertoire(book, games: _Games, ids: np.ndarray, number: int) -> dict:
     ids = ids[sizes == size]
     black, white = ids[games.black[ids] == number], ids[games.white[ids] == number]
     keys = Board(size).symmetric_keys(BLACK)
-    as_black = [MoveStat(_shown(stat, size), stat.points, stat.games, stat.black_wins, stat.white_wins, BLACK)
+    as_black = [MoveStat(_shown(stat, size), stat.points, stat.stats, BLACK)
                 for stat in _tally(*_first_visits(book, games, min(keys), black), size, keys, BLACK)]
     as_white = []
     for first in _tally(*_first_visits(book, games, min(keys), white), size, keys, WHITE):
@@ -384,7 +384,7 @@ def _repertoire(book, games: _Games, ids: np.ndarray, number: int) -> dict:
         board = Board(size)
         board.play(BLACK, point)
         after = board.symmetric_keys(WHITE)
-        first = MoveStat(point, first.points, first.games, first.black_wins, first.white_wins, WHITE)
+        first = MoveStat(point, first.points, first.stats, WHITE)
         as_white.append(Replies(first, _tally(*_first_visits(book, games, min(after), white), size, after, WHITE)))
     return {"size": size, "as_black": as_black, "as_white": as_white}
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fuseki.book.model.filters import Filters
+from fuseki.book.model.stats import ratio
 from fuseki.book.storage.position_index import nextmoves, orbits
 from fuseki.book.storage.position_index.orbits import MoveStat
 from fuseki.book.storage.position_index.statistics_book import StatisticsOnly
@@ -59,7 +60,7 @@ class YearRow:
 
     @property
     def share(self) -> float:
-        return self.games / self.book_games if self.book_games else 0.0
+        return ratio(self.games, self.book_games)
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ def period_changes(profile: DateProfile, first: tuple[int | None, int | None],
         games = tuple(sum(g for y, g in entry.by_year.items() if _within(y, *period)) for period in (first, second))
         if not any(games):
             continue
-        shares = tuple(g / t if t else 0.0 for g, t in zip(games, totals))
+        shares = tuple(ratio(g, t) for g, t in zip(games, totals))
         found.append(PeriodChange(entry.move, games, shares))
     found.sort(key=lambda c: (-c.change, c.move.point))
     return totals, found

@@ -27,7 +27,8 @@ BUILTIN = "builtin"  # --book builtin: the package's built-in book (book.model.b
 # Commands that fall back on the built-in book: they only read (the shell imports too, but an empty
 # book made at the default location by a first look around would hide the built-in book from the engine;
 # ``ai annotate`` writes its values into a book only when one is there, else into the AI value cache).
-READING_COMMANDS = ("search", "stats", "serve", "book", "shell", "ai", "player")
+# ``corners`` builds a corner book only in a book of games: on none it shows the built-in one's.
+READING_COMMANDS = ("search", "stats", "serve", "book", "shell", "ai", "player", "corners")
 
 
 def add_book_option(parser, help: str = BOOK_HELP) -> None:

@@ -6,7 +6,7 @@ hands texts over and says the ValueError/PatternError in its own way."""
 from __future__ import annotations
 
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE, point_to_xy, xy_to_point
+from fuseki.engine.core.base import BLACK, COLOUR_NAME, EMPTY, WHITE, point_to_xy, xy_to_point
 
 
 def filters_note(filters) -> str:
@@ -131,7 +131,7 @@ def options_text(pattern) -> str:
     exchanged", then who moves next and the move range when asked."""
     words = ["colours also exchanged" if pattern.swap_colours else "fixed colour"]
     if pattern.to_move != EMPTY:
-        words.append(("Black" if pattern.to_move == BLACK else "White") + " to move")
+        words.append(f"{COLOUR_NAME[pattern.to_move]} to move")
     if pattern.moves_from or pattern.moves_to is not None:
         high = "" if pattern.moves_to is None else pattern.moves_to
         words.append(f"moves {pattern.moves_from}-{high}")

@@ -294,7 +294,8 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
             for colour, point in self.board.moves:
                 board.play(colour, coords.transform_point(n, point, board.size))
             found = self.book.next_moves(board, filters=self.filters)
-            counts.add((found.total, tuple(sorted((m.games, m.black_wins, m.white_wins) for m in found.moves))))
+            counts.add((found.total, tuple(sorted((m.games, m.stats.black_wins, m.stats.white_wins)
+                                                  for m in found.moves))))
             canon.add(min(board.symmetric_keys()))
             title = f"T{n} {board.position_key():016x}"
             panels.append([title] + textboard.board_lines(board, found if self.marks else None, letters=SHORT_LETTERS))

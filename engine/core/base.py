@@ -24,9 +24,9 @@ SGF point      two letters ``aa``...; ``''`` or ``tt``      ``pd``
 
 The padded array has one border line on every side, so the four neighbours of
 any point are ``p - 1, p + 1, p - W, p + W`` with ``W = size + 2`` and never
-leave the array.  ``PASS`` is ``-1`` everywhere; ``RESIGN`` (-2) is what a
-chooser answers to resign, never a point; ``END`` (-2) is the "next move" a replay gives
-the last position of a game, never a point either.
+leave the array.  ``PASS`` is ``-1`` everywhere; ``END`` (-2) is the "next move" a replay gives
+the last position of a game, never a point; ``RESIGN`` (-3) is what a chooser answers to
+resign, never a point either.
 """
 
 from __future__ import annotations
@@ -64,15 +64,13 @@ def parse_color(text: str) -> int:
 # --- points -------------------------------------------------------------------
 
 PASS = -1
-# Two names for -2, on purpose: neither is ever a point, and they never meet.  RESIGN is a
-# chooser's answer (a move being chosen); END is a book's stored "next move" of a game's last
-# position (and of the position before an illegal move), which the book's readers leave out
-# of the moves they count (``nexts != END`` in book.queries.players, the count at ``END + 2``
-# apart in book.storage.position_index.answers),
-# so an END should never reach a chooser to be read as a resignation.  Compare each with its
-# own name; ``_kernels`` keeps a copy of END (tests/test_numba_cache.py checks it).
-RESIGN = -2
+# Two things, two values.  END is a book's stored "next move" of a game's last position (and
+# of the position before an illegal move): stored as a code's next field (next + 2 = 0), so its
+# value is part of the book's format; ``_kernels`` keeps a copy (tests/test_numba_cache.py
+# checks it).  RESIGN is a chooser's answer, never stored: its own value, so an END that
+# reached a chooser could never read as a resignation.
 END = -2
+RESIGN = -3
 MIN_SIZE = 2  # the smallest board a game is played on (GTP, settings, the web page); a record may say 1
 MAX_SIZE = 25
 # |komi| allowed (GTP komi, loadsgf's KM): above the area of the largest board (625), so every

@@ -42,6 +42,7 @@ from functools import cache
 
 import numpy as np
 
+from fuseki.book.model.stats import ratio
 from fuseki.engine.core import base, zobrist
 from fuseki.engine.core.base import BLACK, WHITE
 
@@ -164,8 +165,7 @@ class CornerMove:
     @property
     def winrate(self) -> float:
         """The share of the times it was played won by the player who played it."""
-        played = self.times or self.games
-        return self.wins / played if played else 0.0
+        return ratio(self.wins, self.times or self.games)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ import numpy as np
 
 from fuseki.book.analysis.patterns.budget import Budget
 from fuseki.book.analysis.patterns.pattern import Pattern
+from fuseki.book.model.stats import ratio
 from fuseki.engine.core.base import BLACK, WHITE
 
 
@@ -52,7 +53,7 @@ class Continuation:
     @property
     def winrate(self) -> float:
         """Wins of the player who played it, over the games it was played in."""
-        return self.wins / self.games if self.games else 0.0
+        return ratio(self.wins, self.games)
 
 
 @dataclass

@@ -29,7 +29,7 @@ from fuseki.book.storage import schema, scheme
 from fuseki.book.storage.connect import make_db
 from fuseki.book.storage.position_index import intake
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, move_limit
+from fuseki.engine.core.base import BLACK, COLOUR_LETTER, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, move_limit
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.replay import replay_events, replay_game, replay_games_events
 
@@ -248,7 +248,7 @@ def _illegal_move(record: GameRecord, index: int) -> tuple[int, str]:
         board.play(colour, point)
     colour, point = record.moves[index]
     reason = board.legal_reason(colour, point) or "illegal"
-    name = "B" if colour == BLACK else "W"
+    name = COLOUR_LETTER[colour]
     return index + 1, f"move {index + 1} ({name} {base.point_to_vertex(point, record.size)}) is illegal: {reason}"
 
 

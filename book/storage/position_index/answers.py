@@ -35,7 +35,9 @@ class MaskNeeded(Exception):
 
 @dataclass(frozen=True)
 class NextMoves:
-    """The answer of ``Book.next_moves``; ``key`` is the canonical key (unsigned)."""
+    """The answer of ``Book.next_moves``: the position's games (``total``; ``ended``: those that
+    ended there) and its next moves, each a ``MoveStat`` (a point and its ``Stats``), most played
+    first; ``key`` is the canonical key (unsigned)."""
 
     total: int
     ended: int
@@ -45,10 +47,12 @@ class NextMoves:
 
 
 class Visits(NamedTuple):
-    """What an index knows of one position (its canonical key): ``counts``, next-move
-    statistics counted ahead (``nextmoves.NextMoveStats.counts``: years, next points,
-    games, wins), and ``codes``, the other games one by one: each game's code at its first
-    visit (ascending game ids), read through the properties below."""
+    """What an index knows of one position (its canonical key), as arrays: ``counts``,
+    next-move statistics counted ahead (the rows of ``nextmoves.NextMoveStats.counts`` of this
+    key: years, next points, games, wins), and ``codes``, the other games one by one: each
+    game's code at its first visit (ascending game ids), read through the properties below.
+    ``answer`` sums both per next point into ``MoveStat``s (a point and its ``Stats``) of a
+    ``NextMoves``."""
 
     counts: np.ndarray
     codes: np.ndarray

@@ -71,7 +71,13 @@ def stats_table(segment_id: int | str):
 
 
 class NextMoveStats(NamedTuple):
-    """Counts of several keys: ``keys[i]`` owns ``counts[i]``; sorted by (key, year, next)."""
+    """Counts of several keys: ``keys[i]`` owns ``counts[i]``; sorted by (key, year, next).
+
+    A row's ``COUNT``, ``BLACK_WINS`` and ``WHITE_WINS`` are one ``book.model.stats.Stats``
+    (of the games that played ``NEXT`` in ``YEAR``), kept as int32 columns of many keys at once
+    because this is the storage's bulk form (read, merged, written by the million rows):
+    ``combine`` adds rows up, ``subtract`` takes games out, for many keys in one pass.  A
+    ``Stats`` is made only for the moves an answer shows (``orbits``)."""
 
     keys: np.ndarray  # int64, signed keys
     counts: np.ndarray  # int32, shape (n, 5)

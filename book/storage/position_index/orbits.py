@@ -15,6 +15,7 @@ from functools import cache
 
 import numpy as np
 
+from fuseki.book.model.stats import Stats
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK
 
@@ -23,20 +24,23 @@ PASS = base.PASS
 
 @dataclass(frozen=True)
 class MoveStat:
-    """One next move (and the points equivalent to it), with the games that played it."""
+    """One next move (and the points equivalent to it) and its ``Stats``: the games that
+    played it and each colour's wins among them."""
 
     point: int
     points: tuple[int, ...]
-    games: int
-    black_wins: int
-    white_wins: int
+    stats: Stats
     to_move: int = BLACK
+
+    @property
+    def games(self) -> int:
+        """The games that played it: what every policy and table orders and weighs by."""
+        return self.stats.games
 
     @property
     def winrate(self) -> float:
         """Wins of the player to move over games (0..1)."""
-        wins = self.black_wins if self.to_move == BLACK else self.white_wins
-        return wins / self.games if self.games else 0.0
+        return self.stats.winrate(self.to_move)
 
 
 def merge_orbits(points, games, black, white, size: int, keys: list[int], side: int,
@@ -47,6 +51,8 @@ def merge_orbits(points, games, black, white, size: int, keys: list[int], side: 
     table = _symmetry_lists(size)
     back = table[coords.INVERSE[keys.index(min(keys))]]
     stabilizer = [table[s] for s in range(8) if keys[s] == keys[0]]
+    # an orbit's points add up in lists, one Stats made per orbit: a Stats per point, added,
+    # made the empty board's merge of 60 points 18 % slower (92 against 78 us, timeit)
     merged: dict[tuple[int, ...], list[int]] = {}
     for canon, g, b, w in zip(points.tolist(), games.tolist(), black.tolist(), white.tolist()):
         point = canon if canon == PASS else back[canon]
@@ -55,7 +61,7 @@ def merge_orbits(points, games, black, white, size: int, keys: list[int], side: 
         total[0] += g
         total[1] += b
         total[2] += w
-    stats = [MoveStat(orbit[0], orbit, g, b, w, side)
+    stats = [MoveStat(orbit[0], orbit, Stats(g, b, w), side)
              for orbit, (g, b, w) in merged.items() if g >= min_games]
     stats.sort(key=lambda m: (-m.games, m.point))
     return stats

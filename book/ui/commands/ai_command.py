@@ -306,9 +306,10 @@ def run_mistakes(args) -> int:
 def mistake_text(number: int, m) -> str:
     """Two lines: where and what (games, share, loss, visits), then the better move and its line."""
     from fuseki.book.analysis.mistakes import vertices
+    from fuseki.engine.core.base import COLOUR_LETTER
 
     size = m.board.size
-    who = "B" if m.to_move == 1 else "W"
+    who = COLOUR_LETTER[m.to_move]
     moves = [p for _, p in m.board.moves]
     where = f"after {vertices(moves, size)}" if moves else "the empty board"
     if moves and len(moves) != len(m.board.stones(1)) + len(m.board.stones(2)):

@@ -97,6 +97,7 @@ def move_name(stat, size: int) -> str:
 def report_text(report, page) -> str:
     """The report and a page of games as the text ``fuseki player`` prints."""
     from fuseki.book.ui.present.textboard import printable
+    from fuseki.engine.core.base import COLOUR_LETTER
 
     out = [f"player {printable(report.name)}: {report.total.games:,} games"]
     out += record_table(report.years, report.total)
@@ -107,18 +108,19 @@ def report_text(report, page) -> str:
         out += record_table(report.vs_years, report.vs_total)
     out += ["", f"as Black, first moves ({report.size}x{report.size}, shown in the upper right corner)",
             f"{'move':6} {'games':>6} {'win %':>6}"]
-    out += [f"{move_name(m, report.size):6} {m.games:6} {percent(m.black_wins, m.games):>6}" for m in report.as_black]
+    out += [f"{move_name(m, report.size):6} {m.games:6} {percent(m.stats.black_wins, m.games):>6}"
+            for m in report.as_black]
     out += ["", "as White, answers to Black's first move (games, win %)"]
     for answer in report.as_white:
         first = answer.first
-        replies = ", ".join(f"{move_name(m, report.size)} {m.games} ({percent(m.white_wins, m.games)})"
+        replies = ", ".join(f"{move_name(m, report.size)} {m.games} ({percent(m.stats.white_wins, m.games)})"
                             for m in answer.replies[:8])
-        out.append(f"{move_name(first, report.size):6} {first.games:6} {percent(first.white_wins, first.games):>6}: "
-                   f"{replies or '-'}")
+        out.append(f"{move_name(first, report.size):6} {first.games:6} "
+                   f"{percent(first.stats.white_wins, first.games):>6}: {replies or '-'}")
     together = f" against {printable(report.vs)}" if report.vs is not None else ""
     out += ["", f"games{together}, newest first: page {page.page} of {page.pages}"]
     for row in page.rows:
-        winner = {1: "B", 2: "W"}.get(row.winner, "-")
+        winner = COLOUR_LETTER.get(row.winner, "-")
         out.append(f"{row.id:>8} {row.date or row.year or '':10} {printable(row.black or '?'):>16} - "
                    f"{printable(row.white or '?'):16} {row.result or winner}")
     return "\n".join(out)

@@ -78,6 +78,7 @@ def add_command(subparsers) -> None:
 
 def run_view(args) -> int:
     from fuseki.book.formats import pos9
+    from fuseki.engine.core.base import COLOUR_NAME, parse_color
 
     table = pos9.read_table(args.table) if args.table else pos9.default_table()
     out = sys.stdout
@@ -93,7 +94,7 @@ def run_view(args) -> int:
                 check = "plain, not normalised" if h == plain[i] else "does not match the board"
             where = f"source {extra[0]} variation {extra[1]} move {extra[2]}" if extra else "no extra info"
             out.write(f"record {block.first_record + i} at byte {block.offset[i]}: hash {h:016x} ({check})\n"
-                      f"{'Black' if to_move == 'B' else 'White'} to move, {stones[i]} stones, {where}\n"
+                      f"{COLOUR_NAME[parse_color(to_move)]} to move, {stones[i]} stones, {where}\n"
                       f"{render(board)}\n")
     return 0
 

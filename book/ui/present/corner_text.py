@@ -7,7 +7,7 @@ from __future__ import annotations
 from fuseki.book.ui.present import ai_text
 from fuseki.book.ui.present.textboard import LETTERS
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, EMPTY, WHITE
+from fuseki.engine.core.base import BLACK, COLOUR_NAME, EMPTY, WHITE
 
 CORNER_ROWS = 8  # moves listed a corner
 
@@ -76,7 +76,7 @@ def corners_text(board, color: int, found, ai=None) -> str:
         shown = ai[1].get(corner.corner, []) if ai is not None else None
         blocks.append("\n".join([f"{head}: {corner.total} continuations"]
                                 + corner_lines(board, corner, last_point, shown)))
-    who = "Black" if color == BLACK else "White"
+    who = COLOUR_NAME[color]
     footer = f"\n\n{ai_text.ai_footer(ai[0])}" if ai is not None else ""
     return f"{who} to play\n\n" + "\n\n".join(blocks) + footer
 

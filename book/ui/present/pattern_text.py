@@ -9,7 +9,7 @@ from fuseki.book.ui.present import ai_text
 from fuseki.book.ui.present.textboard import TABLE_LIMIT, row_letters
 from fuseki.book.ui.reading import options_text
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, EMPTY, xy_to_point
+from fuseki.engine.core.base import COLOUR_NAME, EMPTY, xy_to_point
 
 
 def pattern_lines(board, pattern, result=None) -> list[str]:
@@ -60,7 +60,7 @@ def result_text(board, result, ai=None) -> str:
     notes = ai_text.ai_notes([m.games for m in shown], result.total, ai[1][:len(shown)]) if columns else []
     for index, (letter, move) in enumerate(zip(row_letters(shown), shown)):
         vertex = base.point_to_vertex(move.point, result.pattern.size)
-        colour = "Black" if move.colour == BLACK else "White"
+        colour = COLOUR_NAME[move.colour]
         line = (f"{letter} - {vertex:<5} {colour:<6} {move.games:>6} {move.at_once:>8} {move.after_tenuki:>13}"
                 f"  {100 * move.winrate:5.1f}%")
         if columns:

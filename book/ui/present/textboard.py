@@ -16,7 +16,7 @@ clear the user's terminal.
 from __future__ import annotations
 
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK, EMPTY
+from fuseki.engine.core.base import COLOUR_NAME, EMPTY
 
 TABLE_LIMIT = 20  # rows of a next-move or continuation table in the terminal (fuseki search, fuseki pattern)
 # The one alphabet of table rows, for every way in: one letter per row, none on the board without one.
@@ -86,7 +86,7 @@ def search_text(board, found, letters: str = LETTERS, note: str = "", verbose: b
     """What ``fuseki search`` prints: the board, who plays (with ``verbose``, after the position's
     hash and canonical key: the numbers a bug report or a look into the database needs), the table."""
     lines = board_lines(board, found, letters)
-    side = "Black" if found.to_move == BLACK else "White"
+    side = COLOUR_NAME[found.to_move]
     keys = f"hash {board.position_key(found.to_move):016x}  canonical {found.key:016x}  " if verbose else ""
     lines.append(f"{keys}{side} to play{note}")
     lines.append(move_table(found, board.size, letters))

@@ -204,8 +204,8 @@ def next_moves_json(next_moves, size: int) -> dict:
             **point_json(stat.point, size),
             "points": [base.point_to_sgf(p, size) for p in stat.points if p != base.PASS],
             "games": stat.games,
-            "black_wins": stat.black_wins,
-            "white_wins": stat.white_wins,
+            "black_wins": stat.stats.black_wins,
+            "white_wins": stat.stats.white_wins,
             "winrate": stat.winrate,
         })
     return {"total": next_moves.total, "ended": next_moves.ended, "next": rows}

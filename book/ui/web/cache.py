@@ -7,6 +7,10 @@ book's ``version()`` it was computed at, and given again only while the version 
 same: an import adds games (larger ids) and every kept answer is stale from that moment.
 The version is read at the start of the request, so an answer can only be newer than the
 version it is kept under, never older.
+
+The second of the two caches on the next-move path (docs/book-api.md, "Caches on the next-move
+path"): ``bench/book.py --query-book BOOK --caches`` walked 50 visitors' openings on 366,535 games
+at a median 0.19 ms a request with the answers kept against 1.8 ms without, p99 11 against 22 ms.
 """
 
 from __future__ import annotations

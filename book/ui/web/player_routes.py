@@ -27,7 +27,7 @@ from flask import Flask, jsonify, request
 from fuseki.book.storage.position_index.statistics_book import StatisticsOnly
 from fuseki.book.ui.web.api_args import MAX_PAGE, MAX_PAGE_SIZE, MAX_PLAYER, ApiError, after_arg, game_row_json, int_arg
 from fuseki.engine.core import base
-from fuseki.engine.core.base import BLACK
+from fuseki.engine.core.base import opponent
 
 FOUND = 20  # names /api/players lists
 
@@ -48,7 +48,7 @@ def _name_arg(key: str, required: bool) -> str | None:
 def move_json(stat, size: int) -> dict:
     """A first move or a reply: its point (SGF, vertex; a pass has sgf ""), the points equivalent
     to it, games, the player's wins and losses and win rate (a game with no winner is neither)."""
-    wins, losses = (stat.black_wins, stat.white_wins) if stat.to_move == BLACK else (stat.white_wins, stat.black_wins)
+    wins, losses = stat.stats.wins(stat.to_move), stat.stats.wins(opponent(stat.to_move))
     return {"sgf": base.point_to_sgf(stat.point, size), "vertex": base.point_to_vertex(stat.point, size),
             "points": [base.point_to_sgf(p, size) for p in stat.points if p != base.PASS],
             "games": stat.games, "wins": wins, "losses": losses, "winrate": stat.winrate}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuseki.engine.config import Settings
-from fuseki.engine.core.base import PASS, RESIGN, point_to_vertex
+from fuseki.engine.core.base import COLOUR_LETTER, PASS, RESIGN, point_to_vertex
 from fuseki.engine.players.chooser import Advisor, Chooser, ChooserChain, RandomChooser, Referee
 
 
@@ -182,7 +182,7 @@ class Game:
                 return RESIGN
             if point == PASS or board.is_legal(color, point):
                 if self.log_source is not None:
-                    who = "B" if color == 1 else "W"
+                    who = COLOUR_LETTER[color]
                     if choice.comment:
                         self.log_source(f"fuseki: genmove {who}: {choice.comment}")
                     self.log_source(f"fuseki: genmove {who} "
