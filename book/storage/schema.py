@@ -60,6 +60,7 @@ from __future__ import annotations
 import zlib
 from functools import cache
 
+import numpy as np
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -302,6 +303,14 @@ def rows_where_in(conn, column, values: list, *columns) -> list[tuple]:
         else:
             found += conn.execute(select(*columns).where(column.in_(part))).all()
     return [tuple(row) for row in found]
+
+
+def joined_numbers(strings) -> np.ndarray:
+    """The int64 numbers of comma-separated strings (``group_concat``, ``string_agg``), in order;
+    None or empty strings hold none: numpy parses a string in a fraction of what the driver
+    takes for a row object a row (the games' ids of a filter, a key's codes)."""
+    found = ",".join(string for string in strings if string)
+    return np.fromstring(found, dtype=np.int64, sep=",") if found else np.empty(0, dtype=np.int64)
 
 
 def known_fingerprints(conn, fingerprints: list) -> set:

@@ -604,11 +604,11 @@ def _selected_ids(conn, query) -> np.ndarray:
     by one: bench/book.py --query-book)."""
     from sqlalchemy import Text, cast, func, select
 
-    from fuseki.book.storage.position_index import segment_files
+    from fuseki.book.storage import schema
 
     found = query.subquery()
     if conn.dialect.name == "postgresql":
         joined = func.string_agg(cast(found.c.id, Text), ",")
     else:
         joined = func.group_concat(found.c.id)
-    return segment_files.joined_numbers([conn.execute(select(joined)).scalar()])
+    return schema.joined_numbers([conn.execute(select(joined)).scalar()])

@@ -32,7 +32,7 @@ import numpy as np
 from sqlalchemy import func, insert, select, text, union_all
 
 from fuseki.book.storage.position_index import nextmoves, segment_files, sqlite_image, sqlite_stage
-from fuseki.book.storage.schema import games, segment_table, segments, staging_table
+from fuseki.book.storage.schema import games, joined_numbers, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.scheme import GAME_SHIFT
 
@@ -395,7 +395,7 @@ def key_stats(conn, snap: Snapshot, key: int) -> tuple[nextmoves.NextMoveStats, 
         found = _fetch(conn, _key_statement(conn.dialect.name, snap.ids, snap.with_stats), key)
         stats = [nextmoves.from_stats(key, bytes(blob)) for blob, _codes in found if blob is not None]
         joined = [codes for blob, codes in found if codes]
-    found = segment_files.joined_numbers(joined)
+    found = joined_numbers(joined)
     if snap.files:
         counted, codes = segment_files.key_stats(snap.folder, snap.files, key)
         stats += counted
@@ -436,11 +436,11 @@ def _codes_in_book(conn, ids: tuple[int, ...], key: int, games: np.ndarray | Non
         return np.empty(0, dtype=np.int64)
     dialect = conn.dialect.name
     if dialect == "postgresql" and games is not None:  # a list the driver writes out: not prepared
-        return segment_files.joined_numbers([conn.execute(_games_codes(ids), {"k": key, "g": games.tolist()}).scalar()])
+        return joined_numbers([conn.execute(_games_codes(ids), {"k": key, "g": games.tolist()}).scalar()])
     if dialect in _JOINED:
         # Fetching thousands of one-column rows costs the drivers more than one string of
         # comma-separated codes parsed by numpy (the empty board).
-        return segment_files.joined_numbers([_fetch(conn, _joined_codes(dialect, ids), key)[0][0]])
+        return joined_numbers([_fetch(conn, _joined_codes(dialect, ids), key)[0][0]])
     found = []
     for segment in ids:
         table = segment_table(segment)
