@@ -31,6 +31,7 @@ from fuseki.book.analysis import annotate
 from fuseki.book.analysis.ai import AiJudge
 from fuseki.book.analysis.katago import parse_analysis
 from fuseki.book.queries import ai_values
+from fuseki.book.storage.position_index.statistics_book import StatisticsTable
 from fuseki.book.storage.store import Book
 from fuseki.book.ui.fuseki_command import main
 from fuseki.engine.core import base
@@ -100,7 +101,7 @@ def test_a_statistics_book_gives_the_same_positions_and_finds_their_boards(book_
     with Book.open(book_path, readonly=True) as book:
         write_statistics(book, out, min_games=1)
     with Book.open(out) as stats:
-        assert stats.statistics is not None
+        assert isinstance(stats.index, StatisticsTable)
         found = annotate.popular_positions(stats, 2)
         assert [(p.key, p.games) for p in found] == expected(games, 2)
         finder = annotate.BoardFinder(stats, [p.key for p in found])

@@ -19,6 +19,7 @@ from sqlalchemy import create_engine
 
 from fuseki.book.analysis.ai import CHILD, MISTAKE_POINTS, SEARCH, AiValueStores, marks, next_move_values
 from fuseki.book.formats.positions import board_after_moves
+from fuseki.book.storage.position_index.statistics_book import StatisticsTable
 from fuseki.engine.core import base, coords
 
 from aistores import engine_at, put
@@ -85,7 +86,7 @@ def test_a_statistics_books_own_table_is_read(tmp_path):
     put(shipped, "pd", "kata1-shipped", 16, root=(17, 0.46, -0.5))
     shipped.dispose()
     with Book.open(str(out)) as stats:
-        assert stats.statistics is not None
+        assert isinstance(stats.index, StatisticsTable)
         stores = AiValueStores.open(stats, tmp_path / "no-cache.sqlite", "japanese", 6.5, None)
         found = read(stores, "pd")
         stores.close()

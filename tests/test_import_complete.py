@@ -28,7 +28,7 @@ import pytest
 from fuseki.book.analysis.patterns import corner_build, corners, index
 from fuseki.book.analysis.pipeline.importer import import_paths
 from fuseki.book.formats.records import read_games
-from fuseki.book.storage import pattern_files, schema
+from fuseki.book.storage import games_table, pattern_files, schema
 from fuseki.book.storage.index_state import THROUGH as INDEX_THROUGH
 from fuseki.book.storage.index_state import indexed_through
 from fuseki.book.storage.pattern_events import pattern_events
@@ -66,7 +66,7 @@ def check_index(location: str) -> int:
     rows.update(in_files)
     assert set(rows) == {game_id for game_id, *_ in games}
     for game_id, size, blob, source in games:
-        record = read_games(schema.decompress_sgf(blob), source or "?")[0]
+        record = read_games(games_table.decompress_sgf(blob), source or "?")[0]
         assert record.size == size
         assert bytes(rows[game_id]) == index.game_events(record).tobytes(), f"game {game_id}"
     return len(games)

@@ -11,7 +11,7 @@ from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.formats.positions import board_after_record
 from fuseki.book.formats.records import read_games
 from fuseki.book.formats.sources import SourceFile
-from fuseki.book.storage import schema, scheme
+from fuseki.book.storage import games_table, schema, scheme
 from fuseki.book.storage.position_index import segment_files, segments, sqlite_image, sqlite_stage
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base
@@ -317,8 +317,8 @@ def test_stored_sgf_is_each_games_own_bytes_whoever_compressed_it(tmp_path):
             importer.import_paths(book, [str(tmp_path)], workers=workers)
             with book.db.connect() as conn:
                 blobs = conn.execute(select(schema.games.c.sgf)).scalars().all()
-            assert {schema.decompress_sgf(blob) for blob in blobs} == expected
-            assert sorted(blobs) == sorted(schema.compress_sgf(sgf) for sgf in expected)
+            assert {games_table.decompress_sgf(blob) for blob in blobs} == expected
+            assert sorted(blobs) == sorted(games_table.compress_sgf(sgf) for sgf in expected)
 
 
 def test_rows_sent_as_images_give_the_same_book_as_rows_written_by_the_writer(tmp_path, monkeypatch):
@@ -396,7 +396,7 @@ def test_a_parser_leaves_out_the_games_the_book_holds(tmp_path):
     with Book.open(str(tmp_path / "book.sqlite")) as book:
         importer.import_paths(book, [str(files[1]), str(files[4])], workers=0)
         group = [SourceFile(path.name, path.read_bytes()) for path in files]
-        known = batches.KnownGames(book.db.url)
+        known = games_table.KnownGames(book.db.url)
         batch = batches.prepare_group(group, image=True, known=known)
         plain = batches.prepare_group(group, image=True)
         assert (len(batch.games), batch.duplicates) == (4, 2) and (len(plain.games), plain.duplicates) == (6, 0)

@@ -24,6 +24,7 @@ import pytest
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.storage import pattern_files, scheme
 from fuseki.book.storage.position_index import nextmoves, segment_files
+from fuseki.book.storage.position_index.statistics_book import StatisticsTable
 from fuseki.book.storage.store import Book
 
 from bookrows import answers, next_stats_rows, rows, segment_file
@@ -235,7 +236,7 @@ def test_an_old_statistics_book_is_read_as_it_is(tmp_path):
         db.execute("UPDATE meta SET value = '2' WHERE name = 'schema_version'")
     before = open(stats_path, "rb").read()
     with Book.open(stats_path, readonly=True) as stats:
-        assert stats.statistics is not None
+        assert isinstance(stats.index, StatisticsTable)
         found = stats.next_moves(Board(19))
         assert (found.total, found.moves) == (expected.total, expected.moves)
     assert open(stats_path, "rb").read() == before

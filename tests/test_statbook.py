@@ -134,9 +134,9 @@ def test_stats_name_the_games_it_was_counted_from(books):
     full, stats, _games = books
     mine, theirs = stats.stats(), full.stats()
     assert (mine.games, mine.sizes, mine.years) == (theirs.games, theirs.sizes, theirs.years)
-    assert mine.positions == stats.statistics.positions > 0
+    assert mine.positions == stats.index.info.positions > 0
     assert mine.file_bytes == os.path.getsize(stats.path)
-    assert stats.statistics.min_games == MIN_GAMES and stats.statistics.description == "generated"
+    assert stats.index.info.min_games == MIN_GAMES and stats.index.info.description == "generated"
 
 
 def test_opened_for_writing_it_stays_read_only_and_unchanged(books):
@@ -157,7 +157,7 @@ def test_the_json_file_says_what_the_book_holds(books):
     _full, stats, games = books
     info = json.loads(open(info_path(stats.path)).read())
     assert info == {"title": "the test book", "description": "generated", "games": len(games),
-                    "min_games": MIN_GAMES, "positions": stats.statistics.positions,
+                    "min_games": MIN_GAMES, "positions": stats.index.info.positions,
                     "rows": info["rows"]}
     assert info["rows"] >= info["positions"]
 
@@ -184,7 +184,7 @@ def test_a_book_of_games_is_not_a_statistics_book(tmp_path):
     assert not statbook_file.is_statistics_file(path)
     assert not statbook_file.is_statistics_file(str(tmp_path / "missing.sqlite"))
     book = Book.open(path, readonly=True)
-    assert book.statistics is None
+    assert book.stored_games.why_none is None
     book.close()
 
 

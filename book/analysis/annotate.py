@@ -107,7 +107,7 @@ class BoardFinder:
         """Walk a statistics book now (seconds for thousands of positions) rather than at the
         first ``find``; how many of the wanted positions it reached (None: a book of games,
         whose boards are read one at a time)."""
-        if self.book.statistics is None:
+        if self.book.stored_games.why_none is None:  # it holds games: a board is read from one
             return None
         if self._walked is None:
             self._walked = self._walk()

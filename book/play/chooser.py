@@ -268,7 +268,7 @@ class BookChooser(Chooser):
             self._games = (book, version, {})
         known = self._games[2]
         if size not in known:
-            known[size] = games_in_book(book, size)
+            known[size] = book.stored_games.of_size(size)
         return known[size]
 
     # --- KataGo's stored values: read, never asked (see the module docstring) ---
@@ -554,21 +554,7 @@ def book_corners(book, board, color: int) -> list | None:
     from fuseki.book.analysis.patterns import corners
 
     found = corners.of_book(book, board, color)
-    return None if found is None else within_games(found, lambda: games_in_book(book, board.size))
-
-
-def games_in_book(book, size: int) -> int:
-    """Games of boards of ``size`` in ``book`` (a statistics book's recorded figures)."""
-    info = book.statistics
-    if info is not None:
-        return int(dict(info.sizes).get(size, info.games))
-    from sqlalchemy import func, select
-
-    from fuseki.book.storage.schema import games as games_table
-
-    with book.db.connect() as conn:
-        return int(conn.execute(select(func.count()).select_from(games_table)
-                                .where(games_table.c.size == size)).scalar() or 0)
+    return None if found is None else within_games(found, lambda: book.stored_games.of_size(board.size))
 
 
 def book_choice(settings) -> tuple[str | None, str]:

@@ -26,7 +26,7 @@ first time a book version is asked and kept until games are added (``_Games``: 2
 with each player's game ids, and about 16 more for the first moves' rows, ``_position_codes``);
 a player's games are then array work, with no query per game.
 The first moves are the rows of the empty board's position and of the positions after each
-first move (``SegmentIndex.codes``, read once and kept by the book for its busy positions), the
+first move (``PositionsIndex.codes``, read once and kept by the index for its busy positions), the
 player's game ids found in them by a binary search, so a player of thousands of games costs no
 parse of their games.  The
 repertoire covers the games of the board size most of the player's games have, starting from

@@ -14,7 +14,7 @@ The tables:
     ``fingerprint`` (unique; blake2b-8 of size, setup and moves, so a re-import adds
     nothing), ``anomaly`` (null, or why the game's positions stop early) and ``sgf``
     (the game's own SGF bytes, zlib-compressed with the preset dictionary
-    :data:`SGF_DICTIONARY`: about 440 bytes for a 200-move game against 560 without it).
+    ``book.storage.games_table.SGF_DICTIONARY``: about 440 bytes for a 200-move game against 560 without it).
     ``id`` is assigned by the importer (never a sequence), so position rows can be
     built before the games are written.  ``ix_games_date_id`` orders the games newest
     first (``Book.games``).
@@ -57,7 +57,6 @@ The tables:
 
 from __future__ import annotations
 
-import zlib
 from functools import cache
 
 import numpy as np
@@ -98,30 +97,6 @@ from fuseki.book.storage.scheme import (  # noqa: F401 (re-exported: the storage
 )
 
 WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
-
-# zlib preset dictionary for the stored SGF: common header text, then every 19x19 move
-# node.  Part of the schema: changing it makes stored games unreadable (bump SCHEMA_VERSION).
-_LETTERS = "abcdefghijklmnopqrs"
-SGF_DICTIONARY = (
-    b"(;GM[1]FF[4]CA[UTF-8]SZ[19]KM[6.5]RU[Korean]RU[Japanese]RU[Chinese]DT[2016-07-10]"
-    b"PW[]WR[9d]PB[]BR[9d]RE[W+Resign]RE[B+Resign]RE[W+R]RE[B+R]PC[Tygem]GN[tygem-]\n"
-    + b"".join(f";B[{x}{y}];W[{x}{y}]".encode() for x in _LETTERS for y in _LETTERS))
-
-
-_PACKER = zlib.compressobj(1, zdict=SGF_DICTIONARY)
-
-
-def compress_sgf(data: bytes) -> bytes:
-    """SGF bytes as stored in games.sgf (zlib, level 1, preset dictionary)."""
-    packer = _PACKER.copy()  # a primed copy: the dictionary is not hashed again
-    return packer.compress(data) + packer.flush()
-
-
-def decompress_sgf(blob: bytes) -> bytes:
-    """Inverse of compress_sgf."""
-    unpacker = zlib.decompressobj(zdict=SGF_DICTIONARY)
-    return unpacker.decompress(blob) + unpacker.flush()
-
 
 metadata = MetaData()
 
@@ -311,12 +286,6 @@ def joined_numbers(strings) -> np.ndarray:
     takes for a row object a row (the games' ids of a filter, a key's codes)."""
     found = ",".join(string for string in strings if string)
     return np.fromstring(found, dtype=np.int64, sep=",") if found else np.empty(0, dtype=np.int64)
-
-
-def known_fingerprints(conn, fingerprints: list) -> set:
-    """Those of ``fingerprints`` the book's games have."""
-    fingerprint = games.c.fingerprint
-    return {row[0] for row in rows_where_in(conn, fingerprint, fingerprints, fingerprint)}
 
 
 def check_versions(conn, schema_versions: tuple[str, ...] = ()) -> None:

@@ -39,6 +39,7 @@ import numpy as np
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
+from fuseki.book.storage import games_table
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.position_index import answers, face
 
@@ -47,6 +48,7 @@ from fuseki.book.storage.position_index import answers, face
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from fuseki.book.storage.games_table import Games
     from fuseki.book.storage.header_filter import Headers
     from fuseki.book.storage.position_index.answers import NextMoves, Visits
     from fuseki.book.storage.position_index.face import PositionsIndex
@@ -92,9 +94,9 @@ class BookStats:
 @cache
 def _row_columns() -> list:
     """The games table's columns of a GameRow (all its fields but ``move_number``)."""
-    from fuseki.book.storage.schema import games as games_table
+    from fuseki.book.storage.schema import games
 
-    return [games_table.c[f.name] for f in fields(GameRow) if f.name != "move_number"]
+    return [games.c[f.name] for f in fields(GameRow) if f.name != "move_number"]
 
 
 class Book:
@@ -104,16 +106,18 @@ class Book:
     connection of its own, and the book's own caches (``_masks``, ``_headers``, ``_rank``) and its
     index's only ever publish arrays that are finished, and change their dicts under a lock."""
 
-    def __init__(self, db: Engine | None, readonly: bool, path: str | None, index: PositionsIndex | None = None):
-        """``index``: a statistics book's (``face.open_statistics``); None: a book of games', on ``db``."""
+    def __init__(self, db: Engine | None, readonly: bool, path: str | None, index: PositionsIndex | None = None,
+                 stored_games: Games | None = None):
+        """``index`` and ``stored_games``: a statistics book's (``face.open_statistics``,
+        ``games_table.NoGames``); None: a book of games', on ``db``."""
         self._lock = threading.Lock()
         self._db = db  # the SQLAlchemy engine (not to be confused with the GTP engine): see db
         self.readonly = readonly
         self.path = path  # the SQLite file, or None
         # where next moves come from (book.storage.position_index.face): the one physical form this book has
         self.index = face.open_games(db) if index is None else index
-        # what a statistics book says of itself (statistics_book.StatisticsInfo); None: a book of games
-        self.statistics = self.index.statistics
+        # the games the book holds (book.storage.games_table): its games table, or none
+        self.stored_games = games_table.GamesTable(db) if stored_games is None else stored_games
         self._masks: dict[tuple, np.ndarray] = {}
         self._headers: Headers | None = None  # every game's header columns, read once
         self._rank: np.ndarray | None = None
@@ -175,7 +179,6 @@ class Book:
                     upgrade_first = migrate.pending(conn)  # written by an older fuseki: a writer upgrades it
                     if not upgrade_first:
                         schema.check_versions(conn)
-                        intake.sweep_dead(db)  # what an importer that stopped left, without the write lock
                 else:
                     if db.dialect.name == "postgresql":  # SQLite's BEGIN IMMEDIATE holds it already
                         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
@@ -186,7 +189,7 @@ class Book:
                 db.dispose()
                 cls._upgrade(location)
                 return cls.open(location, readonly=True)
-            absent = intake.missing_files(db)
+            absent = intake.check_files(db, reader=readonly)  # a reader sweeps what stopped imports left
             if absent:
                 folder, names = absent
                 raise BookError(
@@ -210,7 +213,7 @@ class Book:
         """The statistics book at ``path``, read-only whatever is asked (never opened for
         writing); None: the file is no statistics book."""
         index = face.open_statistics(path)
-        return None if index is None else cls(None, True, path, index)
+        return None if index is None else cls(None, True, path, index, games_table.NoGames(index.info))
 
     @classmethod
     def _upgrade(cls, location: str) -> None:
@@ -318,65 +321,25 @@ class Book:
     def game(self, game_id: int):
         """The stored game as a ``book.model.records.GameRecord``; KeyError if there is none
         (a statistics book has none, and says so)."""
-        from sqlalchemy import select
-
         from fuseki.book.formats.records import read_games
-        from fuseki.book.storage.schema import games as games_table
 
-        data = self.game_sgf(game_id)
-        with self.db.connect() as conn:
-            source = conn.execute(select(games_table.c.source).where(games_table.c.id == game_id)).scalar()
-        return read_games(data, source or f"game {game_id}")[0]
+        data = self.stored_games.sgf(game_id)
+        return read_games(data, self.stored_games.source(game_id) or f"game {game_id}")[0]
 
     def game_ids(self, size: int | None = None) -> list[int]:
-        """Ids of the stored games (of one board size if given), in import order."""
-        if self.statistics is not None:
-            return []
-        from sqlalchemy import select
-
-        from fuseki.book.storage.schema import games as games_table
-
-        query = select(games_table.c.id).order_by(games_table.c.id)
-        if size is not None:
-            query = query.where(games_table.c.size == int(size))
-        with self.db.connect() as conn:
-            return list(conn.execute(query).scalars())
+        """Ids of the stored games (of one board size if given), in import order (a statistics book: none)."""
+        return self.stored_games.ids(size)
 
     def game_sgf(self, game_id: int) -> bytes:
         """The stored game's own SGF bytes; KeyError if there is none (a statistics book has none)."""
-        if self.statistics is not None:
-            raise KeyError(f"no game {game_id}: {self.statistics.no_games()}")
-        from sqlalchemy import select
-
-        from fuseki.book.storage import schema
-        from fuseki.book.storage.schema import games as games_table
-
-        with self.db.connect() as conn:
-            blob = conn.execute(select(games_table.c.sgf).where(games_table.c.id == int(game_id))).scalar()
-        if blob is None:
-            raise KeyError(f"no game {game_id} in the book")
-        return schema.decompress_sgf(blob)
+        return self.stored_games.sgf(game_id)
 
     def stats(self) -> BookStats:
         """Games, position rows, games per board size, years and the database's size (a
         statistics book: the games it was counted from, its distinct positions)."""
-        from sqlalchemy import func, select
-
-        from fuseki.book.storage.schema import games as games_table
-
-        if self.statistics is not None:
-            info = self.statistics
-            with self.db.connect() as conn:
-                return BookStats(info.games, info.positions, dict(info.sizes), info.years, self._file_bytes(conn))
         with self.db.connect() as conn:
-            games = conn.execute(select(func.count()).select_from(games_table)).scalar() or 0
-            rows = self.index.row_count(conn)
-            sizes = dict(conn.execute(select(games_table.c.size, func.count())
-                                      .group_by(games_table.c.size)).all())
-            low, high = conn.execute(select(func.min(games_table.c.year), func.max(games_table.c.year))).one()
-            file_bytes = self._file_bytes(conn)
-        years = (int(low), int(high)) if low is not None else None
-        return BookStats(int(games), int(rows), {int(k): int(v) for k, v in sizes.items()}, years, file_bytes)
+            games, sizes, years = self.stored_games.counts(conn)
+            return BookStats(games, self.index.row_count(conn), sizes, years, self._file_bytes(conn))
 
     @contextmanager
     def writing(self):
@@ -387,8 +350,7 @@ class Book:
         run one after another, so a batch's fingerprint check and its new game ids cannot
         race another importer's.
         """
-        if self.readonly:
-            raise BookError("the book is open read-only")
+        self.check_writable()
         from fuseki.book.storage import schema
         from fuseki.book.storage.position_index import intake
 
@@ -403,23 +365,20 @@ class Book:
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()
 
+    def check_writable(self) -> None:
+        """BookError unless the book is open for writing (a statistics book never is)."""
+        if self.readonly:
+            raise BookError("the book is open read-only")
+
     def version(self) -> int:
         """A number that changes whenever the book's answers may (the index's: a book of
         games' largest game id; a statistics book's never changes)."""
         return self.index.version()
 
     def max_game_id(self, conn=None) -> int:
-        """The largest game id (0 for an empty book or a statistics book)."""
-        if self.statistics is not None:
-            return 0
-        if conn is None:
-            with self.db.connect() as conn:
-                return self.max_game_id(conn)
-        from sqlalchemy import func, select
-
-        from fuseki.book.storage.schema import games as games_table
-
-        return int(conn.execute(select(func.max(games_table.c.id))).scalar() or 0)
+        """The largest game id (0 for an empty book or a statistics book); ``conn``: a
+        connection of the book's to read it on (None: one of its own)."""
+        return self.stored_games.top(conn)
 
     # --- internals ------------------------------------------------------------------------
 
@@ -455,11 +414,10 @@ class Book:
 
     def merge_all(self) -> None:
         """Merge every segment into one, in the book's own file (``intake.merge_all``)."""
-        if self.readonly:
-            raise BookError("the book is open read-only")
+        self.check_writable()
         from fuseki.book.storage.position_index import intake
 
-        intake.merge_all(self)
+        intake.merge_all(self.db, self.writing)
 
     def reclaim(self, pages_per_step: int = RECLAIM_PAGES) -> int:
         """Give the pages merges freed back to the file system; returns how many.
@@ -532,10 +490,10 @@ class Book:
         """GameRows of ``chosen`` ids in that order; ``place``: id -> move number."""
         from sqlalchemy import select
 
-        from fuseki.book.storage.schema import games as games_table
+        from fuseki.book.storage.schema import games
 
         with self.db.connect() as conn:
-            found = conn.execute(select(*_row_columns()).where(games_table.c.id.in_(chosen))).all()
+            found = conn.execute(select(*_row_columns()).where(games.c.id.in_(chosen))).all()
         by_id = {row.id: row for row in found}
         return [GameRow(**by_id[i]._asdict(), move_number=place[i]) for i in chosen if i in by_id]
 

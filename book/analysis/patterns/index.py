@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import exists, select
 
-from fuseki.book.storage import schema
+from fuseki.book.storage import games_table, schema
 from fuseki.book.storage.index_state import indexed_through
 from fuseki.book.storage.pattern_events import create, pattern_events, set_through
 from fuseki.engine.core.replay import replay_events
@@ -70,7 +70,7 @@ def update(book, progress=STDERR) -> int:
 
         rows = []
         for game_id, blob, source in found:
-            record = read_games(schema.decompress_sgf(blob), source or f"game {game_id}")[0]
+            record = read_games(games_table.decompress_sgf(blob), source or f"game {game_id}")[0]
             rows.append({"game_id": game_id, "size": record.size, "events": game_events(record).tobytes()})
         last = found[-1][0] if len(found) == CHUNK else top  # the games up to it have their rows now
         with book.writing() as conn:

@@ -25,15 +25,14 @@ from fuseki.book.formats.records import SgfError, read_games
 from fuseki.book.formats.sources import Skipped, SourceFile, shown_name
 from fuseki.book.model.headers import HEADER_FIELDS
 from fuseki.book.model.records import GameRecord, Moves, move_limit_text
-from fuseki.book.storage import schema, scheme
-from fuseki.book.storage.connect import make_db
+from fuseki.book.storage import games_table
 from fuseki.book.storage.position_index import intake
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, COLOUR_LETTER, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, move_limit
 from fuseki.engine.core.board import Board
 from fuseki.engine.core.replay import replay_events, replay_game, replay_games_events
 
-GAME_COLUMNS = [column.name for column in schema.games.columns]  # "id" first
+GAME_COLUMNS = games_table.columns()  # "id" first
 ROW_FINGERPRINT = GAME_COLUMNS.index("fingerprint") - 1  # in a game_row (no id)
 ROW_ANOMALY = GAME_COLUMNS.index("anomaly") - 1
 ROW_YEAR = GAME_COLUMNS.index("year") - 1
@@ -81,27 +80,7 @@ class Batch:
     ends_group: bool = True  # the last batch of its parser's turn (``book.analysis.pipeline.groups.cut``)
 
 
-class KnownGames:
-    """Which fingerprints the book already holds, asked by a parser of its own connection.
-
-    The writer checks every batch's games against the book anyway (it alone sees the
-    batches still in other parsers' hands); a batch with a game already there must be
-    written row by row instead of as the image.  Games repeated far apart (in the Tygem
-    archives, games of a few moves, the same in every month) are caught here, where
-    there is a core for each parser, so that almost every batch reaches the writer whole.
-    """
-
-    def __init__(self, url):
-        self.url, self.db = url, None
-
-    def __call__(self, fingerprints: list[int]) -> set[int]:
-        if self.db is None:  # opened in the parser process, after the fork
-            self.db = make_db(self.url, readonly=True)
-        with self.db.connect() as conn:
-            return schema.known_fingerprints(conn, fingerprints)
-
-
-def make_batch(prepared: Prepared, image: bool = False, known: KnownGames | None = None,
+def make_batch(prepared: Prepared, image: bool = False, known: games_table.KnownGames | None = None,
                rows_to: Callable | None = None) -> Batch:
     """The Batch of some prepared chunks: rows concatenated, sorted by key, then as
     ``intake.pack`` makes them with ``image`` and ``rows_to`` (an ``intake.Intake``'s),
@@ -167,20 +146,20 @@ def replay_record(record: GameRecord) -> tuple[np.ndarray, np.ndarray, tuple[int
     move_points, move_colors = _arrays(record.moves)
     fp = _fingerprint(size, setup_points, setup_colors, move_points, move_colors)
     anomaly = None
-    if len(move_points) > scheme.MAX_MOVE_NUMBER:
-        move_points = move_points[:scheme.MAX_MOVE_NUMBER]
-        move_colors = move_colors[:scheme.MAX_MOVE_NUMBER]
-        anomaly = scheme.MAX_MOVE_NUMBER + 1, f"positions after move {scheme.MAX_MOVE_NUMBER} are not stored"
+    if len(move_points) > intake.MAX_MOVE_NUMBER:
+        move_points = move_points[:intake.MAX_MOVE_NUMBER]
+        move_colors = move_colors[:intake.MAX_MOVE_NUMBER]
+        anomaly = intake.MAX_MOVE_NUMBER + 1, f"positions after move {intake.MAX_MOVE_NUMBER} are not stored"
     n = len(move_points) + 1
     out_key, _, out_next, count = replay_game(size, setup_points, setup_colors, move_points, move_colors,
                                               to_move_without_moves(record))
     if count < n:
         anomaly = _illegal_move(record, count - 1)
-    lows = _LOW_BASE[:count] | ((out_next[:count] + 2) << scheme.NEXT_SHIFT) | (record.winner or 0)
+    lows = _LOW_BASE[:count] | ((out_next[:count] + 2) << intake.NEXT_SHIFT) | (record.winner or 0)
     return out_key[:count], lows, anomaly, fp
 
 
-_LOW_BASE = np.arange(scheme.MAX_MOVE_NUMBER + 1, dtype=np.int64) << scheme.MOVE_SHIFT
+_LOW_BASE = np.arange(intake.MAX_MOVE_NUMBER + 1, dtype=np.int64) << intake.MOVE_SHIFT
 
 
 def _flat(pair_lists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -209,7 +188,7 @@ def replay_records(records: list[GameRecord]):
     results = []
     groups: dict[int, list[GameRecord]] = {}
     for record in records:
-        if len(record.moves) > scheme.MAX_MOVE_NUMBER:
+        if len(record.moves) > intake.MAX_MOVE_NUMBER:
             results.append((record, *replay_record(record), game_events(record)))
         else:
             groups.setdefault(record.size, []).append(record)
@@ -222,7 +201,7 @@ def replay_records(records: list[GameRecord]):
         event_starts, event_ends = event_starts.tolist(), (event_starts + event_counts).tolist()
         lows = out_next  # in place: a batch's arrays are most of a parser's memory
         lows += 2
-        lows <<= scheme.NEXT_SHIFT
+        lows <<= intake.NEXT_SHIFT
         for g, record in enumerate(group):
             a, b = move_offsets[g], move_offsets[g + 1]
             s, t = setup_offsets[g], setup_offsets[g + 1]
@@ -254,7 +233,7 @@ def _illegal_move(record: GameRecord, index: int) -> tuple[int, str]:
 
 def game_events(record: GameRecord) -> bytes:
     """The record's pattern-index events (``replay_events``, uint16) as the stored bytes: for a
-    game past ``scheme.MAX_MOVE_NUMBER``, which ``replay_records`` replays alone; the others'
+    game past ``intake.MAX_MOVE_NUMBER``, which ``replay_records`` replays alone; the others'
     come from their replay (``replay_games_events``).  The same as
     ``book.analysis.patterns.index.game_events`` of the stored game read back (the import's test checks it).
     """
@@ -270,7 +249,7 @@ def game_row(record: GameRecord, anomaly: str | None, fp: int) -> tuple:
     """
     row = {f.name: f.stored(getattr(record, f.name)) for f in HEADER_FIELDS}  # book.formats.headers
     row.update(size=record.size, move_count=len(record.moves), source=record.source, fingerprint=fp, anomaly=anomaly,
-               sgf=schema.compress_sgf(record.sgf))
+               sgf=games_table.compress_sgf(record.sgf))
     return tuple(row[name] for name in GAME_COLUMNS[1:])
 
 
@@ -331,7 +310,7 @@ def warm_up() -> None:
 
 
 def prepare_group(group: list[SourceFile | Skipped], fast: bool = True, read: int = 0, image: bool = False,
-                  known: KnownGames | None = None, rows_to: Callable | None = None) -> Batch:
+                  known: games_table.KnownGames | None = None, rows_to: Callable | None = None) -> Batch:
     """Parse, replay and sort one group of sources into the Batch the writer writes (``make_batch``)."""
     prepared = prepare([item for item in group if isinstance(item, SourceFile)], fast)
     prepared.skipped[:0] = [Note(SKIPPED, item.path, item.member, item.reason)

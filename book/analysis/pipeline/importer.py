@@ -79,7 +79,6 @@ from fuseki.book.analysis.pipeline.batches import (
     GAME_COLUMNS,
     ROW_FINGERPRINT,
     Batch,
-    KnownGames,
     prepare_group,
     warm_up,
 )
@@ -96,7 +95,7 @@ from fuseki.book.analysis.pipeline.workers import (
     stop_all,
     take,
 )
-from fuseki.book.storage import pattern_events, schema
+from fuseki.book.storage import games_table, pattern_events
 from fuseki.book.storage.position_index import intake
 
 # Games a batch (one transaction, one segment): every segment costs each query a few index
@@ -133,7 +132,7 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
     # Importers in other processes take turns, batch by batch (Book.writing holds the
     # write lock): the fingerprints and max(id) read below include every earlier batch.
     with book.writing() as conn:
-        known = schema.known_fingerprints(conn, fingerprints)
+        known = games_table.known(conn, fingerprints)
         keep = np.zeros(len(fingerprints), dtype=bool)
         for i, fp in enumerate(fingerprints):
             if fp not in known:
@@ -146,8 +145,7 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
         first_id = book.max_game_id(conn) + 1
         ids = batch.rows.game_ids(first_id, keep)  # ids[i] is game i's id where keep[i]
         rows = [(game_id,) + game for game_id, game, new in zip(ids.tolist(), batch.games, keep) if new]
-        schema.insert_rows(conn, schema.games, rows)
-        schema.index_players(conn, [(row[0], row[_BLACK], row[_WHITE]) for row in rows])  # same transaction
+        games_table.insert(conn, rows)  # and their players into the player index
         if batch.events:  # the pattern index, complete up to this batch once it commits
             pattern_events.add(conn, [(row[0], row[_SIZE], batch.events[i], row[_WINNER]) for row, i
                                       in zip(rows, np.flatnonzero(keep).tolist())], first_id - 1)
@@ -158,11 +156,11 @@ def _write(book, batch: Batch, report: ImportReport, announce, merge: bool) -> N
     report.note([replace(note, game=int(ids[i])) for i, notes in batch.anomalies.items() if keep[i] for note in notes])
     report.positions += positions
     if not merged and merge:
-        intake.merge_files(book, announce)  # segment files: merged outside the batch's transaction
+        intake.merge_files(book.db, book.writing, announce)  # segment files: merged outside the batch's transaction
 
 
 # in a row with its id
-_BLACK, _WHITE, _SIZE, _WINNER = (GAME_COLUMNS.index(name) for name in ("black", "white", "size", "winner"))
+_SIZE, _WINNER = (GAME_COLUMNS.index(name) for name in ("size", "winner"))
 
 
 # --- the pipeline ----------------------------------------------------------------------------
@@ -204,7 +202,7 @@ def _reader(parent: int, unused, paths: list[str], batch_games: int, meter: Inpu
 
 
 def _batches(group, read: int, batch_games: int, games: ArchiveGames, fast: bool, image: bool,
-             known: KnownGames | None, rows_to):
+             known: games_table.KnownGames | None, rows_to):
     """The batches of one group, its archives read here (``groups.cut``), the last one marked."""
     for sources, read_after, last in cut(group, read, batch_games, games):
         batch = prepare_group(sources, fast, read_after, image, known, rows_to)
@@ -212,7 +210,7 @@ def _batches(group, read: int, batch_games: int, games: ArchiveGames, fast: bool
         yield batch
 
 
-def _parsed(inbox, batch_games: int, games: ArchiveGames, fast: bool, image: bool, known: KnownGames | None,
+def _parsed(inbox, batch_games: int, games: ArchiveGames, fast: bool, image: bool, known: games_table.KnownGames | None,
             rows_to):
     """What a parser sends: the batches of each group received, or the error, then a StageEnd (None after an error)."""
     try:
@@ -232,7 +230,7 @@ def _parsed(inbox, batch_games: int, games: ArchiveGames, fast: bool, image: boo
 
 
 def _parser(parent: int, unused, inbox, batch_games: int, games: ArchiveGames, fast: bool, image: bool,
-            known: KnownGames | None, rows_to, outbox) -> None:
+            known: games_table.KnownGames | None, rows_to, outbox) -> None:
     """Stage 2 (N processes): each turns its groups into batches, in the order received."""
     start_worker(parent, unused)
     sender = Sender(outbox)
@@ -259,7 +257,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
     CPU seconds of the stages: "reader" and "parsers".  ``image``, ``rows_to``: the form the
     book's positions index takes the rows in (``intake.Intake``: an image, or what writes them
     where this process only links them in).  With either, the parsers leave out the games the
-    book at ``book_url`` already holds (``KnownGames``).  ``end_threads``: ends this process's other
+    book at ``book_url`` already holds (``games_table.KnownGames``).  ``end_threads``: ends this process's other
     threads before the fork (``workers.start_forked``; the book's ``Book.end_threads``).
     """
     cpu = {} if cpu is None else cpu
@@ -283,7 +281,7 @@ def _ready_batches(paths: list[str], parsers: int, batch_games: int, fast: bool,
         cpu.update(reader=reading, parsers=parsing)
         return
     warm_up()
-    known = KnownGames(book_url) if (image or rows_to is not None) and book_url is not None else None
+    known = games_table.KnownGames(book_url) if (image or rows_to is not None) and book_url is not None else None
     context = _process_context()
     games = ArchiveGames(context)  # what the parsers learn of archives, for the reader's groups
     inboxes = [context.Pipe(duplex=False) for _ in range(parsers)]  # (receiving end, sending end)
@@ -364,7 +362,7 @@ class Merger:
             stop_all([process], [end])
             if isinstance(result, BaseException):
                 raise result
-            plan.link(self.book, result)
+            plan.link(self.book.writing, result)
         self._start()
 
     def finish(self) -> None:
@@ -408,10 +406,7 @@ def import_paths(book, paths: list[str], workers: int | None = None, batch_games
     Returns the ImportReport.  Raises BookError for a read-only book.  Unreadable files
     are skipped, not raised.
     """
-    from fuseki.book.storage.connect import BookError
-
-    if book.readonly:
-        raise BookError("the book is open read-only")
+    book.check_writable()  # before any worker starts
     report = ImportReport() if report is None else report
     start = time.perf_counter()
     paths = list(paths)

@@ -26,13 +26,11 @@ if TYPE_CHECKING:
     import numpy as np
 
     from fuseki.book.storage.position_index.answers import NextMoves, Visits
-    from fuseki.book.storage.position_index.statistics_book import StatisticsInfo
+    from fuseki.book.storage.position_index.statistics_book import StatisticsTable
 
 
 class PositionsIndex(Protocol):
     """The questions a ``Book`` asks of its positions (see the module docstring)."""
-
-    statistics: StatisticsInfo | None  # what a statistics book says of itself; None: a book of games
 
     def next_moves(self, board, to_move: int, filters: Filters, kept: np.ndarray | None = None) -> NextMoves:
         """Next moves from ``board``'s position (any orientation) with ``to_move`` to play;
@@ -42,6 +40,13 @@ class PositionsIndex(Protocol):
     def visits(self, key: int, filters: Filters, every_row: bool = False, kept: np.ndarray | None = None) -> Visits:
         """The position ``key`` (canonical, unsigned): its counts and the games the
         filters keep (``kept``, as in ``next_moves``); ``every_row``: no counts, every game one by one."""
+
+    def codes(self, key: int, every_row: bool = False, games: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(next-move statistics counts, codes) of the position ``key`` (canonical, unsigned) as
+        the index keeps them, every visit of every game not counted ahead; ``every_row``: no
+        counts, every code (``games``: of those games only).  Raise
+        ``statistics_book.StatisticsOnly`` where no games stand behind the index."""
 
     def version(self) -> int:
         """A number that changes whenever the answers may."""
@@ -75,9 +80,11 @@ def open_games(db) -> PositionsIndex:
     return SegmentIndex(db)
 
 
-def open_statistics(path: str) -> PositionsIndex | None:
-    """The index of the statistics book at ``path`` (read-only, whatever the book is opened as);
-    None where the file is none (the SQLite header's application id says so)."""
+def open_statistics(path: str) -> StatisticsTable | None:
+    """The index of the statistics book at ``path`` (read-only, whatever the book is opened as),
+    with what the book says of itself (``info``: the games it was counted from, which the
+    ``Book`` holds as its ``games_table.NoGames``); None where the file is none (the SQLite
+    header's application id says so)."""
     from fuseki.book.storage.position_index import statbook_file, statistics_book
 
     return statistics_book.open_index(path) if statbook_file.is_statistics_file(path) else None

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +47,13 @@ from fuseki.book.storage.position_index import (
 )
 
 _EMPTY = np.empty(0, dtype=np.int64)
+
+# What a parser packs into ``BatchRows.lows`` (a row's code below its game id): the move
+# number from bit MOVE_SHIFT, the next point + 2 from bit NEXT_SHIFT, the winner in the two
+# lowest bits; a game's positions after MAX_MOVE_NUMBER are not stored.  The bits are the
+# book's (``scheme``, which readers decode by); this face declares them as what its importer
+# hands in, so the parsers take them from the face they write through.
+MAX_MOVE_NUMBER, MOVE_SHIFT, NEXT_SHIFT = scheme.MAX_MOVE_NUMBER, scheme.MOVE_SHIFT, scheme.NEXT_SHIFT
 
 
 def game_years(years: list[int | None]) -> np.ndarray:
@@ -211,10 +219,21 @@ def merge_in_transaction(conn, announce=None) -> bool:
     return True
 
 
-def merge_files(book, announce=None) -> int:
-    """Merge the full levels of ``book``'s segment files, outside any transaction; returns the
-    merges made (``segment_merges.merge_full_levels``)."""
-    return segment_merges.merge_full_levels(book, announce)
+# A merge links its file in a transaction of the caller's ``writing()``: a connection in a
+# write transaction holding the book's write lock (``Book.writing``), which the index takes
+# from above rather than calling up into the book for it.
+Writing = Callable[[], AbstractContextManager]
+
+
+def merge_files(db, writing: Writing, announce=None) -> int:
+    """Merge the full levels of the segment files of the book on ``db`` in this process, outside
+    any transaction, each linked in through ``writing``; returns the merges made.  ``announce(segments,
+    rows)`` is called before each merge."""
+    merges = 0
+    while (plan := next_merge(db, announce)) is not None:
+        plan.link(writing, plan.run(os.getpid()))
+        merges += 1
+    return merges
 
 
 @dataclass(frozen=True)
@@ -232,9 +251,10 @@ class MergePlan:
         """Write the merged file (named for ``owner``, the process that links it); (name, rows)."""
         return segment_files.merge(self.sources, self.book_path, self.folder, owner)
 
-    def link(self, book, merged: tuple[str, int]) -> bool:
-        """Link ``run``'s file in, the parts' files removed; False if another writer merged first."""
-        return segment_merges.link_merge(book, self.parts, self.level, *merged)
+    def link(self, writing: Writing, merged: tuple[str, int]) -> bool:
+        """Link ``run``'s file in (in a transaction of ``writing``), the parts' files removed;
+        False if another writer merged first."""
+        return segment_merges.link_merge(writing, self.parts, self.level, *merged)
 
 
 def next_merge(db, announce=None) -> MergePlan | None:
@@ -262,16 +282,28 @@ def sweep(conn) -> None:
     pg_stage.sweep(conn)
 
 
-def sweep_dead(db) -> None:
-    """``sweep`` for a reader (no write lock): the segment files whose owner process is gone
-    (``segment_sweep.sweep_dead``); staged tables wait for a writer."""
-    segment_sweep.sweep_dead(db)
-
-
-def missing_files(db) -> tuple[str, list[str]] | None:
-    """(the folder, the names) of the segment files a SQLite book lists and its folder lacks
-    (copied without it); None: none missing, or no files."""
-    return segment_files.missing(db)
+def check_files(db, reader: bool) -> tuple[str, list[str]] | None:
+    """The segment files of the book on ``db`` as ``Book.open`` finds them, after its
+    transaction: for a ``reader`` (no write lock, so no ``sweep``), what stopped imports left
+    removed first where their owner process is gone (``segment_sweep.sweep_dead``; staged
+    tables wait for a writer); then (the folder, the names) of the files the book lists and
+    its folder lacks (copied without it), None where none is missing or there are no files.
+    A merge that commits meanwhile removes files it no longer lists, so a file counts as
+    missing only if two reads list it."""
+    if reader:
+        segment_sweep.sweep_dead(db)
+    gone: set[str] | None = None
+    for _ in range(3):
+        with db.connect() as conn:
+            folder = segment_files.book_folder(conn)
+            listed = [segment.name for segment in segment_files.in_files(conn)] if folder else []
+        found = {name for name in listed if not os.path.exists(os.path.join(folder, name))}
+        if not found:
+            return None
+        if gone is not None and found & gone:
+            return folder, sorted(found & gone)
+        gone = found
+    return None
 
 
 def end_write(conn) -> None:
@@ -281,15 +313,16 @@ def end_write(conn) -> None:
         sqlite_stage.clear_stage(conn.connection.dbapi_connection)
 
 
-def merge_all(book) -> None:
-    """Every segment merged into one in the book's own file (``Book.compact``): segment files
-    merged into one and folded in (``segment_merges.fold_files``), tables in one transaction."""
-    with book.db.connect() as conn:
+def merge_all(db, writing: Writing) -> None:
+    """Every segment of the book on ``db`` merged into one in the book's own file (``Book.compact``):
+    segment files merged into one and folded in (``segment_merges.fold_files``), tables in one
+    transaction of ``writing``."""
+    with db.connect() as conn:
         in_files = bool(segment_files.in_files(conn))
     if in_files:
-        segment_merges.fold_files(book)
+        segment_merges.fold_files(db, writing)
     else:
-        with book.writing() as conn:
+        with writing() as conn:
             segments.merge_all(conn)
 
 

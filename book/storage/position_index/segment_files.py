@@ -148,24 +148,6 @@ def in_files(conn) -> list[FileSegment]:
     return [FileSegment(int(i), name, int(base)) for i, name, base in conn.execute(query)]
 
 
-def missing(db) -> tuple[str, list[str]] | None:
-    """(folder, names) of the files the book lists that are not in its folder (None: none is
-    missing): a book copied or moved without its folder.  A merge that commits meanwhile
-    removes files it no longer lists, so a file counts as missing only if two reads list it."""
-    gone: set[str] | None = None
-    for _ in range(3):
-        with db.connect() as conn:
-            folder = book_folder(conn)
-            listed = [segment.name for segment in in_files(conn)] if folder else []
-        found = {name for name in listed if not os.path.exists(os.path.join(folder, name))}
-        if not found:
-            return None
-        if gone is not None and found & gone:
-            return folder, sorted(found & gone)
-        gone = found
-    return None
-
-
 def _has_files_table(conn) -> bool:
     return bool(conn.exec_driver_sql(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'segment_files'").scalar())

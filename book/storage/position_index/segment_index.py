@@ -60,8 +60,6 @@ class SegmentIndex:
     index never calls back into the book for it).  Threads may share one: ``busy`` only ever
     publishes finished arrays and changes under ``_lock``."""
 
-    statistics = None  # a book of games, not of statistics (face.PositionsIndex)
-
     def __init__(self, db: Engine):
         self.db = db
         self._lock = threading.Lock()

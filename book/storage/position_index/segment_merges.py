@@ -2,8 +2,9 @@
 
 A merge reads and writes files only (``segment_files.merge``), so another process's import
 goes on meanwhile; one short write transaction then links its file in, and the parts' files
-go once it has committed.  The importer and ``Book.compact`` call these; the importer's
-``Merger`` runs ``segment_files.merge`` in a process of its own.  ``Book.reclaim`` gives back
+go once it has committed.  ``intake`` calls these (the import's merges, ``Book.compact``'s),
+each link in a transaction of the write lock it is handed; the importer's ``Merger`` runs
+``segment_files.merge`` in a process of its own.  ``Book.reclaim`` gives back
 the pages that merges of segments in the book's own file freed.
 """
 
@@ -14,21 +15,10 @@ import os
 from fuseki.book.storage.position_index import segment_files, segments
 
 
-def merge_full_levels(book, announce=None) -> int:
-    """Merge the full levels of ``book``'s segments into files; returns the merges made.
-    ``announce(segments, rows)`` is called before each merge."""
-    merges = 0
-    while (plan := next_merge(book.db, announce)) is not None:
-        parts, level, sources, folder, _path = plan
-        link_merge(book, parts, level, *segment_files.merge(sources, book.path, folder, os.getpid()))
-        merges += 1
-    return merges
-
-
 def next_merge(db, announce=None):
     """(parts, level, sources, folder, the book's file) of the next merge ``segment_files.merge``
     is to make in the book on ``db`` (the lowest full level's oldest segments), announced
-    (``merge_full_levels``); None: no level is full."""
+    (``announce(segments, rows)``); None: no level is full."""
     with db.connect() as conn:
         plan = segments.full_level(conn)
         if plan is None:
@@ -41,31 +31,33 @@ def next_merge(db, announce=None):
     return parts, level, sources, folder, path
 
 
-def link_merge(book, parts, level: int, name: str, rows: int) -> bool:
-    """Link in a merged segment file (``segment_files.merge`` of ``parts``), then remove the
-    parts' files; False (and the file removed) if another writer merged a part first."""
-    with book.writing() as conn:
+def link_merge(writing, parts, level: int, name: str, rows: int) -> bool:
+    """Link in a merged segment file (``segment_files.merge`` of ``parts``) in a transaction of
+    ``writing()`` (the book's write lock: ``intake.Writing``), then remove the parts' files;
+    False (and the file removed) if another writer merged a part first."""
+    with writing() as conn:
         folder = segment_files.book_folder(conn)
         replaced = segments.link_merged(conn, parts, name, rows, level)
     segment_files.remove(folder, [name] if replaced is None else replaced)
     return replaced is not None
 
 
-def fold_files(book) -> None:
+def fold_files(db, writing) -> None:
     """``compact`` of a book with segment files: every segment merged into one file, which then
     moves into the book's own file (a book in one file, as the built-in book ships).
 
     Raises RuntimeError if another process merged the book's segments meanwhile."""
-    with book.db.connect() as conn:
+    with db.connect() as conn:
         parts, folder = segments.live(conn), segment_files.book_folder(conn)
         sources = segments.merge_sources(conn, parts)
         level = max(part.level for part in parts)
-    name, rows = segment_files.merge(sources, book.path, folder, os.getpid())
-    if not link_merge(book, parts, level, name, rows):
+        path = segment_files.book_path(conn)
+    name, rows = segment_files.merge(sources, path, folder, os.getpid())
+    if not link_merge(writing, parts, level, name, rows):
         raise RuntimeError("another process changed the book's segments during compact: run it again")
-    with book.db.connect() as conn:
+    with db.connect() as conn:
         merged, = segment_files.in_files(conn)
-    raw = book.db.raw_connection()
+    raw = db.raw_connection()
     try:
         segment_files.fold_in(raw.driver_connection, folder, merged)
     finally:

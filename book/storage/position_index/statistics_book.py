@@ -74,12 +74,11 @@ class StatisticsInfo:
 
 class StatisticsTable:
     """A statistics book's ``face.PositionsIndex``: the ``next_stats`` table, one position a read
-    (through ``reader``, the file's own ``sqlite3`` connections); ``statistics``: what the
+    (through ``reader``, the file's own ``sqlite3`` connections); ``info``: what the
     book says of itself."""
 
     def __init__(self, reader: statbook_file.StatisticsFile, info: StatisticsInfo):
         self.reader, self.info = reader, info
-        self.statistics = info
 
     def next_moves(self, board, to_move: int, filters: Filters, kept: np.ndarray | None = None) -> NextMoves:
         """As a book of games answers (``answers.answer``: the same counting and orbit merging,
@@ -96,6 +95,11 @@ class StatisticsTable:
         if filters.selects_games():
             raise StatisticsOnly(self.info.no_filters())
         return Visits(self.reader.lookup(to_signed(key)).counts, np.empty(0, dtype=np.int64))
+
+    def codes(self, key: int, every_row: bool = False, games: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """No codes: they are games' (``face.PositionsIndex.codes``)."""
+        raise StatisticsOnly(self.info.no_games())
 
     def version(self) -> int:
         """Never changes: a statistics book is written once."""

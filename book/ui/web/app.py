@@ -289,8 +289,8 @@ class _Shared:
     def load_record(self, game_id: int):
         """The book's game ``game_id``; ApiError 404 if there is none (a statistics book's says why:
         it holds no games at all)."""
-        statistics = self.book.statistics
-        why = f": {statistics.no_games()}" if statistics else ""
+        why_none = self.book.stored_games.why_none
+        why = f": {why_none}" if why_none else ""
         if game_id > MAX_ID:  # beyond SQLite's integers: no such game, and no driver error
             raise ApiError(f"no game with id {game_id}{why}", 404)
         try:
@@ -451,13 +451,12 @@ def _add_page_routes(app: Flask, shared: _Shared) -> None:
     @app.get("/api/info")
     def info():
         stats = shared.book.stats()
-        statistics = shared.book.statistics  # a statistics book (the built-in one) has no games to list
         return jsonify(games=stats.games, positions=stats.positions,
                        sizes={str(k): v for k, v in sorted(stats.sizes.items())},
                        years=list(stats.years) if stats.years else None,
                        default_size=shared.default_size(), letters=SHORT_LETTERS, max_download=MAX_DOWNLOAD,
                        ai={**shared.ai.settings_json(), "asks": shared.ai.options.ask} if shared.ai else None,
-                       note=statistics.no_games() if statistics else None)
+                       note=shared.book.stored_games.why_none)  # a statistics book has no games to list
 
 
 def _add_position_routes(app: Flask, shared: _Shared) -> None:
