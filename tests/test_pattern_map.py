@@ -19,7 +19,7 @@ import pytest
 from fuseki.book.analysis.patterns import index_map
 from fuseki.book.analysis.patterns.search import search
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage import index_state, pattern_events, pattern_files, scheme
+from fuseki.book.storage import dialect, index_state, pattern_events, pattern_files, scheme
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.store import Book
 
@@ -254,13 +254,13 @@ def test_the_sqlite3_reader_reads_what_the_book_reads(made, size):
         with book.db.connect() as conn:
             through_book = [index_state.indexed_through(conn), index_state.max_game_id(conn),
                             index_state.waiting(conn), index_state.meta_names(conn, "pattern_files_"),
-                            pattern_files.state(conn, size), index_state.book_path(conn)]
+                            pattern_files.state(conn, size), dialect.book_file(conn)]
     assert_equal_arrays(games, want[:5])
     assert games.through == want.through
     with sqlite3.connect(path) as conn:
         alone = [index_state.indexed_through(conn), index_state.max_game_id(conn), index_state.waiting(conn),
                  index_state.meta_names(conn, "pattern_files_"), pattern_files.state(conn, size),
-                 index_state.book_path(conn)]
+                 dialect.book_file(conn)]
     assert alone == through_book
     assert alone[:4] == [top, top, False, ["pattern_files_19", "pattern_files_9"]]
     assert alone[5] == os.path.realpath(path)
@@ -372,7 +372,7 @@ def test_postgresql_answers_as_the_sqlite3_reader_of_the_same_games(tmp_path, pg
     with Book.open(pg_url, readonly=True) as book:
         with book.db.connect() as conn:
             assert [index_state.indexed_through(conn), index_state.max_game_id(conn), index_state.waiting(conn),
-                    index_state.meta_names(conn, "pattern_files_"), index_state.book_path(conn)] == \
+                    index_state.meta_names(conn, "pattern_files_"), dialect.book_file(conn)] == \
                 [top, top, True, [], None]  # PostgreSQL keeps every entry in the table
         assert_equal_arrays(index_map.load(book, 19), files[:5])
         rng = np.random.default_rng(6)

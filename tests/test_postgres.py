@@ -124,12 +124,12 @@ def test_cli_imports_into_postgresql_and_reports(tmp_path, tygem_games, pg_url):
 
 
 def test_binary_copy_equals_struct_packing_and_reads_back(pg_url):
-    """book.storage.position_index.pgcopy against the format packed row by row with struct, then through the server."""
+    """book.storage.pgcopy against the format packed row by row with struct, then through the server."""
     import struct
 
     import numpy as np
 
-    from fuseki.book.storage.position_index import pgcopy
+    from fuseki.book.storage import pgcopy
 
     rng = np.random.default_rng(1)
     keys = np.concatenate([[-(2**63), 2**63 - 1, 0, -1], rng.integers(-(2**63), 2**63 - 1, 200, dtype=np.int64)])

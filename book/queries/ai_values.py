@@ -44,6 +44,7 @@ from functools import cache
 import numpy as np
 from sqlalchemy import BigInteger, Column, Float, Integer, LargeBinary, MetaData, String, Table, func, inspect, select
 
+from fuseki.book.storage import dialect
 from fuseki.engine.core import base, coords, zobrist
 
 PASS = base.PASS
@@ -125,8 +126,7 @@ def create(conn) -> None:
     """Make the table, or give an older one (no ``pvs``) the column: a writable store only."""
     metadata.create_all(conn)
     if not has_pvs(conn):
-        kind = "BYTEA" if conn.dialect.name == "postgresql" else "BLOB"
-        conn.exec_driver_sql(f"ALTER TABLE ai_values ADD COLUMN pvs {kind}")
+        conn.exec_driver_sql(f"ALTER TABLE ai_values ADD COLUMN pvs {dialect.blob_type(conn)}")
         _HAS_PVS[conn.engine] = True
 
 
@@ -274,12 +274,7 @@ def copy(source, target, chunk: int = 10_000) -> tuple[int, int]:
     made before ``pvs`` copies its rows without lines.  How values computed elsewhere (a
     machine with a GPU, an annotate run) reach a book, the built-in book's file included."""
     create(target)
-    dialect = target.dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    statement = insert(ai_values)
+    statement = dialect.upsert(target, ai_values)
     fresh = statement.excluded
     statement = statement.on_conflict_do_update(
         index_elements=[c.name for c in ai_values.primary_key.columns],

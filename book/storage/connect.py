@@ -1,5 +1,6 @@
 """How a book connects: its URL, and the SQLAlchemy engine with the pool, pragmas and transactions.
 
+What differs between SQLite and PostgreSQL once connected is ``book.storage.dialect``.
 SQLAlchemy is imported by the functions that use it: ``BookError`` and ``sqlite_uri`` serve a
 statistics book's reader too (``book.storage.position_index.statbook_file``), which imports no SQLAlchemy
 (issue 61: its import is most of ``fuseki search``'s start on the built-in book, bench/cli.py).
@@ -145,3 +146,4 @@ def _set_wal(cursor) -> None:
                 raise
         time.sleep(pause)
         pause = min(2 * pause, 0.2)
+

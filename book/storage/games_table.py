@@ -182,7 +182,8 @@ def columns() -> list[str]:
 
 def known(conn, fingerprints: list) -> set:
     """Those of ``fingerprints`` the book's games have."""
-    from fuseki.book.storage.schema import games, rows_where_in
+    from fuseki.book.storage.dialect import rows_where_in
+    from fuseki.book.storage.schema import games
 
     fingerprint = games.c.fingerprint
     return {row[0] for row in rows_where_in(conn, fingerprint, fingerprints, fingerprint)}
@@ -192,10 +193,10 @@ def insert(conn, rows: list[tuple]) -> None:
     """Insert game rows (``columns()`` order, ids ascending beyond the book's largest) and
     their players into the player index, in the caller's write transaction (the index is
     complete up to the batch once it commits)."""
-    from fuseki.book.storage import schema
+    from fuseki.book.storage import dialect, schema
 
     black, white = columns().index("black"), columns().index("white")
-    schema.insert_rows(conn, schema.games, rows)
+    dialect.insert_rows(conn, schema.games, rows)
     schema.index_players(conn, [(row[0], row[black], row[white]) for row in rows])
 
 

@@ -2,7 +2,8 @@
 
 A pattern search first reads a few rows of the book: the index's mark (meta ``pattern_events_through``),
 the largest game id, whether the table ``pattern_events`` holds entries waiting to be moved into the
-files, each board size's files (meta ``pattern_files_<size>``) and where the book's file lies.  These
+files, each board size's files (meta ``pattern_files_<size>``) and where the book's file lies
+(``dialect.book_file``, which takes either connection too).  These
 functions take either connection: a bare ``sqlite3.Connection`` (``pattern_files.read_ready``: ``fuseki
 pattern`` on a SQLite book that is ready as it stands, without importing SQLAlchemy, which was
 120-450 ms of its start: issue 61, bench/cli.py) or a SQLAlchemy ``Connection`` of a SQLite or
@@ -52,20 +53,3 @@ def max_game_id(conn) -> int:
 def waiting(conn) -> bool:
     """Whether the table ``pattern_events`` holds any entry (beside files: one not moved into them yet)."""
     return bool(rows(conn, "SELECT game_id FROM pattern_events LIMIT 1"))
-
-
-def book_path(conn) -> str | None:
-    """The file of a SQLite book (None: another database, or in memory), as SQLite opened it."""
-    if isinstance(conn, sqlite3.Connection):
-        return _main_file(conn)
-    if conn.dialect.name != "sqlite":
-        return None
-    info = conn.connection.info
-    if "fuseki_path" not in info:
-        info["fuseki_path"] = _main_file(conn.connection.dbapi_connection)
-    return info["fuseki_path"]
-
-
-def _main_file(dbapi_conn) -> str | None:
-    found = [path for _seq, name, path in dbapi_conn.execute("PRAGMA database_list") if name == "main"]
-    return found[0] if found and found[0] else None

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import select
 
-from fuseki.book.storage import pattern_files, schema
+from fuseki.book.storage import dialect, pattern_files, schema
 from fuseki.book.storage.index_state import THROUGH, indexed_through, waiting
 
 pattern_events = schema.pattern_events  # made with the book's other tables (schema.create)
@@ -66,7 +66,7 @@ def add(conn, rows: list[tuple[int, int, bytes, int | None]], before: int) -> No
                                  np.concatenate(events), np.array([len(e) for e in events], dtype=np.int64),
                                  np.array([row[3] or 0 for row in mine], dtype=np.int8), last)
     else:
-        schema.insert_rows(conn, pattern_events, [row[:3] for row in rows])
+        dialect.insert_rows(conn, pattern_events, [row[:3] for row in rows])
     if complete:
         set_through(conn, last)
 
@@ -84,7 +84,7 @@ class Entries(NamedTuple):
 def read_table(conn, size: int, after: int, through: int) -> Entries:
     """The table's entries of ``size`` with ids in (after, through], and their games' winners."""
     cursor = conn.connection.dbapi_connection.cursor()
-    placeholder = "?" if conn.dialect.name == "sqlite" else "%s"
+    placeholder = dialect.placeholder(conn)
     cursor.execute(f"SELECT game_id, events FROM pattern_events WHERE size = {placeholder} "
                    f"AND game_id > {placeholder} AND game_id <= {placeholder} ORDER BY game_id",
                    (size, int(after), int(through)))
@@ -143,7 +143,7 @@ def move_to_table(conn) -> list[str]:
         rows = [(game_id, size, stored.events[ends[i]:ends[i + 1]].tobytes())
                 for i, game_id in enumerate(stored.game_ids.tolist())]
         for start in range(0, len(rows), 10_000):
-            schema.insert_rows(conn, pattern_events, rows[start:start + 10_000])
+            dialect.insert_rows(conn, pattern_events, rows[start:start + 10_000])
         pattern_files.forget(conn, size)
         gone += pattern_files.paths(where, size)
     return gone

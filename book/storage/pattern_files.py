@@ -47,6 +47,7 @@ import numpy as np
 
 from fuseki.book.storage import index_state, scheme
 from fuseki.book.storage.connect import BookError, sqlite_uri
+from fuseki.book.storage.dialect import book_file
 from fuseki.engine.core.replay import ever_held, held_words
 
 SUFFIX = "-patterns"  # the folder beside the book's file
@@ -91,7 +92,7 @@ _SUFFIXES = {"game_ids": "ids", "offsets": "offsets", "events": "events", "held"
 
 def folder(conn) -> str | None:
     """The folder of a SQLite book on disk (None: PostgreSQL or in memory: the table holds all)."""
-    path = index_state.book_path(conn)
+    path = book_file(conn)
     return path + SUFFIX if path else None
 
 

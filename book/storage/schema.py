@@ -80,6 +80,7 @@ from sqlalchemy import (
 )
 
 from fuseki.book.model.headers import HEADER_FIELDS, HeaderField
+from fuseki.book.storage import dialect
 from fuseki.book.storage.scheme import (  # noqa: F401 (re-exported: the storage layer reads them as schema's)
     GAME_SHIFT,
     HASH_NAME,
@@ -95,8 +96,6 @@ from fuseki.book.storage.scheme import (  # noqa: F401 (re-exported: the storage
     hash_scheme,
     versions,
 )
-
-WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
 
 metadata = MetaData()
 
@@ -204,10 +203,9 @@ staging_table = Table("fuseki_stage", MetaData(), *positions_columns("fuseki_sta
 
 def create(conn) -> None:
     """Create the tables (if missing) and stamp a new book's versions."""
-    if conn.dialect.name == "postgresql":
-        # Several importers may open a new book at once: CREATE TABLE IF NOT EXISTS races
-        # on the catalog, so they take turns (the lock ends with the transaction).
-        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+    # Several importers may open a new book at once: CREATE TABLE IF NOT EXISTS races on
+    # PostgreSQL's catalog, so they take turns (the lock ends with the transaction).
+    dialect.take_write_lock(conn)
     metadata.create_all(conn)
     present = dict(conn.execute(select(meta.c.name, meta.c.value)).all())
     missing = [{"name": k, "value": v} for k, v in versions().items() if k not in present]
@@ -251,33 +249,14 @@ def index_players(conn, added: list[tuple[int, str | None, str | None]] | None =
         added = conn.execute(select(games.c.id, games.c.black, games.c.white).where(games.c.id > start)).all()
     links = {(fold_name(name), game_id) for game_id, *names in added for name in names if name}
     names = sorted({name for name, _ in links})
-    known: dict[str, int] = dict(rows_where_in(conn, players.c.name, names, players.c.name, players.c.id))
+    known: dict[str, int] = dict(dialect.rows_where_in(conn, players.c.name, names, players.c.name, players.c.id))
     new = [name for name in names if name not in known]
     next_id = int(conn.execute(select(func.max(players.c.id))).scalar() or 0) + 1
     known.update(zip(new, range(next_id, next_id + len(new))))
-    insert_rows(conn, players, [(known[name], name) for name in new])
-    insert_rows(conn, game_players, [(known[name], game_id) for name, game_id in sorted(links)])
+    dialect.insert_rows(conn, players, [(known[name], name) for name in new])
+    dialect.insert_rows(conn, game_players, [(known[name], game_id) for name, game_id in sorted(links)])
     conn.execute(meta.delete().where(meta.c.name == PLAYERS_THROUGH))
     conn.execute(meta.insert().values(name=PLAYERS_THROUGH, value=str(top)))
-
-
-def rows_where_in(conn, column, values: list, *columns) -> list[tuple]:
-    """The rows (``columns``) of ``column``'s table where ``column`` is one of ``values``.
-
-    500 values a statement (under SQLite's old 999-parameter limit); on SQLite through the
-    driver, since SQLAlchemy compiles each new IN list again (the import's writer and its
-    parsers ask this for every batch).
-    """
-    found: list[tuple] = []
-    for start in range(0, len(values), 500):
-        part = list(values[start:start + 500])
-        if conn.dialect.name == "sqlite":
-            names = ", ".join(c.name for c in columns)
-            found += conn.exec_driver_sql(f"SELECT {names} FROM {column.table.name} WHERE {column.name} "
-                                          f"IN ({', '.join('?' * len(part))})", tuple(part)).all()
-        else:
-            found += conn.execute(select(*columns).where(column.in_(part))).all()
-    return [tuple(row) for row in found]
 
 
 def joined_numbers(strings) -> np.ndarray:
@@ -292,24 +271,6 @@ def check_versions(conn, schema_versions: tuple[str, ...] = ()) -> None:
     """Raise SchemeMismatch unless the book's meta rows match this code's versions
     (``schema_versions``: older schema versions the caller reads as they are)."""
     check_meta(dict(conn.execute(select(meta.c.name, meta.c.value)).all()), schema_versions)
-
-
-def insert_rows(conn, table: Table, rows: list[tuple]) -> None:
-    """Insert rows given in the table's column order, through the driver where it can: the
-    import's writer inserts every game and player link, and SQLAlchemy's work per row (a
-    dict of parameters, then their processing) was most of that writer's time per game."""
-    if not rows:
-        return
-    columns = ", ".join(column.name for column in table.columns)
-    if conn.dialect.name == "sqlite":
-        conn.exec_driver_sql(f"INSERT INTO {table.name} ({columns}) VALUES ({', '.join('?' * len(rows[0]))})", rows)
-    elif conn.dialect.driver == "psycopg2":  # many rows a statement, each formatted by the driver
-        from psycopg2.extras import execute_values
-
-        with conn.connection.dbapi_connection.cursor() as cursor:
-            execute_values(cursor, f"INSERT INTO {table.name} ({columns}) VALUES %s", rows, page_size=1000)
-    else:
-        conn.execute(table.insert(), [dict(zip(table.columns.keys(), row)) for row in rows])
 
 
 def filter_query(conn, year_from: int | None, year_to: int | None, player: str | None, top: int):

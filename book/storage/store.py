@@ -39,7 +39,7 @@ import numpy as np
 
 from fuseki.book.model.filters import Filters
 from fuseki.book.model.headers import dataclass_fields
-from fuseki.book.storage import games_table
+from fuseki.book.storage import dialect, games_table
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.position_index import answers, face
 
@@ -180,8 +180,7 @@ class Book:
                     if not upgrade_first:
                         schema.check_versions(conn)
                 else:
-                    if db.dialect.name == "postgresql":  # SQLite's BEGIN IMMEDIATE holds it already
-                        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
+                    dialect.take_write_lock(conn)
                     upgraded = migrate.upgrade(conn)
                     schema.create(conn)
                     intake.sweep(conn)  # what an importer that stopped left
@@ -346,20 +345,18 @@ class Book:
         """A connection in a write transaction that holds the book's write lock until commit.
 
         SQLite: BEGIN IMMEDIATE; PostgreSQL: the writers' advisory lock
-        (``schema.WRITE_LOCK``, released with the transaction; readers go on).  Writers
+        (``dialect.take_write_lock``, released with the transaction; readers go on).  Writers
         run one after another, so a batch's fingerprint check and its new game ids cannot
         race another importer's.
         """
         self.check_writable()
-        from fuseki.book.storage import schema
         from fuseki.book.storage.position_index import intake
 
         if self._checkpointer:
             self._checkpointer.bound()  # a log grown too long restarts with this write
         with self.db.connect().execution_options(fuseki_write=True) as conn:
             with conn.begin():
-                if self.db.dialect.name == "postgresql":
-                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({schema.WRITE_LOCK})")
+                dialect.take_write_lock(conn)
                 yield conn
             intake.end_write(conn)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
@@ -403,14 +400,7 @@ class Book:
                 os.rmdir(os.path.dirname(gone[0]))  # only if nothing else is in it
         if self._checkpointer:
             self._checkpointer.wait()  # its checkpoint would make the TRUNCATE below give up
-        with self.db.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            if self.db.dialect.name == "postgresql":
-                conn.exec_driver_sql("VACUUM ANALYZE")
-            else:
-                conn.exec_driver_sql("PRAGMA auto_vacuum=INCREMENTAL")  # an older book takes it here
-                conn.exec_driver_sql("VACUUM")
-                if self.db.dialect.name == "sqlite":
-                    conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        dialect.vacuum(self.db)
 
     def merge_all(self) -> None:
         """Merge every segment into one, in the book's own file (``intake.merge_all``)."""
@@ -429,35 +419,12 @@ class Book:
         transaction so that the log stays bounded; an older book (no auto-vacuum) keeps
         them until ``compact``.  Nothing to do on PostgreSQL (its VACUUM does it).
         """
-        if self.readonly or self.db.dialect.name != "sqlite":
-            return 0
-        with self.db.connect() as conn:
-            if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:  # 2: incremental
-                return 0
-        reclaimed = 0
-        while True:
-            with self.writing() as conn:
-                driver = conn.connection.dbapi_connection
-                free = driver.execute("PRAGMA freelist_count").fetchone()[0]
-                if not free:
-                    return reclaimed
-                # one page a statement: Python's sqlite3 runs a statement without result columns
-                # for one step only, and incremental_vacuum(N) frees a page a step
-                for _ in range(min(free, pages_per_step)):
-                    driver.execute("PRAGMA incremental_vacuum(1)")
-                left = driver.execute("PRAGMA freelist_count").fetchone()[0]
-            if left >= free:  # nothing moved: leave it, rather than loop
-                return reclaimed
-            reclaimed += free - left
+        return 0 if self.readonly else dialect.reclaim(self.db, self.writing, pages_per_step)
 
     def _file_bytes(self, conn) -> int | None:
-        if self.db.dialect.name == "sqlite" and self.path:
-            # the database's pages, wherever they are now (file or write-ahead log), and what the index keeps beside it
-            pages = conn.exec_driver_sql("PRAGMA page_count").scalar()
-            return int(pages) * int(conn.exec_driver_sql("PRAGMA page_size").scalar()) + self.index.stored_bytes(conn)
-        if self.db.dialect.name == "postgresql":
-            return int(conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar())
-        return None
+        """The database's size (``dialect.database_bytes``) and what the index keeps beside it."""
+        size = dialect.database_bytes(conn)
+        return None if size is None else size + self.index.stored_bytes(conn)
 
     def _sorted_by_database(self, game_ids: np.ndarray, after: int | None) -> tuple[int, list[int]]:
         """(games before the keyset, the ids after it newest first): the database sorts them."""
@@ -560,13 +527,9 @@ def _selected_ids(conn, query) -> np.ndarray:
     string in the database, which numpy parses in a fraction of what a row object a row costs
     (40 player filters on the 1,511,588-game book spent 0.66 of their 1.5 s fetching ids one
     by one: bench/book.py --query-book)."""
-    from sqlalchemy import Text, cast, func, select
+    from sqlalchemy import select
 
     from fuseki.book.storage import schema
 
     found = query.subquery()
-    if conn.dialect.name == "postgresql":
-        joined = func.string_agg(cast(found.c.id, Text), ",")
-    else:
-        joined = func.group_concat(found.c.id)
-    return schema.joined_numbers([conn.execute(select(joined)).scalar()])
+    return schema.joined_numbers([conn.execute(select(dialect.joined(conn, found.c.id))).scalar()])

@@ -30,9 +30,8 @@ from numba import njit
 
 from fuseki.book.analysis.patterns import corners, index, index_map
 from fuseki.book.analysis.pipeline.progress import STDERR, Steps
-from fuseki.book.storage import schema
+from fuseki.book.storage import dialect, schema
 from fuseki.book.storage.index_state import indexed_through
-from fuseki.book.storage.position_index import pgcopy
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
@@ -437,11 +436,12 @@ def needed_rows(keys, moves, played, games) -> np.ndarray:
     return needed
 
 
-def create_statement(dialect: str) -> str:
-    """The corner book's CREATE TABLE for ``dialect`` ("sqlite" or "postgresql")."""
+def create_statement(clustered: bool) -> str:
+    """The corner book's CREATE TABLE; ``clustered``: stored in its key's order (SQLite's
+    ``WITHOUT ROWID``: ``dialect.clusters_by_key``)."""
     return (f"CREATE TABLE {corners.TABLE} (key BIGINT NOT NULL, move SMALLINT NOT NULL, "
             "played INTEGER NOT NULL, wins INTEGER NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (key, move))"
-            + (" WITHOUT ROWID" if dialect == "sqlite" else ""))
+            + (" WITHOUT ROWID" if clustered else ""))
 
 
 def copy_into(book, target, least: int) -> int:
@@ -456,7 +456,7 @@ def copy_into(book, target, least: int) -> int:
         rows = _pruned_at(rows, least)
     else:  # an older corner book: its rows as they are, above the threshold
         rows = [r for r in rows if r[2] >= least]
-    statement = create_statement("sqlite")
+    statement = create_statement(clustered=True)  # a SQLite file
     target.execute(statement if counted else statement.replace(", games INTEGER NOT NULL", ""))
     target.executemany(f"INSERT INTO {corners.TABLE} VALUES ({', '.join('?' * (5 if counted else 4))})", rows)
     target.execute("INSERT INTO meta (name, value) VALUES (?, ?)", (SETTINGS, f"{settings} least={least}"))
@@ -515,7 +515,7 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
     indexed = [(size, index_map.load(book, size)) for size in sizes if corners.corner_width(size)]
     with book.writing() as conn:
         conn.exec_driver_sql(f"DROP TABLE IF EXISTS {corners.TABLE}")
-        conn.exec_driver_sql(create_statement(conn.dialect.name))
+        conn.exec_driver_sql(create_statement(dialect.clusters_by_key(conn)))
         rows = 0
         for size, games in indexed:
             chosen = np.arange(len(games.game_ids), dtype=np.int64)
@@ -531,27 +531,12 @@ def update(book, progress=STDERR, depth: int = DEPTH, prune: int = PRUNE) -> boo
 
 
 def _write(conn, keys, moves, played, wins, games) -> int:
-    """Insert counted records (keys unsigned) through the driver: multi-row VALUES on SQLite, COPY
-    on PostgreSQL; the continuations among them (a key's own row is none)."""
+    """Insert counted records (keys unsigned) through the driver (``dialect.insert_integers``);
+    the continuations among them (a key's own row is none)."""
     if not len(keys):
         return 0
     rows = np.empty((len(keys), 5), dtype=np.int64)
     rows[:, 0] = keys.view(np.int64)
     rows[:, 1], rows[:, 2], rows[:, 3], rows[:, 4] = moves, played, wins, games
-    cursor = conn.connection.dbapi_connection.cursor()
-    try:
-        if conn.dialect.name == "postgresql":
-            pgcopy.copy_in(cursor, corners.TABLE, ["key", "move", "played", "wins", "games"],
-                           [(rows[:, 0], 8), (rows[:, 1], 2), (rows[:, 2], 4), (rows[:, 3], 4), (rows[:, 4], 4)])
-        else:
-            per = 200
-            whole = len(rows) // per * per
-            sql = f"INSERT INTO {corners.TABLE} (key, move, played, wins, games) VALUES "
-            if whole:
-                cursor.executemany(sql + ",".join(["(?, ?, ?, ?, ?)"] * per),
-                                   rows[:whole].reshape(-1, 5 * per).tolist())
-            if whole < len(rows):
-                cursor.executemany(sql + "(?, ?, ?, ?, ?)", rows[whole:].tolist())
-    finally:
-        cursor.close()
+    dialect.insert_integers(conn, corners.TABLE, ["key", "move", "played", "wins", "games"], rows, [8, 2, 4, 4, 4])
     return int((moves != ALL).sum())

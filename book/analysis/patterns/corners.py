@@ -43,6 +43,7 @@ from functools import cache
 import numpy as np
 
 from fuseki.book.model.stats import ratio
+from fuseki.book.storage import dialect
 from fuseki.engine.core import base, zobrist
 from fuseki.engine.core.base import BLACK, WHITE
 
@@ -232,7 +233,7 @@ def lookup(conn, board, color: int, counted: bool | None = None) -> list[CornerM
     if counted is None:
         counted = counts_games(conn)
     signed = sorted({zobrist.to_signed(k.key) for k in keys})
-    placeholder = "?" if conn.dialect.name == "sqlite" else "%s"
+    placeholder = dialect.placeholder(conn)
     cursor = conn.connection.dbapi_connection.cursor()
     try:
         cursor.execute(f"SELECT key, move, played, wins, {'games' if counted else 'played'} FROM {TABLE} WHERE key IN "

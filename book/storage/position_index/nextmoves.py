@@ -233,11 +233,11 @@ def write(conn, segment_id: int, next_stats: NextMoveStats) -> None:
 
 def write_table(conn, name: str, next_stats: NextMoveStats) -> None:
     """Create the next-move statistics table ``name`` holding ``next_stats``."""
-    from fuseki.book.storage import schema
+    from fuseki.book.storage.dialect import insert_rows
 
     table = stats_table(name)
     table.create(conn)
-    schema.insert_rows(conn, table, to_rows(next_stats))
+    insert_rows(conn, table, to_rows(next_stats))
 
 
 def read_all(conn, segment_id: int) -> NextMoveStats:

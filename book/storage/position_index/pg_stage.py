@@ -28,9 +28,10 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import insert, text
 
-from fuseki.book.storage import schema, scheme
+from fuseki.book.storage import pgcopy, schema, scheme
 from fuseki.book.storage.connect import make_db
-from fuseki.book.storage.position_index import nextmoves, pgcopy, segment_files
+from fuseki.book.storage.dialect import WRITE_LOCK
+from fuseki.book.storage.position_index import nextmoves, segment_files
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
 # bench/book.py; tests compare both)
@@ -38,7 +39,7 @@ ENABLED = os.environ.get("FUSEKI_PG_STAGE", "1") != "0"
 PREFIX = "fuseki_stage_"
 # Two-key advisory locks (a key space of their own beside the writers' one-key WRITE_LOCK):
 # (LOCK_CLASS, token) is held by the import whose staged tables carry token.
-LOCK_CLASS = schema.WRITE_LOCK
+LOCK_CLASS = WRITE_LOCK
 _STAGED = text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
                "AND tablename LIKE 'fuseki!_stage!_%' ESCAPE '!'")
 

@@ -42,8 +42,9 @@ from sqlalchemy import MetaData, Table, insert, select
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
-from fuseki.book.storage import index_state, schema, scheme
+from fuseki.book.storage import schema, scheme
 from fuseki.book.storage.connect import sqlite_uri
+from fuseki.book.storage.dialect import book_file
 from fuseki.book.storage.position_index import nextmoves, packed_segment, sqlite_image
 from fuseki.book.storage.schema import segment_files as files_table
 from fuseki.book.storage.schema import segment_table, segments
@@ -112,13 +113,8 @@ def files_folder(conn) -> str | None:
 
 def book_folder(conn) -> str | None:
     """The folder beside a SQLite book on disk where its segment files are (None: no file)."""
-    path = book_path(conn)
+    path = book_file(conn)
     return folder_of(path) if path else None
-
-
-def book_path(conn) -> str | None:
-    """The file of a SQLite book (None: another database, or in memory), as SQLite opened it."""
-    return index_state.book_path(conn)
 
 
 def new_segment_id(conn) -> int:

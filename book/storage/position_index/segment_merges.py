@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from fuseki.book.storage.dialect import book_file
 from fuseki.book.storage.position_index import segment_files, segments
 
 
@@ -25,7 +26,7 @@ def next_merge(db, announce=None):
             return None
         parts, level = plan
         sources, folder = segments.merge_sources(conn, parts), segment_files.book_folder(conn)
-        path = segment_files.book_path(conn)
+        path = book_file(conn)
     if announce is not None:
         announce(len(parts), sum(part.rows for part in parts))
     return parts, level, sources, folder, path
@@ -51,7 +52,7 @@ def fold_files(db, writing) -> None:
         parts, folder = segments.live(conn), segment_files.book_folder(conn)
         sources = segments.merge_sources(conn, parts)
         level = max(part.level for part in parts)
-        path = segment_files.book_path(conn)
+        path = book_file(conn)
     name, rows = segment_files.merge(sources, path, folder, os.getpid())
     if not link_merge(writing, parts, level, name, rows):
         raise RuntimeError("another process changed the book's segments during compact: run it again")

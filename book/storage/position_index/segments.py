@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from sqlalchemy import func, insert, select, text, union_all
 
+from fuseki.book.storage.dialect import book_file
 from fuseki.book.storage.position_index import nextmoves, segment_files, sqlite_image, sqlite_stage
 from fuseki.book.storage.schema import games, joined_numbers, segment_table, segments, staging_table
 from fuseki.book.storage.schema import segment_files as files_table
@@ -219,7 +220,7 @@ def full_level(conn) -> tuple[list[Segment], int] | None:
 
 def merge_sources(conn, parts: list[Segment]) -> list[segment_files.Source]:
     """What ``segment_files.merge`` reads for ``parts``: their files, or their tables in the book."""
-    book = segment_files.book_path(conn)
+    book = book_file(conn)
     files = {segment.id: segment for segment in segment_files.in_files(conn)}
     have = with_stats(conn)
     sources = []
