@@ -127,7 +127,21 @@ def test_a_statistics_book_lists_no_games_and_says_why(books):
         stats.game(1)
     with pytest.raises(KeyError, match="statistics, not games"):
         stats.game_sgf(1)
-    assert stats.game_ids() == []
+    assert stats.game_ids() == [] and stats.max_game_id() == 0
+    with pytest.raises(StatisticsOnly, match="statistics, not games"):
+        stats.index.codes(min(Board(19).symmetric_keys(BLACK)), every_row=True)
+
+
+def test_both_forms_hold_their_games_behind_one_face(books):
+    full, stats, _games = books
+    assert stats.stored_games.why_none == stats.index.info.no_games()
+    assert full.stored_games.why_none is None
+    counted = full.stats()
+    assert stats.stored_games.of_size(19) == full.stored_games.of_size(19) == counted.sizes[19] > 0
+    assert full.stored_games.of_size(9) == 0
+    ids = full.game_ids()
+    assert ids == sorted(ids) and len(ids) == counted.games > 0 and full.max_game_id() == ids[-1]
+    assert full.game_ids(size=19) == ids  # the generated games are all 19x19
 
 
 def test_stats_name_the_games_it_was_counted_from(books):
