@@ -7,9 +7,12 @@ PostgreSQL (``postgresql://``); the tables are in ``book.storage.schema``, the w
 Next moves come from the book's positions index, which this module reaches through its face
 alone (``book.storage.position_index``: ``face`` to read, ``intake`` to sweep, merge and write):
 a ``SegmentIndex`` (``segment_index``, where the query is described) for a book of games, a
-``StatisticsTable`` (``statistics_book``) for a statistics book.  The book itself keeps what
-belongs to its games table: the filters' masks over game ids (``mask``), the games' headers,
-and the date ranks that order a list of games.
+``StatisticsTable`` (``statistics_book``) for a statistics book.  The games it holds are
+``stored_games`` (``book.storage.games_table``: a book of games' table, or a statistics book's
+none, with the counts its meta rows give), so that no method here asks which form the book has.
+The book itself keeps what it builds over its games: the filters' masks over game ids
+(``mask``), the games' headers, and the date ranks that order a list of games.  What differs
+between SQLite and PostgreSQL it asks of ``book.storage.dialect``.
 
 A statistics book (the built-in one) is opened and read without SQLAlchemy
 (``book.storage.position_index.statbook_file``: its meta rows and next moves are plain ``sqlite3``): this module
