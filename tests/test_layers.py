@@ -249,7 +249,7 @@ def test_the_programs_and_the_benchmarks_are_scanned():
     graph = project_graph()
     assert "fuseki.gtp_main" in graph["fuseki.bench.book"]  # __import__("gtp_main")
     assert "fuseki.book.ui.fuseki_command" in graph["fuseki.__main__"]
-    assert "fuseki.book.play.chooser" in graph["fuseki.gtp_main"]
+    assert "fuseki.book.play.book_chooser" in graph["fuseki.gtp_main"]
     assert layer_of("fuseki.bench.book") == layer_of("fuseki.gtp_main") == len(LAYERS) - 1
 
 
@@ -272,8 +272,8 @@ def test_no_modules_import_each_other_round_a_circle():
 
 @pytest.mark.parametrize("source, expected", [
     ("from fuseki.book.storage.store import Book", ["fuseki.book.storage.store.Book"]),
-    ("def f():\n    import fuseki.book.play.chooser", ["fuseki.book.play.chooser"]),
-    ("from ...book.play import chooser", ["fuseki.book.play.chooser"]),
+    ("def f():\n    import fuseki.book.play.book_chooser", ["fuseki.book.play.book_chooser"]),
+    ("from ...book.play import book_chooser", ["fuseki.book.play.book_chooser"]),
     ("from . import protocol", ["fuseki.engine.gtp.protocol"]),
 ])
 def test_the_scan_sees_every_kind_of_import(source, expected):
@@ -380,12 +380,12 @@ def test_a_planted_command_import_from_the_page_the_shell_or_another_command_is_
 def test_a_planted_import_in_a_program_or_a_benchmark_is_caught():
     graph = import_graph({
         "fuseki.gtp_main": ("x = 1\n", False, False),
-        "fuseki.book.play.chooser": ("import fuseki.gtp_main\n", False, False),
+        "fuseki.book.play.book_chooser": ("import fuseki.gtp_main\n", False, False),
         "fuseki.engine.gtp.cli": ("from fuseki.bench import book\n", False, False),
         "fuseki.bench.book": ("x = 1\n", False, False),
     })
     assert upward_imports(graph) == [
-        "fuseki.book.play.chooser (book play) imports fuseki.gtp_main (programs)",
+        "fuseki.book.play.book_chooser (book play) imports fuseki.gtp_main (programs)",
         "fuseki.engine.gtp.cli (engine GTP) imports fuseki.bench.book (programs)"]
 
 
@@ -451,7 +451,7 @@ def test_a_planted_second_path_is_caught():
         "fuseki.engine.core": ("", True),
         "fuseki.book.analysis.ai": ("from fuseki.engine.core.board import IllegalMove\n", False),
         "fuseki.book.analysis.tree": ("from fuseki.engine.core import board\nboard.IllegalMove\nboard.os\n", False),
-        "fuseki.book.play.chooser": ("from fuseki.engine.core.base import IllegalMove\n"
+        "fuseki.book.play.book_chooser": ("from fuseki.engine.core.base import IllegalMove\n"
                                 "from fuseki.engine.core import board\n", False),
     }
     assert second_paths(sources) == ["fuseki.book.analysis.ai: from fuseki.engine.core.board import IllegalMove",

@@ -57,7 +57,7 @@ FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted
 GameRow = make_dataclass(
     "GameRow",
     [("id", int), *dataclass_fields(), ("size", int), ("move_count", int), ("source", str),
-     ("move_number", int)],  # the header fields (black ... rules) are book.formats.headers'
+     ("move_number", int)],  # the header fields (black ... rules) are book.model.headers'
     frozen=True,
     namespace={"__module__": __name__, "__doc__": """A game's header as ``Book.games`` lists it.
 
@@ -320,7 +320,7 @@ class Book:
         (a statistics book has none, and says so)."""
         from sqlalchemy import select
 
-        from fuseki.book.formats.records import read_games
+        from fuseki.book.formats.sgf_reader import read_games
         from fuseki.book.storage.schema import games as games_table
 
         data = self.game_sgf(game_id)
