@@ -5,11 +5,14 @@ ending in ``/``); in its last column, the backticked names ending in a file suff
 of that folder (``commands/state.py``, globs such as ``*_cli.py`` allowed).  Every tracked
 ``.py`` under engine/ and book/ (``__init__.py`` aside), the two ways in at the root and the
 page's ES modules (book/ui/web/static/*.js) must be named so; every name must be a file.
+No two modules of engine/ and book/ share a file name, so a name (in the table, a docstring,
+a traceback) says which module it is.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
 import subprocess
 
@@ -50,3 +53,14 @@ def test_layout_names_every_module_and_only_files_that_exist():
     named, unknown = _named(files)
     assert [f for f in wanted if f not in named] == [], "docs/layout.md does not name these"
     assert unknown == [], "docs/layout.md names files that are not there"
+
+
+def test_no_two_modules_share_a_name():
+    by_name: dict[str, list[str]] = {}
+    for path in _tracked():
+        name = posixpath.basename(path)
+        if path.startswith(("engine/", "book/")) and name.endswith(".py") and name != "__init__.py":
+            by_name.setdefault(name, []).append(path)
+    assert len(by_name) > 100
+    assert {name: paths for name, paths in by_name.items() if len(paths) > 1} == {}, \
+        "modules of engine/ and book/ that share a name: rename one to say what it is"
