@@ -13,9 +13,9 @@ followed, the path is the modules of the import's write side (the pipeline and s
 ``import_paths`` -> book; ``--all``: every project module, the SGF reader and replay too) that
 control is in, one after another:
 
-- a *stop*: a call that enters another project module than its caller's;
-- a *return*: a return that brings control back to another project module, one already on
-  the path (its caller's);
+- a *stop*: a call that enters another module of the path than its caller's;
+- a *return*: a return that brings control back to another module of the path, one already
+  on it (its caller's);
 - a module's *visits*: the times the path arrives in it (by a stop or a return; the first,
   ``importer``, counts its start);
 - the storage the pipeline enters: the storage modules and functions that a stop from a
@@ -47,7 +47,8 @@ class PathFollower:
 
     def __init__(self, prefixes: tuple[str, ...]):
         self.prefixes = prefixes
-        self.frames: list[tuple[str | None, object, bool]] = []  # (project module, its code, passed over)
+        # each frame's (module of the path control is in, that module's function, passed over)
+        self.frames: list[tuple[str | None, object, bool]] = []
         self.followed: set[tuple[object, object]] = set()  # (caller's code, callee's code)
         self.path: list[tuple[str, str, str, str | None]] = []  # (stop or return, module, function, from)
 
@@ -126,7 +127,9 @@ def main() -> int:
         mark = {"start": "  ", "stop": "->", "return": "<-"}[kind]
         print(f"  {mark} {short(module)}{'.' + function if function else ''}")
     kinds = collections.Counter(kind for kind, *_rest in follower.path)
-    print(f"{kinds['stop']} stops, {kinds['return']} returns, {len(visits)} modules; visits:")
+    again = sum(visits.values()) - len(visits)  # arrivals, by a stop or a return, in a module visited before
+    print(f"{kinds['stop']} stops, {kinds['return']} returns ({again} arrivals in a module visited before), "
+          f"{len(visits)} modules; visits:")
     for module, count in visits.most_common():
         print(f"  {count:3}  {short(module)}")
     print(f"the pipeline enters {len(entered)} storage modules, {sum(map(len, entered.values()))} functions:")
