@@ -17,7 +17,7 @@ def build_engine(settings=None, verbose: bool = False, log=None):
 
     Says first which book it uses (on ``log``, else stderr), without opening it.
     """
-    from fuseki.book.play.chooser import book_choice, from_settings
+    from fuseki.book.play.book_chooser import book_choice, from_settings
     from fuseki.engine.gtp.commands.registry import REGISTRY
     from fuseki.engine.gtp.commands.state import Game
     from fuseki.engine.gtp.protocol import GtpEngine

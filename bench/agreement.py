@@ -48,10 +48,10 @@ sys.path.insert(0, str(ROOT))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
 from fuseki.book.formats.positions import board_after_record  # noqa: E402
-from fuseki.book.formats.records import SgfError, read_games  # noqa: E402
+from fuseki.book.formats.sgf_reader import SgfError, read_games  # noqa: E402
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
 from fuseki.book.model import builtin  # noqa: E402
-from fuseki.book.play.chooser import BookChooser  # noqa: E402
+from fuseki.book.play.book_chooser import BookChooser  # noqa: E402
 
 
 def held_out_games(path: str, limit: int | None):

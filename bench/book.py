@@ -236,7 +236,7 @@ def opening_boards() -> list[Board]:
 
 def held_out_boards(count: int, rng: random.Random) -> list[Board]:
     """Positions of games not in the book (the AI games archive), at random move numbers."""
-    from fuseki.book.formats.records import read_games
+    from fuseki.book.formats.sgf_reader import read_games
 
     boards = []
     if not HELD_OUT.exists():

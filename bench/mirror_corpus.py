@@ -64,7 +64,7 @@ from pathlib import Path
 
 from fuseki.book.analysis.pipeline import batches
 from fuseki.book.formats import sources as sources_module
-from fuseki.book.formats.records import SgfError
+from fuseki.book.formats.sgf_reader import SgfError
 from fuseki.engine.core.base import MAX_SIZE, MIN_SIZE
 
 VARIANTS = ("mirror", "colours", "mirror-colours")
@@ -130,7 +130,7 @@ def _move(value: bytes, columns: int) -> bytes:
 
 def _result(value: bytes) -> bytes:
     """RE with the winner's colour swapped: ``B+...``/``W+...`` and a bare ``B``/``W`` (as
-    book.formats.headers reads a winner); draws, voids, ``0`` and ``?`` as they are."""
+    book.formats.sgf_headers reads a winner); draws, voids, ``0`` and ``?`` as they are."""
     stripped = value.lstrip()
     head = len(value) - len(stripped)
     if stripped and stripped[0] in _OTHER and (stripped[1:2] == b"+" or not stripped[1:].strip()):

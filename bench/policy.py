@@ -37,7 +37,7 @@ __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, 
 
 from fuseki.book.analysis.ai import OnePoint, deep, next_move_values  # noqa: E402
 from fuseki.book.model import builtin  # noqa: E402
-from fuseki.book.play.chooser import BookChooser  # noqa: E402
+from fuseki.book.play.book_chooser import BookChooser  # noqa: E402
 from fuseki.engine.core.base import BLACK, board_points, opponent  # noqa: E402
 from fuseki.engine.core.board import Board  # noqa: E402
 from fuseki.engine.players.chooser import point_of  # noqa: E402

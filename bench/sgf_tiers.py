@@ -1,7 +1,7 @@
 """How often each reading of the SGF fast path is taken, and what each costs (prints figures).
 
-``book.formats.records.read_games`` reads a file's moves with the first of
-``records._MOVE_READINGS`` that takes them and hands everything else to sgfmill (the
+``book.formats.sgf_reader.read_games`` reads a file's moves with the first of
+``sgf_reader._MOVE_READINGS`` that takes them and hands everything else to sgfmill (the
 fourth reading, and the reference).  For each corpus (an archive, or a folder of them):
 
 (a) every file is read once as the importer reads it, each reading and sgfmill timed: the
@@ -40,8 +40,8 @@ DATA = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(ROOT))
 __import__("gtp_main").use_this_checkout()  # import fuseki from this checkout, installed or not
 
-from fuseki.book.formats import records  # noqa: E402
-from fuseki.book.formats.records import SgfError, read_games  # noqa: E402
+from fuseki.book.formats import sgf_reader  # noqa: E402
+from fuseki.book.formats.sgf_reader import SgfError, read_games  # noqa: E402
 from fuseki.book.formats.sources import SourceFile, iter_sources  # noqa: E402
 
 SGFMILL = "sgfmill"
@@ -73,12 +73,12 @@ def timed_readings(outcome: dict) -> tuple:
             outcome["readings"].append((reading.__name__, found is not None, time.process_time() - start))
             return found
         return timed
-    return tuple(wrap(reading) for reading in records._MOVE_READINGS)
+    return tuple(wrap(reading) for reading in sgf_reader._MOVE_READINGS)
 
 
 def read_instrumented(files: list[SourceFile], tally: Tally) -> dict[str, list[SourceFile]]:
     """(a): read every file, note what read it and the time; the files each reading took."""
-    readings, sgfmill_games = records._MOVE_READINGS, records._sgfmill_games
+    readings, sgfmill_games = sgf_reader._MOVE_READINGS, sgf_reader._sgfmill_games
     outcome: dict = {}
 
     def timed_sgfmill(data, source, encoding):
@@ -88,7 +88,7 @@ def read_instrumented(files: list[SourceFile], tally: Tally) -> dict[str, list[S
         finally:
             outcome["sgfmill"] = time.process_time() - start
 
-    records._MOVE_READINGS, records._sgfmill_games = timed_readings(outcome), timed_sgfmill
+    sgf_reader._MOVE_READINGS, sgf_reader._sgfmill_games = timed_readings(outcome), timed_sgfmill
     taken_files: dict[str, list[SourceFile]] = defaultdict(list)
     try:
         for item in files:
@@ -111,7 +111,7 @@ def read_instrumented(files: list[SourceFile], tally: Tally) -> dict[str, list[S
             tally.taken[took] += 1
             taken_files[took].append(item)
     finally:
-        records._MOVE_READINGS, records._sgfmill_games = readings, sgfmill_games
+        sgf_reader._MOVE_READINGS, sgf_reader._sgfmill_games = readings, sgfmill_games
     tally.files += len(files)
     return taken_files
 
@@ -136,7 +136,7 @@ def read_all(files: list[SourceFile], fast: bool = True) -> float:
 
 def compare_without(taken_files: dict[str, list[SourceFile]], tally: Tally, repeats: int) -> None:
     """(b): each reading's files read with all readings and with that one left out."""
-    readings = records._MOVE_READINGS
+    readings = sgf_reader._MOVE_READINGS
     try:
         for reading in readings:
             files = taken_files.get(reading.__name__, [])
@@ -144,14 +144,14 @@ def compare_without(taken_files: dict[str, list[SourceFile]], tally: Tally, repe
                 continue
             best_with = best_without = float("inf")
             for _ in range(repeats):
-                records._MOVE_READINGS = readings
+                sgf_reader._MOVE_READINGS = readings
                 best_with = min(best_with, read_all(files))
-                records._MOVE_READINGS = tuple(r for r in readings if r is not reading)
+                sgf_reader._MOVE_READINGS = tuple(r for r in readings if r is not reading)
                 best_without = min(best_without, read_all(files))
             tally.with_reading[reading.__name__] += best_with
             tally.without_reading[reading.__name__] += best_without
     finally:
-        records._MOVE_READINGS = readings
+        sgf_reader._MOVE_READINGS = readings
 
 
 def sample_sgfmill(files: list[SourceFile], tally: Tally, count: int) -> None:
@@ -193,7 +193,7 @@ def report(name: str, tally: Tally) -> None:
           f"({tally.total / max(1, tally.files) * 1e6:.0f} us/file)")
     print(f"  {'reading':<16}{'files':>9}{'share':>8}{'s on files taken':>18}{'us/file':>9}"
           f"{'s on files passed':>19}{'saves (b)':>11}")
-    for name_ in [r.__name__ for r in records._MOVE_READINGS] + [SGFMILL, "error"]:
+    for name_ in [r.__name__ for r in sgf_reader._MOVE_READINGS] + [SGFMILL, "error"]:
         files = tally.taken[name_]
         seconds = tally.time_taken[name_]
         saving = ""
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="best of R timings in (b)")
     args = parser.parse_args(argv)
     read_games(b"(;SZ[9];B[ee])", "warm-up")  # numba's kernel loaded before any timing
-    readings = ", ".join(r.__name__ for r in records._MOVE_READINGS)
+    readings = ", ".join(r.__name__ for r in sgf_reader._MOVE_READINGS)
     print(f"readings, in order: {readings}, then sgfmill")
     for path in args.paths:
         if not path.exists():

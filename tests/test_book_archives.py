@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from fuseki.book.analysis.pipeline import batches, importer
-from fuseki.book.formats.records import SgfError, read_games
+from fuseki.book.formats.sgf_reader import SgfError, read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
 from fuseki.book.storage import schema
 from fuseki.book.storage.store import Book

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from fuseki.book.play.chooser import BookChooser, from_settings, pick
+from fuseki.book.play.book_chooser import BookChooser, from_settings, pick
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core.base import BLACK, WHITE, point_to_vertex, vertex_to_point
 from fuseki.engine.core.board import Board

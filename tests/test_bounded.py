@@ -314,7 +314,7 @@ def test_web_integers_are_ascii_digits_and_after_takes_any_game_id(tmp_path):
 def test_reading_a_game_past_the_move_limit_keeps_the_limit_whatever_its_length():
     """The fast path counts the moves past ``move_limit`` without keeping them: reading 200,000
     passes holds what reading 20,000 holds (a move kept each would be 10x), beside the bytes."""
-    from fuseki.book.formats.records import read_games
+    from fuseki.book.formats.sgf_reader import read_games
 
     peaks = {}
     for moves in (LONG, 10 * LONG):

@@ -21,7 +21,7 @@ import pytest
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.builders.statbook import info_path, write_statistics
 from fuseki.book.model import builtin
-from fuseki.book.play.chooser import book_choice
+from fuseki.book.play.book_chooser import book_choice
 from fuseki.book.storage.store import Book
 from fuseki.engine.config import BookSettings, Settings
 

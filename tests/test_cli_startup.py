@@ -9,7 +9,7 @@ these tests hold what makes it short, by the modules a command leaves out of ``s
 - ``fuseki pattern`` on a SQLite book whose index is ready (``fuseki import`` leaves it so), with no
   filter, reads the index's state and files through ``sqlite3`` alone (``pattern_files.read_ready``):
   no SQLAlchemy, no ``Book``; it needs numba (the scan), but not the SGF parser
-  (``book.formats.records``, sgfmill: only to index games an older import left out), and numba
+  (``book.formats.sgf_reader``, sgfmill: only to index games an older import left out), and numba
   comes with the scan, after the position's moves were played as Python.  With a filter it opens
   the ``Book`` (SQLAlchemy) and prints the same answer when the filter keeps every game;
 - both end the process once they have answered, without the interpreter's teardown
@@ -40,7 +40,7 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.split(".")[0] in {hea
                                or m in {project!r}), lazy_jit.is_compiled("fuseki.engine.core._kernels")]))
 """
 HEAVY = ("sqlalchemy", "numba", "llvmlite", "sgfmill")
-PROJECT = ("fuseki.book.formats.records", "fuseki.book.analysis.patterns.scan", "fuseki.book.storage.schema")
+PROJECT = ("fuseki.book.formats.sgf_reader", "fuseki.book.analysis.patterns.scan", "fuseki.book.storage.schema")
 
 
 def run_command(argv: list[str], home) -> tuple[str, list[str], bool]:
@@ -77,7 +77,7 @@ def test_pattern_imports_no_sqlalchemy_no_sgf_parser_and_plays_the_position_with
     assert "total" in printed
     assert not any(m == "sqlalchemy" or m.startswith("sqlalchemy.") for m in modules)
     assert "fuseki.book.storage.schema" not in modules
-    assert "sgfmill" not in modules and "fuseki.book.formats.records" not in modules
+    assert "sgfmill" not in modules and "fuseki.book.formats.sgf_reader" not in modules
     assert {"numba", "fuseki.book.analysis.patterns.scan"} <= set(modules)  # what it does need
     assert not compiled  # numba came with the scan, after the moves were played
     # through the Book (a filter that keeps every game): SQLAlchemy, and the same answer

@@ -27,7 +27,7 @@ import pytest
 from sqlalchemy import text
 
 from fuseki.book.analysis.pipeline.importer import import_paths
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.storage.connect import BookError
 from fuseki.book.storage.store import Book
 from fuseki.engine.core.base import point_to_vertex, vertex_to_point
@@ -64,7 +64,7 @@ def test_read_only_books_refuse_every_write(tmp_path, tygem_games, book_url):
     with Book.open(book_url) as book:
         import_paths(book, [str(archive)], workers=0)
 
-    from fuseki.book.play.chooser import BookChooser
+    from fuseki.book.play.book_chooser import BookChooser
     from fuseki.book.ui.web.app import create_app
 
     app = create_app(book_url=book_url)

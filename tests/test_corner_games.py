@@ -14,7 +14,7 @@ import pytest
 
 from fuseki.book.analysis.patterns import corner_build
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.play.chooser import BookChooser
+from fuseki.book.play.book_chooser import BookChooser
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE

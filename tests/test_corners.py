@@ -21,7 +21,7 @@ import pytest
 
 from fuseki.book.analysis.patterns import corner_build, corners
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.play.chooser import BookChooser
+from fuseki.book.play.book_chooser import BookChooser
 from fuseki.book.storage.store import Book
 from fuseki.engine.core import base, coords
 from fuseki.engine.core.base import BLACK, PASS, WHITE, xy_to_point

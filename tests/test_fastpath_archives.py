@@ -12,8 +12,8 @@ import dataclasses
 
 import pytest
 
-from fuseki.book.formats import records
-from fuseki.book.formats.records import SgfError, read_games
+from fuseki.book.formats import sgf_reader
+from fuseki.book.formats.sgf_reader import SgfError, read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
 
 from conftest import require_shared_file
@@ -60,9 +60,9 @@ def test_fast_path_equals_sgfmill_on_every_game(archive):
             differences.append(f"{item.name}: {first_difference(fast, slow)}")
         games += len(slow) if isinstance(slow, list) else 0
         try:
-            records._fast_game(item.data, item.name, None)
+            sgf_reader._fast_game(item.data, item.name, None)
             fast_read += 1
-        except (records._NotSimple, SgfError):
+        except (sgf_reader._NotSimple, SgfError):
             pass
     assert differences == [], f"{len(differences)} differ, e.g.\n" + "\n".join(differences[:10])
     assert files == expected_files

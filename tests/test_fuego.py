@@ -16,7 +16,7 @@ from fuseki.book.formats.fuego import (
     read_fuego_book,
     write_fuego_book,
 )
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.storage.store import Book
 from fuseki.book.ui import fuseki_command
 from fuseki.engine.core.base import BLACK, PASS, WHITE, vertex_to_point

@@ -31,7 +31,7 @@ import pytest
 
 from fuseki.book.analysis.pipeline.batches import fingerprint, prepare
 from fuseki.book.analysis.pipeline.importer import import_paths
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.formats.sources import SourceFile
 from fuseki.book.storage.store import Book
 

@@ -14,7 +14,7 @@ import inspect
 import pytest
 from sqlalchemy import create_engine
 
-from fuseki.book.play.chooser import BookChooser, from_settings
+from fuseki.book.play.book_chooser import BookChooser, from_settings
 from fuseki.book.queries import ai_values
 from fuseki.book.queries.ai_values import AiSettings
 from fuseki.engine.config import BookSettings, Settings

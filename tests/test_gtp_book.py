@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fuseki.book.play.chooser import from_settings
+from fuseki.book.play.book_chooser import from_settings
 from fuseki.engine.config import BookSettings, Settings
 from fuseki.engine.core.base import point_to_vertex, vertex_to_point
 from fuseki.engine.core.coords import transform_point

@@ -1,4 +1,4 @@
-"""book.formats.headers is the one list of the game-header fields; everything that names them agrees with it.
+"""book.model.headers is the one list of the game-header fields; everything that names them agrees with it.
 
 The places that once listed the fields each by hand -- ``GameRecord``, the ``games`` table,
 ``GameRow`` and the columns a games page reads, the importer's games row, the web app's
@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import Float, Integer, SmallInteger, Text
 
 from fuseki.book.analysis.pipeline import batches, importer
-from fuseki.book.formats import headers
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats import sgf_headers
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.model.headers import HEADER_FIELDS, HEADER_NAMES
 from fuseki.book.model.records import GameRecord
 from fuseki.book.storage import schema, store
@@ -76,8 +76,8 @@ def test_a_games_page_reads_every_row_field_but_the_move_number():
 
 
 def test_sgf_text_properties_are_the_lists_text_fields():
-    assert headers._TEXT_PROPS == tuple(f.prop for f in HEADER_FIELDS if f.type is str)
-    assert headers._TEXT_PROPS == ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "RU")
+    assert sgf_headers._TEXT_PROPS == tuple(f.prop for f in HEADER_FIELDS if f.type is str)
+    assert sgf_headers._TEXT_PROPS == ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "RU")
 
 
 def test_a_game_reads_and_stores_every_field():
@@ -116,7 +116,7 @@ def test_a_stored_game_lists_every_field(tmp_path):
 
 
 def test_headers_needs_neither_numpy_nor_sqlalchemy():
-    source = open(headers.__file__, encoding="utf-8").read()
+    source = open(sgf_headers.__file__, encoding="utf-8").read()
     assert "import numpy" not in source and "sqlalchemy import" not in source
 
 
@@ -155,7 +155,7 @@ DATES = [
 
 @pytest.mark.parametrize(("text", "year"), DATES)
 def test_date_year_reads_real_world_dt_values(text, year):
-    assert headers.date_year(text) == year
+    assert sgf_headers.date_year(text) == year
 
 
 def test_a_game_without_a_date_is_kept_with_no_year():

@@ -16,7 +16,7 @@ import pytest
 
 from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.formats import sources
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.formats.sources import SourceFile, iter_sources
 from fuseki.book.storage.store import Book
 

@@ -27,7 +27,7 @@ import pytest
 
 from fuseki.book.analysis.patterns import corner_build, corners, index
 from fuseki.book.analysis.pipeline.importer import import_paths
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.storage import games_table, pattern_files, schema
 from fuseki.book.storage.index_state import THROUGH as INDEX_THROUGH
 from fuseki.book.storage.index_state import indexed_through

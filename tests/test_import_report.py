@@ -96,7 +96,7 @@ def test_a_game_past_the_move_limit_is_stored_up_to_the_limit(tmp_path):
 
 
 def read_back_moves(data: bytes):
-    from fuseki.book.formats.records import read_games
+    from fuseki.book.formats.sgf_reader import read_games
 
     return list(read_games(data, "x")[0].moves)
 

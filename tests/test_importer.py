@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from fuseki.book.analysis.pipeline import batches, importer
 from fuseki.book.analysis.pipeline.report import ImportReport
 from fuseki.book.formats.positions import board_after_record
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.formats.sources import SourceFile
 from fuseki.book.storage import games_table, schema, scheme
 from fuseki.book.storage.position_index import segment_files, segments, sqlite_image, sqlite_stage

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
 
+from layer_rules import ARCHITECTURE, BOOK_MAY_IMPORT, LAYERS, NEVER, architecture_rules, layer_of, module_name
+
 ROOT = Path(__file__).resolve().parent.parent
-ARCHITECTURE = ROOT / "docs" / "architecture.md"
 LOADS_BY_NAME = ("book/ui/fuseki_command.py",)  # the registry: it imports its subcommands by their names
 SCANNED = ("engine", "book", "bench")  # and the files of PROGRAMS
 PROGRAMS = ("gtp_main.py", "__main__.py")
@@ -30,33 +30,6 @@ PROGRAMS = ("gtp_main.py", "__main__.py")
 IMPORTING_CALLS = {"import_module", "__import__", "spec_from_file_location"}
 # A bare name that means a project module: bench/ loads the checkout's gtp_main from the root.
 ROOT_MODULES = {"gtp_main": "fuseki.gtp_main"}
-
-
-def architecture_rules(text: str) -> tuple[list[tuple[str, list[str]]], tuple[str, ...], list[tuple[str, str]]]:
-    """(layers bottom to top, what the book may import from the engine, the orders inside a layer)
-    out of the ``layers`` blocks of docs/architecture.md."""
-    layers, may_import, never = [], (), []
-    for block in re.findall(r"^```layers\n(.*?)^```", text, re.M | re.S):
-        for line in block.splitlines():
-            if " never imports " in line:
-                low, high = line.split(" never imports ")
-                never.append((low.strip(), high.strip()))
-            elif line.startswith("book may import:"):
-                may_import = tuple(line.partition(":")[2].split())
-            elif ":" in line:
-                title, _, prefixes = line.partition(":")
-                layers.append((title.strip(), prefixes.split()))
-    return layers, may_import, never
-
-
-LAYERS, BOOK_MAY_IMPORT, NEVER = architecture_rules(ARCHITECTURE.read_text(encoding="utf-8"))
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(["fuseki", *parts])
 
 
 def _call_name(node: ast.Call) -> str:
@@ -136,16 +109,6 @@ def _project_graph() -> dict[str, frozenset[str]]:
 def project_graph() -> dict[str, set[str]]:
     """The project's import graph, read once a run (six tests ask it; a test gets its own copy)."""
     return {name: set(found) for name, found in _project_graph().items()}
-
-
-def layer_of(module: str, layers=LAYERS) -> int | None:
-    """The index in ``layers`` of the longest prefix naming ``module``; None when none does."""
-    best, depth = None, -1
-    for index, (_title, prefixes) in enumerate(layers):
-        for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > depth:
-                best, depth = index, len(prefix)
-    return best
 
 
 def upward_imports(graph: dict[str, set[str]], layers=LAYERS) -> list[str]:
@@ -249,7 +212,7 @@ def test_the_programs_and_the_benchmarks_are_scanned():
     graph = project_graph()
     assert "fuseki.gtp_main" in graph["fuseki.bench.book"]  # __import__("gtp_main")
     assert "fuseki.book.ui.fuseki_command" in graph["fuseki.__main__"]
-    assert "fuseki.book.play.chooser" in graph["fuseki.gtp_main"]
+    assert "fuseki.book.play.book_chooser" in graph["fuseki.gtp_main"]
     assert layer_of("fuseki.bench.book") == layer_of("fuseki.gtp_main") == len(LAYERS) - 1
 
 
@@ -272,8 +235,8 @@ def test_no_modules_import_each_other_round_a_circle():
 
 @pytest.mark.parametrize("source, expected", [
     ("from fuseki.book.storage.store import Book", ["fuseki.book.storage.store.Book"]),
-    ("def f():\n    import fuseki.book.play.chooser", ["fuseki.book.play.chooser"]),
-    ("from ...book.play import chooser", ["fuseki.book.play.chooser"]),
+    ("def f():\n    import fuseki.book.play.book_chooser", ["fuseki.book.play.book_chooser"]),
+    ("from ...book.play import book_chooser", ["fuseki.book.play.book_chooser"]),
     ("from . import protocol", ["fuseki.engine.gtp.protocol"]),
 ])
 def test_the_scan_sees_every_kind_of_import(source, expected):
@@ -380,12 +343,12 @@ def test_a_planted_command_import_from_the_page_the_shell_or_another_command_is_
 def test_a_planted_import_in_a_program_or_a_benchmark_is_caught():
     graph = import_graph({
         "fuseki.gtp_main": ("x = 1\n", False, False),
-        "fuseki.book.play.chooser": ("import fuseki.gtp_main\n", False, False),
+        "fuseki.book.play.book_chooser": ("import fuseki.gtp_main\n", False, False),
         "fuseki.engine.gtp.cli": ("from fuseki.bench import book\n", False, False),
         "fuseki.bench.book": ("x = 1\n", False, False),
     })
     assert upward_imports(graph) == [
-        "fuseki.book.play.chooser (book play) imports fuseki.gtp_main (programs)",
+        "fuseki.book.play.book_chooser (book play) imports fuseki.gtp_main (programs)",
         "fuseki.engine.gtp.cli (engine GTP) imports fuseki.bench.book (programs)"]
 
 
@@ -451,7 +414,7 @@ def test_a_planted_second_path_is_caught():
         "fuseki.engine.core": ("", True),
         "fuseki.book.analysis.ai": ("from fuseki.engine.core.board import IllegalMove\n", False),
         "fuseki.book.analysis.tree": ("from fuseki.engine.core import board\nboard.IllegalMove\nboard.os\n", False),
-        "fuseki.book.play.chooser": ("from fuseki.engine.core.base import IllegalMove\n"
+        "fuseki.book.play.book_chooser": ("from fuseki.engine.core.base import IllegalMove\n"
                                 "from fuseki.engine.core import board\n", False),
     }
     assert second_paths(sources) == ["fuseki.book.analysis.ai: from fuseki.engine.core.board import IllegalMove",

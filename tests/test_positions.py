@@ -3,7 +3,7 @@
 import pytest
 
 from fuseki.book.formats.positions import PositionError, board_after_moves, board_after_record
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.engine.core import base
 from fuseki.engine.core.base import BLACK, WHITE
 

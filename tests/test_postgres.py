@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import func, select, text
 
 from fuseki.book.analysis.pipeline.importer import import_paths
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.book.model.filters import Filters
 from fuseki.book.storage import schema
 from fuseki.book.storage.position_index import segments

@@ -1,4 +1,4 @@
-"""book.formats.records: SGF bytes -> GameRecord, on small texts written here.
+"""book.formats.sgf_reader: SGF bytes -> GameRecord, on small texts written here.
 
 Every sample is read twice, by the fast path and by sgfmill (``fast=False``), and the two
 must agree; the expected values are written out from the SGF text, not from either reader.
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuseki.book.formats import records
-from fuseki.book.formats.records import SgfError, read_games
+from fuseki.book.formats import sgf_reader
+from fuseki.book.formats.sgf_reader import SgfError, read_games
 from fuseki.book.model.records import GameRecord, Moves
 from fuseki.engine.core.base import BLACK, EMPTY, PASS, WHITE, sgf_to_point
 
@@ -54,14 +54,14 @@ def test_fast_path_reads_simple_games_without_sgfmill(monkeypatch):
     def refuse(*args):
         raise AssertionError("sgfmill was used")
 
-    monkeypatch.setattr(records, "_sgfmill_games", refuse)
+    monkeypatch.setattr(sgf_reader, "_sgfmill_games", refuse)
     assert read_games(SIMPLE, "s")[0].moves[0] == (BLACK, sgf_to_point("pd", 19))
     with pytest.raises(AssertionError, match="sgfmill was used"):
         read_games(b"(;SZ[19](;B[pd])(;B[dd]))", "v")  # variations: the fast path hands over
 
 
 def test_fast_path_reads_move_nodes_with_times_and_comments(monkeypatch):
-    monkeypatch.setattr(records, "_sgfmill_games", None)  # the fast path must do it alone
+    monkeypatch.setattr(sgf_reader, "_sgfmill_games", None)  # the fast path must do it alone
     data = (b"(;SZ[19]\n;B[pd]BL[1700.5]WL[1778];W[dp] BL[1]\n C[nice :) ;B[aa\\] (;W[bb\\])]"
             b"\n;BL[3]B[dd]OB[2];W[])")
     (game,) = read_games(data, "t.sgf")
@@ -193,7 +193,7 @@ def test_fox_handicap_in_the_second_node_is_moved_to_the_root():
     (game,) = both(data)
     assert game.setup == [(BLACK, p) for p in sorted(pts("pddp"))]
     assert game.moves == [(WHITE, sgf_to_point("qq", 19)), (BLACK, sgf_to_point("cc", 19))]
-    assert game.notes == [records._MOVED_SETUP_NOTE]
+    assert game.notes == [sgf_reader._MOVED_SETUP_NOTE]
 
 
 @pytest.mark.parametrize(
@@ -392,7 +392,7 @@ def test_compact_scanner_reads_what_the_regex_reading_reads(nodes, noise, cut, s
     if padded:
         region = b" \n" + region + b"\r\n "
     data = b"(;SZ[%d]" % size + region + b")"
-    got = records._compact_moves(data, len(data) - 1 - len(region), len(data) - 1, size)
+    got = sgf_reader._compact_moves(data, len(data) - 1 - len(region), len(data) - 1, size)
     assert (None if got is None else list(got[0])) == regex_reading(region, size)
     assert got is None or got[1] == len(got[0])  # 12 nodes at most: under every board's move limit
 
@@ -422,7 +422,7 @@ _ROOT_TEXT = st.lists(st.tuples(st.sampled_from(["GM", "SZ", "PB", "PW", "AB", "
 def test_plain_root_reader_equals_the_general_one(props):
     text = b"".join(space + ident.encode() + b"".join(b"[" + v + b"]" for v in values)
                     for ident, values, space in props)
-    general = records._general_root(text, 0, len(text))
-    assert records._fast_root(text, 0, len(text)) == general
-    if records._PLAIN_ROOT.fullmatch(text):
-        assert records._plain_root(text, 0, len(text)) == general
+    general = sgf_reader._general_root(text, 0, len(text))
+    assert sgf_reader._fast_root(text, 0, len(text)) == general
+    if sgf_reader._PLAIN_ROOT.fullmatch(text):
+        assert sgf_reader._plain_root(text, 0, len(text)) == general

@@ -1,5 +1,5 @@
 """The sgfmill path's cut at ``move_limit`` before sgfmill parses (issue 40): the scan of a
-game's bytes (``book.formats.records._game_extent``) held to sgfmill's own parse of the whole
+game's bytes (``book.formats.sgf_reader._game_extent``) held to sgfmill's own parse of the whole
 text, on random game trees written here from fixed seeds."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import random
 import numpy as np
 from sgfmill import sgf, sgf_grammar, sgf_moves
 
-from fuseki.book.formats import records
-from fuseki.book.formats.records import SgfError, read_games
+from fuseki.book.formats import sgf_reader
+from fuseki.book.formats.sgf_reader import SgfError, read_games
 from fuseki.engine.core.base import BLACK, PASS, WHITE, move_limit, point_to_rowcol, rowcol_to_point
 
 # Random game trees with what the scan must step over as sgfmill does: escaped "]" and "\\",
@@ -90,13 +90,13 @@ def test_game_extent_cuts_the_main_line_as_sgfmill_reads_it():
     parsed = cut_games = 0
     for _ in range(1500):
         data = _random_sgf(rng)
-        start = records._START.search(data)
+        start = sgf_reader._START.search(data)
         if start is None:
             continue
         begin = start.start()
         buf = np.frombuffer(data, dtype=np.uint8)
         end, played, root_end, read_end, depth, nodes, open_at_end, values, root_values = \
-            records._game_extent(buf, begin, -1)
+            sgf_reader._game_extent(buf, begin, -1)
         assert end == sgf_grammar.tokenise(data, 0)[1], data
         try:
             whole = sgf_grammar.parse_sgf_game(data[begin:end])
@@ -111,7 +111,7 @@ def test_game_extent_cuts_the_main_line_as_sgfmill_reads_it():
         assert (nodes, values, root_values) == (len(line), _values_in(line), _values_in(line[:1]))
         drawn = rng.sample(range(1, played + 1), min(6, played))
         for limit in sorted({1, played, *drawn} if played else ()):
-            cut, depth, nodes, _open, values = records._game_extent(buf, begin, limit)[3:8]
+            cut, depth, nodes, _open, values = sgf_reader._game_extent(buf, begin, limit)[3:8]
             upto = next(i for i in range(len(line)) if _moves_in(line[:i + 1]) == limit)
             kept = sgf_grammar.parse_sgf_game(data[begin:cut] + b")" * depth)
             _assert_main_line_alone(kept, line[:upto + 1], (data, limit))
@@ -139,7 +139,7 @@ def _reference_games(data: bytes) -> list[tuple] | str:
     try:
         games = []
         for tree in sgf_grammar.parse_sgf_collection(data):
-            records._move_root_setup(tree)  # the Fox handicap quirk, which both paths apply
+            sgf_reader._move_root_setup(tree)  # the Fox handicap quirk, which both paths apply
             size = int(tree.sequence[0].get("SZ", [b"19"])[0])
             limit = move_limit(size)
             line = _main_line(tree)
@@ -176,7 +176,7 @@ def test_sgfmill_path_reads_what_sgfmill_reads_whole_then_cut(monkeypatch):
     so that small games reach it).  Where sgfmill fails on the whole text, the read
     may only succeed for a game cut (text past the cut is not parsed) or with variations
     (sgfmill is given the main line alone)."""
-    monkeypatch.setattr(records, "VALUES_PER_MOVE", VALUES_HERE)  # the reader's own name of it
+    monkeypatch.setattr(sgf_reader, "VALUES_PER_MOVE", VALUES_HERE)  # the reader's own name of it
     rng = random.Random(41)
     compared = cut = refused = too_many = 0
     for _ in range(1500):
@@ -197,7 +197,7 @@ def test_sgfmill_path_reads_what_sgfmill_reads_whole_then_cut(monkeypatch):
         setups = [sorted(_black_setup_rowcols(game)) for game in got]
         assert [(list(game.moves), game.cut_from) for game in got] == [e[:2] for e in expected], data
         assert setups == [e[2] for e in expected], data
-        first = data[records._START.search(data).start():sgf_grammar.tokenise(data)[1]]  # the first game's text
+        first = data[sgf_reader._START.search(data).start():sgf_grammar.tokenise(data)[1]]  # the first game's text
         assert got[0].sgf == first if got[0].cut_from is None else _main_line_text(got[0].sgf), data
         compared += 1
         cut += sum(game.cut_from is not None for game in got)

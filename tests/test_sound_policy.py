@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import create_engine
 
-from fuseki.book.play.chooser import LINE_MOVES, BookChooser
+from fuseki.book.play.book_chooser import LINE_MOVES, BookChooser
 from fuseki.book.queries import ai_values
 from fuseki.book.queries.ai_values import AiSettings
 from fuseki.engine.config import Settings
@@ -116,7 +116,7 @@ def test_the_line_is_not_followed_from_a_shallow_value_nor_past_its_length(book,
 
 
 def test_with_a_fallback_engine_sound_hands_it_the_move_before_the_corner_book(book):
-    from fuseki.book.play.chooser import from_settings
+    from fuseki.book.play.book_chooser import from_settings
     from fuseki.engine.config import BookSettings
 
     def chooser(policy, fallback):

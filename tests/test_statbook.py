@@ -206,7 +206,7 @@ def test_a_book_of_games_is_not_a_statistics_book(tmp_path):
 def test_real_games_of_the_tygem_archive(tmp_path, shared_data):
     """The first 300 games of July 2016: every position of their first 24 moves reached by 3 games
     or more, and as many left out."""
-    from fuseki.book.formats.records import read_games
+    from fuseki.book.formats.sgf_reader import read_games
     from fuseki.book.formats.sources import SourceFile, iter_sources
 
     folder = tmp_path / "games"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuseki.book.formats.records import read_games
+from fuseki.book.formats.sgf_reader import read_games
 from fuseki.engine.core import base, coords
 
 from webbook import CAPTURE_LINE, GAMES, build_book, import_games, ok  # noqa: F401

@@ -27,7 +27,7 @@ def warm(folder: Path) -> None:
     from fuseki.book.analysis.patterns.search import search
     from fuseki.book.analysis.pipeline import batches, importer
     from fuseki.book.builders.statbook import write_statistics
-    from fuseki.book.formats.records import read_games
+    from fuseki.book.formats.sgf_reader import read_games
     from fuseki.book.storage.position_index import nextmoves, segments
     from fuseki.book.storage.store import Book
     from fuseki.engine.core.base import BLACK, opponent
@@ -41,7 +41,7 @@ def warm(folder: Path) -> None:
         games_folder = folder / f"games{size}"
         games_folder.mkdir()
         games = make_games(games_folder, size, 12, seed=size)
-        (games_folder / "variations.sgf").write_bytes(  # the sgfmill path's scan (records._game_extent)
+        (games_folder / "variations.sgf").write_bytes(  # the sgfmill path's scan (sgf_reader._game_extent)
             b"(;GM[1]FF[4]SZ[%d]C[a comment];B[cc](;W[dd];B[ee])(;W[ff]))" % size)
         with Book.open(str(folder / f"book{size}.sqlite")) as book:
             importer.import_paths(book, [str(games_folder)], workers=0, batch_games=4)

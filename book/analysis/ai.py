@@ -16,7 +16,7 @@ with the side to move, which is also what the cache's key says.
 
 ``AiValueStores(book_db, cache_db, rules, komi, network)`` is the one reader of stored values
 for the ways in (``fuseki search --ai``, the web page, the shell) and the GTP engine's book
-chooser (``book.play.chooser``: policy ``sound``, the analysis commands): ``values(board,
+chooser (``book.play.book_chooser``: policy ``sound``, the analysis commands): ``values(board,
 to_move)`` reads the book's own ``ai_values`` table (a book of games, or a statistics book's
 file: the built-in book ships its values there) and the user's cache file, and never asks
 KataGo.  Of the rows of the rules and komi it takes the network's when one is named (a KataGo

@@ -7,7 +7,7 @@ stored position after it (its best reply alone when that position has no line st
 move alone when nothing is stored after it).  Points in
 ``board``'s orientation; the first is a point of the move's orbit, not always ``move.point``
 (a symmetric position's stored line starts where KataGo searched).  Shared by the engine's
-analysis lines (``book.play.chooser``) and ``book.analysis.mistakes``; never asks KataGo.
+analysis lines (``book.play.book_chooser``) and ``book.analysis.mistakes``; never asks KataGo.
 """
 
 from __future__ import annotations

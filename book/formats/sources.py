@@ -44,7 +44,7 @@ Both readers hold a member's extension headers to ``tar_blocks.EXTENSION_LIMIT``
 against ``max_skip_bytes``: tarfile reads through ``_Fence``, which refuses it a read past where
 the member's headers may end (it would read a 1,000 MB pax header whole).
 
-This module does not parse SGF (``book.formats.records`` does) and never raises for bad input.
+This module does not parse SGF (``book.formats.sgf_reader`` does) and never raises for bad input.
 """
 
 from __future__ import annotations

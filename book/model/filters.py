@@ -105,7 +105,7 @@ class Result:
 
 def parse_result(text: str) -> Result:
     """RE as written: ``B+R``, ``W+Resign``, ``B+3.5``, ``W+T``, ``B+F``, ``B`` (a bare winner, as
-    ``book.formats.headers`` reads it too), ``0``, ``Draw``, ``Void``, ``?``; any case."""
+    ``book.formats.sgf_headers`` reads it too), ``0``, ``Draw``, ``Void``, ``?``; any case."""
     text = unicodedata.normalize("NFKC", text).strip().upper()
     head = text[:2] if len(text) > 1 else text + "+"
     if head not in ("B+", "W+"):

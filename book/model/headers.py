@@ -3,7 +3,7 @@
 :data:`HEADER_FIELDS` is the one list.  What takes it from here:
 
 - ``book.model.records``: the fields of ``GameRecord`` (:func:`dataclass_fields`);
-- ``book.formats.headers``: their values read from an SGF root (``read_header``);
+- ``book.formats.sgf_headers``: their values read from an SGF root (``read_header``);
 - ``book.storage.schema``: the ``games`` table's header columns, in this order;
 - ``book.storage.store``: the fields of ``GameRow`` and the columns a games page reads;
 - ``book.analysis.pipeline.batches``: a record's header values in its games row (:meth:`HeaderField.stored`);
@@ -52,7 +52,8 @@ HEADER_FIELDS = (
     HeaderField("black_rank", str, "", "BR", "text", "", "Black's rank as written (9d, 3p, 5k)"),
     HeaderField("white_rank", str, "", "WR", "text", "", "White's rank as written"),
     HeaderField("date", str, "", "DT", "text", "", "the date as written (FF[4]: YYYY-MM-DD, servers vary)"),
-    HeaderField("year", int | None, None, None, "integer", None, "the date's year of 1600-2100 (headers.date_year)"),
+    HeaderField("year", int | None, None, None, "integer", None,
+                "the date's year of 1600-2100 (sgf_headers.date_year)"),
     HeaderField("event", str, "", "EV", "text", "", "the event or tournament"),
     HeaderField("result", str, "", "RE", "text", "", "the result as written (B+R, W+3.5, 0, ?)"),
     HeaderField("winner", int | None, None, None, "smallint", 0, "BLACK or WHITE from the result, else None"),

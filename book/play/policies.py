@@ -1,5 +1,5 @@
 """How a book chooser orders the moves it may play: the policies ``best``, ``weighted``,
-``winrate`` and ``sound`` (``book.play.chooser`` explains them; ``sound`` orders as ``best``, the
+``winrate`` and ``sound`` (``book.play.book_chooser`` explains them; ``sound`` orders as ``best``, the
 chooser having left out the moves KataGo's stored values condemn), shared by the whole-board chooser and the corner
 book's (``book.play.corner_chooser``)."""
 

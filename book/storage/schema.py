@@ -9,7 +9,7 @@ The tables:
     refuses to open it.
 
 ``games``
-    One row per game: the header fields of ``book.formats.headers``, in its order (``winner``
+    One row per game: the header fields of ``book.model.headers``, in its order (``winner``
     0 none, 1 Black, 2 White), then ``size``, ``move_count``, ``source``,
     ``fingerprint`` (unique; blake2b-8 of size, setup and moves, so a re-import adds
     nothing), ``anomaly`` (null, or why the game's positions stop early) and ``sgf``
@@ -118,7 +118,7 @@ def _header_column(header: HeaderField) -> Column:
 games = Table(
     "games", metadata,
     Column("id", Integer, primary_key=True, autoincrement=False),
-    *(_header_column(header) for header in HEADER_FIELDS),  # black ... rules (book.formats.headers)
+    *(_header_column(header) for header in HEADER_FIELDS),  # black ... rules (book.model.headers)
     Column("size", Integer, nullable=False),
     Column("move_count", Integer, nullable=False),
     Column("source", Text, nullable=False, default=""),

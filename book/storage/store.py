@@ -62,7 +62,7 @@ FEW_GAMES = 400  # Book.games: a position with at most this many games is sorted
 GameRow = make_dataclass(
     "GameRow",
     [("id", int), *dataclass_fields(), ("size", int), ("move_count", int), ("source", str),
-     ("move_number", int)],  # the header fields (black ... rules) are book.formats.headers'
+     ("move_number", int)],  # the header fields (black ... rules) are book.model.headers'
     frozen=True,
     namespace={"__module__": __name__, "__doc__": """A game's header as ``Book.games`` lists it.
 
@@ -323,7 +323,7 @@ class Book:
     def game(self, game_id: int):
         """The stored game as a ``book.model.records.GameRecord``; KeyError if there is none
         (a statistics book has none, and says so)."""
-        from fuseki.book.formats.records import read_games
+        from fuseki.book.formats.sgf_reader import read_games
 
         data = self.stored_games.sgf(game_id)
         return read_games(data, self.stored_games.source(game_id) or f"game {game_id}")[0]

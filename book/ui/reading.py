@@ -51,7 +51,7 @@ def parse_moves(text: str, size: int):
 def board_from_sgf(path: str, move: int):
     """A Board at the position after ``move`` moves of the game in ``path`` (setup included)."""
     from fuseki.book.formats.positions import board_after_record
-    from fuseki.book.formats.records import read_games
+    from fuseki.book.formats.sgf_reader import read_games
 
     with open(path, "rb") as handle:
         record = read_games(handle.read(), path)[0]

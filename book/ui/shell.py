@@ -241,7 +241,7 @@ class BookShell(FilterCommands, WithinCommands, cmd.Cmd):
     def do_corners(self, arg: str) -> None:
         """corners: what strong players played next in each corner of the board (the corner book,
         which the engine plays once the whole board is out of book), the last move's corner first."""
-        from fuseki.book.play.chooser import book_corners
+        from fuseki.book.play.book_chooser import book_corners
         from fuseki.book.ui.present.corner_text import corners_text
 
         self._no_arguments("corners", arg)

@@ -1,6 +1,6 @@
 """The engine's contract with what answers ``genmove``: the result, the protocols, the chain.
 
-Declared here, in the engine, so that the book (``book.play.chooser``) implements it and
+Declared here, in the engine, so that the book (``book.play.book_chooser``) implements it and
 the GTP layer (``engine.gtp``) calls it without knowing the book, and without probing
 (``hasattr``/``getattr``) for what a chooser can do:
 

@@ -29,7 +29,7 @@ times of its continuations kept (``corner_build.needed_rows``); without it they 
 counts are of the corner's content, whatever the rest of the board: a position of 2 games may
 show a corner move of thousands.  A corner book built before the ``games`` column (the
 built-in book's) has only the times (``counts_games`` False): its ``games`` are then the times
-played, and the book chooser estimates games from them (``chooser.within_games``).
+played, and the book chooser estimates games from them (``book_chooser.within_games``).
 ``lookup`` reads the four corners of a board in one statement and maps the moves back onto it.
 This module imports no numba: the engine's book chooser calls it at ``genmove``.
 """

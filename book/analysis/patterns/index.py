@@ -66,7 +66,7 @@ def update(book, progress=STDERR) -> int:
                                  .limit(CHUNK)).all()
         # the SGF parser (numba, sgfmill) only when there are games to index: a book fuseki import
         # made has none, and fuseki pattern's start need not import it (issue 61, bench/cli.py)
-        from fuseki.book.formats.records import read_games
+        from fuseki.book.formats.sgf_reader import read_games
 
         rows = []
         for game_id, blob, source in found:

@@ -12,7 +12,7 @@ The pipeline (``import_paths``)::
   (``book.analysis.pipeline.groups``); it deals game files by name and archives of a batch or two
   closed, for the parser that gets them to read (``book.formats.sources``), and reads only bigger
   archives itself (and every archive where there are fewer than two a parser).
-  Each parser cuts a group into batches, reads its SGF (``book.formats.records.read_games``,
+  Each parser cuts a group into batches, reads its SGF (``book.formats.sgf_reader.read_games``,
   fast path first), replays them (the core's ``replay_games``, which
   gives every position's canonical key and the next move in canonical orientation,
   once per group and board size; and ``replay_events`` per game, its pattern-index

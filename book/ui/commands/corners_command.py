@@ -41,7 +41,7 @@ def add_command(subparsers) -> None:
 
 def run_corners(args) -> int:
     from fuseki.book.analysis.patterns import corner_build
-    from fuseki.book.play.chooser import book_corners
+    from fuseki.book.play.book_chooser import book_corners
     from fuseki.book.storage.connect import BookError
     from fuseki.book.storage.store import Book
 

@@ -187,7 +187,7 @@ def _export_games(args):
                 game = book.game(game_id)
                 yield game_id, game.source, game
         return
-    from fuseki.book.formats.records import SgfError, read_games  # sgfmill: only this command needs it
+    from fuseki.book.formats.sgf_reader import SgfError, read_games  # sgfmill: only this command needs it
 
     source = 0
     for path in args.sgf:

@@ -85,7 +85,7 @@ def _point_names(size: int) -> dict[int, tuple[str, str]]:
 
 
 def game_row_json(row) -> dict:
-    """A games-list row: its id, the header fields (book.formats.headers; the winner as a colour name),
+    """A games-list row: its id, the header fields (book.model.headers; the winner as a colour name),
     size, move count and the move number where the position occurred."""
     answer = {name: getattr(row, name) for name in ("id", *HEADER_NAMES, "size", "move_count", "move_number")}
     answer["winner"] = COLOUR_LETTER.get(row.winner)

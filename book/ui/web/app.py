@@ -238,7 +238,7 @@ def scan_json(result) -> dict:
 
 
 def record_info(record) -> dict:
-    """A GameRecord's size, header fields (book.formats.headers; the winner as a colour name) and move count."""
+    """A GameRecord's size, header fields (book.model.headers; the winner as a colour name) and move count."""
     answer = {name: getattr(record, name) for name in ("size", *HEADER_NAMES)}
     answer["winner"] = COLOUR_LETTER.get(record.winner)
     answer["move_count"] = len(record.moves)
@@ -518,7 +518,7 @@ def _add_position_routes(app: Flask, shared: _Shared) -> None:
 
     @app.get("/api/corners")
     def corners_view():
-        from fuseki.book.play.chooser import book_corners
+        from fuseki.book.play.book_chooser import book_corners
 
         board = shared.search_board()
         # games, as the engine's analysis commands show them (an older corner book counts times only)

@@ -20,7 +20,7 @@ def corners_json(found, board, letters: str) -> list[dict]:
     games, its ``times`` how often it was played there, up to four times a game (the empty
     corner), its ``winrate`` that of the times; a corner's ``games`` are the games with a corner
     like it and a continuation, ``total`` and ``tenuki`` times (``tenuki_games``: games).
-    ``found``: after ``chooser.within_games`` (an older corner book's games estimated)."""
+    ``found``: after ``book_chooser.within_games`` (an older corner book's games estimated)."""
     from fuseki.book.play.corner_chooser import last_corner
 
     last = last_corner(board, board.to_move)

@@ -45,7 +45,7 @@ total: a game may play two of the moves in two corners of the same stones, so th
 number of games); the Leela Zero and KataGo lines have no field for where a candidate comes
 from, so there they are candidates as any other (visits = the games that played it in a corner
 like that one, never more than the book's games).  The web page's corner table shows the same
-figures: both take them from ``chooser.within_games`` (``BookChooser.corner_candidates``), which
+figures: both take them from ``book_chooser.within_games`` (``BookChooser.corner_candidates``), which
 passes a corner book's games as they are and estimates them for an older corner book that
 counted only times (a corner shape occurs in several corners of one game: the built-in book's
 empty-corner 4-4 point, 730,043 times in 369,210 games, shows 182,544, its times scaled to the
@@ -55,7 +55,7 @@ normally with nothing in it: no moves, no labels, no info lines.
 
 KataGo's stored judgement, where the book or the user's AI value cache has it for the game's
 komi (``komi``) and rules (``kgs-rules``; before it, the settings' ``[ai] rules``): the
-advisor's ``ai_lines``, values read, never asked for (see ``book.play.chooser``).  Only deep
+advisor's ``ai_lines``, values read, never asked for (see ``book.play.book_chooser``).  Only deep
 values speak for KataGo (``AiLine.deep``: the move's own values and the position's search each
 of at least ``book.analysis.ai.MARK_VISITS`` visits, the marks' threshold; a 3-visit value is
 noise, and the lines have no field that could tell it from a 400-visit one).  The analysis

@@ -2,7 +2,7 @@
 
 Only what GTP needs: size, komi, handicap, setup stones (AB/AW/AE, in any
 node of the main line) and the main line's moves.  Reading SGF for the book
-is ``book/formats/records.py``'s job.  sgfmill's points are (row from the bottom,
+is ``book/formats/sgf_reader.py``'s job.  sgfmill's points are (row from the bottom,
 column); ours are padded indices (see ``engine.core.coords``).
 """
 

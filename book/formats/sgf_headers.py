@@ -1,7 +1,7 @@
 """Reading the game-header fields (``book.model.headers.HEADER_FIELDS``) from SGF.
 
 :func:`read_header` reads the fields from a root node's raw properties (sgfmill's raw
-property map, which both of ``book.formats.records``' readers build).  Text encoding (``CA``):
+property map, which both of ``book.formats.sgf_reader``' readers build).  Text encoding (``CA``):
 the declared charset is honoured; GB2312/GBK are read as their superset GB18030.  When
 the declared charset does not decode the header text (or there is none), the rule is: UTF-8;
 then the legacy charset a detector picks from the whole game's text, comments included

@@ -10,7 +10,7 @@ Layers (the style guide's "grammar, then typed properties, then replay"; replay 
    the same moves, so everything after the grammar (header fields, encodings,
    quirks) is shared code.
 2. **typed properties** -- header fields decoded from the raw root map
-   (``book.formats.headers.read_header``, which also honours the ``CA`` charset), points
+   (``book.formats.sgf_headers.read_header``, which also honours the ``CA`` charset), points
    converted with ``engine.core.coords`` conventions.
 
 Conventions: points are padded indexes (``engine.core.coords``), ``PASS = -1``; colours are
@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 from sgfmill import sgf, sgf_grammar, sgf_moves
 
-from fuseki.book.formats.headers import HeaderTextError, read_header
+from fuseki.book.formats.sgf_headers import HeaderTextError, read_header
 from fuseki.book.model.records import GameRecord, Moves
 from fuseki.engine.core.base import (
     BLACK,
