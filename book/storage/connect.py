@@ -19,6 +19,7 @@ from fuseki.book.storage import wal
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers (make_db)
 POOL_SIZE = 32  # connections kept open per Book (as many again are opened and closed when more ask)
 WAL_WAIT = 60.0  # seconds a connection waits for the lock that turning a new book to WAL needs
 
@@ -86,7 +87,20 @@ def make_db(url, readonly: bool) -> Engine:
         return create_engine(url, pool_pre_ping=True, **pool,
                              connect_args={"options": "-c default_transaction_read_only=on"})
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, **pool)
+        db = create_engine(url, pool_pre_ping=True, **pool)
+
+        # A writer's transaction (``fuseki_write``: Book.open for writing, Book.writing) takes the
+        # writers' advisory lock as it begins, as SQLite's BEGIN IMMEDIATE below does, and holds
+        # it until it ends: writers take turns (a batch's fingerprint check and new ids cannot race
+        # another importer's, nor two importers' CREATE TABLE IF NOT EXISTS of one new book on the
+        # catalog); readers go on.
+        @event.listens_for(db, "begin")
+        def _write_lock(conn):
+            if conn.get_execution_options().get("fuseki_write"):
+                with conn.connection.dbapi_connection.cursor() as cursor:
+                    cursor.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+
+        return db
     db = create_engine(url, connect_args={"check_same_thread": False, "timeout": 60}, **pool)
 
     # SQLAlchemy's documented recipe for SQLite transactions: the driver's own implicit

@@ -1,29 +1,18 @@
 """What differs between SQLite and PostgreSQL once a book is connected, one function each.
 
-Each difference of the two engines that storage and the layers above it meet (the writers'
-lock, VACUUM and the pages it gives back, the database's size and file, the SQL that joins ids
-into one string, the driver's placeholder, blob type and fast paths of inserts and IN lists, an
-upsert, a table kept in its key's order, a SQLite book's file) is answered here, so that no caller branches on the
-dialect; the positions index keeps its own (``book.storage.position_index``: its physical forms
-differ by engine), and ``connect`` makes the engines.  Nothing here imports another module of
-storage at its top (``schema`` imports it), nor SQLAlchemy (``book_file`` serves ``sqlite3``
-connections too).
+Each difference of the two engines that storage and the layers above it meet (VACUUM and
+the pages it gives back, the database's size and file, the SQL that joins ids into one string,
+the driver's placeholder, blob type and fast paths of inserts and IN lists, an upsert, a table
+kept in its key's order) is answered here, so that no caller branches on the dialect; the
+positions index keeps its own (``book.storage.position_index``: its physical forms differ by
+engine), and ``connect`` makes the engines (a writer's transaction holds the writers' lock from
+its begin, on either).  Nothing here imports another module of storage at its top (``schema``
+imports it), nor SQLAlchemy (``book_file`` serves ``sqlite3`` connections too).
 """
 
 from __future__ import annotations
 
 import sqlite3
-
-WRITE_LOCK = 0x66757365  # PostgreSQL advisory lock key ("fuse") of the book's writers
-
-
-
-def take_write_lock(conn) -> None:
-    """Hold the book's write lock until the caller's transaction ends: on PostgreSQL the
-    writers' advisory lock (``WRITE_LOCK``; readers go on); on SQLite the transaction's
-    ``BEGIN IMMEDIATE`` (``make_db``, a connection with ``fuseki_write``) holds it already."""
-    if conn.dialect.name == "postgresql":
-        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
 
 
 def vacuum(db) -> None:
@@ -39,31 +28,14 @@ def vacuum(db) -> None:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def reclaim(db, writing, pages_per_step: int) -> int:
-    """Give a SQLite book's free pages back to the file system, ``pages_per_step`` pages in each
-    transaction of ``writing()`` (the book's write lock, so the log stays bounded); returns how
-    many.  Nothing where there is no incremental auto-vacuum (PostgreSQL, whose VACUUM does it;
-    a SQLite book made before it, which keeps them until ``vacuum``)."""
+def frees_pages_stepwise(db) -> bool:
+    """Whether the database gives the pages it freed back to the file system a step at a time
+    (``PRAGMA incremental_vacuum``: a SQLite book made since incremental auto-vacuum); PostgreSQL's
+    VACUUM does that itself, and an older SQLite book keeps them until ``vacuum``."""
     if db.dialect.name != "sqlite":
-        return 0
+        return False
     with db.connect() as conn:
-        if conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() != 2:  # 2: incremental
-            return 0
-    reclaimed = 0
-    while True:
-        with writing() as conn:
-            driver = conn.connection.dbapi_connection
-            free = driver.execute("PRAGMA freelist_count").fetchone()[0]
-            if not free:
-                return reclaimed
-            # one page a statement: Python's sqlite3 runs a statement without result columns
-            # for one step only, and incremental_vacuum(N) frees a page a step
-            for _ in range(min(free, pages_per_step)):
-                driver.execute("PRAGMA incremental_vacuum(1)")
-            left = driver.execute("PRAGMA freelist_count").fetchone()[0]
-        if left >= free:  # nothing moved: leave it, rather than loop
-            return reclaimed
-        reclaimed += free - left
+        return conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() == 2  # 2: incremental
 
 
 def database_bytes(conn) -> int | None:

@@ -202,10 +202,9 @@ staging_table = Table("fuseki_stage", MetaData(), *positions_columns("fuseki_sta
 
 
 def create(conn) -> None:
-    """Create the tables (if missing) and stamp a new book's versions."""
-    # Several importers may open a new book at once: CREATE TABLE IF NOT EXISTS races on
-    # PostgreSQL's catalog, so they take turns (the lock ends with the transaction).
-    dialect.take_write_lock(conn)
+    """Create the tables (if missing) and stamp a new book's versions, in a writer's transaction
+    (``fuseki_write``: it holds the write lock, so importers opening one new book at once take
+    turns: ``connect.make_db``)."""
     metadata.create_all(conn)
     present = dict(conn.execute(select(meta.c.name, meta.c.value)).all())
     missing = [{"name": k, "value": v} for k, v in versions().items() if k not in present]

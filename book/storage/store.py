@@ -182,8 +182,7 @@ class Book:
                     upgrade_first = migrate.pending(conn)  # written by an older fuseki: a writer upgrades it
                     if not upgrade_first:
                         schema.check_versions(conn)
-                else:
-                    dialect.take_write_lock(conn)
+                else:  # the transaction holds the write lock (connect.make_db)
                     upgraded = migrate.upgrade(conn)
                     schema.create(conn)
                     intake.sweep(conn)  # what an importer that stopped left
@@ -348,7 +347,7 @@ class Book:
         """A connection in a write transaction that holds the book's write lock until commit.
 
         SQLite: BEGIN IMMEDIATE; PostgreSQL: the writers' advisory lock
-        (``dialect.take_write_lock``, released with the transaction; readers go on).  Writers
+        (``connect.make_db``: taken as the transaction begins, released with it; readers go on).  Writers
         run one after another, so a batch's fingerprint check and its new game ids cannot
         race another importer's.
         """
@@ -359,7 +358,6 @@ class Book:
             self._checkpointer.bound()  # a log grown too long restarts with this write
         with self.db.connect().execution_options(fuseki_write=True) as conn:
             with conn.begin():
-                dialect.take_write_lock(conn)
                 yield conn
             intake.end_write(conn)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
@@ -422,7 +420,23 @@ class Book:
         transaction so that the log stays bounded; an older book (no auto-vacuum) keeps
         them until ``compact``.  Nothing to do on PostgreSQL (its VACUUM does it).
         """
-        return 0 if self.readonly else dialect.reclaim(self.db, self.writing, pages_per_step)
+        if self.readonly or not dialect.frees_pages_stepwise(self.db):
+            return 0
+        reclaimed = 0
+        while True:
+            with self.writing() as conn:
+                driver = conn.connection.dbapi_connection
+                free = driver.execute("PRAGMA freelist_count").fetchone()[0]
+                if not free:
+                    return reclaimed
+                # one page a statement: Python's sqlite3 runs a statement without result columns
+                # for one step only, and incremental_vacuum(N) frees a page a step
+                for _ in range(min(free, pages_per_step)):
+                    driver.execute("PRAGMA incremental_vacuum(1)")
+                left = driver.execute("PRAGMA freelist_count").fetchone()[0]
+            if left >= free:  # nothing moved: leave it, rather than loop
+                return reclaimed
+            reclaimed += free - left
 
     def _file_bytes(self, conn) -> int | None:
         """The database's size (``dialect.database_bytes``) and what the index keeps beside it."""

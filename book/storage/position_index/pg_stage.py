@@ -29,8 +29,7 @@ import numpy as np
 from sqlalchemy import insert, text
 
 from fuseki.book.storage import pgcopy, schema, scheme
-from fuseki.book.storage.connect import make_db
-from fuseki.book.storage.dialect import WRITE_LOCK
+from fuseki.book.storage.connect import WRITE_LOCK, make_db
 from fuseki.book.storage.position_index import nextmoves, segment_files
 
 # FUSEKI_PG_STAGE=0: the writer copies every row itself, as before staging (a baseline for
