@@ -1,8 +1,10 @@
 """The positions index's face for writing: an import's batches in, their merges, the sweep.
 
 The importer (``book.analysis.pipeline``) writes the index through this module alone, and
-``Book`` sweeps it through ``sweep``; which physical form a batch's rows take and which SQL
-dialect writes them are chosen here:
+``Book`` sweeps it (``sweep``, ``check_files``) and merges it (``merge_all``) through it too;
+what needs the book's write lock is handed it (``Writing``: ``Book.writing``), so nothing here
+calls back into the book.  Which physical form a batch's rows take and which SQL dialect
+writes them are chosen here:
 
 - a segment file beside a SQLite book on disk, written by the parser (``segment_files``);
 - a table staged on PostgreSQL by the parser on its own connection (``pg_stage``), under a
