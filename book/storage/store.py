@@ -254,25 +254,27 @@ class Book:
     def next_moves(self, board, to_move: int | None = None, filters: Filters | None = None) -> NextMoves:
         """Next moves from ``board``'s position (any orientation), from the book's index."""
         side, filters = board.to_move if to_move is None else to_move, filters or Filters()
-        try:
-            return self.index.next_moves(board, side, filters, self._kept(filters))
-        except answers.MaskNeeded as needed:
-            return self.index.next_moves(board, side, filters, self.mask(filters, needed.top))
+        return self._with_mask(filters, lambda kept: self.index.next_moves(board, side, filters, kept))
 
     def visits(self, key: int, filters: Filters | None = None, every_row: bool = False) -> Visits:
         """What the index knows of the position ``key`` (canonical, unsigned): see
         ``face.Visits``; ``every_row``: every game one by one."""
         filters = filters or Filters()
-        try:
-            return self.index.visits(key, filters, every_row, self._kept(filters))
-        except answers.MaskNeeded as needed:
-            return self.index.visits(key, filters, every_row, self.mask(filters, needed.top))
+        return self._with_mask(filters, lambda kept: self.index.visits(key, filters, every_row, kept))
 
-    def _kept(self, filters: Filters) -> np.ndarray | None:
-        """The mask of the games ``filters`` keep as this book last built it (None: none built
-        yet, or the filters select no games); the index raises ``answers.MaskNeeded`` where it is
-        missing or older than the games it read."""
-        return self._masks.get(filters.cache_key()) if filters.selects_games() else None
+    def _with_mask(self, filters: Filters, ask):
+        """``ask(kept)``: the index's answer given the mask of the games ``filters`` keep (None
+        where they select no games).  A mask not built yet is built first, so that the index's
+        read is not thrown away; one built before games this reader has not seen were added
+        makes the index raise ``answers.MaskNeeded``, and the question is asked again with it
+        rebuilt past them."""
+        if not filters.selects_games():
+            return ask(None)
+        kept = self._masks.get(filters.cache_key())
+        try:
+            return ask(kept if kept is not None else self.mask(filters, 0))
+        except answers.MaskNeeded as needed:
+            return ask(self.mask(filters, needed.top))
 
     def games(self, board, to_move: int | None = None, filters: Filters | None = None,
               page: int = 1, page_size: int = 20, after: int | None = None) -> GamesPage:
