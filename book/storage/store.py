@@ -263,16 +263,14 @@ class Book:
         return self._with_mask(filters, lambda kept: self.index.visits(key, filters, every_row, kept))
 
     def _with_mask(self, filters: Filters, ask):
-        """``ask(kept)``: the index's answer given the mask of the games ``filters`` keep (None
-        where they select no games).  A mask not built yet is built first, so that the index's
-        read is not thrown away; one built before games this reader has not seen were added
-        makes the index raise ``answers.MaskNeeded``, and the question is asked again with it
-        rebuilt past them."""
-        if not filters.selects_games():
-            return ask(None)
-        kept = self._masks.get(filters.cache_key())
+        """``ask(kept)``: the index's answer given the mask of the games ``filters`` keep as this
+        book last built it (None: none built yet, or the filters select no games).  The index
+        raises ``answers.MaskNeeded`` where the mask is missing or older than the games it read
+        (a statistics book refuses such filters before it asks), and the question is asked again
+        with the mask built past them."""
+        kept = self._masks.get(filters.cache_key()) if filters.selects_games() else None
         try:
-            return ask(kept if kept is not None else self.mask(filters, 0))
+            return ask(kept)
         except answers.MaskNeeded as needed:
             return ask(self.mask(filters, needed.top))
 
