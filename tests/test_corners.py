@@ -99,14 +99,15 @@ def test_a_tiny_filter_many_walks_and_threads_count_the_same(corner_book, tmp_pa
     """The filter only lets records through (a record played twice always has its twice bit):
     a filter of 64 words a thread, where most once-played records share a bit with another,
     tally tables that may hold no more than one key range (a count walk for each of the 64), 3
-    threads each owning a third of the key space, and the games in 7 chunks must still give
-    the independent count, pruned."""
+    threads each owning a third of the key space, the games in 7 chunks and each thread's
+    records placed a game at a time must still give the independent count, pruned."""
     path, games, size, table = corner_book
     monkeypatch.setattr(corner_build, "FILTER_BITS", 0)
     monkeypatch.setattr(corner_build, "TABLE_BYTES", 1)
     monkeypatch.setattr(corner_build, "CHUNKS", 7)
     monkeypatch.setattr(corner_build, "THREADS", threads)
     monkeypatch.setattr(corner_build, "GAMES_A_THREAD", 1)
+    monkeypatch.setattr(corner_build, "BUFFER_RECORDS", 1)  # room for one game's records: placed a game at a time
     copy = shutil.copytree(os.path.dirname(path), tmp_path / "copy")  # the book with its segment files
     rng = np.random.default_rng(3)
     with Book.open(str(copy / os.path.basename(path))) as book:

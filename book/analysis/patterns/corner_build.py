@@ -15,8 +15,13 @@ walk marks each record in a bit filter, a second counts exactly, in a hash table
 records the filter saw twice (``records``): continuations played fewer than ``prune`` times
 are dropped (a corner move of one game is noise, and they are most of the records), so they
 never cost more than their filter bits.  Every game is walked twice however many games there
-are (``records``: threads own key ranges, not games).  The meta rows say what the table was
-built from and how.
+are (``records``: threads own key ranges, not games).  A walk gathers a buffer of records
+(``gather``), then places them one key range at a time (``place``): each of the 4,096 ranges
+has its own filter words and its own run of tally slots, so the random accesses of a range's
+records fall in a few kilobytes, and a record costs the same in a book of any size (when each
+record went straight to its bit and its slot, a miss of the caches each, the count walk of
+1.5 million games cost 7.7 times that of 366k: docs/benchmarks.md).  The meta rows say what
+the table was built from and how.
 """
 
 from __future__ import annotations
@@ -35,12 +40,15 @@ from fuseki.book.storage.index_state import indexed_through
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
-RANGE_BITS = 6  # the key space in 2 ** RANGE_BITS ranges (the top bits of the signed key): what a thread owns
+RANGE_BITS = 12  # the key space in 2 ** RANGE_BITS ranges (the top bits of the signed key): a run of them is what
+# a thread owns, and each has its own filter words and tally slots, a few kilobytes that stay in cache while
+# its records are placed (``place``), so a record costs the same at any size (bench/corner_walks.py)
 RANGES = 1 << RANGE_BITS
 TABLE_BYTES = 2 << 30  # the tally tables of one count walk together at most; more: another walk for the rest
 CHUNKS = 20  # each walk's games in this many chunks: the threads meet after each, and the progress moves
-THREADS = min(os.cpu_count() or 1, 4)  # walks at once (numba lets go of the GIL), each on a share of the games
+THREADS = min(os.cpu_count() or 1, 4)  # walks at once (numba lets go of the GIL), each on a run of key ranges
 GAMES_A_THREAD = 20_000  # no more threads than this many games each
+BUFFER_RECORDS = 1 << 21  # records a thread gathers before placing them (32 MB, and as much again to order them)
 FILTER_BITS = 4  # bits of each seen/twice filter per bounded record (4: ~9% of once-played pass it, bench/corpus.py)
 THROUGH = "corner_moves_through"
 SETTINGS = "corner_moves_settings"
@@ -54,6 +62,7 @@ MARK, TALLY = 0, 1  # what ``walk`` does with each record
 MARK_SHARE, WRITE_FROM = 0.2, 0.75
 KEY, MOVE, PLAYED, WINS, GAMES = 0, 1, 2, 3, 4  # the tally table's columns (one slot: 40 bytes)
 COLUMNS = 5
+WON, FIRST = 16, 17  # the bits of a gathered record's info above its move + 2: its player won; the game's first
 GAME_SLOTS = 1024  # the per-game set of records counted: a power of two above 4 records a move x DEPTH
 
 
@@ -95,20 +104,6 @@ def _slot(key, move, mask):
 
 
 @njit(cache=True, nogil=True)
-def _grown(table):
-    """The tally's table at twice its size, its entries placed again."""
-    cap = 2 * len(table)
-    grown = np.zeros((cap, COLUMNS), dtype=np.uint64)
-    for i in range(len(table)):
-        if table[i, PLAYED]:
-            s = _slot(table[i, KEY], np.int64(table[i, MOVE]), np.uint64(cap - 1))
-            while grown[s, PLAYED]:
-                s = (s + 1) & (cap - 1)
-            grown[s] = table[i]
-    return grown
-
-
-@njit(cache=True, nogil=True)
 def _first_in_game(seen_keys, seen_moves, stamps, stamp, key, move):
     """True the first time the game ``stamp`` counts the record (key, move): it is added to the
     game's set (open addressing; a slot of another game's stamp is empty)."""
@@ -123,21 +118,16 @@ def _first_in_game(seen_keys, seen_moves, stamps, stamp, key, move):
 
 
 @njit(cache=True, nogil=True)
-def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, depth, lo, hi,
-         mode, filters, region, twice, table, used):
-    """Replay the games ``chosen`` and, for each corner move and each tenuki (a move that leaves
-    the corner last played in) whose key lies in the key ranges ``lo`` to ``hi`` (``key_range``),
-    for its record (key, move) and its key's record (key, ``corners.ALL``):
-
-    - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``,
-      twice, and ``twice[range]`` counts it), within its range's words ``region[range]`` (first
-      word, words: a power of two);
-    - ``TALLY``: count it (played, wins, and games: once a game) in ``table`` (``used`` entries
-      already) when its twice bit is set (every record played twice or more has it; no filters:
-      every record), the table grown at three quarters full.
-
-    Returns (records walked, the table, its entries)."""
-    n = 0
+def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, size_key, depth, lo, hi,
+           counting, out):
+    """Replay the games ``chosen[start:]`` and, for each corner move and each tenuki (a move that
+    leaves the corner last played in) whose key lies in the key ranges ``lo`` to ``hi``
+    (``key_range``), append its record (key, move) and its key's record (key, ``corners.ALL``) to
+    ``out`` as rows (key, info: ``move + 2``, the mover won at bit ``WON``, and when ``counting``
+    the game's first sight of the record at bit ``FIRST``: the games are counted once each here,
+    where the game is at hand).  Stops before a game whose records might not fit (at most 4 a
+    move within ``depth``).  Returns (the position in ``chosen`` of the next game, rows)."""
+    rows = 0
     npoints = corner_of.shape[0]
     h = np.zeros((4, 2, 2), dtype=np.uint64)
     colour = np.zeros(npoints, dtype=np.int64)
@@ -147,7 +137,12 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
     seen_keys = np.zeros(slots, dtype=np.uint64)
     seen_moves = np.zeros(slots, dtype=np.int64)
     stamps = np.full(slots, -1, dtype=np.int64)
-    for g in chosen:
+    at = start
+    while at < len(chosen):
+        if rows + 4 * depth > len(out):
+            break
+        g = chosen[at]
+        at += 1
         h[:] = 0
         colour[:] = 0
         played = 0
@@ -180,37 +175,93 @@ def walk(events, offsets, chosen, winners, corner_of, local, zkeys, size_key, de
                 r = key_range(key)
                 if r < lo or r >= hi:
                     continue
-                n += 1
-                if len(filters):
-                    s = _slot(key, move, np.uint64(region[r, 1] * 64 - 1))
-                    word, bit = region[r, 0] + (s >> 6), np.uint64(1) << np.uint64(s & 63)
-                    if mode == MARK:
-                        if not filters[word, 0] & bit:
-                            filters[word, 0] |= bit
-                        elif not filters[word, 1] & bit:
-                            filters[word, 1] |= bit
-                            twice[r] += 1
-                        continue
-                    if not filters[word, 1] & bit:
-                        continue
-                if 4 * (used + 1) > 3 * len(table):
-                    table = _grown(table)
-                cap = len(table)
-                s = _slot(key, move, np.uint64(cap - 1))
-                while table[s, PLAYED] and not (table[s, KEY] == key and np.int64(table[s, MOVE]) == move):
-                    s = (s + 1) & (cap - 1)
-                if not table[s, PLAYED]:
-                    table[s, KEY], table[s, MOVE] = key, np.uint64(move)
-                    used += 1
-                table[s, PLAYED] += np.uint64(1)
-                table[s, WINS] += won
-                if _first_in_game(seen_keys, seen_moves, stamps, np.int64(g), key, np.int64(move)):
-                    table[s, GAMES] += np.uint64(1)
+                info = np.uint64(move + 2) | (won << np.uint64(WON))
+                if counting and _first_in_game(seen_keys, seen_moves, stamps, np.int64(g), key, np.int64(move)):
+                    info |= np.uint64(1) << np.uint64(FIRST)
+                out[rows, 0], out[rows, 1] = key, info
+                rows += 1
             if c >= 0:
                 colour[p] = kind
                 _toggle(h, corner_of, local, zkeys, kind, p)
             previous = c
-    return n, table, used
+    return at, rows
+
+
+@njit(cache=True, nogil=True)
+def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, spare):
+    """Put ``gather``'s rows in the order of their key ranges (a counting sort into ``spare``),
+    then, one range at a time (its filter words and its table slots: a few kilobytes, in
+    cache), for each record:
+
+    - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``,
+      twice, and ``twice[range]`` counts it), within its range's words ``region[range]`` (first
+      word, words: a power of two);
+    - ``TALLY``: count it (played, wins, and games: once a game) in ``table`` when its twice bit
+      is set (every record played twice or more has it; no filters: every record).  The table
+      holds the ranges ``lo`` to ``hi`` in equal runs of slots, a run each (``fills[range]``
+      entries), and is grown when a run is three quarters full.
+
+    Returns the table (grown or not)."""
+    ranges = hi - lo
+    starts = np.zeros(ranges + 1, dtype=np.int64)
+    for i in range(rows):
+        starts[key_range(out[i, 0]) - lo + 1] += 1
+    for r in range(ranges):
+        starts[r + 1] += starts[r]
+    fill = starts[:-1].copy()
+    for i in range(rows):
+        r = key_range(out[i, 0]) - lo
+        spare[fill[r], 0], spare[fill[r], 1] = out[i, 0], out[i, 1]
+        fill[r] += 1
+    for r in range(ranges):
+        for j in range(starts[r], starts[r + 1]):
+            key = spare[j, 0]
+            move = np.int64(spare[j, 1] & np.uint64(0xFFFF)) - 2
+            if len(filters):
+                s = _slot(key, move, np.uint64(region[lo + r, 1] * 64 - 1))
+                word, bit = region[lo + r, 0] + (s >> 6), np.uint64(1) << np.uint64(s & 63)
+                if mode == MARK:
+                    if not filters[word, 0] & bit:
+                        filters[word, 0] |= bit
+                    elif not filters[word, 1] & bit:
+                        filters[word, 1] |= bit
+                        twice[lo + r] += 1
+                    continue
+                if not filters[word, 1] & bit:
+                    continue
+            run = len(table) // ranges
+            if 4 * (fills[r] + 1) > 3 * run:
+                table = _grown(table, lo, hi)
+                run = len(table) // ranges
+            first = r * run
+            s = _slot(key, move, np.uint64(run - 1))
+            while table[first + s, PLAYED] and not (table[first + s, KEY] == key
+                                                    and np.int64(table[first + s, MOVE]) == move):
+                s = (s + 1) & (run - 1)
+            s += first
+            if not table[s, PLAYED]:
+                table[s, KEY], table[s, MOVE] = key, np.uint64(move)
+                fills[r] += 1
+            table[s, PLAYED] += np.uint64(1)
+            table[s, WINS] += (spare[j, 1] >> np.uint64(WON)) & np.uint64(1)
+            table[s, GAMES] += (spare[j, 1] >> np.uint64(FIRST)) & np.uint64(1)
+    return table
+
+
+@njit(cache=True, nogil=True)
+def _grown(table, lo, hi):
+    """The tally's table with each range's run of slots twice as long, its entries placed again."""
+    ranges = hi - lo
+    run = 2 * (len(table) // ranges)
+    grown = np.zeros((run * ranges, COLUMNS), dtype=np.uint64)
+    for i in range(len(table)):
+        if table[i, PLAYED]:
+            first = (key_range(table[i, KEY]) - lo) * run
+            s = _slot(table[i, KEY], np.int64(table[i, MOVE]), np.uint64(run - 1))
+            while grown[first + s, PLAYED]:
+                s = (s + 1) & (run - 1)
+            grown[first + s] = table[i]
+    return grown
 
 
 @njit(cache=True, nogil=True)
@@ -351,14 +402,14 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     unique corners), and they never reach a table.  Each walk runs in ``THREADS`` threads, each
     replaying every game but marking or counting only the records of its own key ranges (its
     own filter words, its own table: nothing shared is written, nothing waits on a lock, and no
-    thread's table is merged into another's).  The count walks once more for each further run
+    thread's table is merged into another's); each gathers its records a buffer at a time and
+    places them range by range (``gather``, ``place``).  The count walks once more for each further run
     of key ranges when their tables would pass ``TABLE_BYTES`` (a corpus whose every record is
     played twice).  So every game is replayed a fixed number of times whatever the corpus's
     size: before, the key space was cut into slices of ``RECORDS_PER_PART`` records, two walks
     of every game each, and the walks grew with the square of the games (bench/corpus.py)."""
     frame = corners.frames(size)
-    args = (events, offsets, None, winners, frame.corner_of, frame.local, frame.zkeys,
-            np.uint64(frame.size_key), depth)
+    geometry = (winners, frame.corner_of, frame.local, frame.zkeys, np.uint64(frame.size_key), depth)
     games = len(chosen)
     threads = max(1, min(THREADS, games // GAMES_A_THREAD))
     chunks = np.array_split(chosen, max(1, min(CHUNKS, games)))  # the threads meet after each: progress
@@ -367,41 +418,49 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     filtered = prune > 1
     region = np.zeros((RANGES, 2), dtype=np.int64)
     filters = np.zeros((0, 2), dtype=np.uint64)
-    twice = np.zeros((threads, RANGES), dtype=np.int64)
+    twice = np.zeros(RANGES, dtype=np.int64)  # each range's twice bits (a range is one thread's: no race)
+    rows = max(BUFFER_RECORDS, 4 * depth)
+    buffers = [(np.zeros((rows, 2), dtype=np.uint64), np.zeros((rows, 2), dtype=np.uint64)) for _ in range(threads)]
     none = np.zeros((1, COLUMNS), dtype=np.uint64)
+
+    def walk(t, chunk, lo, hi, mode, table, fills):
+        """Thread ``t`` gathers the records of its ranges in ``chunk`` and places them, a buffer at a time."""
+        out, spare = buffers[t]
+        start = 0
+        while start < len(chunk):
+            start, gathered = gather(events, offsets, chunk, start, *geometry, lo, hi, mode == TALLY, out)
+            table = place(out, gathered, lo, hi, mode, filters, region, twice, table, fills, spare)
+        return table, fills
+
     with ThreadPoolExecutor(threads) as pool:
         def each_chunk(owned, mode, tables, done, share):
             """Walk every chunk of the games, each thread its ``owned`` ranges; returns the tables."""
             for number, chunk in enumerate(chunks):
                 tables = list(pool.map(
-                    lambda t, chunk=chunk, tables=tables: walk(*args[:2], chunk, *args[3:], *owned[t], mode, filters,
-                                                               region, twice[t], *tables[t])[1:],
+                    lambda t, chunk=chunk, tables=tables: walk(t, chunk, *owned[t], mode, *tables[t]),
                     range(len(owned))))
                 if steps is not None:
                     steps.update(int(games * (done + share * (number + 1) / len(chunks))))
             return tables
 
         if filtered:
-            owned = _split(list(range(RANGES)), np.ones(RANGES), threads)
             bound = int(_bound(offsets, events, chosen, depth))
-            first = 0
-            for lo, hi in owned:  # each thread's filter words: FILTER_BITS a bounded record of its ranges
-                words = 1 << max(int(bound * (hi - lo) // RANGES * FILTER_BITS - 1).bit_length() - 6, 6)
-                region[lo:hi] = first, words
-                first += words
-            filters = np.zeros((first, 2), dtype=np.uint64)
-            each_chunk(owned, MARK, [(none, 0)] * len(owned), 0.0, MARK_SHARE)
-        counted = twice.sum(axis=0)
-        groups = _groups(counted) if filtered else [list(range(RANGES))]
+            # each range's filter words: FILTER_BITS a bounded record of the range, a power of two
+            words = 1 << max(int(bound * FILTER_BITS // RANGES - 1).bit_length() - 6, 0)
+            region[:, 0], region[:, 1] = np.arange(RANGES) * words, words
+            filters = np.zeros((RANGES * words, 2), dtype=np.uint64)
+            owned = _split(list(range(RANGES)), np.ones(RANGES), threads)
+            each_chunk(owned, MARK, [(none, np.zeros(1, dtype=np.int64))] * len(owned), 0.0, MARK_SHARE)
+        groups = _groups(twice) if filtered else [list(range(RANGES))]
         share = (WRITE_FROM - MARK_SHARE if filtered else WRITE_FROM) / len(groups)
         for number, group in enumerate(groups):
-            owned = _split(group, counted, threads)
+            owned = _split(group, twice, threads)
             done = (MARK_SHARE if filtered else 0.0) + number * share
-            # at least one entry a twice bit (5.3 M bits, 4.7 M records played twice at 366k games)
-            tables = [(np.zeros((1 << max(int(counted[lo:hi].sum() * 3 // 2).bit_length(), 4), COLUMNS),
-                                dtype=np.uint64), 0) for lo, hi in owned]
+            # a run of slots a range, at least 1.5 a twice bit (5.3 M bits, 4.7 M records played twice at 366k games)
+            tables = [(np.zeros(((hi - lo) << max(int(twice[lo:hi].max() * 3 // 2).bit_length(), 4), COLUMNS),
+                                dtype=np.uint64), np.zeros(hi - lo, dtype=np.int64)) for lo, hi in owned]
             tables = each_chunk(owned, TALLY, tables, done, share)
-            for table, _used in tables:  # the threads' ranges ascend: so do their keys
+            for table, _fills in tables:  # the threads' ranges ascend: so do their keys
                 columns = _ordered(table, max(prune, 1))
                 keep = needed_rows(columns[0], columns[1], columns[2], columns[4])
                 yield tuple(column[keep] for column in columns)
