@@ -54,12 +54,14 @@ THROUGH = "corner_moves_through"
 SETTINGS = "corner_moves_settings"
 
 ALL = corners.ALL  # the move of a key's own record: every continuation of the key, tenuki included
-MARK, TALLY = 0, 1  # what ``walk`` does with each record
-# The progress: where the mark walk ends and where the last count walk's rows start being
-# ordered and written (the caller writes them as they come).  Of the 366,535-game corpus's
-# 13.8 s the mark walk takes about a quarter, the count walk half, ordering and writing the
-# rest; of the 1.5 million mirror games' 104 s 14 %, 55 % and 31 % (docs/benchmarks.md).
-MARK_SHARE, WRITE_FROM = 0.2, 0.75
+MARK, TALLY = 0, 1  # what ``place`` does with each record
+# The progress: the mark walk's share of the whole, and of each count walk's share the part its
+# walk takes (the rest: its tables ordered, then written by the caller a piece of WRITE_ROWS
+# rows at a time, each piece moving the line).  On the 1.5 million mirror games the line then
+# moved 1-5 points every 2-3 s from start to end (78 s; docs/benchmarks.md, issue 61).
+MARK_SHARE, COUNT_PART = 0.2, 0.7
+WRITE_ROWS = 1 << 20
+PROGRESS_FROM = 50_000  # games: fewer take a second or two, and say nothing until their summary line
 KEY, MOVE, PLAYED, WINS, GAMES = 0, 1, 2, 3, 4  # the tally table's columns (one slot: 40 bytes)
 COLUMNS = 5
 WON, FIRST = 16, 17  # the bits of a gathered record's info above its move + 2: its player won; the game's first
@@ -414,7 +416,7 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     threads = max(1, min(THREADS, games // GAMES_A_THREAD))
     chunks = np.array_split(chosen, max(1, min(CHUNKS, games)))  # the threads meet after each: progress
     steps = Steps(f"corner book {size}x{size}", games, stream=progress) \
-        if progress is not None and games > 50_000 else None
+        if progress is not None and games > PROGRESS_FROM else None
     filtered = prune > 1
     region = np.zeros((RANGES, 2), dtype=np.int64)
     filters = np.zeros((0, 2), dtype=np.uint64)
@@ -452,21 +454,25 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
             owned = _split(list(range(RANGES)), np.ones(RANGES), threads)
             each_chunk(owned, MARK, [(none, np.zeros(1, dtype=np.int64))] * len(owned), 0.0, MARK_SHARE)
         groups = _groups(twice) if filtered else [list(range(RANGES))]
-        share = (WRITE_FROM - MARK_SHARE if filtered else WRITE_FROM) / len(groups)
+        share = (1.0 - (MARK_SHARE if filtered else 0.0)) / len(groups)
         for number, group in enumerate(groups):
             owned = _split(group, twice, threads)
             done = (MARK_SHARE if filtered else 0.0) + number * share
             # a run of slots a range, at least 1.5 a twice bit (5.3 M bits, 4.7 M records played twice at 366k games)
             tables = [(np.zeros(((hi - lo) << max(int(twice[lo:hi].max() * 3 // 2).bit_length(), 4), COLUMNS),
                                 dtype=np.uint64), np.zeros(hi - lo, dtype=np.int64)) for lo, hi in owned]
-            tables = each_chunk(owned, TALLY, tables, done, share)
-            for table, _fills in tables:  # the threads' ranges ascend: so do their keys
-                columns = _ordered(table, max(prune, 1))
-                keep = needed_rows(columns[0], columns[1], columns[2], columns[4])
-                yield tuple(column[keep] for column in columns)
+            tables = each_chunk(owned, TALLY, tables, done, share * COUNT_PART)
+            for which in range(len(tables)):  # the threads' ranges ascend: so do their keys
+                columns = _ordered(tables[which][0], max(prune, 1))
+                tables[which] = None  # its memory goes before its rows are written
+                keep = np.flatnonzero(needed_rows(columns[0], columns[1], columns[2], columns[4]))
+                pieces = range(0, len(keep), WRITE_ROWS)
+                for piece, first in enumerate(pieces):
+                    yield tuple(column[keep[first:first + WRITE_ROWS]] for column in columns)
+                    if steps is not None:
+                        written = (which + (piece + 1) / len(pieces)) / len(tables)
+                        steps.update(int(games * (done + share * (COUNT_PART + (1 - COUNT_PART) * written))))
             del tables
-            if steps is not None:
-                steps.update(int(games * (done + share)))
     if steps is not None:
         steps.close()
 
