@@ -330,3 +330,40 @@ def test_key_order_is_numpys_lexsort_by_signed_key_then_move(n):
     pairs = pairs[rng.permutation(len(pairs))]
     keys, moves = pairs[:, 0].copy().view(np.uint64), pairs[:, 1].copy()
     assert np.array_equal(corner_build.key_order(keys, moves), np.lexsort((moves, keys.view(np.int64))))
+
+
+@pytest.mark.parametrize("crowded", [1, 3])
+def test_placing_records_counts_them_as_a_counter_does_while_runs_grow(crowded):
+    """``place`` without filters, on gathered rows crowded into ``crowded`` of 6 key ranges (as
+    the least of two readings crowds the small keys): every run starts at 16 slots and must be
+    laid out again many times, some ranges growing and others not; the counts (played, wins,
+    games) equal a count written here over the same rows, placed in 7 batches."""
+    rng = np.random.default_rng(crowded)
+    lo, hi = 2040, 2046
+    top = lambda r: np.uint64(((r ^ (corner_build.RANGES >> 1)) << (64 - corner_build.RANGE_BITS)) % 2 ** 64)
+    ranges = rng.choice(np.arange(lo, lo + crowded), size=6000).tolist() + list(range(lo, hi)) * 3
+    keys = np.array([int(top(r)) | int(rng.integers(0, 400)) for r in ranges], dtype=np.uint64)
+    moves = rng.integers(-2, 40, size=len(keys))
+    won, first = rng.integers(0, 2, size=len(keys)), rng.integers(0, 2, size=len(keys))
+    assert all(corner_build.key_range(k) == r for k, r in zip(keys, ranges))
+    rows = np.zeros((len(keys), 2), dtype=np.uint64)
+    rows[:, 0] = keys
+    rows[:, 1] = ((moves + 2) | (won << corner_build.WON) | (first << corner_build.FIRST)).astype(np.uint64)
+    table, runs = corner_build._laid_out(np.zeros(hi - lo, dtype=np.int64))
+    fills = np.zeros(hi - lo, dtype=np.int64)
+    no_filter = np.zeros((0, 2), dtype=np.uint64)
+    for part in np.array_split(np.arange(len(rows)), 7):
+        out = rows[part].copy()
+        table, runs = corner_build.place(out, len(out), lo, hi, corner_build.TALLY, no_filter,
+                                         np.zeros((corner_build.RANGES, 2), dtype=np.int64),
+                                         np.zeros(corner_build.RANGES, dtype=np.int64), table, fills, runs,
+                                         np.zeros_like(out))
+    expected = {}
+    for k, m, w, f in zip(keys.tolist(), moves.tolist(), won.tolist(), first.tolist()):
+        played, wins, games = expected.get((k, m), (0, 0, 0))
+        expected[(k, m)] = (played + 1, wins + w, games + f)
+    used = table[table[:, corner_build.PLAYED] > 0]
+    assert {(int(k), int(np.int64(m))): (int(p), int(w), int(g)) for k, m, p, w, g in used} == expected
+    sizes = np.diff(runs)
+    assert fills.sum() == len(expected) and (sizes & (sizes - 1) == 0).all()
+    assert sizes.max() >= 512 and (4 * fills <= 3 * sizes).all()  # grown, and no run past three quarters

@@ -190,7 +190,7 @@ def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, siz
 
 
 @njit(cache=True, nogil=True)
-def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, spare):
+def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, runs, spare):
     """Put ``gather``'s rows in the order of their key ranges (a counting sort into ``spare``),
     then, one range at a time (its filter words and its table slots: a few kilobytes, in
     cache), for each record:
@@ -200,10 +200,11 @@ def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, spare):
       word, words: a power of two);
     - ``TALLY``: count it (played, wins, and games: once a game) in ``table`` when its twice bit
       is set (every record played twice or more has it; no filters: every record).  The table
-      holds the ranges ``lo`` to ``hi`` in equal runs of slots, a run each (``fills[range]``
-      entries), and is grown when a run is three quarters full.
+      holds the ranges ``lo`` to ``hi`` in runs of slots, range ``lo + i`` from ``runs[i]`` to
+      ``runs[i + 1]`` (a power of two; ``fills[i]`` entries), and is laid out again when a run
+      would pass three quarters full (``_grown``).
 
-    Returns the table (grown or not)."""
+    Returns the table and its runs (grown or not)."""
     ranges = hi - lo
     starts = np.zeros(ranges + 1, dtype=np.int64)
     for i in range(rows):
@@ -231,11 +232,9 @@ def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, spare):
                     continue
                 if not filters[word, 1] & bit:
                     continue
-            run = len(table) // ranges
-            if 4 * (fills[r] + 1) > 3 * run:
-                table = _grown(table, lo, hi)
-                run = len(table) // ranges
-            first = r * run
+            if 4 * (fills[r] + 1) > 3 * (runs[r + 1] - runs[r]):
+                table, runs = _grown(table, runs, fills, r)
+            first, run = runs[r], runs[r + 1] - runs[r]
             s = _slot(key, move, np.uint64(run - 1))
             while table[first + s, PLAYED] and not (table[first + s, KEY] == key
                                                     and np.int64(table[first + s, MOVE]) == move):
@@ -247,23 +246,55 @@ def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, spare):
             table[s, PLAYED] += np.uint64(1)
             table[s, WINS] += (spare[j, 1] >> np.uint64(WON)) & np.uint64(1)
             table[s, GAMES] += (spare[j, 1] >> np.uint64(FIRST)) & np.uint64(1)
-    return table
+    return table, runs
 
 
 @njit(cache=True, nogil=True)
-def _grown(table, lo, hi):
-    """The tally's table with each range's run of slots twice as long, its entries placed again."""
-    ranges = hi - lo
-    run = 2 * (len(table) // ranges)
-    grown = np.zeros((run * ranges, COLUMNS), dtype=np.uint64)
-    for i in range(len(table)):
-        if table[i, PLAYED]:
-            first = (key_range(table[i, KEY]) - lo) * run
-            s = _slot(table[i, KEY], np.int64(table[i, MOVE]), np.uint64(run - 1))
-            while grown[first + s, PLAYED]:
-                s = (s + 1) & (run - 1)
-            grown[first + s] = table[i]
-    return grown
+def _grown(table, runs, fills, full):
+    """The tally's table laid out again: the run of range ``full`` twice as long, every other
+    run at least long enough for twice its entries (the ranges fill at their own rates: the
+    keys are the lesser of two readings, so the ranges of small keys get more), none shorter
+    than it was; the entries placed again.  Returns (the table, its runs)."""
+    ranges = len(runs) - 1
+    sizes = np.empty(ranges, dtype=np.int64)
+    for r in range(ranges):
+        size = runs[r + 1] - runs[r]
+        while 3 * size < 8 * fills[r]:
+            size *= 2
+        sizes[r] = size
+    sizes[full] = max(sizes[full], 2 * (runs[full + 1] - runs[full]))
+    laid = np.zeros(ranges + 1, dtype=np.int64)
+    for r in range(ranges):
+        laid[r + 1] = laid[r] + sizes[r]
+    grown = np.zeros((laid[ranges], COLUMNS), dtype=np.uint64)
+    for r in range(ranges):
+        first, run = laid[r], sizes[r]
+        for i in range(runs[r], runs[r + 1]):
+            if table[i, PLAYED]:
+                s = _slot(table[i, KEY], np.int64(table[i, MOVE]), np.uint64(run - 1))
+                while grown[first + s, PLAYED]:
+                    s = (s + 1) & (run - 1)
+                grown[first + s] = table[i]
+    return grown, laid
+
+
+def _laid_out(twice) -> tuple[np.ndarray, np.ndarray]:
+    """An empty tally table for the key ranges whose twice bits are ``twice``, and its runs: a
+    run a range of at least 1.5 slots a twice bit (each record played twice has one), a power
+    of two, at least 16 (5.3 M twice bits, 4.7 M records played twice at 366k games)."""
+    sizes = np.array([1 << max(int(t * 3 // 2).bit_length(), 4) for t in twice], dtype=np.int64)
+    runs = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=runs[1:])
+    return np.zeros((int(runs[-1]), COLUMNS), dtype=np.uint64), runs
+
+
+def _key_weights() -> np.ndarray:
+    """The share of the records expected in each key range: a key is the lesser of its corner's
+    two readings (``_reading``), so keys are spread as the least of two uniform numbers, with a
+    density falling straight from twice the mean at the least key (unsigned) to none at the
+    greatest; the ranges go in signed order (the greatest unsigned keys, negative, first)."""
+    unsigned = ((np.arange(RANGES) ^ (RANGES >> 1)) + 0.5) / RANGES
+    return 1.0 - unsigned
 
 
 @njit(cache=True, nogil=True)
@@ -425,14 +456,14 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     buffers = [(np.zeros((rows, 2), dtype=np.uint64), np.zeros((rows, 2), dtype=np.uint64)) for _ in range(threads)]
     none = np.zeros((1, COLUMNS), dtype=np.uint64)
 
-    def walk(t, chunk, lo, hi, mode, table, fills):
+    def walk(t, chunk, lo, hi, mode, table, fills, runs):
         """Thread ``t`` gathers the records of its ranges in ``chunk`` and places them, a buffer at a time."""
         out, spare = buffers[t]
         start = 0
         while start < len(chunk):
             start, gathered = gather(events, offsets, chunk, start, *geometry, lo, hi, mode == TALLY, out)
-            table = place(out, gathered, lo, hi, mode, filters, region, twice, table, fills, spare)
-        return table, fills
+            table, runs = place(out, gathered, lo, hi, mode, filters, region, twice, table, fills, runs, spare)
+        return table, fills, runs
 
     with ThreadPoolExecutor(threads) as pool:
         def each_chunk(owned, mode, tables, done, share):
@@ -451,16 +482,17 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
             words = 1 << max(int(bound * FILTER_BITS // RANGES - 1).bit_length() - 6, 0)
             region[:, 0], region[:, 1] = np.arange(RANGES) * words, words
             filters = np.zeros((RANGES * words, 2), dtype=np.uint64)
-            owned = _split(list(range(RANGES)), np.ones(RANGES), threads)
-            each_chunk(owned, MARK, [(none, np.zeros(1, dtype=np.int64))] * len(owned), 0.0, MARK_SHARE)
+            owned = _split(list(range(RANGES)), _key_weights(), threads)
+            unused = (none, np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64))
+            each_chunk(owned, MARK, [unused] * len(owned), 0.0, MARK_SHARE)
         groups = _groups(twice) if filtered else [list(range(RANGES))]
+        weights = twice if filtered else _key_weights()  # the threads' shares of the records
         share = (1.0 - (MARK_SHARE if filtered else 0.0)) / len(groups)
         for number, group in enumerate(groups):
-            owned = _split(group, twice, threads)
+            owned = _split(group, weights, threads)
             done = (MARK_SHARE if filtered else 0.0) + number * share
-            # a run of slots a range, at least 1.5 a twice bit (5.3 M bits, 4.7 M records played twice at 366k games)
-            tables = [(np.zeros(((hi - lo) << max(int(twice[lo:hi].max() * 3 // 2).bit_length(), 4), COLUMNS),
-                                dtype=np.uint64), np.zeros(hi - lo, dtype=np.int64)) for lo, hi in owned]
+            tables = [(*_laid_out(twice[lo:hi]), np.zeros(hi - lo, dtype=np.int64)) for lo, hi in owned]
+            tables = [(table, fills, runs) for table, runs, fills in tables]
             tables = each_chunk(owned, TALLY, tables, done, share * COUNT_PART)
             for which in range(len(tables)):  # the threads' ranges ascend: so do their keys
                 columns = _ordered(tables[which][0], max(prune, 1))
