@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from fuseki.book.analysis.patterns import corner_build, corners
+from fuseki.book.analysis.patterns import corner_build, corners, index_map
 from fuseki.book.analysis.pipeline import importer
 from fuseki.book.play.book_chooser import BookChooser
 from fuseki.book.storage.store import Book
@@ -143,7 +143,7 @@ def test_the_progress_moves_through_every_walk_and_every_piece_written(corner_bo
     monkeypatch.setattr(corner_build, "THREADS", 2)
     monkeypatch.setattr(corner_build, "GAMES_A_THREAD", 1)
     with Book.open(path, readonly=True) as book:
-        loaded = corner_build.index_map.load(book, size)
+        loaded = index_map.load(book, size)
         chosen = np.arange(len(loaded.game_ids), dtype=np.int64)
         pieces = [len(c[0]) for c in corner_build.records(loaded.events, loaded.offsets, chosen, loaded.winners,
                                                           size, prune=2, progress=object())]
