@@ -491,8 +491,10 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
         for number, group in enumerate(groups):
             owned = _split(group, weights, threads)
             done = (MARK_SHARE if filtered else 0.0) + number * share
-            tables = [(*_laid_out(twice[lo:hi]), np.zeros(hi - lo, dtype=np.int64)) for lo, hi in owned]
-            tables = [(table, fills, runs) for table, runs, fills in tables]
+            tables = []  # each thread's (table, fills, runs)
+            for lo, hi in owned:
+                table, runs = _laid_out(twice[lo:hi])
+                tables.append((table, np.zeros(hi - lo, dtype=np.int64), runs))
             tables = each_chunk(owned, TALLY, tables, done, share * COUNT_PART)
             for which in range(len(tables)):  # the threads' ranges ascend: so do their keys
                 columns = _ordered(tables[which][0], max(prune, 1))
