@@ -315,21 +315,73 @@ def test_a_statistics_book_carries_the_corner_book_above_its_threshold(corner_bo
         assert chooser.corner_moves(board, mover) is not None
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 63, 5_000, 300_000])
-def test_key_order_is_numpys_lexsort_by_signed_key_then_move(n):
-    """The counting sort by the keys' top bits (``corner_build.key_order``) gives the order that
-    ``np.lexsort`` gives: by key as a signed number (keys with the top bit set first), then by
-    move, on distinct (key, move) records with many keys of several moves."""
-    rng = np.random.default_rng(n)
-    distinct = max(n // 3, 1)
-    pool = rng.integers(0, 2**64, size=distinct, dtype=np.uint64)
-    pool[: distinct // 10] &= np.uint64(0xFFFF)  # small keys too: many equal top bits
-    keys = pool[rng.integers(0, distinct, size=n)]
-    moves = rng.integers(-1, 120, size=n).astype(np.int64)
-    pairs = np.unique(np.stack([keys.view(np.int64), moves], axis=1), axis=0) if n else np.zeros((0, 2), np.int64)
-    pairs = pairs[rng.permutation(len(pairs))]
-    keys, moves = pairs[:, 0].copy().view(np.uint64), pairs[:, 1].copy()
-    assert np.array_equal(corner_build.key_order(keys, moves), np.lexsort((moves, keys.view(np.int64))))
+def needed_by_hand(rows):
+    """The rows of a corner book kept (``corner_build.needed_rows``'s rule, written again here):
+    every continuation; a key's own row (move ``ALL``) only beside a continuation kept and with
+    its games not its times, or its times not the sum of its continuations' kept."""
+    by_key = {}
+    for row in rows:
+        by_key.setdefault(row[0], []).append(row)
+    kept = []
+    for key, group in by_key.items():
+        own = [r for r in group if r[1] == corners.ALL]
+        continuations = [r for r in group if r[1] != corners.ALL]
+        if own and continuations and (own[0][4] != own[0][2] or own[0][2] != sum(r[2] for r in continuations)):
+            kept.append(own[0])
+        kept.extend(continuations)
+    return kept
+
+
+@pytest.mark.parametrize("ranges,least", [(1, 1), (5, 2), (40, 3)])
+def test_a_tables_rows_come_out_ordered_and_needed_a_slice_of_ranges_at_a_time(ranges, least):
+    """``_ordered`` on a tally table of ``ranges`` key ranges (runs of slots holding keys of
+    their own range, in no order, with empty slots, keys of several moves and their own rows):
+    the rows played at least ``least`` times and needed (the rule written again above), ordered
+    as ``np.lexsort`` orders them by signed key then move; the same rows whether the ranges are
+    taken all at once or in ``_slices`` of a few entries."""
+    rng = np.random.default_rng(ranges)
+    lo = corner_build.RANGES // 2 - ranges // 2  # both signs of the keys when there are several ranges
+    top = lambda r: ((r ^ (corner_build.RANGES >> 1)) << (64 - corner_build.RANGE_BITS)) % 2 ** 64
+    table_rows, sizes = [], []
+    for r in range(lo, lo + ranges):
+        entries = []
+        for _key in range(int(rng.integers(0, 30))):
+            key = top(r) | int(rng.integers(0, 1 << 40))
+            moves = sorted(set(rng.integers(-1, 60, size=int(rng.integers(0, 5))).tolist()))
+            counts = [(int(rng.integers(1, 6)), int(rng.integers(0, 3))) for _ in moves]
+            played = sum(p for p, _ in counts) + int(rng.integers(0, 2))
+            games = played - int(rng.integers(0, 2))
+            entries.append((key, corners.ALL, played, min(played, 2), max(games, 1)))
+            entries.extend((key, m, p, min(p, w), max(p - 1, 1)) for m, (p, w) in zip(moves, counts))
+        size = 1 << max((2 * len(entries)).bit_length(), 4)
+        slots = [(0, 0, 0, 0, 0)] * size
+        for entry, slot in zip(entries, rng.permutation(size)):
+            slots[slot] = entry
+        table_rows.extend(slots)
+        sizes.append(size)
+        assert all(corner_build.key_range(np.uint64(e[0])) == r for e in entries)
+    table = np.array([(k, m % 2 ** 64, p, w, g) for k, m, p, w, g in table_rows], dtype=np.uint64)
+    runs = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    fills = np.array([int((table[a:b, corner_build.PLAYED] > 0).sum()) for a, b in zip(runs, runs[1:])])
+
+    signed = lambda k: k - 2 ** 64 if k >= 2 ** 63 else k
+    played_enough = [(signed(int(k)), int(np.int64(m)), int(p), int(w), int(g))
+                     for k, m, p, w, g in table if p >= least]
+    order = np.lexsort(([r[1] for r in played_enough], [r[0] for r in played_enough]))
+    expected = needed_by_hand([played_enough[i] for i in order]) if len(order) else []
+    expected = sorted(expected, key=lambda r: (r[0], r[1]))
+
+    def rows_of(columns):
+        keys, moves, played, wins, games = columns
+        return [(signed(int(k)), int(m), int(p), int(w), int(g)) for k, m, p, w, g in zip(keys, moves, played, wins, games)]
+
+    assert rows_of(corner_build._ordered(table, runs, least, 0, ranges)) == expected
+    slices = corner_build._slices(fills, 7)
+    assert [a for a, _ in slices] == [0] + [b for _, b in slices[:-1]] and slices[-1][1] == ranges
+    assert sum((rows_of(corner_build._ordered(table, runs, least, a, b)) for a, b in slices), []) == expected
+    if ranges > 1:
+        assert len(slices) > 1 and any(r[1] == corners.ALL for r in expected) \
+            and any(r[1] != corners.ALL for r in expected)
 
 
 @pytest.mark.parametrize("crowded", [1, 3])

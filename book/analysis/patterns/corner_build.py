@@ -320,79 +320,84 @@ def _bound(offsets, events, chosen, depth):
     return total
 
 
-@njit(cache=True)
-def key_order(keys, moves):
-    """The order of the records (``keys`` unsigned, ``moves``) by key as a signed 64-bit number,
-    then by move: what ``np.lexsort((moves, keys.view(np.int64)))`` gives (keys and moves
-    distinct together, so no tie is left to order).  The keys are hashes, so a counting sort by
-    their top bits (sign flipped) leaves buckets of a few hundred, each sorted alone, and a
-    key's few moves are put in order in place (with the one-pass gather of ``_ordered``, the
-    1.5 million games' records spent 20 s outside the walks, not 38: docs/benchmarks.md)."""
-    n = len(keys)
-    bits = 4
-    while bits < 22 and (1 << bits) * 64 < n:
-        bits += 1
-    shift = np.uint64(64 - bits)
-    sign = np.uint64(0x8000000000000000)
-    starts = np.zeros((1 << bits) + 1, dtype=np.int64)
-    for i in range(n):
-        starts[np.int64((keys[i] ^ sign) >> shift) + 1] += 1
-    for b in range(1 << bits):
-        starts[b + 1] += starts[b]
-    fill = starts[:-1].copy()
-    order = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        b = np.int64((keys[i] ^ sign) >> shift)
-        order[fill[b]] = i
-        fill[b] += 1
-    for b in range(1 << bits):
-        lo, hi = starts[b], starts[b + 1]
-        if hi - lo > 1:
-            part = order[lo:hi].copy()
-            flipped = np.empty(hi - lo, dtype=np.uint64)
-            for j in range(hi - lo):
-                flipped[j] = keys[part[j]] ^ sign
-            order[lo:hi] = part[np.argsort(flipped)]
-        j = lo + 1
-        while j < hi:  # a key's moves (a run of equal keys) in order: insertion, the runs are short
-            i = order[j]
-            k = j
-            while k > lo and keys[order[k - 1]] == keys[i] and moves[order[k - 1]] > moves[i]:
-                order[k] = order[k - 1]
-                k -= 1
-            order[k] = i
-            j += 1
-    return order
-
-
-@njit(cache=True)
-def _ordered(table, least):
-    """The entries of a tally ``table`` played at least ``least`` times, in ``key_order``, as
-    columns (keys unsigned, moves, played, wins, games): compacted and gathered in one pass each
-    (numpy's masks and fancy indexing copied the 40-byte rows four times over)."""
+@njit(cache=True, nogil=True)
+def _ordered(table, runs, least, first, last):
+    """The entries of the tally ``table``'s runs ``first`` to ``last`` played at least ``least``
+    times and needed (``_needed``), in the order of the keys as signed 64-bit numbers (how the
+    table stores them), then of the moves, as columns (keys unsigned, moves, played, wins,
+    games).  A run holds one key range and the runs ascend as the signed keys do, so each run is
+    ordered alone, in cache (a sort of the whole table by its keys' top bits scattered every
+    row across it: 7.8 s of the 1.5 million games' 74.6 s, bench/corner_walks.py);
+    within a range the keys share their top bits, sign included, so unsigned order is signed order."""
     n = 0
-    for i in range(len(table)):
+    for i in range(runs[first], runs[last]):
         if table[i, PLAYED] >= least:
             n += 1
-    keys = np.empty(n, dtype=np.uint64)
-    moves = np.empty(n, dtype=np.int64)
     at = np.empty(n, dtype=np.int64)
     j = 0
-    for i in range(len(table)):
-        if table[i, PLAYED] >= least:
-            keys[j], moves[j], at[j] = table[i, KEY], np.int64(table[i, MOVE]), i
-            j += 1
-    order = key_order(keys, moves)
+    for r in range(first, last):
+        start = j
+        for i in range(runs[r], runs[r + 1]):
+            if table[i, PLAYED] >= least:
+                at[j] = i
+                j += 1
+        if j - start > 1:
+            part = at[start:j].copy()
+            keys = np.empty(j - start, dtype=np.uint64)
+            for k in range(j - start):
+                keys[k] = table[part[k], KEY]
+            at[start:j] = part[np.argsort(keys)]
+            k = start + 1
+            while k < j:  # a key's moves (a run of equal keys) in order: insertion, the runs are short
+                i = at[k]
+                m = k
+                while m > start and table[at[m - 1], KEY] == table[i, KEY] \
+                        and np.int64(table[at[m - 1], MOVE]) > np.int64(table[i, MOVE]):
+                    at[m] = at[m - 1]
+                    m -= 1
+                at[m] = i
+                k += 1
+    keys = np.empty(n, dtype=np.uint64)
+    moves = np.empty(n, dtype=np.int64)
     played = np.empty(n, dtype=np.int64)
     wins = np.empty(n, dtype=np.int64)
     games = np.empty(n, dtype=np.int64)
-    sorted_keys = np.empty(n, dtype=np.uint64)
-    sorted_moves = np.empty(n, dtype=np.int64)
     for j in range(n):
-        i = at[order[j]]
-        sorted_keys[j], sorted_moves[j] = keys[order[j]], moves[order[j]]
+        i = at[j]
+        keys[j], moves[j] = table[i, KEY], np.int64(table[i, MOVE])
         played[j], wins[j], games[j] = table[i, PLAYED], table[i, WINS], table[i, GAMES]
-    return sorted_keys, sorted_moves, played, wins, games
+    needed = _needed(keys, moves, played, games)
+    return keys[needed], moves[needed], played[needed], wins[needed], games[needed]
+
+
+@njit(cache=True, nogil=True)
+def _needed(keys, moves, played, games):
+    """``needed_rows`` on key-ordered columns."""
+    n = len(keys)
+    needed = np.ones(n, dtype=np.bool_)
+    start = 0
+    while start < n:
+        end = start + 1
+        while end < n and keys[end] == keys[start]:
+            end += 1
+        if moves[start] == ALL:  # the least move: the first of its key
+            continued = 0
+            for j in range(start + 1, end):
+                continued += played[j]
+            needed[start] = end > start + 1 and (games[start] != played[start] or played[start] != continued)
+        start = end
+    return needed
+
+
+def _slices(fills, rows: int) -> list[tuple[int, int]]:
+    """Consecutive runs (first, last) of a table's ranges of about ``rows`` entries each
+    (``fills``: each range's entries), every range in one."""
+    ends = np.cumsum(fills)
+    cuts = [0]
+    for r in range(len(fills)):
+        if ends[r] - (ends[cuts[-1] - 1] if cuts[-1] else 0) >= rows and r + 1 < len(fills):
+            cuts.append(r + 1)
+    return list(zip(cuts, cuts[1:] + [len(fills)]))
 
 
 def _split(ranges: list[int], weights, ways: int) -> list[tuple[int, int]]:
@@ -496,17 +501,33 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
                 table, runs = _laid_out(twice[lo:hi])
                 tables.append((table, np.zeros(hi - lo, dtype=np.int64), runs))
             tables = each_chunk(owned, TALLY, tables, done, share * COUNT_PART)
-            for which in range(len(tables)):  # the threads' ranges ascend: so do their keys
-                columns = _ordered(tables[which][0], max(prune, 1))
-                tables[which] = None  # its memory goes before its rows are written
-                keep = np.flatnonzero(needed_rows(columns[0], columns[1], columns[2], columns[4]))
-                pieces = range(0, len(keep), WRITE_ROWS)
+            # each table's rows ordered a slice of its ranges at a time, the next slice in a thread of the
+            # pool (numba lets go of the GIL) while the caller writes this one: the writing (0.5 us a row
+            # through sqlite3) keeps one core and the ordering has the other
+            jobs = [(which, first, last, len(slices)) for which, (_table, fills, _runs) in enumerate(tables)
+                    for slices in [_slices(fills, WRITE_ROWS)] for first, last in slices]
+            slice_of_table, columns = 0, None
+
+            def submitted(job):
+                table, _fills, runs = tables[job[0]]
+                return pool.submit(_ordered, table, runs, max(prune, 1), job[1], job[2])
+
+            pending = submitted(jobs[0]) if jobs else None
+            for number_of_job, (which, _first, _last, slices) in enumerate(jobs):
+                columns = pending.result()
+                if number_of_job + 1 < len(jobs):
+                    if jobs[number_of_job + 1][0] != which:
+                        tables[which] = None  # its memory goes before the next table's rows are written
+                    pending = submitted(jobs[number_of_job + 1])
+                pieces = range(0, max(len(columns[0]), 1), WRITE_ROWS)
                 for piece, first in enumerate(pieces):
-                    yield tuple(column[keep[first:first + WRITE_ROWS]] for column in columns)
+                    yield tuple(column[first:first + WRITE_ROWS] for column in columns)
                     if steps is not None:
-                        written = (which + (piece + 1) / len(pieces)) / len(tables)
+                        within = (slice_of_table + (piece + 1) / len(pieces)) / slices
+                        written = (which + within) / len(tables)
                         steps.update(int(games * (done + share * (COUNT_PART + (1 - COUNT_PART) * written))))
-            del tables
+                slice_of_table = (slice_of_table + 1) % slices
+            del tables, columns
     if steps is not None:
         steps.close()
 
@@ -520,19 +541,9 @@ def needed_rows(keys, moves, played, games) -> np.ndarray:
     Most keys seen twice have no continuation played twice, and many kept are seen once a game
     with nothing pruned: on the Tygem month 44,394 continuations need 15,278 such rows (every
     key's: 113,149 more; beside a continuation kept: 30,684)."""
-    keys = np.asarray(keys).view(np.int64)
-    moves, played, games = np.asarray(moves), np.asarray(played, dtype=np.int64), np.asarray(games, dtype=np.int64)
-    if not len(keys):
-        return np.zeros(0, dtype=bool)
-    starts = np.ones(len(keys), dtype=bool)
-    starts[1:] = keys[1:] != keys[:-1]
-    group = np.cumsum(starts) - 1
-    own = moves == ALL
-    continued = np.bincount(group, weights=np.where(own, 0, played)).astype(np.int64)
-    rows = np.bincount(group, weights=~own).astype(np.int64)
-    needed = ~own
-    needed[own] = (rows[group[own]] > 0) & ((games[own] != played[own]) | (played[own] != continued[group[own]]))
-    return needed
+    keys = np.ascontiguousarray(np.asarray(keys).view(np.int64))
+    return _needed(keys, np.ascontiguousarray(moves, dtype=np.int64),
+                   np.ascontiguousarray(played, dtype=np.int64), np.ascontiguousarray(games, dtype=np.int64))
 
 
 def create_statement(clustered: bool) -> str:
