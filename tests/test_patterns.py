@@ -238,8 +238,9 @@ def test_live_placements_equal_a_direct_check(book_and_games):
             assert sorted(live[:alive].tolist()) == sorted(expected), (pattern.region, g)
 
 
-@pytest.mark.parametrize("book_and_games", [(19, "sqlite"), (9, "sqlite")], indirect=True,
-                         ids=["19-sqlite", "9-sqlite"])  # a kernel on the index's arrays: no backend in it
+@pytest.mark.parametrize("book_and_games", [  # a kernel on the index's arrays: no backend in it
+    pytest.param((19, "sqlite"), id="19-sqlite", marks=pytest.mark.slow),  # 19 s on 2 loaded cores; 9x9 stays quick
+    pytest.param((9, "sqlite"), id="9-sqlite")], indirect=True)
 def test_placements_kept_in_time_keep_every_one_that_holds_and_drop_others(book_and_games):
     """Issue 61's pre-filter in time (``scan._possible``) against a replay written here: of the
     live placements it keeps exactly those the rule keeps, computed here from the events (the

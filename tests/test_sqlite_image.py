@@ -264,7 +264,7 @@ def sqlite_made(path, keys, codes) -> None:
 
 
 @pytest.mark.parametrize("maker", ["RowsFile", "SQLite"])
-@pytest.mark.parametrize("count", [0, 1, 900, 60_000])
+@pytest.mark.parametrize("count", [0, 1, 900, pytest.param(60_000, marks=pytest.mark.slow)])  # 60,000: 11 s loaded
 def test_mapped_rows_between_two_keys_are_what_sqlite_selects(tmp_path, maker, count):
     """``MappedRows.between`` against SQLite's ``WHERE key BETWEEN``: random ranges, ranges at
     and just past the keys that are there, empty and whole ranges, many equal keys, in a file
