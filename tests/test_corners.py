@@ -323,7 +323,7 @@ def needed_by_hand(rows):
     for row in rows:
         by_key.setdefault(row[0], []).append(row)
     kept = []
-    for key, group in by_key.items():
+    for group in by_key.values():
         own = [r for r in group if r[1] == corners.ALL]
         continuations = [r for r in group if r[1] != corners.ALL]
         if own and continuations and (own[0][4] != own[0][2] or own[0][2] != sum(r[2] for r in continuations)):
@@ -371,9 +371,8 @@ def test_a_tables_rows_come_out_ordered_and_needed_a_slice_of_ranges_at_a_time(r
     expected = needed_by_hand([played_enough[i] for i in order]) if len(order) else []
     expected = sorted(expected, key=lambda r: (r[0], r[1]))
 
-    def rows_of(columns):
-        keys, moves, played, wins, games = columns
-        return [(signed(int(k)), int(m), int(p), int(w), int(g)) for k, m, p, w, g in zip(keys, moves, played, wins, games)]
+    def rows_of(columns):  # (keys, moves, played, wins, games)
+        return [(signed(int(k)), int(m), int(p), int(w), int(g)) for k, m, p, w, g in zip(*columns)]
 
     assert rows_of(corner_build._ordered(table, runs, least, 0, ranges)) == expected
     slices = corner_build._slices(fills, 7)

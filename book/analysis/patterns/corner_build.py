@@ -507,18 +507,14 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
             jobs = [(which, first, last, len(slices)) for which, (_table, fills, _runs) in enumerate(tables)
                     for slices in [_slices(fills, WRITE_ROWS)] for first, last in slices]
             slice_of_table, columns = 0, None
-
-            def submitted(job):
-                table, _fills, runs = tables[job[0]]
-                return pool.submit(_ordered, table, runs, max(prune, 1), job[1], job[2])
-
-            pending = submitted(jobs[0]) if jobs else None
+            pending = _ordering(pool, tables, jobs[0], max(prune, 1))
             for number_of_job, (which, _first, _last, slices) in enumerate(jobs):
                 columns = pending.result()
-                if number_of_job + 1 < len(jobs):
-                    if jobs[number_of_job + 1][0] != which:
-                        tables[which] = None  # its memory goes before the next table's rows are written
-                    pending = submitted(jobs[number_of_job + 1])
+                following = jobs[number_of_job + 1] if number_of_job + 1 < len(jobs) else None
+                if following is None or following[0] != which:
+                    tables[which] = None  # its memory goes before the next table's rows are written
+                if following is not None:
+                    pending = _ordering(pool, tables, following, max(prune, 1))
                 pieces = range(0, max(len(columns[0]), 1), WRITE_ROWS)
                 for piece, first in enumerate(pieces):
                     yield tuple(column[first:first + WRITE_ROWS] for column in columns)
@@ -530,6 +526,13 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
             del tables, columns
     if steps is not None:
         steps.close()
+
+
+def _ordering(pool, tables, job, least: int):
+    """The ``pool``'s future of ``_ordered`` on ``job`` (table, first run, last run, slices) of
+    ``tables`` (each count walk's (table, fills, runs))."""
+    table, _fills, runs = tables[job[0]]
+    return pool.submit(_ordered, table, runs, least, job[1], job[2])
 
 
 def needed_rows(keys, moves, played, games) -> np.ndarray:
