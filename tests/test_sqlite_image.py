@@ -106,6 +106,27 @@ def test_codes_of_equal_keys_may_come_in_any_order():
     assert read_back(staged(keys, codes)) == [(5, 10), (5, 20), (5, 30), (7, 1), (7, 2), (9, 0)]
 
 
+@pytest.mark.parametrize("disorder", [0, 1, 50])
+def test_ordered_rows_put_each_keys_codes_in_order_whether_or_not_they_came_so(disorder):
+    """``ordered_rows`` on rows with long runs of equal keys whose codes come in order (a
+    merge's: only looked at) but for ``disorder`` runs with two codes swapped: the rows in
+    (key, code) order, as Python's sort puts them (one run out of order among many is put right),
+    the caller's codes left as they were."""
+    rng = np.random.default_rng(disorder)
+    keys = np.sort(rng.integers(-50, 50, size=20_000)).astype(np.int64)
+    codes = np.empty(len(keys), dtype=np.int64)
+    for key in np.unique(keys):
+        at = np.flatnonzero(keys == key)
+        codes[at] = np.sort(rng.choice(1 << 40, size=len(at), replace=False))
+    for key in rng.choice(np.unique(keys), size=disorder, replace=False):
+        at = np.flatnonzero(keys == key)
+        codes[at[0]], codes[at[-1]] = codes[at[-1]], codes[at[0]]
+    given = codes.copy()
+    got_keys, got_codes = sqlite_image.ordered_rows(keys, codes)
+    assert list(zip(got_keys.tolist(), got_codes.tolist())) == sorted(zip(keys.tolist(), given.tolist()))
+    assert np.array_equal(codes, given)
+
+
 def test_unsorted_keys_or_a_repeated_row_are_refused():
     with pytest.raises(ValueError, match="ascending"):
         sqlite_image.rows_image(np.array([2, 1]), np.array([0, 0]), CREATE)

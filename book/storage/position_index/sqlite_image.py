@@ -246,9 +246,14 @@ def ordered_rows(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -
 
 
 def _order_ties(keys: np.ndarray, codes: np.ndarray) -> None:
-    """Put the codes of each run of equal keys in ascending order, in place."""
-    tied = np.zeros(len(keys), dtype=bool)
+    """Put the codes of each run of equal keys in ascending order, in place.  Rows that come in
+    that order already (a merge's: a stable sort by key of parts in the order of their games)
+    are only looked at: their lexsort was 7.1 s of a 13-segment merge's 11.1 s (38.7 M rows, the
+    1.5 million games' book; bench/merge.py)."""
     same = keys[1:] == keys[:-1]
+    if not np.any(same & (codes[1:] < codes[:-1])):
+        return
+    tied = np.zeros(len(keys), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
     rows = np.flatnonzero(tied)
