@@ -327,8 +327,9 @@ def _ordered(table, runs, least, first, last):
     table stores them), then of the moves, as columns (keys unsigned, moves, played, wins,
     games).  A run holds one key range and the runs ascend as the signed keys do, so each run is
     ordered alone, in cache (a sort of the whole table by its keys' top bits scattered every
-    row across it: 7.8 s of the 1.5 million games' 74.6 s, bench/corner_walks.py);
-    within a range the keys share their top bits, sign included, so unsigned order is signed order."""
+    row across it; docs/benchmarks.md, "The corner book's rows ordered while the last are
+    written"); within a range the keys share their top bits, sign included, so unsigned order
+    is signed order."""
     n = 0
     for i in range(runs[first], runs[last]):
         if table[i, PLAYED] >= least:
@@ -504,13 +505,14 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
             # each table's rows ordered a slice of its ranges at a time, the next slice in a thread of the
             # pool (numba lets go of the GIL) while the caller writes this one: the writing (0.5 us a row
             # through sqlite3) keeps one core and the ordering has the other
-            jobs = [(which, first, last, len(slices)) for which, (_table, fills, _runs) in enumerate(tables)
-                    for slices in [_slices(fills, WRITE_ROWS)] for first, last in slices]
-            slice_of_table, columns = 0, None
+            jobs = [(which, first, last, number, len(slices))
+                    for which, (_table, fills, _runs) in enumerate(tables)
+                    for slices in [_slices(fills, WRITE_ROWS)] for number, (first, last) in enumerate(slices)]
+            columns = None
             pending = _ordering(pool, tables, jobs[0], max(prune, 1))
-            for number_of_job, (which, _first, _last, slices) in enumerate(jobs):
+            for job, (which, _first, _last, number, slices) in enumerate(jobs):
                 columns = pending.result()
-                following = jobs[number_of_job + 1] if number_of_job + 1 < len(jobs) else None
+                following = jobs[job + 1] if job + 1 < len(jobs) else None
                 if following is None or following[0] != which:
                     tables[which] = None  # its memory goes before the next table's rows are written
                 if following is not None:
@@ -519,17 +521,15 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
                 for piece, first in enumerate(pieces):
                     yield tuple(column[first:first + WRITE_ROWS] for column in columns)
                     if steps is not None:
-                        within = (slice_of_table + (piece + 1) / len(pieces)) / slices
-                        written = (which + within) / len(tables)
+                        written = (which + (number + (piece + 1) / len(pieces)) / slices) / len(tables)
                         steps.update(int(games * (done + share * (COUNT_PART + (1 - COUNT_PART) * written))))
-                slice_of_table = (slice_of_table + 1) % slices
             del tables, columns
     if steps is not None:
         steps.close()
 
 
 def _ordering(pool, tables, job, least: int):
-    """The ``pool``'s future of ``_ordered`` on ``job`` (table, first run, last run, slices) of
+    """The ``pool``'s future of ``_ordered`` on ``job`` (table, first run, last run, ...) of
     ``tables`` (each count walk's (table, fills, runs))."""
     table, _fills, runs = tables[job[0]]
     return pool.submit(_ordered, table, runs, least, job[1], job[2])
