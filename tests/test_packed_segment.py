@@ -74,10 +74,6 @@ def test_the_reader_answers_what_the_rows_hold(tmp_path, count):
             inside = (keys >= low) & (keys <= high)
             between = reader.between(low, high)
             assert between[0].tolist() == keys[inside].tolist() and between[1].tolist() == codes[inside].tolist()
-        wanted = np.unique(probes)
-        by_keys = reader.rows_of_keys(wanted)
-        inside = np.isin(keys, wanted)
-        assert by_keys[0].tolist() == keys[inside].tolist() and by_keys[1].tolist() == codes[inside].tolist()
         everything = reader.all_stats()
         assert np.array_equal(everything.keys, stats.keys) and np.array_equal(everything.counts, stats.counts)
     finally:

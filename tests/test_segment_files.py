@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from fuseki.book.analysis.pipeline import importer
-from fuseki.book.storage.position_index import segment_files, segments
+from fuseki.book.storage.position_index import nextmoves, packed_segment, segment_files, segments
 from fuseki.book.storage.store import Book
 
 from bookrows import answers
@@ -66,6 +66,35 @@ def test_files_answer_as_tables_do_through_mixed_merges_and_compact(tmp_path, mo
         assert len(live) == 1 and not files
         assert not os.path.exists(segment_files.folder_of(str(mixed)))  # one file again
         assert answers(book, boards) == expected
+
+
+def test_a_merged_files_statistics_count_every_row_of_each_key_any_part_counted(tmp_path, monkeypatch):
+    """A merge of segment files adds up its parts' next-move statistics and counts, from the rows
+    it reads, each part's rows under the keys that part did not count (``_Uncounted``).  Checked
+    against the statistics of every row of the merged file counted again, key by key: a part
+    that counted fewer keys than another (a low ``GAMES``, so that parts differ) must lose none."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    write_games(folder, count=90, seed=43)
+    monkeypatch.setattr(segments, "FANOUT", 3)
+    monkeypatch.setattr(nextmoves, "GAMES", 3)
+    path = tmp_path / "merged.sqlite"
+    in_book_file(path, 6, monkeypatch, folder, files=True)
+    with Book.open(str(path)) as book, book.db.connect() as conn:
+        live = {segment.id: segment for segment in segments.live(conn)}
+        merged = [file for file in segment_files.in_files(conn) if live[file.id].level >= 1]
+        assert merged, "no merge of files happened"
+        for file in merged:
+            reader = packed_segment.Reader(os.path.join(segment_files.folder_of(str(path)), file.name))
+            try:
+                stats = reader.all_stats()
+                keys, codes = reader.all_rows()
+            finally:
+                reader.close()
+            counted = np.isin(keys, stats.keys)
+            again = nextmoves.from_codes(keys[counted], codes[counted] + file.base,
+                                         lambda low, high: nextmoves.years_by_id(conn, low, high), 1)
+            assert np.array_equal(again.keys, stats.keys) and np.array_equal(again.counts, stats.counts), file.name
 
 
 def test_a_writer_removes_the_files_of_importers_that_are_gone(tmp_path, monkeypatch):
@@ -233,9 +262,10 @@ def test_a_book_without_its_folder_is_refused_by_name_and_compact_makes_one_file
 
 
 def test_a_merge_sorts_runs_and_overlapping_parts_by_key_then_code():
-    """``sorted_rows`` (a stable sort by key of parts that each come sorted) against Python's
-    sort of the (key, code) pairs: parts in the order of their codes, with many equal keys;
-    parts whose codes overlap or come in reverse order (where a sort by key alone is wrong)."""
+    """``sorted_rows`` (a stable sort by key of parts that each come sorted) against Python's sort
+    of the (key, code) pairs: parts in the order of their codes, with many equal keys; parts whose
+    codes overlap or come in reverse order (where a sort by key alone is wrong); thirty-two parts,
+    a merge's most; empty parts among full ones; a part out of order."""
     rng = np.random.default_rng(7)
 
     def part(count, first_code, keys_from):
@@ -246,10 +276,17 @@ def test_a_merge_sorts_runs_and_overlapping_parts_by_key_then_code():
 
     hot = np.array([-(1 << 62), -5, 0, 1, 2, 7, 1 << 40, (1 << 62) + 9], dtype=np.int64)
     wide = rng.integers(-(1 << 63), (1 << 63) - 1, 5_000, dtype=np.int64)
+    shuffled = part(300, 5_000_000, hot)
+    shuffled = shuffled[0][::-1].copy(), shuffled[1]
     for name, parts in [("in code order", [part(800, 1_000_000 * i, np.concatenate([hot, wide[:50]]))
                                            for i in range(5)]),
                         ("overlapping codes", [part(600, 17 * i, hot) for i in range(4)]),
                         ("reverse code order", [part(700, 1_000_000 * (4 - i), hot) for i in range(4)]),
+                        ("thirty-two parts", [part(int(rng.integers(0, 400)), 10_000 * i, np.concatenate([hot, wide]))
+                                              for i in range(32)]),
+                        ("empty parts among full ones", [part(0, 0, hot), part(500, 0, hot), part(0, 0, hot),
+                                                         part(400, 1, wide), part(0, 0, hot)]),
+                        ("a part out of order", [part(500, 0, hot), shuffled, part(200, 2, wide)]),
                         ("one part", [part(900, 0, wide)]), ("empty", [part(0, 0, hot)])]:
         keys = np.concatenate([k for k, _ in parts])
         codes = np.concatenate([c for _, c in parts])

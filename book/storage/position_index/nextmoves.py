@@ -300,16 +300,18 @@ def positions(stats: NextMoveStats) -> int:
 
 def add_up(parts: list[NextMoveStats], count_rows: Callable) -> NextMoveStats:
     """A merge's next-move statistics: the parts' next-move statistics added up over every key any of them counted;
-    ``count_rows(i, keys)`` is the next-move statistics of part i's rows under the ``keys`` it did not count."""
-    every = np.unique(np.concatenate([part.keys for part in parts])) if parts else np.empty(0, dtype=np.int64)
-    if not len(every):
-        return empty()
-    counted = []
-    for i, part in enumerate(parts):
-        missing = np.setdiff1d(every, part.keys, assume_unique=True)
-        if len(missing):
-            counted.append(count_rows(i, missing))
+    ``count_rows(i, keys)`` is the next-move statistics of part i's rows under the ``keys`` it did not count
+    (``missing_keys``)."""
+    counted = [count_rows(i, missing) for i, missing in enumerate(missing_keys(parts)) if len(missing)]
     return combine(parts + counted)
+
+
+def missing_keys(parts: list[NextMoveStats]) -> list[np.ndarray]:
+    """For each part of a merge, the keys (ascending, distinct) another part counted and it did
+    not: those whose rows ``add_up`` counts.  A merge that reads every row anyway takes these
+    keys' rows as it goes (``segment_files.merge``)."""
+    every = np.unique(np.concatenate([part.keys for part in parts])) if parts else np.empty(0, dtype=np.int64)
+    return [np.setdiff1d(every, part.keys, assume_unique=True) for part in parts]
 
 
 def from_stored(rows) -> NextMoveStats:

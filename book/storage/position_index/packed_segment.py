@@ -79,9 +79,9 @@ def decode_codes(raw) -> np.ndarray:
     return wide.view("<i8").ravel().astype(np.int64, copy=False)
 
 
-def _checked(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _checked(keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``sqlite_image.ordered_rows``, and ValueError for a code out of [0, CODE_LIMIT)."""
-    keys, codes = ordered_rows(keys, codes)
+    keys, codes = ordered_rows(keys, codes, own_codes)
     if len(codes) and (codes.min() < 0 or codes.max() >= CODE_LIMIT):
         raise ValueError(f"a code is outside [0, 2**{8 * _CODE_BYTES})")
     return keys, codes
@@ -118,15 +118,17 @@ class Writer:
         self.last: tuple[int, int] | None = None
         self.file = open(path, "wb")
 
-    def add(self, keys: np.ndarray, codes: np.ndarray) -> None:
-        keys, codes = _checked(keys, codes)
+    def add(self, keys: np.ndarray, codes: np.ndarray, own_codes: bool = False) -> None:
+        """``own_codes``: ``codes`` may be reordered in place (``sqlite_image.ordered_rows``)."""
+        keys, codes = _checked(keys, codes, own_codes)
         if not len(keys):
             return
         if self.done + len(keys) > self.rows:
             raise ValueError(f"more rows than the {self.rows} announced")
         if self.last is not None and (int(keys[0]), int(codes[0])) <= self.last:
             raise ValueError("a chunk's rows do not follow the rows before it")
-        os.pwrite(self.file.fileno(), keys.astype("<i8").tobytes(), self.layout.keys + 8 * self.done)
+        # the array itself, not a copy of its bytes (int64 is "<i8" on the machines numba runs on)
+        os.pwrite(self.file.fileno(), np.ascontiguousarray(keys, dtype="<i8"), self.layout.keys + 8 * self.done)
         os.pwrite(self.file.fileno(), encode_codes(codes), self.layout.codes + _CODE_BYTES * self.done)
         self.fence.append(keys[-self.done % FENCE::FENCE])  # the rows whose place is a multiple of FENCE
         self.done += len(keys)
@@ -220,15 +222,6 @@ class Reader:
         start, keys = self._stretch(low, high)
         first, end = int(keys.searchsorted(low, "left")), int(keys.searchsorted(high, "right"))
         return keys[first:end].astype(np.int64), self.codes(start + first, start + end)
-
-    def rows_of_keys(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(keys, codes) of every row whose key is one of ``keys`` (ascending, distinct)."""
-        found_keys, found_codes = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
-        for key in np.asarray(keys, dtype=np.int64).tolist():
-            codes = self.key_codes(key)
-            found_keys.append(np.full(len(codes), key, dtype=np.int64))
-            found_codes.append(codes)
-        return np.concatenate(found_keys), np.concatenate(found_codes)
 
     def all_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(keys, codes) of every row."""
