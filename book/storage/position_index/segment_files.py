@@ -477,7 +477,10 @@ def _read_range(book, parts, sources, low: int, high: int,
 class _Uncounted:
     """A merge's rows under the keys each file part did not count (``nextmoves.missing_keys``),
     taken from the rows the merge reads a key range at a time: looking them up again, a key at a
-    time, was 1.2 s of a 27-segment merge's 8.6 (``bench/merge.py --parts 27``)."""
+    time, was 1.2 s of a 27-segment merge's 8.6 (``bench/merge.py --parts 27``).  A batch's part left
+    a key uncounted because fewer than ``nextmoves.GAMES`` of its games reached it (a merged
+    part: fewer in each batch it holds), so what is kept stays small: 94,000 such keys and parts
+    in that merge of 78 M rows."""
 
     def __init__(self, parts, missing: list[np.ndarray]):
         self.missing = [keys if part is not None else None for part, keys in zip(parts, missing)]
