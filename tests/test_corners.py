@@ -94,6 +94,28 @@ def test_pruned_and_on_postgresql_the_same(corner_book, tmp_path, pg_url):
             assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=2)
 
 
+def test_a_book_of_two_sizes_writes_both_and_leaves_no_scratch_file(tmp_path):
+    """A SQLite book's corner book goes in through a scratch file that SQLite copies whole (the
+    size of the most games) and the driver (the other size, whose keys fall among the first's):
+    every corner of both sizes equals the independent count, and no scratch file is left."""
+    made = {}
+    for size, count in ((19, 80), (9, 50)):
+        folder = tmp_path / f"sgf{size}"
+        folder.mkdir()
+        made[size] = (make_games(folder, size, count, seed=size + 100), folder)
+    path = str(tmp_path / "book.sqlite")
+    with Book.open(path) as book:
+        importer.import_paths(book, [str(folder) for _games, folder in made.values()], workers=0)
+        assert corner_build.update(book, progress=None, prune=1)
+    assert not [name for name in os.listdir(tmp_path) if "scratch" in name]
+    rng = np.random.default_rng(4)
+    with Book.open(path, readonly=True) as book:
+        for size, (games, _folder) in made.items():
+            table = count_games(games, size)
+            for board, mover in positions(games, size, rng, 40):
+                assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=1), size
+
+
 @pytest.mark.parametrize("prune, threads", [(2, 1), (3, 1), (2, 3), (1, 3)])
 def test_a_tiny_filter_many_walks_and_threads_count_the_same(corner_book, tmp_path, monkeypatch, prune, threads):
     """The filter only lets records through (a record played twice always has its twice bit):

@@ -260,6 +260,45 @@ def test_chunks_that_end_where_a_leaf_is_full_make_the_same_pages(tmp_path, extr
         assert streamed(tmp_path / f"rows{leaves}.db", keys, codes, [cut, cut + 1]) == whole, (leaves, extra)
 
 
+@pytest.mark.parametrize("count, chunks", [(0, 1), (900, 3), (200_000, 11)])
+def test_rows_with_further_columns_are_what_sqlite_reads_and_transfers(tmp_path, count, chunks):
+    """``RowsFile`` with further integer columns (the corner book's table: key, move, then
+    played, wins, games): SQLite finds the file sound, reads every row back, and copies it whole
+    into a table of its own (the transfer ``corner_build`` uses) with the same rows, against the
+    rows themselves; values of every width, 0, 1 and negative among them."""
+    create = ("CREATE TABLE corner_moves (key BIGINT NOT NULL, move SMALLINT NOT NULL, played INTEGER NOT NULL, "
+              "wins INTEGER NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (key, move)) WITHOUT ROWID")
+    rng = np.random.default_rng(count + 5)
+    keys = np.sort(rng.integers(-(1 << 63), (1 << 63) - 1, count, dtype=np.int64, endpoint=True))
+    keys[1::3] = keys[0::3][:len(keys[1::3])]  # keys with several moves
+    moves = rng.integers(-1, 361, count)
+    order = np.lexsort((moves, keys))
+    keys, moves = keys[order], moves[order]
+    fresh = np.ones(count, dtype=bool)
+    fresh[1:] = (keys[1:] != keys[:-1]) | (moves[1:] != moves[:-1])
+    keys, moves = keys[fresh], moves[fresh]
+    widths = [0, 1, 127, 128, 40_000, 1 << 23, 1 << 31, 1 << 40, -5]
+    extra = rng.choice(np.array(widths, dtype=np.int64), (len(keys), 3))
+    path = tmp_path / "corner.db"
+    writer = sqlite_image.RowsFile(str(path), create, columns=3)
+    cuts = sorted(rng.integers(0, len(keys) + 1, chunks - 1).tolist())
+    for a, b in zip([0, *cuts], [*cuts, len(keys)]):
+        writer.add(keys[a:b], moves[a:b], extra[a:b])
+    writer.close()
+    expected = [tuple(row) for row in np.column_stack([keys, moves, extra]).tolist()]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert conn.execute("SELECT * FROM corner_moves").fetchall() == expected
+    conn.execute("ATTACH ':memory:' AS copy")
+    conn.execute(create.replace("corner_moves", "copy.corner_moves"))
+    conn.execute("INSERT INTO copy.corner_moves SELECT * FROM main.corner_moves")
+    assert conn.execute("SELECT * FROM copy.corner_moves").fetchall() == expected
+    conn.close()
+    with pytest.raises(ValueError, match="length"):
+        sqlite_image.RowsFile(str(tmp_path / "short.db"), create, columns=3).add(
+            np.array([1, 2]), np.array([0, 0]), np.zeros((1, 3), dtype=np.int64))
+
+
 def test_rows_out_of_order_across_chunks_are_refused(tmp_path):
     writer = sqlite_image.RowsFile(str(tmp_path / "rows.db"), CREATE)
     writer.add(np.array([1, 5], dtype=np.int64), np.array([0, 0], dtype=np.int64))

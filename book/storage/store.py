@@ -343,13 +343,15 @@ class Book:
             return BookStats(games, self.index.row_count(conn), sizes, years, self._file_bytes(conn))
 
     @contextmanager
-    def writing(self):
+    def writing(self, attached: dict[str, str] | None = None):
         """A connection in a write transaction that holds the book's write lock until commit.
 
         SQLite: BEGIN IMMEDIATE; PostgreSQL: the writers' advisory lock
         (``connect.make_db``: taken as the transaction begins, released with it; readers go on).  Writers
         run one after another, so a batch's fingerprint check and its new game ids cannot
-        race another importer's.
+        race another importer's.  ``attached`` (SQLite): {schema name: database file} attached
+        before the transaction begins (ATTACH cannot be run inside one) and detached after it,
+        so that the transaction can copy a table whole from a file (``corner_build``).
         """
         self.check_writable()
         from fuseki.book.storage.position_index import intake
@@ -357,8 +359,15 @@ class Book:
         if self._checkpointer:
             self._checkpointer.bound()  # a log grown too long restarts with this write
         with self.db.connect().execution_options(fuseki_write=True) as conn:
-            with conn.begin():
-                yield conn
+            driver = conn.connection.dbapi_connection
+            for name, path in (attached or {}).items():
+                driver.execute(f"ATTACH ? AS {name}", (path,))  # no transaction yet: SQLAlchemy's begins below
+            try:
+                with conn.begin():
+                    yield conn
+            finally:
+                for name in attached or {}:
+                    driver.execute(f"DETACH {name}")
             intake.end_write(conn)
         if self._checkpointer:  # committed: its pages go back into the file on the checkpoint thread
             self._checkpointer.kick()

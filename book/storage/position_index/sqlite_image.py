@@ -61,14 +61,20 @@ def rows_image(keys: np.ndarray, codes: np.ndarray, create_table: str, wide_code
     keys, codes = ordered_rows(keys, codes, own_codes)
     if wide_codes and len(codes) and (codes.min() < 0 or codes.max() >= WIDE_CODES):
         raise ValueError("a code does not fit in 6 bytes")
-    sizes = _payload_sizes(keys, codes, wide_codes)
+    extra = _no_columns(len(keys))
+    sizes = _payload_sizes(keys, codes, extra, wide_codes)
     levels, next_page = _levels(np.arange(len(keys), dtype=np.int64), sizes, np.empty(0, dtype=np.int64), 3)
     pages = next_page - 1
     image = np.zeros(pages * PAGE_SIZE, dtype=np.uint8)
     image[:PAGE_SIZE] = _first_page_of(create_table, pages)
     for rows, starts, ends, children, numbers in levels:
-        _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE, wide_codes)
+        _write_pages(image, numbers, rows, starts, ends, children, keys, codes, extra, sizes, PAGE_SIZE, wide_codes)
     return image
+
+
+def _no_columns(rows: int) -> np.ndarray:
+    """The further columns of rows that have none (a positions table's: key and code only)."""
+    return np.empty((rows, 0), dtype=np.int64)
 
 
 def _levels(rows: np.ndarray, sizes: np.ndarray, children: np.ndarray, next_page: int):
@@ -110,70 +116,83 @@ class RowsFile:
     byte for byte the image ``rows_image`` makes of all the rows (leaf pages as the chunks
     come, the levels above them once ``close`` knows the last row), so a merge of many
     segment file into the book's own file (``segment_files.fold_in``) holds one chunk, not every
-    row, and SQLite never inserts them one by one.  Rows must come in (key, code) order, across chunks too."""
+    row, and SQLite never inserts them one by one.  Rows must come in (key, code) order, across chunks too.
 
-    def __init__(self, path: str, create_table: str):
+    ``columns``: integer columns each row has after its key and code (the corner book's played,
+    wins and games: ``corner_build``), in the order ``create_table`` declares them; the primary
+    key is still (key, code)."""
+
+    def __init__(self, path: str, create_table: str, columns: int = 0):
         self.path, self.create_table = path, create_table
         self.file = open(path, "w+b")
         self.next_page = 3  # page 1: the header and schema; page 2: the root, written by close
         self.keys = self.codes = np.empty(0, dtype=np.int64)  # rows not yet in a page
+        self.extra = np.empty((0, columns), dtype=np.int64)  # their further columns
         self.leaves: list[np.ndarray] = []  # page numbers of the leaves written
-        self.up: list[tuple[np.ndarray, np.ndarray]] = []  # (keys, codes) of the rows between them
+        self.up: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # the rows between them
 
-    def add(self, keys: np.ndarray, codes: np.ndarray) -> None:
-        """Rows after those added so far, in (key, code) order (ValueError otherwise)."""
+    def add(self, keys: np.ndarray, codes: np.ndarray, extra: np.ndarray | None = None) -> None:
+        """Rows after those added so far, in (key, code) order (ValueError otherwise); ``extra``:
+        their further columns (rows x ``columns``)."""
         keys = np.concatenate([self.keys, np.asarray(keys, dtype=np.int64)])
         codes = np.concatenate([self.codes, np.asarray(codes, dtype=np.int64)])
+        extra = np.concatenate([self.extra, _no_columns(len(keys) - len(self.keys)) if extra is None
+                                else np.asarray(extra, dtype=np.int64).reshape(-1, self.extra.shape[1])])
+        if len(extra) != len(keys):
+            raise ValueError("the further columns differ in length from the keys")
         if np.any((keys[1:] < keys[:-1]) | ((keys[1:] == keys[:-1]) & (codes[1:] <= codes[:-1]))):
             raise ValueError("rows are not in ascending (key, code) order")
-        sizes = _payload_sizes(keys, codes, False)
+        sizes = _payload_sizes(keys, codes, extra, False)
         rows = np.arange(len(keys), dtype=np.int64)
         starts, ends = _plan_pages(rows, sizes, _LEAF_HEADER, 3, PAGE_SIZE)
         # the last two pages wait for more rows: _plan_pages leaves the last row a page of its own
         # by ending the page before it one row early, which more rows would not
         kept = len(starts) - 2
         if kept > 0:
-            self._write(rows, starts[:kept], ends[:kept], np.empty(0, dtype=np.int64), keys, codes, sizes)
-            self.up.append((keys[ends[:kept]], codes[ends[:kept]]))  # one after each: a page follows
-            keys, codes = keys[starts[kept]:], codes[starts[kept]:]
-        self.keys, self.codes = keys.copy(), codes.copy()
+            self._write(rows, starts[:kept], ends[:kept], np.empty(0, dtype=np.int64), keys, codes, extra, sizes)
+            up = ends[:kept]  # one row after each page: a page follows
+            self.up.append((keys[up], codes[up], extra[up]))
+            keys, codes, extra = keys[starts[kept]:], codes[starts[kept]:], extra[starts[kept]:]
+        self.keys, self.codes, self.extra = keys.copy(), codes.copy(), extra.copy()
 
     def close(self) -> None:
         """Write the last leaves, the levels above them and the first page; sync the file."""
         try:
-            keys, codes = self.keys, self.codes
-            sizes = _payload_sizes(keys, codes, False)
+            keys, codes, extra = self.keys, self.codes, self.extra
+            sizes = _payload_sizes(keys, codes, extra, False)
             rows = np.arange(len(keys), dtype=np.int64)
             if not self.leaves:  # every row is still here: the whole tree at once, as rows_image
                 levels, self.next_page = _levels(rows, sizes, np.empty(0, dtype=np.int64), 3)
                 for level in levels:
-                    self._write(*level[:4], keys, codes, sizes, numbers=level[4])
+                    self._write(*level[:4], keys, codes, extra, sizes, numbers=level[4])
             else:
                 starts, ends = _plan_pages(rows, sizes, _LEAF_HEADER, 3, PAGE_SIZE)
-                self._write(rows, starts, ends, np.empty(0, dtype=np.int64), keys, codes, sizes)
-                self.up.append((keys[ends[:-1]], codes[ends[:-1]]))
-                up_keys = np.concatenate([k for k, _ in self.up])
-                up_codes = np.concatenate([c for _, c in self.up])
-                up_sizes = _payload_sizes(up_keys, up_codes, False)
+                self._write(rows, starts, ends, np.empty(0, dtype=np.int64), keys, codes, extra, sizes)
+                up = ends[:-1]
+                self.up.append((keys[up], codes[up], extra[up]))
+                up_keys = np.concatenate([k for k, _, _ in self.up])
+                up_codes = np.concatenate([c for _, c, _ in self.up])
+                up_extra = np.concatenate([e for _, _, e in self.up])
+                up_sizes = _payload_sizes(up_keys, up_codes, up_extra, False)
                 levels, self.next_page = _levels(np.arange(len(up_keys), dtype=np.int64), up_sizes,
                                                  np.concatenate(self.leaves), self.next_page)
                 for level in levels:
-                    self._write(*level[:4], up_keys, up_codes, up_sizes, numbers=level[4])
+                    self._write(*level[:4], up_keys, up_codes, up_extra, up_sizes, numbers=level[4])
             os.pwrite(self.file.fileno(), _first_page_of(self.create_table, self.next_page - 1).tobytes(), 0)
             self.file.flush()
             os.fsync(self.file.fileno())
         finally:
             self.file.close()
 
-    def _write(self, rows, starts, ends, children, keys, codes, sizes, numbers=None) -> None:
+    def _write(self, rows, starts, ends, children, keys, codes, extra, sizes, numbers=None) -> None:
         """Pages of one level, numbered from ``self.next_page`` on (leaves) or ``numbers``."""
         if numbers is None:
             numbers, self.next_page = _numbered(self.next_page, len(starts))
             if not len(children):
                 self.leaves.append(numbers)
         pages = np.zeros(int(numbers[-1] - numbers[0] + 1) * PAGE_SIZE, dtype=np.uint8)  # the lock-byte page: zeros
-        _write_pages(pages, numbers - numbers[0] + 1, rows, starts, ends, children, keys, codes, sizes, PAGE_SIZE,
-                     False)
+        _write_pages(pages, numbers - numbers[0] + 1, rows, starts, ends, children, keys, codes, extra, sizes,
+                     PAGE_SIZE, False)
         os.pwrite(self.file.fileno(), pages.tobytes(), int(numbers[0] - 1) * PAGE_SIZE)
 
 
@@ -286,10 +305,16 @@ def _code_type(v, wide):
 
 
 @njit(cache=True)
-def _payload_sizes(keys, codes, wide):
-    sizes = np.empty(len(keys), dtype=np.int8)  # a payload is under 128 bytes
+def _payload_sizes(keys, codes, extra, wide):
+    """Each row's record size: its header (its size, then a serial type a column), then the
+    values; ``extra``: the further columns (rows x columns, none for a positions table)."""
+    sizes = np.empty(len(keys), dtype=np.int8)  # a payload is under 128 bytes (5 columns: at most 46)
+    columns = extra.shape[1]
     for i in range(len(keys)):
-        sizes[i] = 3 + _serial_type(keys[i])[1] + _code_type(codes[i], wide)[1]
+        size = 3 + columns + _serial_type(keys[i])[1] + _code_type(codes[i], wide)[1]
+        for c in range(columns):
+            size += _serial_type(extra[i, c])[1]
+        sizes[i] = size
     return sizes
 
 
@@ -331,7 +356,7 @@ def _put(image, at, value, length):
 
 
 @njit(cache=True)
-def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, sizes, page_size, wide):
+def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, extra, sizes, page_size, wide):
     """Write one level's pages; on an interior level ``children[i]`` is the page before rows[i]."""
     interior = len(children) > 0
     header = _INTERIOR_HEADER if interior else _LEAF_HEADER
@@ -351,14 +376,23 @@ def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, size
             if interior:
                 _put(image, at, children[i], 4)
                 at += 4
+            columns = extra.shape[1]
             key_type, key_bytes = _serial_type(keys[r])
             code_type, code_bytes = _code_type(codes[r], wide)
             image[at] = sizes[r]
-            image[at + 1] = 3
+            image[at + 1] = 3 + columns
             image[at + 2] = key_type
             image[at + 3] = code_type
-            _put(image, at + 4, keys[r], key_bytes)
-            _put(image, at + 4 + key_bytes, codes[r], code_bytes)
+            value = at + 4 + columns
+            _put(image, value, keys[r], key_bytes)
+            value += key_bytes
+            _put(image, value, codes[r], code_bytes)
+            value += code_bytes
+            for c in range(columns):
+                column_type, column_bytes = _serial_type(extra[r, c])
+                image[at + 4 + c] = column_type
+                _put(image, value, extra[r, c], column_bytes)
+                value += column_bytes
         _put(image, base + 5, top, 2)  # where the cell content starts
 
 
