@@ -294,9 +294,10 @@ def test_rows_with_further_columns_are_what_sqlite_reads_and_transfers(tmp_path,
     conn.execute("INSERT INTO copy.corner_moves SELECT * FROM main.corner_moves")
     assert conn.execute("SELECT * FROM copy.corner_moves").fetchall() == expected
     conn.close()
-    with pytest.raises(ValueError, match="length"):
-        sqlite_image.RowsFile(str(tmp_path / "short.db"), create, columns=3).add(
-            np.array([1, 2]), np.array([0, 0]), np.zeros((1, 3), dtype=np.int64))
+    for wrong in (np.zeros((1, 3), dtype=np.int64), np.zeros((2, 2), dtype=np.int64), None):
+        with pytest.raises(ValueError, match="one row of 3"):
+            sqlite_image.RowsFile(str(tmp_path / "short.db"), create, columns=3).add(
+                np.array([1, 2]), np.array([0, 0]), wrong)
 
 
 def test_rows_out_of_order_across_chunks_are_refused(tmp_path):

@@ -136,10 +136,11 @@ class RowsFile:
         their further columns (rows x ``columns``)."""
         keys = np.concatenate([self.keys, np.asarray(keys, dtype=np.int64)])
         codes = np.concatenate([self.codes, np.asarray(codes, dtype=np.int64)])
-        extra = np.concatenate([self.extra, _no_columns(len(keys) - len(self.keys)) if extra is None
-                                else np.asarray(extra, dtype=np.int64).reshape(-1, self.extra.shape[1])])
-        if len(extra) != len(keys):
-            raise ValueError("the further columns differ in length from the keys")
+        columns = self.extra.shape[1]
+        extra = _no_columns(len(keys) - len(self.keys)) if extra is None else np.asarray(extra, dtype=np.int64)
+        if extra.ndim != 2 or extra.shape[1] != columns or len(self.extra) + len(extra) != len(keys):
+            raise ValueError(f"the further columns are not one row of {columns} for each key")
+        extra = np.concatenate([self.extra, extra])
         if np.any((keys[1:] < keys[:-1]) | ((keys[1:] == keys[:-1]) & (codes[1:] <= codes[:-1]))):
             raise ValueError("rows are not in ascending (key, code) order")
         sizes = _payload_sizes(keys, codes, extra, False)
@@ -309,12 +310,14 @@ def _payload_sizes(keys, codes, extra, wide):
     """Each row's record size: its header (its size, then a serial type a column), then the
     values; ``extra``: the further columns (rows x columns, none for a positions table)."""
     sizes = np.empty(len(keys), dtype=np.int8)  # a payload is under 128 bytes (5 columns: at most 46)
-    columns = extra.shape[1]
     for i in range(len(keys)):
-        size = 3 + columns + _serial_type(keys[i])[1] + _code_type(codes[i], wide)[1]
-        for c in range(columns):
-            size += _serial_type(extra[i, c])[1]
-        sizes[i] = size
+        sizes[i] = 3 + _serial_type(keys[i])[1] + _code_type(codes[i], wide)[1]
+    if extra.shape[1]:  # a second pass, so that the positions' rows (none) cost what they did
+        for i in range(len(keys)):
+            size = sizes[i] + extra.shape[1]
+            for c in range(extra.shape[1]):
+                size += _serial_type(extra[i, c])[1]
+            sizes[i] = size
     return sizes
 
 
@@ -360,6 +363,7 @@ def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, extr
     """Write one level's pages; on an interior level ``children[i]`` is the page before rows[i]."""
     interior = len(children) > 0
     header = _INTERIOR_HEADER if interior else _LEAF_HEADER
+    columns = extra.shape[1]
     for p in range(len(starts)):
         base = (numbers[p] - 1) * page_size
         a, b = starts[p], ends[p]
@@ -376,23 +380,21 @@ def _write_pages(image, numbers, rows, starts, ends, children, keys, codes, extr
             if interior:
                 _put(image, at, children[i], 4)
                 at += 4
-            columns = extra.shape[1]
             key_type, key_bytes = _serial_type(keys[r])
             code_type, code_bytes = _code_type(codes[r], wide)
             image[at] = sizes[r]
             image[at + 1] = 3 + columns
             image[at + 2] = key_type
             image[at + 3] = code_type
-            value = at + 4 + columns
-            _put(image, value, keys[r], key_bytes)
-            value += key_bytes
-            _put(image, value, codes[r], code_bytes)
-            value += code_bytes
-            for c in range(columns):
-                column_type, column_bytes = _serial_type(extra[r, c])
-                image[at + 4 + c] = column_type
-                _put(image, value, extra[r, c], column_bytes)
-                value += column_bytes
+            _put(image, at + 4 + columns, keys[r], key_bytes)
+            _put(image, at + 4 + columns + key_bytes, codes[r], code_bytes)
+            if columns:
+                value = at + 4 + columns + key_bytes + code_bytes
+                for c in range(columns):
+                    column_type, column_bytes = _serial_type(extra[r, c])
+                    image[at + 4 + c] = column_type
+                    _put(image, value, extra[r, c], column_bytes)
+                    value += column_bytes
         _put(image, base + 5, top, 2)  # where the cell content starts
 
 
