@@ -140,6 +140,67 @@ def test_a_tiny_filter_many_walks_and_threads_count_the_same(corner_book, tmp_pa
             assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=prune)
 
 
+@pytest.mark.parametrize("filter_bits", [4, 1, 0])
+def test_every_row_through_the_filters_equals_the_rows_counted_without(corner_book, monkeypatch, filter_bits):
+    """The whole table, pruned at 2 through the seen and twice filters, equals the table of every
+    record counted without filters (prune 1), pruned afterwards by ``_pruned_at``: the mark walk
+    sees no key's own record, whose twice bit its continuations set (also when a continuation's
+    bit was already set by another record's), so no key's own row may go missing or come out
+    short.  Fewer filter bits crowd more records into each bit."""
+    path, _games, size, _table = corner_book
+    with Book.open(path, readonly=True) as book:
+        loaded = index_map.load(book, size)
+    chosen = np.arange(len(loaded.game_ids), dtype=np.int64)
+
+    def rows(prune):
+        return [(int(k), int(m), int(p), int(w), int(g)) for part in corner_build.records(
+            loaded.events, loaded.offsets, chosen, loaded.winners, size, prune=prune)
+            for k, m, p, w, g in zip(part[0].view(np.int64), *part[1:])]
+
+    expected_rows = [tuple(int(x) for x in row) for row in corner_build._pruned_at(rows(1), 2)]
+    assert sum(m == corners.ALL for _k, m, *_ in expected_rows) > 10 and len(expected_rows) > 100
+    monkeypatch.setattr(corner_build, "FILTER_BITS", filter_bits)
+    assert rows(2) == expected_rows
+
+
+def test_a_keys_own_row_is_counted_when_its_continuations_bit_was_set_by_another_record():
+    """The mark walk sees no key's own record: a continuation seen again sets its key's twice bit,
+    also when its own twice bit was already set by another record sharing it (a filter of one
+    word: 64 bits).  Key K: move a in two games, move b in one, so K's own row (played 3) says
+    what its kept continuation does not; record Y, seen twice first, shares a's bit."""
+    r = corner_build.RANGES // 2 + 5
+    top = ((r ^ (corner_build.RANGES >> 1)) << (64 - corner_build.RANGE_BITS)) % 2 ** 64
+    key_k = top | 0x1234_5678_9ABC
+    a, b = 40, 41
+    bits = 6  # one word a range
+    home = lambda key, move: corner_build._home(np.uint64(key), move, bits, corner_build.FILTER_SPREAD)
+    y_key, y_move = next((top | n * 7919, m) for n in range(1, 500) for m in range(60)
+                         if home(top | n * 7919, m) == home(key_k, a)
+                         and home(top | n * 7919, corners.ALL) != home(key_k, corners.ALL)
+                         and home(key_k, corners.ALL) not in (home(key_k, a), home(key_k, b)))
+    game = lambda g: g << corner_build.GAME
+    records = [(y_key, y_move, game(0)), (y_key, y_move, game(1)), (key_k, a, game(2)), (key_k, a, game(3)),
+               (key_k, b, game(4))]
+    region = np.zeros((corner_build.RANGES, 2), dtype=np.int64)
+    region[:, 0], region[:, 1] = np.arange(corner_build.RANGES), 1
+    filters = np.zeros((corner_build.RANGES, 2), dtype=np.uint64)
+    twice = np.zeros(corner_build.RANGES, dtype=np.int64)
+
+    def placed(rows, mode, table, fills, runs):
+        out = np.array([(k, (m + 2) | info) for k, m, info in rows], dtype=np.uint64)
+        return corner_build.place(out, len(out), r, r + 1, mode, filters, region, twice, table, fills, runs,
+                                  np.zeros_like(out))
+
+    placed(records, corner_build.MARK, np.zeros((1, corner_build.COLUMNS), dtype=np.uint64),
+           np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64))
+    table, runs = corner_build._laid_out(twice[r:r + 1])
+    with_keys = [row for k, m, info in records for row in ((k, m, info), (k, corners.ALL, info))]
+    table, runs = placed(with_keys, corner_build.TALLY, table, np.zeros(1, dtype=np.int64), runs)
+    keys, moves, played, _wins, games = corner_build._ordered(table, runs, 2, 0, 1)
+    of_k = [(int(m), int(p), int(g)) for k, m, p, g in zip(keys, moves, played, games) if int(k) == key_k]
+    assert of_k == [(corners.ALL, 3, 3), (a, 2, 2)]
+
+
 def test_the_progress_moves_through_every_walk_and_every_piece_written(corner_book, monkeypatch):
     """The corner book's progress climbs through the mark walk, each count walk's chunks and
     each piece of rows written, never back, and reaches every game only with the last piece:
@@ -410,18 +471,21 @@ def test_placing_records_counts_them_as_a_counter_does_while_runs_grow(crowded):
     """``place`` without filters, on gathered rows crowded into ``crowded`` of 6 key ranges (as
     the least of two readings crowds the small keys): every run starts at 16 slots and must be
     laid out again many times, some ranges growing and others not; the counts (played, wins,
-    games) equal a count written here over the same rows, placed in 7 batches."""
+    games: the distinct games of a record's rows, which come in the games' order, a record often
+    several times a game) equal a count written here over the same rows, placed in 7 batches."""
     rng = np.random.default_rng(crowded)
     lo, hi = 2040, 2046
     top = lambda r: np.uint64(((r ^ (corner_build.RANGES >> 1)) << (64 - corner_build.RANGE_BITS)) % 2 ** 64)
     ranges = rng.choice(np.arange(lo, lo + crowded), size=6000).tolist() + list(range(lo, hi)) * 3
-    keys = np.array([int(top(r)) | int(rng.integers(0, 400)) for r in ranges], dtype=np.uint64)
+    spread = lambda n: (n * 0x9E3779B97F4A7C15) % 2 ** (64 - corner_build.RANGE_BITS)  # every bit below the range's
+    keys = np.array([int(top(r)) | spread(int(rng.integers(0, 400))) for r in ranges], dtype=np.uint64)
     moves = rng.integers(-2, 40, size=len(keys))
-    won, first = rng.integers(0, 2, size=len(keys)), rng.integers(0, 2, size=len(keys))
+    won = rng.integers(0, 2, size=len(keys))
+    game = np.sort(rng.integers(0, 900, size=len(keys)))  # 900 games: each record in a game or several
     assert all(corner_build.key_range(k) == r for k, r in zip(keys, ranges))
     rows = np.zeros((len(keys), 2), dtype=np.uint64)
     rows[:, 0] = keys
-    rows[:, 1] = ((moves + 2) | (won << corner_build.WON) | (first << corner_build.FIRST)).astype(np.uint64)
+    rows[:, 1] = ((moves + 2) | (won << corner_build.WON) | (game << corner_build.GAME)).astype(np.uint64)
     table, runs = corner_build._laid_out(np.zeros(hi - lo, dtype=np.int64))
     fills = np.zeros(hi - lo, dtype=np.int64)
     no_filter = np.zeros((0, 2), dtype=np.uint64)
@@ -431,12 +495,15 @@ def test_placing_records_counts_them_as_a_counter_does_while_runs_grow(crowded):
                                          np.zeros((corner_build.RANGES, 2), dtype=np.int64),
                                          np.zeros(corner_build.RANGES, dtype=np.int64), table, fills, runs,
                                          np.zeros_like(out))
-    expected = {}
-    for k, m, w, f in zip(keys.tolist(), moves.tolist(), won.tolist(), first.tolist()):
-        played, wins, games = expected.get((k, m), (0, 0, 0))
-        expected[(k, m)] = (played + 1, wins + w, games + f)
+    expected, seen_in = {}, {}
+    for k, m, w, g in zip(keys.tolist(), moves.tolist(), won.tolist(), game.tolist()):
+        played, wins, _games = expected.get((k, m), (0, 0, 0))
+        seen_in.setdefault((k, m), set()).add(g)
+        expected[(k, m)] = (played + 1, wins + w, len(seen_in[(k, m)]))
+    assert any(p > g for p, _w, g in expected.values())  # some record twice in a game
     used = table[table[:, corner_build.PLAYED] > 0]
-    assert {(int(k), int(np.int64(m))): (int(p), int(w), int(g)) for k, m, p, w, g in used} == expected
+    games_of = lambda g: int(g) & ((1 << corner_build.LAST_GAME) - 1)
+    assert {(int(k), int(np.int64(m))): (int(p), int(w), games_of(g)) for k, m, p, w, g in used} == expected
     sizes = np.diff(runs)
     assert fills.sum() == len(expected) and (sizes & (sizes - 1) == 0).all()
     assert sizes.max() >= 512 and (4 * fills <= 3 * sizes).all()  # grown, and no run past three quarters

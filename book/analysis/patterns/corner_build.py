@@ -7,23 +7,27 @@ corners incrementally (2 readings x 2 points of view a corner), and sees one rec
 move and per tenuki, and with each one record of its corner's key alone (move ``corners.ALL``).
 Each record is counted twice over: ``played``, every time it was seen (a corner shape occurs in
 several corners of one game: the empty corner up to four times), and ``games``, the distinct
-games it was seen in (a per-game set of the records already counted), never more than the
-book's games; ``wins`` are the times its player won.  A key's own row is kept only where it
-says what its continuations do not (``needed_rows``: on the Tygem month 15,278 of them beside
-44,394 continuations, 124 bytes a game against 84 before the games were counted).  A first
-walk marks each record in a bit filter, a second counts exactly, in a hash table, only the
-records the filter saw twice (``records``): continuations played fewer than ``prune`` times
-are dropped (a corner move of one game is noise, and they are most of the records), so they
-never cost more than their filter bits.  Every game is walked twice however many games there
-are (``records``: threads own key ranges, not games).  A walk gathers a buffer of records
-(``gather``), then places them one key range at a time (``place``): each of the 4,096 ranges
-has its own filter words and its own run of tally slots, so the random accesses of a range's
-records fall in a few kilobytes, and a record costs the same in a book of any size (when each
-record went straight to its bit and its slot, a miss of the caches each, the count walk of
-1.5 million games cost 7.7 times that of 366k: docs/benchmarks.md).  A SQLite book's table
-is written as pages of a scratch file beside the book, which SQLite's transfer copies whole
-(``_through_file``; the build runs before the write transaction, which only swaps the table
-in); PostgreSQL's goes in through COPY.  The meta rows say what the table was built from and how.
+games it was seen in (its tally slot keeps the last game it counted: the records come in the
+games' order), never more than the book's games; ``wins`` are the times its player won.  A key's
+own row is kept only where it says what its continuations do not (``needed_rows``: on the Tygem
+month 15,278 of them beside 44,394 continuations, 124 bytes a game against 84 before the games
+were counted).  A first walk marks each record in a bit filter, a second counts exactly, in a
+hash table, only the records the filter saw twice (``records``): continuations played fewer than
+``prune`` times are dropped (a corner move of one game is noise, and they are most of the
+records), so they never cost more than their filter bits.  The first walk marks continuations
+only: one seen again marks its key's own record too (the key's row is kept only beside a
+continuation kept).  Every game is walked twice however many games there are (``records``:
+threads own key ranges, not games).  A walk gathers a buffer of records (``gather``), then places
+them one key range at a time (``place``): each of the 4,096 ranges has its own filter words and
+its own run of tally slots, so the accesses of a range's records fall in a few kilobytes, and a
+record costs the same in a book of any size (when each record went straight to its bit and its
+slot, a miss of the caches each, the count walk of 1.5 million games cost 7.7 times that of
+366k: docs/benchmarks.md); within its range a record's bit and slot follow its key's bits
+(``_home``), and the records are placed in that order, so the range's filter words and slots are
+visited in order, not at random.  A SQLite book's table is written as pages of a scratch file
+beside the book, which SQLite's transfer copies whole (``_through_file``; the build runs before
+the write transaction, which only swaps the table in); PostgreSQL's goes in through COPY.  The
+meta rows say what the table was built from and how.
 """
 
 from __future__ import annotations
@@ -67,8 +71,12 @@ WRITE_ROWS = 1 << 20
 PROGRESS_FROM = 50_000  # games: fewer take a second or two, and say nothing until their summary line
 KEY, MOVE, PLAYED, WINS, GAMES = 0, 1, 2, 3, 4  # the tally table's columns (one slot: 40 bytes)
 COLUMNS = 5
-WON, FIRST = 16, 17  # the bits of a gathered record's info above its move + 2: its player won; the game's first
-GAME_SLOTS = 1024  # the per-game set of records counted: a power of two above 4 records a move x DEPTH
+WON, GAME = 16, 32  # a gathered record's info above its move + 2: its player won (a bit), its game (the bits above)
+LAST_GAME = 32  # the tally's games column: the count in the bits below, the last game counted (+ 1) above
+SUB_BITS = 8  # a range's records placed in the order of these key bits below the range's (``place``)
+# a record's place in its range: its key's bits but for these low bits, from its hash (``_home``): a key's
+# moves spread over 256 bits of a filter (4 words, 64 bytes: a cache line) or 8 slots of a tally (320 bytes)
+FILTER_SPREAD, TALLY_SPREAD = 8, 3
 
 
 @njit(cache=True, nogil=True)
@@ -99,49 +107,48 @@ def _reading(h, local, size_key, c, mover, p):
 
 
 @njit(cache=True, nogil=True)
-def _slot(key, move, mask):
-    """A slot of a (key, move) record in a table of ``mask`` + 1 slots (the key mixed with the move)."""
+def _home(key, move, bits, spread):
+    """The place of the record (key, move) among the ``2 ** bits`` places of its key range (a run
+    of filter bits or of tally slots): the key's next bits below the range's above (a Zobrist
+    hash: uniform), so the records of a range taken in their keys' order (``place``) visit the
+    places in order, each cache line once, where a hash of the record sent each to a line of its
+    own (docs/benchmarks.md, "The corner book's records in their keys' order"); and below, the
+    lowest ``spread`` bits from a hash of the record, so the several moves of a key spread over
+    a few neighbouring places, not one."""
     x = key ^ (np.uint64(move + 2) * np.uint64(0x9E3779B97F4A7C15))
     x ^= x >> np.uint64(31)
     x *= np.uint64(0xBF58476D1CE4E5B9)
     x ^= x >> np.uint64(29)
-    return np.int64(x & mask)
+    if bits <= spread:
+        return np.int64(x & np.uint64((1 << bits) - 1))
+    high = (key << np.uint64(RANGE_BITS)) >> np.uint64(64 - bits + spread)
+    return np.int64((high << np.uint64(spread)) | (x & np.uint64((1 << spread) - 1)))
 
 
 @njit(cache=True, nogil=True)
-def _first_in_game(seen_keys, seen_moves, stamps, stamp, key, move):
-    """True the first time the game ``stamp`` counts the record (key, move): it is added to the
-    game's set (open addressing; a slot of another game's stamp is empty)."""
-    mask = np.uint64(len(stamps) - 1)
-    s = _slot(key, move, mask)
-    while stamps[s] == stamp:
-        if seen_keys[s] == key and seen_moves[s] == move:
-            return False
-        s = (s + 1) & (len(stamps) - 1)
-    stamps[s], seen_keys[s], seen_moves[s] = stamp, key, move
-    return True
+def _log2(n):
+    """The exponent of the power of two ``n``."""
+    bits = 0
+    while (1 << bits) < n:
+        bits += 1
+    return bits
 
 
 @njit(cache=True, nogil=True)
-def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, size_key, depth, lo, hi,
-           counting, out):
+def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, size_key, depth, lo, hi, keys_too,
+           out):
     """Replay the games ``chosen[start:]`` and, for each corner move and each tenuki (a move that
     leaves the corner last played in) whose key lies in the key ranges ``lo`` to ``hi``
-    (``key_range``), append its record (key, move) and its key's record (key, ``corners.ALL``) to
-    ``out`` as rows (key, info: ``move + 2``, the mover won at bit ``WON``, and when ``counting``
-    the game's first sight of the record at bit ``FIRST``: the games are counted once each here,
-    where the game is at hand).  Stops before a game whose records might not fit (at most 4 a
-    move within ``depth``).  Returns (the position in ``chosen`` of the next game, rows)."""
+    (``key_range``), append its record (key, move) and, when ``keys_too``, its key's record
+    (key, ``corners.ALL``: the mark walk goes without, ``place``) to ``out`` as rows (key, info:
+    ``move + 2``, the mover won at bit ``WON``, and from bit ``GAME`` the game, by which
+    ``place`` counts each record's games: the rows come in the games' order).  Stops before a
+    game whose records might not fit (at most 4 a move within ``depth``).  Returns (the position
+    in ``chosen`` of the next game, rows)."""
     rows = 0
     npoints = corner_of.shape[0]
     h = np.zeros((4, 2, 2), dtype=np.uint64)
     colour = np.zeros(npoints, dtype=np.int64)
-    slots = GAME_SLOTS
-    while slots < 8 * depth:  # at most 4 records a move: the set stays at most half full
-        slots *= 2
-    seen_keys = np.zeros(slots, dtype=np.uint64)
-    seen_moves = np.zeros(slots, dtype=np.int64)
-    stamps = np.full(slots, -1, dtype=np.int64)
     at = start
     while at < len(chosen):
         if rows + 4 * depth > len(out):
@@ -167,9 +174,9 @@ def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, siz
             if played > depth:
                 break
             c = corner_of[p] if p > 0 else -1
-            won = np.uint64(1 if winners[g] == kind else 0)
+            mark = (np.uint64(1 if winners[g] == kind else 0) << np.uint64(WON)) | (np.uint64(g) << np.uint64(GAME))
             for step in range(4):  # the corner left (a tenuki there), then the corner played in; each then its key
-                if step < 2 and not (previous >= 0 and previous != c):
+                if step < 2 and not (previous >= 0 and previous != c) or step & 1 and not keys_too:
                     continue
                 if step >= 2 and c < 0:
                     continue
@@ -180,10 +187,7 @@ def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, siz
                 r = key_range(key)
                 if r < lo or r >= hi:
                     continue
-                info = np.uint64(move + 2) | (won << np.uint64(WON))
-                if counting and _first_in_game(seen_keys, seen_moves, stamps, np.int64(g), key, np.int64(move)):
-                    info |= np.uint64(1) << np.uint64(FIRST)
-                out[rows, 0], out[rows, 1] = key, info
+                out[rows, 0], out[rows, 1] = key, np.uint64(move + 2) | mark
                 rows += 1
             if c >= 0:
                 colour[p] = kind
@@ -195,17 +199,20 @@ def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, siz
 @njit(cache=True, nogil=True)
 def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, runs, spare):
     """Put ``gather``'s rows in the order of their key ranges (a counting sort into ``spare``),
-    then, one range at a time (its filter words and its table slots: a few kilobytes, in
-    cache), for each record:
+    and each range's in the order of their keys' next ``SUB_BITS`` bits (another, back into
+    ``out``: both stable, the games' order kept within a record's rows), then, one range at a
+    time (its filter words and its table slots, visited in order: ``_home``), for each record:
 
     - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``,
-      twice, and ``twice[range]`` counts it), within its range's words ``region[range]`` (first
-      word, words: a power of two);
-    - ``TALLY``: count it (played, wins, and games: once a game) in ``table`` when its twice bit
-      is set (every record played twice or more has it; no filters: every record).  The table
-      holds the ranges ``lo`` to ``hi`` in runs of slots, range ``lo + i`` from ``runs[i]`` to
-      ``runs[i + 1]`` (a power of two; ``fills[i]`` entries), and is laid out again when a run
-      would pass three quarters full (``_grown``).
+      twice, and its key's record's twice bit with it, and ``twice[range]`` counts them), within
+      its range's words ``region[range]`` (first word, words: a power of two).  The mark walk
+      sees no key's record of its own: half the records, and a key's own row is kept only beside
+      a continuation played twice (``needed_rows``), which sets its bit;
+    - ``TALLY``: count it (played, wins, and games: a game other than the last counted) in
+      ``table`` when its twice bit is set (every record played twice or more has it; no
+      filters: every record).  The table holds the ranges ``lo`` to ``hi`` in runs of slots,
+      range ``lo + i`` from ``runs[i]`` to ``runs[i + 1]`` (a power of two; ``fills[i]``
+      entries), and is laid out again when a run would pass three quarters full (``_grown``).
 
     Returns the table and its runs (grown or not)."""
     ranges = hi - lo
@@ -219,26 +226,55 @@ def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, runs, s
         r = key_range(out[i, 0]) - lo
         spare[fill[r], 0], spare[fill[r], 1] = out[i, 0], out[i, 1]
         fill[r] += 1
+    subs = 1 << SUB_BITS
+    sub_fill = np.zeros(subs + 1, dtype=np.int64)
+    low_games = np.uint64((1 << LAST_GAME) - 1)
+    bits = slot_bits = first = 0
+    run = 1
     for r in range(ranges):
-        for j in range(starts[r], starts[r + 1]):
-            key = spare[j, 0]
-            move = np.int64(spare[j, 1] & np.uint64(0xFFFF)) - 2
+        first_row, last_row = starts[r], starts[r + 1]
+        sub_fill[:] = 0
+        for j in range(first_row, last_row):
+            sub_fill[((spare[j, 0] << np.uint64(RANGE_BITS)) >> np.uint64(64 - SUB_BITS)) + 1] += 1
+        sub_fill[0] = first_row
+        for k in range(subs):
+            sub_fill[k + 1] += sub_fill[k]
+        for j in range(first_row, last_row):
+            k = (spare[j, 0] << np.uint64(RANGE_BITS)) >> np.uint64(64 - SUB_BITS)
+            out[sub_fill[k], 0], out[sub_fill[k], 1] = spare[j, 0], spare[j, 1]
+            sub_fill[k] += 1
+        if len(filters):
+            bits = _log2(region[lo + r, 1]) + 6
+        if len(table) > 1:
+            first, run = runs[r], runs[r + 1] - runs[r]
+            slot_bits = _log2(run)
+        for j in range(first_row, last_row):
+            key = out[j, 0]
+            move = np.int64(out[j, 1] & np.uint64(0xFFFF)) - 2
             if len(filters):
-                s = _slot(key, move, np.uint64(region[lo + r, 1] * 64 - 1))
+                s = _home(key, move, bits, FILTER_SPREAD)
                 word, bit = region[lo + r, 0] + (s >> 6), np.uint64(1) << np.uint64(s & 63)
                 if mode == MARK:
                     if not filters[word, 0] & bit:
                         filters[word, 0] |= bit
-                    elif not filters[word, 1] & bit:
+                        continue
+                    if not filters[word, 1] & bit:
+                        filters[word, 1] |= bit
+                        twice[lo + r] += 1
+                    # its key's too, every time (the record's bit may have been set by another's)
+                    s = _home(key, ALL, bits, FILTER_SPREAD)
+                    word, bit = region[lo + r, 0] + (s >> 6), np.uint64(1) << np.uint64(s & 63)
+                    if not filters[word, 1] & bit:
                         filters[word, 1] |= bit
                         twice[lo + r] += 1
                     continue
                 if not filters[word, 1] & bit:
                     continue
-            if 4 * (fills[r] + 1) > 3 * (runs[r + 1] - runs[r]):
+            if 4 * (fills[r] + 1) > 3 * run:
                 table, runs = _grown(table, runs, fills, r)
-            first, run = runs[r], runs[r + 1] - runs[r]
-            s = _slot(key, move, np.uint64(run - 1))
+                first, run = runs[r], runs[r + 1] - runs[r]
+                slot_bits = _log2(run)
+            s = _home(key, move, slot_bits, TALLY_SPREAD)
             while table[first + s, PLAYED] and not (table[first + s, KEY] == key
                                                     and np.int64(table[first + s, MOVE]) == move):
                 s = (s + 1) & (run - 1)
@@ -247,8 +283,10 @@ def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, runs, s
                 table[s, KEY], table[s, MOVE] = key, np.uint64(move)
                 fills[r] += 1
             table[s, PLAYED] += np.uint64(1)
-            table[s, WINS] += (spare[j, 1] >> np.uint64(WON)) & np.uint64(1)
-            table[s, GAMES] += (spare[j, 1] >> np.uint64(FIRST)) & np.uint64(1)
+            table[s, WINS] += (out[j, 1] >> np.uint64(WON)) & np.uint64(1)
+            game = (out[j, 1] >> np.uint64(GAME)) + np.uint64(1)
+            if table[s, GAMES] >> np.uint64(LAST_GAME) != game:  # the record's first row of this game
+                table[s, GAMES] = (game << np.uint64(LAST_GAME)) | ((table[s, GAMES] & low_games) + np.uint64(1))
     return table, runs
 
 
@@ -274,7 +312,7 @@ def _grown(table, runs, fills, full):
         first, run = laid[r], sizes[r]
         for i in range(runs[r], runs[r + 1]):
             if table[i, PLAYED]:
-                s = _slot(table[i, KEY], np.int64(table[i, MOVE]), np.uint64(run - 1))
+                s = _home(table[i, KEY], np.int64(table[i, MOVE]), _log2(run), TALLY_SPREAD)
                 while grown[first + s, PLAYED]:
                     s = (s + 1) & (run - 1)
                 grown[first + s] = table[i]
@@ -369,7 +407,8 @@ def _ordered(table, runs, least, first, last):
     for j in range(n):
         i = at[j]
         keys[j], moves[j] = table[i, KEY], np.int64(table[i, MOVE])
-        played[j], wins[j], games[j] = table[i, PLAYED], table[i, WINS], table[i, GAMES]
+        played[j], wins[j] = table[i, PLAYED], table[i, WINS]
+        games[j] = table[i, GAMES] & np.uint64((1 << LAST_GAME) - 1)
     needed = _needed(keys, moves, played, games)
     return keys[needed], moves[needed], played[needed], wins[needed], games[needed]
 
