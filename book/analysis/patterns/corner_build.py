@@ -55,7 +55,8 @@ TABLE_BYTES = 2 << 30  # the tally tables of one count walk together at most; mo
 CHUNKS = 20  # each walk's games in this many chunks: the threads meet after each, and the progress moves
 THREADS = min(os.cpu_count() or 1, 4)  # walks at once (numba lets go of the GIL), each on a run of key ranges
 GAMES_A_THREAD = 20_000  # no more threads than this many games each
-BUFFER_RECORDS = 1 << 21  # records a thread gathers before placing them (32 MB, and as much again to order them)
+BUFFER_RECORDS = 1 << 21  # records a thread gathers before the threads place them (32 MB)
+ORDER_ROOM = 1.25  # a thread's room to order its own ranges' rows of a round, in buffers (its share: about one)
 FILTER_BITS = 4  # bits of each seen/twice filter per bounded record (4: ~9% of once-played pass it, bench/corpus.py)
 THROUGH = "corner_moves_through"
 SETTINGS = "corner_moves_settings"
@@ -197,11 +198,13 @@ def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, siz
 
 
 @njit(cache=True, nogil=True)
-def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, runs, spare):
-    """Put ``gather``'s rows in the order of their key ranges (a counting sort into ``spare``),
-    and each range's in the order of their keys' next ``SUB_BITS`` bits (another, back into
-    ``out``: both stable, the games' order kept within a record's rows), then, one range at a
-    time (its filter words and its table slots, visited in order: ``_home``), for each record:
+def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, runs, spare, out):
+    """Put those of ``gather``'s rows in the key ranges ``lo`` to ``hi`` (the first ``counts[b]``
+    of each buffer ``gathered[b]``, in that order; only read: the threads place their own ranges
+    from the same rows) in the order of their ranges (a counting sort into ``spare``), and each
+    range's in the order of their keys' next ``SUB_BITS`` bits (another, into ``out``: both
+    stable, a game's rows of a record stay together), then, one range at a time (its filter
+    words and its table slots, visited in order: ``_home``), for each record:
 
     - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``,
       twice, and its key's record's twice bit with it, and ``twice[range]`` counts them), within
@@ -214,18 +217,26 @@ def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, runs, s
       range ``lo + i`` from ``runs[i]`` to ``runs[i + 1]`` (a power of two; ``fills[i]``
       entries), and is laid out again when a run would pass three quarters full (``_grown``).
 
-    Returns the table and its runs (grown or not)."""
+    Returns the table, its runs (grown or not), and 0; or, placing nothing, the rows of the
+    ranges when ``spare`` and ``out`` are too short to hold them."""
     ranges = hi - lo
     starts = np.zeros(ranges + 1, dtype=np.int64)
-    for i in range(rows):
-        starts[key_range(out[i, 0]) - lo + 1] += 1
+    for b in range(len(counts)):
+        for i in range(counts[b]):
+            r = key_range(gathered[b, i, 0]) - lo
+            if 0 <= r < ranges:
+                starts[r + 1] += 1
     for r in range(ranges):
         starts[r + 1] += starts[r]
+    if starts[ranges] > len(spare):
+        return table, runs, starts[ranges]  # nothing placed: the caller gives room for them all
     fill = starts[:-1].copy()
-    for i in range(rows):
-        r = key_range(out[i, 0]) - lo
-        spare[fill[r], 0], spare[fill[r], 1] = out[i, 0], out[i, 1]
-        fill[r] += 1
+    for b in range(len(counts)):
+        for i in range(counts[b]):
+            r = key_range(gathered[b, i, 0]) - lo
+            if 0 <= r < ranges:
+                spare[fill[r], 0], spare[fill[r], 1] = gathered[b, i, 0], gathered[b, i, 1]
+                fill[r] += 1
     subs = 1 << SUB_BITS
     sub_fill = np.zeros(subs + 1, dtype=np.int64)
     low_games = np.uint64((1 << LAST_GAME) - 1)
@@ -287,7 +298,7 @@ def place(out, rows, lo, hi, mode, filters, region, twice, table, fills, runs, s
             game = (out[j, 1] >> np.uint64(GAME)) + np.uint64(1)
             if table[s, GAMES] >> np.uint64(LAST_GAME) != game:  # the record's first row of this game
                 table[s, GAMES] = (game << np.uint64(LAST_GAME)) | ((table[s, GAMES] & low_games) + np.uint64(1))
-    return table, runs
+    return table, runs, 0
 
 
 @njit(cache=True, nogil=True)
@@ -480,15 +491,18 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     The games are walked once to mark (every record sets its bit in a ``seen`` filter; a bit
     already set: in ``twice``), then once more to count exactly, in hash tables, only the
     records whose ``twice`` bit is set -- most records are of continuations played once (late,
-    unique corners), and they never reach a table.  Each walk runs in ``THREADS`` threads, each
-    replaying every game but marking or counting only the records of its own key ranges (its
-    own filter words, its own table: nothing shared is written, nothing waits on a lock, and no
-    thread's table is merged into another's); each gathers its records a buffer at a time and
-    places them range by range (``gather``, ``place``).  The count walks once more for each further run
-    of key ranges when their tables would pass ``TABLE_BYTES`` (a corpus whose every record is
-    played twice).  So every game is replayed a fixed number of times whatever the corpus's
-    size: before, the key space was cut into slices of ``RECORDS_PER_PART`` records, two walks
-    of every game each, and the walks grew with the square of the games (bench/corpus.py)."""
+    unique corners), and they never reach a table.  Each walk runs in ``THREADS`` threads, in
+    rounds: each thread replays its share of a chunk's games into a buffer of records
+    (``gather``: until the buffer is full), then each places, range by range, the records of its
+    own key ranges from every thread's buffer (``place``: its own filter words, its own table;
+    nothing shared is written, nothing waits on a lock, and no thread's table is merged into
+    another's).  Each game is replayed once a walk (when each thread replayed every game for its
+    own ranges, the replays were a quarter of the walks at 1.5 million games).  The count walks
+    once more for each further run of key ranges when their tables would pass ``TABLE_BYTES``
+    (a corpus whose every record is played twice).  So every game is replayed a fixed number of
+    times whatever the corpus's size: before, the key space was cut into slices of
+    ``RECORDS_PER_PART`` records, two walks of every game each, and the walks grew with the
+    square of the games (bench/corpus.py)."""
     frame = corners.frames(size)
     geometry = (winners, frame.corner_of, frame.local, frame.zkeys, np.uint64(frame.size_key), depth)
     games = len(chosen)
@@ -501,25 +515,37 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     filters = np.zeros((0, 2), dtype=np.uint64)
     twice = np.zeros(RANGES, dtype=np.int64)  # each range's twice bits (a range is one thread's: no race)
     rows = max(BUFFER_RECORDS, 4 * depth)
-    buffers = [(np.zeros((rows, 2), dtype=np.uint64), np.zeros((rows, 2), dtype=np.uint64)) for _ in range(threads)]
+    gathered = np.zeros((threads, rows, 2), dtype=np.uint64)  # each thread's buffer of the rows it gathers
+    # each thread's rows of its own ranges from every buffer, in their order (``place``): more when a round brings more
+    ordering = [tuple(np.zeros((int(rows * ORDER_ROOM) + 1, 2), dtype=np.uint64) for _ in range(2))
+                for _ in range(threads)]
     none = np.zeros((1, COLUMNS), dtype=np.uint64)
 
-    def walk(t, chunk, lo, hi, mode, table, fills, runs):
-        """Thread ``t`` gathers the records of its ranges in ``chunk`` and places them, a buffer at a time."""
-        out, spare = buffers[t]
-        start = 0
-        while start < len(chunk):
-            start, gathered = gather(events, offsets, chunk, start, *geometry, lo, hi, mode == TALLY, out)
-            table, runs = place(out, gathered, lo, hi, mode, filters, region, twice, table, fills, runs, spare)
-        return table, fills, runs
+    def placed(t, counts, lo, hi, mode, table, fills, runs):
+        """Thread ``t`` places the records of its ranges ``lo`` to ``hi`` from every buffer (``counts``)."""
+        while True:
+            table, runs, short = place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, runs,
+                                       *ordering[t])
+            if not short:
+                return table, fills, runs
+            ordering[t] = (np.zeros((short, 2), dtype=np.uint64), np.zeros((short, 2), dtype=np.uint64))
 
     with ThreadPoolExecutor(threads) as pool:
         def each_chunk(owned, mode, tables, done, share):
-            """Walk every chunk of the games, each thread its ``owned`` ranges; returns the tables."""
+            """Walk every chunk of the games, each thread placing its ``owned`` ranges; returns the tables."""
+            lo, hi = owned[0][0], owned[-1][1]
             for number, chunk in enumerate(chunks):
-                tables = list(pool.map(
-                    lambda t, chunk=chunk, tables=tables: walk(t, chunk, *owned[t], mode, *tables[t]),
-                    range(len(owned))))
+                parts = np.array_split(chunk, len(owned))  # each thread's games to replay
+                at = [0] * len(parts)
+                while any(a < len(part) for a, part in zip(at, parts)):
+                    ends = list(pool.map(
+                        lambda t, at=at, parts=parts: gather(events, offsets, parts[t], at[t], *geometry, lo, hi,
+                                                             mode == TALLY, gathered[t])
+                        if at[t] < len(parts[t]) else (at[t], 0),
+                        range(len(parts))))
+                    at, counts = [a for a, _ in ends], np.array([n for _, n in ends], dtype=np.int64)
+                    tables = list(pool.map(lambda t, tables=tables, counts=counts: placed(
+                        t, counts, *owned[t], mode, *tables[t]), range(len(owned))))
                 if steps is not None:
                     steps.update(int(games * (done + share * (number + 1) / len(chunks))))
             return tables
