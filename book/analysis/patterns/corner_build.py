@@ -51,7 +51,10 @@ RANGE_BITS = 12  # the key space in 2 ** RANGE_BITS ranges (the top bits of the 
 # a thread owns, and each has its own filter words and tally slots, a few kilobytes that stay in cache while
 # its records are placed (``place``), so a record costs the same at any size (bench/corner_walks.py)
 RANGES = 1 << RANGE_BITS
-TABLE_BYTES = 2 << 30  # the tally tables of one count walk together at most; more: another walk for the rest
+# the tally tables of one count walk together at most; more: another walk for the rest.  Bigger tables cost
+# more a record (fewer of a round's records meet each range's slots): at 1.5 million mirror games 3 walks of
+# 1.2 GB took 24 s, 2 of 2.1 and 1.4 GB 26 s (bench/corner_walks.py, issue 61)
+TABLE_BYTES = 5 << 28
 CHUNKS = 20  # each walk's games in this many chunks: the threads meet after each, and the progress moves
 THREADS = min(os.cpu_count() or 1, 4)  # walks at once (numba lets go of the GIL), each on a run of key ranges
 GAMES_A_THREAD = 20_000  # no more threads than this many games each
@@ -78,6 +81,7 @@ SUB_BITS = 8  # a range's records placed in the order of these key bits below th
 # a record's place in its range: its key's bits but for these low bits, from its hash (``_home``): a key's
 # moves spread over 256 bits of a filter (4 words, 64 bytes: a cache line) or 8 slots of a tally (320 bytes)
 FILTER_SPREAD, TALLY_SPREAD = 8, 3
+SLOT_GROUP = 1 << TALLY_SPREAD  # a run of tally slots is a multiple of these (``_slot``)
 
 
 @njit(cache=True, nogil=True)
@@ -133,6 +137,18 @@ def _log2(n):
     while (1 << bits) < n:
         bits += 1
     return bits
+
+
+@njit(cache=True, nogil=True)
+def _slot(key, move, run):
+    """The home slot of the record (key, move) in its range's run of ``run`` tally slots (a
+    multiple of ``SLOT_GROUP``, any size: a run holds 1.5 slots an expected entry, where a
+    power of two held 1.5 to 3): the key's next 32 bits below the range's scaled to the run, so
+    the slots follow the keys' order as ``_home``'s places do, and within a group of
+    ``SLOT_GROUP`` slots the record's hash (a key's moves side by side)."""
+    high = (key << np.uint64(RANGE_BITS)) >> np.uint64(32)
+    group = np.int64((high * np.uint64(run)) >> np.uint64(32)) & ~np.int64(SLOT_GROUP - 1)
+    return group | (_home(key, move, TALLY_SPREAD, TALLY_SPREAD) & (SLOT_GROUP - 1))
 
 
 @njit(cache=True, nogil=True)
@@ -240,8 +256,8 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
     subs = 1 << SUB_BITS
     sub_fill = np.zeros(subs + 1, dtype=np.int64)
     low_games = np.uint64((1 << LAST_GAME) - 1)
-    bits = slot_bits = first = 0
-    run = 1
+    bits = first = 0
+    run = SLOT_GROUP
     for r in range(ranges):
         first_row, last_row = starts[r], starts[r + 1]
         sub_fill[:] = 0
@@ -258,7 +274,6 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
             bits = _log2(region[lo + r, 1]) + 6
         if len(table) > 1:
             first, run = runs[r], runs[r + 1] - runs[r]
-            slot_bits = _log2(run)
         for j in range(first_row, last_row):
             key = out[j, 0]
             move = np.int64(out[j, 1] & np.uint64(0xFFFF)) - 2
@@ -284,11 +299,10 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
             if 4 * (fills[r] + 1) > 3 * run:
                 table, runs = _grown(table, runs, fills, r)
                 first, run = runs[r], runs[r + 1] - runs[r]
-                slot_bits = _log2(run)
-            s = _home(key, move, slot_bits, TALLY_SPREAD)
+            s = _slot(key, move, run)
             while table[first + s, PLAYED] and not (table[first + s, KEY] == key
                                                     and np.int64(table[first + s, MOVE]) == move):
-                s = (s + 1) & (run - 1)
+                s = s + 1 if s + 1 < run else 0
             s += first
             if not table[s, PLAYED]:
                 table[s, KEY], table[s, MOVE] = key, np.uint64(move)
@@ -323,18 +337,25 @@ def _grown(table, runs, fills, full):
         first, run = laid[r], sizes[r]
         for i in range(runs[r], runs[r + 1]):
             if table[i, PLAYED]:
-                s = _home(table[i, KEY], np.int64(table[i, MOVE]), _log2(run), TALLY_SPREAD)
+                s = _slot(table[i, KEY], np.int64(table[i, MOVE]), run)
                 while grown[first + s, PLAYED]:
-                    s = (s + 1) & (run - 1)
+                    s = s + 1 if s + 1 < run else 0
                 grown[first + s] = table[i]
     return grown, laid
 
 
+def _run_sizes(twice) -> np.ndarray:
+    """Each range's run of tally slots for its ``twice`` bits: 1.5 slots a bit, a multiple of
+    ``SLOT_GROUP``, at least 16."""
+    groups = (np.asarray(twice, dtype=np.int64) * 3 // 2 + SLOT_GROUP - 1) // SLOT_GROUP
+    return np.maximum(groups * SLOT_GROUP, 16)
+
+
 def _laid_out(twice) -> tuple[np.ndarray, np.ndarray]:
-    """An empty tally table for the key ranges whose twice bits are ``twice``, and its runs: a
-    run a range of at least 1.5 slots a twice bit (each record played twice has one), a power
-    of two, at least 16 (5.3 M twice bits, 4.7 M records played twice at 366k games)."""
-    sizes = np.array([1 << max(int(t * 3 // 2).bit_length(), 4) for t in twice], dtype=np.int64)
+    """An empty tally table for the key ranges whose twice bits are ``twice``, and its runs
+    (``_run_sizes``: each record played twice has a twice bit; 3.3 M twice bits, 4.1 M entries
+    at 366k games, 59 M and 60 M at 1.5 million mirror games)."""
+    sizes = _run_sizes(twice)
     runs = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=runs[1:])
     return np.zeros((int(runs[-1]), COLUMNS), dtype=np.uint64), runs
@@ -469,11 +490,12 @@ def _split(ranges: list[int], weights, ways: int) -> list[tuple[int, int]]:
 
 def _groups(twice) -> list[list[int]]:
     """The key ranges in runs whose tally tables together fit ``TABLE_BYTES`` (a walk each),
-    from the twice bits each range's records set (at least one entry a bit; a table is a power
-    of two at most three quarters full: about 2.7 slots an entry)."""
+    from the twice bits each range's records set: its run as ``_laid_out`` lays it (a run that
+    grows past it is laid out again, and its walk's tables pass the bound by as much)."""
+    sizes = _run_sizes(twice)
     groups, run, size = [], [], 0
     for r in range(RANGES):
-        need = int(twice[r]) * 8 // 3 * COLUMNS * 8
+        need = int(sizes[r]) * COLUMNS * 8 if twice[r] else 0  # a range with no bits: its 16 empty slots
         if run and size + need > TABLE_BYTES:
             groups.append(run)
             run, size = [], 0
