@@ -16,18 +16,19 @@ hash table, only the records the filter saw twice (``records``): continuations p
 ``prune`` times are dropped (a corner move of one game is noise, and they are most of the
 records), so they never cost more than their filter bits.  The first walk marks continuations
 only: one seen again marks its key's own record too (the key's row is kept only beside a
-continuation kept).  Every game is walked twice however many games there are (``records``:
-threads own key ranges, not games).  A walk gathers a buffer of records (``gather``), then places
-them one key range at a time (``place``): each of the 4,096 ranges has its own filter words and
-its own run of tally slots, so the accesses of a range's records fall in a few kilobytes, and a
-record costs the same in a book of any size (when each record went straight to its bit and its
-slot, a miss of the caches each, the count walk of 1.5 million games cost 7.7 times that of
-366k: docs/benchmarks.md); within its range a record's bit and slot follow its key's bits
-(``_home``), and the records are placed in that order, so the range's filter words and slots are
-visited in order, not at random.  A SQLite book's table is written as pages of a scratch file
-beside the book, which SQLite's transfer copies whole (``_through_file``; the build runs before
-the write transaction, which only swaps the table in); PostgreSQL's goes in through COPY.  The
-meta rows say what the table was built from and how.
+continuation kept).  Every game is walked twice however many games there are (``records``: each
+thread replays a share of the games and places the records of its own key ranges).  A walk
+gathers a buffer of records (``gather``), then places them one key range at a time (``place``):
+each of the 4,096 ranges has its own filter words and its own run of tally slots, so the
+accesses of a range's records fall in its own words and slots, and a record costs the same in a
+book of any size (when each record went straight to its bit and its slot, a miss of the caches
+each, the count walk of 1.5 million games cost 7.7 times that of 366k: docs/benchmarks.md);
+within its range a record's bit and slot follow its key's bits (``_home``), and the records are
+placed in that order, so the range's filter words and slots are visited in order, not at random.
+A SQLite book's table is written as pages of a scratch file beside the book, which SQLite's
+transfer copies whole (``_through_file``; the build runs before the write transaction, which
+only swaps the table in); PostgreSQL's goes in through COPY.  The meta rows say what the table
+was built from and how.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ from fuseki.book.storage.position_index import sqlite_image
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
 RANGE_BITS = 12  # the key space in 2 ** RANGE_BITS ranges (the top bits of the signed key): a run of them is what
-# a thread owns, and each has its own filter words and tally slots, a few kilobytes that stay in cache while
-# its records are placed (``place``), so a record costs the same at any size (bench/corner_walks.py)
+# a thread places, and each has its own filter words and tally slots, which a round's records of the range visit
+# in order (``_home``), so a record costs about the same at any size (bench/corner_walks.py)
 RANGES = 1 << RANGE_BITS
 # the tally tables of one count walk together at most; more: another walk for the rest.  Bigger tables cost
 # more a record (fewer of a round's records meet each range's slots): at 1.5 million mirror games 3 walks of
