@@ -77,6 +77,7 @@ PROGRESS_FROM = 50_000  # games: fewer take a second or two, and say nothing unt
 KEY, MOVE, PLAYED, WINS, GAMES = 0, 1, 2, 3, 4  # the tally table's columns (one slot: 40 bytes)
 COLUMNS = 5
 WON, GAME = 16, 32  # a gathered record's info above its move + 2: its player won (a bit), its game (the bits above)
+MAX_GAMES = (1 << 32) - 2  # a game's number + 1 fits the 32 bits above a tally slot's count of games
 LAST_GAME = 32  # the tally's games column: the count in the bits below, the last game counted (+ 1) above
 SUB_BITS = 8  # a range's records placed in the order of these key bits below the range's (``place``)
 # a record's place in its range: its key's bits but for these low bits, from its hash (``_home``): a key's
@@ -192,7 +193,7 @@ def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, siz
             if played > depth:
                 break
             c = corner_of[p] if p > 0 else -1
-            mark = (np.uint64(1 if winners[g] == kind else 0) << np.uint64(WON)) | (np.uint64(g) << np.uint64(GAME))
+            flags = (np.uint64(1 if winners[g] == kind else 0) << np.uint64(WON)) | (np.uint64(g) << np.uint64(GAME))
             for step in range(4):  # the corner left (a tenuki there), then the corner played in; each then its key
                 if step < 2 and not (previous >= 0 and previous != c) or step & 1 and not keys_too:
                     continue
@@ -205,7 +206,7 @@ def gather(events, offsets, chosen, start, winners, corner_of, local, zkeys, siz
                 r = key_range(key)
                 if r < lo or r >= hi:
                     continue
-                out[rows, 0], out[rows, 1] = key, np.uint64(move + 2) | mark
+                out[rows, 0], out[rows, 1] = key, np.uint64(move + 2) | flags
                 rows += 1
             if c >= 0:
                 colour[p] = kind
@@ -231,8 +232,8 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
     - ``TALLY``: count it (played, wins, and games: a game other than the last counted) in
       ``table`` when its twice bit is set (every record played twice or more has it; no
       filters: every record).  The table holds the ranges ``lo`` to ``hi`` in runs of slots,
-      range ``lo + i`` from ``runs[i]`` to ``runs[i + 1]`` (a power of two; ``fills[i]``
-      entries), and is laid out again when a run would pass three quarters full (``_grown``).
+      range ``lo + i`` from ``runs[i]`` to ``runs[i + 1]`` (a multiple of ``SLOT_GROUP``;
+      ``fills[i]`` entries), and is laid out again when a run would pass three quarters full (``_grown``).
 
     Returns the table, its runs (grown or not), and 0; or, placing nothing, the rows of the
     ranges when ``spare`` and ``out`` are too short to hold them."""
@@ -526,6 +527,8 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     times whatever the corpus's size: before, the key space was cut into slices of
     ``RECORDS_PER_PART`` records, two walks of every game each, and the walks grew with the
     square of the games (bench/corpus.py)."""
+    if len(offsets) > MAX_GAMES:
+        raise ValueError(f"the corner book counts at most {MAX_GAMES:,} games, not {len(offsets) - 1:,}")
     frame = corners.frames(size)
     geometry = (winners, frame.corner_of, frame.local, frame.zkeys, np.uint64(frame.size_key), depth)
     games = len(chosen)
