@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -114,6 +116,30 @@ def test_a_book_of_two_sizes_writes_both_and_leaves_no_scratch_file(tmp_path):
             table = count_games(games, size)
             for board, mover in positions(games, size, rng, 40):
                 assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=1), size
+
+
+def test_a_build_sweeps_the_scratch_files_of_builds_killed_before_it_and_leaves_a_running_ones(tmp_path):
+    """A build killed while it wrote leaves its scratch file (named for its process); the next
+    build beside the book removes it, and leaves the file of a build whose process still runs."""
+    folder = tmp_path / "sgf"
+    folder.mkdir()
+    make_games(folder, 19, 20, seed=5)
+    path = str(tmp_path / "book.sqlite")
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True)
+        dead, live = f"book.sqlite-corner-{int(gone.stdout)}.scratch", f"book.sqlite-corner-{running.pid}.scratch"
+        for name in (dead, live):
+            (tmp_path / name).write_bytes(b"a killed build's pages")
+        with Book.open(path) as book:
+            importer.import_paths(book, [str(folder)], workers=0)
+            assert corner_build.update(book, progress=None)
+        assert not (tmp_path / dead).exists() and (tmp_path / live).exists()
+        assert not [n for n in os.listdir(tmp_path) if "scratch" in n and n != live]  # its own removed too
+    finally:
+        running.kill()
+        running.wait()
 
 
 @pytest.mark.parametrize("prune, threads", [(2, 1), (3, 1), (2, 3), (1, 3)])

@@ -44,7 +44,7 @@ from fuseki.book.analysis.patterns import corners, index, index_map
 from fuseki.book.analysis.pipeline.progress import STDERR, Steps
 from fuseki.book.storage import dialect, schema
 from fuseki.book.storage.index_state import indexed_through
-from fuseki.book.storage.position_index import sqlite_image
+from fuseki.book.storage.position_index import segment_sweep, sqlite_image
 
 DEPTH = 120   # moves of each game counted: joseki are played early, a late corner key is unique
 PRUNE = 2     # continuations played fewer times are not kept
@@ -746,6 +746,7 @@ def _through_file(book, path: str, counts, through: int, depth: int, prune: int)
     the rows Python's and 0.33 in ``executemany``, on 3 M rows of this table); another size's
     records (their keys fall among the first's) through the driver after it.  The scratch file is
     named after this process and removed, whatever happens.  Returns the continuations written."""
+    _sweep_scratch(path)
     scratch = f"{path}-corner-{os.getpid()}.scratch"
     rows = 0
     try:
@@ -773,6 +774,24 @@ def _through_file(book, path: str, counts, through: int, depth: int, prune: int)
 
 
 _SCRATCH = "fuseki_corner_book"  # the scratch file's name as an attached database
+
+
+def _sweep_scratch(path: str) -> list[str]:
+    """Remove the scratch files beside the book ``path`` left by builds whose process is gone
+    (killed while it built: ``_through_file`` removes its own however it ends otherwise);
+    returns their names.  Another running build's file is left alone."""
+    folder, name = os.path.split(os.path.abspath(path))
+    prefix, suffix = f"{name}-corner-", ".scratch"
+    removed = []
+    for entry in sorted(os.listdir(folder)):
+        owner = entry[len(prefix):-len(suffix)] if entry.startswith(prefix) and entry.endswith(suffix) else ""
+        if owner.isdigit() and not segment_sweep.written_by_live(int(owner), os.path.join(folder, entry)):
+            try:
+                os.remove(os.path.join(folder, entry))
+                removed.append(entry)
+            except FileNotFoundError:  # another build swept it first
+                pass
+    return removed
 
 
 def _built(conn, through: int, depth: int, prune: int) -> None:

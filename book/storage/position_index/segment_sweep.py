@@ -85,21 +85,24 @@ def _dead(folder: str, listed: set[str]) -> list[str]:
 
 def owner_alive(path: str) -> bool:
     """Whether the process named at the start of the file's name (``PID-...``) may still link or
-    rename it: it runs, and (where
-    Linux says when it started) it started before the file was written -- a pid used again
-    after a reboot or a wrap-around is another process."""
+    rename it (``written_by_live``)."""
     owner = os.path.basename(path).split("-", 1)[0]
-    if not owner.isdigit():
-        return False
-    if int(owner) == os.getpid():
+    return owner.isdigit() and written_by_live(int(owner), path)
+
+
+def written_by_live(owner: int, path: str) -> bool:
+    """Whether process ``owner``, which wrote the file ``path``, may still use it: it runs, and
+    (where Linux says when it started) it started before the file was written -- a pid used
+    again after a reboot or a wrap-around is another process."""
+    if owner == os.getpid():
         return True
     try:
-        os.kill(int(owner), 0)
+        os.kill(owner, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
         pass
-    started = _start_time(int(owner))
+    started = _start_time(owner)
     try:
         written = os.path.getmtime(path)
     except FileNotFoundError:
