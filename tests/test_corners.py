@@ -212,7 +212,8 @@ def test_a_keys_own_row_is_counted_when_its_continuations_bit_was_set_by_another
     key_k = top | 0x1234_5678_9ABC
     a, b = 40, 41
     bits = 6  # one word a range
-    home = lambda key, move: corner_build._home(np.uint64(key), move, bits, corner_build.FILTER_SPREAD)
+    home = lambda key, move: corner_build._bit(np.uint64(key), np.uint64(corner_build._mixed(np.uint64(key), move)),
+                                               bits)
     y_key, y_move = next((top | n * 7919, m) for n in range(1, 500) for m in range(60)
                          if home(top | n * 7919, m) == home(key_k, a)
                          and home(top | n * 7919, corners.ALL) != home(key_k, corners.ALL)

@@ -23,7 +23,7 @@ each of the 4,096 ranges has its own filter words and its own run of tally slots
 accesses of a range's records fall in its own words and slots, and a record costs the same in a
 book of any size (when each record went straight to its bit and its slot, a miss of the caches
 each, the count walk of 1.5 million games cost 7.7 times that of 366k: docs/benchmarks.md);
-within its range a record's bit and slot follow its key's bits (``_home``), and the records are
+within its range a record's bit and slot follow its key's bits (``_bit``, ``_slot``), and the records are
 placed in that order, so the range's filter words and slots are visited in order, not at random.
 A SQLite book's table is written as pages of a scratch file beside the book, which SQLite's
 transfer copies whole (``_through_file``; the build runs before the write transaction, which
@@ -50,7 +50,7 @@ DEPTH = 120   # moves of each game counted: joseki are played early, a late corn
 PRUNE = 2     # continuations played fewer times are not kept
 RANGE_BITS = 12  # the key space in 2 ** RANGE_BITS ranges (the top bits of the signed key): a run of them is what
 # a thread places, and each has its own filter words and tally slots, which a round's records of the range visit
-# in order (``_home``), so a record costs about the same at any size (bench/corner_walks.py)
+# in order (``_bit``, ``_slot``), so a record costs about the same at any size (bench/corner_walks.py)
 RANGES = 1 << RANGE_BITS
 # the tally tables of one count walk together at most; more: another walk for the rest.  Bigger tables cost
 # more a record (fewer of a round's records meet each range's slots): at 1.5 million mirror games 3 walks of
@@ -80,10 +80,11 @@ WON, GAME = 16, 32  # a gathered record's info above its move + 2: its player wo
 MAX_GAMES = (1 << 32) - 2  # a game's number + 1 fits the 32 bits above a tally slot's count of games
 LAST_GAME = 32  # the tally's games column: the count in the bits below, the last game counted (+ 1) above
 SUB_BITS = 8  # a range's records placed in the order of these key bits below the range's (``place``)
-# a record's place in its range: its key's bits but for these low bits, from its hash (``_home``): a key's
-# moves spread over 256 bits of a filter (4 words, 64 bytes: a cache line) or 8 slots of a tally (320 bytes)
-FILTER_SPREAD, TALLY_SPREAD = 8, 3
-SLOT_GROUP = 1 << TALLY_SPREAD  # a run of tally slots is a multiple of these (``_slot``)
+# a record's place in its range: its key's bits but for the lowest, from its hash (``_bit``, ``_slot``): a key's
+# moves spread over 2 ** FILTER_SPREAD bits of a filter (4 words, 64 bytes: a cache line) or SLOT_GROUP slots
+# of a tally (320 bytes), of which a run is a multiple
+FILTER_SPREAD = 8
+SLOT_GROUP = 8
 
 
 @njit(cache=True, nogil=True)
@@ -114,22 +115,28 @@ def _reading(h, local, size_key, c, mover, p):
 
 
 @njit(cache=True, nogil=True)
-def _home(key, move, bits, spread):
-    """The place of the record (key, move) among the ``2 ** bits`` places of its key range (a run
-    of filter bits or of tally slots): the key's next bits below the range's above (a Zobrist
-    hash: uniform), so the records of a range taken in their keys' order (``place``) visit the
-    places in order, each cache line once, where a hash of the record sent each to a line of its
-    own (docs/benchmarks.md, "The corner book's records in their keys' order"); and below, the
-    lowest ``spread`` bits from a hash of the record, so the several moves of a key spread over
-    a few neighbouring places, not one."""
+def _mixed(key, move):
+    """A hash of the record (key, move), computed once a record placed: its low bits spread a
+    key's several moves over neighbouring places (``_bit``, ``_slot``)."""
     x = key ^ (np.uint64(move + 2) * np.uint64(0x9E3779B97F4A7C15))
     x ^= x >> np.uint64(31)
     x *= np.uint64(0xBF58476D1CE4E5B9)
     x ^= x >> np.uint64(29)
-    if bits <= spread:
-        return np.int64(x & np.uint64((1 << bits) - 1))
-    high = (key << np.uint64(RANGE_BITS)) >> np.uint64(64 - bits + spread)
-    return np.int64((high << np.uint64(spread)) | (x & np.uint64((1 << spread) - 1)))
+    return x
+
+
+@njit(cache=True, nogil=True)
+def _bit(key, mixed, bits):
+    """The filter bit of a record (its key, its hash ``mixed``) among the ``2 ** bits`` of its
+    key range: the key's next bits below the range's above (a Zobrist hash: uniform), so the
+    records of a range taken in their keys' order (``place``) visit the words in order, each
+    cache line once, where a hash of the record sent each to a line of its own
+    (docs/benchmarks.md, "The corner book's records in their keys' order"); the lowest
+    ``FILTER_SPREAD`` bits from the record's hash, so a key's moves share a line, not a bit."""
+    if bits <= FILTER_SPREAD:
+        return np.int64(mixed & np.uint64((1 << bits) - 1))
+    high = (key << np.uint64(RANGE_BITS)) >> np.uint64(64 - bits + FILTER_SPREAD)
+    return np.int64((high << np.uint64(FILTER_SPREAD)) | (mixed & np.uint64((1 << FILTER_SPREAD) - 1)))
 
 
 @njit(cache=True, nogil=True)
@@ -142,15 +149,15 @@ def _log2(n):
 
 
 @njit(cache=True, nogil=True)
-def _slot(key, move, run):
-    """The home slot of the record (key, move) in its range's run of ``run`` tally slots (a
-    multiple of ``SLOT_GROUP``, any size: a run holds 1.5 slots an expected entry, where a
-    power of two held 1.5 to 3): the key's next 32 bits below the range's scaled to the run, so
-    the slots follow the keys' order as ``_home``'s places do, and within a group of
+def _slot(key, mixed, run):
+    """The home slot of a record (its key, its hash ``mixed``) in its range's run of ``run`` tally
+    slots (a multiple of ``SLOT_GROUP``, any size: a run holds 1.5 slots an expected entry,
+    where a power of two held 1.5 to 3): the key's next 32 bits below the range's scaled to the
+    run, so the slots follow the keys' order as ``_bit``'s bits do, and within a group of
     ``SLOT_GROUP`` slots the record's hash (a key's moves side by side)."""
     high = (key << np.uint64(RANGE_BITS)) >> np.uint64(32)
     group = np.int64((high * np.uint64(run)) >> np.uint64(32)) & ~np.int64(SLOT_GROUP - 1)
-    return group | (_home(key, move, TALLY_SPREAD, TALLY_SPREAD) & (SLOT_GROUP - 1))
+    return group | np.int64(mixed & np.uint64(SLOT_GROUP - 1))
 
 
 @njit(cache=True, nogil=True)
@@ -222,7 +229,7 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
     from the same rows) in the order of their ranges (a counting sort into ``spare``), and each
     range's in the order of their keys' next ``SUB_BITS`` bits (another, into ``out``: both
     stable, a game's rows of a record stay together), then, one range at a time (its filter
-    words and its table slots, visited in order: ``_home``), for each record:
+    words and its table slots, visited in order: ``_bit``, ``_slot``), for each record:
 
     - ``MARK``: set its bit in ``filters[:, 0]`` (seen; a bit already set: in ``filters[:, 1]``,
       twice, and its key's record's twice bit with it, and ``twice[range]`` counts them), within
@@ -279,8 +286,9 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
         for j in range(first_row, last_row):
             key = out[j, 0]
             move = np.int64(out[j, 1] & np.uint64(0xFFFF)) - 2
+            mixed = _mixed(key, move)
             if len(filters):
-                s = _home(key, move, bits, FILTER_SPREAD)
+                s = _bit(key, mixed, bits)
                 word, bit = region[lo + r, 0] + (s >> 6), np.uint64(1) << np.uint64(s & 63)
                 if mode == MARK:
                     if not filters[word, 0] & bit:
@@ -290,7 +298,7 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
                         filters[word, 1] |= bit
                         twice[lo + r] += 1
                     # its key's too, every time (the record's bit may have been set by another's)
-                    s = _home(key, ALL, bits, FILTER_SPREAD)
+                    s = _bit(key, _mixed(key, ALL), bits)
                     word, bit = region[lo + r, 0] + (s >> 6), np.uint64(1) << np.uint64(s & 63)
                     if not filters[word, 1] & bit:
                         filters[word, 1] |= bit
@@ -301,7 +309,7 @@ def place(gathered, counts, lo, hi, mode, filters, region, twice, table, fills, 
             if 4 * (fills[r] + 1) > 3 * run:
                 table, runs = _grown(table, runs, fills, r)
                 first, run = runs[r], runs[r + 1] - runs[r]
-            s = _slot(key, move, run)
+            s = _slot(key, mixed, run)
             while table[first + s, PLAYED] and not (table[first + s, KEY] == key
                                                     and np.int64(table[first + s, MOVE]) == move):
                 s = s + 1 if s + 1 < run else 0
@@ -339,7 +347,7 @@ def _grown(table, runs, fills, full):
         first, run = laid[r], sizes[r]
         for i in range(runs[r], runs[r + 1]):
             if table[i, PLAYED]:
-                s = _slot(table[i, KEY], np.int64(table[i, MOVE]), run)
+                s = _slot(table[i, KEY], _mixed(table[i, KEY], np.int64(table[i, MOVE])), run)
                 while grown[first + s, PLAYED]:
                     s = s + 1 if s + 1 < run else 0
                 grown[first + s] = table[i]
