@@ -59,7 +59,11 @@ TABLE_BYTES = 5 << 28
 CHUNKS = 20  # each walk's games in this many chunks: the threads meet after each, and the progress moves
 THREADS = min(os.cpu_count() or 1, 4)  # walks at once (numba lets go of the GIL), each on a run of key ranges
 GAMES_A_THREAD = 20_000  # no more threads than this many games each
-BUFFER_RECORDS = 1 << 21  # records a thread gathers before the threads place them (32 MB)
+# records a thread gathers before the threads place them (128 MB, touched only as far as a round fills it):
+# a round is a chunk's games or a buffer, whichever is less, and a round's records of a range share its filter
+# lines and tally slots; with 2 M a round of the 1.5 million mirror games was a third to a half of a chunk, and
+# a record cost more (bench/corner_walks.py, issue 61)
+BUFFER_RECORDS = 1 << 23
 ORDER_ROOM = 1.25  # a thread's room to order its own ranges' rows of a round, in buffers (its share: about one)
 FILTER_BITS = 4  # bits of each seen/twice filter per bounded record (4: ~9% of once-played pass it, bench/corpus.py)
 THROUGH = "corner_moves_through"
