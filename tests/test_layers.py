@@ -354,13 +354,13 @@ def test_a_planted_import_in_a_program_or_a_benchmark_is_caught():
 
 # --- one import path per public name ----------------------------------------------------------------
 
-def _bound_by_import(tree: ast.Module) -> set[str]:
+def _bound_by_import(tree: ast.Module, imports: list[ast.ImportFrom]) -> set[str]:
     """The names a module binds by ``from fuseki... import name`` (another module's names it
-    holds, not ones it defines).  Imports inside functions count too: the scan errs on the side
-    of seeing a second path."""
+    holds, not ones it defines), of its ``imports``.  Imports inside functions count too: the
+    scan errs on the side of seeing a second path."""
     names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("fuseki")):
+    for node in imports:
+        if node.level or (node.module or "").startswith("fuseki"):
             names.update(alias.asname or alias.name for alias in node.names)
     return names - _defined(tree)
 
@@ -381,20 +381,26 @@ def second_paths(sources: dict[str, tuple[str, bool]]) -> list[str]:
     n`` or ``A.n`` where A got ``n`` from elsewhere (a re-export), from {module: (source, is_package)}.
     A submodule taken from its package (``from fuseki.engine.core import board``) is its own path."""
     trees = {name: ast.parse(source) for name, (source, _) in sources.items()}
-    borrowed = {name: _bound_by_import(tree) for name, tree in trees.items()}
+    # each tree walked once (three walks of the project and its tests were most of this check's time)
+    imports, attributes = {}, {}
+    for name, tree in trees.items():
+        nodes = list(ast.walk(tree))
+        imports[name] = [node for node in nodes if isinstance(node, ast.ImportFrom)]
+        attributes[name] = [node for node in nodes if isinstance(node, ast.Attribute)]
+    borrowed = {name: _bound_by_import(tree, imports[name]) for name, tree in trees.items()}
     found = []
-    for name, tree in sorted(trees.items()):
+    for name in sorted(trees):
         local_modules = {}
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.ImportFrom) and not node.level and node.module in sources):
+        for node in imports[name]:
+            if node.level or node.module not in sources:
                 continue
             for alias in node.names:
                 if f"{node.module}.{alias.name}" in sources:
                     local_modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
                 elif alias.name in borrowed[node.module]:
                     found.append(f"{name}: from {node.module} import {alias.name}")
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+        for node in attributes[name]:
+            if isinstance(node.value, ast.Name) \
                     and (module := local_modules.get(node.value.id)) and node.attr in borrowed[module] \
                     and f"{module}.{node.attr}" not in sources:
                 found.append(f"{name}: {node.value.id}.{node.attr} (of {module})")

@@ -55,6 +55,9 @@ print(json.dumps(report))
 
 @pytest.fixture(scope="module")
 def small_book(small_games_book) -> str:
+    """The small book, with numba's cache of the scan filled (if this checkout's was not yet) by one
+    search in a fresh interpreter: the tests' own runs then load the scan from the cache."""
+    run(small_games_book, full_load=False)
     return small_games_book
 
 
@@ -73,7 +76,6 @@ def run(book: str, full_load: bool, compile_after: bool = False) -> tuple[str, d
 
 
 def test_the_scan_loads_from_the_cache_without_the_registries_and_answers_as_numbas_own_load(small_book):
-    run(small_book, full_load=False)  # numba's cache of the scan filled, if this checkout's is not yet
     printed, report = run(small_book, full_load=False)
     assert report["installed"] and report["hits"] >= 1 and report["misses"] == 0  # from the cache
     assert report["registries"] == []
@@ -83,8 +85,8 @@ def test_the_scan_loads_from_the_cache_without_the_registries_and_answers_as_num
     assert printed == full_printed and printed.count("total ") == len(PATTERNS)
 
 
+@pytest.mark.slow  # numba compiles a kernel in a fresh interpreter: the quick suite's costliest test (16 s loaded)
 def test_a_kernel_compiled_after_such_a_load_has_every_registry(small_book):
-    run(small_book, full_load=False)
     _printed, report = run(small_book, full_load=False, compile_after=True)
     assert report["hits"] >= 1 and report["misses"] == 0
     compiled, python = report["compiled"]
