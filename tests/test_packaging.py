@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# pip builds a wheel in an isolated environment and installs it into a new one: 14 s of the quick suite on
+# two loaded cores, so these run with the whole suite only
+pytestmark = pytest.mark.slow
 
 
 def package_folders() -> set[str]:

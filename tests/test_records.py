@@ -380,10 +380,26 @@ _NOISE = st.sampled_from([b";", b"]", b"[", b"\n", b"\r", b" ", b"\t", b"B", b"W
                           b"z", b"{", b"`", b"C[x]", b"BL[1.0]", b"\x00", b"\xff", b"(", b")", b"\x1c", b"\x85"])
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_NODE, max_size=12), st.lists(st.tuples(st.integers(0, 200), _NOISE), max_size=3),
-       st.integers(0, 3), st.sampled_from([2, 9, 13, 19, 20, 25]), st.booleans())
+_SCANNED = (st.lists(_NODE, max_size=12), st.lists(st.tuples(st.integers(0, 200), _NOISE), max_size=3),
+            st.integers(0, 3), st.sampled_from([2, 9, 13, 19, 20, 25]), st.booleans())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(*_SCANNED)
 def test_compact_scanner_reads_what_the_regex_reading_reads(nodes, noise, cut, size, padded):
+    compact_reading_matches(nodes, noise, cut, size, padded)
+
+
+@pytest.mark.slow  # the same with five times the examples (9 s on two loaded cores)
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(*_SCANNED)
+def test_compact_scanner_reads_what_the_regex_reading_reads_in_1500_regions(nodes, noise, cut, size, padded):
+    compact_reading_matches(nodes, noise, cut, size, padded)
+
+
+def compact_reading_matches(nodes, noise, cut, size, padded):
+    """The compact scanner reads the region made of ``nodes``, corrupted by ``noise`` and ``cut``, as
+    the regular expression's reading does (both refuse it, or both read the same moves)."""
     region = bytearray(b"".join(nodes))
     for at, junk in noise:  # corruptions: most regions must then be refused by both readings
         at %= len(region) + 1
