@@ -200,6 +200,8 @@ def test_a_name_without_games_offers_the_names_containing_it(server, browser):
     page = Page(driver)
     page.open(server + "#name=lee")
     page.wait(lambda _: "no player named 'lee'" in page.text("player-heading"))
+    # the names containing it come by a request of their own, after the heading
+    page.wait(lambda _: driver.find_elements(By.CSS_SELECTOR, "#player-similar button"))
     choices = driver.find_elements(By.CSS_SELECTOR, "#player-similar button")
     assert [c.text for c in choices] == ["lee sedol (5)"]
     choices[0].click()

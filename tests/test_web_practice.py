@@ -143,7 +143,8 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, browser):
     page.wait(lambda _: page.js("return document.getElementById('practice-verdict').dataset.games") ==
               str(top["games"]))
     assert page.text("practice-verdict").startswith(f"{top['vertex']}: played in {top['games']} of ")
-    assert not page.js("return document.getElementById('practice-continue').disabled")
+    # "continue" opens once the answer's board is drawn, a request after the verdict
+    page.wait(lambda _: not page.js("return document.getElementById('practice-continue').disabled"))
     page.click("#practice-continue")
     page.wait(lambda _: len(address(page).get("line", "").split(",")) == 2)
     assert address(page)["line"].split(",")[0] == top["sgf"]
