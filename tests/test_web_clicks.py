@@ -112,9 +112,10 @@ def test_the_download_after_a_pattern_search_holds_its_games(server, browser):
     position_games = len(page.rows("#games-table"))
     page.open(f"{server}#size=19&moves=pd,dp&region=N19:T13")
     page.wait(lambda _: "pattern" in page.text("next-summary"))
+    # the games list comes by a request after the summary; its link is written with its rows
+    page.wait(lambda _: page.text("games-download") == "download SGF (the pattern's 4 games)")
     listed = page.js("return [...document.querySelectorAll('#games-table tbody tr')].map(r => r.dataset.id)")
     assert len(listed) == 4 != position_games  # the pattern's games, not the position's
-    page.wait(lambda _: page.text("games-download") == "download SGF (the pattern's 4 games)")
     href = browser.find_element("id", "games-download").get_attribute("href")
     held = sorted(game.strip().removeprefix("(;") for game in fetch(href).decode().split("\n(;") if game.strip())
     one_by_one = sorted(fetch(f"{server}api/game/{game_id}.sgf").decode().strip().removeprefix("(;")
@@ -209,12 +210,19 @@ def test_corner_letters_are_their_own(server, browser):
     assert len(letters) > 1 and len(set(letters)) == len(letters)  # one letter names one row
     assert not set(letters) & next_letters  # and none of the next-move table's
     page.play("aa")  # no game: out of book, the board shows the corner book's letters
-    page.wait(lambda _: not page.rows("#next-table") and corner_rows(page))
-    shown = page.js("return Object.fromEntries([...document.querySelectorAll('#search-board .marks text')]"
-                    ".map(t => [t.dataset.sgf, t.textContent]))")
-    rows = [(letter, sgf) for letter, sgf in corner_rows(page) if letter]
-    assert rows and len({letter for letter, _ in rows}) == len(rows)
-    assert all(shown.get(sgf) == letter for letter, sgf in rows)
+
+    def letters_shown(_):
+        """(the corner table's lettered rows, the board's letters) once the board shows the rows' letters:
+        the corner table and the board's letters come by requests after the next-move table, and the
+        empty board's corner table is on screen until then."""
+        shown = page.js("return Object.fromEntries([...document.querySelectorAll('#search-board .marks text')]"
+                        ".map(t => [t.dataset.sgf, t.textContent]))")
+        rows = [(letter, sgf) for letter, sgf in corner_rows(page) if letter]
+        done = not page.rows("#next-table") and rows and all(shown.get(sgf) == letter for letter, sgf in rows)
+        return (rows, shown) if done else None
+
+    rows, shown = page.wait(letters_shown)
+    assert len({letter for letter, _ in rows}) == len(rows)
 
 
 def test_a_link_with_a_refused_filter_opens_without_it(server, browser):

@@ -171,7 +171,8 @@ def test_text_and_bars_keep_their_contrast(server, browser):
     page = Page(browser)
     page.open(server)
     page.play("pd")
-    page.wait(lambda _: page.rows("#next-table") and page.rows("#games-table"))
+    # this position's games (at move 1), not the empty board's, still listed until their request ends
+    page.wait(lambda _: page.rows("#next-table") and (rows := page.rows("#games-table")) and rows[0][-1] == "1")
     page.click("#games-table tbody tr")
     page.wait(lambda _: page.text("move-number").startswith("move 1 / "))
     page.wait(lambda _: page.js("return document.querySelectorAll('#years-svg .year-bar').length") > 0)

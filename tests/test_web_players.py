@@ -178,9 +178,17 @@ def test_from_the_games_list_to_a_player_and_back(server, browser, tmp_path):
     page.wait(lambda _: "moves=pd" in driver.current_url and "name=" not in driver.current_url)
     driver.back()
     wait_for_player(page, f"{LEE}: 5 games")
-    reply = driver.find_element(By.CSS_SELECTOR, "#player-white button")  # as White: after B R16... D16
-    moves = reply.get_attribute("data-moves").split(",")
-    reply.click()
+
+    def reply_clicked(_):
+        """The moves of the first reply as White (after B R16... D16), clicked: the player's page is
+        drawn again after its request, which the heading, the same as before, does not show, and a
+        button read meanwhile may be replaced (page.wait tries again)."""
+        reply = driver.find_element(By.CSS_SELECTOR, "#player-white button")
+        moves = reply.get_attribute("data-moves").split(",")
+        reply.click()
+        return moves
+
+    moves = page.wait(reply_clicked)
     page.wait(lambda _: not shown(page) and page.stones("search-board") == sorted(moves))
     assert console_errors(driver) == []
 

@@ -162,7 +162,15 @@ def test_a_phones_loss_note_wraps_between_words_only(ai_server, browser, width):
     page.wait(lambda _: page.js("return [...document.querySelectorAll('#next-table td.loss[data-why]')]"
                                 ".some(td => td.getClientRects().length)")
               and page.js("return document.querySelectorAll('#corner-table tbody tr').length"))
-    seen = page.js(WHY)
+
+    def in_both_tables(_):
+        """WHY's reading once both tables show a note: the page asks KataGo again every second, and
+        each answer draws the corner table again after a request (empty meanwhile)."""
+        seen = page.js(WHY)
+        tables = {table for table, _, _, _, title in seen["notes"] if title.endswith("(not evaluated yet)")}
+        return seen if tables == {"next-table", "corner-table"} else None
+
+    seen = page.wait(in_both_tables)
     SCREENS.mkdir(exist_ok=True)
     browser.execute_script("document.getElementById('next-table').scrollIntoView()")
     assert browser.save_screenshot(str(SCREENS / f"loss-note-{width}.png"))
