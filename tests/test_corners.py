@@ -96,6 +96,21 @@ def test_pruned_and_on_postgresql_the_same(corner_book, tmp_path, pg_url):
             assert got(corners.of_book(book, board, mover)) == expected(table, board, mover, prune=2)
 
 
+def test_the_games_a_build_counts_are_bounded_at_max_games_and_not_below(monkeypatch):
+    """A game's number + 1 shares a tally word with its count (``LAST_GAME``): a build of more than
+    ``MAX_GAMES`` games is refused by name, one of exactly ``MAX_GAMES`` is built."""
+    monkeypatch.setattr(corner_build, "MAX_GAMES", 3)
+
+    def built(games):  # games without moves: nothing to count, the bound alone is tested
+        offsets = np.zeros(games + 1, dtype=np.int64)
+        return list(corner_build.records(np.zeros(0, dtype=np.uint16), offsets, np.arange(games, dtype=np.int64),
+                                         np.zeros(games, dtype=np.int8), 19))
+
+    assert sum(len(columns[0]) for columns in built(3)) == 0
+    with pytest.raises(ValueError, match="at most 3 games, not 4"):
+        built(4)
+
+
 def test_a_book_of_two_sizes_writes_both_and_leaves_no_scratch_file(tmp_path):
     """A SQLite book's corner book goes in through a scratch file that SQLite copies whole (the
     size of the most games) and the driver (the other size, whose keys fall among the first's):

@@ -539,7 +539,7 @@ def records(events, offsets, chosen, winners, size: int, depth: int = DEPTH, pru
     times whatever the corpus's size: before, the key space was cut into slices of
     ``RECORDS_PER_PART`` records, two walks of every game each, and the walks grew with the
     square of the games (bench/corpus.py)."""
-    if len(offsets) > MAX_GAMES:
+    if len(offsets) - 1 > MAX_GAMES:  # offsets: each game's first event, then the end
         raise ValueError(f"the corner book counts at most {MAX_GAMES:,} games, not {len(offsets) - 1:,}")
     frame = corners.frames(size)
     geometry = (winners, frame.corner_of, frame.local, frame.zkeys, np.uint64(frame.size_key), depth)
