@@ -348,6 +348,12 @@ class Page:
     def at(self, number):
         self.wait(lambda _: self.move_number() == number)
 
+    def games_at(self, number):
+        """Wait for the games list of the position at move ``number`` (its rows' last cell): the list
+        comes by a request after the position shows, and the last position's stays on screen until
+        then.  One read of the table a try: two reads may straddle a redraw (the second finds it emptied)."""
+        self.wait(lambda _: (rows := self.rows("#games-table")) and rows[0][-1] == str(number))
+
     def play(self, *points):
         for sgf in points:
             self.ready()

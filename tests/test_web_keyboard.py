@@ -88,9 +88,7 @@ def test_tables_walk_with_arrows_and_open_with_enter(server, browser):
     keys(browser, Keys.ENTER)  # and Enter again walks on
     page.at(2)
 
-    # the list of this position's games (at move 2), not the one before it still on screen under load
-    # one read of the table: two reads may straddle a redraw (the second finds it emptied)
-    page.wait(lambda _: (rows := page.rows("#games-table")) and rows[0][-1] == "2")
+    page.games_at(2)  # the list of this position's games, not the one before it still on screen under load
     # the games' tab beside the board (tabs.js): the tab strip is one tab stop, its arrow keys choose
     page.js("document.getElementById('tab-next-moves').focus()")
     keys(browser, Keys.ARROW_RIGHT)
@@ -171,8 +169,8 @@ def test_text_and_bars_keep_their_contrast(server, browser):
     page = Page(browser)
     page.open(server)
     page.play("pd")
-    # this position's games (at move 1), not the empty board's, still listed until their request ends
-    page.wait(lambda _: page.rows("#next-table") and (rows := page.rows("#games-table")) and rows[0][-1] == "1")
+    page.wait(lambda _: page.rows("#next-table"))
+    page.games_at(1)  # this position's games, not the empty board's
     page.click("#games-table tbody tr")
     page.wait(lambda _: page.text("move-number").startswith("move 1 / "))
     page.wait(lambda _: page.js("return document.querySelectorAll('#years-svg .year-bar').length") > 0)

@@ -59,8 +59,7 @@ def test_a_guess_round_and_a_joseki_quiz_round(server, browser):
     page = Page(driver, timeout=30)
     page.open(server)
     page.play("pd")  # a search position: a history entry before the practice
-    # this position's games (at move 1), not the empty board's, still listed until their request ends
-    page.wait(lambda _: (rows := page.rows("#games-table")) and rows[0][-1] == "1")
+    page.games_at(1)  # this position's games, not the empty board's
     page.click("#games-table tbody tr")
     page.wait(lambda _: page.text("move-number").startswith("move 1 / "))
     page.click("#first")
