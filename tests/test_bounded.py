@@ -131,6 +131,7 @@ def test_undo_n_is_linear_in_n(tmp_path):
     assert ratio < LINEAR_BOUND, f"undo of {LONG // 2} took {ratio:.0f}x undo of {SHORT // 2}"
 
 
+@pytest.mark.slow  # a growth ratio over games of thousands of moves: 9 s of the quick suite, loaded
 def test_printsgf_is_linear_in_the_moves(tmp_path):
     engine = new_engine(log=lambda text: None)
 
@@ -148,6 +149,7 @@ def test_printsgf_is_linear_in_the_moves(tmp_path):
     assert ratio < LINEAR_BOUND, f"printsgf of {LONG} moves took {ratio:.0f}x {SHORT}"
 
 
+@pytest.mark.slow  # memory traced over games of thousands of moves: 6 s of the quick suite, loaded
 def test_loadsgf_keeps_a_few_hundred_bytes_a_move(tmp_path):
     engine = new_engine(log=lambda text: None)
 

@@ -407,6 +407,7 @@ def second_paths(sources: dict[str, tuple[str, bool]]) -> list[str]:
     return sorted(set(found))
 
 
+@pytest.mark.slow  # every module and test parsed and walked: 11 s of the quick suite on two loaded cores
 def test_each_name_is_imported_from_the_module_that_defines_it():
     sources = {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py")
                for p in project_modules(*SCANNED, "tests", programs=True)}
