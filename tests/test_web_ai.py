@@ -636,6 +636,33 @@ def test_a_walk_of_clicks_leaves_katago_only_the_newest_two_positions_of_each_vi
     assert set(service.queue.keys()) <= {walk_key(len(WALK) - 1), walk_key(len(WALK)), walk_key(2)}
 
 
+def test_after_a_search_left_katago_takes_the_position_shown_now_not_the_one_just_left(make_app, fake):
+    """A click that leaves the position KataGo searches terminates that search only once the
+    click's own position is queued: the freed worker takes the position shown now, not the one
+    just left (the newest queued before the click's).  The interpreter switches threads every
+    microsecond here, so that the worker, freed, runs before the request goes on."""
+    app = make_app(fake("hang"), client_rate=100)
+    service = app.extensions["fuseki_ai"]
+    walker = app.test_client()
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        ok(walker, walk_url(1))
+        until(lambda: service._katago is not None and service._katago.in_flight() == 1)
+        searching, terminated = walk_key(1), 0
+        for clicks in range(2, len(WALK) + 1):
+            ok(walker, walk_url(clicks))
+            if service.terminated_queries == terminated:
+                continue
+            terminated = service.terminated_queries
+            until(lambda left=searching: service._running not in (None, left) and service._katago.in_flight() == 1)
+            searching = service._running
+            assert searching == walk_key(clicks), clicks
+        assert terminated >= 3  # positions 1, 3, 5 and 7, each left while KataGo searched it
+    finally:
+        sys.setswitchinterval(switch)
+
+
 WALK_VISITS = 4  # a search of seconds on a loaded CPU (a click: milliseconds): the walk leaves the first under way
 
 

@@ -48,7 +48,9 @@ views (client, position shown) whose requests asked for it, a position's own val
 moves and the clicked move forced in the position before; once none of its views is among
 its client's newest, it is dropped from the queue, and when it is the one KataGo works on, its
 queries are terminated (``KataGo.terminate_all``: the ``terminate`` action; a search cut short
-is not stored).  Two, not one: the position just left is usually the one under way (the worker
+is not stored) once the request has queued its own jobs: terminated before, the freed worker
+took the newest job queued then, the position just left, and not the one shown now.
+Two, not one: the position just left is usually the one under way (the worker
 takes the newest first), nearly done, and a second tab or a visitor going back still gets
 its answer; any older one costs KataGo nothing more.  Another visitor's view of the same
 position keeps it.  What is stored already is never asked, so nothing cached is lost.  A
@@ -70,6 +72,7 @@ import atexit
 import threading
 import time
 from collections import OrderedDict, deque
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -285,13 +288,18 @@ class AiService:
 
     # --- the request's side ---------------------------------------------------------------------
 
-    def looking_at(self, board, client: str | None = None) -> None:
-        """The request's client (default: its address) now shows ``board``: the jobs this
-        request asks are held by this view, and the client's views beyond its ``VIEWS_KEPT``
-        newest are left (see "Positions left" in the module docstring)."""
+    @contextmanager
+    def looking_at(self, board, client: str | None = None):
+        """Within this block the request's client (default: its address) shows ``board``: the
+        jobs it asks are held by this view, and the client's views beyond its ``VIEWS_KEPT``
+        newest are left (see "Positions left" in the module docstring).  A queued job left is
+        dropped at once; the search KataGo runs for one is terminated at the block's end, once
+        the request has queued its own jobs, so that the worker, freed, takes the position
+        shown now and not the one just left (the newest in the queue until then)."""
         from flask import g, has_request_context
 
         if not self.options.ask:
+            yield
             return
         client = client_address() if client is None else client
         view = min(board.symmetric_keys(board.to_move))
@@ -304,12 +312,18 @@ class AiService:
             while len(self._views) > CLIENTS_KEPT:  # a flood of addresses: the least recent go
                 gone, gone_views = self._views.popitem(last=False)
                 left += [(gone, v) for v in gone_views]
-            for holder in left:
-                self._leave(holder)
+            running_left = [key for holder in left for key in self._leave(holder)]
+        try:
+            yield
+        finally:
+            if running_left:
+                self._terminate(running_left[0])
 
-    def _leave(self, holder: tuple) -> None:
-        """``holder`` (client, view) holds no job any more: a job nobody holds is dropped, and
-        terminated when KataGo works on it.  Under ``_admit_lock``."""
+    def _leave(self, holder: tuple) -> list[tuple]:
+        """``holder`` (client, view) holds no job any more: a job nobody holds is dropped; the
+        key of the one KataGo works on, if so left, is returned for ``_terminate``.  Under
+        ``_admit_lock``."""
+        running = []
         for key in [k for k, holders in self._holders.items() if holder in holders]:
             holders = self._holders[key]
             holders.discard(holder)
@@ -319,8 +333,16 @@ class AiService:
             self.queue.done(key)
             if key != self._running:
                 self.dropped_jobs += 1
-            elif self._katago is not None:  # the worker's one job: every query in flight is its
-                self.terminated_queries += self._katago.terminate_all()
+            else:
+                running.append(key)
+        return running
+
+    def _terminate(self, key: tuple) -> None:
+        """KataGo's queries for ``key`` are terminated, unless the worker has left that job since
+        or a view has asked for it again."""
+        with self._admit_lock:
+            if key == self._running and key not in self._holders and self._katago is not None:
+                self.terminated_queries += self._katago.terminate_all()  # every query in flight is its
 
     def _holder(self, key: tuple, client: str | None) -> tuple:
         """The view (client, position) of the request asking ``key``'s job: ``looking_at``'s,
@@ -550,7 +572,11 @@ def ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     position before it when that position's values lack it (the move the player clicked).
     ``asking``: "pending" while any of it waits for KataGo (the page asks again), "busy" when
     some was refused over the budget, else None."""
-    service.looking_at(board)
+    with service.looking_at(board):
+        return _ai_json(service, board, next_rows, found)
+
+
+def _ai_json(service: AiService, board, next_rows: list[dict], found) -> dict:
     asking = [_force_clicked(service, board)]
     answer, got = _status_json(service, board, [next_rows])
     if got is None:
@@ -610,8 +636,8 @@ def corners_ai_json(service: AiService, board, corners: list[tuple[list[dict], l
     point (``book.analysis.ai.one_point_each``); a tenuki is no row and gets none."""
     from fuseki.book.analysis.ai import one_point_each
 
-    service.looking_at(board)
-    answer, got = _status_json(service, board, [rows for rows, _, _ in corners])
+    with service.looking_at(board):
+        answer, got = _status_json(service, board, [rows for rows, _, _ in corners])
     if got is None:
         return answer
     for rows, moves, total in corners:
