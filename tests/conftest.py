@@ -578,7 +578,12 @@ WARM_JIT_WAIT = 600  # seconds: a bound on a hang, not a speed target; past it a
 
 
 def pytest_configure(config) -> None:
-    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+    if hasattr(config, "workerinput"):
+        return
+    from hostspeed import loop_steps_per_second
+
+    config._host_speed_at_start = loop_steps_per_second()  # before any process of the suite starts
+    if not getattr(config.option, "numprocesses", None):
         return
     folder = Path(tempfile.mkdtemp(prefix="fuseki-warmjit-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -619,6 +624,19 @@ def pytest_runtestloop(session) -> None:
     deadline = time.monotonic() + WARM_JIT_WAIT
     while done and not os.path.exists(done) and _running(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+# --- the host's speed under the result (tests/hostspeed.py) --------------------------------------
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    from hostspeed import loop_steps_per_second
+
+    start = getattr(config, "_host_speed_at_start", None)
+    terminalreporter.write_line(
+        f"host speed: {start:.1f} M steps/s of a pure-Python loop at the start, {loop_steps_per_second():.1f} "
+        f"at the end (tests/hostspeed.py; the suite's times in README.md say theirs)")
 
 
 # --- a hung test fails instead of holding the suite (tests/hangguard.py) --------------------------
