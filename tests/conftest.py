@@ -580,9 +580,9 @@ WARM_JIT_WAIT = 600  # seconds: a bound on a hang, not a speed target; past it a
 def pytest_configure(config) -> None:
     if hasattr(config, "workerinput"):
         return
-    from hostspeed import loop_steps_per_second
+    import hostspeed
 
-    config._host_speed_at_start = loop_steps_per_second()  # before any process of the suite starts
+    config._host_speed_at_start = hostspeed.figures()  # before any process of the suite starts
     if not getattr(config.option, "numprocesses", None):
         return
     folder = Path(tempfile.mkdtemp(prefix="fuseki-warmjit-"))
@@ -631,12 +631,11 @@ def pytest_runtestloop(session) -> None:
 def pytest_terminal_summary(terminalreporter, config) -> None:
     if hasattr(config, "workerinput"):
         return
-    from hostspeed import loop_steps_per_second
+    import hostspeed
 
-    start = getattr(config, "_host_speed_at_start", None)
-    terminalreporter.write_line(
-        f"host speed: {start:.1f} M steps/s of a pure-Python loop at the start, {loop_steps_per_second():.1f} "
-        f"at the end (tests/hostspeed.py; the suite's times in README.md say theirs)")
+    terminalreporter.write_line(f"host: {hostspeed.processor()}; at the start {config._host_speed_at_start}, "
+                                f"at the end {hostspeed.figures()} (tests/hostspeed.py; README.md's suite "
+                                f"times say theirs)")
 
 
 # --- a hung test fails instead of holding the suite (tests/hangguard.py) --------------------------
